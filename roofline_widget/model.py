@@ -1,0 +1,135 @@
+"""The canonical, columnar data model every reader produces.
+
+A :class:`LikwidRun` holds what one LIKWID measurement (one file, or several
+files of one job) reported, as one row per *(rank, region, group, hardware
+thread)* in a pandas DataFrame.  Fixed key columns come first; every derived
+metric follows as a float64 column named exactly as LIKWID printed it.  Raw
+event counts live in a second frame with the same rows.
+
+Code that aggregates (sums per region and rank, see :mod:`roofline_widget.points`)
+works on these frames with vectorised groupby operations, never a Python loop
+per region or thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .units import Unit, parse_unit
+
+__all__ = ["LikwidRun", "KEY_COLUMNS", "WHOLE_RUN_REGION", "CPU", "GPU"]
+
+#: Region name given to wrapper-mode output (likwid-perfctr without ``-m``),
+#: which measures the whole program as one implicit region.
+WHOLE_RUN_REGION = "(whole run)"
+
+CPU = "cpu"
+GPU = "gpu"
+
+#: The key columns of :attr:`LikwidRun.table`, in order.  Metric columns follow.
+KEY_COLUMNS = (
+    "source",       # file the row was read from (category)
+    "line",         # 1-based line of the region block's header in that file
+    "rank",         # MPI rank (0 when the output has no ranks)
+    "region",       # marker region tag, exactly as printed (category)
+    "group_index",  # LIKWID group id ("Group 2")
+    "group",        # group name (MEM_DP, FLOPS_DP, Custom, ...) (category)
+    "thread",       # column header as printed: "HWThread 3", "Core 0", "GPU 1", "host:2:8"
+    "host",         # host name from likwid-mpirun headers, "" otherwise (category)
+    "cpu",          # OS id of the hardware thread (or GPU id), -1 if unknown
+    "device",       # "cpu" or "gpu" (category)
+    "call_count",   # region call count (float, NaN if not printed)
+    "runtime_s",    # region runtime of this thread in seconds (NaN if unknown)
+)
+
+
+@dataclass
+class LikwidRun:
+    """One LIKWID measurement, per hardware thread.
+
+    Attributes
+    ----------
+    label : str
+        Name of the run in plots and tables (the file stem unless given).
+    sources : tuple of str
+        The file(s) the run was read from.
+    table : pandas.DataFrame
+        One row per (rank, region, group, thread): the :data:`KEY_COLUMNS`
+        followed by one float64 column per derived metric (``NaN`` where
+        LIKWID printed ``-`` or where the row's group has no such metric).
+    events : pandas.DataFrame
+        Raw event counts, same rows as :attr:`table`, one float64 column per
+        ``"EVENT:COUNTER"`` pair.
+    stats : pandas.DataFrame
+        LIKWID's own STAT rows (``Sum``/``Min``/``Max``/``Avg``), kept only
+        to cross-check sums; columns ``source, rank, region, group_index,
+        group, kind, name, Sum, Min, Max, Avg``.
+    cpu_name, cpu_type, cpu_clock : str or None
+        What the CPU header said, where printed.
+    likwid_version : str or None
+        Version range inferred from the layout (e.g. ``">= 5.1"``).
+    layout : str
+        Which layout the run came from (``"perfctr-text"``, ``"perfctr-csv"``,
+        ``"mpirun-text"``, ``"scope-profiler"``, ...).
+    warnings : list of str
+        Things the reader noticed and passed over (interleaved lines are not
+        warnings; ignored tables are).
+    """
+
+    label: str
+    sources: tuple
+    table: pd.DataFrame
+    events: pd.DataFrame
+    stats: pd.DataFrame = field(default_factory=pd.DataFrame)
+    cpu_name: str | None = None
+    cpu_type: str | None = None
+    cpu_clock: str | None = None
+    likwid_version: str | None = None
+    layout: str = ""
+    warnings: list = field(default_factory=list)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def metric_names(self) -> list[str]:
+        """Derived-metric names, in the order LIKWID first printed them."""
+        return [c for c in self.table.columns[len(KEY_COLUMNS):]]
+
+    @property
+    def units(self) -> dict[str, Unit]:
+        """Parsed :class:`~roofline_widget.units.Unit` of every metric."""
+        return {name: parse_unit(name) for name in self.metric_names}
+
+    @property
+    def regions(self) -> list[str]:
+        """Region tags in order of first appearance."""
+        return list(pd.unique(self.table["region"].astype(object)))
+
+    @property
+    def ranks(self) -> list[int]:
+        """MPI ranks present, ascending."""
+        return sorted(int(r) for r in pd.unique(self.table["rank"]))
+
+    @property
+    def groups(self) -> list[str]:
+        """Group names in order of first appearance."""
+        return list(pd.unique(self.table["group"].astype(object)))
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __repr__(self) -> str:
+        return (
+            f"<LikwidRun {self.label!r}: {len(self.regions)} region(s), "
+            f"{len(self.ranks)} rank(s), {len(self.table)} thread row(s), "
+            f"groups {self.groups}, layout {self.layout!r}>"
+        )
+
+    def values(self, metric: str) -> np.ndarray:
+        """Per-thread values of one metric as a float64 array."""
+        if metric not in self.table.columns[len(KEY_COLUMNS):]:
+            raise KeyError(f"no metric {metric!r} in run {self.label!r}; "
+                           f"available: {self.metric_names}")
+        return self.table[metric].to_numpy(dtype=float)
