@@ -8,13 +8,36 @@ compute points with :func:`collect_roofline_points`, draw a static figure with
 from importlib import resources as _resources
 
 from .errors import LikwidFormatError
-from .io import read_likwid
-from .io.bench import read_likwid_bench
 from .model import LikwidRun
-from .points import collect_roofline_points, left_out_regions, points_dataframe
-from .ceilings import BandwidthRoof, ComputeRoof, Roofline
-from .static_plot import plot_roofline
-from .widget import RooflineWidget
+
+# Everything else is imported on first use (PEP 562), so that reading files
+# does not pay for ipywidgets, bqplot or matplotlib.
+_LAZY = {
+    "read_likwid": ".io",
+    "read_likwid_bench": ".io.bench",
+    "collect_roofline_points": ".points",
+    "left_out_regions": ".points",
+    "points_dataframe": ".points",
+    "BandwidthRoof": ".ceilings",
+    "ComputeRoof": ".ceilings",
+    "Roofline": ".ceilings",
+    "plot_roofline": ".static_plot",
+    "RooflineWidget": ".widget",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 __version__ = "0.1.0"
 
