@@ -160,10 +160,10 @@ def parse_unit(metric_name: str) -> Unit:
     match = _BARE.search(stem)
     if match is not None:
         parsed = _quantity_unit(match["unit"])
-        if parsed is not None and parsed.kind != OTHER:
-            # A bare "B" or "Bytes" inside a sentence is no unit; require a rate.
-            if parsed.kind != BYTE_VOLUME:
-                return parsed
+        # Outside brackets only an explicit rate counts: "Flops per DP instr"
+        # or a bare "Bytes" inside a sentence is no unit.
+        if parsed is not None and parsed.is_rate and match["unit"].endswith("/s"):
+            return parsed
     if "intensity" in lowered:
         return Unit("", INTENSITY)
     return Unit("", OTHER)
