@@ -1,0 +1,379 @@
+"""Roofline ceilings: compute and bandwidth roofs, ridge points, attainable performance.
+
+A roofline has one or more *compute roofs* (horizontal lines in GFLOP/s:
+scalar, AVX2, AVX-512 FMA peaks) and one or more *bandwidth roofs* (slopes in
+GB/s: L1, L2, L3, DRAM).  The attainable performance at arithmetic intensity
+``I`` is ``min(P, B * I)`` for the top compute roof ``P`` and the top
+bandwidth roof ``B``; the ridge point ``P / B`` separates memory-bound from
+compute-bound intensities.
+
+Every roof records where its number came from (``source``): ``"user"``,
+``"spec sheet"``, ``"likwid-bench <kernel>, <n> threads"`` or
+``"empirical"`` -- the largest observation of the plotted data, useful to
+compare regions but never a machine limit, and labelled as such everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["ComputeRoof", "BandwidthRoof", "Roofline", "EMPIRICAL", "USER"]
+
+EMPIRICAL = "empirical"
+USER = "user"
+#: Relative tolerance above which a point counts as above the roof.
+ROOF_TOLERANCE = 1e-9
+
+
+def _positive_finite(value, what: str) -> float:
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a positive finite number, got {value!r}") from None
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
+    return number
+
+
+def _check_text(value, what: str) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{what} must be a non-empty string, got {value!r}")
+
+
+@dataclass(frozen=True)
+class ComputeRoof:
+    """A horizontal compute ceiling.
+
+    Parameters
+    ----------
+    name : str
+        Label (``"AVX-512 FMA peak"``).
+    gflops : float
+        The ceiling in GFLOP/s; positive and finite.
+    source : str
+        Provenance: ``"user"``, ``"spec sheet"``, ``"likwid-bench <kernel>,
+        <n> threads"`` or ``"empirical"``.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive or non-finite ``gflops`` or an empty name/source.
+    """
+
+    name: str
+    gflops: float
+    source: str = USER
+
+    def __post_init__(self):
+        _check_text(self.name, "roof name")
+        _check_text(self.source, "roof source")
+        object.__setattr__(self, "gflops", _positive_finite(self.gflops, f"compute roof {self.name!r}"))
+
+    @property
+    def value(self) -> float:
+        """The ceiling (GFLOP/s)."""
+        return self.gflops
+
+    @property
+    def empirical(self) -> bool:
+        """Whether the roof is the largest observation rather than a machine limit."""
+        return self.source == EMPIRICAL
+
+    @property
+    def label(self) -> str:
+        """``"Peak DP: 1200 GFLOP/s (spec sheet)"``."""
+        return f"{self.name}: {self.gflops:.4g} GFLOP/s ({self.source})"
+
+
+@dataclass(frozen=True)
+class BandwidthRoof:
+    """A sloped bandwidth ceiling.
+
+    Parameters
+    ----------
+    name : str
+        Label (``"DRAM"``, ``"L3"``).
+    gbs : float
+        The bandwidth in GB/s (1e9 bytes per second); positive and finite.
+    source : str
+        Provenance, as for :class:`ComputeRoof`.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive or non-finite ``gbs`` or an empty name/source.
+    """
+
+    name: str
+    gbs: float
+    source: str = USER
+
+    def __post_init__(self):
+        _check_text(self.name, "roof name")
+        _check_text(self.source, "roof source")
+        object.__setattr__(self, "gbs", _positive_finite(self.gbs, f"bandwidth roof {self.name!r}"))
+
+    @property
+    def value(self) -> float:
+        """The bandwidth (GB/s)."""
+        return self.gbs
+
+    @property
+    def empirical(self) -> bool:
+        """Whether the roof is the largest observation rather than a machine limit."""
+        return self.source == EMPIRICAL
+
+    @property
+    def label(self) -> str:
+        """``"DRAM: 140 GB/s (likwid-bench triad, 64 threads)"``."""
+        return f"{self.name}: {self.gbs:.4g} GB/s ({self.source})"
+
+
+def _find(roofs, wanted, kind):
+    if wanted is None:
+        return roofs[0]
+    if isinstance(wanted, (ComputeRoof, BandwidthRoof)):
+        return wanted
+    for roof in roofs:
+        if roof.name == wanted:
+            return roof
+    raise ValueError(f"no {kind} roof named {wanted!r}; roofs: {[r.name for r in roofs]}")
+
+
+class Roofline:
+    """A set of compute and bandwidth roofs.
+
+    Parameters
+    ----------
+    compute : sequence of ComputeRoof
+        At least one; stored highest first.
+    bandwidth : sequence of BandwidthRoof
+        At least one; stored highest first.
+
+    Attributes
+    ----------
+    compute, bandwidth : tuple
+        The roofs, highest first.
+    peak_flops : float
+        The top compute roof (GFLOP/s).
+    peak_bandwidth : float
+        The top bandwidth roof (GB/s).
+    empirical, empirical_flops, empirical_bandwidth : bool
+        Whether any roof (any compute roof, any bandwidth roof) is empirical.
+
+    Examples
+    --------
+    >>> roof = Roofline([ComputeRoof("peak", 100.0)], [BandwidthRoof("DRAM", 20.0)])
+    >>> roof.ridge_point()
+    5.0
+    >>> roof.attainable([1.0, 10.0]).tolist()
+    [20.0, 100.0]
+    """
+
+    def __init__(self, compute: Sequence[ComputeRoof], bandwidth: Sequence[BandwidthRoof]):
+        compute, bandwidth = tuple(compute), tuple(bandwidth)
+        if not compute or not all(isinstance(r, ComputeRoof) for r in compute):
+            raise ValueError("a Roofline needs at least one ComputeRoof (and only ComputeRoofs)")
+        if not bandwidth or not all(isinstance(r, BandwidthRoof) for r in bandwidth):
+            raise ValueError("a Roofline needs at least one BandwidthRoof (and only BandwidthRoofs)")
+        self.compute = tuple(sorted(compute, key=lambda r: -r.gflops))
+        self.bandwidth = tuple(sorted(bandwidth, key=lambda r: -r.gbs))
+
+    @classmethod
+    def from_peaks(cls, peak_flops, peak_bandwidth, points: pd.DataFrame | None = None) -> "Roofline":
+        """One compute and one bandwidth roof, empirical where a peak is None.
+
+        Parameters
+        ----------
+        peak_flops : float or None
+            Measured peak in GFLOP/s; None: the largest ``performance_gflops``
+            of ``points`` (an *empirical* roof).
+        peak_bandwidth : float or None
+            Measured peak in GB/s; None: the largest ``bandwidth_gbs``.
+        points : pandas.DataFrame, optional
+            The selected points (needed when a peak is None).
+
+        Raises
+        ------
+        ValueError
+            For non-positive or non-finite peaks, or a missing peak without
+            points to take it from.
+        """
+        if peak_flops is None:
+            compute = ComputeRoof("Empirical peak", _observed_max(points, "performance_gflops"),
+                                  EMPIRICAL)
+        else:
+            compute = ComputeRoof("Peak", _positive_finite(peak_flops, "peak_flops (GFLOP/s)"))
+        if peak_bandwidth is None:
+            bandwidth = BandwidthRoof("Empirical bandwidth", _observed_max(points, "bandwidth_gbs"),
+                                      EMPIRICAL)
+        else:
+            bandwidth = BandwidthRoof("Peak bandwidth",
+                                      _positive_finite(peak_bandwidth, "peak_bandwidth (GB/s)"))
+        return cls([compute], [bandwidth])
+
+    # ------------------------------------------------------------ properties
+    @property
+    def peak_flops(self) -> float:
+        return self.compute[0].gflops
+
+    @property
+    def peak_bandwidth(self) -> float:
+        return self.bandwidth[0].gbs
+
+    @property
+    def empirical_flops(self) -> bool:
+        return any(r.empirical for r in self.compute)
+
+    @property
+    def empirical_bandwidth(self) -> bool:
+        return any(r.empirical for r in self.bandwidth)
+
+    @property
+    def empirical(self) -> bool:
+        return self.empirical_flops or self.empirical_bandwidth
+
+    def __repr__(self) -> str:
+        return (f"Roofline(compute={[r.label for r in self.compute]}, "
+                f"bandwidth={[r.label for r in self.bandwidth]})")
+
+    # ------------------------------------------------------------ model
+    def ridge_point(self, bandwidth=None, compute=None) -> float:
+        """Intensity (FLOP/byte) where a bandwidth slope meets a compute roof.
+
+        Parameters
+        ----------
+        bandwidth : BandwidthRoof or str, optional
+            The slope (or its name); the top one by default.
+        compute : ComputeRoof or str, optional
+            The roof (or its name); the top one by default.
+        """
+        slope = _find(self.bandwidth, bandwidth, "bandwidth")
+        roof = _find(self.compute, compute, "compute")
+        return roof.gflops / slope.gbs
+
+    def attainable(self, intensity) -> np.ndarray:
+        """``min(top compute, top bandwidth * intensity)`` in GFLOP/s, element-wise."""
+        intensity = np.asarray(intensity, dtype=float)
+        return np.minimum(self.peak_flops, self.peak_bandwidth * intensity)
+
+    def efficiency(self, intensity, performance) -> np.ndarray:
+        """Performance as percent of the attainable performance at that intensity."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return 100.0 * np.asarray(performance, dtype=float) / self.attainable(intensity)
+
+    def bound(self, intensity) -> np.ndarray:
+        """``"memory"`` left of the ridge point, ``"compute"`` from it on (``"n/a"`` for NaN)."""
+        intensity = np.asarray(intensity, dtype=float)
+        labels = np.where(intensity < self.ridge_point(), "memory", "compute").astype(object)
+        labels[~np.isfinite(intensity)] = "n/a"
+        return labels
+
+    def classify(self, points: pd.DataFrame) -> pd.DataFrame:
+        """Add ``attainable_gflops, efficiency_percent, bound, above_roof`` to points.
+
+        ``above_roof`` flags points whose performance exceeds the attainable
+        performance (by more than a relative 1e-9): a roof set too low, or a
+        FLOP metric that does not match the peak.  Only those points can have
+        an efficiency above 100 %.
+        """
+        intensity = points["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
+        performance = points["performance_gflops"].to_numpy(dtype=float)
+        attainable = self.attainable(intensity)
+        out = points.copy()
+        out["attainable_gflops"] = attainable
+        out["efficiency_percent"] = self.efficiency(intensity, performance)
+        out["bound"] = self.bound(intensity)
+        out["above_roof"] = performance > attainable * (1.0 + ROOF_TOLERANCE)
+        return out
+
+    # ------------------------------------------------------------ drawing
+    def lines(self, x_min, x_max) -> list[dict]:
+        """Drawable segments between intensities ``x_min`` and ``x_max``.
+
+        Each bandwidth slope runs from ``x_min`` up to its ridge with the top
+        compute roof, each compute roof from its ridge with the top
+        bandwidth slope to ``x_max`` (both clipped to the range).  The last
+        entry, ``kind == "roof"``, is the main roofline polyline, which
+        passes exactly through the ridge point.
+
+        Returns
+        -------
+        list of dict
+            ``{"name", "kind" ("bandwidth" | "compute" | "roof"), "value"
+            (GB/s, GFLOP/s, or the ridge intensity for the roof), "source",
+            "label", "empirical", "x", "y"}``.
+        """
+        x_min = _positive_finite(x_min, "x_min")
+        x_max = _positive_finite(x_max, "x_max")
+        if x_max <= x_min:
+            raise ValueError(f"x_max ({x_max}) must be larger than x_min ({x_min})")
+        top_compute, top_bandwidth = self.peak_flops, self.peak_bandwidth
+        segments = []
+        for slope in self.bandwidth:
+            ridge = min(max(top_compute / slope.gbs, x_min), x_max)
+            y_end = top_compute if ridge == top_compute / slope.gbs else slope.gbs * ridge
+            segments.append(self._segment(slope, "bandwidth", [x_min, ridge],
+                                          [slope.gbs * x_min, y_end]))
+        for roof in self.compute:
+            start = min(max(roof.gflops / top_bandwidth, x_min), x_max)
+            segments.append(self._segment(roof, "compute", [start, x_max], [roof.gflops] * 2))
+        segments.append(self._main_roof(x_min, x_max))
+        return segments
+
+    @staticmethod
+    def _segment(roof, kind, x, y) -> dict:
+        return {"name": roof.name, "kind": kind, "value": roof.value, "source": roof.source,
+                "label": roof.label, "empirical": roof.empirical,
+                "x": [float(v) for v in x], "y": [float(v) for v in y]}
+
+    def _main_roof(self, x_min: float, x_max: float) -> dict:
+        ridge = self.ridge_point()
+        x = [x_min] + ([ridge] if x_min < ridge < x_max else []) + [x_max]
+        y = [float(self.attainable(v)) for v in x]
+        if x_min < ridge < x_max:
+            y[1] = self.peak_flops
+        name = "Empirical roofline" if self.empirical else "Roofline"
+        sources = sorted({self.compute[0].source, self.bandwidth[0].source})
+        return {"name": name, "kind": "roof", "value": float(ridge), "source": ", ".join(sources),
+                "label": f"{name} (ridge at {ridge:.4g} FLOP/byte)", "empirical": self.empirical,
+                "x": [float(v) for v in x], "y": [float(v) for v in y]}
+
+    def with_peaks(self, peak_flops=None, peak_bandwidth=None) -> "Roofline":
+        """A copy with the top compute and/or bandwidth roof replaced by a user value."""
+        compute, bandwidth = list(self.compute), list(self.bandwidth)
+        if peak_flops is not None:
+            top = compute[0]
+            compute[0] = ComputeRoof("Peak" if top.empirical else top.name,
+                                     _positive_finite(peak_flops, "peak_flops (GFLOP/s)"), USER)
+        if peak_bandwidth is not None:
+            top = bandwidth[0]
+            bandwidth[0] = BandwidthRoof("Peak bandwidth" if top.empirical else top.name,
+                                         _positive_finite(peak_bandwidth, "peak_bandwidth (GB/s)"),
+                                         USER)
+        return Roofline(compute, bandwidth)
+
+    def to_dicts(self) -> list[dict]:
+        """The roofs as plain dicts (``name, kind, value, unit, source, empirical``)."""
+        rows = [{"name": r.name, "kind": "compute", "value": r.gflops, "unit": "GFLOP/s",
+                 "source": r.source, "empirical": r.empirical} for r in self.compute]
+        rows += [{"name": r.name, "kind": "bandwidth", "value": r.gbs, "unit": "GB/s",
+                  "source": r.source, "empirical": r.empirical} for r in self.bandwidth]
+        return rows
+
+
+def _observed_max(points, column: str) -> float:
+    if points is None or len(points) == 0:
+        raise ValueError(f"no peak given and no points to take an empirical {column} ceiling from")
+    values = np.asarray(points[column], dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    if values.size == 0:
+        raise ValueError(f"no positive finite {column} among the points for an empirical ceiling")
+    return float(values.max())

@@ -1,0 +1,719 @@
+"""Roofline points: per-region sums over threads, metric detection, selection.
+
+LIKWID prints derived metrics per hardware thread.  A region's roofline point
+is the **sum** of the per-thread rates of one FLOP metric and one bandwidth
+metric, converted to GFLOP/s and GB/s from the unit in the metric's name.
+
+:class:`RegionSums` does the expensive part once, vectorised: per (run, rank,
+region, device, group) the sum over threads of every metric, then per (run,
+rank, region, device) the first group that has a value for each metric.  That
+joins a FLOPS_DP run and a MEM_DP run of the same regions into one row and
+never counts a metric twice when both groups print it (``DP [MFLOP/s]``).
+:meth:`RegionSums.select` then picks metrics, ranks and regions with column
+look-ups and boolean masks, cheap enough to run on every widget change.
+
+Regions that cannot be placed (metric missing, zero, NaN or infinite sums, a
+unit that is no rate, a GPU region under CPU metrics) are never dropped
+silently: :attr:`PointSelection.left_out` lists them with the reason, and
+:func:`collect_roofline_points` warns with :class:`RegionsLeftOutWarning`.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .model import GPU, LikwidRun
+from .units import BYTE_RATE, FLOP_RATE, UOP_RATE, parse_unit, split_metric_name
+
+__all__ = [
+    "RegionsLeftOutWarning",
+    "MetricChoiceWarning",
+    "RegionSums",
+    "PointSelection",
+    "collect_roofline_points",
+    "points_dataframe",
+    "left_out_regions",
+    "detect_flops_metric",
+    "detect_bandwidth_metric",
+    "normalize_ranks",
+    "compile_patterns",
+    "POINT_KEYS",
+]
+
+#: Keys of one point dict, exactly as scope-profiler 0.7.5 returns them.
+POINT_KEYS = (
+    "file", "region", "rank", "performance_gflops", "bandwidth_gbs",
+    "arithmetic_intensity_flops_per_byte", "runtime_seconds", "flops_metric",
+    "bandwidth_metric",
+)
+_POINT_EXTRA = ("device", "n_threads", "call_count", "groups")
+_LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "groups")
+_KEYS = ("file", "rank", "region", "device", "n_threads", "runtime_s", "call_count", "groups")
+
+
+class RegionsLeftOutWarning(UserWarning):
+    """Some selected regions could not be placed on the roofline."""
+
+
+class MetricChoiceWarning(UserWarning):
+    """An automatically detected metric may not be the one meant."""
+
+
+# --------------------------------------------------------------------------
+# metric detection
+# --------------------------------------------------------------------------
+_SUB_RATE = re.compile(
+    r"avx|sse|packed|scalar|neon|sve|fma|vector|\b(?:128|256|512)b?\b|\(fp\)", re.IGNORECASE)
+_DIRECTIONAL = re.compile(
+    r"\b(?:read|write|load|store|evict|victim|dropped|prefetch|fill|writeback)\b"
+    r"|(?<!<)->|<-(?!>)|\bto\b(?!/)", re.IGNORECASE)
+_MEMORY = re.compile(r"\b(?:memory|mem|dram|hbm|mcdram|nvm|pmm)\b", re.IGNORECASE)
+_CACHE_LEVEL = re.compile(r"\bl([123])", re.IGNORECASE)
+_BARE_BYTE_UNIT = re.compile(r"\s*\[?\s*[kKMGTPE]?i?bytes?/s\s*\]?\s*$", re.IGNORECASE)
+
+
+def _precision(name: str) -> str:
+    upper = name.upper()
+    found = {p for p in ("DP", "SP", "HP") if re.search(rf"(?<![A-Z]){p}(?![A-Z])", upper)}
+    return found.pop() if len(found) == 1 else "generic"
+
+
+def _flops_tier(name: str) -> int:
+    """Rank a FLOP-rate metric name: DP total first, sub-rates after totals."""
+    kind = parse_unit(name).kind
+    if kind == UOP_RATE:
+        return 100
+    precision = {"DP": 0, "SP": 1, "generic": 2, "HP": 3}[_precision(name)]
+    return 2 * precision + (1 if _SUB_RATE.search(name) else 0)
+
+
+def _bandwidth_stem(name: str) -> str:
+    stem = split_metric_name(name)[0]
+    return _BARE_BYTE_UNIT.sub("", stem).strip().lower()
+
+
+def _bandwidth_tier(name: str) -> int:
+    """Rank a bandwidth metric: total memory bandwidth first, directional last."""
+    stem = _bandwidth_stem(name)
+    memory = bool(_MEMORY.search(stem))
+    if _DIRECTIONAL.search(stem):
+        return 7 if memory else 8
+    if stem == "memory bandwidth":
+        return 0
+    if memory:
+        return 1
+    if "system" in stem:
+        return 2
+    levels = [int(level) for level in _CACHE_LEVEL.findall(stem)]
+    if levels:
+        return {3: 3, 2: 4, 1: 5}[max(levels)]
+    return 6
+
+
+def detect_flops_metric(names) -> tuple[str | None, list[str]]:
+    """Pick the FLOP-rate metric to plot from the metric names of the data.
+
+    A double-precision total (``DP [MFLOP/s]``) comes before its sub-rates
+    (``AVX DP``, ``AVX512 DP``, ``Packed DP``), DP before SP, SP before
+    precision-less rates (``MFLOP/s``) and half precision; uop rates
+    (``Packed [MUOPS/s]``) only when no FLOP rate exists at all.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Metric names, in the order LIKWID printed them.
+
+    Returns
+    -------
+    name : str or None
+        The chosen metric, None when the data has no FLOP or uop rate.
+    notes : list of str
+        Why the choice may not be the one meant (both DP and SP measured, a
+        uop rate used as FLOP rate); empty when it is unambiguous.
+
+    Examples
+    --------
+    >>> detect_flops_metric(["AVX DP [MFLOP/s]", "DP [MFLOP/s]", "Packed [MUOPS/s]"])
+    ('DP [MFLOP/s]', [])
+    """
+    candidates = [n for n in names if parse_unit(n).kind in (FLOP_RATE, UOP_RATE)]
+    if not candidates:
+        return None, []
+    chosen = min(candidates, key=lambda n: (_flops_tier(n), candidates.index(n)))
+    notes = []
+    flop_rates = [n for n in candidates if parse_unit(n).kind == FLOP_RATE]
+    if parse_unit(chosen).kind == UOP_RATE:
+        notes.append(f"no FLOP-rate metric measured; using the uop rate {chosen!r} "
+                     "(uops are not FLOPs: pass flops_metric explicitly)")
+    elif _precision(chosen) == "DP" and any(_precision(n) == "SP" for n in flop_rates):
+        notes.append(f"both double- and single-precision FLOP rates measured; using {chosen!r}. "
+                     "Pass flops_metric with the exact name to choose another")
+    return chosen, notes
+
+
+def detect_bandwidth_metric(names) -> tuple[str | None, list[str]]:
+    """Pick the bandwidth metric to plot: the TOTAL memory bandwidth.
+
+    ``Memory bandwidth [MBytes/s]`` comes first, then other memory totals
+    (``HBM bandwidth``, per-channel totals), L3-to/from-system totals, then
+    cache totals (L3, L2, L1, in that order).  Read, write, load, evict or
+    other one-directional bandwidths come last: using the read bandwidth
+    alone (as scope-profiler's detection does in MEM_DP) overstates the
+    arithmetic intensity.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Metric names.
+
+    Returns
+    -------
+    name : str or None
+        The chosen metric, None when the data has no byte rate.
+    notes : list of str
+        Set when the choice is not a total memory bandwidth.
+
+    Examples
+    --------
+    >>> detect_bandwidth_metric(["Memory read bandwidth [MBytes/s]",
+    ...                          "Memory bandwidth [MBytes/s]"])
+    ('Memory bandwidth [MBytes/s]', [])
+    """
+    candidates = [n for n in names if parse_unit(n).kind == BYTE_RATE]
+    if not candidates:
+        return None, []
+    chosen = min(candidates, key=lambda n: (_bandwidth_tier(n), candidates.index(n)))
+    notes = []
+    if _bandwidth_tier(chosen) > 1:
+        notes.append(f"no total memory bandwidth measured; using {chosen!r} "
+                     "(pass bandwidth_metric to choose another)")
+    return chosen, notes
+
+
+# --------------------------------------------------------------------------
+# argument normalisation
+# --------------------------------------------------------------------------
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def normalize_ranks(ranks) -> list[int] | None:
+    """Turn the ``ranks`` argument into a sorted list of ints (None: all ranks).
+
+    Parameters
+    ----------
+    ranks : int, iterable of int, or None
+        Python or numpy integers.
+
+    Raises
+    ------
+    ValueError
+        For anything else (strings, floats, booleans, negative ranks).
+
+    Examples
+    --------
+    >>> normalize_ranks(np.int64(1))
+    [1]
+    >>> normalize_ranks((3, 1, 3))
+    [1, 3]
+    """
+    if ranks is None:
+        return None
+    if _is_int(ranks):
+        items = [ranks]
+    elif isinstance(ranks, (str, bytes)):
+        raise ValueError(f"ranks must be an int, an iterable of ints or None, got {ranks!r}")
+    else:
+        try:
+            items = list(ranks)
+        except TypeError:
+            raise ValueError("ranks must be an int, an iterable of ints or None, "
+                             f"got {type(ranks).__name__} {ranks!r}") from None
+    bad = [r for r in items if not _is_int(r) or r < 0]
+    if bad:
+        raise ValueError(f"ranks must be non-negative integers, got {bad[0]!r}")
+    return sorted({int(r) for r in items})
+
+
+def compile_patterns(patterns, what: str = "include") -> list[re.Pattern] | None:
+    """Compile ``include``/``exclude`` regular expressions (a string or a list).
+
+    Raises
+    ------
+    ValueError
+        For an invalid regular expression or a pattern that is not a string.
+    """
+    if patterns is None:
+        return None
+    if isinstance(patterns, (str, re.Pattern)):
+        patterns = [patterns]
+    try:
+        patterns = list(patterns)
+    except TypeError:
+        raise ValueError(f"{what} must be a string, a list of strings or None, "
+                         f"got {patterns!r}") from None
+    compiled = []
+    for pattern in patterns:
+        if isinstance(pattern, re.Pattern):
+            compiled.append(pattern)
+            continue
+        if not isinstance(pattern, str):
+            raise ValueError(f"{what} patterns must be strings, got {pattern!r}")
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as exc:
+            raise ValueError(f"invalid {what} pattern {pattern!r}: {exc}") from None
+    return compiled
+
+
+def _names_selected(names, include, exclude) -> np.ndarray:
+    """Boolean mask over unique region names (re.match at the name's start)."""
+    keep = np.ones(len(names), dtype=bool)
+    for index, name in enumerate(names):
+        if include is not None and not any(p.match(name) for p in include):
+            keep[index] = False
+        elif exclude is not None and any(p.match(name) for p in exclude):
+            keep[index] = False
+    return keep
+
+
+# --------------------------------------------------------------------------
+# aggregation
+# --------------------------------------------------------------------------
+_RUN_CACHE: dict[int, tuple] = {}
+
+
+def _group_labels(stage1: pd.DataFrame, group_id: np.ndarray, n_keys: int) -> np.ndarray:
+    """'MEM_DP+FLOPS_DP' per (rank, region, device), without a loop per region."""
+    names = pd.unique(stage1["group"].astype(object))
+    codes = pd.Categorical(stage1["group"].astype(object), categories=names).codes
+    present = np.zeros((n_keys, len(names)), dtype=bool)
+    present[group_id, codes] = True
+    patterns, inverse = np.unique(present, axis=0, return_inverse=True)
+    labels = np.array(["+".join(names[row]) for row in patterns], dtype=object)
+    return labels[np.asarray(inverse).ravel()]
+
+
+def _aggregate_run(run: LikwidRun) -> pd.DataFrame:
+    """Per (rank, region, device) sums over threads; see the module docstring."""
+    table = run.table
+    metrics = run.metric_names
+    stage1_keys = ["rank", "region", "device", "group"]
+    grouped = table.groupby(stage1_keys, observed=True, sort=False)
+    stage1 = grouped[metrics].sum(min_count=1) if metrics else grouped.size().to_frame().iloc[:, :0]
+    stage1["n_threads"] = grouped.size()
+    stage1["runtime_s"] = grouped["runtime_s"].max()
+    stage1["call_count"] = grouped["call_count"].max()
+    stage1 = stage1.reset_index()
+    grouped2 = stage1.groupby(["rank", "region", "device"], observed=True, sort=False)
+    group_id = grouped2.ngroup().to_numpy()
+    frame = grouped2[["runtime_s", "call_count", *metrics]].first()
+    frame.insert(0, "n_threads", grouped2["n_threads"].max())
+    frame = frame.reset_index()
+    frame.insert(frame.columns.get_loc("call_count") + 1, "groups", _group_labels(stage1, group_id, len(frame)))
+    frame["region"] = frame["region"].astype(object)
+    frame["device"] = frame["device"].astype(object)
+    frame["rank"] = frame["rank"].astype(np.int64)
+    return frame
+
+
+def _cached_run_frame(run: LikwidRun) -> pd.DataFrame:
+    entry = _RUN_CACHE.get(id(run))
+    if entry is not None:
+        ref, table, shape, frame = entry
+        if ref() is run and table is run.table and shape == run.table.shape:
+            return frame
+    frame = _aggregate_run(run)
+    _RUN_CACHE[id(run)] = (weakref.ref(run), run.table, run.table.shape, frame)
+    weakref.finalize(run, _RUN_CACHE.pop, id(run), None)
+    return frame
+
+
+def _unique_labels(runs) -> list[str]:
+    labels, seen = [], {}
+    for run in runs:
+        label = str(run.label)
+        seen[label] = seen.get(label, 0) + 1
+        labels.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return labels
+
+
+class RegionSums:
+    """Per-(run, rank, region, device) sums over threads of every metric.
+
+    Build it with :meth:`from_runs`; pick metrics, ranks and regions with
+    :meth:`select`.
+
+    Attributes
+    ----------
+    runs : list of LikwidRun
+    frame : pandas.DataFrame
+        One row per (run, rank, region, device): ``file`` (run label),
+        ``rank``, ``region``, ``device``, ``n_threads``, ``runtime_s`` (max
+        over threads), ``call_count`` (max), ``groups`` (``"MEM_DP+FLOPS_DP"``),
+        then one column per metric (sum over threads, native unit).
+    flop_metrics : list of str
+        FLOP-rate metrics present, then uop rates.
+    bandwidth_metrics : list of str
+        Byte-rate metrics present.
+    ranks, regions, files : list
+        Ranks (ascending), region names and run labels (order of appearance).
+    """
+
+    def __init__(self, runs, frame: pd.DataFrame):
+        self.runs = list(runs)
+        self.frame = frame
+        self.metrics = list(frame.columns[len(_KEYS):])
+        self.units = {name: parse_unit(name) for name in self.metrics}
+        self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == FLOP_RATE]
+                             + [m for m in self.metrics if self.units[m].kind == UOP_RATE])
+        self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == BYTE_RATE]
+        self.ranks = sorted(int(r) for r in pd.unique(frame["rank"]))
+        self.regions = list(frame["region"].cat.categories)
+        self.files = list(frame["file"].cat.categories)
+        self._columns = {name: frame[name].to_numpy() for name in ("rank", "n_threads",
+                                                                   "runtime_s", "call_count")}
+        self._labels = {name: np.asarray(frame[name].astype(object)) for name in
+                        ("file", "region", "device", "groups")}
+        self._region_codes = frame["region"].cat.codes.to_numpy()
+        self._gpu = self._labels["device"] == GPU
+        self._metric_values: dict[str, np.ndarray] = {}
+        self._region_masks: dict[tuple, np.ndarray] = {}
+
+    @classmethod
+    def from_runs(cls, data) -> "RegionSums":
+        """Aggregate runs (anything :func:`roofline_widget.io.as_runs` accepts).
+
+        Per-run sums are cached on the run object, so building a
+        ``RegionSums`` of runs seen before costs one concatenation.
+        """
+        if isinstance(data, RegionSums):
+            return data
+        from .io import as_runs
+
+        runs = as_runs(data)
+        frames = []
+        for run, label in zip(runs, _unique_labels(runs)):
+            frame = _cached_run_frame(run).copy(deep=False)
+            frame.insert(0, "file", label)
+            frames.append(frame)
+        frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        files = _unique_labels(runs)
+        regions = list(dict.fromkeys(name for f in frames for name in pd.unique(f["region"])))
+        frame["file"] = pd.Categorical(frame["file"], categories=files)
+        frame["region"] = pd.Categorical(frame["region"], categories=regions)
+        frame["device"] = frame["device"].astype("category")
+        frame["groups"] = frame["groups"].astype("category")
+        return cls(runs, frame)
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def __repr__(self) -> str:
+        return (f"<RegionSums: {len(self.frame)} (run, rank, region, device) row(s), "
+                f"{len(self.files)} run(s), FLOP metrics {self.flop_metrics}, "
+                f"bandwidth metrics {self.bandwidth_metrics}>")
+
+    # ------------------------------------------------------------ detection
+    def detect_flops_metric(self) -> str | None:
+        """The FLOP-rate metric :meth:`select` uses by default (see :func:`detect_flops_metric`)."""
+        return detect_flops_metric(self.flop_metrics)[0]
+
+    def detect_bandwidth_metric(self) -> str | None:
+        """The bandwidth metric :meth:`select` uses by default (the total memory bandwidth)."""
+        return detect_bandwidth_metric(self.bandwidth_metrics)[0]
+
+    # ------------------------------------------------------------ selection
+    def _values(self, metric: str) -> np.ndarray:
+        values = self._metric_values.get(metric)
+        if values is None:
+            values = self.frame[metric].to_numpy(dtype=float)
+            self._metric_values[metric] = values
+        return values
+
+    def _region_mask(self, include, exclude) -> np.ndarray:
+        key = (tuple(p.pattern for p in include) if include is not None else None,
+               tuple(p.pattern for p in exclude) if exclude is not None else None)
+        mask = self._region_masks.get(key)
+        if mask is None:
+            keep = _names_selected(self.regions, include, exclude)
+            mask = keep[self._region_codes]
+            self._region_masks[key] = mask
+        return mask
+
+    def _rates(self, metric, role: str, expected_kind: str, rows: np.ndarray):
+        """Values in giga units and the reason (``""`` if usable) per selected row."""
+        n = len(rows)
+        if metric is None:
+            return np.full(n, np.nan), np.full(n, f"no {role} metric in the data", dtype=object)
+        if metric not in self.units:
+            return np.full(n, np.nan), np.full(n, f"no metric {metric!r} in the data", dtype=object)
+        unit = self.units[metric]
+        kinds_ok = (FLOP_RATE, UOP_RATE) if expected_kind == FLOP_RATE else (BYTE_RATE,)
+        if unit.kind not in kinds_ok:
+            wanted = "a FLOP rate" if expected_kind == FLOP_RATE else "a byte rate"
+            text = f"unit of {metric!r} ({unit.text or 'none'}) is not {wanted}"
+            return np.full(n, np.nan), np.full(n, text, dtype=object)
+        raw = self._values(metric)
+        values = raw[rows] * unit.to_giga
+        gpu = self._gpu[rows]
+        gpu_metric = bool(np.isfinite(raw[self._gpu]).any())
+        with np.errstate(invalid="ignore"):
+            conditions = [
+                np.isnan(values) & gpu & (not gpu_metric),
+                np.isnan(values),
+                np.isinf(values),
+                values == 0,
+                values < 0,
+            ]
+        choices = [
+            f"GPU region: {metric!r} is measured on CPUs only",
+            f"{metric!r} not measured in this region",
+            f"{metric!r} is infinite",
+            f"{metric!r} is zero on every thread",
+            f"{metric!r} is negative",
+        ]
+        reason = np.select(conditions, choices, default="").astype(object)
+        return values, reason
+
+    def select(self, flops_metric=None, bandwidth_metric=None, ranks=None, include=None,
+               exclude=None) -> "PointSelection":
+        """Pick metrics, ranks and regions; return the points and the left-out rows.
+
+        Parameters
+        ----------
+        flops_metric, bandwidth_metric : str, optional
+            Exact LIKWID metric names; detected when omitted (one choice for
+            all regions and runs, see :func:`detect_flops_metric` and
+            :func:`detect_bandwidth_metric`).
+        ranks : int, iterable of int, or None
+            Ranks to keep (numpy integers accepted); None keeps all.
+        include, exclude : str or list of str, optional
+            Regular expressions matched at the start of the region name.
+
+        Returns
+        -------
+        PointSelection
+
+        Raises
+        ------
+        ValueError
+            For invalid ranks or patterns.
+        """
+        rank_list = normalize_ranks(ranks)
+        include = compile_patterns(include, "include")
+        exclude = compile_patterns(exclude, "exclude")
+        notes = []
+        if flops_metric is None:
+            flops_metric, more = detect_flops_metric(self.flop_metrics)
+            notes += more
+        if bandwidth_metric is None:
+            bandwidth_metric, more = detect_bandwidth_metric(self.bandwidth_metrics)
+            notes += more
+        mask = self._region_mask(include, exclude)
+        if rank_list is not None:
+            mask = mask & np.isin(self._columns["rank"], rank_list)
+            missing = sorted(set(rank_list) - set(self.ranks))
+            if missing:
+                notes.append(f"rank(s) {missing} not in the data (ranks present: {self.ranks})")
+        rows = np.flatnonzero(mask)
+        performance, why_flops = self._rates(flops_metric, "FLOP-rate", FLOP_RATE, rows)
+        bandwidth, why_bandwidth = self._rates(bandwidth_metric, "bandwidth", BYTE_RATE, rows)
+        reason = _join_reasons(why_flops, why_bandwidth)
+        placed = reason == ""
+        points = self._points_frame(rows[placed], performance[placed], bandwidth[placed],
+                                    flops_metric, bandwidth_metric)
+        left_out = self._left_out_frame(rows[~placed], reason[~placed])
+        return PointSelection(points, left_out, flops_metric, bandwidth_metric, notes)
+
+    def _points_frame(self, rows, performance, bandwidth, flops_metric, bandwidth_metric):
+        labels, columns = self._labels, self._columns
+        n = len(rows)
+        return pd.DataFrame({
+            "file": labels["file"][rows],
+            "region": labels["region"][rows],
+            "rank": columns["rank"][rows],
+            "performance_gflops": performance,
+            "bandwidth_gbs": bandwidth,
+            "arithmetic_intensity_flops_per_byte": performance / bandwidth,
+            "runtime_seconds": columns["runtime_s"][rows].astype(float),
+            "flops_metric": np.full(n, flops_metric, dtype=object),
+            "bandwidth_metric": np.full(n, bandwidth_metric, dtype=object),
+            "device": labels["device"][rows],
+            "n_threads": columns["n_threads"][rows].astype(np.int64),
+            "call_count": columns["call_count"][rows].astype(float),
+            "groups": labels["groups"][rows],
+        })
+
+    def _left_out_frame(self, rows, reason):
+        labels = self._labels
+        return pd.DataFrame({
+            "file": labels["file"][rows],
+            "region": labels["region"][rows],
+            "rank": self._columns["rank"][rows],
+            "reason": reason,
+            "device": labels["device"][rows],
+            "groups": labels["groups"][rows],
+        })
+
+
+def _join_reasons(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    both = (first != "") & (second != "")
+    joined = first + np.where(both, "; ", "").astype(object) + second
+    return joined.astype(object)
+
+
+@dataclass
+class PointSelection:
+    """The points of one selection and the regions that could not be placed.
+
+    Attributes
+    ----------
+    points : pandas.DataFrame
+        Columns ``file, region, rank, performance_gflops, bandwidth_gbs,
+        arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
+        bandwidth_metric, device, n_threads, call_count, groups``.
+    left_out : pandas.DataFrame
+        Columns ``file, region, rank, reason`` (then ``device, groups``).
+    flops_metric, bandwidth_metric : str or None
+        The metrics used (given or detected).
+    notes : list of str
+        Remarks on the metric choice (ambiguous precision, fallbacks,
+        requested ranks absent); :func:`collect_roofline_points` warns them.
+    """
+
+    points: pd.DataFrame
+    left_out: pd.DataFrame
+    flops_metric: str | None
+    bandwidth_metric: str | None
+    notes: list = field(default_factory=list)
+
+    def to_dicts(self) -> list[dict]:
+        """The points as scope-profiler 0.7.5 point dicts (plain Python values)."""
+        frame = self.points
+        columns = {
+            "file": [str(v) for v in frame["file"]],
+            "region": [str(v) for v in frame["region"]],
+            "rank": frame["rank"].astype(np.int64).tolist(),
+            "performance_gflops": frame["performance_gflops"].astype(float).tolist(),
+            "bandwidth_gbs": frame["bandwidth_gbs"].astype(float).tolist(),
+            "arithmetic_intensity_flops_per_byte":
+                frame["arithmetic_intensity_flops_per_byte"].astype(float).tolist(),
+            "runtime_seconds": [None if v != v else v
+                                for v in frame["runtime_seconds"].astype(float).tolist()],
+            "flops_metric": frame["flops_metric"].tolist(),
+            "bandwidth_metric": frame["bandwidth_metric"].tolist(),
+        }
+        return [dict(zip(POINT_KEYS, row)) for row in zip(*(columns[k] for k in POINT_KEYS))]
+
+    def warn(self, stacklevel: int = 3) -> None:
+        """Emit the notes and, if any region was left out, one RegionsLeftOutWarning."""
+        for note in self.notes:
+            warnings.warn(note, MetricChoiceWarning, stacklevel=stacklevel)
+        if len(self.left_out):
+            warnings.warn(self.left_out_summary(), RegionsLeftOutWarning, stacklevel=stacklevel)
+
+    def left_out_summary(self, limit: int = 5) -> str:
+        """One sentence: how many region/rank rows were left out and why."""
+        counts = self.left_out["reason"].value_counts(sort=True)
+        reasons = "; ".join(f"{count} x {reason}" for reason, count in counts.head(limit).items())
+        if len(counts) > limit:
+            reasons += f"; and {len(counts) - limit} other reason(s)"
+        return (f"{len(self.left_out)} region/rank row(s) left out of the roofline "
+                f"(FLOP metric {self.flops_metric!r}, bandwidth metric "
+                f"{self.bandwidth_metric!r}): {reasons}. See left_out_regions() for the list.")
+
+
+# --------------------------------------------------------------------------
+# public functions (scope-profiler compatible)
+# --------------------------------------------------------------------------
+def _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude):
+    sums = RegionSums.from_runs(profiling_data)
+    return sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
+                       ranks=ranks, include=include, exclude=exclude)
+
+
+def collect_roofline_points(profiling_data, *, flops_metric=None, bandwidth_metric=None,
+                            ranks=None, include=None, exclude=None) -> list[dict]:
+    """One roofline point per selected region and rank (and run).
+
+    Parameters
+    ----------
+    profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
+        LIKWID output files, runs read with :func:`~roofline_widget.read_likwid`,
+        or scope-profiler results.
+    flops_metric, bandwidth_metric : str, optional
+        Exact LIKWID derived-metric names.  When omitted, ONE FLOP metric
+        (double precision total preferred) and the TOTAL memory bandwidth
+        are detected for the whole call.
+    ranks : int, iterable of int, or None
+        Ranks to keep; None keeps all.
+    include, exclude : str or list of str, optional
+        Regular expressions matched with :func:`re.match` on region names.
+
+    Returns
+    -------
+    list of dict
+        scope-profiler 0.7.5 point dicts: ``file, region, rank,
+        performance_gflops`` (sum over threads, GFLOP/s), ``bandwidth_gbs``
+        (GB/s), ``arithmetic_intensity_flops_per_byte``,
+        ``runtime_seconds`` (max over threads), ``flops_metric``,
+        ``bandwidth_metric``.
+
+    Warns
+    -----
+    RegionsLeftOutWarning
+        Once, with a count and the reasons, if selected regions could not be
+        placed; :func:`left_out_regions` lists them.
+    MetricChoiceWarning
+        If the detected metric is ambiguous (DP and SP both measured).
+
+    Examples
+    --------
+    >>> from roofline_widget import sample_path
+    >>> points = collect_roofline_points(
+    ...     sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"))
+    >>> points[0]["region"], points[0]["bandwidth_metric"]
+    ('Setup', 'Memory bandwidth [MBytes/s]')
+    """
+    selection = _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude)
+    selection.warn()
+    return selection.to_dicts()
+
+
+def points_dataframe(profiling_data, **keywords) -> pd.DataFrame:
+    """The points of :func:`collect_roofline_points` as a DataFrame.
+
+    Takes the same keywords; adds the columns ``device, n_threads,
+    call_count, groups``.  Warns like :func:`collect_roofline_points`.
+    """
+    selection = _select(profiling_data, **_keywords(keywords))
+    selection.warn()
+    return selection.points
+
+
+def left_out_regions(profiling_data, **keywords) -> pd.DataFrame:
+    """The selected regions that could not be placed, with the reason.
+
+    Takes the same keywords as :func:`collect_roofline_points`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``file, region, rank, reason, device, groups``.
+    """
+    return _select(profiling_data, **_keywords(keywords)).left_out
+
+
+def _keywords(keywords: dict) -> dict:
+    allowed = ("flops_metric", "bandwidth_metric", "ranks", "include", "exclude")
+    unknown = set(keywords) - set(allowed)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}; allowed: {list(allowed)}")
+    return {name: keywords.get(name) for name in allowed}

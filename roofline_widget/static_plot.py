@@ -1,0 +1,391 @@
+"""``plot_roofline``: a static roofline figure (matplotlib file or bqplot Figure) and its data.
+
+The signature and the payload follow scope-profiler 0.7.5's
+``plotting_scripts.roofline.plot_roofline``; the differences are fixes:
+unknown backends and data formats raise before anything is written, JSON
+exports contain ``null`` instead of ``NaN``, hover text is HTML-escaped,
+regions that cannot be placed are reported (``left_out``), and the roof is
+drawn through its exact ridge point with labelled, provenance-carrying
+ceilings.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .ceilings import Roofline
+from .points import RegionSums
+
+__all__ = ["plot_roofline", "DEFAULT_CMAP", "BACKENDS", "DATA_FORMATS", "IMAGE_FORMATS"]
+
+DEFAULT_CMAP = "tab20"
+BACKENDS = ("matplotlib", "bqplot")
+DATA_FORMATS = ("csv", "json", "parquet")
+IMAGE_FORMATS = ("png", "svg", "pdf", "eps", "ps")
+PLOT_DATA_FORMAT = "scope-profiler-plot-data"
+PLOT_DATA_FORMAT_VERSION = 1
+#: At most this many regions get a colour (and legend entry) of their own.
+MAX_LEGEND_ENTRIES = 20
+_GRID_POINTS = 160
+_FALLBACK_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+
+
+# --------------------------------------------------------------------------
+# argument checks (all before anything is computed or written)
+# --------------------------------------------------------------------------
+def _import_matplotlib():
+    try:
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ImportError(
+            "plot_roofline(backend='matplotlib') needs matplotlib, an optional extra: "
+            "pip install 'roofline-widget[static]' (or use backend='bqplot')") from exc
+    return matplotlib, Figure, FigureCanvasAgg
+
+
+def _check_arguments(backend, filepath, data_filepath, data_format) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; use one of {list(BACKENDS)}")
+    data_format = str(data_format).lower()
+    if data_filepath is not None and data_format not in DATA_FORMATS:
+        raise ValueError(f"unknown data_format {data_format!r}; use one of {list(DATA_FORMATS)}")
+    if data_filepath is not None and data_format == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError as exc:
+            raise ImportError("data_format='parquet' needs pyarrow: pip install pyarrow") from exc
+    if filepath is not None:
+        if backend == "bqplot":
+            raise ValueError("a bqplot Figure can only be saved from the browser; "
+                             "use backend='matplotlib' to write an image file")
+        suffix = Path(filepath).suffix.lower().lstrip(".")
+        if suffix not in IMAGE_FORMATS:
+            raise ValueError(f"cannot write a {suffix or 'suffix-less'} image {str(filepath)!r}; "
+                             f"use one of {['.' + s for s in IMAGE_FORMATS]}")
+    if backend == "matplotlib":
+        _import_matplotlib()
+    return data_format
+
+
+# --------------------------------------------------------------------------
+# payload pieces
+# --------------------------------------------------------------------------
+def _colors(cmap: str, count: int) -> list[str]:
+    """``count`` hex colours sampled evenly from a matplotlib colormap."""
+    try:
+        import matplotlib
+        from matplotlib.colors import to_hex
+    except ImportError:
+        return [_FALLBACK_COLORS[i % len(_FALLBACK_COLORS)] for i in range(count)]
+    try:
+        colormap = matplotlib.colormaps[cmap]
+    except KeyError:
+        raise ValueError(f"unknown colormap {cmap!r}") from None
+    return [to_hex(c) for c in colormap(np.linspace(0, 1, max(count, 1)))][:count]
+
+
+def _intensity_range(points: pd.DataFrame, roofline: Roofline) -> tuple[float, float]:
+    """From half the smallest to twice the largest intensity, ridge point included."""
+    intensity = points["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
+    ridge = roofline.ridge_point()
+    return min(intensity.min(), ridge) / 2, max(intensity.max(), ridge) * 2
+
+
+def _roofline_rows(roofline: Roofline, x_min: float, x_max: float) -> list[dict]:
+    """The roof sampled on a log grid (scope-profiler's rows), the ridge point included."""
+    grid = np.logspace(math.log10(x_min), math.log10(x_max), _GRID_POINTS)
+    grid = np.unique(np.append(grid, roofline.ridge_point()))
+    return [{"arithmetic_intensity_flops_per_byte": float(x), "performance_gflops": float(y)}
+            for x, y in zip(grid, roofline.attainable(grid))]
+
+
+def _hover_texts(points: pd.DataFrame, file_ranks: dict) -> list[str]:
+    """HTML hover text per point; region and file names are escaped."""
+    texts = []
+    for row in points.itertuples(index=False):
+        rank = f" (rank {row.rank})" if file_ranks.get(row.file, 1) > 1 else ""
+        texts.append("<br>".join((
+            f"<b>{html.escape(str(row.region))}</b>{rank}",
+            f"run: {html.escape(str(row.file))}",
+            f"intensity: {row.arithmetic_intensity_flops_per_byte:.6g} FLOP/byte",
+            f"performance: {row.performance_gflops:.6g} GFLOP/s",
+            f"bandwidth: {row.bandwidth_gbs:.6g} GB/s",
+            f"efficiency: {row.efficiency_percent:.3g} % of attainable ({row.bound} bound)",
+        )))
+    return texts
+
+
+def _colour_keys(points: pd.DataFrame) -> tuple[str, list]:
+    """Colour by region for one run with few regions, else by run."""
+    files = list(dict.fromkeys(points["file"]))
+    regions = list(dict.fromkeys(points["region"]))
+    if len(files) == 1 and len(regions) <= MAX_LEGEND_ENTRIES:
+        return "region", regions
+    return "file", files
+
+
+def _plain(value):
+    """JSON-safe Python value: NaN and infinities become None."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [_plain(row) for row in frame.to_dict(orient="records")]
+
+
+def _no_points_error(selection, flops_metric, bandwidth_metric) -> ValueError:
+    wanted = (f"FLOP metric {selection.flops_metric!r}"
+              f"{'' if flops_metric else ' (detected)'} and bandwidth metric "
+              f"{selection.bandwidth_metric!r}{'' if bandwidth_metric else ' (detected)'}")
+    if len(selection.left_out):
+        detail = selection.left_out_summary()
+    else:
+        detail = "no region matched the ranks/include/exclude selection"
+    return ValueError(f"No LIKWID roofline points found for {wanted}: {detail}")
+
+
+# --------------------------------------------------------------------------
+# export
+# --------------------------------------------------------------------------
+def _write_data(path, data_format: str, table: pd.DataFrame, payload: dict) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if data_format == "csv":
+        table.to_csv(path, index=False)
+    elif data_format == "parquet":
+        table.to_parquet(path, index=False)
+    else:
+        document = {"format": PLOT_DATA_FORMAT, "format_version": PLOT_DATA_FORMAT_VERSION,
+                    "plot": "roofline",
+                    **_plain({k: v for k, v in payload.items() if k != "figure"})}
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=2, allow_nan=False)
+            handle.write("\n")
+
+
+# --------------------------------------------------------------------------
+# figures
+# --------------------------------------------------------------------------
+def _title(roofline: Roofline) -> str:
+    return "Roofline analysis" + (" (empirical ceilings)" if roofline.empirical else "")
+
+
+def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops_metric,
+                       bandwidth_metric):
+    _, Figure, FigureCanvasAgg = _import_matplotlib()
+    figure = Figure(figsize=(10, 6.5))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    for line in lines:
+        if line["kind"] == "roof":
+            axes.plot(line["x"], line["y"], color="black", linewidth=2.0, label=line["label"],
+                      zorder=3)
+            continue
+        style = ":" if line["empirical"] else "--"
+        axes.plot(line["x"], line["y"], color="0.45", linewidth=1.0, linestyle=style, zorder=2)
+        x, y = (line["x"][-1], line["y"][-1]) if line["kind"] == "compute" else (line["x"][0], line["y"][0])
+        axes.annotate(line["label"], (x, y), textcoords="offset points", xytext=(0, 4),
+                      ha="right" if line["kind"] == "compute" else "left", fontsize=8, color="0.25")
+    for key, colour in colour_map.items():
+        chosen = points[points[colour_column] == key]
+        axes.scatter(chosen["arithmetic_intensity_flops_per_byte"], chosen["performance_gflops"],
+                     color=colour, label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel(f"Arithmetic intensity [FLOP/byte]  ({flops_metric} / {bandwidth_metric})")
+    axes.set_ylabel("Attained performance [GFLOP/s]")
+    axes.set_title(_title(roofline))
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8, loc="lower right")
+    return figure
+
+
+def _bqplot_figure(points, lines, colour_column, colour_map, roofline):
+    import bqplot
+
+    x_scale, y_scale = bqplot.LogScale(), bqplot.LogScale()
+    scales = {"x": x_scale, "y": y_scale}
+    marks = []
+    for line in lines:
+        roof = line["kind"] == "roof"
+        marks.append(bqplot.Lines(
+            x=line["x"], y=line["y"], scales=scales, labels=[line["label"]],
+            display_legend=roof, colors=["black" if roof else "gray"],
+            stroke_width=2.5 if roof else 1.0,
+            line_style="solid" if roof else ("dotted" if line["empirical"] else "dashed")))
+    for key, colour in colour_map.items():
+        chosen = (points[colour_column] == key).to_numpy()
+        subset = points[chosen]
+        marks.append(bqplot.Scatter(
+            x=subset["arithmetic_intensity_flops_per_byte"].to_numpy(),
+            y=subset["performance_gflops"].to_numpy(), scales=scales, colors=[colour],
+            names=[str(r) for r in subset["region"]], display_names=False,
+            labels=[str(key)], display_legend=True,
+            tooltip=bqplot.Tooltip(fields=["name", "x", "y"], formats=["", ".4g", ".4g"],
+                                   labels=["region", "FLOP/byte", "GFLOP/s"])))
+    axes = [bqplot.Axis(scale=x_scale, label="Arithmetic intensity [FLOP/byte]"),
+            bqplot.Axis(scale=y_scale, orientation="vertical",
+                        label="Attained performance [GFLOP/s]")]
+    return bqplot.Figure(marks=marks, axes=axes, title=_title(roofline), legend_location="bottom-right")
+
+
+def _show(figure) -> None:
+    try:
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython ships with the widget dependencies
+        return
+    display(figure)
+
+
+# --------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------
+def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, peak_flops=None,
+                  peak_bandwidth=None, ranks=None, include=None, exclude=None, filepath=None,
+                  show=False, verbose=True, cmap=DEFAULT_CMAP, data_filepath=None,
+                  data_format="csv", backend="matplotlib", ceilings: Roofline | None = None) -> dict:
+    """Plot attained performance against arithmetic intensity for LIKWID regions.
+
+    Parameters
+    ----------
+    profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
+        What :func:`~roofline_widget.collect_roofline_points` accepts.
+    flops_metric, bandwidth_metric, ranks, include, exclude
+        As for :func:`~roofline_widget.collect_roofline_points`.
+    peak_flops : float, optional
+        Measured compute ceiling in GFLOP/s.  When omitted, the largest
+        selected performance is used and labelled *empirical*.
+    peak_bandwidth : float, optional
+        Measured bandwidth ceiling in GB/s; empirical when omitted.
+    filepath : str or path, optional
+        Image to write (``.png``, ``.svg``, ``.pdf``, ``.eps``, ``.ps``);
+        matplotlib backend only.
+    show : bool
+        Display the figure (in a notebook).
+    verbose : bool
+        Print the number of points, the metrics and what was left out.
+    cmap : str
+        Matplotlib colormap for the points.
+    data_filepath : str or path, optional
+        Where to write the plotted data.
+    data_format : {"csv", "json", "parquet"}
+        Format of ``data_filepath``; JSON has ``null`` where a value is
+        missing, never ``NaN``.
+    backend : {"matplotlib", "bqplot"}
+        ``"matplotlib"`` draws with the Agg canvas (no GUI);  ``"bqplot"``
+        returns a bqplot Figure under ``payload["figure"]``.
+    ceilings : Roofline, optional
+        Several roofs to draw (L1/L2/L3/DRAM slopes, scalar/AVX compute
+        roofs); ``peak_flops``/``peak_bandwidth`` then replace its top roofs.
+
+    Returns
+    -------
+    dict
+        ``points`` (scope-profiler point dicts), ``colors`` ({run label:
+        hex}), ``file_ranks`` ({run label: number of ranks}),
+        ``peak_flops_gflops``, ``peak_bandwidth_gbs``, ``empirical_ceilings``,
+        ``roofline`` (rows of ``arithmetic_intensity_flops_per_byte`` and
+        ``performance_gflops``, the ridge point included), plus
+        ``ridge_point``, ``ceilings``, ``lines``, ``analysis`` (per point:
+        attainable performance, efficiency, bound, above_roof),
+        ``left_out``, ``hover`` (escaped HTML), ``flops_metric``,
+        ``bandwidth_metric``, ``colour_by``, ``point_colors`` and ``figure``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend, data format or image suffix (before anything
+        is written), invalid peaks, ranks or patterns, and when no point can
+        be placed (naming the metrics and the reasons).
+    ImportError
+        For the matplotlib backend without matplotlib, or parquet without
+        pyarrow.
+    """
+    data_format = _check_arguments(backend, filepath, data_filepath, data_format)
+    sums = RegionSums.from_runs(profiling_data)
+    selection = sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
+                            ranks=ranks, include=include, exclude=exclude)
+    selection.warn()
+    if selection.points.empty:
+        raise _no_points_error(selection, flops_metric, bandwidth_metric)
+    points = selection.points
+    if ceilings is None:
+        roofline = Roofline.from_peaks(peak_flops, peak_bandwidth, points)
+    else:
+        roofline = ceilings.with_peaks(peak_flops, peak_bandwidth)
+    table = roofline.classify(points)
+    x_min, x_max = _intensity_range(points, roofline)
+    lines = roofline.lines(x_min, x_max)
+
+    file_ranks = {label: len(run.ranks) for label, run in zip(sums.files, sums.runs)}
+    files = list(dict.fromkeys(points["file"]))
+    colors = dict(zip(files, _colors(cmap, len(files))))
+    colour_column, keys = _colour_keys(points)
+    colour_map = colors if colour_column == "file" else dict(zip(keys, _colors(cmap, len(keys))))
+    hover = _hover_texts(table, file_ranks)
+
+    payload = {
+        "points": selection.to_dicts(),
+        "colors": colors,
+        "file_ranks": file_ranks,
+        "peak_flops_gflops": roofline.peak_flops,
+        "peak_bandwidth_gbs": roofline.peak_bandwidth,
+        "empirical_ceilings": roofline.empirical,
+        "roofline": _roofline_rows(roofline, x_min, x_max),
+        "ridge_point": roofline.ridge_point(),
+        "ceilings": roofline.to_dicts(),
+        "lines": lines,
+        "analysis": _records(table[["attainable_gflops", "efficiency_percent", "bound",
+                                    "above_roof"]]),
+        "left_out": _records(selection.left_out[["file", "region", "rank", "reason"]]),
+        "hover": hover,
+        "flops_metric": selection.flops_metric,
+        "bandwidth_metric": selection.bandwidth_metric,
+        "colour_by": colour_column,
+        "point_colors": {str(k): v for k, v in colour_map.items()},
+    }
+    if backend == "matplotlib":
+        figure = _matplotlib_figure(table, lines, colour_column, colour_map, roofline,
+                                    selection.flops_metric, selection.bandwidth_metric)
+        if filepath is not None:
+            Path(filepath).parent.mkdir(parents=True, exist_ok=True)
+            figure.savefig(filepath, bbox_inches="tight")
+    else:
+        figure = _bqplot_figure(table, lines, colour_column, colour_map, roofline)
+    payload["figure"] = figure
+    if data_filepath is not None:
+        _write_data(data_filepath, data_format, table, payload)
+    if verbose:
+        _report(selection, roofline)
+    if show:
+        _show(figure)
+    return payload
+
+
+def _report(selection, roofline: Roofline) -> None:
+    print(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
+          f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
+          f"{selection.bandwidth_metric!r})")
+    print(f"Ceilings: {', '.join(r.label for r in roofline.compute + roofline.bandwidth)}; "
+          f"ridge point {roofline.ridge_point():.4g} FLOP/byte")
+    if len(selection.left_out):
+        print(selection.left_out_summary())
