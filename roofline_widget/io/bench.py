@@ -1,0 +1,214 @@
+"""likwid-bench results as measured roofline ceilings.
+
+likwid-bench prints one result block per benchmark run::
+
+    LIKWID MICRO BENCHMARK
+    Test: triad_avx
+    ----------------------------------------------------------------------
+    Using 1 work groups
+    Using 3 threads
+    ...
+    Time:                   5.733051e+00 sec
+    Number of Flops:        3999998976
+    MFlops/s:               697.71
+    Data volume (Byte):     63999983616
+    MByte/s:                11163.34
+    ...
+
+Result lines are ``<key>:<tabs><value>``.  The output may be wrapped by
+likwid-perfctr, mixed with other output, or hold several benchmarks; each
+``LIKWID MICRO BENCHMARK`` banner starts one result.  ``MByte/s`` and
+``MFlops/s`` are decimal (1e6), so GB/s = MByte/s / 1000.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import LikwidFormatError
+
+__all__ = ["BenchResult", "read_likwid_bench"]
+
+_BANNER = "LIKWID MICRO BENCHMARK"
+_TEST = re.compile(r"^Test:\s*(\S+)\s*$")
+_USING = re.compile(r"^Using (\d+) (work groups|threads)\s*$")
+_RESULT = re.compile(r"^([^\t:][^\t]*?):\t+(\S.*?)\s*$")
+_HLINE = re.compile(r"^-{20,}\s*$")
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """One likwid-bench run.
+
+    Attributes
+    ----------
+    kernel : str
+        The benchmark (``triad_avx``, ``stream_mem_avx_fma``, ``peakflops``).
+    threads : int
+        Total number of threads (``Using 3 threads``).
+    work_groups : int
+        Number of work groups (``-w`` options).
+    gflops : float
+        ``MFlops/s`` / 1000.
+    gbs : float
+        ``MByte/s`` / 1000 (decimal GB/s).
+    time_s : float
+        ``Time`` in seconds (NaN if not printed).
+    data_volume_bytes : float
+        ``Data volume (Byte)`` (NaN if not printed).
+    flops : float
+        ``Number of Flops`` (NaN if not printed).
+    source : str
+        The file it was read from.
+    line : int
+        1-based line of the ``Test:`` line.
+    values : dict
+        Every ``key: value`` result line as printed.
+    """
+
+    kernel: str
+    threads: int
+    work_groups: int
+    gflops: float
+    gbs: float
+    time_s: float
+    data_volume_bytes: float
+    flops: float
+    source: str
+    line: int
+    values: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def provenance(self) -> str:
+        """``"likwid-bench triad_avx, 3 threads"``."""
+        unit = "thread" if self.threads == 1 else "threads"
+        return f"likwid-bench {self.kernel}, {self.threads} {unit}"
+
+    def compute_roof(self, name: str | None = None):
+        """This result as a :class:`~roofline_widget.ceilings.ComputeRoof`.
+
+        Parameters
+        ----------
+        name : str, optional
+            Label of the roof (default: the kernel name).
+
+        Raises
+        ------
+        ValueError
+            If the kernel performed no floating-point operations (``load``,
+            ``copy``, ... print ``MFlops/s: 0.00``).
+        """
+        from ..ceilings import ComputeRoof
+
+        if not self.gflops > 0:
+            raise ValueError(f"likwid-bench {self.kernel} (line {self.line} of {self.source}) "
+                             f"reports {self.gflops * 1000:g} MFlops/s: it is no compute ceiling")
+        return ComputeRoof(name or self.kernel, self.gflops, self.provenance)
+
+    def bandwidth_roof(self, name: str | None = None):
+        """This result as a :class:`~roofline_widget.ceilings.BandwidthRoof`.
+
+        Parameters
+        ----------
+        name : str, optional
+            Label of the roof (default: the kernel name).
+        """
+        from ..ceilings import BandwidthRoof
+
+        return BandwidthRoof(name or self.kernel, self.gbs, self.provenance)
+
+
+def _number(values: dict, key: str) -> float:
+    text = values.get(key)
+    if text is None:
+        return float("nan")
+    return float(text.split()[0])
+
+
+def _split_runs(lines):
+    """Yield (banner index, lines of the run) for each likwid-bench banner."""
+    starts = [i for i, line in enumerate(lines) if line.strip() == _BANNER]
+    for start, end in zip(starts, starts[1:] + [len(lines)]):
+        yield start, lines[start:end]
+
+
+def _parse_run(lines, offset: int, source: str):
+    """Parse one run; return a BenchResult, or None if it has no result lines."""
+    kernel, test_line, counts, values = None, offset + 1, {}, {}
+    for index, line in enumerate(lines):
+        test = _TEST.match(line)
+        using = _USING.match(line)
+        result = _RESULT.match(line)
+        if test and kernel is None:
+            kernel, test_line = test[1], offset + index + 1
+        elif using:
+            counts[using[2]] = int(using[1])
+        elif result:
+            values[result[1]] = result[2]
+        elif values and _HLINE.match(line):
+            break  # the hline after the result lines ends the run's output
+    if "MByte/s" not in values and "MFlops/s" not in values:
+        return None
+    if kernel is None:
+        raise LikwidFormatError(source, offset + 1, "a 'Test: <kernel>' line after the banner")
+    try:
+        numbers = {key: _number(values, key) for key in
+                   ("MFlops/s", "MByte/s", "Time", "Data volume (Byte)", "Number of Flops")}
+    except ValueError as exc:
+        raise LikwidFormatError(source, test_line, f"numeric likwid-bench results of {kernel}",
+                                str(exc)) from None
+    return BenchResult(
+        kernel=kernel, threads=counts.get("threads", 1), work_groups=counts.get("work groups", 1),
+        gflops=numbers["MFlops/s"] / 1000.0, gbs=numbers["MByte/s"] / 1000.0,
+        time_s=numbers["Time"], data_volume_bytes=numbers["Data volume (Byte)"],
+        flops=numbers["Number of Flops"], source=source, line=test_line, values=values,
+    )
+
+
+def read_likwid_bench(path) -> list[BenchResult]:
+    """Read every likwid-bench result in a file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        likwid-bench output, on its own or inside other output (for example
+        wrapped by likwid-perfctr, or several benchmarks in one log).
+
+    Returns
+    -------
+    list of BenchResult
+        In file order.  A benchmark banner without result lines (a run that
+        was killed) is skipped with a warning naming its line.
+
+    Raises
+    ------
+    LikwidFormatError
+        If the file holds no likwid-bench result.
+
+    Examples
+    --------
+    >>> from roofline_widget import sample_path
+    >>> result, = read_likwid_bench(sample_path("likwid_readme_bench_triad_avx_skylake_i7-6700K.txt"))
+    >>> result.kernel, result.threads, result.gbs
+    ('triad_avx', 3, 11.16334)
+    >>> result.bandwidth_roof().source
+    'likwid-bench triad_avx, 3 threads'
+    """
+    source = str(path)
+    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+    results = []
+    for start, run_lines in _split_runs(lines):
+        result = _parse_run(run_lines, start, source)
+        if result is None:
+            warnings.warn(f"{source}, line {start + 1}: likwid-bench run without 'MFlops/s:' "
+                          "or 'MByte/s:' results (interrupted?); skipped", stacklevel=2)
+        else:
+            results.append(result)
+    if not results:
+        raise LikwidFormatError(source, None, "likwid-bench output (a 'LIKWID MICRO BENCHMARK' "
+                                "banner, 'Test: <kernel>' and 'MFlops/s:' / 'MByte/s:' lines)",
+                                "no likwid-bench result")
+    return results
