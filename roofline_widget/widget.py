@@ -1,0 +1,874 @@
+"""``RooflineWidget``: an interactive roofline of LIKWID measurements (ipywidgets + bqplot).
+
+The widget aggregates the runs ONCE (:class:`~roofline_widget.points.RegionSums`)
+and keeps one bqplot figure whose marks are updated in place:
+
+* a change of metric, ranks, include/exclude pattern or point budget selects
+  new points from the pre-aggregated sums and replaces the Scatter's data in
+  one ``hold_sync``;
+* a change of a peak only moves the ceiling lines and the ridge marker (the
+  efficiency and bound columns are derived from the current ceilings when
+  they are asked for); the point arrays are not sent again.
+
+Everything new is computed before anything is assigned, so an exception
+never leaves the widget half-updated.  Region names come from users' code
+and are HTML-escaped wherever they reach HTML (tooltip, legend, left-out
+table, status line).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+
+import bqplot as bq
+from bqplot.interacts import BrushSelector, LassoSelector, PanZoom
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+import traitlets
+from traitlets import Any, CFloat, Enum, Int, List, TraitError, Unicode, observe, validate
+
+from .ceilings import BandwidthRoof, ComputeRoof, Roofline
+from .points import RegionSums, compile_patterns, normalize_ranks
+
+__all__ = ["RooflineWidget", "POINT_KEY"]
+
+#: The columns that identify one point; ``RooflineWidget.selected`` holds such tuples.
+POINT_KEY = ("file", "rank", "region")
+X_LABEL = "Arithmetic intensity [FLOP/byte]"
+Y_LABEL = "Performance [GFLOP/s]"
+DEFAULT_MAX_POINTS = 5000
+#: matplotlib's "tab20", the reference implementation's default colour map.
+TAB20 = ("#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
+         "#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
+         "#7f7f7f", "#c7c7c7", "#bcbd22", "#dbdb8d", "#17becf", "#9edae5")
+LEFT_OUT_ROWS_SHOWN = 500
+LEGEND_ENTRIES_SHOWN = 20
+_COLOR_COLUMN = {"region": "region", "run": "file", "rank": "rank"}
+_LINE_COLORS = {"bandwidth": "#1f77b4", "compute": "#d62728"}
+_POINTS_PER_LINE = 3          # every ceiling line is padded to this many vertices
+_DEFAULT_X_RANGE = (0.01, 100.0)
+_DEFAULT_Y_RANGE = (0.1, 1000.0)
+_MARGIN = 3.0                 # factor between the data and the axis limits
+
+
+# --------------------------------------------------------------------------
+# pure helpers (no widget state)
+# --------------------------------------------------------------------------
+@dataclass
+class _PointState:
+    """What one selection of points looks like: computed first, then assigned."""
+
+    points: pd.DataFrame
+    shown: pd.DataFrame
+    left_out: pd.DataFrame
+    flops_metric: str | None
+    bandwidth_metric: str | None
+    notes: list = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def over_budget(self) -> bool:
+        return len(self.shown) < len(self.points)
+
+
+def _key_index(frame: pd.DataFrame) -> pd.MultiIndex:
+    """The (file, rank, region) keys of a points frame as a MultiIndex."""
+    return pd.MultiIndex.from_arrays(
+        [frame["file"].astype(object).to_numpy(), frame["rank"].to_numpy(dtype=np.int64),
+         frame["region"].astype(object).to_numpy()], names=POINT_KEY)
+
+
+def _normalize_key(key) -> tuple:
+    """``(file, rank, region)`` from a tuple/list or a dict with those keys."""
+    if isinstance(key, dict):
+        try:
+            key = tuple(key[name] for name in POINT_KEY)
+        except KeyError as exc:
+            raise TraitError(f"a selected point needs the keys {POINT_KEY}, got {key!r}") from exc
+    if not isinstance(key, (tuple, list)) or len(key) != len(POINT_KEY):
+        raise TraitError(f"a selected point is a (file, rank, region) tuple, got {key!r}")
+    file, rank, region = key
+    try:
+        rank = int(rank)
+    except (TypeError, ValueError):
+        raise TraitError(f"the rank of a selected point must be an integer, got {rank!r}") from None
+    return str(file), rank, str(region)
+
+
+def _apply_budget(points: pd.DataFrame, max_points: int) -> pd.DataFrame:
+    """The points to draw: all, or the ``max_points`` longest-running ones."""
+    if len(points) <= max_points:
+        return points
+    order = points.sort_values("runtime_seconds", ascending=False, na_position="last",
+                               kind="stable")
+    return order.head(max_points).reset_index(drop=True)
+
+
+def _positive(values) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    return values[np.isfinite(values) & (values > 0)]
+
+
+def _axis_ranges(points: pd.DataFrame, roofline: Roofline | None):
+    """Log-axis limits that hold every point, every ridge point and the roofs."""
+    x = _positive(points["arithmetic_intensity_flops_per_byte"])
+    y = _positive(points["performance_gflops"])
+    if roofline is not None:
+        ridges = [roofline.ridge_point(bandwidth=b) for b in roofline.bandwidth]
+        ridges += [r.gflops / roofline.peak_bandwidth for r in roofline.compute]
+        x = np.concatenate([x, ridges])
+        y = np.concatenate([y, [r.gflops for r in roofline.compute]])
+    x_range = (x.min() / _MARGIN, x.max() * _MARGIN) if x.size else _DEFAULT_X_RANGE
+    y_range = (y.min() / _MARGIN, y.max() * _MARGIN) if y.size else _DEFAULT_Y_RANGE
+    return tuple(map(float, x_range)), tuple(map(float, y_range))
+
+
+def _pad(values) -> list:
+    return list(values) + [values[-1]] * (_POINTS_PER_LINE - len(values))
+
+
+def _roof_marks_data(roofline: Roofline | None, x_range) -> dict:
+    """Arrays for the ceiling Lines, the main roof Lines and the ridge marker."""
+    if roofline is None:
+        return {}
+    segments = roofline.lines(*x_range)
+    ceilings = [s for s in segments if s["kind"] != "roof"]
+    roof = segments[-1]
+    ridge_x = roofline.ridge_point()
+    return {
+        "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
+        "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
+        "ceiling_labels": [s["label"] for s in ceilings],
+        "ceiling_colors": [_LINE_COLORS[s["kind"]] for s in ceilings],
+        "roof_x": np.array(roof["x"]),
+        "roof_y": np.array(roof["y"]),
+        "roof_labels": [roof["label"]],
+        "ridge_x": np.array([ridge_x]),
+        "ridge_y": np.array([roofline.peak_flops]),
+        "ridge_names": [f"ridge {ridge_x:.3g} FLOP/byte"],
+    }
+
+
+def _palette(n: int) -> list[str]:
+    return [TAB20[i % len(TAB20)] for i in range(max(n, 2))]
+
+
+def _left_out_html(left_out: pd.DataFrame) -> str:
+    """The left-out rows as an escaped HTML table (at most LEFT_OUT_ROWS_SHOWN rows)."""
+    if len(left_out) == 0:
+        return "<p>No region left out.</p>"
+    table = left_out.head(LEFT_OUT_ROWS_SHOWN)[["file", "region", "rank", "reason"]]
+    text = table.to_html(index=False, escape=True, border=0, classes="roofline-left-out")
+    if len(left_out) > LEFT_OUT_ROWS_SHOWN:
+        text += (f"<p>... and {len(left_out) - LEFT_OUT_ROWS_SHOWN:,} more row(s): "
+                 "see <code>left_out_dataframe()</code>.</p>")
+    return text
+
+
+def _tooltip_html(row: pd.Series) -> str:
+    """Hover text of one classified point; every value escaped."""
+    def fmt(value, spec=".4g"):
+        return "n/a" if value is None or value != value else format(value, spec)
+
+    fields = [
+        ("region", row["region"]), ("run", row["file"]), ("rank", row["rank"]),
+        ("GFLOP/s", fmt(row["performance_gflops"])), ("GB/s", fmt(row["bandwidth_gbs"])),
+        ("FLOP/byte", fmt(row["arithmetic_intensity_flops_per_byte"])),
+        ("efficiency %", fmt(row["efficiency_percent"], ".1f")), ("bound", row["bound"]),
+    ]
+    cells = "".join(f"<tr><th style='text-align:left'>{html.escape(name)}</th>"
+                    f"<td>{html.escape(str(value))}</td></tr>" for name, value in fields)
+    return f"<table>{cells}</table>"
+
+
+def _classify(points: pd.DataFrame, roofline: Roofline | None) -> pd.DataFrame:
+    """Points with attainable performance, efficiency, bound and above_roof."""
+    if roofline is not None:
+        return roofline.classify(points).reset_index(drop=True)
+    out = points.copy()
+    out["attainable_gflops"] = np.nan
+    out["efficiency_percent"] = np.nan
+    out["bound"] = np.full(len(out), "n/a", dtype=object)
+    out["above_roof"] = np.zeros(len(out), dtype=bool)
+    return out.reset_index(drop=True)
+
+
+def _check_ceilings(ceilings) -> tuple:
+    ceilings = tuple(ceilings or ())
+    bad = [c for c in ceilings if not isinstance(c, (ComputeRoof, BandwidthRoof))]
+    if bad:
+        raise TypeError(f"ceilings must be ComputeRoof or BandwidthRoof objects, got {bad[0]!r}")
+    return ceilings
+
+
+def _fit_slider(slider: widgets.FloatLogSlider, value: float) -> None:
+    """Widen a log slider's exponent range (never narrow it) so that it holds ``value``."""
+    exponent = math.log10(value)
+    if exponent < slider.min:
+        slider.min = math.floor(exponent) - 1
+    if exponent > slider.max:
+        slider.max = math.ceil(exponent) + 1
+
+
+@contextmanager
+def _holding(*items):
+    """``hold_sync`` on several widgets at once: one message per widget."""
+    with ExitStack() as stack:
+        for item in items:
+            stack.enter_context(item.hold_sync())
+        yield
+
+
+# --------------------------------------------------------------------------
+# the widget
+# --------------------------------------------------------------------------
+class RooflineWidget(widgets.VBox):
+    """Interactive roofline of LIKWID measurements, updated in place.
+
+    Parameters
+    ----------
+    data : LikwidRun, path, ProfilingResults, RegionSums, or a sequence of them
+        Anything :func:`~roofline_widget.collect_roofline_points` accepts.
+        The per-region sums are computed once, here.
+    ceilings : sequence of ComputeRoof / BandwidthRoof, optional
+        Extra roofs (e.g. from likwid-bench) drawn together with the peaks;
+        the attainable performance uses the highest compute and bandwidth roof.
+    **options
+        Initial values of the traits below (``flops_metric="DP [MFLOP/s]"``,
+        ``peak_flops=2048``, ...) and ipywidgets Box options (``layout``).
+
+    Attributes
+    ----------
+    flops_metric, bandwidth_metric : str or None
+        Exact LIKWID metric names (None: detected).  An unknown name raises
+        ``TraitError`` naming the valid ones.
+    ranks : list of int or None
+        Ranks to show (None: all).  Unknown ranks raise ``TraitError``.
+    include, exclude : str
+        Regular expressions matched at the start of region names (``""``: no
+        filter).  An invalid pattern is shown as a message and no points are
+        drawn until it is fixed.
+    peak_flops, peak_bandwidth : float or None
+        Ceilings in GFLOP/s and GB/s; None: the largest observation (an
+        *empirical* ceiling).  Non-positive values raise ``TraitError``.
+    color_by : {"region", "run", "rank"}
+    size_by : {"none", "runtime"}
+    max_points : int
+        Most points drawn (SVG); above it the longest-running are drawn and
+        the status line says so.  The DataFrame exports hold all points.
+    selected : list of (file, rank, region) tuples
+        The selected points, by key (set by click, brush and lasso too).
+    message : str
+        The error or remark shown above the figure (read-only).
+
+    Examples
+    --------
+    >>> from roofline_widget import RooflineWidget, read_likwid, sample_path
+    >>> w = RooflineWidget(read_likwid(sample_path(
+    ...     "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")))
+    >>> len(w.to_dataframe())
+    2
+    """
+
+    flops_metric = Unicode(None, allow_none=True, help="FLOP-rate metric name").tag(sync=True)
+    bandwidth_metric = Unicode(None, allow_none=True, help="bandwidth metric name").tag(sync=True)
+    ranks = Any(None, allow_none=True, help="ranks to show, None for all").tag(sync=True)
+    include = Unicode("", allow_none=True, help="regex of regions to show").tag(sync=True)
+    exclude = Unicode("", allow_none=True, help="regex of regions to hide").tag(sync=True)
+    peak_flops = CFloat(None, allow_none=True, help="GFLOP/s, None: empirical").tag(sync=True)
+    peak_bandwidth = CFloat(None, allow_none=True, help="GB/s, None: empirical").tag(sync=True)
+    color_by = Enum(("region", "run", "rank"), "region").tag(sync=True)
+    size_by = Enum(("none", "runtime"), "none").tag(sync=True)
+    max_points = Int(DEFAULT_MAX_POINTS, help="most points drawn").tag(sync=True)
+    selected = List(help="selected points as (file, rank, region) tuples")
+    message = Unicode("", read_only=True, help="error or remark shown with the plot")
+
+    def __init__(self, data, *, ceilings=(), **options):
+        self._ready = False
+        self._reverting = False
+        self._quiet = 0
+        self._sums = RegionSums.from_runs(data)
+        self._extra_ceilings = _check_ceilings(ceilings)
+        self._state: _PointState | None = None
+        self._roofline: Roofline | None = None
+        self._main_roofline: Roofline | None = None
+        self._size_range = self._runtime_log_range()
+        self._build_figure()
+        self._build_controls()
+        super().__init__(children=self._layout_children(), **options)
+        self.add_class("roofline-widget")
+        if self.flops_metric is None:
+            self.flops_metric = self._sums.detect_flops_metric()
+        if self.bandwidth_metric is None:
+            self.bandwidth_metric = self._sums.detect_bandwidth_metric()
+        self._link_controls()
+        self._ready = True
+        self._apply_colors()
+        self._refresh_points()
+        self._fit_sliders_to_data()
+
+    # ------------------------------------------------------------ building
+    def _build_figure(self) -> None:
+        self._xs = bq.LogScale()
+        self._ys = bq.LogScale()
+        self._cs = bq.ColorScale(colors=_palette(2), min=0, max=1)
+        self._ss = bq.LinearScale(min=0, max=1)
+        self._tooltip = widgets.HTML()
+        self._tooltip.add_class("roofline-tooltip")
+        self._scatter = bq.Scatter(
+            x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
+            scales={"x": self._xs, "y": self._ys, "color": self._cs, "size": self._ss},
+            default_size=48, stroke="white", tooltip=self._tooltip,
+            interactions={"click": "select", "hover": "tooltip"},
+            selected_style={"opacity": 1.0, "stroke": "black", "stroke-width": 2},
+            unselected_style={"opacity": 0.35})
+        self._scatter.on_hover(self._on_hover)
+        self._scatter.observe(self._on_scatter_selected, names="selected")
+        lines_scales = {"x": self._xs, "y": self._ys}
+        self._ceilings = bq.Lines(
+            x=np.ones((1, _POINTS_PER_LINE)), y=np.ones((1, _POINTS_PER_LINE)),
+            scales=lines_scales, line_style="dashed", stroke_width=1.5,
+            labels_visibility="label", visible=False)
+        self._roof = bq.Lines(
+            x=np.ones(2), y=np.ones(2), scales=lines_scales, colors=["black"],
+            stroke_width=3, display_legend=True, visible=False)
+        self._ridge = bq.Scatter(
+            x=np.zeros(0), y=np.zeros(0), scales=lines_scales, marker="diamond",
+            colors=["black"], default_size=80, display_names=True, visible=False)
+        axes = [bq.Axis(scale=self._xs, label=X_LABEL, tick_format=".3~g"),
+                bq.Axis(scale=self._ys, label=Y_LABEL, orientation="vertical",
+                        tick_format=".3~g", label_offset="55px")]
+        self._interactions = {
+            "pan-zoom": PanZoom(scales={"x": [self._xs], "y": [self._ys]}),
+            "brush": BrushSelector(x_scale=self._xs, y_scale=self._ys,
+                                      marks=[self._scatter], color="steelblue"),
+            "lasso": LassoSelector(x_scale=self._xs, y_scale=self._ys,
+                                      marks=[self._scatter]),
+        }
+        self._figure = bq.Figure(
+            marks=[self._ceilings, self._roof, self._ridge, self._scatter], axes=axes,
+            interaction=self._interactions["pan-zoom"], legend_location="top-left",
+            fig_margin={"top": 40, "bottom": 55, "left": 75, "right": 30},
+            layout=widgets.Layout(width="100%", height="480px"))
+        self._figure.add_class("roofline-figure")
+        self._xs.observe(self._on_zoom, names=["min", "max"])
+
+    def _peak_controls(self, label: str, css: str):
+        slider = widgets.FloatLogSlider(
+            value=1.0, base=10, min=-2, max=4, step=0.01, description=label,
+            readout_format=".4g", style={"description_width": "initial"},
+            layout=widgets.Layout(width="420px"))
+        slider.add_class(css)
+        empirical = widgets.Checkbox(value=True, description="empirical", indent=False,
+                                     layout=widgets.Layout(width="110px"))
+        return slider, empirical
+
+    def _build_controls(self) -> None:
+        sums = self._sums
+        wide = {"style": {"description_width": "initial"}}
+        self._flops_choice = widgets.Dropdown(options=sums.flop_metrics, description="FLOP rate",
+                                              disabled=not sums.flop_metrics, **wide)
+        self._bandwidth_choice = widgets.Dropdown(options=sums.bandwidth_metrics,
+                                                  description="Bandwidth",
+                                                  disabled=not sums.bandwidth_metrics, **wide)
+        self._rank_choice = widgets.SelectMultiple(
+            options=[(str(r), r) for r in sums.ranks], description="Ranks",
+            rows=min(max(len(sums.ranks), 1), 5), layout=widgets.Layout(width="160px"))
+        self._include_text = widgets.Text(description="Include", placeholder="regex, e.g. function_",
+                                          **wide)
+        self._include_text.add_class("roofline-include")
+        self._exclude_text = widgets.Text(description="Exclude", placeholder="regex", **wide)
+        self._exclude_text.add_class("roofline-exclude")
+        self._flops_slider, self._flops_empirical = self._peak_controls(
+            "Peak [GFLOP/s]", "roofline-peak-flops")
+        self._bandwidth_slider, self._bandwidth_empirical = self._peak_controls(
+            "Peak bandwidth [GB/s]", "roofline-peak-bandwidth")
+        self._color_choice = widgets.Dropdown(options=["region", "run", "rank"],
+                                              description="Colour by", **wide)
+        self._size_choice = widgets.Dropdown(options=["none", "runtime"], description="Size by",
+                                             **wide)
+        self._interaction_choice = widgets.ToggleButtons(
+            options=list(self._interactions), value="pan-zoom",
+            tooltips=["pan and zoom", "select with a rectangle", "select with a free shape"],
+            style={"button_width": "80px"})
+        self._interaction_choice.add_class("roofline-interaction")
+        self._interaction_choice.observe(self._on_interaction, names="value")
+        self._reset_button = widgets.Button(description="Reset view", icon="home",
+                                            layout=widgets.Layout(width="120px"))
+        self._reset_button.on_click(lambda _: self.reset_view())
+        self._message_html = widgets.HTML()
+        self._message_html.add_class("roofline-message")
+        self._status_html = widgets.HTML()
+        self._status_html.add_class("roofline-status")
+        self._legend_html = widgets.HTML(layout=widgets.Layout(min_width="160px"))
+        self._left_out_html = widgets.HTML()
+        self._left_out = widgets.Accordion(children=[self._left_out_html])
+        self._left_out.set_title(0, "Left out")
+        self._left_out.add_class("roofline-left-out")
+
+    def _layout_children(self) -> list:
+        row = widgets.HBox
+        return [
+            row([self._flops_choice, self._bandwidth_choice]),
+            row([widgets.VBox([self._include_text, self._exclude_text]), self._rank_choice]),
+            row([self._flops_slider, self._flops_empirical]),
+            row([self._bandwidth_slider, self._bandwidth_empirical]),
+            row([self._color_choice, self._size_choice]),
+            row([self._interaction_choice, self._reset_button]),
+            self._message_html,
+            row([self._figure, self._legend_html], layout=widgets.Layout(width="100%")),
+            self._status_html,
+            self._left_out,
+        ]
+
+    def _link_controls(self) -> None:
+        link = traitlets.link
+        link((self, "flops_metric"), (self._flops_choice, "value"))
+        link((self, "bandwidth_metric"), (self._bandwidth_choice, "value"))
+        link((self, "include"), (self._include_text, "value"))
+        link((self, "exclude"), (self._exclude_text, "value"))
+        link((self, "color_by"), (self._color_choice, "value"))
+        link((self, "size_by"), (self._size_choice, "value"))
+        all_ranks = tuple(self._sums.ranks)
+        link((self, "ranks"), (self._rank_choice, "value"),
+             transform=(lambda r: all_ranks if r is None else tuple(r),
+                        lambda v: None if set(v) == set(all_ranks) else list(v)))
+        for trait, slider, box in self._peak_widgets():
+            slider.observe(lambda change, t=trait: self._on_peak_slider(t, change), names="value")
+            box.observe(lambda change, t=trait, s=slider: self._on_peak_box(t, s, change),
+                        names="value")
+
+    def _peak_widgets(self):
+        return (("peak_flops", self._flops_slider, self._flops_empirical),
+                ("peak_bandwidth", self._bandwidth_slider, self._bandwidth_empirical))
+
+    @contextmanager
+    def _quietly(self):
+        """While active, control and Scatter observers do not write traits back."""
+        self._quiet += 1
+        try:
+            yield
+        finally:
+            self._quiet -= 1
+
+    # ------------------------------------------------------------ validation
+    def _valid_metric(self, value, names, detect, role):
+        if value is None:
+            return detect()
+        if value not in names:
+            valid = ", ".join(repr(n) for n in names) or f"none: the data has no {role} metric"
+            raise TraitError(f"unknown {role} metric {value!r}; valid: {valid}")
+        return value
+
+    @validate("flops_metric")
+    def _validate_flops_metric(self, proposal):
+        return self._valid_metric(proposal.value, self._sums.flop_metrics,
+                                  self._sums.detect_flops_metric, "FLOP-rate")
+
+    @validate("bandwidth_metric")
+    def _validate_bandwidth_metric(self, proposal):
+        return self._valid_metric(proposal.value, self._sums.bandwidth_metrics,
+                                  self._sums.detect_bandwidth_metric, "bandwidth")
+
+    @validate("ranks")
+    def _validate_ranks(self, proposal):
+        try:
+            ranks = normalize_ranks(proposal.value)
+        except ValueError as exc:
+            raise TraitError(str(exc)) from None
+        if ranks is None:
+            return None
+        unknown = sorted(set(ranks) - set(self._sums.ranks))
+        if unknown:
+            raise TraitError(f"unknown rank(s) {unknown}; valid ranks: {self._sums.ranks}")
+        return ranks
+
+    @validate("include", "exclude")
+    def _validate_pattern(self, proposal):
+        return proposal.value or ""
+
+    @validate("peak_flops", "peak_bandwidth")
+    def _validate_peak(self, proposal):
+        value = proposal.value
+        if value is not None and not (math.isfinite(value) and value > 0):
+            unit = "GFLOP/s" if proposal.trait.name == "peak_flops" else "GB/s"
+            raise TraitError(f"{proposal.trait.name} must be a positive finite number of "
+                             f"{unit} or None (empirical), got {value!r}")
+        return value
+
+    @validate("max_points")
+    def _validate_max_points(self, proposal):
+        if proposal.value < 1:
+            raise TraitError(f"max_points must be at least 1, got {proposal.value}")
+        return proposal.value
+
+    @validate("selected")
+    def _validate_selected(self, proposal):
+        keys = list(dict.fromkeys(_normalize_key(k) for k in proposal.value))
+        if keys and self._state is not None:
+            known = pd.MultiIndex.from_tuples(keys).isin(_key_index(self._state.points))
+            if not known.all():
+                unknown = [k for k, ok in zip(keys, known) if not ok]
+                raise TraitError(f"{len(unknown)} selected key(s) are not among the current "
+                                 f"points, e.g. {unknown[0]!r}; keys are (file, rank, region)")
+        return keys
+
+    # ------------------------------------------------------------ observers
+    @observe("flops_metric", "bandwidth_metric", "ranks", "include", "exclude", "max_points")
+    def _on_selection_traits(self, change):
+        self._refresh_or_revert(self._refresh_points, change)
+
+    @observe("peak_flops", "peak_bandwidth")
+    def _on_peak_traits(self, change):
+        self._refresh_or_revert(self._refresh_roofline, change)
+
+    def _refresh_or_revert(self, refresh, change) -> None:
+        """Run ``refresh``; if it raises, put the trait back (nothing was assigned yet)."""
+        if not self._ready or self._reverting:
+            return
+        try:
+            refresh()
+        except Exception:
+            self._reverting = True
+            try:
+                self.set_trait(change.name, change.old)
+            finally:
+                self._reverting = False
+            raise
+
+    @observe("color_by", "size_by")
+    def _on_style_traits(self, change):
+        if self._ready:
+            with _holding(self._scatter, self._cs):
+                self._apply_colors()
+                self._apply_sizes()
+
+    @observe("selected")
+    def _on_selected(self, change):
+        if self._ready:
+            self._show_selection()
+
+    def _on_peak_slider(self, trait, change):
+        if not self._quiet:
+            setattr(self, trait, change.new)
+
+    def _on_peak_box(self, trait, slider, change):
+        if not self._quiet:
+            setattr(self, trait, None if change.new else slider.value)
+
+    def _on_scatter_selected(self, change):
+        if self._quiet or self._state is None:
+            return
+        indices = np.asarray(change.new if change.new is not None else [], dtype=np.intp)
+        shown = self._state.shown
+        indices = indices[(indices >= 0) & (indices < len(shown))]
+        rows = shown.iloc[indices]
+        keys = list(zip(rows["file"].astype(str), rows["rank"].astype(int),
+                        rows["region"].astype(str)))
+        with self._quietly():
+            self.selected = keys
+
+    def _on_hover(self, mark, content):
+        point = content.get("point") or content.get("data") or {}
+        index = point.get("index")
+        shown = self._state.shown if self._state is not None else None
+        if shown is None or not isinstance(index, int) or not 0 <= index < len(shown):
+            return
+        row = _classify(shown.iloc[[index]], self._roofline).iloc[0]
+        self._tooltip.value = _tooltip_html(row)
+
+    def _on_interaction(self, change):
+        self._figure.interaction = self._interactions[change.new]
+
+    def _on_zoom(self, change):
+        """Pan/zoom in the browser moved the x scale: redraw the ceilings over the new range."""
+        if self._quiet or self._roofline is None or self._xs.min is None or self._xs.max is None:
+            return
+        if not 0 < self._xs.min < self._xs.max:
+            return
+        data = _roof_marks_data(self._roofline, (self._xs.min, self._xs.max))
+        with self._quietly():
+            self._assign_roof_marks(data)
+
+    # ------------------------------------------------------------ computing
+    def _compute_state(self) -> _PointState:
+        """Select the points for the current traits; touches no widget."""
+        try:
+            include = compile_patterns(self.include or None, "include")
+            exclude = compile_patterns(self.exclude or None, "exclude")
+        except ValueError as exc:
+            empty = self._sums.select(flops_metric=self.flops_metric,
+                                      bandwidth_metric=self.bandwidth_metric, ranks=[])
+            return _PointState(empty.points, empty.points, empty.left_out, self.flops_metric,
+                               self.bandwidth_metric, error=str(exc))
+        selection = self._sums.select(flops_metric=self.flops_metric,
+                                      bandwidth_metric=self.bandwidth_metric, ranks=self.ranks,
+                                      include=include, exclude=exclude)
+        points = selection.points.reset_index(drop=True)
+        return _PointState(points, _apply_budget(points, self.max_points), selection.left_out,
+                           selection.flops_metric, selection.bandwidth_metric,
+                           list(selection.notes))
+
+    def _rooflines(self, points: pd.DataFrame):
+        """(main roofline from the peaks, main plus extra ceilings), or (None, None)."""
+        try:
+            main = Roofline.from_peaks(self.peak_flops, self.peak_bandwidth, points)
+        except ValueError:
+            return None, None
+        if not self._extra_ceilings:
+            return main, main
+        compute = [c for c in self._extra_ceilings if isinstance(c, ComputeRoof)]
+        bandwidth = [c for c in self._extra_ceilings if isinstance(c, BandwidthRoof)]
+        return main, Roofline([*main.compute, *compute], [*main.bandwidth, *bandwidth])
+
+    def _runtime_log_range(self):
+        runtime = _positive(self._sums.frame["runtime_s"])
+        if runtime.size == 0:
+            return 0.0, 1.0
+        low, high = np.log10(runtime.min()), np.log10(runtime.max())
+        return float(low), float(max(high, low + 1e-12))
+
+    def _sizes(self, shown: pd.DataFrame):
+        """Marker sizes in [0.15, 1] from log runtime (fixed over all data), or None."""
+        if self.size_by == "none":
+            return None
+        low, high = self._size_range
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.log10(shown["runtime_seconds"].to_numpy(dtype=float))
+        scaled = 0.15 + 0.85 * np.clip((logs - low) / (high - low), 0.0, 1.0)
+        return np.where(np.isfinite(scaled), scaled, 0.15)
+
+    def _categories(self) -> list:
+        return {"region": self._sums.regions, "run": self._sums.files,
+                "rank": self._sums.ranks}[self.color_by]
+
+    def _color_codes(self, shown: pd.DataFrame) -> np.ndarray:
+        """Colour codes fixed over the whole data, so a region keeps its colour."""
+        values = shown[_COLOR_COLUMN[self.color_by]]
+        values = values.astype(object) if self.color_by != "rank" else values
+        codes = pd.Categorical(values, categories=self._categories()).codes
+        return codes.astype(float)
+
+    # ------------------------------------------------------------ assigning
+    def _refresh_points(self) -> None:
+        """Recompute the points from the sums and replace the marks' data in place."""
+        state = self._compute_state()
+        main, roofline = self._rooflines(state.points)
+        x_range, y_range = _axis_ranges(state.points, roofline)
+        roof_data = _roof_marks_data(roofline, x_range)
+        selected = self._surviving_selection(state)
+        shown = state.shown
+        x = shown["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
+        y = shown["performance_gflops"].to_numpy(dtype=float)
+        colors, sizes = self._color_codes(shown), self._sizes(shown)
+        with self._quietly(), _holding(self._scatter, self._xs, self._ys, self._ceilings,
+                                       self._roof, self._ridge):
+            self._state, self._main_roofline, self._roofline = state, main, roofline
+            self._scatter.x, self._scatter.y = x, y
+            self._scatter.color, self._scatter.size = colors, sizes
+            self._set_ranges(x_range, y_range)
+            self._assign_roof_marks(roof_data)
+            self.selected = selected
+            self._show_selection()
+        self._figure.title = "" if len(state.points) else self._empty_title(state)
+        self._update_texts()
+        self._sync_peak_controls()
+
+    def _refresh_roofline(self) -> None:
+        """Peaks changed: move the ceilings and the ridge marker only."""
+        points = self._state.points
+        main, roofline = self._rooflines(points)
+        x_range, y_range = _axis_ranges(points, roofline)
+        x_range = (min(x_range[0], self._xs.min or x_range[0]), max(x_range[1], self._xs.max or 0))
+        y_range = (min(y_range[0], self._ys.min or y_range[0]), max(y_range[1], self._ys.max or 0))
+        roof_data = _roof_marks_data(roofline, x_range)
+        with self._quietly(), _holding(self._xs, self._ys, self._ceilings, self._roof,
+                                       self._ridge):
+            self._main_roofline, self._roofline = main, roofline
+            self._set_ranges(x_range, y_range)
+            self._assign_roof_marks(roof_data)
+        self._update_status()
+        self._sync_peak_controls()
+
+    def _set_ranges(self, x_range, y_range) -> None:
+        self._xs.min, self._xs.max = x_range
+        self._ys.min, self._ys.max = y_range
+
+    def _assign_roof_marks(self, data: dict) -> None:
+        visible = bool(data)
+        for mark in (self._ceilings, self._roof, self._ridge):
+            mark.visible = visible
+        if not visible:
+            return
+        self._ceilings.x, self._ceilings.y = data["ceiling_x"], data["ceiling_y"]
+        self._ceilings.labels = data["ceiling_labels"]
+        self._ceilings.colors = data["ceiling_colors"]
+        self._roof.x, self._roof.y = data["roof_x"], data["roof_y"]
+        self._roof.labels = data["roof_labels"]
+        self._ridge.x, self._ridge.y = data["ridge_x"], data["ridge_y"]
+        self._ridge.names = data["ridge_names"]
+
+    def _apply_colors(self) -> None:
+        n = len(self._categories())
+        self._cs.colors = _palette(n)
+        self._cs.min, self._cs.max = 0.0, float(max(n - 1, 1))
+        if self._state is not None:
+            self._scatter.color = self._color_codes(self._state.shown)
+            self._legend_html.value = self._legend()
+
+    def _apply_sizes(self) -> None:
+        if self._state is not None:
+            self._scatter.size = self._sizes(self._state.shown)
+
+    def _surviving_selection(self, state: _PointState) -> list:
+        """The selected keys that are still among the new points (no stale keys)."""
+        if not self.selected:
+            return []
+        keys = pd.MultiIndex.from_tuples(self.selected)
+        keep = keys.isin(_key_index(state.points))
+        return [key for key, ok in zip(self.selected, keep) if ok]
+
+    def _show_selection(self) -> None:
+        """Mirror ``selected`` (keys) onto the Scatter's ``selected`` (indices)."""
+        if not self.selected:
+            indices = None
+        else:
+            indices = np.flatnonzero(_key_index(self._state.shown).isin(self.selected))
+        with self._quietly():
+            self._scatter.selected = indices
+
+    def _sync_peak_controls(self) -> None:
+        """Put the peak sliders and 'empirical' boxes in step with the traits."""
+        main = self._main_roofline
+        with self._quietly():
+            for trait, slider, box in self._peak_widgets():
+                value = getattr(self, trait)
+                if value is None and main is not None:
+                    value = main.peak_flops if trait == "peak_flops" else main.peak_bandwidth
+                if value is not None:
+                    _fit_slider(slider, value)
+                    slider.value = value
+                box.value = getattr(self, trait) is None
+
+    def _fit_sliders_to_data(self) -> None:
+        """Exponent ranges around the data and the peaks: 2 decades below to 2 above."""
+        main = self._main_roofline
+        with self._quietly():
+            for trait, slider, _box in self._peak_widgets():
+                values = [slider.value]
+                if main is not None:
+                    values.append(main.peak_flops if trait == "peak_flops" else main.peak_bandwidth)
+                low = math.floor(math.log10(min(values))) - 2
+                high = math.ceil(math.log10(max(values))) + 2
+                if low > slider.max:
+                    slider.max = high
+                slider.min, slider.max = low, high
+
+    # ------------------------------------------------------------ texts
+    def _empty_title(self, state: _PointState) -> str:
+        if state.error:
+            return "No points: invalid pattern"
+        if self.ranks == []:
+            return "No points: no rank selected"
+        return "No plottable region"
+
+    def _update_texts(self) -> None:
+        state = self._state
+        message = self._message(state)
+        self.set_trait("message", message)
+        style = "color:#b00020" if state.error or not len(state.points) else "color:#555"
+        self._message_html.value = (f"<div style='{style}'>{html.escape(message)}</div>"
+                                    if message else "")
+        self._left_out_html.value = _left_out_html(state.left_out)
+        self._left_out.set_title(0, f"Left out ({len(state.left_out):,})")
+        if not len(state.points) and len(state.left_out):
+            self._left_out.selected_index = 0
+        self._legend_html.value = self._legend()
+        self._update_status()
+
+    def _message(self, state: _PointState) -> str:
+        if state.error:
+            return f"{state.error}. No points are drawn until it is fixed."
+        if not len(state.points):
+            if self.ranks == []:
+                return "No rank selected."
+            if len(state.left_out):
+                reason = state.left_out["reason"].value_counts().index[0]
+                return (f"No plottable region: {len(state.left_out):,} region/rank row(s) "
+                        f"left out (most often: {reason}). See the list below.")
+            return "No region matches the include/exclude patterns."
+        return " ".join(state.notes)
+
+    def _legend(self) -> str:
+        state = self._state
+        values = pd.unique(state.shown[_COLOR_COLUMN[self.color_by]].astype(object))
+        categories = self._categories()
+        code = {c: i for i, c in enumerate(categories)}
+        palette = _palette(len(categories))
+        entries = [f"<div><span style='color:{palette[code[v]]}'>&#9679;</span> "
+                   f"{html.escape(str(v))}</div>" for v in values[:LEGEND_ENTRIES_SHOWN]]
+        if len(values) > LEGEND_ENTRIES_SHOWN:
+            entries.append(f"<div>... and {len(values) - LEGEND_ENTRIES_SHOWN:,} more</div>")
+        title = {"region": "Regions", "run": "Runs", "rank": "Ranks"}[self.color_by]
+        return f"<div><b>{title}</b>{''.join(entries)}</div>" if entries else ""
+
+    def _update_status(self) -> None:
+        state, roofline = self._state, self._roofline
+        n = len(state.points)
+        count = f"<b>{n:,} point{'s' if n != 1 else ''}</b>"
+        if state.over_budget:
+            count += (f" (drawing the {len(state.shown):,} longest-running; the budget is "
+                      f"max_points={self.max_points:,}; exports hold all)")
+        metrics = (f"FLOP rate <code>{html.escape(str(state.flops_metric))}</code>, bandwidth "
+                   f"<code>{html.escape(str(state.bandwidth_metric))}</code>")
+        if roofline is None:
+            ceilings = "ceilings: none (no points to take empirical ones from)"
+        else:
+            ceilings = "ceilings: " + ", ".join(html.escape(r.label) for r in
+                                                (*roofline.compute, *roofline.bandwidth))
+            if roofline.empirical:
+                ceilings += (" <b>&mdash; empirical ceilings are the largest observation, "
+                             "not machine limits</b>")
+        left_out = f"{len(state.left_out):,} left out"
+        self._status_html.value = " &middot; ".join([count, metrics, ceilings, left_out])
+
+    # ------------------------------------------------------------ public API
+    def reset_view(self) -> None:
+        """Fit the axes to the points and ceilings again (undo pan and zoom)."""
+        x_range, y_range = _axis_ranges(self._state.points, self._roofline)
+        roof_data = _roof_marks_data(self._roofline, x_range)
+        with self._quietly(), _holding(self._xs, self._ys, self._ceilings, self._roof,
+                                       self._ridge):
+            self._set_ranges(x_range, y_range)
+            self._assign_roof_marks(roof_data)
+
+    @property
+    def roofline(self) -> Roofline | None:
+        """The current ceilings (peaks or empirical, plus the extra ceilings)."""
+        return self._roofline
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """All current points (not only the drawn ones) with efficiency and bound.
+
+        Columns: ``file, region, rank, performance_gflops, bandwidth_gbs,
+        arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
+        bandwidth_metric, device, n_threads, call_count, groups,
+        attainable_gflops, efficiency_percent, bound, above_roof``.
+        """
+        return _classify(self._state.points, self._roofline)
+
+    def selection_dataframe(self) -> pd.DataFrame:
+        """The selected points, with the same columns as :meth:`to_dataframe`."""
+        points = self._state.points
+        if not self.selected:
+            return _classify(points.iloc[:0], self._roofline)
+        mask = _key_index(points).isin(self.selected)
+        return _classify(points[mask], self._roofline)
+
+    def left_out_dataframe(self) -> pd.DataFrame:
+        """The selected regions that could not be placed, with the reason."""
+        return self._state.left_out.reset_index(drop=True)
