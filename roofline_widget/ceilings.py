@@ -47,8 +47,37 @@ def _check_text(value, what: str) -> None:
         raise ValueError(f"{what} must be a non-empty string, got {value!r}")
 
 
+class _Roof:
+    """What compute and bandwidth roofs share: validation, provenance, label."""
+
+    _field = ""
+    unit = ""
+    kind = ""
+
+    def __post_init__(self):
+        _check_text(self.name, "roof name")
+        _check_text(self.source, "roof source")
+        value = _positive_finite(getattr(self, self._field), f"{self.kind} roof {self.name!r}")
+        object.__setattr__(self, self._field, value)
+
+    @property
+    def value(self) -> float:
+        """The ceiling, in :attr:`unit`."""
+        return getattr(self, self._field)
+
+    @property
+    def empirical(self) -> bool:
+        """Whether the roof is the largest observation rather than a machine limit."""
+        return self.source == EMPIRICAL
+
+    @property
+    def label(self) -> str:
+        """``"DRAM: 140 GB/s (likwid-bench triad, 64 threads)"``."""
+        return f"{self.name}: {self.value:.4g} {self.unit} ({self.source})"
+
+
 @dataclass(frozen=True)
-class ComputeRoof:
+class ComputeRoof(_Roof):
     """A horizontal compute ceiling.
 
     Parameters
@@ -70,30 +99,13 @@ class ComputeRoof:
     name: str
     gflops: float
     source: str = USER
-
-    def __post_init__(self):
-        _check_text(self.name, "roof name")
-        _check_text(self.source, "roof source")
-        object.__setattr__(self, "gflops", _positive_finite(self.gflops, f"compute roof {self.name!r}"))
-
-    @property
-    def value(self) -> float:
-        """The ceiling (GFLOP/s)."""
-        return self.gflops
-
-    @property
-    def empirical(self) -> bool:
-        """Whether the roof is the largest observation rather than a machine limit."""
-        return self.source == EMPIRICAL
-
-    @property
-    def label(self) -> str:
-        """``"Peak DP: 1200 GFLOP/s (spec sheet)"``."""
-        return f"{self.name}: {self.gflops:.4g} GFLOP/s ({self.source})"
+    _field = "gflops"
+    unit = "GFLOP/s"
+    kind = "compute"
 
 
 @dataclass(frozen=True)
-class BandwidthRoof:
+class BandwidthRoof(_Roof):
     """A sloped bandwidth ceiling.
 
     Parameters
@@ -114,26 +126,9 @@ class BandwidthRoof:
     name: str
     gbs: float
     source: str = USER
-
-    def __post_init__(self):
-        _check_text(self.name, "roof name")
-        _check_text(self.source, "roof source")
-        object.__setattr__(self, "gbs", _positive_finite(self.gbs, f"bandwidth roof {self.name!r}"))
-
-    @property
-    def value(self) -> float:
-        """The bandwidth (GB/s)."""
-        return self.gbs
-
-    @property
-    def empirical(self) -> bool:
-        """Whether the roof is the largest observation rather than a machine limit."""
-        return self.source == EMPIRICAL
-
-    @property
-    def label(self) -> str:
-        """``"DRAM: 140 GB/s (likwid-bench triad, 64 threads)"``."""
-        return f"{self.name}: {self.gbs:.4g} GB/s ({self.source})"
+    _field = "gbs"
+    unit = "GB/s"
+    kind = "bandwidth"
 
 
 def _find(roofs, wanted, kind):
@@ -320,17 +315,17 @@ class Roofline:
         for slope in self.bandwidth:
             ridge = min(max(top_compute / slope.gbs, x_min), x_max)
             y_end = top_compute if ridge == top_compute / slope.gbs else slope.gbs * ridge
-            segments.append(self._segment(slope, "bandwidth", [x_min, ridge],
+            segments.append(self._segment(slope, [x_min, ridge],
                                           [slope.gbs * x_min, y_end]))
         for roof in self.compute:
             start = min(max(roof.gflops / top_bandwidth, x_min), x_max)
-            segments.append(self._segment(roof, "compute", [start, x_max], [roof.gflops] * 2))
+            segments.append(self._segment(roof, [start, x_max], [roof.gflops] * 2))
         segments.append(self._main_roof(x_min, x_max))
         return segments
 
     @staticmethod
-    def _segment(roof, kind, x, y) -> dict:
-        return {"name": roof.name, "kind": kind, "value": roof.value, "source": roof.source,
+    def _segment(roof, x, y) -> dict:
+        return {"name": roof.name, "kind": roof.kind, "value": roof.value, "source": roof.source,
                 "label": roof.label, "empirical": roof.empirical,
                 "x": [float(v) for v in x], "y": [float(v) for v in y]}
 
@@ -362,11 +357,9 @@ class Roofline:
 
     def to_dicts(self) -> list[dict]:
         """The roofs as plain dicts (``name, kind, value, unit, source, empirical``)."""
-        rows = [{"name": r.name, "kind": "compute", "value": r.gflops, "unit": "GFLOP/s",
-                 "source": r.source, "empirical": r.empirical} for r in self.compute]
-        rows += [{"name": r.name, "kind": "bandwidth", "value": r.gbs, "unit": "GB/s",
-                  "source": r.source, "empirical": r.empirical} for r in self.bandwidth]
-        return rows
+        return [{"name": r.name, "kind": r.kind, "value": r.value, "unit": r.unit,
+                 "source": r.source, "empirical": r.empirical}
+                for r in self.compute + self.bandwidth]
 
 
 def _observed_max(points, column: str) -> float:

@@ -73,6 +73,7 @@ _SUB_RATE = re.compile(
 _DIRECTIONAL = re.compile(
     r"\b(?:read|write|load|store|evict|victim|dropped|prefetch|fill|writeback)\b"
     r"|(?<!<)->|<-(?!>)|\bto\b(?!/)", re.IGNORECASE)
+_OUTGOING = re.compile(r"\b(?:write|store|evict|victim|writeback)\b", re.IGNORECASE)
 _MEMORY = re.compile(r"\b(?:memory|mem|dram|hbm|mcdram|nvm|pmm)\b", re.IGNORECASE)
 _CACHE_LEVEL = re.compile(r"\bl([123])", re.IGNORECASE)
 _BARE_BYTE_UNIT = re.compile(r"\s*\[?\s*[kKMGTPE]?i?bytes?/s\s*\]?\s*$", re.IGNORECASE)
@@ -103,7 +104,8 @@ def _bandwidth_tier(name: str) -> int:
     stem = _bandwidth_stem(name)
     memory = bool(_MEMORY.search(stem))
     if _DIRECTIONAL.search(stem):
-        return 7 if memory else 8
+        outgoing = 1 if _OUTGOING.search(stem) else 0
+        return (7 if memory else 9) + outgoing
     if stem == "memory bandwidth":
         return 0
     if memory:
@@ -163,7 +165,7 @@ def detect_bandwidth_metric(names) -> tuple[str | None, list[str]]:
     ``Memory bandwidth [MBytes/s]`` comes first, then other memory totals
     (``HBM bandwidth``, per-channel totals), L3-to/from-system totals, then
     cache totals (L3, L2, L1, in that order).  Read, write, load, evict or
-    other one-directional bandwidths come last: using the read bandwidth
+    other one-directional bandwidths come last (reads before writes): using the read bandwidth
     alone (as scope-profiler's detection does in MEM_DP) overstates the
     arithmetic intensity.
 
@@ -377,12 +379,18 @@ class RegionSums:
         self.ranks = sorted(int(r) for r in pd.unique(frame["rank"]))
         self.regions = list(frame["region"].cat.categories)
         self.files = list(frame["file"].cat.categories)
-        self._columns = {name: frame[name].to_numpy() for name in ("rank", "n_threads",
-                                                                   "runtime_s", "call_count")}
-        self._labels = {name: np.asarray(frame[name].astype(object)) for name in
-                        ("file", "region", "device", "groups")}
-        self._region_codes = frame["region"].cat.codes.to_numpy()
-        self._gpu = self._labels["device"] == GPU
+        self._columns = {
+            "rank": frame["rank"].to_numpy(dtype=np.int64),
+            "n_threads": frame["n_threads"].to_numpy(dtype=np.int64),
+            "runtime_s": frame["runtime_s"].to_numpy(dtype=float),
+            "call_count": frame["call_count"].to_numpy(dtype=float),
+        }
+        self._labels = {name: (frame[name].cat.codes.to_numpy(), frame[name].cat.categories)
+                        for name in ("file", "region", "device", "groups")}
+        self._region_codes = self._labels["region"][0]
+        device_codes, devices = self._labels["device"]
+        self._gpu = np.asarray(devices == GPU)[device_codes] if len(devices) else \
+            np.zeros(len(frame), dtype=bool)
         self._metric_values: dict[str, np.ndarray] = {}
         self._region_masks: dict[tuple, np.ndarray] = {}
 
@@ -448,39 +456,45 @@ class RegionSums:
         return mask
 
     def _rates(self, metric, role: str, expected_kind: str, rows: np.ndarray):
-        """Values in giga units and the reason (``""`` if usable) per selected row."""
+        """Values in giga units, a reason code per selected row, and the reason texts.
+
+        Code 0 (text ``""``) means usable; the texts are indexed by the codes.
+        """
         n = len(rows)
+        problem = None
         if metric is None:
-            return np.full(n, np.nan), np.full(n, f"no {role} metric in the data", dtype=object)
-        if metric not in self.units:
-            return np.full(n, np.nan), np.full(n, f"no metric {metric!r} in the data", dtype=object)
-        unit = self.units[metric]
-        kinds_ok = (FLOP_RATE, UOP_RATE) if expected_kind == FLOP_RATE else (BYTE_RATE,)
-        if unit.kind not in kinds_ok:
-            wanted = "a FLOP rate" if expected_kind == FLOP_RATE else "a byte rate"
-            text = f"unit of {metric!r} ({unit.text or 'none'}) is not {wanted}"
-            return np.full(n, np.nan), np.full(n, text, dtype=object)
+            problem = f"no {role} metric in the data"
+        elif metric not in self.units:
+            problem = f"no metric {metric!r} in the data"
+        else:
+            unit = self.units[metric]
+            kinds_ok = (FLOP_RATE, UOP_RATE) if expected_kind == FLOP_RATE else (BYTE_RATE,)
+            if unit.kind not in kinds_ok:
+                wanted = "a FLOP rate" if expected_kind == FLOP_RATE else "a byte rate"
+                problem = f"unit of {metric!r} ({unit.text or 'none'}) is not {wanted}"
+        if problem is not None:
+            return np.full(n, np.nan), np.ones(n, dtype=np.intp), ["", problem]
         raw = self._values(metric)
         values = raw[rows] * unit.to_giga
-        gpu = self._gpu[rows]
         gpu_metric = bool(np.isfinite(raw[self._gpu]).any())
         with np.errstate(invalid="ignore"):
             conditions = [
-                np.isnan(values) & gpu & (not gpu_metric),
+                np.isnan(values) & self._gpu[rows] & (not gpu_metric),
                 np.isnan(values),
                 np.isinf(values),
                 values == 0,
                 values < 0,
             ]
-        choices = [
+        texts = [
+            "",
             f"GPU region: {metric!r} is measured on CPUs only",
             f"{metric!r} not measured in this region",
             f"{metric!r} is infinite",
             f"{metric!r} is zero on every thread",
             f"{metric!r} is negative",
         ]
-        reason = np.select(conditions, choices, default="").astype(object)
-        return values, reason
+        codes = np.select(conditions, np.arange(1, len(texts)), default=0)
+        return values, codes, texts
 
     def select(self, flops_metric=None, bandwidth_metric=None, ranks=None, include=None,
                exclude=None) -> "PointSelection":
@@ -523,50 +537,60 @@ class RegionSums:
             if missing:
                 notes.append(f"rank(s) {missing} not in the data (ranks present: {self.ranks})")
         rows = np.flatnonzero(mask)
-        performance, why_flops = self._rates(flops_metric, "FLOP-rate", FLOP_RATE, rows)
-        bandwidth, why_bandwidth = self._rates(bandwidth_metric, "bandwidth", BYTE_RATE, rows)
-        reason = _join_reasons(why_flops, why_bandwidth)
-        placed = reason == ""
+        performance, flops_codes, flops_texts = self._rates(flops_metric, "FLOP-rate", FLOP_RATE, rows)
+        bandwidth, bw_codes, bw_texts = self._rates(bandwidth_metric, "bandwidth", BYTE_RATE, rows)
+        placed = (flops_codes == 0) & (bw_codes == 0)
+        reasons = _reasons(flops_texts, bw_texts, flops_codes[~placed], bw_codes[~placed])
         points = self._points_frame(rows[placed], performance[placed], bandwidth[placed],
                                     flops_metric, bandwidth_metric)
-        left_out = self._left_out_frame(rows[~placed], reason[~placed])
+        left_out = self._left_out_frame(rows[~placed], reasons)
         return PointSelection(points, left_out, flops_metric, bandwidth_metric, notes)
 
+    def _label_column(self, name: str, rows: np.ndarray) -> pd.Categorical:
+        codes, categories = self._labels[name]
+        return pd.Categorical.from_codes(codes[rows], categories=categories)
+
     def _points_frame(self, rows, performance, bandwidth, flops_metric, bandwidth_metric):
-        labels, columns = self._labels, self._columns
+        columns = self._columns
         n = len(rows)
         return pd.DataFrame({
-            "file": labels["file"][rows],
-            "region": labels["region"][rows],
+            "file": self._label_column("file", rows),
+            "region": self._label_column("region", rows),
             "rank": columns["rank"][rows],
             "performance_gflops": performance,
             "bandwidth_gbs": bandwidth,
             "arithmetic_intensity_flops_per_byte": performance / bandwidth,
-            "runtime_seconds": columns["runtime_s"][rows].astype(float),
-            "flops_metric": np.full(n, flops_metric, dtype=object),
-            "bandwidth_metric": np.full(n, bandwidth_metric, dtype=object),
-            "device": labels["device"][rows],
-            "n_threads": columns["n_threads"][rows].astype(np.int64),
-            "call_count": columns["call_count"][rows].astype(float),
-            "groups": labels["groups"][rows],
+            "runtime_seconds": columns["runtime_s"][rows],
+            "flops_metric": _constant_column(flops_metric, n),
+            "bandwidth_metric": _constant_column(bandwidth_metric, n),
+            "device": self._label_column("device", rows),
+            "n_threads": columns["n_threads"][rows],
+            "call_count": columns["call_count"][rows],
+            "groups": self._label_column("groups", rows),
         })
 
-    def _left_out_frame(self, rows, reason):
-        labels = self._labels
+    def _left_out_frame(self, rows, reasons):
         return pd.DataFrame({
-            "file": labels["file"][rows],
-            "region": labels["region"][rows],
+            "file": self._label_column("file", rows),
+            "region": self._label_column("region", rows),
             "rank": self._columns["rank"][rows],
-            "reason": reason,
-            "device": labels["device"][rows],
-            "groups": labels["groups"][rows],
+            "reason": reasons,
+            "device": self._label_column("device", rows),
+            "groups": self._label_column("groups", rows),
         })
 
 
-def _join_reasons(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    both = (first != "") & (second != "")
-    joined = first + np.where(both, "; ", "").astype(object) + second
-    return joined.astype(object)
+def _constant_column(value, n: int) -> pd.Categorical:
+    categories = [] if value is None else [value]
+    return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
+
+
+def _reasons(first: list[str], second: list[str], first_codes, second_codes) -> pd.Categorical:
+    """Joined reason texts per row, from the reason codes of both metrics."""
+    table = [f"{a}; {b}" if a and b else a + b for a in first for b in second]
+    categories, inverse = np.unique(np.array(table, dtype=str), return_inverse=True)
+    codes = np.asarray(inverse).ravel()[first_codes * len(second) + second_codes]
+    return pd.Categorical.from_codes(codes, categories=categories)
 
 
 @dataclass
@@ -622,6 +646,7 @@ class PointSelection:
     def left_out_summary(self, limit: int = 5) -> str:
         """One sentence: how many region/rank rows were left out and why."""
         counts = self.left_out["reason"].value_counts(sort=True)
+        counts = counts[counts > 0]
         reasons = "; ".join(f"{count} x {reason}" for reason, count in counts.head(limit).items())
         if len(counts) > limit:
             reasons += f"; and {len(counts) - limit} other reason(s)"

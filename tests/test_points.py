@@ -1,0 +1,499 @@
+"""Tests of roofline_widget.points: sums over threads, metric detection, selection, left-out list."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roofline_widget import read_likwid, sample_path
+from roofline_widget.io._core import RegionBlock, ThreadColumn, build_run
+from roofline_widget.points import (
+    POINT_KEYS,
+    MetricChoiceWarning,
+    RegionSums,
+    RegionsLeftOutWarning,
+    collect_roofline_points,
+    detect_bandwidth_metric,
+    detect_flops_metric,
+    left_out_regions,
+    normalize_ranks,
+    points_dataframe,
+)
+
+MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
+FLOPS_DP_4T = "gmgpolar_skx4s_lw50_FLOPS_DP_spread4t_2regions.txt"
+PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
+MPIRUN_48 = "mpirun_clx_sonata_48ranks_CACHES_marker.txt"
+DP = "DP [MFLOP/s]"
+MEM_BW = "Memory bandwidth [MBytes/s]"
+READ_BW = "Memory read bandwidth [MBytes/s]"
+
+
+# ---------------------------------------------------------------------------
+# helpers: LikwidRun objects built through the real parser core
+# ---------------------------------------------------------------------------
+def block(region, metrics, *, group="MEM_DP", threads=None, runtime=None, calls=1.0, line=1,
+          devices=None):
+    """One RegionBlock; ``metrics`` maps metric name -> per-thread values."""
+    values = np.array([np.asarray(v, dtype=float) for v in metrics.values()])
+    n = values.shape[1]
+    ids = list(range(n)) if threads is None else list(threads)
+    devices = devices or ["cpu"] * n
+    columns = [ThreadColumn(f"{'GPU' if d == 'gpu' else 'HWThread'} {i}", i, d)
+               for i, d in zip(ids, devices)]
+    return RegionBlock(region, 1, group, line, threads=columns,
+                       runtime=np.full(n, 1.0) if runtime is None else np.asarray(runtime, float),
+                       call_count=np.full(n, calls), metric_names=list(metrics), metrics=values)
+
+
+def make_run(*blocks, source="synthetic.txt", label=None):
+    return build_run(list(blocks), source=source, label=label)
+
+
+def point_of(points, region, rank=0):
+    matches = [p for p in points if p["region"] == region and p["rank"] == rank]
+    assert len(matches) == 1, (region, rank, points)
+    return matches[0]
+
+
+def stat_sum(run, region, metric, group=None):
+    stats = run.stats
+    rows = stats[(stats["region"] == region) & (stats["name"] == metric)
+                 & (stats["kind"] == "metric")]
+    if group is not None:
+        rows = rows[rows["group"] == group]
+    assert len(rows) == 1
+    return float(rows["Sum"].iloc[0])
+
+
+# ---------------------------------------------------------------------------
+# real samples, numbers worked out by hand
+# ---------------------------------------------------------------------------
+def test_gmgpolar_mem_dp_4_threads_sums_by_hand():
+    run = read_likwid(sample_path(MEM_DP_4T))
+    points = collect_roofline_points(run)
+    setup = point_of(points, "Setup")
+    # DP [MFLOP/s] per thread: 517.2402 + 478.9738 + 477.1800 + 476.6683 = 1950.0623 MFLOP/s
+    assert setup["performance_gflops"] == pytest.approx(1.9500623, rel=1e-12)
+    # ... which is LIKWID's own STAT Sum
+    assert setup["performance_gflops"] * 1e3 == pytest.approx(stat_sum(run, "Setup", DP), abs=1e-9)
+    # Memory bandwidth only on Core 0 (uncore counters): 541.7965 + 0 + 0 + 0 MB/s
+    assert setup["bandwidth_metric"] == MEM_BW
+    assert setup["bandwidth_gbs"] == pytest.approx(0.5417965, rel=1e-12)
+    # intensity 1.9500623 / 0.5417965 = 3.59924...
+    assert setup["arithmetic_intensity_flops_per_byte"] == pytest.approx(1.9500623 / 0.5417965)
+    # runtime: max of 0.090805, 0.091738, 0.091736, 0.091758
+    assert setup["runtime_seconds"] == pytest.approx(0.091758)
+    solve = point_of(points, "Solve")
+    # 1112.9116 + 1090.3446 + 1086.9532 + 1093.1674 = 4383.3768 MFLOP/s; 513.2946 MB/s
+    assert solve["performance_gflops"] == pytest.approx(4.3833768, rel=1e-12)
+    assert solve["performance_gflops"] * 1e3 == pytest.approx(stat_sum(run, "Solve", DP), abs=1e-9)
+    assert solve["bandwidth_gbs"] == pytest.approx(0.5132946, rel=1e-12)
+    assert solve["runtime_seconds"] == pytest.approx(10.08174)
+
+
+def test_gmgpolar_frame_columns_and_thread_counts():
+    sums = RegionSums.from_runs(read_likwid(sample_path(MEM_DP_4T)))
+    assert list(sums.frame.columns[:8]) == ["file", "rank", "region", "device", "n_threads",
+                                            "runtime_s", "call_count", "groups"]
+    setup = sums.frame[sums.frame["region"] == "Setup"].iloc[0]
+    assert setup["n_threads"] == 4 and setup["call_count"] == 2 and setup["groups"] == "MEM_DP"
+    # every metric column is the STAT Sum of that metric (sum over the 4 threads)
+    run = sums.runs[0]
+    for metric in (DP, MEM_BW, READ_BW, "AVX DP [MFLOP/s]", "Scalar [MUOPS/s]"):
+        assert setup[metric] == pytest.approx(stat_sum(run, "Setup", metric), abs=1e-9)
+    assert sums.flop_metrics == [DP, "AVX DP [MFLOP/s]", "Packed [MUOPS/s]", "Scalar [MUOPS/s]"]
+    assert sums.bandwidth_metrics == [READ_BW, "Memory write bandwidth [MBytes/s]", MEM_BW]
+    assert sums.regions == ["Setup", "Solve"] and sums.ranks == [0]
+
+
+def test_total_bandwidth_not_read_bandwidth_unlike_reference():
+    # the reference picks 'Memory read bandwidth' (151.8988 MB/s for Setup) and overstates
+    # the intensity by 541.7965 / 151.8988 = 3.57x
+    setup = point_of(collect_roofline_points(sample_path(MEM_DP_4T)), "Setup")
+    assert setup["bandwidth_metric"] == MEM_BW
+    read = point_of(collect_roofline_points(sample_path(MEM_DP_4T), bandwidth_metric=READ_BW),
+                    "Setup")
+    assert read["bandwidth_gbs"] == pytest.approx(0.1518988)
+    ratio = read["arithmetic_intensity_flops_per_byte"] / setup["arithmetic_intensity_flops_per_byte"]
+    assert ratio == pytest.approx(541.7965 / 151.8988)
+
+
+def test_pmgpu_joins_mem_dp_and_flops_dp_without_double_counting():
+    run = read_likwid(sample_path(PMGPU))
+    points = collect_roofline_points(run)
+    assert [p["region"] for p in points] == ["<init_datastructures>", "<function_d>",
+                                             "<function_b>", "<function_a>", "<function_c>"]
+    d = point_of(points, "<function_d>")
+    # DP [MFLOP/s] is printed by MEM_DP (1616.3005) and FLOPS_DP (1323.2573): the first group
+    # (MEM_DP, in file order) is used, never the sum 2939.5578
+    assert d["performance_gflops"] == pytest.approx(1.6163005, rel=1e-12)
+    assert d["performance_gflops"] * 1e3 == pytest.approx(
+        stat_sum(run, "<function_d>", DP, group="MEM_DP") if len(run.stats) else 1616.3005)
+    assert d["bandwidth_gbs"] == pytest.approx(28.5809575, rel=1e-12)
+    a = point_of(points, "<function_a>")
+    assert a["performance_gflops"] == pytest.approx(2.1341472)  # not 2134.1472 + 2125.7600
+    assert a["bandwidth_gbs"] == pytest.approx(8.5541612)
+    frame = points_dataframe(run)
+    assert set(frame["groups"]) == {"MEM_DP+FLOPS_DP"}
+    assert set(frame["n_threads"]) == {1}
+
+
+def test_flops_only_sample_is_left_out_with_a_warning():
+    with pytest.warns(RegionsLeftOutWarning, match=r"^2 region/rank row\(s\) left out"):
+        points = collect_roofline_points(sample_path(FLOPS_DP_4T))
+    assert points == []
+    left = left_out_regions(sample_path(FLOPS_DP_4T))
+    assert list(left.columns[:4]) == ["file", "region", "rank", "reason"]
+    assert list(left["region"]) == ["Setup", "Solve"]
+    assert set(left["reason"]) == {"no bandwidth metric in the data"}
+
+
+def test_flops_dp_spread_sum_matches_stat_sum_with_explicit_flops():
+    # no bandwidth, but the FLOP sums are still right: 534.9908 + 501.0739 + 500.6641 + 500.5403
+    run = read_likwid(sample_path(FLOPS_DP_4T))
+    frame = RegionSums.from_runs(run).frame.set_index("region")
+    assert frame.loc["Setup", DP] == pytest.approx(2037.2691, abs=1e-9)
+    assert frame.loc["Setup", DP] == pytest.approx(stat_sum(run, "Setup", DP), abs=1e-9)
+    assert frame.loc["Solve", "runtime_s"] == pytest.approx(136.148)
+
+
+def test_mpirun_ranks_and_rank_selection_with_numpy_ints():
+    run = read_likwid(sample_path(MPIRUN_48))
+    sums = RegionSums.from_runs(run)
+    assert sums.ranks == list(range(48))
+    selection = sums.select(flops_metric="L2 to/from L3 bandwidth [MBytes/s]")
+    # a byte rate is no FLOP rate: every row is left out, with that reason
+    assert selection.points.empty
+    assert selection.left_out["reason"].str.contains("is not a FLOP rate").all()
+    one = sums.select(ranks=np.int64(1))
+    assert set(one.left_out["rank"]) == {1}
+    several = sums.select(ranks=np.array([3, 5]))
+    assert sorted(several.left_out["rank"]) == [3, 5]
+
+
+# ---------------------------------------------------------------------------
+# metric detection
+# ---------------------------------------------------------------------------
+def test_detect_flops_prefers_dp_total():
+    names = ["AVX512 DP [MFLOP/s]", "Packed [MUOPS/s]", "AVX DP [MFLOP/s]", DP]
+    assert detect_flops_metric(names) == (DP, [])
+    assert detect_flops_metric(["Packed DP [MFLOP/s]", "Packed SP [MFLOP/s]"])[0] == "Packed DP [MFLOP/s]"
+    assert detect_flops_metric(["SP [MFLOP/s]", "AVX SP [MFLOP/s]"]) == ("SP [MFLOP/s]", [])
+    assert detect_flops_metric(["DP MFLOP/s", "AVX DP MFLOP/s", "Packed MUOPS/s"])[0] == "DP MFLOP/s"
+    assert detect_flops_metric(["AVX [MFLOP/s]", "MFLOP/s"])[0] == "MFLOP/s"
+    assert detect_flops_metric(["CPI", "Memory bandwidth [MBytes/s]"]) == (None, [])
+
+
+def test_detect_flops_dp_and_sp_warns():
+    name, notes = detect_flops_metric(["SP [MFLOP/s]", DP])
+    assert name == DP and "single-precision" in notes[0]
+    a = block("r", {"SP [MFLOP/s]": [1.0], DP: [2.0], MEM_BW: [4.0]})
+    with pytest.warns(MetricChoiceWarning, match="exact name"):
+        points = collect_roofline_points(make_run(a))
+    assert points[0]["flops_metric"] == DP and points[0]["performance_gflops"] == pytest.approx(0.002)
+
+
+def test_detect_flops_never_uops_when_flop_rate_exists():
+    assert detect_flops_metric(["Packed [MUOPS/s]", "Scalar [MUOPS/s]", "HP [MFLOP/s]"])[0] == \
+        "HP [MFLOP/s]"
+    name, notes = detect_flops_metric(["Packed [MUOPS/s]", "Scalar [MUOPS/s]"])
+    assert name == "Packed [MUOPS/s]" and "uops are not FLOPs" in notes[0]
+
+
+@pytest.mark.parametrize("names, expected", [
+    ([READ_BW, "Memory write bandwidth [MBytes/s]", MEM_BW], MEM_BW),
+    (["L3 bandwidth [MBytes/s]", READ_BW, MEM_BW, "L2 bandwidth [MBytes/s]"], MEM_BW),
+    (["HBM read bandwidth [MBytes/s] ", "HBM bandwidth [MBytes/s]", "L3 bandwidth [MBytes/s]"],
+     "HBM bandwidth [MBytes/s]"),
+    (["L3 load bandwidth [MBytes/s]", "L3 evict bandwidth [MBytes/s]", "L3 bandwidth [MBytes/s]"],
+     "L3 bandwidth [MBytes/s]"),
+    (["L2D load bandwidth [MBytes/s]", "L2 bandwidth [MBytes/s]"], "L2 bandwidth [MBytes/s]"),
+    (["L2 to L1 load bandwidth [MBytes/s]", "L1 to/from L2 bandwidth [MBytes/s]",
+      "L2 to/from L3 bandwidth [MBytes/s]", "System to L3 bandwidth [MBytes/s]",
+      "L3 to/from system bandwidth [MBytes/s]", READ_BW, MEM_BW], MEM_BW),
+    (["L2 to L1 load bandwidth [MBytes/s]", "L1 to/from L2 bandwidth [MBytes/s]",
+      "L2 to/from L3 bandwidth [MBytes/s]"], "L2 to/from L3 bandwidth [MBytes/s]"),
+    (["L1D<-L2 load bandwidth [MBytes/s]", "L1<->L2 bandwidth [MBytes/s]"],
+     "L1<->L2 bandwidth [MBytes/s]"),
+    (["Memory write bandwidth MBytes/s", "Memory bandwidth MBytes/s"], "Memory bandwidth MBytes/s"),
+    ([READ_BW, "Memory write bandwidth [MBytes/s]"], READ_BW),
+])
+def test_detect_bandwidth_picks_the_total(names, expected):
+    assert detect_bandwidth_metric(names)[0] == expected
+    assert detect_bandwidth_metric(list(reversed(names)))[0] == expected
+
+
+def test_detect_bandwidth_fallback_is_said():
+    name, notes = detect_bandwidth_metric(["L3 load bandwidth [MBytes/s]", "L3 bandwidth [MBytes/s]"])
+    assert name == "L3 bandwidth [MBytes/s]" and "no total memory bandwidth" in notes[0]
+    assert detect_bandwidth_metric([MEM_BW])[1] == []
+    assert detect_bandwidth_metric(["Memory data volume [GBytes]"]) == (None, [])
+
+
+def test_one_metric_choice_for_the_whole_call():
+    # region a has only AVX DP and the read bandwidth, region b the totals: the totals are
+    # chosen once, and region a is left out rather than plotted with other metrics
+    a = block("a", {"AVX DP [MFLOP/s]": [5.0], READ_BW: [10.0]})
+    b = block("b", {DP: [8.0], MEM_BW: [20.0]}, line=20)
+    selection = RegionSums.from_runs(make_run(a, b)).select()
+    assert selection.flops_metric == DP and selection.bandwidth_metric == MEM_BW
+    assert list(selection.points["region"]) == ["b"]
+    assert list(selection.left_out["region"]) == ["a"]
+    assert selection.left_out["reason"].iloc[0] == (
+        f"{DP!r} not measured in this region; {MEM_BW!r} not measured in this region")
+
+
+# ---------------------------------------------------------------------------
+# units: every SI and IEC prefix
+# ---------------------------------------------------------------------------
+def test_tera_peta_flops_and_tib_bandwidth_scaled_correctly():
+    a = block("tflops", {"DP [TFLOP/s]": [1.5, 0.5], "Memory bandwidth [TiB/s]": [1.0, 0.0]})
+    b = block("pflops", {"DP [PFLOP/s]": [0.002], "HBM bandwidth [GiB/s]": [2.0]}, line=20)
+    run = make_run(a, b)
+    with pytest.warns(RegionsLeftOutWarning, match="1 region/rank"):  # the other region
+        tflops = point_of(collect_roofline_points(run), "tflops")
+    # (1.5 + 0.5) TFLOP/s = 2000 GFLOP/s (the reference reads 2e-9); 1 TiB/s = 2**40 / 1e9 GB/s
+    assert tflops["performance_gflops"] == pytest.approx(2000.0, rel=1e-15)
+    assert tflops["bandwidth_gbs"] == pytest.approx(1099.511627776, rel=1e-15)
+    with pytest.warns(RegionsLeftOutWarning, match="1 region/rank"):
+        pflops = point_of(collect_roofline_points(
+            run, flops_metric="DP [PFLOP/s]", bandwidth_metric="HBM bandwidth [GiB/s]"), "pflops")
+    # 0.002 PFLOP/s = 2000 GFLOP/s; 2 GiB/s = 2 * 2**30 / 1e9 = 2.147483648 GB/s
+    assert pflops["performance_gflops"] == pytest.approx(2000.0, rel=1e-15)
+    assert pflops["bandwidth_gbs"] == pytest.approx(2.147483648, rel=1e-15)
+
+
+_PREFIXES = {"": 1e-9, "k": 1e-6, "M": 1e-3, "G": 1.0, "T": 1e3, "P": 1e6}
+_IEC = {"Ki": 2**10 / 1e9, "Mi": 2**20 / 1e9, "Gi": 2**30 / 1e9, "Ti": 2**40 / 1e9,
+        "Pi": 2**50 / 1e9}
+
+
+@settings(max_examples=40, deadline=None)
+@given(flop_prefix=st.sampled_from(sorted(_PREFIXES)),
+       byte_prefix=st.sampled_from(sorted(_PREFIXES) + sorted(_IEC)),
+       flops=st.floats(1e-3, 1e6), bandwidth=st.floats(1e-3, 1e6))
+def test_unit_prefixes_convert_exactly(flop_prefix, byte_prefix, flops, bandwidth):
+    flop_name, byte_name = f"DP [{flop_prefix}FLOP/s]", f"Memory bandwidth [{byte_prefix}Bytes/s]"
+    run = make_run(block("r", {flop_name: [flops], byte_name: [bandwidth]}))
+    (point,) = collect_roofline_points(run)
+    factor = {**_PREFIXES, **_IEC}[byte_prefix]
+    assert point["performance_gflops"] == pytest.approx(flops * _PREFIXES[flop_prefix], rel=1e-14)
+    assert point["bandwidth_gbs"] == pytest.approx(bandwidth * factor, rel=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# aggregation properties
+# ---------------------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.0, 1e5), st.floats(0.0, 1e5)), min_size=1, max_size=12),
+       st.randoms(use_true_random=False))
+def test_sums_are_invariant_under_thread_order(values, random):
+    flops = [v[0] for v in values]
+    bandwidth = [v[1] for v in values]
+    order = list(range(len(values)))
+    random.shuffle(order)
+    original = make_run(block("r", {DP: flops, MEM_BW: bandwidth}))
+    shuffled = make_run(block("r", {DP: [flops[i] for i in order],
+                                    MEM_BW: [bandwidth[i] for i in order]},
+                              threads=[order[i] for i in range(len(order))]))
+    first = RegionSums.from_runs(original).frame
+    second = RegionSums.from_runs(shuffled).frame
+    for metric in (DP, MEM_BW):
+        assert second[metric].iloc[0] == pytest.approx(first[metric].iloc[0], rel=1e-12, abs=1e-12)
+        assert first[metric].iloc[0] == pytest.approx(sum(v for v in (flops if metric == DP
+                                                                      else bandwidth)), rel=1e-12)
+
+
+def test_all_dash_metric_stays_nan_and_is_reported():
+    # min_count=1: a metric printed as '-' on every thread is NaN, not a 0 sum
+    a = block("dash", {DP: [np.nan, np.nan], MEM_BW: [3.0, np.nan]})
+    sums = RegionSums.from_runs(make_run(a))
+    assert np.isnan(sums.frame[DP].iloc[0]) and sums.frame[MEM_BW].iloc[0] == 3.0
+    assert sums.select().left_out["reason"].iloc[0] == f"{DP!r} not measured in this region"
+
+
+def test_runtime_is_max_over_threads_and_first_group():
+    a = block("r", {DP: [1.0, 2.0], MEM_BW: [3.0, 0.0]}, runtime=[0.5, 0.75], calls=3)
+    b = block("r", {DP: [10.0, 20.0], "AVX DP [MFLOP/s]": [1.0, 1.0]}, group="FLOPS_DP",
+              runtime=[0.9, 0.8], line=40)
+    row = RegionSums.from_runs(make_run(a, b)).frame.iloc[0]
+    assert row["runtime_s"] == 0.75 and row["call_count"] == 3
+    assert row[DP] == 3.0 and row["AVX DP [MFLOP/s]"] == 2.0 and row["groups"] == "MEM_DP+FLOPS_DP"
+
+
+# ---------------------------------------------------------------------------
+# left-out regions: never silent, never aborting
+# ---------------------------------------------------------------------------
+def test_bad_regions_are_listed_with_reasons_and_the_rest_is_plotted():
+    good = block("good", {DP: [1000.0], MEM_BW: [500.0]})
+    zero = block("zero", {DP: [0.0, 0.0], MEM_BW: [500.0, 0.0]}, line=10)
+    nan = block("nan", {DP: [np.nan], MEM_BW: [500.0]}, line=20)
+    inf = block("inf", {DP: [np.inf], MEM_BW: [np.inf]}, line=30)
+    negative = block("negative", {DP: [-5.0], MEM_BW: [1.0]}, line=40)
+    other = block("other", {"CPI": [1.0]}, group="CLOCK", line=50)
+    run = make_run(good, zero, nan, inf, negative, other)
+    with pytest.warns(RegionsLeftOutWarning) as record:
+        points = collect_roofline_points(run)
+    assert len([w for w in record if w.category is RegionsLeftOutWarning]) == 1
+    assert "5 region/rank row(s) left out" in str(record[0].message)
+    assert [p["region"] for p in points] == ["good"]
+    reasons = left_out_regions(run).set_index("region")["reason"]
+    assert reasons["zero"] == f"{DP!r} is zero on every thread"
+    assert reasons["nan"] == f"{DP!r} not measured in this region"
+    assert reasons["inf"] == f"{DP!r} is infinite; {MEM_BW!r} is infinite"
+    assert reasons["negative"] == f"{DP!r} is negative"
+    assert reasons["other"].startswith(f"{DP!r} not measured")
+
+
+def test_unknown_unit_and_unknown_metric_are_reasons():
+    run = make_run(block("r", {DP: [1.0], MEM_BW: [2.0], "CPI": [0.5]}))
+    with pytest.warns(RegionsLeftOutWarning):
+        assert collect_roofline_points(run, flops_metric="CPI") == []
+    assert left_out_regions(run, flops_metric="CPI")["reason"].iloc[0] == \
+        "unit of 'CPI' (none) is not a FLOP rate"
+    assert left_out_regions(run, bandwidth_metric="Nope [MB/s]")["reason"].iloc[0] == \
+        "no metric 'Nope [MB/s]' in the data"
+
+
+def test_gpu_region_under_cpu_metrics_is_a_reason():
+    cpu = block("host", {DP: [100.0], MEM_BW: [50.0]})
+    gpu = block("kernel", {"GPU DP [MFLOP/s]": [900.0]}, group="FLOPS_DP_GPU", line=30,
+                devices=["gpu"])
+    left = left_out_regions(make_run(cpu, gpu), flops_metric=DP)
+    assert list(left["region"]) == ["kernel"] and list(left["device"]) == ["gpu"]
+    assert left["reason"].iloc[0].startswith(f"GPU region: {DP!r} is measured on CPUs only")
+
+
+# ---------------------------------------------------------------------------
+# arguments
+# ---------------------------------------------------------------------------
+def test_normalize_ranks():
+    assert normalize_ranks(None) is None
+    assert normalize_ranks(np.int64(1)) == [1]
+    assert normalize_ranks(np.array([2, 0, 2], dtype=np.int32)) == [0, 2]
+    assert normalize_ranks(range(3)) == [0, 1, 2]
+    for bad in ("1", 1.5, [1, "a"], True, [-1], object()):
+        with pytest.raises(ValueError, match="ranks"):
+            normalize_ranks(bad)
+
+
+def _two_rank_run():
+    blocks = [block(region, {DP: [1000.0 * (rank + 1)], MEM_BW: [100.0]}, line=10 * i)
+              for i, (region, rank) in enumerate([("Setup", 0), ("Solve", 0)])]
+    other = [block(region, {DP: [3000.0], MEM_BW: [100.0]}, line=100 + i)
+             for i, region in enumerate(["Setup", "Solve", "Solver_extra"])]
+    return build_run(blocks, source="r0.txt", label="job"), build_run(other, source="r1.txt",
+                                                                       label="job", rank=1)
+
+
+def test_ranks_and_patterns_select_rows():
+    r0, r1 = _two_rank_run()
+    sums = RegionSums.from_runs([r0, r1])
+    assert sums.files == ["job", "job (2)"] and sums.ranks == [0, 1]
+    assert len(sums.select().points) == 5
+    assert set(sums.select(ranks=np.int64(1)).points["rank"]) == {1}
+    assert list(sums.select(ranks=[0]).points["region"]) == ["Setup", "Solve"]
+    # re.match: anchored at the start, not a search
+    assert set(sums.select(include="Sol").points["region"]) == {"Solve", "Solver_extra"}
+    assert sums.select(include="olve").points.empty
+    assert set(sums.select(include=["Setup", "Solve$"]).points["region"]) == {"Setup", "Solve"}
+    assert set(sums.select(exclude="Solver").points["region"]) == {"Setup", "Solve"}
+    assert sums.select(include=[]).points.empty
+    with pytest.warns(MetricChoiceWarning, match=r"rank\(s\) \[7\] not in the data"):
+        assert collect_roofline_points([r0, r1], ranks=7) == []
+
+
+@pytest.mark.parametrize("bad", ["(", ["ok", "[unclosed"], [3]])
+def test_invalid_patterns_raise_value_error(bad):
+    run = make_run(block("r", {DP: [1.0], MEM_BW: [1.0]}))
+    with pytest.raises(ValueError, match="include"):
+        collect_roofline_points(run, include=bad)
+    with pytest.raises(ValueError, match="exclude"):
+        collect_roofline_points(run, exclude=bad)
+
+
+def test_unknown_keyword_is_a_type_error():
+    with pytest.raises(TypeError, match="flop_metric"):
+        points_dataframe(make_run(block("r", {DP: [1.0], MEM_BW: [1.0]})), flop_metric=DP)
+
+
+# ---------------------------------------------------------------------------
+# output shape
+# ---------------------------------------------------------------------------
+def test_point_dicts_have_exact_keys_and_plain_types():
+    points = collect_roofline_points(sample_path(PMGPU))
+    for point in points:
+        assert tuple(point) == POINT_KEYS
+        assert type(point["rank"]) is int and type(point["file"]) is str
+        assert type(point["region"]) is str
+        for key in ("performance_gflops", "bandwidth_gbs", "arithmetic_intensity_flops_per_byte",
+                    "runtime_seconds"):
+            assert type(point[key]) is float
+    assert points[0]["file"] == "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t"
+
+
+def test_points_frame_column_order():
+    frame = points_dataframe(sample_path(MEM_DP_4T))
+    assert list(frame.columns) == list(POINT_KEYS) + ["device", "n_threads", "call_count", "groups"]
+    assert list(frame["n_threads"]) == [4, 4] and list(frame["call_count"]) == [2.0, 1.0]
+
+
+def test_missing_runtime_is_none_in_dicts():
+    a = block("r", {DP: [1.0], MEM_BW: [1.0]}, runtime=[np.nan])
+    assert collect_roofline_points(make_run(a))[0]["runtime_seconds"] is None
+
+
+# ---------------------------------------------------------------------------
+# speed: the widget re-selects on every trait change
+# ---------------------------------------------------------------------------
+def _big_run(n_ranks=200, n_regions=40, n_threads=4):
+    rng = np.random.default_rng(0)
+    names = [DP, "AVX DP [MFLOP/s]", "SP [MFLOP/s]", READ_BW, MEM_BW, "CPI"]
+    blocks = []
+    for rank in range(n_ranks):
+        for r in range(n_regions):
+            values = rng.uniform(0, 1000, size=(len(names), n_threads))
+            columns = [ThreadColumn(f"h:{rank}:{t}", t, "cpu", rank, "h") for t in range(n_threads)]
+            blocks.append(RegionBlock(f"region_{r}", 1, "MEM_DP", r, threads=columns,
+                                      runtime=np.ones(n_threads), call_count=np.ones(n_threads),
+                                      metric_names=names, metrics=values))
+    return build_run(blocks, source="big.txt")
+
+
+def test_selection_is_cheap_on_32000_region_rows():
+    sums = RegionSums.from_runs(_big_run(n_ranks=800))  # 800 ranks x 40 regions = 32,000 rows
+    assert len(sums.frame) == 32_000
+    sums.select(flops_metric=DP)  # warm the per-metric caches once
+    started = time.perf_counter()
+    for metric in (DP, "AVX DP [MFLOP/s]", DP):
+        selection = sums.select(flops_metric=metric, bandwidth_metric=MEM_BW,
+                                ranks=range(0, 800, 2), include="region_[12]")
+    elapsed = (time.perf_counter() - started) / 3
+    # region_1, region_10..19, region_2, region_20..29: 22 regions x 400 even ranks
+    assert len(selection.points) == 400 * 22
+    assert elapsed < 0.02, f"select took {elapsed * 1e3:.1f} ms"
+
+
+def test_per_run_sums_are_cached():
+    run = make_run(block("r", {DP: [1.0], MEM_BW: [1.0]}))
+    first = RegionSums.from_runs(run)
+    again = RegionSums.from_runs([run])
+    pd.testing.assert_frame_equal(first.frame, again.frame)
+    from roofline_widget.points import _cached_run_frame
+    assert _cached_run_frame(run) is _cached_run_frame(run)
+    assert RegionSums.from_runs(first) is first
+
+
+def test_select_itself_does_not_warn():
+    run = make_run(block("r", {DP: [0.0], MEM_BW: [1.0]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        selection = RegionSums.from_runs(run).select()
+    assert len(selection.left_out) == 1
