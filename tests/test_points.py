@@ -497,3 +497,78 @@ def test_select_itself_does_not_warn():
         warnings.simplefilter("error")
         selection = RegionSums.from_runs(run).select()
     assert len(selection.left_out) == 1
+
+
+# ---------------------------------------------------------------------------
+# agreement with scope-profiler 0.7.5's own collect_roofline_points
+# ---------------------------------------------------------------------------
+EXPLICIT = {"flops_metric": DP, "bandwidth_metric": MEM_BW}
+
+
+def _assert_same_points(ours, reference):
+    assert len(ours) == len(reference) > 0
+    for mine, theirs in zip(ours, reference):
+        assert tuple(mine) == tuple(theirs) == POINT_KEYS
+        for key in POINT_KEYS:
+            if isinstance(theirs[key], float):
+                assert mine[key] == pytest.approx(theirs[key], rel=1e-12), key
+            else:
+                assert mine[key] == theirs[key], key
+
+
+@pytest.mark.parametrize("keywords", [
+    {}, {"ranks": 1}, {"ranks": [0, 1]}, {"include": "region_00[02]"},
+    {"exclude": ["region_001"]}, {"include": ["region"], "exclude": "region_002", "ranks": [1]},
+])
+def test_agrees_with_scope_profiler_in_memory(keywords):
+    reference = pytest.importorskip("scope_profiler.plotting_scripts.roofline")
+    from scope_fixtures import make_profiling_results
+
+    results = make_profiling_results(n_ranks=2, n_regions=3, n_threads=4, seed=3)
+    _assert_same_points(collect_roofline_points(results, **EXPLICIT, **keywords),
+                        reference.collect_roofline_points(results, **EXPLICIT, **keywords))
+
+
+def test_agrees_with_scope_profiler_on_hdf5_and_several_runs(tmp_path):
+    reference = pytest.importorskip("scope_profiler.plotting_scripts.roofline")
+    from scope_fixtures import make_profiling_results, write_scope_h5
+    from scope_profiler.results import ProfilingResults
+
+    first = write_scope_h5(tmp_path / "first.h5", {"n_ranks": 3, "seed": 5, "label": "first"})
+    second = write_scope_h5(tmp_path / "second.h5", {"n_ranks": 1, "n_threads": 1, "seed": 6,
+                                                     "label": "second"})
+    ours = collect_roofline_points([str(first), str(second)], **EXPLICIT)
+    theirs = reference.collect_roofline_points(
+        [ProfilingResults.from_h5(first), ProfilingResults.from_h5(second)], **EXPLICIT)
+    _assert_same_points(ours, theirs)
+    assert {p["file"] for p in ours} == {"first", "second"}
+    in_memory = make_profiling_results(n_ranks=1, seed=7)
+    _assert_same_points(collect_roofline_points(in_memory, **EXPLICIT, ranks=[0]),
+                        reference.collect_roofline_points(in_memory, **EXPLICIT, ranks=[0]))
+
+
+def test_fixes_of_the_reference_weaknesses():
+    reference = pytest.importorskip("scope_profiler.plotting_scripts.roofline")
+    from scope_fixtures import make_profiling_results
+
+    results = make_profiling_results(n_ranks=2, n_regions=2, n_threads=2, seed=8)
+    # auto-detection: the reference takes the read bandwidth, we take the total
+    theirs = reference.collect_roofline_points(results)
+    ours = collect_roofline_points(results)
+    assert {p["bandwidth_metric"] for p in theirs} == {READ_BW}
+    assert {p["bandwidth_metric"] for p in ours} == {MEM_BW}
+    # numpy integer ranks: TypeError in the reference, accepted here
+    with pytest.raises(TypeError):
+        reference.collect_roofline_points(results, ranks=np.int64(1), **EXPLICIT)
+    assert {p["rank"] for p in collect_roofline_points(results, ranks=np.int64(1), **EXPLICIT)} == {1}
+    # TFLOP/s: the reference scales it as FLOP/s (1e-9); we by 1e3
+    results = make_profiling_results(n_ranks=2, n_regions=2, n_threads=2, seed=8)
+    for regions in results.get_likwid_regions().values():
+        for result in regions.values():
+            result.metric_names[result.metric_names.index(DP)] = "DP [TFLOP/s]"
+    tera = {"flops_metric": "DP [TFLOP/s]", "bandwidth_metric": MEM_BW}
+    mine = collect_roofline_points(results, **tera)
+    wrong = reference.collect_roofline_points(results, **tera)
+    assert len(mine) == len(wrong) == 4
+    for good, bad in zip(mine, wrong):
+        assert good["performance_gflops"] == pytest.approx(bad["performance_gflops"] * 1e12)
