@@ -214,6 +214,17 @@ def _fit_slider(slider: widgets.FloatLogSlider, value: float) -> None:
         slider.max = math.ceil(exponent) + 1
 
 
+class _OptionalUnicode(Unicode):
+    """Unicode that passes None on to the widget's ``@validate`` (which maps it).
+
+    traitlets skips cross-validation for None when ``allow_none`` is set, so
+    None is let through here instead.
+    """
+
+    def validate(self, obj, value):
+        return None if value is None else super().validate(obj, value)
+
+
 @contextmanager
 def _holding(*items):
     """``hold_sync`` on several widgets at once: one message per widget."""
@@ -274,11 +285,11 @@ class RooflineWidget(widgets.VBox):
     2
     """
 
-    flops_metric = Unicode(None, allow_none=True, help="FLOP-rate metric name").tag(sync=True)
-    bandwidth_metric = Unicode(None, allow_none=True, help="bandwidth metric name").tag(sync=True)
+    flops_metric = _OptionalUnicode(None, help="FLOP-rate metric name").tag(sync=True)
+    bandwidth_metric = _OptionalUnicode(None, help="bandwidth metric name").tag(sync=True)
     ranks = Any(None, allow_none=True, help="ranks to show, None for all").tag(sync=True)
-    include = Unicode("", allow_none=True, help="regex of regions to show").tag(sync=True)
-    exclude = Unicode("", allow_none=True, help="regex of regions to hide").tag(sync=True)
+    include = _OptionalUnicode("", help="regex of regions to show").tag(sync=True)
+    exclude = _OptionalUnicode("", help="regex of regions to hide").tag(sync=True)
     peak_flops = CFloat(None, allow_none=True, help="GFLOP/s, None: empirical").tag(sync=True)
     peak_bandwidth = CFloat(None, allow_none=True, help="GB/s, None: empirical").tag(sync=True)
     color_by = Enum(("region", "run", "rank"), "region").tag(sync=True)
@@ -301,10 +312,9 @@ class RooflineWidget(widgets.VBox):
         self._build_controls()
         super().__init__(children=self._layout_children(), **options)
         self.add_class("roofline-widget")
-        if self.flops_metric is None:
-            self.flops_metric = self._sums.detect_flops_metric()
-        if self.bandwidth_metric is None:
-            self.bandwidth_metric = self._sums.detect_bandwidth_metric()
+        for name in ("flops_metric", "bandwidth_metric", "include", "exclude"):
+            if getattr(self, name) is None:
+                setattr(self, name, None)  # the validator maps None (detect / no pattern)
         self._link_controls()
         self._ready = True
         self._apply_colors()
@@ -340,7 +350,7 @@ class RooflineWidget(widgets.VBox):
             x=np.zeros(0), y=np.zeros(0), scales=lines_scales, marker="diamond",
             colors=["black"], default_size=80, display_names=True, visible=False)
         axes = [bq.Axis(scale=self._xs, label=X_LABEL, tick_format=".3~g"),
-                bq.Axis(scale=self._ys, label=Y_LABEL, orientation="vertical",
+                bq.Axis(scale=self._ys, label=Y_LABEL, side="left",
                         tick_format=".3~g", label_offset="55px")]
         self._interactions = {
             "pan-zoom": PanZoom(scales={"x": [self._xs], "y": [self._ys]}),
@@ -456,7 +466,8 @@ class RooflineWidget(widgets.VBox):
             self._quiet -= 1
 
     # ------------------------------------------------------------ validation
-    def _valid_metric(self, value, names, detect, role):
+    @staticmethod
+    def _valid_metric(value, names, detect, role):
         if value is None:
             return detect()
         if value not in names:

@@ -1,0 +1,497 @@
+"""RooflineWidget state without a browser: traits, marks, links, selection, exports.
+
+Expected numbers are worked out from the bundled samples (see the comments);
+the comm traffic is recorded by patching ``ipywidgets.Widget._send``, which
+every state update of every widget goes through.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+from traitlets import TraitError
+
+from roofline_widget import BandwidthRoof, ComputeRoof, read_likwid, sample_path
+from roofline_widget.io._core import RegionBlock, ThreadColumn, build_run
+from roofline_widget.widget import RooflineWidget
+
+PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
+GMGPOLAR = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
+MPIRUN = "mpirun_clx_sonata_48ranks_CACHES_marker.txt"
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def pmgpu():
+    return read_likwid(sample_path(PMGPU))
+
+
+@pytest.fixture(scope="module")
+def gmgpolar():
+    return read_likwid(sample_path(GMGPOLAR))
+
+
+@pytest.fixture(scope="module")
+def mpirun():
+    return read_likwid(sample_path(MPIRUN))
+
+
+class SentMessages:
+    """Every comm message the widgets would send: (widget, state dict, buffer bytes)."""
+
+    def __init__(self):
+        self.messages = []
+
+    def __call__(self, widget, msg, buffers=None):
+        sizes = sum(memoryview(b).nbytes for b in (buffers or []))
+        self.messages.append((widget, msg.get("state", {}), sizes, msg))
+
+    def clear(self):
+        self.messages.clear()
+
+    def by(self, widget):
+        return [state for w, state, _, _ in self.messages if w is widget]
+
+    @property
+    def bytes(self) -> int:
+        return sum(len(json.dumps(msg, default=str)) + size for _, _, size, msg in self.messages)
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    import ipywidgets
+
+    recorder = SentMessages()
+    monkeypatch.setattr(ipywidgets.Widget, "_send",
+                        lambda self, msg, buffers=None: recorder(self, msg, buffers))
+    return recorder
+
+
+def synthetic_run(n_regions, n_ranks, *, names=None, seed=0, zero_bandwidth=()):
+    """One likwid-mpirun-like run: one block per region, one column per rank.
+
+    Per-rank values are random; ``zero_bandwidth`` names regions whose
+    bandwidth is 0 on every rank (they must be left out with a reason).
+    """
+    rng = np.random.default_rng(seed)
+    names = names or [f"region_{i:05d}" for i in range(n_regions)]
+    threads = [ThreadColumn(f"node:{r}:{r}", r, "cpu", r, "node") for r in range(n_ranks)]
+    blocks = []
+    for index, name in enumerate(names):
+        flops = rng.uniform(10, 5000, n_ranks)
+        flops_sp = rng.uniform(10, 5000, n_ranks)
+        bandwidth = np.zeros(n_ranks) if name in zero_bandwidth else rng.uniform(100, 20000, n_ranks)
+        runtime = rng.uniform(0.001, 10, n_ranks)
+        blocks.append(RegionBlock(
+            region=name, group_index=1, group="MEM_DP", line=10 * index + 1, threads=threads,
+            runtime=runtime, call_count=np.ones(n_ranks),
+            metric_names=["DP [MFLOP/s]", "SP [MFLOP/s]", "Memory bandwidth [MBytes/s]"],
+            metrics=np.vstack([flops, flops_sp, bandwidth])))
+    return build_run(blocks, source="synthetic.txt", layout="mpirun-text")
+
+
+def point(frame, region):
+    rows = frame[frame["region"] == region]
+    assert len(rows) == 1, rows
+    return rows.iloc[0]
+
+
+# --------------------------------------------------------------------------
+# points from the samples
+# --------------------------------------------------------------------------
+def test_pmgpu_points_and_marks(pmgpu):
+    w = RooflineWidget(pmgpu)
+    frame = w.to_dataframe()
+    assert len(frame) == 5 and w.flops_metric == "DP [MFLOP/s]"
+    assert w.bandwidth_metric == "Memory bandwidth [MBytes/s]"
+    a = point(frame, "<function_a>")
+    # MEM_DP block of <function_a> (first group in the file), one thread HWThread 64:
+    # DP 2134.1472 MFLOP/s -> 2.1341472 GFLOP/s; Memory bandwidth 8554.1612 MBytes/s ->
+    # 8.5541612 GB/s; intensity 2.1341472 / 8.5541612 = 0.249486 FLOP/byte.
+    assert a["performance_gflops"] == pytest.approx(2.1341472)
+    assert a["bandwidth_gbs"] == pytest.approx(8.5541612)
+    assert a["arithmetic_intensity_flops_per_byte"] == pytest.approx(2.1341472 / 8.5541612)
+    assert a["runtime_seconds"] == pytest.approx(1.499428)
+    np.testing.assert_allclose(w._scatter.x, frame["arithmetic_intensity_flops_per_byte"])
+    np.testing.assert_allclose(w._scatter.y, frame["performance_gflops"])
+    # No peaks given: empirical ceilings = the largest observations, <function_a>'s
+    # 2.1341472 GFLOP/s and <function_d>'s 28580.9575 MBytes/s = 28.5809575 GB/s.
+    assert w.roofline.peak_flops == pytest.approx(2.1341472)
+    assert w.roofline.peak_bandwidth == pytest.approx(28.5809575)
+    assert w._flops_empirical.value and w._bandwidth_empirical.value
+    assert w._flops_slider.value == pytest.approx(2.1341472)
+    status = w._status_html.value
+    assert "5 points" in status and "empirical" in status and "DP [MFLOP/s]" in status
+    assert w._roof.visible and w._ceilings.visible
+
+
+def test_dom_classes_and_axis_labels(pmgpu):
+    w = RooflineWidget(pmgpu)
+    assert "roofline-widget" in w._dom_classes
+    assert "roofline-figure" in w._figure._dom_classes
+    expected = {
+        w._bandwidth_slider: "roofline-peak-bandwidth", w._flops_slider: "roofline-peak-flops",
+        w._include_text: "roofline-include", w._exclude_text: "roofline-exclude",
+        w._status_html: "roofline-status", w._tooltip: "roofline-tooltip",
+        w._interaction_choice: "roofline-interaction",
+    }
+    for control, css in expected.items():
+        assert css in control._dom_classes
+    labels = [axis.label for axis in w._figure.axes]
+    assert labels == ["Arithmetic intensity [FLOP/byte]", "Performance [GFLOP/s]"]
+    assert w._scatter.tooltip is w._tooltip
+    assert w._ceilings.labels and w._ceilings.labels_visibility == "label"
+
+
+def test_metric_change_replaces_data_in_place(gmgpolar, sent):
+    w = RooflineWidget(gmgpolar)
+    marks = list(w._figure.marks)
+    scatter, figure = w._scatter, w._figure
+    setup = point(w.to_dataframe(), "Setup")
+    # STAT Sum of Setup: DP 1950.0623 MFLOP/s, Memory bandwidth 541.7965 MBytes/s.
+    assert setup["performance_gflops"] == pytest.approx(1.9500623, rel=1e-6)
+    assert setup["bandwidth_gbs"] == pytest.approx(0.5417965, rel=1e-6)
+    sent.clear()
+    w.flops_metric = "AVX DP [MFLOP/s]"
+    frame = w.to_dataframe()
+    # AVX DP is non-zero on Core 0 only: Setup 1.1058, Solve 0.0570 MFLOP/s (STAT Sum).
+    assert point(frame, "Setup")["performance_gflops"] == pytest.approx(1.1058e-3)
+    assert point(frame, "Solve")["performance_gflops"] == pytest.approx(0.0570e-3)
+    assert w._scatter is scatter and w._figure is figure and list(figure.marks) == marks
+    np.testing.assert_allclose(scatter.y, frame["performance_gflops"])
+    scatter_updates = sent.by(scatter)
+    assert len(scatter_updates) == 1, "one hold_sync: one message for the Scatter"
+    assert {"x", "y"} <= set(scatter_updates[0])
+    w.bandwidth_metric = "Memory read bandwidth [MBytes/s]"
+    # Memory read bandwidth STAT Sum: Setup 151.8988, Solve 388.2475 MBytes/s.
+    frame = w.to_dataframe()
+    assert point(frame, "Setup")["bandwidth_gbs"] == pytest.approx(0.1518988)
+    assert point(frame, "Solve")["bandwidth_gbs"] == pytest.approx(0.3882475)
+    assert w._bandwidth_choice.value == "Memory read bandwidth [MBytes/s]"
+    assert "Memory read bandwidth" in w._status_html.value
+
+
+def test_metric_dropdowns_offer_the_metrics_present_and_drive_the_trait(gmgpolar):
+    w = RooflineWidget(gmgpolar)
+    assert list(w._flops_choice.options) == ["DP [MFLOP/s]", "AVX DP [MFLOP/s]",
+                                             "Packed [MUOPS/s]", "Scalar [MUOPS/s]"]
+    assert "Memory bandwidth [MBytes/s]" in w._bandwidth_choice.options
+    w._flops_choice.value = "Scalar [MUOPS/s]"
+    assert w.flops_metric == "Scalar [MUOPS/s]"
+    # Scalar STAT Sum of Setup: 1948.8507 MUOPS/s -> 1.9488507 G/s.
+    assert point(w.to_dataframe(), "Setup")["performance_gflops"] == pytest.approx(1.9488507)
+
+
+def test_unknown_metric_raises_naming_the_valid_ones_and_changes_nothing(gmgpolar):
+    w = RooflineWidget(gmgpolar)
+    before = np.array(w._scatter.y)
+    with pytest.raises(TraitError, match=r"unknown FLOP-rate metric 'SP \[MFLOP/s\]'.*"
+                                         r"'DP \[MFLOP/s\]'.*'AVX DP \[MFLOP/s\]'"):
+        w.flops_metric = "SP [MFLOP/s]"
+    with pytest.raises(TraitError, match="Memory bandwidth"):
+        w.bandwidth_metric = "L2 bandwidth [MBytes/s]"
+    with pytest.raises(TraitError, match="valid"):
+        RooflineWidget(gmgpolar, flops_metric="nope")
+    assert w.flops_metric == "DP [MFLOP/s]" and w._flops_choice.value == "DP [MFLOP/s]"
+    np.testing.assert_array_equal(w._scatter.y, before)
+    w.flops_metric = None  # back to the detected metric
+    assert w.flops_metric == "DP [MFLOP/s]"
+
+
+def test_include_exclude_filters_and_text_boxes(pmgpu):
+    w = RooflineWidget(pmgpu)
+    w.include = "<function_[ab]"
+    assert sorted(w.to_dataframe()["region"]) == ["<function_a>", "<function_b>"]
+    assert w._include_text.value == "<function_[ab]"
+    assert len(w._scatter.x) == 2
+    w._exclude_text.value = "<function_a"
+    assert w.exclude == "<function_a"
+    assert list(w.to_dataframe()["region"]) == ["<function_b>"]
+    w.include, w.exclude = "", "<init"
+    assert len(w.to_dataframe()) == 4
+
+
+def test_invalid_regex_is_an_inline_message_not_a_traceback(pmgpu):
+    w = RooflineWidget(pmgpu)
+    w._include_text.value = "func(("  # what a user types: no exception escapes
+    assert w.include == "func(("
+    assert "invalid include pattern 'func(('" in w.message
+    assert "invalid include pattern" in w._message_html.value
+    assert len(w._scatter.x) == 0 and len(w.to_dataframe()) == 0
+    assert w._figure.title.startswith("No points")
+    w.include = "<function"
+    assert w.message == "" and len(w._scatter.x) == 4 and w._figure.title == ""
+    w.exclude = "[unclosed"
+    assert "invalid exclude pattern" in w.message
+
+
+def test_ranks_trait_select_multiple_and_validation(mpirun):
+    w = RooflineWidget(mpirun)
+    assert w.ranks is None and w._rank_choice.value == tuple(range(48))
+    w.ranks = np.int64(3)
+    assert w.ranks == [3] and w._rank_choice.value == (3,)
+    assert list(w.left_out_dataframe()["rank"]) == [3]
+    w._rank_choice.value = (1, 25)
+    assert w.ranks == [1, 25]
+    assert sorted(w.left_out_dataframe()["rank"]) == [1, 25]
+    w._rank_choice.value = tuple(range(48))
+    assert w.ranks is None
+    with pytest.raises(TraitError, match=r"unknown rank\(s\) \[48\]; valid ranks"):
+        w.ranks = [0, 48]
+    with pytest.raises(TraitError):
+        w.ranks = "1"
+    assert w.ranks is None
+
+
+def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
+    # CACHES group: bandwidths but no FLOP metric, so all 48 (rank, wr-only) rows are left out.
+    w = RooflineWidget(mpirun)
+    assert w.flops_metric is None and w._flops_choice.disabled
+    assert len(w._scatter.x) == 0 and len(w.to_dataframe()) == 0
+    assert w.message.startswith("No plottable region: 48 region/rank row(s) left out")
+    assert w._figure.title == "No plottable region"
+    left_out = w.left_out_dataframe()
+    assert len(left_out) == 48 and set(left_out["region"]) == {"wr-only"}
+    assert left_out["reason"].str.contains("no FLOP-rate metric in the data").all()
+    assert w._left_out.get_title(0) == "Left out (48)" and w._left_out.selected_index == 0
+    assert "no FLOP-rate metric in the data" in w._left_out_html.value
+    assert not w._roof.visible and "ceilings: none" in w._status_html.value
+    w.peak_flops, w.peak_bandwidth = 1000.0, 100.0  # user peaks draw a roof even without points
+    assert w._roof.visible and w.roofline.ridge_point() == pytest.approx(10.0)
+
+
+# --------------------------------------------------------------------------
+# peaks
+# --------------------------------------------------------------------------
+def test_peak_change_moves_only_the_ceilings(pmgpu, sent):
+    w = RooflineWidget(pmgpu)
+    touched = []
+    w._scatter.observe(lambda change: touched.append(change.name), names=["x", "y", "color"])
+    sent.clear()
+    w.peak_bandwidth = 204.8
+    w.peak_flops = 2048.0
+    assert touched == [], "a peak change must not touch the Scatter's data"
+    assert sent.by(w._scatter) == []
+    assert w.roofline.ridge_point() == pytest.approx(10.0)  # 2048 / 204.8
+    np.testing.assert_allclose(w._ridge.x, [10.0])
+    np.testing.assert_allclose(w._ridge.y, [2048.0])
+    # The main roof passes exactly through the ridge point.
+    assert 10.0 in list(w._roof.x) and 2048.0 in list(w._roof.y)
+    assert any("204.8 GB/s (user)" in label for label in w._ceilings.labels)
+    a = point(w.to_dataframe(), "<function_a>")
+    # <function_a>: intensity 0.249486 < ridge 10 -> memory bound, attainable
+    # 204.8 * 0.249486 = 51.0948 GFLOP/s, efficiency 2.1341472 / 51.0948 = 4.1768 %.
+    assert a["bound"] == "memory"
+    assert a["attainable_gflops"] == pytest.approx(204.8 * 2.1341472 / 8.5541612)
+    assert a["efficiency_percent"] == pytest.approx(100 * 8.5541612 / 204.8)
+    assert not a["above_roof"]
+    assert "empirical ceilings" not in w._status_html.value
+
+
+def test_slider_and_trait_are_linked_both_ways(pmgpu):
+    w = RooflineWidget(pmgpu)
+    w.peak_flops = 2000
+    assert w._flops_slider.value == pytest.approx(2000) and not w._flops_empirical.value
+    w._flops_slider.value = 500.0  # a drag
+    assert w.peak_flops == pytest.approx(500.0)
+    assert w.roofline.peak_flops == pytest.approx(500.0)
+    w._bandwidth_slider.value = 100.0
+    assert w.peak_bandwidth == pytest.approx(100.0) and not w._bandwidth_empirical.value
+    w._flops_empirical.value = True
+    assert w.peak_flops is None and w.roofline.empirical_flops
+    assert w._flops_slider.value == pytest.approx(2.1341472)  # shows the empirical peak
+    w._flops_empirical.value = False
+    assert w.peak_flops == pytest.approx(2.1341472)
+    w.peak_bandwidth = 1e7  # beyond the slider's range: the range widens, no clamping
+    assert w._bandwidth_slider.value == pytest.approx(1e7) and w.peak_bandwidth == 1e7
+    w.peak_bandwidth = None
+    assert w._bandwidth_empirical.value and w.roofline.peak_bandwidth == pytest.approx(28.5809575)
+
+
+@pytest.mark.parametrize("bad", [0, -5.0, float("nan"), float("inf"), "fast"])
+def test_non_positive_peaks_raise(pmgpu, bad):
+    w = RooflineWidget(pmgpu, peak_flops=100.0)
+    with pytest.raises(TraitError):
+        w.peak_flops = bad
+    with pytest.raises(TraitError):
+        w.peak_bandwidth = bad
+    assert w.peak_flops == 100.0 and w.peak_bandwidth is None
+
+
+def test_extra_ceilings_are_drawn_together(pmgpu):
+    w = RooflineWidget(pmgpu, peak_flops=2048, peak_bandwidth=204.8,
+                       ceilings=[ComputeRoof("1 core boost", 53.6, "spec sheet"),
+                                 BandwidthRoof("L3", 1000.0, "user")])
+    labels = w._ceilings.labels
+    assert any(label.startswith("1 core boost: 53.6 GFLOP/s") for label in labels)
+    assert any(label.startswith("L3: 1000 GB/s") for label in labels)
+    assert len(labels) == 4 and w._ceilings.x.shape == (4, 3)
+    # The attainable performance uses the highest roofs: 2048 GFLOP/s and L3's 1000 GB/s.
+    assert w.roofline.ridge_point() == pytest.approx(2.048)
+    with pytest.raises(TypeError):
+        RooflineWidget(pmgpu, ceilings=[3.0])
+
+
+# --------------------------------------------------------------------------
+# selection
+# --------------------------------------------------------------------------
+def test_selection_by_keys_and_by_scatter_indices(pmgpu):
+    w = RooflineWidget(pmgpu, peak_flops=2048, peak_bandwidth=204.8)
+    run = w.to_dataframe()["file"].iloc[0]
+    w.selected = [(run, 0, "<function_a>"), {"file": run, "rank": 0, "region": "<function_d>"}]
+    regions = list(w.to_dataframe()["region"])
+    assert sorted(w._scatter.selected) == sorted([regions.index("<function_a>"),
+                                                  regions.index("<function_d>")])
+    selection = w.selection_dataframe()
+    assert sorted(selection["region"]) == ["<function_a>", "<function_d>"]
+    for column in ("performance_gflops", "bandwidth_gbs", "arithmetic_intensity_flops_per_byte",
+                   "flops_metric", "bandwidth_metric", "efficiency_percent", "bound",
+                   "above_roof"):
+        assert column in selection.columns
+    # <function_d>: 1.6163005 GFLOP/s at 28.5809575 GB/s -> efficiency 28.5809575 / 204.8.
+    assert point(selection, "<function_d>")["efficiency_percent"] == pytest.approx(
+        100 * 28.5809575 / 204.8)
+    w._scatter.selected = np.array([regions.index("<function_b>")])  # a click in the browser
+    assert w.selected == [(run, 0, "<function_b>")]
+    with pytest.raises(TraitError, match="not among the current points"):
+        w.selected = [(run, 0, "<nope>")]
+    assert w.selected == [(run, 0, "<function_b>")]
+
+
+def test_filters_after_selection_leave_no_stale_rows(pmgpu):
+    w = RooflineWidget(pmgpu)
+    run = w.to_dataframe()["file"].iloc[0]
+    w.selected = [(run, 0, "<function_a>"), (run, 0, "<function_b>")]
+    w.include = "<function_b"
+    assert w.selected == [(run, 0, "<function_b>")]
+    assert list(w.selection_dataframe()["region"]) == ["<function_b>"]
+    assert list(w._scatter.selected) == [0]  # function_b is now the only (first) point
+    w.include = ""
+    assert list(w.selection_dataframe()["region"]) == ["<function_b>"]
+    regions = list(w.to_dataframe()["region"])
+    assert list(w._scatter.selected) == [regions.index("<function_b>")]
+    w.include = "("  # invalid: no points, so nothing can stay selected
+    assert w.selected == [] and len(w.selection_dataframe()) == 0
+
+
+# --------------------------------------------------------------------------
+# escaping, budget, styles, failures
+# --------------------------------------------------------------------------
+def test_region_names_are_escaped_in_tooltip_legend_and_left_out_table(pmgpu):
+    run = synthetic_run(0, 2, names=[EVIL, "<script>alert(2)</script>"],
+                        zero_bandwidth={"<script>alert(2)</script>"})
+    w = RooflineWidget(run)
+    assert list(w.to_dataframe()["region"]) == [EVIL, EVIL]
+    w._on_hover(w._scatter, {"event": "hover", "point": {"index": 0, "x": 1, "y": 1}})
+    tooltip = w._tooltip.value
+    assert "&lt;img src=x onerror=alert(1)&gt;" in tooltip and "<img" not in tooltip
+    for field in ("region", "run", "rank", "GFLOP/s", "GB/s", "FLOP/byte", "efficiency %",
+                  "bound"):
+        assert f">{field}<" in tooltip
+    table = w._left_out_html.value
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in table and "<script>" not in table
+    assert "is zero on every thread" in table
+    assert "<img" not in w._legend_html.value and "&lt;img" in w._legend_html.value
+    # The real pmgpu names carry angle brackets too.
+    w = RooflineWidget(pmgpu)
+    w._on_hover(w._scatter, {"event": "hover", "point": {"index": 3}})
+    assert "&lt;function_a&gt;" in w._tooltip.value and "<function_a>" not in w._tooltip.value
+
+
+def test_point_budget_draws_the_longest_running(pmgpu):
+    w = RooflineWidget(pmgpu, max_points=2)
+    # Region runtimes (RDTSC, MEM_DP block): init 1.748179 s, function_a 1.499428 s,
+    # function_c 0.000121, function_b 0.000105, function_d 0.000050.
+    drawn = w._state.shown["region"].tolist()
+    assert drawn == ["<init_datastructures>", "<function_a>"]
+    assert len(w._scatter.x) == 2 and len(w.to_dataframe()) == 5
+    assert "drawing the 2 longest-running" in w._status_html.value
+    w.max_points = 5000
+    assert len(w._scatter.x) == 5 and "longest-running" not in w._status_html.value
+
+
+def test_color_and_size_change_restyle_without_touching_positions(gmgpolar, pmgpu, sent):
+    w = RooflineWidget([pmgpu, gmgpolar])
+    touched = []
+    w._scatter.observe(lambda change: touched.append(change.name), names=["x", "y"])
+    codes = w._scatter.color.copy()
+    assert len(set(codes)) == 7  # 5 + 2 regions, one colour code each
+    w.color_by = "run"
+    assert w._color_choice.value == "run"
+    np.testing.assert_array_equal(w._scatter.color, [0, 0, 0, 0, 0, 1, 1])
+    assert "Runs" in w._legend_html.value
+    w._size_choice.value = "runtime"
+    sizes = w._scatter.size
+    frame = w.to_dataframe()
+    assert sizes[frame["region"].tolist().index("Solve")] == pytest.approx(1.0)  # 10.08 s
+    assert sizes[frame["region"].tolist().index("<function_d>")] == pytest.approx(0.15)  # 50 us
+    assert touched == []
+    w.size_by = "none"
+    assert w._scatter.size is None
+
+
+def test_failed_refresh_leaves_the_widget_unchanged(pmgpu, monkeypatch):
+    w = RooflineWidget(pmgpu)
+    before = (np.array(w._scatter.x), w._status_html.value, w._state)
+
+    def broken(**keywords):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(w._sums, "select", broken)
+    with pytest.raises(RuntimeError, match="boom"):
+        w.include = "<function_a"
+    assert w.include == "" and w._include_text.value == ""
+    np.testing.assert_array_equal(w._scatter.x, before[0])
+    assert w._status_html.value == before[1] and w._state is before[2]
+
+
+def test_reset_view_refits_the_axes(pmgpu):
+    w = RooflineWidget(pmgpu)
+    fitted = (w._xs.min, w._xs.max, w._ys.min, w._ys.max)
+    w._xs.min, w._xs.max = 1.0, 2.0  # a zoom in the browser
+    assert w._ceilings.x.min() == pytest.approx(1.0)  # ceilings follow the zoom
+    w._interaction_choice.value = "lasso"
+    assert w._figure.interaction is w._interactions["lasso"]
+    w._reset_button.click()
+    assert (w._xs.min, w._xs.max, w._ys.min, w._ys.max) == fitted
+
+
+# --------------------------------------------------------------------------
+# cost (printed, not asserted, except that a peak change leaves the points alone)
+# --------------------------------------------------------------------------
+def _best_of(action, repeats=5):
+    times = []
+    for i in range(repeats):
+        start = time.perf_counter()
+        action(i)
+        times.append(time.perf_counter() - start)
+    return min(times) * 1e3
+
+
+def test_cost_on_a_large_synthetic_data_set(sent, capsys):
+    run = synthetic_run(500, 100)  # 50,000 (rank, region) points
+    start = time.perf_counter()
+    w = RooflineWidget(run)
+    build_ms = (time.perf_counter() - start) * 1e3
+    metrics = ["SP [MFLOP/s]", "DP [MFLOP/s]"]
+    metric_ms = _best_of(lambda i: setattr(w, "flops_metric", metrics[i % 2]))
+    rank_ms = _best_of(lambda i: setattr(w, "ranks", list(range(i % 2, 100, 2))))
+    w.ranks = None
+    filter_ms = _best_of(lambda i: setattr(w, "include", f"region_00{i}"))
+    w.include = ""
+    sent.clear()
+    peak_ms = _best_of(lambda i: setattr(w, "peak_bandwidth", 1000.0 + i))
+    sent.clear()
+    w.peak_bandwidth = 3000.0
+    peak_bytes = sent.bytes
+    widgets_touched = sorted({type(widget).__name__ for widget, *_ in sent.messages})
+    assert sent.by(w._scatter) == []
+    assert len(w.to_dataframe()) == 50_000 and len(w._scatter.x) == 5000
+    with capsys.disabled():
+        print(f"\n[widget cost, 50,000 points, 5,000 drawn] build {build_ms:.0f} ms; "
+              f"metric change {metric_ms:.1f} ms; rank change {rank_ms:.1f} ms; "
+              f"filter change {filter_ms:.1f} ms; peak change {peak_ms:.2f} ms, "
+              f"{peak_bytes} bytes in {len(sent.messages)} messages ({widgets_touched})")
