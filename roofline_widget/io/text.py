@@ -41,6 +41,7 @@ _MEASURING_3X = re.compile(r"Measuring group (?P<group>\S+)")
 #: inf, separators); anything else sends the table to the slow, exact path.
 _NOT_NUMERIC = re.compile(r"[^\s0-9.eE+\-naifNAIF]")
 _STAT_COLUMNS = ("Sum", "Min", "Max", "Avg")
+_TABLE_KINDS = ("Region Info", "Event", "Metric")
 _CPU_KEYS = {"CPU name:": "cpu_name", "CPU type:": "cpu_type", "CPU clock:": "cpu_clock"}
 
 
@@ -278,14 +279,11 @@ class _TextReader:
             self._events(current, table)
         elif kind == "Metric" and table.is_stat:
             self._stats(self._needs_events(table), table, "metric")
-        elif kind == "Metric":
+        else:
             if current is None or current.has_metrics:
                 raise self._error(table.line, "a region header and an Event table before "
                                   "this Metric table")
             self._metrics(current, table)
-        else:
-            self.warnings.append(f"line {table.line}: ignored a table headed {kind!r} "
-                                 "(not a LIKWID Region Info, Event or Metric table)")
 
     def _implicit_block(self, table: _Table) -> None:
         """Start a block for an Event table with no header (LIKWID 3.x wrapper mode)."""
@@ -407,17 +405,16 @@ class _TextReader:
         else:
             raise self._error(j + 1, f"a table row or the closing '+---+' border of the "
                               f"table that starts at line {start}", lines[j])
-        table = self._table_body(start, header, lines[i + 3:j], border, seps)
-        return table, end
+        if header[0] not in _TABLE_KINDS:
+            self.warnings.append(f"line {start}: ignored a table headed {header[0]!r} "
+                                 "(not a LIKWID Region Info, Event or Metric table)")
+            return None, end
+        return self._table_body(start, header, lines[i + 3:j], border, seps), end
 
     def _cells(self, row: str, seps: tuple, line: int, what: str) -> list:
         """Cut one row at the border's column boundaries, checking them."""
         if len(row) == seps[-1] + 1 and all(row[p] == "|" for p in seps):
             return [row[a + 1:b].strip() for a, b in zip(seps, seps[1:])]
-        parts = row.strip()
-        parts = parts[1:-1].split("|") if parts.startswith("|") and parts.endswith("|") else []
-        if len(parts) == len(seps) - 1:  # not aligned with the border, but complete
-            return [part.strip() for part in parts]
         raise self._error(line, f"{what} with {len(seps) - 1} cells between '|', aligned "
                           f"with the '+---+' border above", row)
 
@@ -465,7 +462,10 @@ def _numbers(text: str, expected: int) -> np.ndarray | None:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numpy warns (and stops) at unparsable data
-        values = np.fromstring(text, dtype=np.float64, sep=" ")
+        try:
+            values = np.fromstring(text, dtype=np.float64, sep=" ")
+        except ValueError:
+            return None
     if values.size != expected:
         return None
     values[np.isinf(values)] = np.nan
