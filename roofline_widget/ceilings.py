@@ -342,7 +342,11 @@ class Roofline:
                 "x": [float(v) for v in x], "y": [float(v) for v in y]}
 
     def with_peaks(self, peak_flops=None, peak_bandwidth=None) -> "Roofline":
-        """A copy with the top compute and/or bandwidth roof replaced by a user value."""
+        """A copy with the top compute and/or bandwidth roof replaced by a user value.
+
+        The replaced roof keeps its name (``"Peak"`` if it was empirical).  If
+        the new value is below another roof, that roof becomes the top one.
+        """
         compute, bandwidth = list(self.compute), list(self.bandwidth)
         if peak_flops is not None:
             top = compute[0]

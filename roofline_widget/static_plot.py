@@ -243,7 +243,7 @@ def _bqplot_figure(points, lines, colour_column, colour_map, roofline):
             tooltip=bqplot.Tooltip(fields=["name", "x", "y"], formats=["", ".4g", ".4g"],
                                    labels=["region", "FLOP/byte", "GFLOP/s"])))
     axes = [bqplot.Axis(scale=x_scale, label="Arithmetic intensity [FLOP/byte]"),
-            bqplot.Axis(scale=y_scale, orientation="vertical",
+            bqplot.Axis(scale=y_scale, side="left",
                         label="Attained performance [GFLOP/s]")]
     return bqplot.Figure(marks=marks, axes=axes, title=_title(roofline), legend_location="bottom-right")
 
