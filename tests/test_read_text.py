@@ -232,26 +232,26 @@ Region: Main loop
 |     call count    |    10    |    10    |
 +-------------------+----------+----------+
 +--------------------------------------+-------------+-------------+
-|                Event                 |   core 0    |   core 1    |
+|                 Event                |    core 0   |    core 1   |
 +--------------------------------------+-------------+-------------+
-|          INSTR_RETIRED_ANY           | 4.70038e+06 | 4.69951e+06 |
-|        CPU_CLK_UNHALTED_CORE         | 3.60163e+06 | 3.61002e+06 |
-| FP_COMP_OPS_EXE_SSE_FP_PACKED_DOUBLE |     2e+06   |     2e+06   |
+|           INSTR_RETIRED_ANY          | 4.70038e+06 | 4.69951e+06 |
+|         CPU_CLK_UNHALTED_CORE        | 3.60163e+06 | 3.61002e+06 |
+| FP_COMP_OPS_EXE_SSE_FP_PACKED_DOUBLE |    2e+06    |    2e+06    |
 +--------------------------------------+-------------+-------------+
-+----------------------+---------+---------+
-|        Metric        | core 0  | core 1  |
-+----------------------+---------+---------+
-| Runtime (RDTSC) [s]  | 0.001236| 0.001301|
-|     DP MFLOP/s       | 3236.25 | 3074.56 |
-|         CPI          | 0.76624 | 0.76818 |
-+----------------------+---------+---------+
-+---------------------------+---------+---------+---------+---------+
-|          Metric           |   Sum   |   Max   |   Min   |   Avg   |
-+---------------------------+---------+---------+---------+---------+
-| Runtime (RDTSC) [s] STAT  | 0.002537| 0.001301| 0.001236|0.0012685|
-|     DP MFLOP/s STAT       | 6310.81 | 3236.25 | 3074.56 | 3155.41 |
-|         CPI STAT          | 1.53442 | 0.76818 | 0.76624 | 0.76721 |
-+---------------------------+---------+---------+---------+---------+
++-------------+----------+----------+
+|    Metric   |  core 0  |  core 1  |
++-------------+----------+----------+
+| Runtime [s] | 0.001236 | 0.001301 |
+| DP MFlops/s |  3236.25 |  3074.56 |
+|     CPI     |  0.76624 |  0.76818 |
++-------------+----------+----------+
++------------------+----------+----------+----------+-----------+
+|      Metric      |    Sum   |    Max   |    Min   |    Avg    |
++------------------+----------+----------+----------+-----------+
+| Runtime [s] STAT | 0.002537 | 0.001301 | 0.001236 | 0.0012685 |
+| DP MFlops/s STAT |  6310.81 |  3236.25 |  3074.56 |   3155.4  |
+|     CPI STAT     |  1.53442 |  0.76818 |  0.76624 |  0.76721  |
++------------------+----------+----------+----------+-----------+
 """
 
 
@@ -269,12 +269,13 @@ def test_likwid3_marker_layout():
                                  "FP_COMP_OPS_EXE_SSE_FP_PACKED_DOUBLE"]
     assert block.events[0].tolist() == [4.70038e+06, 4.69951e+06]
     assert block.call_count.tolist() == [10, 10]
+    assert block.metric_names == ["Runtime [s]", "DP MFlops/s", "CPI"]
     assert block.metrics[1].tolist() == [3236.25, 3074.56]
     # STAT columns are Sum | Max | Min | Avg in 3.x: read by name, not position
     stat = dict((s[1], s[2:]) for s in block.stats)
-    assert stat["DP MFLOP/s"] == (6310.81, 3074.56, 3236.25, 3155.41)  # sum, min, max, avg
+    assert stat["DP MFlops/s"] == (6310.81, 3074.56, 3236.25, 3155.4)  # sum, min, max, avg
     # 3236.25 + 3074.56 = 6310.81
-    assert block.metrics[1].sum() == pytest.approx(stat["DP MFLOP/s"][0])
+    assert block.metrics[1].sum() == pytest.approx(stat["DP MFlops/s"][0])
 
 
 def test_likwid3_wrapper_layout_has_no_region_header():
@@ -350,14 +351,18 @@ def test_mpirun_tsc_row_gives_runtime_and_wrapper_mpirun_has_whole_run_region():
 def test_garbage_and_unknown_tables_between_blocks():
     block = gen.Block("r", 1, "MEM", ["HWThread 0"], [("E", "PMC0", ["1"])], [("M", ["2"])],
                       runtime=["1.000000"], calls=["1"])
-    lines = ["WARN: something", "+------+", "| pin  |", "+------+", "| 0, 1 |", "+------+",
+    lines = ["WARN: something", "+------+", "| pin  |", "+======+", "| 0, 1 |", "+------+",
              "+-+-+ not a table", "Region: looks like mpirun but no Group line",
              "Group: 0 Thread 0 Global Thread 0 running on core 2"]
     lines += gen.render_block(block, "5") + ["ERROR: after", "Thread 2, Core 1"]
+    header = lines.index("Region r, Group 1: MEM")
+    lines[header + 1:header + 1] = ["+-----+", "| pid |", "+-----+"]  # right above Region Info
     parsed = parse_text("\n".join(lines), "g")
     assert [b.region for b in parsed["blocks"]] == ["r"]
-    assert parsed["warnings"] == ["line 2: ignored a table headed 'pin' (not a LIKWID "
-                                  "Region Info, Event or Metric table)"]
+    assert parsed["blocks"][0].runtime.tolist() == [1.0]
+    assert parsed["warnings"] == [
+        f"line {n}: ignored a table headed {name!r} (not a LIKWID Region Info, Event or "
+        "Metric table)" for n, name in ((2, "pin"), (header + 2, "pid"))]
 
 
 # ------------------------------------------------------------------- errors

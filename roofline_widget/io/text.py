@@ -385,6 +385,9 @@ class _TextReader:
         if seps is None or i + 1 >= count or not lines[i + 1].startswith("|"):
             return None, i + 1  # a line of '+' and '-' that is no table
         start = i + 1  # 1-based line of the top border
+        kind = lines[i + 1][1:].split("|", 1)[0].strip()
+        if kind not in _TABLE_KINDS:
+            return None, self._skip_foreign_table(i, kind)
         header = self._cells(lines[i + 1].rstrip(), seps, i + 2, "the table header")
         if i + 2 >= count:
             raise self._error(i + 2, f"the border under the header of the table that starts "
@@ -405,11 +408,19 @@ class _TextReader:
         else:
             raise self._error(j + 1, f"a table row or the closing '+---+' border of the "
                               f"table that starts at line {start}", lines[j])
-        if header[0] not in _TABLE_KINDS:
-            self.warnings.append(f"line {start}: ignored a table headed {header[0]!r} "
-                                 "(not a LIKWID Region Info, Event or Metric table)")
-            return None, end
         return self._table_body(start, header, lines[i + 3:j], border, seps), end
+
+    def _skip_foreign_table(self, i: int, kind: str) -> int:
+        """Pass over a table that is not LIKWID's (another tool's output); warn."""
+        self.warnings.append(f"line {i + 1}: ignored a table headed {kind!r} "
+                             "(not a LIKWID Region Info, Event or Metric table)")
+        lines, j = self.lines, i + 1
+        while j < len(lines) and lines[j][:1] in ("|", "+"):
+            if lines[j][:1] == "+" and j + 1 < len(lines) and \
+                    lines[j + 1][1:].split("|", 1)[0].strip() in _TABLE_KINDS:
+                break  # a LIKWID table right below
+            j += 1
+        return j
 
     def _cells(self, row: str, seps: tuple, line: int, what: str) -> list:
         """Cut one row at the border's column boundaries, checking them."""
