@@ -1,0 +1,110 @@
+"""Execute ``notebooks/quickstart.ipynb`` headlessly (nbclient, this venv's python3 kernel).
+
+One kernel runs the notebook as shipped (``ROOFLINE_STATE_FILE`` unset: the
+state cell must do nothing), then probe cells in the same kernel set the
+variable, run the state cell again and change the widget, and the test reads
+the JSON file the way the browser tests do.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "quickstart.ipynb"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _text(cell) -> str:
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream":
+            parts.append(output["text"])
+        parts.append(output.get("data", {}).get("text/plain", ""))
+    return "".join(parts)
+
+
+def _code_cells(nb):
+    return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """(executed notebook, probe cells' outputs, state file path)."""
+    state_file = tmp_path_factory.mktemp("state") / "state.json"
+    saved = os.environ.pop("ROOFLINE_STATE_FILE", None)
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    state_cell = next(c for c in _code_cells(nb) if "ROOFLINE_STATE_FILE" in c.source)
+    probes = [
+        nbformat.v4.new_code_cell("import os, sys\nprint(sys.executable)\n"
+                                  "print('state file before:', os.path.exists("
+                                  f"{str(state_file)!r}))"),
+        nbformat.v4.new_code_cell(f"os.environ['ROOFLINE_STATE_FILE'] = {str(state_file)!r}"),
+        copy.deepcopy(state_cell),
+        nbformat.v4.new_code_cell("w.peak_bandwidth = 150.0\nw.include = '<function'"),
+    ]
+    n_cells = len(nb.cells)
+    nb.cells.extend(probes)
+    client = NotebookClient(nb, kernel_name="python3", timeout=180,
+                            resources={"metadata": {"path": str(NOTEBOOK.parent)}})
+    try:
+        client.execute()
+    finally:
+        if saved is not None:
+            os.environ["ROOFLINE_STATE_FILE"] = saved
+    probes = nb.cells[n_cells:]
+    del nb.cells[n_cells:]
+    return nb, probes, state_file
+
+
+def test_notebook_runs_in_this_venv_without_errors(executed):
+    nb, probes, _ = executed
+    for cell in _code_cells(nb) + probes:
+        assert not [o for o in cell.outputs if o.output_type == "error"], cell.source
+    assert _text(probes[0]).splitlines()[0] == sys.executable
+    assert "state file before: False" in _text(probes[0]), "the state cell must be inert when unset"
+
+
+def test_first_code_cell_uses_only_the_installed_package(executed):
+    nb, _, _ = executed
+    first = _code_cells(nb)[0]
+    assert "sample_path(" in first.source and "/work" not in first.source
+    assert "import roofline_widget" in first.source or "from roofline_widget import" in first.source
+
+
+def test_one_widget_named_w_is_displayed(executed):
+    nb, _, _ = executed
+    views = [cell for cell in _code_cells(nb)
+             if any(WIDGET_VIEW in o.get("data", {}) for o in cell.outputs)]
+    assert len(views) == 1
+    assert views[0].source.rstrip().endswith("\nw")
+    assert "RooflineWidget" in _text(views[0])
+
+
+def test_notebook_outputs_hold_the_sample_numbers(executed):
+    nb, _, _ = executed
+    text = "\n".join(_text(cell) for cell in _code_cells(nb))
+    # pmgpu: 5 regions, 1 thread; gmgpolar: 2 regions on 4 threads.
+    assert "5 region(s), 1 rank(s)" in text and "2 region(s), 1 rank(s)" in text
+    assert "Peak: 2048 GFLOP/s (user)" in text and "Peak bandwidth: 204.8 GB/s (user)" in text
+    assert "no FLOP-rate metric in the data" in text  # the 48-rank CACHES left-out list
+    selection = next(_text(c) for c in _code_cells(nb) if "selection_dataframe()" in c.source)
+    # <function_a>: 2134.1472 MFLOP/s -> 2.134147 GFLOP/s; Solve: STAT Sum 4383.3768 MFLOP/s.
+    assert "<function_a>" in selection and "Solve" in selection
+    assert "2.134147" in selection and "4.383377" in selection
+
+
+def test_state_file_follows_the_widget(executed):
+    _, _, state_file = executed
+    state = json.loads(state_file.read_text())
+    assert state == {"peak_bandwidth": 150.0, "peak_flops": 2048.0, "include": "<function",
+                     # Solve is no longer among the points once include='<function'.
+                     "selected_regions": ["<function_a>"]}
+    assert not Path(str(state_file) + ".partial").exists()
