@@ -261,3 +261,39 @@ def test_several_runs_coloured_by_run():
     with pytest.raises(ValueError, match="unknown colormap"):
         _plot([first, second], cmap="no-such-map")
     assert math.isclose(payload["peak_flops_gflops"], 3.0)
+
+
+def test_payload_agrees_with_scope_profiler_on_its_results():
+    reference = pytest.importorskip("scope_profiler.plotting_scripts.roofline")
+    from scope_fixtures import make_profiling_results
+
+    results = make_profiling_results(n_ranks=2, n_regions=3, n_threads=4, seed=11)
+    explicit = {"flops_metric": DP, "bandwidth_metric": MEM_BW}
+    payload = _plot(results, **explicit)
+    theirs = reference._roofline(reference.collect_roofline_points(results, **explicit), None, None)
+    assert payload["peak_flops_gflops"] == pytest.approx(theirs["peak_flops_gflops"], rel=1e-12)
+    assert payload["peak_bandwidth_gbs"] == pytest.approx(theirs["peak_bandwidth_gbs"], rel=1e-12)
+    assert payload["empirical_ceilings"] is theirs["empirical_ceilings"] is True
+    assert payload["file_ranks"] == {"x": 2}
+    # the same roof, sampled on our grid (which also spans the ridge point)
+    for row in payload["roofline"]:
+        expected = min(theirs["peak_flops_gflops"],
+                       theirs["peak_bandwidth_gbs"] * row["arithmetic_intensity_flops_per_byte"])
+        assert row["performance_gflops"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_run_without_metrics_is_left_out_not_an_error():
+    from roofline_widget.io._core import RegionBlock, ThreadColumn, build_run
+
+    custom = RegionBlock("events_only", 1, "Custom", 3, threads=[ThreadColumn("HWThread 0", 0)],
+                         event_names=["INSTR_RETIRED_ANY:FIXC0"], events=np.array([[5.0]]))
+    with_metrics = block("r", {DP: [1000.0], MEM_BW: [100.0]}, line=30)
+    run = build_run([custom, with_metrics], source="custom.txt")
+    with pytest.warns(RegionsLeftOutWarning, match="1 region/rank"):
+        payload = _plot(run)
+    assert [p["region"] for p in payload["points"]] == ["r"]
+    assert payload["left_out"][0]["region"] == "events_only"
+    only_events = build_run([custom], source="only.txt")
+    with pytest.warns(RegionsLeftOutWarning):
+        with pytest.raises(ValueError, match="no FLOP-rate metric in the data"):
+            _plot(only_events)
