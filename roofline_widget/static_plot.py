@@ -56,7 +56,7 @@ def _check_arguments(backend, filepath, data_filepath, data_format) -> str:
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; use one of {list(BACKENDS)}")
     data_format = str(data_format).lower()
-    if data_filepath is not None and data_format not in DATA_FORMATS:
+    if data_format not in DATA_FORMATS:
         raise ValueError(f"unknown data_format {data_format!r}; use one of {list(DATA_FORMATS)}")
     if data_filepath is not None and data_format == "parquet":
         try:

@@ -180,6 +180,8 @@ def test_unknown_data_format_raises_before_writing(tmp_path):
     with pytest.raises(ValueError, match="unknown data_format 'xlsx'"):
         _plot(data_filepath=target, data_format="xlsx", filepath=tmp_path / "x.png")
     assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ValueError, match="unknown data_format 'xml'"):
+        _plot(data_format="xml")
 
 
 def test_unknown_image_suffix_raises(tmp_path):
