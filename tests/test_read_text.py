@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -577,17 +576,10 @@ def test_malformed_variants_name_the_line(doc, data):
     assert info.value.line == expected_line, str(info.value)
 
 
-# ------------------------------------------------------------------ throughput
-def test_throughput_on_generated_mpirun_text():
-    """A few MB of likwid-mpirun text (the full 50 MB run is benchmarks/generate.py).
-
-    The bound is loose (the machine is shared); the benchmark shows > 40 MB/s.
-    """
+# ------------------------------------------------------------------ large input
+def test_generated_mpirun_text_reads_every_thread():
+    """A few MB of likwid-mpirun text (speed is measured in benchmarks/, not here)."""
     text = gen.generate_mpirun(16, 20, 8)
-    size = len(text) / 1e6
-    start = time.perf_counter()
     parsed = parse_text(text, "big.txt")
-    rate = size / (time.perf_counter() - start)
     assert len(parsed["blocks"]) == 20
     assert sum(len(b.threads) for b in parsed["blocks"]) == 16 * 20 * 8
-    assert rate > 5, f"{rate:.1f} MB/s"
