@@ -90,6 +90,11 @@ def _colors(cmap: str, count: int) -> list[str]:
         colormap = matplotlib.colormaps[cmap]
     except KeyError:
         raise ValueError(f"unknown colormap {cmap!r}") from None
+    listed = getattr(colormap, "colors", None)
+    if listed is not None and len(listed) <= 32:
+        # A qualitative map (tab10, tab20, Set1, ...): its colours in order, so
+        # two runs get two distinct strong colours rather than both ends.
+        return [to_hex(listed[i % len(listed)]) for i in range(count)]
     return [to_hex(c) for c in colormap(np.linspace(0, 1, max(count, 1)))][:count]
 
 

@@ -259,7 +259,8 @@ def test_several_runs_coloured_by_run():
     payload = _plot([first, second], cmap="tab10")
     assert payload["colour_by"] == "file"
     assert list(payload["colors"]) == ["one", "two"]
-    assert payload["colors"]["one"] == "#1f77b4" and payload["colors"]["two"] == "#17becf"
+    # a qualitative map is used in order: tab10 blue, then orange
+    assert payload["colors"]["one"] == "#1f77b4" and payload["colors"]["two"] == "#ff7f0e"
     with pytest.raises(ValueError, match="unknown colormap"):
         _plot([first, second], cmap="no-such-map")
     assert math.isclose(payload["peak_flops_gflops"], 3.0)
