@@ -8,6 +8,7 @@ every state update of every widget goes through.
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import numpy as np
@@ -309,6 +310,18 @@ def test_slider_and_trait_are_linked_both_ways(pmgpu):
     assert w._bandwidth_slider.value == pytest.approx(1e7) and w.peak_bandwidth == 1e7
     w.peak_bandwidth = None
     assert w._bandwidth_empirical.value and w.roofline.peak_bandwidth == pytest.approx(28.5809575)
+
+
+def test_browser_snapping_a_slider_to_its_step_grid_is_not_a_drag(pmgpu):
+    # The browser puts a value it is sent on the slider's grid of exponents
+    # (step 0.001 decades) and sends that back: 10**3.311 = 2046.4 for 2048.
+    w = RooflineWidget(pmgpu, peak_flops=2048.0)
+    w._flops_slider.value = 10 ** round(math.log10(2048.0), 3)
+    assert w.peak_flops == 2048.0
+    w._bandwidth_slider.value = 10 ** round(math.log10(28.5809575), 3)  # the empirical value
+    assert w.peak_bandwidth is None and w._bandwidth_empirical.value
+    w._flops_slider.value = 10 ** (round(math.log10(2048.0), 3) + 0.002)  # one step more: a drag
+    assert w.peak_flops == pytest.approx(10 ** 3.313)
 
 
 @pytest.mark.parametrize("bad", [0, -5.0, float("nan"), float("inf"), "fast"])
