@@ -120,7 +120,8 @@ def _axis_ranges(points: pd.DataFrame, roofline: Roofline | None):
     y = _positive(points["performance_gflops"])
     if roofline is not None:
         ridges = [roofline.ridge_point(bandwidth=b) for b in roofline.bandwidth]
-        ridges += [r.gflops / roofline.peak_bandwidth for r in roofline.compute]
+        # Room right of the ridge points for the compute roofs and their labels.
+        ridges += [10 * r.gflops / roofline.peak_bandwidth for r in roofline.compute]
         x = np.concatenate([x, ridges])
         y = np.concatenate([y, [r.gflops for r in roofline.compute]])
     x_range = (x.min() / _MARGIN, x.max() * _MARGIN) if x.size else _DEFAULT_X_RANGE
@@ -143,7 +144,7 @@ def _roof_marks_data(roofline: Roofline | None, x_range) -> dict:
     return {
         "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
         "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
-        "ceiling_labels": [s["label"] for s in ceilings],
+        "ceiling_labels": [_line_label(s) for s in ceilings],
         "ceiling_colors": [_LINE_COLORS[s["kind"]] for s in ceilings],
         "roof_x": np.array(roof["x"]),
         "roof_y": np.array(roof["y"]),
@@ -152,6 +153,13 @@ def _roof_marks_data(roofline: Roofline | None, x_range) -> dict:
         "ridge_y": np.array([roofline.peak_flops]),
         "ridge_text": [f"\u25c6 ridge {ridge_x:.3g} FLOP/byte"],
     }
+
+
+def _line_label(segment: dict) -> str:
+    """Name and value of a ceiling, short enough to sit at the line's end."""
+    unit = "GB/s" if segment["kind"] == "bandwidth" else "GFLOP/s"
+    empirical = " (empirical)" if segment["empirical"] else ""
+    return f"{segment['name']}: {segment['value']:.4g} {unit}{empirical}"
 
 
 def _palette(n: int) -> list[str]:
@@ -356,7 +364,10 @@ class RooflineWidget(widgets.VBox):
         axes = [bq.Axis(scale=self._xs, label=X_LABEL, tick_format=".3~g"),
                 bq.Axis(scale=self._ys, label=Y_LABEL, side="left",
                         tick_format=".3~g", label_offset="55px")]
+        # bqplot's PanZoom swallows hover and click (bqplot issue #1352): "inspect"
+        # (no figure interaction) gives tooltips and click selection.
         self._interactions = {
+            "inspect": None,
             "pan-zoom": PanZoom(scales={"x": [self._xs], "y": [self._ys]}),
             "brush": BrushSelector(x_scale=self._xs, y_scale=self._ys,
                                       marks=[self._scatter], color="steelblue"),
@@ -365,8 +376,8 @@ class RooflineWidget(widgets.VBox):
         }
         self._figure = bq.Figure(
             marks=[self._ceilings, self._roof, self._ridge, self._scatter], axes=axes,
-            interaction=self._interactions["pan-zoom"], legend_location="top-left",
-            fig_margin={"top": 40, "bottom": 55, "left": 75, "right": 30},
+            interaction=None, legend_location="top-left",
+            fig_margin={"top": 40, "bottom": 55, "left": 75, "right": 190},
             layout=widgets.Layout(width="100%", height="480px"))
         self._figure.add_class("roofline-figure")
         self._xs.observe(self._on_zoom, names=["min", "max"])
@@ -406,8 +417,9 @@ class RooflineWidget(widgets.VBox):
         self._size_choice = widgets.Dropdown(options=["none", "runtime"], description="Size by",
                                              **wide)
         self._interaction_choice = widgets.ToggleButtons(
-            options=list(self._interactions), value="pan-zoom",
-            tooltips=["pan and zoom", "select with a rectangle", "select with a free shape"],
+            options=list(self._interactions), value="inspect",
+            tooltips=["hover for details, click to select", "pan and zoom",
+                      "select with a rectangle", "select with a free shape"],
             style={"button_width": "80px"})
         self._interaction_choice.add_class("roofline-interaction")
         self._interaction_choice.observe(self._on_interaction, names="value")

@@ -123,6 +123,7 @@ def test_pmgpu_points_and_marks(pmgpu):
     assert w.roofline.peak_flops == pytest.approx(2.1341472)
     assert w.roofline.peak_bandwidth == pytest.approx(28.5809575)
     assert w._flops_empirical.value and w._bandwidth_empirical.value
+    assert "Empirical peak: 2.134 GFLOP/s (empirical)" in w._ceilings.labels
     assert w._flops_slider.value == pytest.approx(2.1341472)
     status = w._status_html.value
     assert "5 points" in status and "empirical" in status and "DP [MFLOP/s]" in status
@@ -281,7 +282,8 @@ def test_peak_change_moves_only_the_ceilings(pmgpu, sent):
     np.testing.assert_allclose(w._ridge.y, [2048.0])
     # The main roof passes exactly through the ridge point.
     assert 10.0 in list(w._roof.x) and 2048.0 in list(w._roof.y)
-    assert any("204.8 GB/s (user)" in label for label in w._ceilings.labels)
+    assert "Peak bandwidth: 204.8 GB/s" in w._ceilings.labels
+    assert "Peak: 2048 GFLOP/s" in w._ceilings.labels
     a = point(w.to_dataframe(), "<function_a>")
     # <function_a>: intensity 0.249486 < ridge 10 -> memory bound, attainable
     # 204.8 * 0.249486 = 51.0948 GFLOP/s, efficiency 2.1341472 / 51.0948 = 4.1768 %.
@@ -466,8 +468,11 @@ def test_reset_view_refits_the_axes(pmgpu):
     fitted = (w._xs.min, w._xs.max, w._ys.min, w._ys.max)
     w._xs.min, w._xs.max = 1.0, 2.0  # a zoom in the browser
     assert w._ceilings.x.min() == pytest.approx(1.0)  # ceilings follow the zoom
+    assert w._interaction_choice.value == "inspect" and w._figure.interaction is None
     w._interaction_choice.value = "lasso"
     assert w._figure.interaction is w._interactions["lasso"]
+    w._interaction_choice.value = "pan-zoom"
+    assert type(w._figure.interaction).__name__ == "PanZoom"
     w._reset_button.click()
     assert (w._xs.min, w._xs.max, w._ys.min, w._ys.max) == fitted
 
