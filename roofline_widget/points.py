@@ -20,13 +20,16 @@ silently: :attr:`PointSelection.left_out` lists them with the reason, and
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from .model import GPU, LikwidRun
 from .units import BYTE_RATE, FLOP_RATE, UOP_RATE, parse_unit, split_metric_name
@@ -346,20 +349,71 @@ def _unique_labels(runs) -> list[str]:
     return labels
 
 
+class _RunSums:
+    """The per-region sums of one :class:`LikwidRun` (its cached groupby frame)."""
+
+    def __init__(self, run: LikwidRun):
+        self.run = run
+        self.label = run.label
+        self._frame = frame = _cached_run_frame(run)
+        self.metric_names = list(frame.columns[len(_KEYS) - 1:])
+        self.keys = {name: frame[name].to_numpy() for name in _KEYS[1:]}
+        for name in ("region", "device", "groups"):
+            self.keys[name] = pd.Categorical(self.keys[name])
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def sums(self, metric: str) -> np.ndarray:
+        return self._frame[metric].to_numpy(dtype=float)
+
+
+def _sources(data) -> list:
+    """Per-run sums of anything :func:`roofline_widget.io.as_runs` accepts.
+
+    scope-profiler results are read directly (:class:`~roofline_widget.io.scope.ScopeSums`,
+    one metric at a time); everything else becomes a :class:`LikwidRun` first.
+    """
+    from .io import _is_scope_results, as_runs
+
+    if _is_scope_results(data):
+        from .io.scope import ScopeSums
+        return [ScopeSums(data)]
+    if isinstance(data, (LikwidRun, str, os.PathLike)) or not isinstance(data, Iterable):
+        return [_RunSums(run) for run in as_runs(data)]
+    parts = [part for item in data for part in _sources(item)]
+    if not parts:
+        raise ValueError("no runs given")
+    return parts
+
+
+def _combined(columns: list):
+    """One key column of several runs (categoricals keep first-appearance order)."""
+    if len(columns) == 1:
+        return columns[0]
+    if isinstance(columns[0], pd.Categorical):
+        return union_categoricals(columns, ignore_order=True)
+    return np.concatenate(columns)
+
+
 class RegionSums:
     """Per-(run, rank, region, device) sums over threads of every metric.
 
     Build it with :meth:`from_runs`; pick metrics, ranks and regions with
-    :meth:`select`.
+    :meth:`select`.  A metric's sums are computed when a selection first
+    uses it (for scope-profiler results straight from the region arrays,
+    see :class:`~roofline_widget.io.scope.ScopeSums`) and kept.
 
     Attributes
     ----------
     runs : list of LikwidRun
+        Built on first access for scope-profiler results.
     frame : pandas.DataFrame
         One row per (run, rank, region, device): ``file`` (run label),
         ``rank``, ``region``, ``device``, ``n_threads``, ``runtime_s`` (max
         over threads), ``call_count`` (max), ``groups`` (``"MEM_DP+FLOPS_DP"``),
-        then one column per metric (sum over threads, native unit).
+        then one column per metric (sum over threads, native unit); built on
+        first access.
     flop_metrics : list of str
         FLOP-rate metrics present, then uop rates.
     bandwidth_metrics : list of str
@@ -368,29 +422,34 @@ class RegionSums:
         Ranks (ascending), region names and run labels (order of appearance).
     """
 
-    def __init__(self, runs, frame: pd.DataFrame):
-        self.runs = list(runs)
-        self.frame = frame
-        self.metrics = list(frame.columns[len(_KEYS):])
+    def __init__(self, parts: list, labels: list):
+        self._parts = list(parts)
+        self.files = list(labels)
+        self.metrics = list(dict.fromkeys(n for part in self._parts for n in part.metric_names))
         self.units = {name: parse_unit(name) for name in self.metrics}
         self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == FLOP_RATE]
                              + [m for m in self.metrics if self.units[m].kind == UOP_RATE])
         self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == BYTE_RATE]
-        self.ranks = sorted(int(r) for r in pd.unique(frame["rank"]))
-        self.regions = list(frame["region"].cat.categories)
-        self.files = list(frame["file"].cat.categories)
+        keys = {name: _combined([part.keys[name] for part in self._parts]) for name in _KEYS[1:]}
+        lengths = [len(part) for part in self._parts]
+        file_codes = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+        keys["file"] = pd.Categorical.from_codes(file_codes, categories=self.files)
+        self._keys = keys
+        self._frame = None
+        self.ranks = np.unique(keys["rank"]).astype(int).tolist()
+        self.regions = list(keys["region"].categories)
         self._columns = {
-            "rank": frame["rank"].to_numpy(dtype=np.int64),
-            "n_threads": frame["n_threads"].to_numpy(dtype=np.int64),
-            "runtime_s": frame["runtime_s"].to_numpy(dtype=float),
-            "call_count": frame["call_count"].to_numpy(dtype=float),
+            "rank": np.asarray(keys["rank"], dtype=np.int64),
+            "n_threads": np.asarray(keys["n_threads"], dtype=np.int64),
+            "runtime_s": np.asarray(keys["runtime_s"], dtype=float),
+            "call_count": np.asarray(keys["call_count"], dtype=float),
         }
-        self._labels = {name: (frame[name].cat.codes.to_numpy(), frame[name].cat.categories)
+        self._labels = {name: (np.asarray(keys[name].codes), keys[name].categories)
                         for name in ("file", "region", "device", "groups")}
         self._region_codes = self._labels["region"][0]
         device_codes, devices = self._labels["device"]
         self._gpu = np.asarray(devices == GPU)[device_codes] if len(devices) else \
-            np.zeros(len(frame), dtype=bool)
+            np.zeros(len(file_codes), dtype=bool)
         self._metric_values: dict[str, np.ndarray] = {}
         self._region_masks: dict[tuple, np.ndarray] = {}
 
@@ -398,33 +457,34 @@ class RegionSums:
     def from_runs(cls, data) -> "RegionSums":
         """Aggregate runs (anything :func:`roofline_widget.io.as_runs` accepts).
 
-        Per-run sums are cached on the run object, so building a
-        ``RegionSums`` of runs seen before costs one concatenation.
+        Per-run sums of a :class:`LikwidRun` are cached on the run object, so
+        building a ``RegionSums`` of runs seen before costs one concatenation.
+        scope-profiler results are not converted to a per-thread table at all.
         """
         if isinstance(data, RegionSums):
             return data
-        from .io import as_runs
+        parts = _sources(data)
+        return cls(parts, _unique_labels(parts))
 
-        runs = as_runs(data)
-        frames = []
-        for run, label in zip(runs, _unique_labels(runs)):
-            frame = _cached_run_frame(run).copy(deep=False)
-            frame.insert(0, "file", label)
-            frames.append(frame)
-        frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-        files = _unique_labels(runs)
-        regions = list(dict.fromkeys(name for f in frames for name in pd.unique(f["region"])))
-        frame["file"] = pd.Categorical(frame["file"], categories=files)
-        frame["region"] = pd.Categorical(frame["region"], categories=regions)
-        frame["device"] = frame["device"].astype("category")
-        frame["groups"] = frame["groups"].astype("category")
-        return cls(runs, frame)
+    @property
+    def runs(self) -> list:
+        """The runs as :class:`LikwidRun` (scope-profiler results converted on first use)."""
+        return [part.run for part in self._parts]
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """Keys and every metric's sums as one DataFrame (built on first access)."""
+        if self._frame is None:
+            columns = {name: self._keys[name] for name in _KEYS}
+            columns.update((name, self._values(name)) for name in self.metrics)
+            self._frame = pd.DataFrame(columns)
+        return self._frame
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self._region_codes)
 
     def __repr__(self) -> str:
-        return (f"<RegionSums: {len(self.frame)} (run, rank, region, device) row(s), "
+        return (f"<RegionSums: {len(self)} (run, rank, region, device) row(s), "
                 f"{len(self.files)} run(s), FLOP metrics {self.flop_metrics}, "
                 f"bandwidth metrics {self.bandwidth_metrics}>")
 
@@ -439,9 +499,12 @@ class RegionSums:
 
     # ------------------------------------------------------------ selection
     def _values(self, metric: str) -> np.ndarray:
+        """The sums of one metric over all runs (NaN for runs without it), kept."""
         values = self._metric_values.get(metric)
         if values is None:
-            values = self.frame[metric].to_numpy(dtype=float)
+            pieces = [part.sums(metric) if metric in part.metric_names
+                      else np.full(len(part), np.nan) for part in self._parts]
+            values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
             self._metric_values[metric] = values
         return values
 
@@ -585,6 +648,13 @@ def _constant_column(value, n: int) -> pd.Categorical:
     return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
 
 
+def _plain_labels(column: pd.Series) -> list[str]:
+    """A categorical column as a list of plain ``str`` (converted once per category)."""
+    values = column.array
+    categories = np.array([str(c) for c in values.categories] + [""], dtype=object)
+    return categories[values.codes].tolist()
+
+
 def _reasons(first: list[str], second: list[str], first_codes, second_codes) -> pd.Categorical:
     """Joined reason texts per row, from the reason codes of both metrics."""
     table = [f"{a}; {b}" if a and b else a + b for a in first for b in second]
@@ -621,20 +691,23 @@ class PointSelection:
     def to_dicts(self) -> list[dict]:
         """The points as scope-profiler 0.7.5 point dicts (plain Python values)."""
         frame = self.points
-        columns = {
-            "file": [str(v) for v in frame["file"]],
-            "region": [str(v) for v in frame["region"]],
-            "rank": frame["rank"].astype(np.int64).tolist(),
-            "performance_gflops": frame["performance_gflops"].astype(float).tolist(),
-            "bandwidth_gbs": frame["bandwidth_gbs"].astype(float).tolist(),
-            "arithmetic_intensity_flops_per_byte":
-                frame["arithmetic_intensity_flops_per_byte"].astype(float).tolist(),
-            "runtime_seconds": [None if v != v else v
-                                for v in frame["runtime_seconds"].astype(float).tolist()],
-            "flops_metric": frame["flops_metric"].tolist(),
-            "bandwidth_metric": frame["bandwidth_metric"].tolist(),
-        }
-        return [dict(zip(POINT_KEYS, row)) for row in zip(*(columns[k] for k in POINT_KEYS))]
+        runtime = frame["runtime_seconds"].to_numpy(dtype=float)
+        runtime_list = runtime.tolist()
+        if np.isnan(runtime).any():
+            runtime_list = [None if v != v else v for v in runtime_list]
+        flops = [self.flops_metric] * len(frame)
+        bandwidth = [self.bandwidth_metric] * len(frame)
+        columns = zip(_plain_labels(frame["file"]), _plain_labels(frame["region"]),
+                      frame["rank"].to_numpy(dtype=np.int64).tolist(),
+                      frame["performance_gflops"].to_numpy(dtype=float).tolist(),
+                      frame["bandwidth_gbs"].to_numpy(dtype=float).tolist(),
+                      frame["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float).tolist(),
+                      runtime_list, flops, bandwidth)
+        # a dict display per point: the fastest way CPython builds many small dicts
+        return [{"file": f, "region": r, "rank": k, "performance_gflops": p, "bandwidth_gbs": b,
+                 "arithmetic_intensity_flops_per_byte": a, "runtime_seconds": t,
+                 "flops_metric": fm, "bandwidth_metric": bm}
+                for f, r, k, p, b, a, t, fm, bm in columns]
 
     def warn(self, stacklevel: int = 3) -> None:
         """Emit the notes and, if any region was left out, one RegionsLeftOutWarning."""

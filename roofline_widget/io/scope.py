@@ -277,3 +277,206 @@ def read_scope_h5(path, label: str | None = None) -> LikwidRun:
 
     results = ProfilingResults.from_h5(Path(path))
     return from_scope_profiler(results, label, cache=False)
+
+
+# --------------------------------------------------------------------------
+# per-region sums straight from the results (the fast path of points.py)
+# --------------------------------------------------------------------------
+_CPUS = operator.attrgetter("cpus")
+_DTYPE = operator.attrgetter("dtype")
+_GROUP_NAME = operator.attrgetter("group_name")
+_METRICS = operator.attrgetter("metrics")
+_NDIM = operator.attrgetter("ndim")
+
+
+def _take(items: list, where) -> list:
+    """``items[where]`` for a slice or an index array (no Python loop)."""
+    if isinstance(where, slice):
+        return items[where]
+    if len(where) == 1:
+        return [items[int(where[0])]]
+    return list(operator.itemgetter(*where.tolist())(items))
+
+
+def _flat(arrays, counts, what: str, source: str, tags) -> np.ndarray:
+    """Concatenate one 1-D array per region as float64, checking one value per cpu.
+
+    Arrays of one numeric dtype are joined as raw bytes (one C call, no
+    per-array numpy overhead); anything else goes through ``np.concatenate``.
+    """
+    lengths = np.fromiter(map(len, arrays), np.intp, len(arrays))
+    if not np.array_equal(lengths, counts):
+        i = int(np.flatnonzero(lengths != counts)[0])
+        raise LikwidFormatError(source, None, f"one value per cpu in every region's {what}",
+                                f"region {tags[i]!r}: {lengths[i]} values for {counts[i]} cpus")
+    try:
+        dtypes = set(map(_DTYPE, arrays))
+        if len(dtypes) == 1 and next(iter(dtypes)).kind in "fiub":
+            return np.frombuffer(b"".join(arrays), dtype=dtypes.pop()).astype(np.float64,
+                                                                              copy=False)
+    except (AttributeError, TypeError, BufferError):
+        pass  # lists, non-contiguous rows: the general path below
+    if not arrays:
+        return np.zeros(0)
+    return np.concatenate([np.asarray(a, dtype=np.float64) for a in arrays])
+
+
+def _reduce_threads(values, counts, uniform, ufunc) -> np.ndarray:
+    """Per region ``ufunc`` over its threads, NaN ignored; all-NaN or no thread: NaN.
+
+    ``ufunc`` is ``np.add`` (sum) or ``np.fmax`` (max); ``uniform`` is the
+    common thread count when every region has the same, else None.
+    """
+    nan = np.isnan(values)
+    has_nan = bool(nan.any())
+    if has_nan and ufunc is np.add:
+        values = np.where(nan, 0.0, values)
+    if uniform is not None:
+        out = ufunc.reduce(values.reshape(len(counts), uniform), axis=1) if uniform else \
+            np.full(len(counts), np.nan)
+        if has_nan:
+            out[nan.reshape(len(counts), uniform).all(axis=1)] = np.nan
+        return out
+    starts = np.cumsum(counts) - counts
+    nonempty = counts > 0
+    out = np.full(len(counts), np.nan)
+    if nonempty.any():
+        out[nonempty] = ufunc.reduceat(values, starts[nonempty])
+        if has_nan:
+            measured = np.add.reduceat((~nan).astype(np.intp), starts[nonempty])
+            out[np.flatnonzero(nonempty)[measured == 0]] = np.nan
+    return out
+
+
+class ScopeSums:
+    """Per-(rank, region) sums over threads, read straight from ``ProfilingResults``.
+
+    What :class:`roofline_widget.points.RegionSums` needs, without building the
+    per-thread table: the key columns once, then each metric's per-region sum
+    over threads only when it is asked for (and kept). One metric costs one
+    pass that takes that metric's row from every region and joins the rows
+    into one array; nothing loops over regions in Python.
+
+    scope-profiler keeps one ``LikwidRegionResult`` per (rank, region), so
+    every row here is one region of one rank measured with one group; the
+    sums equal those of :func:`from_scope_profiler` followed by the
+    aggregation of :mod:`roofline_widget.points` (``NaN`` ignored, all-``NaN``
+    stays ``NaN``; runtime and call count are the maxima over threads).
+
+    Parameters
+    ----------
+    results : scope_profiler.ProfilingResults
+    label : str, optional
+        Run label (``results.display_label`` by default).
+
+    Attributes
+    ----------
+    label : str
+    metric_names : list of str
+        Every metric name, in order of first appearance.
+    keys : dict of numpy arrays and pandas Categoricals
+        ``rank, region, device, n_threads, runtime_s, call_count, groups``,
+        one value per row.
+
+    Raises
+    ------
+    LikwidFormatError
+        If the results hold no LIKWID region, or a region's arrays do not
+        have one value per cpu.
+    """
+
+    def __init__(self, results, label: str | None = None):
+        self.results = results
+        self.label = label or results.display_label
+        self.source = str(results.file_path)
+        ranks, self._tags, self._regions = _collect(results.get_likwid_regions())
+        if not self._regions:
+            raise LikwidFormatError(self.source, None, "scope-profiler results with LIKWID "
+                                    "regions (run under likwid-perfctr -m)", "no LIKWID data")
+        regions = self._regions
+        self._counts = np.fromiter(map(len, map(_CPUS, regions)), np.intp, len(regions))
+        first = int(self._counts[0])
+        self._uniform = first if bool((self._counts == first).all()) else None
+        self._batches = self._name_batches()
+        self.metric_names = list(dict.fromkeys(n for names in self._batches for n in names))
+        self._sums: dict[str, np.ndarray] = {}
+        self._arrays: dict[tuple, tuple] = {}
+        self._run: LikwidRun | None = None
+        self.keys = {
+            "rank": np.asarray(ranks, dtype=np.int64),
+            "region": _categorical(self._tags, 1),
+            "device": _constant_categorical(CPU, len(regions)),
+            "n_threads": self._counts.astype(np.int64),
+            "runtime_s": self._per_region_max("times"),
+            "call_count": self._per_region_max("call_counts"),
+            "groups": _categorical(self._group_names(), 1),
+        }
+
+    def __len__(self) -> int:
+        return len(self._regions)
+
+    def _group_names(self) -> list:
+        names = list(map(_GROUP_NAME, self._regions))
+        if not all(names):
+            names = [n or f"Group {int(r.group_id)}" for n, r in zip(names, self._regions)]
+        return names
+
+    def _name_batches(self) -> dict:
+        """{metric-name tuple: indices of the regions printing exactly those names}."""
+        names = [r.metric_names for r in self._regions]
+        starts = _changes(names)
+        if len(starts) == 1:
+            return {tuple(names[0]): slice(None)}
+        ends = np.append(starts[1:], len(names))
+        pieces: dict[tuple, list] = {}
+        for start, end in zip(starts, ends):
+            pieces.setdefault(tuple(names[start]), []).append(np.arange(start, end))
+        return {key: np.concatenate(parts) for key, parts in pieces.items()}
+
+    def _per_region_max(self, attr: str) -> np.ndarray:
+        arrays = list(map(operator.attrgetter(attr), self._regions))
+        values = _flat(arrays, self._counts, attr, self.source, self._tags)
+        return _reduce_threads(values, self._counts, self._uniform, np.fmax)
+
+    def sums(self, metric: str) -> np.ndarray:
+        """Per-row sum over threads of ``metric`` (native unit); NaN where not measured."""
+        values = self._sums.get(metric)
+        if values is None:
+            values = self._sums[metric] = self._compute(metric)
+        return values
+
+    def _compute(self, metric: str) -> np.ndarray:
+        out = np.full(len(self._regions), np.nan)
+        for names, where in self._batches.items():
+            if metric in names:
+                arrays, tags = self._metric_arrays(names, where)
+                rows = list(map(operator.itemgetter(names.index(metric)), arrays))
+                values = _flat(rows, self._counts[where], f"metric {metric!r}", self.source, tags)
+                out[where] = _reduce_threads(values, self._counts[where], self._uniform, np.add)
+        return out
+
+    def _metric_arrays(self, names: tuple, where) -> tuple[list, list]:
+        """The metrics arrays and tags of one batch, checked once: one row per name."""
+        cached = self._arrays.get(names)
+        if cached is None:
+            regions, tags = _take(self._regions, where), _take(self._tags, where)
+            arrays = list(map(_METRICS, regions))
+            try:
+                ndims = set(map(_NDIM, arrays))
+            except AttributeError:  # lists of lists
+                ndims = set(map(np.ndim, arrays))
+            if ndims != {2} or set(map(len, arrays)) != {len(names)}:
+                bad = next(i for i, a in enumerate(arrays)
+                           if np.ndim(a) != 2 or len(a) != len(names))
+                raise LikwidFormatError(self.source, None, f"{len(names)} rows (one per metric "
+                                        "name) in every region's metrics array",
+                                        f"shape {np.shape(arrays[bad])} in region {tags[bad]!r}")
+            cached = self._arrays[names] = (arrays, tags)
+        return cached
+
+    @property
+    def run(self) -> LikwidRun:
+        """The full per-thread :class:`LikwidRun` (built on first use)."""
+        if self._run is None:
+            self._run = from_scope_profiler(self.results, self.label)
+        return self._run

@@ -1,0 +1,119 @@
+"""Helpers shared by the benchmark scripts: timing, tables, subprocesses, data.
+
+The benchmarks are scripts, not tests: they print tables and exit 0.  Timings
+are medians of interleaved repetitions (ours, reference, ours, ...) in one
+process, so that both sides see the same machine noise.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))      # scope_fixtures
+sys.path.insert(0, str(ROOT))                # roofline_widget from this checkout
+
+#: The metrics both implementations are given explicitly (same choice on both sides).
+FLOPS = "DP [MFLOP/s]"
+BANDWIDTH = "Memory bandwidth [MBytes/s]"
+
+
+def timed(function, *args, **keywords) -> tuple[float, object]:
+    """Seconds one call takes (garbage collected before; the collector stays on), and its result."""
+    gc.collect()
+    start = time.perf_counter()
+    result = function(*args, **keywords)
+    return time.perf_counter() - start, result
+
+
+def median(values) -> float:
+    return statistics.median(values)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+
+
+def print_table(title: str, header: list, rows: list) -> None:
+    """Print a plain-text table (right-aligned columns, first column left)."""
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+
+    def line(row):
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(row, widths)))
+
+    print(f"\n{title}")
+    print(line(cells[0]))
+    print("  ".join("-" * w for w in widths))
+    for row in cells[1:]:
+        print(line(row))
+
+
+def verdict(value: float, target: float, higher_is_better: bool) -> str:
+    ok = value >= target if higher_is_better else value <= target
+    return "MET" if ok else "MISSED"
+
+
+def _status_mb(field: str) -> float:
+    """One ``kB`` field of /proc/self/status (``VmHWM``, ``VmRSS``) in MB."""
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process (VmHWM) in MB."""
+    return _status_mb("VmHWM")
+
+
+def current_rss_mb() -> float:
+    return _status_mb("VmRSS")
+
+
+def reset_peak_rss() -> bool:
+    """Reset VmHWM to the current RSS (Linux ``clear_refs`` 5); False if not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def run_json_subprocess(script: Path, *args: str, timeout: float = 900) -> dict:
+    """Run ``python script args...`` and parse the JSON object it prints last."""
+    env = dict(os.environ)
+    out = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
+                         timeout=timeout, env=env, cwd=ROOT)
+    if out.returncode != 0:
+        raise RuntimeError(f"{script.name} {' '.join(args)} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def make_results(n_ranks: int, n_regions: int, n_threads: int, n_metrics: int = 20,
+                 seed: int = 1):
+    """scope-profiler ``ProfilingResults`` built in memory by ``tests/scope_fixtures.py``."""
+    from scope_fixtures import make_profiling_results
+
+    return make_profiling_results(n_ranks=n_ranks, n_regions=n_regions, n_threads=n_threads,
+                                  n_metrics=n_metrics, seed=seed, file_path="bench.h5")
+
+
+def quiet():
+    """Silence the RegionsLeftOutWarning/MetricChoiceWarning of our functions."""
+    warnings.simplefilter("ignore")
+
+
+def command_line() -> str:
+    return " ".join([Path(sys.executable).as_posix(), *sys.argv])

@@ -1,0 +1,106 @@
+"""The direct scope-profiler path of RegionSums (io.scope.ScopeSums) against the table path.
+
+``RegionSums.from_runs(results)`` reads per-region sums straight from the
+region arrays; ``RegionSums.from_runs(from_scope_profiler(results))`` builds
+the per-thread table and aggregates it with pandas.  Both must give the same
+frame on every shape the direct path treats specially.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("scope_profiler")
+
+from scope_profiler.likwid_data import LikwidRegionResult  # noqa: E402
+from scope_profiler.results import ProfilingResults  # noqa: E402
+from scope_fixtures import make_profiling_results  # noqa: E402
+
+from roofline_widget.errors import LikwidFormatError  # noqa: E402
+from roofline_widget.io.scope import ScopeSums, from_scope_profiler  # noqa: E402
+from roofline_widget.points import RegionSums, collect_roofline_points  # noqa: E402
+
+DP, BW = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"
+
+
+def _both(results):
+    direct = RegionSums.from_runs(results)
+    table = RegionSums.from_runs(from_scope_profiler(results, cache=False))
+    return direct, table
+
+
+def _assert_same_frames(direct, table):
+    pd.testing.assert_frame_equal(direct.frame, table.frame, check_dtype=False,
+                                  check_categorical=False, rtol=1e-13)
+
+
+def test_fixture_results_give_the_table_path_frame():
+    _assert_same_frames(*_both(make_profiling_results(3, 4, 6, seed=2)))
+
+
+def _region(tag, cpus, metric_names, metrics, times=None, group="MEM_DP"):
+    metrics = np.asarray(metrics, dtype=float)
+    return LikwidRegionResult(
+        tag=tag, group_id=1, group_name=group, cpus=cpus,
+        times=np.ones(len(cpus)) if times is None else np.asarray(times),
+        call_counts=np.arange(1, len(cpus) + 1), event_names=[], counter_names=[],
+        events=np.zeros((0, len(cpus))), metric_names=metric_names, metrics=metrics)
+
+
+def _mixed() -> ProfilingResults:
+    """Different thread counts, two metric-name lists, NaN and all-NaN threads."""
+    both = [DP, BW]
+    likwid = {
+        0: {"a": _region("a", [0, 1], both, [[1.0, 2.0], [10.0, np.nan]], times=[0.5, np.nan]),
+            "b": _region("b", [0], [BW, "CPI"], [[7.0], [0.5]], group="MEM")},
+        1: {"a": _region("a", [4, 5, 6], both, [[np.nan] * 3, [1.0, 2.0, 4.0]]),
+            "c": _region("c", [4], both, [[3.0], [6.0]])},
+    }
+    return ProfilingResults(regions={}, likwid=likwid, num_ranks=2, file_path="mixed.h5")
+
+
+def test_mixed_shapes_give_the_table_path_frame():
+    direct, table = _both(_mixed())
+    _assert_same_frames(direct, table)
+    frame = direct.frame.set_index(["rank", "region"])
+    # rank 0 'a': DP 1 + 2 = 3, bandwidth 10 (NaN thread ignored), runtime max(0.5, NaN) = 0.5
+    assert frame.loc[(0, "a"), DP] == 3.0 and frame.loc[(0, "a"), BW] == 10.0
+    assert frame.loc[(0, "a"), "runtime_s"] == 0.5 and frame.loc[(0, "a"), "call_count"] == 2
+    # rank 1 'a': every DP thread NaN -> NaN (not 0); bandwidth 1 + 2 + 4 = 7
+    assert np.isnan(frame.loc[(1, "a"), DP]) and frame.loc[(1, "a"), BW] == 7.0
+    # rank 0 'b' printed no DP at all
+    assert np.isnan(frame.loc[(0, "b"), DP]) and frame.loc[(0, "b"), "groups"] == "MEM"
+
+
+def test_points_and_left_out_agree_with_the_table_path():
+    results = _mixed()
+    with pytest.warns(UserWarning):
+        direct = collect_roofline_points(results, flops_metric=DP, bandwidth_metric=BW)
+    with pytest.warns(UserWarning):
+        table = collect_roofline_points(from_scope_profiler(results, cache=False),
+                                        flops_metric=DP, bandwidth_metric=BW)
+    assert direct == table
+    # placed: rank 0 'a' (3 MFLOP/s / 10 MB/s) and rank 1 'c' (3 / 6)
+    assert [(p["rank"], p["region"]) for p in direct] == [(0, "a"), (1, "c")]
+    assert direct[1]["arithmetic_intensity_flops_per_byte"] == pytest.approx(0.5)
+
+
+def test_metric_sums_are_computed_once_per_metric():
+    sums = ScopeSums(make_profiling_results(2, 2, 2, seed=3))
+    assert sums.sums(DP) is sums.sums(DP)
+
+
+def test_region_with_wrong_number_of_values_is_named():
+    results = _mixed()
+    results.get_likwid_regions(1)["c"].metrics = np.array([[3.0, 1.0], [6.0, 1.0]])
+    with pytest.raises(LikwidFormatError, match="region 'c'"):
+        RegionSums.from_runs(results).select(flops_metric=DP, bandwidth_metric=BW)
+
+
+def test_metrics_array_without_a_row_per_name_is_named():
+    results = _mixed()
+    results.get_likwid_regions(1)["c"].metrics = np.array([[3.0]])
+    with pytest.raises(LikwidFormatError, match="region 'c'"):
+        RegionSums.from_runs(results).select(flops_metric=DP, bandwidth_metric=BW)
