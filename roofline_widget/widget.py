@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections import deque
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
@@ -53,7 +54,7 @@ _POINTS_PER_LINE = 3          # every ceiling line is padded to this many vertic
 _DEFAULT_X_RANGE = (0.01, 100.0)
 _DEFAULT_Y_RANGE = (0.1, 1000.0)
 _MARGIN = 3.0                 # factor between the data and the axis limits
-_SLIDER_STEP = 0.001          # peak sliders' step in decades (0.23 %)
+_SLIDER_STEP = 0.0001         # peak sliders' step in decades (0.023 %)
 
 
 # --------------------------------------------------------------------------
@@ -120,7 +121,8 @@ def _axis_ranges(points: pd.DataFrame, roofline: Roofline | None):
     y = _positive(points["performance_gflops"])
     if roofline is not None:
         ridges = [roofline.ridge_point(bandwidth=b) for b in roofline.bandwidth]
-        # Room right of the ridge points for the compute roofs and their labels.
+        # Room right of the ridge points for the compute roofs and their labels
+        # (marks are clipped to the plot area; the legend lists every ceiling too).
         ridges += [10 * r.gflops / roofline.peak_bandwidth for r in roofline.compute]
         x = np.concatenate([x, ridges])
         y = np.concatenate([y, [r.gflops for r in roofline.compute]])
@@ -311,7 +313,8 @@ class RooflineWidget(widgets.VBox):
         self._ready = False
         self._reverting = False
         self._quiet = 0
-        self._slider_values: dict[str, float] = {}  # what the kernel last put on each slider
+        # The last values the kernel put on each peak slider (see _on_peak_slider).
+        self._slider_values = {name: deque(maxlen=8) for name in ("peak_flops", "peak_bandwidth")}
         self._sums = RegionSums.from_runs(data)
         self._extra_ceilings = _check_ceilings(ceilings)
         self._state: _PointState | None = None
@@ -352,7 +355,7 @@ class RooflineWidget(widgets.VBox):
         self._ceilings = bq.Lines(
             x=np.ones((1, _POINTS_PER_LINE)), y=np.ones((1, _POINTS_PER_LINE)),
             scales=lines_scales, line_style="dashed", stroke_width=1.5,
-            labels_visibility="label", visible=False)
+            labels_visibility="label", display_legend=True, visible=False)
         self._roof = bq.Lines(
             x=np.ones(2), y=np.ones(2), scales=lines_scales, colors=["black"],
             stroke_width=3, display_legend=True, visible=False)
@@ -377,7 +380,7 @@ class RooflineWidget(widgets.VBox):
         self._figure = bq.Figure(
             marks=[self._ceilings, self._roof, self._ridge, self._scatter], axes=axes,
             interaction=None, legend_location="top-left",
-            fig_margin={"top": 40, "bottom": 55, "left": 75, "right": 190},
+            fig_margin={"top": 40, "bottom": 55, "left": 75, "right": 40},
             layout=widgets.Layout(width="100%", height="480px"))
         self._figure.add_class("roofline-figure")
         self._xs.observe(self._on_zoom, names=["min", "max"])
@@ -583,9 +586,11 @@ class RooflineWidget(widgets.VBox):
     def _on_peak_slider(self, trait, change):
         if self._quiet:
             return
-        shown = self._slider_values.get(trait)
-        if shown is not None and abs(math.log10(change.new / shown)) <= _SLIDER_STEP / 2 + 1e-12:
-            return  # the browser snapped the value it was given to its step grid: not a drag
+        sent = self._slider_values[trait]
+        if any(abs(math.log10(change.new / value)) <= _SLIDER_STEP / 2 + 1e-12 for value in sent):
+            # The browser put a value the kernel sent on its step grid and sent that back,
+            # possibly after the kernel had moved on: not a drag.
+            return
         setattr(self, trait, change.new)
 
     def _on_peak_box(self, trait, slider, change):
@@ -784,7 +789,9 @@ class RooflineWidget(widgets.VBox):
                 if value is not None:
                     _fit_slider(slider, value)
                     slider.value = value
-                    self._slider_values[trait] = value
+                    sent = self._slider_values[trait]
+                    if not sent or sent[-1] != value:
+                        sent.append(value)
                 box.value = getattr(self, trait) is None
 
     def _fit_sliders_to_data(self) -> None:
