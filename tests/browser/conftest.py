@@ -1,0 +1,296 @@
+"""Fixtures for the browser tests: isolated Jupyter servers and a headless Chromium.
+
+Every server runs from the interpreter that runs pytest (the project's venv), on
+127.0.0.1 with a random free port and a random token, with all of Jupyter's
+state (config, data, runtime, settings, workspaces, IPython, HOME) in a
+throw-away directory, and its whole process group is killed at teardown.
+
+Outside CI a missing Chromium or Playwright skips these tests; with ``CI=true``
+it fails them, so that CI can never pass without running them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+CHROMIUM = Path(os.environ.get("ROOFLINE_CHROMIUM", "/usr/lib/chromium/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+SERVER_START_TIMEOUT_S = 90
+
+
+def _missing_browser_tools() -> str | None:
+    """Say what is missing to run a browser test, or ``None`` if nothing is."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:
+        return f"the Python package 'playwright' is not importable ({exc}); pip install -e '.[test]'"
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"no Chromium executable at {CHROMIUM}; apt-get install -y chromium"
+    return None
+
+
+def _require_browser_tools() -> None:
+    missing = _missing_browser_tools()
+    if missing is None:
+        return
+    message = f"browser tests cannot run: {missing}"
+    if IN_CI:
+        pytest.fail(message + " (CI=true: refusing to skip)", pytrace=False)
+    pytest.skip(message)
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """A running Jupyter (Lab or Voila) server."""
+
+    base_url: str
+    token: str
+    root_dir: Path
+    log_path: Path
+    state_file: Path
+    process: subprocess.Popen
+
+    def url(self, path: str) -> str:
+        """Full URL of ``path`` with the token appended."""
+        sep = "&" if "?" in path else "?"
+        return f"{self.base_url}/{path.lstrip('/')}{sep}token={self.token}"
+
+    def api(self, path: str, method: str = "GET"):
+        """Call the server's REST API; return the decoded JSON or ``None``."""
+        request = urllib.request.Request(self.url(path), method=method)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def log_tail(self, n_chars: int = 4000) -> str:
+        """The end of the server's log, for error messages."""
+        return self.log_path.read_text(errors="replace")[-n_chars:]
+
+
+def _isolated_env(base: Path, state_file: Path) -> dict[str, str]:
+    """Environment with every Jupyter state directory below ``base``."""
+    dirs = {
+        "HOME": "home",
+        "JUPYTER_CONFIG_DIR": "config",
+        "JUPYTER_DATA_DIR": "data",
+        "JUPYTER_RUNTIME_DIR": "runtime",
+        "JUPYTERLAB_SETTINGS_DIR": "settings",
+        "JUPYTERLAB_WORKSPACES_DIR": "workspaces",
+        "IPYTHONDIR": "ipython",
+    }
+    env = dict(os.environ)
+    for var, name in dirs.items():
+        (base / name).mkdir(parents=True, exist_ok=True)
+        env[var] = str(base / name)
+    labconfig = base / "config" / "labconfig"
+    labconfig.mkdir(parents=True, exist_ok=True)
+    (labconfig / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+    )
+    # Kernels find the executables of this venv first and inherit the state file path.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["ROOFLINE_STATE_FILE"] = str(state_file)
+    env["JUPYTER_PLATFORM_DIRS"] = "1"
+    env.pop("JUPYTER_PATH", None)
+    env.pop("JUPYTER_CONFIG_PATH", None)
+    return env
+
+
+def _wait_until_ready(server: Server, status_path: str) -> None:
+    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(
+                f"server exited with code {server.process.returncode}:\n{server.log_tail()}"
+            )
+        try:
+            urllib.request.urlopen(server.url(status_path), timeout=5).read()
+            return
+        except (urllib.error.URLError, ConnectionError, OSError) as exc:
+            last_error = exc
+            time.sleep(0.25)
+    raise RuntimeError(
+        f"server not ready after {SERVER_START_TIMEOUT_S} s ({last_error}):\n{server.log_tail()}"
+    )
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Terminate the process group of ``process``; kill it if it lingers."""
+    for sig, grace_s in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=grace_s)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _serve(tmp: Path, name: str, args: list[str], token_option: str, ready_path: str):
+    """Start ``python -m <args>`` as a server; yield a ready :class:`Server`, stop it after.
+
+    ``token_option`` is the traitlets option that takes the token, ``ready_path``
+    a URL path that answers once the server is up without starting a kernel.
+    """
+    root_dir = tmp / "notebooks"
+    state_file = tmp / f"{name}-state.json"
+    env = _isolated_env(tmp / f"{name}-jupyter", state_file)
+    port, token = free_port(), secrets.token_hex(16)
+    log_path = tmp / f"{name}.log"
+    cmd = [sys.executable, "-m", *args, f"--port={port}", f"--{token_option}={token}"]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            cmd, cwd=root_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    server = Server(f"http://127.0.0.1:{port}", token, root_dir, log_path, state_file, process)
+    try:
+        _wait_until_ready(server, ready_path)
+        yield server
+    finally:
+        _stop(process)
+
+
+@pytest.fixture(scope="session")
+def browser_tmp(tmp_path_factory) -> Path:
+    """Session directory of the servers, with a temp copy of ``notebooks/``."""
+    _require_browser_tools()
+    tmp = tmp_path_factory.mktemp("browser")
+    shutil.copytree(NOTEBOOKS, tmp / "notebooks")
+    return tmp
+
+
+@pytest.fixture(scope="session")
+def lab_server(browser_tmp):
+    """JupyterLab whose root is the temp copy of ``notebooks/``."""
+    args = [
+        "jupyterlab", "--no-browser", "--ip=127.0.0.1", "--allow-root",
+        f"--ServerApp.root_dir={browser_tmp / 'notebooks'}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    yield from _serve(browser_tmp, "lab", args, "IdentityProvider.token", "api/status")
+
+
+@pytest.fixture(scope="session")
+def voila_server(browser_tmp):
+    """Voila rendering the temp copy of ``notebooks/quickstart.ipynb`` as an app."""
+    args = ["voila", "quickstart.ipynb", "--no-browser", "--Voila.ip=127.0.0.1"]
+    yield from _serve(browser_tmp, "voila", args, "Voila.token", "voila/static/extension.js")
+
+
+@pytest.fixture(scope="session")
+def browser_context(browser_tmp):
+    """A headless Chromium (persistent context in a fresh user-data directory)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(browser_tmp / "chromium-profile"),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1400, "height": 1000},
+        )
+        context.set_default_timeout(60_000)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Remember each phase's report on the test item (for the ``page`` fixture)."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+@pytest.fixture
+def page(request, browser_context, artifacts_dir):
+    """A new browser tab.
+
+    If the test fails, its console errors are printed (pytest shows them) and a
+    screenshot of the whole page is saved in ``artifacts_dir``.
+    """
+    tab = browser_context.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    tab.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    try:
+        yield tab
+    finally:
+        report = getattr(request.node, "report_call", None)
+        if report is not None and report.failed:
+            shot = artifacts_dir / f"failure-{request.node.name}.png"
+            tab.screenshot(path=str(shot), full_page=True)
+            print(f"screenshot of the failed page: {shot}")
+            for line in errors:
+                print("browser console:", line)
+        tab.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """Where screenshots go: ``$ROOFLINE_BROWSER_ARTIFACTS`` or a new temp dir, kept after the run.
+
+    The tests write ``screenshot-jupyterlab.png`` and ``screenshot-voila.png``
+    there; ``docs/`` holds a copy of one current pair.
+    """
+    given = os.environ.get("ROOFLINE_BROWSER_ARTIFACTS")
+    path = Path(given) if given else Path(tempfile.mkdtemp(prefix="roofline-browser-"))
+    path.mkdir(parents=True, exist_ok=True)
+    print(f"\nbrowser test screenshots and failure pictures: {path}")
+    return path
+
+
+@pytest.fixture
+def lab(lab_server):
+    """The JupyterLab server, with every kernel stopped after the test.
+
+    Deletes the state file first, so the test only reads what its own kernel wrote.
+    """
+    from .ui import shutdown_kernels
+
+    lab_server.state_file.unlink(missing_ok=True)
+    try:
+        yield lab_server
+    finally:
+        shutdown_kernels(lab_server)

@@ -1,0 +1,110 @@
+"""Small Playwright helpers shared by the JupyterLab and Voila tests."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+RENDER_TIMEOUT_MS = 90_000
+
+
+def open_in_lab(page, server, notebook: str) -> None:
+    """Open ``notebook`` in JupyterLab (fresh workspace) and wait until its kernel is ready.
+
+    The page's execution indicator says "idle" once before the kernel even
+    starts, and a Run All clicked while it is "initializing" is lost, so wait
+    for the server's session first and then for the page to be connected.
+    """
+    page.goto(server.url(f"lab/tree/{notebook}?reset"))
+    page.wait_for_selector(".jp-NotebookPanel", timeout=RENDER_TIMEOUT_MS)
+    deadline = time.monotonic() + RENDER_TIMEOUT_MS / 1000
+    while not _kernel_idle_on_server(server, notebook):
+        assert time.monotonic() < deadline, f"no idle kernel for {notebook}:\n{server.log_tail()}"
+        time.sleep(0.2)
+    page.wait_for_function(
+        """() => {
+            const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
+            const bar = document.querySelector('.jp-StatusBar-Widget');
+            return ind && ind.dataset.status === 'idle' && bar && / \\| Idle/.test(bar.innerText);
+        }""",
+        timeout=RENDER_TIMEOUT_MS,
+    )
+
+
+def _kernel_idle_on_server(server, notebook: str) -> bool:
+    sessions = server.api("api/sessions")
+    return any(
+        s["path"] == notebook and (s.get("kernel") or {}).get("execution_state") == "idle"
+        for s in sessions
+    )
+
+
+def shutdown_kernels(server) -> None:
+    """Stop every session of ``server`` so that the next test starts a fresh kernel."""
+    for session in server.api("api/sessions"):
+        server.api(f"api/sessions/{session['id']}", method="DELETE")
+
+
+def run_all_cells(page) -> None:
+    """Run -> Run All Cells, through the menu bar as a user would."""
+    page.locator(".lm-MenuBar-item", has_text="Run").first.click()
+    item = page.locator(".lm-Menu-item", has=page.get_by_text("Run All Cells", exact=True))
+    item.click()
+    # A dropped command would otherwise only show as a render timeout much later.
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+                 .some(p => /\\[(\\*|\\d+)\\]/.test(p.innerText))""",
+        timeout=30_000,
+    )
+
+
+def wait_for_count(page, selector: str, expected: int, timeout_s: float = 60) -> int:
+    """Wait until ``selector`` matches exactly ``expected`` elements; return the last count."""
+    deadline = time.monotonic() + timeout_s
+    count = page.locator(selector).count()
+    while count != expected and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+        count = page.locator(selector).count()
+    return count
+
+
+def box_centre(locator) -> tuple[float, float]:
+    """Centre of an element on the page, in CSS pixels."""
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} is not visible"
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def drag(page, start: tuple[float, float], end: tuple[float, float], steps: int = 12) -> None:
+    """Press the left button at ``start``, move to ``end`` in ``steps``, release."""
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=steps)
+    page.mouse.up()
+
+
+def drag_slider(page, slider_class: str, dx: float) -> None:
+    """Drag the noUiSlider handle of the slider with DOM class ``slider_class`` by ``dx``."""
+    x, y = box_centre(page.locator(f".{slider_class} .noUi-handle").first)
+    drag(page, (x, y), (x + dx, y))
+
+
+def read_json_when(path: Path, predicate, timeout_s: float = 30):
+    """Poll ``path`` until it holds JSON for which ``predicate`` is true; return it.
+
+    Raises ``AssertionError`` with the last content seen if that never happens.
+    """
+    deadline = time.monotonic() + timeout_s
+    last = None
+    while True:
+        try:
+            last = json.loads(path.read_text())
+            if predicate(last):
+                return last
+        except (FileNotFoundError, json.JSONDecodeError):
+            pass  # not written yet, or caught mid-write
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} never satisfied the condition; last content: {last!r}")
+        time.sleep(0.1)
