@@ -69,6 +69,26 @@ def wait_for_count(page, selector: str, expected: int, timeout_s: float = 60) ->
     return count
 
 
+def wait_until_still(page, selector: str, quiet_ms: int = 400, timeout_s: float = 30) -> None:
+    """Wait until the elements of ``selector`` stop moving on the page.
+
+    A bqplot figure lays itself out again after the first draw (its width
+    changes when the widgets beside it fill in), so positions read too early
+    are stale by tens of pixels.
+    """
+    script = """els => els.map(e => { const r = e.getBoundingClientRect();
+                                     return [r.x, r.y, r.width, r.height].map(Math.round); })"""
+    deadline = time.monotonic() + timeout_s
+    last = page.locator(selector).evaluate_all(script)
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(quiet_ms)
+        now = page.locator(selector).evaluate_all(script)
+        if now == last and now:
+            return
+        last = now
+    raise AssertionError(f"{selector} still moving after {timeout_s} s")
+
+
 def box_centre(locator) -> tuple[float, float]:
     """Centre of an element on the page, in CSS pixels."""
     locator.scroll_into_view_if_needed()

@@ -1,0 +1,69 @@
+"""What the quickstart notebook should show, worked out here from the same real samples.
+
+The notebook builds ``RooflineWidget([pmgpu, gmgpolar], ...)`` from two bundled
+LIKWID outputs; the numbers the browser tests expect come from reading those
+files with roofline_widget here, in the test process, not from the page.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+
+import nbformat
+
+from .conftest import NOTEBOOKS
+
+NOTEBOOK = "quickstart.ipynb"
+# The two samples the quickstart reads (test_quickstart_reads_these_samples checks it).
+SAMPLES = (
+    "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt",  # 5 marker regions, 1 thread
+    "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt",  # 2 regions (Setup, Solve), 4 threads
+)
+# Peak bandwidth the notebook sets (GB/s, 8 x DDR4-3200 x 8 bytes).
+NOTEBOOK_PEAK_BANDWIDTH = 204.8
+# Selectors agreed with the widget.
+FIGURE = ".roofline-figure"
+DOTS = ".roofline-figure .dot"
+LINES = ".roofline-figure path.line"
+
+
+def notebook_code() -> str:
+    """All code cells of the repository's quickstart notebook."""
+    nb = nbformat.read(NOTEBOOKS / NOTEBOOK, as_version=4)
+    return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
+
+
+@lru_cache(maxsize=None)
+def expected_points(include: str | None = None):
+    """The points of the quickstart's two runs (optionally filtered), as a DataFrame."""
+    from roofline_widget import points_dataframe, read_likwid, sample_path
+
+    runs = [read_likwid(sample_path(name)) for name in SAMPLES]
+    return points_dataframe(runs, include=include)
+
+
+def line_paths(page) -> list[str]:
+    """The ``d`` attribute of every line of the figure (roof and ceilings)."""
+    return page.locator(LINES).evaluate_all("els => els.map(e => e.getAttribute('d'))")
+
+
+def readout(page, slider_class: str) -> float:
+    """The number a slider shows next to it."""
+    return float(page.locator(f".{slider_class} .widget-readout").first.inner_text())
+
+
+def close(a: float, b: float, significant: int = 4) -> bool:
+    """``a`` equals ``b`` to the ``significant`` digits a readout shows."""
+    return math.isclose(a, b, rel_tol=0.6 * 10 ** (1 - significant))
+
+
+def tooltip_fields(text: str) -> dict[str, str]:
+    """Parse the tooltip's "name<TAB>value" rows (innerText of its table)."""
+    fields = {}
+    for line in text.splitlines():
+        match = re.match(r"\s*(.+?)\t(.*)$", line)
+        if match:
+            fields[match.group(1).strip()] = match.group(2).strip()
+    return fields
