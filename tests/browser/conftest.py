@@ -212,7 +212,7 @@ def lab_server(browser_tmp):
 def voila_server(browser_tmp):
     """Voila rendering the temp copy of ``notebooks/quickstart.ipynb`` as an app."""
     args = ["voila", "quickstart.ipynb", "--no-browser", "--Voila.ip=127.0.0.1"]
-    yield from _serve(browser_tmp, "voila", args, "Voila.token", "voila/static/extension.js")
+    yield from _serve(browser_tmp, "voila", args, "Voila.token", "voila/static/voila.js")
 
 
 @pytest.fixture(scope="session")

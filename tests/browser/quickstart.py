@@ -14,6 +14,7 @@ from functools import lru_cache
 import nbformat
 
 from .conftest import NOTEBOOKS
+from .ui import drag_slider, read_json_when
 
 NOTEBOOK = "quickstart.ipynb"
 # The two samples the quickstart reads (test_quickstart_reads_these_samples checks it).
@@ -67,3 +68,33 @@ def tooltip_fields(text: str) -> dict[str, str]:
         if match:
             fields[match.group(1).strip()] = match.group(2).strip()
     return fields
+
+
+def wait_for_new_paths(page, before: list[str], timeout_s: float = 30) -> list[str]:
+    """Wait until the figure's line paths differ from ``before``; return them."""
+    page.wait_for_function(
+        """([selector, before]) => {
+            const now = [...document.querySelectorAll(selector)].map(e => e.getAttribute('d'));
+            return JSON.stringify(now) !== JSON.stringify(before);
+        }""",
+        arg=[LINES, before],
+        timeout=timeout_s * 1000,
+    )
+    return line_paths(page)
+
+
+def drag_peak_bandwidth_and_check(page, state_file) -> dict:
+    """Drag the peak-bandwidth handle left; check the page's roof and the kernel's trait moved.
+
+    Returns the kernel's state once its ``peak_bandwidth`` is the value the
+    slider shows.
+    """
+    before = line_paths(page)
+    drag_slider(page, "roofline-peak-bandwidth", -60)
+    shown = readout(page, "roofline-peak-bandwidth")
+    assert shown < NOTEBOOK_PEAK_BANDWIDTH, "dragging left should lower the peak"
+    # The kernel sees every value of the drag; wait for the one the slider stopped at.
+    state = read_json_when(state_file, lambda s: close(s["peak_bandwidth"], shown))
+    assert state["peak_bandwidth"] < NOTEBOOK_PEAK_BANDWIDTH
+    assert wait_for_new_paths(page, before) != before
+    return state

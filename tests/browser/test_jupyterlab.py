@@ -9,12 +9,12 @@ from __future__ import annotations
 import pytest
 
 from .quickstart import (
-    DOTS, FIGURE, LINES, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, SAMPLES, close, expected_points,
-    line_paths, notebook_code, readout, tooltip_fields,
+    DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, SAMPLES, drag_peak_bandwidth_and_check,
+    expected_points, line_paths, notebook_code, tooltip_fields,
 )
 from .ui import (
-    RENDER_TIMEOUT_MS, box_centre, drag, drag_slider, open_in_lab, read_json_when,
-    run_all_cells, wait_for_count, wait_until_still,
+    RENDER_TIMEOUT_MS, box_centre, drag, open_in_lab, read_json_when, run_all_cells,
+    wait_for_count, wait_until_still,
 )
 
 pytestmark = pytest.mark.browser
@@ -54,26 +54,8 @@ def test_renders_every_region_and_the_ceilings(quickstart, page, artifacts_dir):
 
 
 def test_peak_bandwidth_slider_drag_moves_roof_and_sets_kernel_trait(quickstart, lab, page):
-    before = line_paths(page)
-    drag_slider(page, "roofline-peak-bandwidth", -60)
-    shown = readout(page, "roofline-peak-bandwidth")
-    assert shown < NOTEBOOK_PEAK_BANDWIDTH, "dragging left should lower the peak"
-    # The kernel sees every value of the drag; wait for the one the slider stopped at.
-    state = read_json_when(lab.state_file, lambda s: close(s["peak_bandwidth"], shown))
-    assert state["peak_bandwidth"] < NOTEBOOK_PEAK_BANDWIDTH
-    assert _wait_paths_change(page, before) != before
-
-
-def _wait_paths_change(page, before: list[str], timeout_s: float = 30) -> list[str]:
-    page.wait_for_function(
-        """([selector, before]) => {
-            const now = [...document.querySelectorAll(selector)].map(e => e.getAttribute('d'));
-            return JSON.stringify(now) !== JSON.stringify(before);
-        }""",
-        arg=[LINES, before],
-        timeout=timeout_s * 1000,
-    )
-    return line_paths(page)
+    state = drag_peak_bandwidth_and_check(page, lab.state_file)
+    assert state["peak_flops"] == quickstart["peak_flops"], "only the bandwidth was dragged"
 
 
 def test_include_filter_shows_only_matching_regions(quickstart, lab, page):
