@@ -25,7 +25,6 @@ import re
 import warnings
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -430,28 +429,39 @@ class RegionSums:
         self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == FLOP_RATE]
                              + [m for m in self.metrics if self.units[m].kind == UOP_RATE])
         self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == BYTE_RATE]
-        keys = {name: _combined([part.keys[name] for part in self._parts]) for name in _KEYS[1:]}
         lengths = [len(part) for part in self._parts]
         file_codes = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
-        keys["file"] = pd.Categorical.from_codes(file_codes, categories=self.files)
-        self._keys = keys
+        self._keys = {"file": pd.Categorical.from_codes(file_codes, categories=self.files)}
         self._frame = None
-        self.ranks = np.unique(keys["rank"]).astype(int).tolist()
-        self.regions = list(keys["region"].categories)
-        self._columns = {
-            "rank": np.asarray(keys["rank"], dtype=np.int64),
-            "n_threads": np.asarray(keys["n_threads"], dtype=np.int64),
-            "runtime_s": np.asarray(keys["runtime_s"], dtype=float),
-            "call_count": np.asarray(keys["call_count"], dtype=float),
-        }
-        self._labels = {name: (np.asarray(keys[name].codes), keys[name].categories)
-                        for name in ("file", "region", "device", "groups")}
-        self._region_codes = self._labels["region"][0]
-        device_codes, devices = self._labels["device"]
+        self.ranks = np.unique(self._key("rank")).astype(int).tolist()
+        self.regions = list(self._key("region").categories)
+        self._region_codes = self._label_codes("region")[0]
+        device_codes, devices = self._label_codes("device")
         self._gpu = np.asarray(devices == GPU)[device_codes] if len(devices) else \
             np.zeros(len(file_codes), dtype=bool)
         self._metric_values: dict[str, np.ndarray] = {}
         self._region_masks: dict[tuple, np.ndarray] = {}
+
+    def _key(self, name: str):
+        """One key column (see ``_KEYS``) of all runs, combined on first use and kept.
+
+        Columns a selection does not need (``call_count``, ``groups`` for point
+        dicts) are then never read from scope-profiler results.
+        """
+        column = self._keys.get(name)
+        if column is None:
+            column = self._keys[name] = _combined([part.keys[name] for part in self._parts])
+        return column
+
+    def _column(self, name: str) -> np.ndarray:
+        """A numeric key column as a plain array (rank and n_threads int64, else float)."""
+        dtype = np.int64 if name in ("rank", "n_threads") else float
+        return np.asarray(self._key(name), dtype=dtype)
+
+    def _label_codes(self, name: str) -> tuple:
+        """(codes, categories) of a categorical key column."""
+        column = self._key(name)
+        return np.asarray(column.codes), column.categories
 
     @classmethod
     def from_runs(cls, data) -> "RegionSums":
@@ -475,7 +485,7 @@ class RegionSums:
     def frame(self) -> pd.DataFrame:
         """Keys and every metric's sums as one DataFrame (built on first access)."""
         if self._frame is None:
-            columns = {name: self._keys[name] for name in _KEYS}
+            columns = {name: self._key(name) for name in _KEYS}
             columns.update((name, self._values(name)) for name in self.metrics)
             self._frame = pd.DataFrame(columns)
         return self._frame
@@ -595,7 +605,7 @@ class RegionSums:
             notes += more
         mask = self._region_mask(include, exclude)
         if rank_list is not None:
-            mask = mask & np.isin(self._columns["rank"], rank_list)
+            mask = mask & np.isin(self._column("rank"), rank_list)
             missing = sorted(set(rank_list) - set(self.ranks))
             if missing:
                 notes.append(f"rank(s) {missing} not in the data (ranks present: {self.ranks})")
@@ -604,31 +614,34 @@ class RegionSums:
         bandwidth, bw_codes, bw_texts = self._rates(bandwidth_metric, "bandwidth", BYTE_RATE, rows)
         placed = (flops_codes == 0) & (bw_codes == 0)
         reasons = _reasons(flops_texts, bw_texts, flops_codes[~placed], bw_codes[~placed])
-        points = self._points_frame(rows[placed], performance[placed], bandwidth[placed],
-                                    flops_metric, bandwidth_metric)
-        left_out = self._left_out_frame(rows[~placed], reasons)
-        return PointSelection(points, left_out, flops_metric, bandwidth_metric, notes)
+        return PointSelection(self, rows[placed], performance[placed], bandwidth[placed],
+                              rows[~placed], reasons, flops_metric, bandwidth_metric, notes)
 
     def _label_column(self, name: str, rows: np.ndarray) -> pd.Categorical:
-        codes, categories = self._labels[name]
+        codes, categories = self._label_codes(name)
         return pd.Categorical.from_codes(codes[rows], categories=categories)
 
+    def _plain_labels(self, name: str, rows: np.ndarray) -> list[str]:
+        """A categorical key column at ``rows`` as plain ``str`` (converted once per category)."""
+        codes, categories = self._label_codes(name)
+        plain = np.array([str(c) for c in categories] + [""], dtype=object)
+        return plain[codes[rows]].tolist()
+
     def _points_frame(self, rows, performance, bandwidth, flops_metric, bandwidth_metric):
-        columns = self._columns
         n = len(rows)
         return pd.DataFrame({
             "file": self._label_column("file", rows),
             "region": self._label_column("region", rows),
-            "rank": columns["rank"][rows],
+            "rank": self._column("rank")[rows],
             "performance_gflops": performance,
             "bandwidth_gbs": bandwidth,
             "arithmetic_intensity_flops_per_byte": performance / bandwidth,
-            "runtime_seconds": columns["runtime_s"][rows],
+            "runtime_seconds": self._column("runtime_s")[rows],
             "flops_metric": _constant_column(flops_metric, n),
             "bandwidth_metric": _constant_column(bandwidth_metric, n),
             "device": self._label_column("device", rows),
-            "n_threads": columns["n_threads"][rows],
-            "call_count": columns["call_count"][rows],
+            "n_threads": self._column("n_threads")[rows],
+            "call_count": self._column("call_count")[rows],
             "groups": self._label_column("groups", rows),
         })
 
@@ -636,7 +649,7 @@ class RegionSums:
         return pd.DataFrame({
             "file": self._label_column("file", rows),
             "region": self._label_column("region", rows),
-            "rank": self._columns["rank"][rows],
+            "rank": self._column("rank")[rows],
             "reason": reasons,
             "device": self._label_column("device", rows),
             "groups": self._label_column("groups", rows),
@@ -648,13 +661,6 @@ def _constant_column(value, n: int) -> pd.Categorical:
     return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
 
 
-def _plain_labels(column: pd.Series) -> list[str]:
-    """A categorical column as a list of plain ``str`` (converted once per category)."""
-    values = column.array
-    categories = np.array([str(c) for c in values.categories] + [""], dtype=object)
-    return categories[values.codes].tolist()
-
-
 def _reasons(first: list[str], second: list[str], first_codes, second_codes) -> pd.Categorical:
     """Joined reason texts per row, from the reason codes of both metrics."""
     table = [f"{a}; {b}" if a and b else a + b for a in first for b in second]
@@ -663,9 +669,12 @@ def _reasons(first: list[str], second: list[str], first_codes, second_codes) -> 
     return pd.Categorical.from_codes(codes, categories=categories)
 
 
-@dataclass
 class PointSelection:
     """The points of one selection and the regions that could not be placed.
+
+    Built by :meth:`RegionSums.select`. The two DataFrames are built on
+    first access; :meth:`to_dicts` reads the selected rows straight from the
+    :class:`RegionSums` columns and needs neither.
 
     Attributes
     ----------
@@ -682,48 +691,65 @@ class PointSelection:
         requested ranks absent); :func:`collect_roofline_points` warns them.
     """
 
-    points: pd.DataFrame
-    left_out: pd.DataFrame
-    flops_metric: str | None
-    bandwidth_metric: str | None
-    notes: list = field(default_factory=list)
+    def __init__(self, sums: RegionSums, rows, performance, bandwidth, left_out_rows, reasons,
+                 flops_metric: str | None, bandwidth_metric: str | None, notes=None):
+        self._sums = sums
+        self._rows, self._performance, self._bandwidth = rows, performance, bandwidth
+        self._left_out_rows, self._reasons = left_out_rows, reasons
+        self.flops_metric = flops_metric
+        self.bandwidth_metric = bandwidth_metric
+        self.notes = list(notes or [])
+        self._points = self._left_out = None
+
+    @property
+    def points(self) -> pd.DataFrame:
+        """The placed points, one row each (built on first access)."""
+        if self._points is None:
+            self._points = self._sums._points_frame(self._rows, self._performance,
+                                                    self._bandwidth, self.flops_metric,
+                                                    self.bandwidth_metric)
+        return self._points
+
+    @property
+    def left_out(self) -> pd.DataFrame:
+        """The selected rows that could not be placed, with the reason (built on first access)."""
+        if self._left_out is None:
+            self._left_out = self._sums._left_out_frame(self._left_out_rows, self._reasons)
+        return self._left_out
 
     def to_dicts(self) -> list[dict]:
         """The points as scope-profiler 0.7.5 point dicts (plain Python values)."""
-        frame = self.points
-        runtime = frame["runtime_seconds"].to_numpy(dtype=float)
+        sums, rows = self._sums, self._rows
+        runtime = sums._column("runtime_s")[rows]
         runtime_list = runtime.tolist()
         if np.isnan(runtime).any():
             runtime_list = [None if v != v else v for v in runtime_list]
-        flops = [self.flops_metric] * len(frame)
-        bandwidth = [self.bandwidth_metric] * len(frame)
-        columns = zip(_plain_labels(frame["file"]), _plain_labels(frame["region"]),
-                      frame["rank"].to_numpy(dtype=np.int64).tolist(),
-                      frame["performance_gflops"].to_numpy(dtype=float).tolist(),
-                      frame["bandwidth_gbs"].to_numpy(dtype=float).tolist(),
-                      frame["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float).tolist(),
-                      runtime_list, flops, bandwidth)
+        flops_metric, bandwidth_metric = self.flops_metric, self.bandwidth_metric
+        columns = zip(sums._plain_labels("file", rows), sums._plain_labels("region", rows),
+                      sums._column("rank")[rows].tolist(), self._performance.tolist(),
+                      self._bandwidth.tolist(), (self._performance / self._bandwidth).tolist(),
+                      runtime_list)
         # a dict display per point: the fastest way CPython builds many small dicts
         return [{"file": f, "region": r, "rank": k, "performance_gflops": p, "bandwidth_gbs": b,
                  "arithmetic_intensity_flops_per_byte": a, "runtime_seconds": t,
-                 "flops_metric": fm, "bandwidth_metric": bm}
-                for f, r, k, p, b, a, t, fm, bm in columns]
+                 "flops_metric": flops_metric, "bandwidth_metric": bandwidth_metric}
+                for f, r, k, p, b, a, t in columns]
 
     def warn(self, stacklevel: int = 3) -> None:
         """Emit the notes and, if any region was left out, one RegionsLeftOutWarning."""
         for note in self.notes:
             warnings.warn(note, MetricChoiceWarning, stacklevel=stacklevel)
-        if len(self.left_out):
+        if len(self._left_out_rows):
             warnings.warn(self.left_out_summary(), RegionsLeftOutWarning, stacklevel=stacklevel)
 
     def left_out_summary(self, limit: int = 5) -> str:
         """One sentence: how many region/rank rows were left out and why."""
-        counts = self.left_out["reason"].value_counts(sort=True)
+        counts = pd.Series(self._reasons).value_counts(sort=True)
         counts = counts[counts > 0]
         reasons = "; ".join(f"{count} x {reason}" for reason, count in counts.head(limit).items())
         if len(counts) > limit:
             reasons += f"; and {len(counts) - limit} other reason(s)"
-        return (f"{len(self.left_out)} region/rank row(s) left out of the roofline "
+        return (f"{len(self._left_out_rows)} region/rank row(s) left out of the roofline "
                 f"(FLOP metric {self.flops_metric!r}, bandwidth metric "
                 f"{self.bandwidth_metric!r}): {reasons}. See left_out_regions() for the list.")
 

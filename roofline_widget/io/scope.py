@@ -282,11 +282,34 @@ def read_scope_h5(path, label: str | None = None) -> LikwidRun:
 # --------------------------------------------------------------------------
 # per-region sums straight from the results (the fast path of points.py)
 # --------------------------------------------------------------------------
+# Each helper below makes one pass over the region objects at C speed (map
+# with an attrgetter, list.count, bytes.join); at 32,000 regions every such
+# pass costs about 1.5 ms, so the passes are kept few.
 _CPUS = operator.attrgetter("cpus")
 _DTYPE = operator.attrgetter("dtype")
 _GROUP_NAME = operator.attrgetter("group_name")
+_METRIC_NAMES = operator.attrgetter("metric_names")
 _METRICS = operator.attrgetter("metrics")
-_NDIM = operator.attrgetter("ndim")
+_SHAPE = operator.attrgetter("shape")
+
+
+def _all_equal(items: list) -> bool:
+    """True when every item equals the first (one C loop: ``list.count``)."""
+    return not items or items.count(items[0]) == len(items)
+
+
+def _region_categorical(tag_lists: list) -> pd.Categorical:
+    """The region tag of every region, rank after rank, as a categorical.
+
+    Usually every rank measured the same regions in the same order; then the
+    codes are the first rank's positions repeated, found with one list
+    comparison per rank. Otherwise the tags are factorized.
+    """
+    first = tag_lists[0]
+    if len(set(first)) == len(first) and all(tags == first for tags in tag_lists[1:]):
+        codes = np.tile(np.arange(len(first), dtype=np.int32), len(tag_lists))
+        return pd.Categorical.from_codes(codes, first)
+    return _categorical([tag for tags in tag_lists for tag in tags], 1)
 
 
 def _take(items: list, where) -> list:
@@ -298,44 +321,68 @@ def _take(items: list, where) -> list:
     return list(operator.itemgetter(*where.tolist())(items))
 
 
-def _flat(arrays, counts, what: str, source: str, tags) -> np.ndarray:
-    """Concatenate one 1-D array per region as float64, checking one value per cpu.
+def _joined(arrays: list, counts: np.ndarray, uniform) -> np.ndarray:
+    """Concatenate equally typed 1-D arrays as float64, shape (regions, uniform) if given.
 
-    Arrays of one numeric dtype are joined as raw bytes (one C call, no
-    per-array numpy overhead); anything else goes through ``np.concatenate``.
+    Arrays of one numeric dtype are joined as raw bytes (one C call, cheaper
+    per array than ``np.concatenate``); anything else (lists, mixed dtypes,
+    strided rows) goes through ``np.concatenate``. The caller has checked
+    that array ``k`` holds ``counts[k]`` values.
     """
+    if not arrays:
+        return np.zeros((0, uniform or 0)) if uniform is not None else np.zeros(0)
+    values = None
+    try:
+        dtypes = set(map(_DTYPE, arrays))
+        if len(dtypes) == 1 and next(iter(dtypes)).kind in "fiub":
+            values = np.frombuffer(b"".join(arrays), dtype=dtypes.pop())
+    except (AttributeError, TypeError):
+        pass  # lists, non-contiguous rows: the general path below
+    if values is None:
+        values = np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in arrays])
+    values = values.astype(np.float64, copy=False)
+    return values.reshape(len(counts), uniform) if uniform is not None else values
+
+
+def _check_lengths(arrays: list, counts: np.ndarray, what: str, source: str, tags) -> None:
+    """Raise LikwidFormatError naming the first region whose array has not one value per cpu."""
     lengths = np.fromiter(map(len, arrays), np.intp, len(arrays))
     if not np.array_equal(lengths, counts):
         i = int(np.flatnonzero(lengths != counts)[0])
         raise LikwidFormatError(source, None, f"one value per cpu in every region's {what}",
                                 f"region {tags[i]!r}: {lengths[i]} values for {counts[i]} cpus")
-    try:
-        dtypes = set(map(_DTYPE, arrays))
-        if len(dtypes) == 1 and next(iter(dtypes)).kind in "fiub":
-            return np.frombuffer(b"".join(arrays), dtype=dtypes.pop()).astype(np.float64,
-                                                                              copy=False)
-    except (AttributeError, TypeError, BufferError):
-        pass  # lists, non-contiguous rows: the general path below
-    if not arrays:
-        return np.zeros(0)
-    return np.concatenate([np.asarray(a, dtype=np.float64) for a in arrays])
+
+
+def _check_shapes(shapes: list, n_rows: int, counts: np.ndarray, uniform, source: str,
+                  tags) -> None:
+    """Raise LikwidFormatError naming the first region whose array is not (n_rows, cpus)."""
+    if uniform is not None and shapes.count((n_rows, uniform)) == len(shapes):
+        return
+    expected = [(n_rows, c) for c in counts.tolist()]
+    if shapes == expected:
+        return
+    bad = next(i for i, (got, want) in enumerate(zip(shapes, expected)) if got != want)
+    raise LikwidFormatError(source, None, f"{n_rows} rows (one per metric name) and one "
+                            "column per cpu in every region's metrics array",
+                            f"shape {shapes[bad]} in region {tags[bad]!r}")
 
 
 def _reduce_threads(values, counts, uniform, ufunc) -> np.ndarray:
     """Per region ``ufunc`` over its threads, NaN ignored; all-NaN or no thread: NaN.
 
     ``ufunc`` is ``np.add`` (sum) or ``np.fmax`` (max); ``uniform`` is the
-    common thread count when every region has the same, else None.
+    common thread count when every region has the same (then ``values`` has
+    shape (regions, uniform)), else None (then ``values`` is flat).
     """
     nan = np.isnan(values)
     has_nan = bool(nan.any())
     if has_nan and ufunc is np.add:
         values = np.where(nan, 0.0, values)
     if uniform is not None:
-        out = ufunc.reduce(values.reshape(len(counts), uniform), axis=1) if uniform else \
-            np.full(len(counts), np.nan)
+        # along the contiguous thread axis numpy sums pairwise, like np.nansum of one row
+        out = ufunc.reduce(values, axis=1) if uniform else np.full(len(counts), np.nan)
         if has_nan:
-            out[nan.reshape(len(counts), uniform).all(axis=1)] = np.nan
+            out[nan.all(axis=1)] = np.nan
         return out
     starts = np.cumsum(counts) - counts
     nonempty = counts > 0
@@ -346,6 +393,18 @@ def _reduce_threads(values, counts, uniform, ufunc) -> np.ndarray:
             measured = np.add.reduceat((~nan).astype(np.intp), starts[nonempty])
             out[np.flatnonzero(nonempty)[measured == 0]] = np.nan
     return out
+
+
+class _LazyColumns(dict):
+    """A dict of key columns; a missing one is built by ``build(name)`` on first access."""
+
+    def __init__(self, build, columns: dict):
+        super().__init__(columns)
+        self._build = build
+
+    def __missing__(self, name: str):
+        value = self[name] = self._build(name)
+        return value
 
 
 class ScopeSums:
@@ -376,20 +435,23 @@ class ScopeSums:
         Every metric name, in order of first appearance.
     keys : dict of numpy arrays and pandas Categoricals
         ``rank, region, device, n_threads, runtime_s, call_count, groups``,
-        one value per row.
+        one value per row; ``call_count`` and ``groups`` are read from the
+        regions on first access (a point dict needs neither).
 
     Raises
     ------
     LikwidFormatError
         If the results hold no LIKWID region, or a region's arrays do not
-        have one value per cpu.
+        have one value per cpu (``call_counts``: when ``call_count`` is
+        first read).
     """
 
     def __init__(self, results, label: str | None = None):
         self.results = results
         self.label = label or results.display_label
         self.source = str(results.file_path)
-        ranks, self._tags, self._regions = _collect(results.get_likwid_regions())
+        by_rank = results.get_likwid_regions()
+        ranks, self._tags, self._regions = _collect(by_rank)
         if not self._regions:
             raise LikwidFormatError(self.source, None, "scope-profiler results with LIKWID "
                                     "regions (run under likwid-perfctr -m)", "no LIKWID data")
@@ -402,31 +464,39 @@ class ScopeSums:
         self._sums: dict[str, np.ndarray] = {}
         self._arrays: dict[tuple, tuple] = {}
         self._run: LikwidRun | None = None
-        self.keys = {
+        self.keys = _LazyColumns(self._key_column, {
             "rank": np.asarray(ranks, dtype=np.int64),
-            "region": _categorical(self._tags, 1),
+            "region": _region_categorical([list(by_rank[rank]) for rank in sorted(by_rank)]),
             "device": _constant_categorical(CPU, len(regions)),
             "n_threads": self._counts.astype(np.int64),
             "runtime_s": self._per_region_max("times"),
-            "call_count": self._per_region_max("call_counts"),
-            "groups": _categorical(self._group_names(), 1),
-        }
+        })
+
+    def _key_column(self, name: str):
+        """``call_count`` and ``groups``: read from the regions only when asked for."""
+        if name == "call_count":
+            return self._per_region_max("call_counts")
+        if name == "groups":
+            return self._group_categorical()
+        raise KeyError(name)
 
     def __len__(self) -> int:
         return len(self._regions)
 
-    def _group_names(self) -> list:
+    def _group_categorical(self) -> pd.Categorical:
         names = list(map(_GROUP_NAME, self._regions))
+        if names[0] and _all_equal(names):
+            return _constant_categorical(names[0], len(names))
         if not all(names):
             names = [n or f"Group {int(r.group_id)}" for n, r in zip(names, self._regions)]
-        return names
+        return _categorical(names, 1)
 
     def _name_batches(self) -> dict:
         """{metric-name tuple: indices of the regions printing exactly those names}."""
-        names = [r.metric_names for r in self._regions]
-        starts = _changes(names)
-        if len(starts) == 1:
+        names = list(map(_METRIC_NAMES, self._regions))
+        if _all_equal(names):
             return {tuple(names[0]): slice(None)}
+        starts = _changes(names)
         ends = np.append(starts[1:], len(names))
         pieces: dict[tuple, list] = {}
         for start, end in zip(starts, ends):
@@ -435,7 +505,8 @@ class ScopeSums:
 
     def _per_region_max(self, attr: str) -> np.ndarray:
         arrays = list(map(operator.attrgetter(attr), self._regions))
-        values = _flat(arrays, self._counts, attr, self.source, self._tags)
+        _check_lengths(arrays, self._counts, attr, self.source, self._tags)
+        values = _joined(arrays, self._counts, self._uniform)
         return _reduce_threads(values, self._counts, self._uniform, np.fmax)
 
     def sums(self, metric: str) -> np.ndarray:
@@ -449,30 +520,27 @@ class ScopeSums:
         out = np.full(len(self._regions), np.nan)
         for names, where in self._batches.items():
             if metric in names:
-                arrays, tags = self._metric_arrays(names, where)
-                rows = list(map(operator.itemgetter(names.index(metric)), arrays))
-                values = _flat(rows, self._counts[where], f"metric {metric!r}", self.source, tags)
-                out[where] = _reduce_threads(values, self._counts[where], self._uniform, np.add)
+                row = names.index(metric)
+                rows = [array[row] for array in self._metric_arrays(names, where)]
+                counts = self._counts[where]
+                out[where] = _reduce_threads(_joined(rows, counts, self._uniform), counts,
+                                             self._uniform, np.add)
         return out
 
-    def _metric_arrays(self, names: tuple, where) -> tuple[list, list]:
-        """The metrics arrays and tags of one batch, checked once: one row per name."""
-        cached = self._arrays.get(names)
-        if cached is None:
-            regions, tags = _take(self._regions, where), _take(self._tags, where)
-            arrays = list(map(_METRICS, regions))
+    def _metric_arrays(self, names: tuple, where) -> list:
+        """The metrics arrays of one batch, checked once: one row per name, one column per cpu."""
+        arrays = self._arrays.get(names)
+        if arrays is None:
+            arrays = list(map(_METRICS, _take(self._regions, where)))
             try:
-                ndims = set(map(_NDIM, arrays))
+                shapes = list(map(_SHAPE, arrays))
             except AttributeError:  # lists of lists
-                ndims = set(map(np.ndim, arrays))
-            if ndims != {2} or set(map(len, arrays)) != {len(names)}:
-                bad = next(i for i, a in enumerate(arrays)
-                           if np.ndim(a) != 2 or len(a) != len(names))
-                raise LikwidFormatError(self.source, None, f"{len(names)} rows (one per metric "
-                                        "name) in every region's metrics array",
-                                        f"shape {np.shape(arrays[bad])} in region {tags[bad]!r}")
-            cached = self._arrays[names] = (arrays, tags)
-        return cached
+                arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
+                shapes = list(map(_SHAPE, arrays))
+            _check_shapes(shapes, len(names), self._counts[where], self._uniform, self.source,
+                          _take(self._tags, where))
+            self._arrays[names] = arrays
+        return arrays
 
     @property
     def run(self) -> LikwidRun:
