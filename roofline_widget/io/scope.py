@@ -321,23 +321,33 @@ def _take(items: list, where) -> list:
     return list(operator.itemgetter(*where.tolist())(items))
 
 
-def _joined(arrays: list, counts: np.ndarray, uniform) -> np.ndarray:
-    """Concatenate equally typed 1-D arrays as float64, shape (regions, uniform) if given.
+def _common_dtype(arrays: list):
+    """The one numeric dtype of all arrays, or None (mixed, not numeric, or lists)."""
+    try:
+        dtypes = set(map(_DTYPE, arrays))
+    except AttributeError:
+        return None
+    dtype = dtypes.pop() if len(dtypes) == 1 else None
+    return dtype if dtype is not None and dtype.kind in "fiub" else None
 
-    Arrays of one numeric dtype are joined as raw bytes (one C call, cheaper
-    per array than ``np.concatenate``); anything else (lists, mixed dtypes,
-    strided rows) goes through ``np.concatenate``. The caller has checked
-    that array ``k`` holds ``counts[k]`` values.
+
+def _joined(arrays: list, counts: np.ndarray, uniform, dtype) -> np.ndarray:
+    """Concatenate 1-D arrays as float64, shape (regions, uniform) if given.
+
+    Arrays of one numeric ``dtype`` (see :func:`_common_dtype`) are joined as
+    raw bytes (one C call, cheaper per array than ``np.concatenate``);
+    anything else (``dtype`` None, strided rows) goes through
+    ``np.concatenate``. The caller has checked that array ``k`` holds
+    ``counts[k]`` values.
     """
     if not arrays:
         return np.zeros((0, uniform or 0)) if uniform is not None else np.zeros(0)
     values = None
-    try:
-        dtypes = set(map(_DTYPE, arrays))
-        if len(dtypes) == 1 and next(iter(dtypes)).kind in "fiub":
-            values = np.frombuffer(b"".join(arrays), dtype=dtypes.pop())
-    except (AttributeError, TypeError):
-        pass  # lists, non-contiguous rows: the general path below
+    if dtype is not None:
+        try:
+            values = np.frombuffer(b"".join(arrays), dtype=dtype)
+        except TypeError:
+            pass  # a non-contiguous row: the general path below
     if values is None:
         values = np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in arrays])
     values = values.astype(np.float64, copy=False)
@@ -506,7 +516,7 @@ class ScopeSums:
     def _per_region_max(self, attr: str) -> np.ndarray:
         arrays = list(map(operator.attrgetter(attr), self._regions))
         _check_lengths(arrays, self._counts, attr, self.source, self._tags)
-        values = _joined(arrays, self._counts, self._uniform)
+        values = _joined(arrays, self._counts, self._uniform, _common_dtype(arrays))
         return _reduce_threads(values, self._counts, self._uniform, np.fmax)
 
     def sums(self, metric: str) -> np.ndarray:
@@ -520,17 +530,21 @@ class ScopeSums:
         out = np.full(len(self._regions), np.nan)
         for names, where in self._batches.items():
             if metric in names:
+                arrays, dtype = self._metric_arrays(names, where)
                 row = names.index(metric)
-                rows = [array[row] for array in self._metric_arrays(names, where)]
+                rows = [array[row] for array in arrays]  # rows share their array's dtype
                 counts = self._counts[where]
-                out[where] = _reduce_threads(_joined(rows, counts, self._uniform), counts,
+                out[where] = _reduce_threads(_joined(rows, counts, self._uniform, dtype), counts,
                                              self._uniform, np.add)
         return out
 
-    def _metric_arrays(self, names: tuple, where) -> list:
-        """The metrics arrays of one batch, checked once: one row per name, one column per cpu."""
-        arrays = self._arrays.get(names)
-        if arrays is None:
+    def _metric_arrays(self, names: tuple, where) -> tuple[list, object]:
+        """The metrics arrays of one batch and their common dtype (or None), checked once.
+
+        Checked: one row per name, one column per cpu.
+        """
+        cached = self._arrays.get(names)
+        if cached is None:
             arrays = list(map(_METRICS, _take(self._regions, where)))
             try:
                 shapes = list(map(_SHAPE, arrays))
@@ -539,8 +553,8 @@ class ScopeSums:
                 shapes = list(map(_SHAPE, arrays))
             _check_shapes(shapes, len(names), self._counts[where], self._uniform, self.source,
                           _take(self._tags, where))
-            self._arrays[names] = arrays
-        return arrays
+            cached = self._arrays[names] = (arrays, _common_dtype(arrays))
+        return cached
 
     @property
     def run(self) -> LikwidRun:
