@@ -8,7 +8,7 @@ files with roofline_widget here, in the test process, not from the page.
 from __future__ import annotations
 
 import math
-import re
+import time
 from functools import lru_cache
 
 import nbformat
@@ -60,14 +60,21 @@ def close(a: float, b: float, significant: int = 4) -> bool:
     return math.isclose(a, b, rel_tol=0.6 * 10 ** (1 - significant))
 
 
-def tooltip_fields(text: str) -> dict[str, str]:
-    """Parse the tooltip's "name<TAB>value" rows (innerText of its table)."""
-    fields = {}
-    for line in text.splitlines():
-        match = re.match(r"\s*(.+?)\t(.*)$", line)
-        if match:
-            fields[match.group(1).strip()] = match.group(2).strip()
-    return fields
+def tooltip_fields(page, timeout_s: float = 30) -> dict[str, str]:
+    """The name -> value rows of the hover tooltip's table, once it has the point's numbers.
+
+    Read from the DOM (``th``/``td`` text), not from the rendered text, whose
+    layout depends on the tooltip being shown at that instant.
+    """
+    rows = page.locator(".roofline-tooltip tr")
+    script = "rows => rows.map(r => [...r.children].map(c => c.textContent.trim()))"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        fields = dict(row for row in rows.evaluate_all(script) if len(row) == 2)
+        if {"region", "GFLOP/s", "GB/s"} <= fields.keys():
+            return fields
+        assert time.monotonic() < deadline, f"the tooltip never showed a point: {fields}"
+        page.wait_for_timeout(100)
 
 
 def wait_for_new_paths(page, before: list[str], timeout_s: float = 30) -> list[str]:
