@@ -15,7 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ("bench_collect.py", "bench_widget.py", "bench_read.py", "bench_scaling.py")
+SCRIPTS = ("bench_collect.py", "bench_passes.py", "bench_widget.py", "bench_read.py",
+           "bench_scaling.py")
 
 
 def main(argv=None) -> int:
