@@ -22,6 +22,7 @@ arrays in place.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import weakref
 from pathlib import Path
@@ -309,7 +310,7 @@ def _region_categorical(tag_lists: list) -> pd.Categorical:
     if len(set(first)) == len(first) and all(tags == first for tags in tag_lists[1:]):
         codes = np.tile(np.arange(len(first), dtype=np.int32), len(tag_lists))
         return pd.Categorical.from_codes(codes, first)
-    return _categorical([tag for tags in tag_lists for tag in tags], 1)
+    return _categorical(list(itertools.chain.from_iterable(tag_lists)), 1)
 
 
 def _take(items: list, where) -> list:
@@ -368,7 +369,7 @@ def _check_shapes(shapes: list, n_rows: int, counts: np.ndarray, uniform, source
     """Raise LikwidFormatError naming the first region whose array is not (n_rows, cpus)."""
     if uniform is not None and shapes.count((n_rows, uniform)) == len(shapes):
         return
-    expected = [(n_rows, c) for c in counts.tolist()]
+    expected = list(zip(itertools.repeat(n_rows), counts.tolist()))
     if shapes == expected:
         return
     bad = next(i for i, (got, want) in enumerate(zip(shapes, expected)) if got != want)
@@ -532,7 +533,7 @@ class ScopeSums:
             if metric in names:
                 arrays, dtype = self._metric_arrays(names, where)
                 row = names.index(metric)
-                rows = [array[row] for array in arrays]  # rows share their array's dtype
+                rows = list(map(operator.itemgetter(row), arrays))  # same dtype as the arrays
                 counts = self._counts[where]
                 out[where] = _reduce_threads(_joined(rows, counts, self._uniform, dtype), counts,
                                              self._uniform, np.add)
