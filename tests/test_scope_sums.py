@@ -104,3 +104,52 @@ def test_metrics_array_without_a_row_per_name_is_named():
     results.get_likwid_regions(1)["c"].metrics = np.array([[3.0]])
     with pytest.raises(LikwidFormatError, match="region 'c'"):
         RegionSums.from_runs(results).select(flops_metric=DP, bandwidth_metric=BW)
+
+
+def _with_arrays(convert_metrics=None, convert_times=None) -> ProfilingResults:
+    """The fixture results with every region's arrays passed through the given conversions."""
+    results = make_profiling_results(2, 3, 4, seed=5)
+    for regions in results.get_likwid_regions().values():
+        for region in regions.values():
+            if convert_metrics is not None:
+                region.metrics = convert_metrics(region.metrics)
+            if convert_times is not None:
+                region.times = convert_times(region.times)
+    return results
+
+
+@pytest.mark.parametrize("convert_metrics, convert_times", [
+    (np.asfortranarray, None),                           # column-major metrics
+    (lambda m: m.astype(np.float32), None),              # single-precision metrics
+    (None, lambda t: [float(x) for x in t]),             # times as a plain list
+    (lambda m: m[:, ::-1][:, ::-1], None),               # non-contiguous views
+])
+def test_array_layouts_give_the_table_path_frame(convert_metrics, convert_times):
+    _assert_same_frames(*_both(_with_arrays(convert_metrics, convert_times)))
+
+
+def test_ranks_that_list_different_regions():
+    both = [DP, BW]
+    likwid = {
+        0: {"solve": _region("solve", [0], both, [[4.0], [2.0]]),
+            "setup": _region("setup", [0], both, [[1.0], [1.0]])},
+        1: {"setup": _region("setup", [8], both, [[3.0], [1.5]]),
+            "io": _region("io", [8], both, [[0.5], [5.0]])},
+    }
+    results = ProfilingResults(regions={}, likwid=likwid, num_ranks=2, file_path="tags.h5")
+    direct, table = _both(results)
+    _assert_same_frames(direct, table)
+    points = collect_roofline_points(results, flops_metric=DP, bandwidth_metric=BW)
+    # each rank keeps its own regions: 4/2, 1/1 on rank 0 and 3/1.5, 0.5/5 on rank 1
+    assert [(p["rank"], p["region"], p["arithmetic_intensity_flops_per_byte"]) for p in points] == [
+        (0, "solve", 2.0), (0, "setup", 1.0), (1, "setup", 2.0), (1, "io", 0.1)]
+
+
+def test_misshaped_call_counts_are_named_when_used():
+    results = _mixed()
+    results.get_likwid_regions(1)["c"].call_counts = np.array([1, 2, 3])
+    # collect_roofline_points does not read call counts, the frame does
+    with pytest.warns(UserWarning, match="2 region/rank row"):  # rank 0 'b', rank 1 'a'
+        assert len(collect_roofline_points(results, flops_metric=DP, bandwidth_metric=BW)) == 2
+    with pytest.raises(LikwidFormatError, match="region 'c'"):
+        RegionSums.from_runs(results).frame
