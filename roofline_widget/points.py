@@ -43,6 +43,7 @@ __all__ = [
     "left_out_regions",
     "detect_flops_metric",
     "detect_bandwidth_metric",
+    "channel_totals",
     "normalize_ranks",
     "compile_patterns",
     "POINT_KEYS",
@@ -197,12 +198,78 @@ def detect_bandwidth_metric(names) -> tuple[str | None, list[str]]:
     if _bandwidth_tier(chosen) > 1:
         notes.append(f"no total memory bandwidth measured; using {chosen!r} "
                      "(pass bandwidth_metric to choose another)")
+    elif _is_channel_part(chosen, candidates):
+        notes.append(f"{chosen!r} covers only some memory channels; measure the group(s) of "
+                     "the other channels too (Zen 3: MEM1 and MEM2) for the total bandwidth")
     return chosen, notes
 
 
 # --------------------------------------------------------------------------
 # argument normalisation
 # --------------------------------------------------------------------------
+_CHANNELS = re.compile(
+    r"^(?P<stem>.+?) \(channels (?P<first>\d+)-(?P<last>\d+)\) \[(?P<unit>[^\]]+)\]$")
+
+
+def channel_totals(names) -> dict[str, list[str]]:
+    """Totals of bandwidths that LIKWID splits over memory-channel groups.
+
+    Zen 3 (and Zen 4 before 5.4) measure memory bandwidth in two groups,
+    ``MEM1`` with ``Memory bandwidth (channels 0-3) [MBytes/s]`` and ``MEM2``
+    with ``... (channels 4-7) ...``: each is half of the socket's traffic.
+    When a region has every part, their sum is the total bandwidth, offered
+    as a metric of its own (``Memory bandwidth (channels 0-7) [MBytes/s]``).
+
+    Parameters
+    ----------
+    names : iterable of str
+        Metric names.
+
+    Returns
+    -------
+    dict
+        Total name -> the part names it sums, for every set of two or more
+        parts with the same stem and unit whose channel ranges follow each
+        other without gap or overlap.
+
+    Examples
+    --------
+    >>> channel_totals(["Memory bandwidth (channels 0-3) [MBytes/s]",
+    ...                 "Memory bandwidth (channels 4-7) [MBytes/s]"])
+    {'Memory bandwidth (channels 0-7) [MBytes/s]': ['Memory bandwidth (channels 0-3) [MBytes/s]', \
+'Memory bandwidth (channels 4-7) [MBytes/s]']}
+    """
+    parts: dict[tuple, list] = {}
+    for name in names:
+        match = _CHANNELS.match(name)
+        if match and parse_unit(name).kind == BYTE_RATE:
+            key = (match["stem"], match["unit"])
+            parts.setdefault(key, []).append((int(match["first"]), int(match["last"]), name))
+    totals = {}
+    for (stem, unit), ranges in parts.items():
+        ranges.sort()
+        contiguous = all(b[0] == a[1] + 1 for a, b in zip(ranges, ranges[1:]))
+        if len(ranges) > 1 and contiguous:
+            total = f"{stem} (channels {ranges[0][0]}-{ranges[-1][1]}) [{unit}]"
+            if total not in names:
+                totals[total] = [name for _, _, name in ranges]
+    return totals
+
+
+def _is_channel_part(name: str, names) -> bool:
+    """Whether ``name`` is a bandwidth of some channels that no other name subdivides."""
+    match = _CHANNELS.match(name)
+    if match is None:
+        return False
+    first, last = int(match["first"]), int(match["last"])
+    for other in names:
+        part = _CHANNELS.match(other)
+        if (other != name and part and (part["stem"], part["unit"]) == (match["stem"], match["unit"])
+                and first <= int(part["first"]) and int(part["last"]) <= last):
+            return False  # ``name`` is a total of parts
+    return True
+
+
 def _is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -424,7 +491,10 @@ class RegionSums:
     def __init__(self, parts: list, labels: list):
         self._parts = list(parts)
         self.files = list(labels)
-        self.metrics = list(dict.fromkeys(n for part in self._parts for n in part.metric_names))
+        measured = list(dict.fromkeys(n for part in self._parts for n in part.metric_names))
+        # Sums of channel-split bandwidths come first, so detection prefers them to a half.
+        self._channel_totals = channel_totals(measured)
+        self.metrics = list(self._channel_totals) + measured
         self.units = {name: parse_unit(name) for name in self.metrics}
         self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == FLOP_RATE]
                              + [m for m in self.metrics if self.units[m].kind == UOP_RATE])
@@ -512,9 +582,14 @@ class RegionSums:
         """The sums of one metric over all runs (NaN for runs without it), kept."""
         values = self._metric_values.get(metric)
         if values is None:
-            pieces = [part.sums(metric) if metric in part.metric_names
-                      else np.full(len(part), np.nan) for part in self._parts]
-            values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+            if metric in self._channel_totals:
+                # NaN where a region lacks a part: half a socket's traffic is no total.
+                values = np.sum([self._values(part) for part in self._channel_totals[metric]],
+                                axis=0)
+            else:
+                pieces = [part.sums(metric) if metric in part.metric_names
+                          else np.full(len(part), np.nan) for part in self._parts]
+                values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
             self._metric_values[metric] = values
         return values
 

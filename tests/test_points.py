@@ -568,3 +568,45 @@ def test_fixes_of_the_reference_weaknesses():
     assert len(mine) == len(wrong) == 4
     for good, bad in zip(mine, wrong):
         assert good["performance_gflops"] == pytest.approx(bad["performance_gflops"] * 1e12)
+
+
+# ------------------------------------------------------------------ channel-split bandwidth
+MEM_CH0 = "Memory bandwidth (channels 0-3) [MBytes/s]"
+MEM_CH1 = "Memory bandwidth (channels 4-7) [MBytes/s]"
+MEM_CH_ALL = "Memory bandwidth (channels 0-7) [MBytes/s]"
+
+
+def _zen3_run():
+    """Zen 3 measures memory in two groups: MEM1 (channels 0-3) and MEM2 (channels 4-7)."""
+    return make_run(
+        block("solve", {DP: [100.0, 300.0]}, group="FLOPS_DP", line=1),
+        # uncore: only the socket's first hardware thread counts
+        block("solve", {MEM_CH0: [1500.0, 0.0]}, group="MEM1", line=40),
+        block("solve", {MEM_CH1: [500.0, 0.0]}, group="MEM2", line=80),
+        block("setup", {DP: [10.0, 10.0]}, group="FLOPS_DP", line=120),
+        block("setup", {MEM_CH0: [50.0, 0.0]}, group="MEM1", line=160),  # MEM2 not measured
+    )
+
+
+def test_channel_split_bandwidths_are_summed_into_a_total():
+    sums = RegionSums.from_runs(_zen3_run())
+    assert sums.bandwidth_metrics == [MEM_CH_ALL, MEM_CH0, MEM_CH1]
+    assert sums.detect_bandwidth_metric() == MEM_CH_ALL
+    with pytest.warns(RegionsLeftOutWarning, match="1 region/rank"):
+        points = collect_roofline_points(_zen3_run())
+    solve = point_of(points, "solve")
+    # (100 + 300) MFLOP/s over (1500 + 0) + (500 + 0) MB/s: 0.4 GFLOP/s / 2.0 GB/s
+    assert solve["bandwidth_metric"] == MEM_CH_ALL
+    assert solve["bandwidth_gbs"] == pytest.approx(2.0)
+    assert solve["arithmetic_intensity_flops_per_byte"] == pytest.approx(0.2)
+    # setup has channels 0-3 only: half a socket is no total, so it is listed, not drawn
+    left = left_out_regions(_zen3_run())
+    assert left["region"].tolist() == ["setup"]
+    assert MEM_CH_ALL in left["reason"].iloc[0]
+
+
+def test_one_channel_group_alone_is_used_with_a_note():
+    run = make_run(block("solve", {DP: [100.0], MEM_CH0: [1500.0]}, group="MEM1"))
+    assert detect_bandwidth_metric(RegionSums.from_runs(run).bandwidth_metrics) == (
+        MEM_CH0, [f"{MEM_CH0!r} covers only some memory channels; measure the group(s) of the "
+                  "other channels too (Zen 3: MEM1 and MEM2) for the total bandwidth"])
