@@ -204,9 +204,6 @@ def detect_bandwidth_metric(names) -> tuple[str | None, list[str]]:
     return chosen, notes
 
 
-# --------------------------------------------------------------------------
-# argument normalisation
-# --------------------------------------------------------------------------
 _CHANNELS = re.compile(
     r"^(?P<stem>.+?) \(channels (?P<first>\d+)-(?P<last>\d+)\) \[(?P<unit>[^\]]+)\]$")
 
@@ -270,6 +267,10 @@ def _is_channel_part(name: str, names) -> bool:
     return True
 
 
+
+# --------------------------------------------------------------------------
+# argument normalisation
+# --------------------------------------------------------------------------
 def _is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
