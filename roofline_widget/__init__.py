@@ -7,7 +7,7 @@ compute points with :func:`collect_roofline_points`, draw a static figure with
 
 from importlib import resources as _resources
 
-from .errors import LikwidFormatError
+from .errors import LikwidFormatError, LikwidReadWarning
 from .model import LikwidRun
 
 # Everything else is imported on first use (PEP 562), so that reading files
@@ -45,6 +45,7 @@ __all__ = [
     "BandwidthRoof",
     "ComputeRoof",
     "LikwidFormatError",
+    "LikwidReadWarning",
     "LikwidRun",
     "Roofline",
     "RooflineWidget",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["LikwidFormatError"]
+__all__ = ["LikwidFormatError", "LikwidReadWarning"]
 
 
 class LikwidFormatError(ValueError):
@@ -49,3 +49,12 @@ class LikwidFormatError(ValueError):
 
     def __reduce__(self):
         return (type(self), (self.source, self.line, self.expected, self.found))
+
+
+class LikwidReadWarning(UserWarning):
+    """A LIKWID file was read, but the reader passed over part of it.
+
+    The message lists what was passed over and where (an unrecognised table,
+    Region Info rows that do not match, ...); the same texts are kept in
+    :attr:`roofline_widget.model.LikwidRun.warnings`.
+    """

@@ -163,3 +163,22 @@ def test_as_runs_accepts_runs_paths_and_lists():
         as_runs(42)
     with pytest.raises(ValueError, match="no runs"):
         as_runs([])
+
+
+def test_a_table_passed_over_is_a_visible_warning(tmp_path):
+    from roofline_widget import LikwidReadWarning
+
+    foreign = ("+-----------+-------+\n"
+               "|  Kernel   | GB/s  |\n"
+               "+-----------+-------+\n"
+               "|   triad   | 11.16 |\n"
+               "+-----------+-------+\n")
+    text = Path(GMG_MEM).read_text()
+    path = tmp_path / "with_foreign_table.txt"
+    path.write_text(foreign + text)
+    with pytest.warns(LikwidReadWarning, match="passed over 1 part") as record:
+        run = read_likwid(path)
+    assert "line 1: ignored a table headed 'Kernel'" in str(record[0].message)
+    assert run.warnings == ["line 1: ignored a table headed 'Kernel' "
+                            "(not a LIKWID Region Info, Event or Metric table)"]
+    assert run.regions == ["Setup", "Solve"]  # the LIKWID tables are all read

@@ -14,10 +14,11 @@ content (never from the file suffix) and dispatches to one reader per format:
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import LikwidFormatError
+from ..errors import LikwidFormatError, LikwidReadWarning
 from ..model import LikwidRun
 from ._core import build_run, merge_runs
 
@@ -93,7 +94,12 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     layout = _detect_layout(text, source)
     parser = parse_csv if layout == "csv" else parse_text
     parsed = parser(text, str(source))
-    return build_run(source=str(source), label=label, **parsed)
+    run = build_run(source=str(source), label=label, **parsed)
+    if run.warnings:
+        listed = "\n".join(f"  - {message}" for message in run.warnings)
+        warnings.warn(f"{source}: read, but passed over {len(run.warnings)} part(s) of it "
+                      f"(also in run.warnings):\n{listed}", LikwidReadWarning, stacklevel=3)
+    return run
 
 
 def read_likwid(path_or_paths, *, label: str | None = None) -> LikwidRun:
