@@ -42,14 +42,29 @@ POINT_KEY = ("file", "rank", "region")
 X_LABEL = "Arithmetic intensity [FLOP/byte]"
 Y_LABEL = "Performance [GFLOP/s]"
 DEFAULT_MAX_POINTS = 5000
-#: matplotlib's "tab20", the reference implementation's default colour map.
+#: matplotlib's "tab20", the reference implementation's default colour map: a dark
+#: and a light shade of each of the ten "tab10" colours.
 TAB20 = ("#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
          "#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
          "#7f7f7f", "#c7c7c7", "#bcbd22", "#dbdb8d", "#17becf", "#9edae5")
+#: Point colours: the strong shades first (tab10's order), then the light ones.
+PALETTE = TAB20[0::2] + TAB20[1::2]
 LEFT_OUT_ROWS_SHOWN = 500
 LEGEND_ENTRIES_SHOWN = 20
 _COLOR_COLUMN = {"region": "region", "run": "file", "rank": "rank"}
-_LINE_COLORS = {"bandwidth": "#1f77b4", "compute": "#d62728"}
+_LINE_COLORS = {"bandwidth": "#3d5a80", "compute": "#9b3d2a"}
+_RIDGE_COLOR = "#6b6b6b"
+_LABEL_SIZE = 12              # px, ceiling and ridge labels
+_LABEL_OFFSET = (-5, -9)      # px: ceiling labels end left of and sit above their anchor
+#: Plots at least this wide (px, inside the axes) keep every label inside (estimated).
+_MIN_PLOT_PX = 700
+#: A bandwidth label's right end sits at least this far (a fraction of the decades)
+#: along the part of its slope inside the axes.
+_SLOPE_LABEL_ALONG = 0.2
+#: Axis limits inside which ticks read best as plain numbers; outside, as powers of ten.
+_PLAIN_TICKS = (1e-3, 1e4)
+_DESCRIPTION_WIDTH = "100px"
+_COLUMN_WIDTH = "400px"
 _POINTS_PER_LINE = 3          # every ceiling line is padded to this many vertices
 _DEFAULT_X_RANGE = (0.01, 100.0)
 _DEFAULT_Y_RANGE = (0.1, 1000.0)
@@ -121,40 +136,103 @@ def _axis_ranges(points: pd.DataFrame, roofline: Roofline | None):
     y = _positive(points["performance_gflops"])
     if roofline is not None:
         ridges = [roofline.ridge_point(bandwidth=b) for b in roofline.bandwidth]
-        # Room right of the ridge points for the compute roofs and their labels
-        # (marks are clipped to the plot area; the legend lists every ceiling too).
+        # Room right of the ridge points for the compute roofs (marks are clipped
+        # to the plot area).
         ridges += [10 * r.gflops / roofline.peak_bandwidth for r in roofline.compute]
         x = np.concatenate([x, ridges])
         y = np.concatenate([y, [r.gflops for r in roofline.compute]])
     x_range = (x.min() / _MARGIN, x.max() * _MARGIN) if x.size else _DEFAULT_X_RANGE
+    if roofline is not None:
+        x_range = (x_range[0], max(x_range[1], _ridge_label_end(roofline.ridge_point(),
+                                                                x_range[0])))
     y_range = (y.min() / _MARGIN, y.max() * _MARGIN) if y.size else _DEFAULT_Y_RANGE
     return tuple(map(float, x_range)), tuple(map(float, y_range))
+
+
+def _text_px(text: str) -> float:
+    """Rough width in pixels of a label (``_LABEL_SIZE`` px sans-serif) with its offset."""
+    return 0.55 * _LABEL_SIZE * len(text) + 10
+
+
+def _ridge_text(ridge: float) -> str:
+    return f"ridge {ridge:.3g} FLOP/byte"
+
+
+def _ridge_label_end(ridge: float, x_low: float) -> float:
+    """The intensity up to which the x axis must reach for the ridge label to fit.
+
+    The label starts at the ridge; in a plot ``_MIN_PLOT_PX`` wide whose
+    axis starts at ``x_low`` it takes ``width / (_MIN_PLOT_PX - width)`` of
+    the decades left of the ridge.
+    """
+    width = _text_px(_ridge_text(ridge))
+    decades = max(math.log10(ridge / x_low), 1.0) * width / (_MIN_PLOT_PX - width)
+    return ridge * 10 ** decades
 
 
 def _pad(values) -> list:
     return list(values) + [values[-1]] * (_POINTS_PER_LINE - len(values))
 
 
-def _roof_marks_data(roofline: Roofline | None, x_range) -> dict:
-    """Arrays for the ceiling Lines, the main roof Lines and the ridge marker."""
+def _roof_marks_data(roofline: Roofline | None, x_range, y_range) -> dict:
+    """Arrays for the ceiling Lines and labels, the main roof and the ridge marks."""
     if roofline is None:
         return {}
     segments = roofline.lines(*x_range)
     ceilings = [s for s in segments if s["kind"] != "roof"]
     roof = segments[-1]
     ridge_x = roofline.ridge_point()
+    label_x, label_y = _label_anchors(ceilings, x_range, y_range)
     return {
         "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
         "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
         "ceiling_labels": [_line_label(s) for s in ceilings],
         "ceiling_colors": [_LINE_COLORS[s["kind"]] for s in ceilings],
+        "label_x": label_x,
+        "label_y": label_y,
         "roof_x": np.array(roof["x"]),
         "roof_y": np.array(roof["y"]),
         "roof_labels": [roof["label"]],
         "ridge_x": np.array([ridge_x]),
         "ridge_y": np.array([roofline.peak_flops]),
-        "ridge_text": [f"\u25c6 ridge {ridge_x:.3g} FLOP/byte"],
+        "ridge_text": [_ridge_text(ridge_x)],
     }
+
+
+def _label_anchors(ceilings: list[dict], x_range, y_range):
+    """Where each ceiling label ends (right-aligned text, drawn just above the point).
+
+    A compute roof's label ends at the right edge of the plot, on its line; a
+    bandwidth slope's label sits on the lower-left part of the slope that is
+    inside the axes, far enough from the left edge for the text.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        x and y of the anchors, in data units, one per ceiling.
+    """
+    lx0, lx1 = np.log10(x_range)
+    ly0, ly1 = np.log10(y_range)
+    values = np.array([s["value"] for s in ceilings], dtype=float)
+    bandwidth = np.array([s["kind"] == "bandwidth" for s in ceilings])
+    slope_end = np.log10([s["x"][-1] for s in ceilings])
+    log_b = np.log10(values)
+    start = np.maximum(lx0, ly0 - log_b)              # the slope enters the axes here
+    end = np.minimum.reduce([slope_end, np.full_like(log_b, lx1), ly1 - log_b])
+    # Room for the text left of the anchor, in a plot _MIN_PLOT_PX wide.
+    room = np.array([_text_px(_line_label(s)) for s in ceilings]) / _MIN_PLOT_PX
+    anchor = np.maximum(start + _SLOPE_LABEL_ALONG * (end - start), lx0 + room * (lx1 - lx0))
+    anchor = np.minimum(anchor, np.maximum(end, start))
+    x = np.where(bandwidth, 10.0 ** anchor, x_range[1])
+    y = np.where(bandwidth, values * x, values)
+    return x, y
+
+
+def _tick_format(low: float, high: float) -> str:
+    """d3 format of a log axis' ticks: plain numbers, or powers of ten over a wide range."""
+    if _PLAIN_TICKS[0] <= low and high <= _PLAIN_TICKS[1]:
+        return "~g"
+    return ".0e"
 
 
 def _line_label(segment: dict) -> str:
@@ -164,8 +242,22 @@ def _line_label(segment: dict) -> str:
     return f"{segment['name']}: {segment['value']:.4g} {unit}{empirical}"
 
 
-def _palette(n: int) -> list[str]:
-    return [TAB20[i % len(TAB20)] for i in range(max(n, 2))]
+_LEGEND_STYLE = ("display:flex;flex-wrap:wrap;align-items:center;column-gap:18px;"
+                 "row-gap:2px;line-height:1.5")
+
+
+def _legend_entry(color: str, name: str) -> str:
+    """One legend entry: a dot in the points' style and the escaped full name."""
+    dot = (f"<span style='display:inline-block;width:10px;height:10px;border-radius:50%;"
+           f"background:{color};border:1px solid #222;margin-right:6px'></span>")
+    return (f"<span title='{html.escape(name, quote=True)}' style='white-space:nowrap'>"
+            f"{dot}{html.escape(name)}</span>")
+
+
+def _control_style(width: str = _COLUMN_WIDTH) -> dict:
+    """Keyword arguments of a control whose description has the common width."""
+    return {"style": {"description_width": _DESCRIPTION_WIDTH},
+            "layout": widgets.Layout(width=width)}
 
 
 def _left_out_html(left_out: pd.DataFrame) -> str:
@@ -338,35 +430,45 @@ class RooflineWidget(widgets.VBox):
     def _build_figure(self) -> None:
         self._xs = bq.LogScale()
         self._ys = bq.LogScale()
-        self._cs = bq.ColorScale(colors=_palette(2), min=0, max=1)
+        # A fixed scale (code i is PALETTE[i]): only the points' codes change with
+        # ``color_by``, in one message, so the browser never mixes old codes and new colours.
+        self._cs = bq.ColorScale(colors=list(PALETTE), min=0, max=len(PALETTE) - 1)
         self._ss = bq.LinearScale(min=0, max=1)
         self._tooltip = widgets.HTML()
         self._tooltip.add_class("roofline-tooltip")
         self._scatter = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
             scales={"x": self._xs, "y": self._ys, "color": self._cs, "size": self._ss},
-            default_size=48, stroke="white", tooltip=self._tooltip,
+            default_size=90, stroke="#222222", stroke_width=0.8, tooltip=self._tooltip,
             interactions={"click": "select", "hover": "tooltip"},
-            selected_style={"opacity": 1.0, "stroke": "black", "stroke-width": 2},
-            unselected_style={"opacity": 0.35})
+            # bqplot applies these only while a selection exists.
+            selected_style={"opacity": 1.0, "stroke": "black", "stroke-width": 2.5},
+            unselected_style={"opacity": 0.45})
         self._scatter.on_hover(self._on_hover)
         self._scatter.observe(self._on_scatter_selected, names="selected")
         lines_scales = {"x": self._xs, "y": self._ys}
+        # The ceilings' labels are drawn by ``_ceiling_text``, on the lines inside the
+        # plot (the Lines' own labels sit at the line ends, clipped at the right edge).
         self._ceilings = bq.Lines(
             x=np.ones((1, _POINTS_PER_LINE)), y=np.ones((1, _POINTS_PER_LINE)),
             scales=lines_scales, line_style="dashed", stroke_width=1.5,
-            labels_visibility="label", display_legend=True, visible=False)
+            labels_visibility="none", visible=False)
         self._roof = bq.Lines(
             x=np.ones(2), y=np.ones(2), scales=lines_scales, colors=["black"],
-            stroke_width=3, display_legend=True, visible=False)
-        # A Label, not a Scatter: the browser tests count the points' ``.dot`` elements.
+            stroke_width=3, visible=False)
+        # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
+        self._ceiling_text = bq.Label(
+            x=np.ones(1), y=np.ones(1), text=[""], scales=lines_scales,
+            default_size=_LABEL_SIZE, font_weight="normal", align="end",
+            x_offset=_LABEL_OFFSET[0], y_offset=_LABEL_OFFSET[1], visible=False)
         self._ridge = bq.Label(
-            x=np.ones(1), y=np.ones(1), text=[""], scales=lines_scales, colors=["black"],
-            default_size=13, font_weight="normal", align="start", x_offset=-5, y_offset=5,
-            visible=False)
-        axes = [bq.Axis(scale=self._xs, label=X_LABEL, tick_format=".3~g"),
-                bq.Axis(scale=self._ys, label=Y_LABEL, side="left",
-                        tick_format=".3~g", label_offset="55px")]
+            x=np.ones(1), y=np.ones(1), text=[""], scales=lines_scales, colors=[_RIDGE_COLOR],
+            default_size=_LABEL_SIZE, font_weight="normal", align="start", x_offset=6,
+            y_offset=12, visible=False)
+        self._x_axis = bq.Axis(scale=self._xs, label=X_LABEL, tick_format="~g",
+                               grid_color="#e6e6e6", label_offset="36px")
+        self._y_axis = bq.Axis(scale=self._ys, label=Y_LABEL, side="left", tick_format="~g",
+                               grid_color="#e6e6e6", label_offset="52px")
         # bqplot's PanZoom swallows hover and click (bqplot issue #1352): "inspect"
         # (no figure interaction) gives tooltips and click selection.
         self._interactions = {
@@ -378,78 +480,95 @@ class RooflineWidget(widgets.VBox):
                                       marks=[self._scatter]),
         }
         self._figure = bq.Figure(
-            marks=[self._ceilings, self._roof, self._ridge, self._scatter], axes=axes,
-            interaction=None, legend_location="top-left",
-            fig_margin={"top": 40, "bottom": 55, "left": 75, "right": 40},
-            layout=widgets.Layout(width="100%", height="480px"))
+            marks=[self._ceilings, self._roof, self._ceiling_text, self._ridge,
+                   self._scatter],
+            axes=[self._x_axis, self._y_axis], interaction=None,
+            fig_margin={"top": 24, "bottom": 50, "left": 70, "right": 16},
+            layout=widgets.Layout(width="100%", min_width="520px", height="500px"))
         self._figure.add_class("roofline-figure")
-        self._xs.observe(self._on_zoom, names=["min", "max"])
+        for scale in (self._xs, self._ys):
+            scale.observe(self._on_zoom, names=["min", "max"])
 
     def _peak_controls(self, label: str, css: str):
         slider = widgets.FloatLogSlider(
             value=1.0, base=10, min=-2, max=4, step=_SLIDER_STEP, description=label,
-            readout_format=".4g", style={"description_width": "initial"},
-            layout=widgets.Layout(width="420px"))
+            readout_format=".4g", **_control_style("308px"))
         slider.add_class(css)
         empirical = widgets.Checkbox(value=True, description="empirical", indent=False,
-                                     layout=widgets.Layout(width="110px"))
+                                     layout=widgets.Layout(width="92px"))
         return slider, empirical
 
     def _build_controls(self) -> None:
         sums = self._sums
-        wide = {"style": {"description_width": "initial"}}
         self._flops_choice = widgets.Dropdown(options=sums.flop_metrics, description="FLOP rate",
-                                              disabled=not sums.flop_metrics, **wide)
+                                              disabled=not sums.flop_metrics, **_control_style())
         self._bandwidth_choice = widgets.Dropdown(options=sums.bandwidth_metrics,
                                                   description="Bandwidth",
-                                                  disabled=not sums.bandwidth_metrics, **wide)
+                                                  disabled=not sums.bandwidth_metrics,
+                                                  **_control_style())
         self._rank_choice = widgets.SelectMultiple(
             options=[(str(r), r) for r in sums.ranks], description="Ranks",
-            rows=min(max(len(sums.ranks), 1), 5), layout=widgets.Layout(width="160px"))
-        self._include_text = widgets.Text(description="Include", placeholder="regex, e.g. function_",
-                                          **wide)
+            rows=min(max(len(sums.ranks), 1), 5),
+            style={"description_width": "50px"}, layout=widgets.Layout(width="140px"))
+        self._include_text = widgets.Text(description="Include",
+                                          placeholder="regex, e.g. function_",
+                                          **_control_style())
         self._include_text.add_class("roofline-include")
-        self._exclude_text = widgets.Text(description="Exclude", placeholder="regex", **wide)
+        self._exclude_text = widgets.Text(description="Exclude", placeholder="regex",
+                                          **_control_style())
         self._exclude_text.add_class("roofline-exclude")
         self._flops_slider, self._flops_empirical = self._peak_controls(
             "Peak [GFLOP/s]", "roofline-peak-flops")
         self._bandwidth_slider, self._bandwidth_empirical = self._peak_controls(
-            "Peak bandwidth [GB/s]", "roofline-peak-bandwidth")
+            "Peak [GB/s]", "roofline-peak-bandwidth")
         self._color_choice = widgets.Dropdown(options=["region", "run", "rank"],
-                                              description="Colour by", **wide)
+                                              description="Colour by", **_control_style("200px"))
         self._size_choice = widgets.Dropdown(options=["none", "runtime"], description="Size by",
-                                             **wide)
+                                             **_control_style("200px"))
         self._interaction_choice = widgets.ToggleButtons(
             options=list(self._interactions), value="inspect",
             tooltips=["hover for details, click to select", "pan and zoom",
                       "select with a rectangle", "select with a free shape"],
-            style={"button_width": "80px"})
+            style={"button_width": "96px"})
         self._interaction_choice.add_class("roofline-interaction")
         self._interaction_choice.observe(self._on_interaction, names="value")
         self._reset_button = widgets.Button(description="Reset view", icon="home",
-                                            layout=widgets.Layout(width="120px"))
+                                            layout=widgets.Layout(width="110px"))
         self._reset_button.on_click(lambda _: self.reset_view())
         self._message_html = widgets.HTML()
         self._message_html.add_class("roofline-message")
         self._status_html = widgets.HTML()
         self._status_html.add_class("roofline-status")
-        self._legend_html = widgets.HTML(layout=widgets.Layout(min_width="160px"))
+        self._legend_html = widgets.HTML(layout=widgets.Layout(width="100%",
+                                                               margin="0 0 0 70px"))
         self._left_out_html = widgets.HTML()
         self._left_out = widgets.Accordion(children=[self._left_out_html])
         self._left_out.set_title(0, "Left out")
         self._left_out.add_class("roofline-left-out")
 
     def _layout_children(self) -> list:
-        row = widgets.HBox
+        def row(*children):
+            # Rows wrap on narrow screens instead of overflowing.
+            return widgets.HBox(list(children), layout=widgets.Layout(
+                flex_flow="row wrap", align_items="center", margin="0 0 2px 0"))
+
+        def column(*children):
+            return widgets.HBox(list(children), layout=widgets.Layout(width=_COLUMN_WIDTH))
+
+        controls = widgets.VBox([
+            row(column(self._flops_choice), column(self._bandwidth_choice)),
+            row(column(self._include_text), column(self._exclude_text), self._rank_choice),
+            row(column(self._flops_slider, self._flops_empirical),
+                column(self._bandwidth_slider, self._bandwidth_empirical)),
+            row(self._color_choice, self._size_choice, self._interaction_choice,
+                self._reset_button),
+        ], layout=widgets.Layout(padding="6px 4px", margin="0 0 6px 0",
+                                 border="1px solid #e0e0e0"))
         return [
-            row([self._flops_choice, self._bandwidth_choice]),
-            row([widgets.VBox([self._include_text, self._exclude_text]), self._rank_choice]),
-            row([self._flops_slider, self._flops_empirical]),
-            row([self._bandwidth_slider, self._bandwidth_empirical]),
-            row([self._color_choice, self._size_choice]),
-            row([self._interaction_choice, self._reset_button]),
+            controls,
             self._message_html,
-            row([self._figure, self._legend_html], layout=widgets.Layout(width="100%")),
+            self._figure,
+            self._legend_html,
             self._status_html,
             self._left_out,
         ]
@@ -574,7 +693,7 @@ class RooflineWidget(widgets.VBox):
     @observe("color_by", "size_by")
     def _on_style_traits(self, change):
         if self._ready:
-            with _holding(self._scatter, self._cs):
+            with self._scatter.hold_sync():
                 self._apply_colors()
                 self._apply_sizes()
 
@@ -622,14 +741,23 @@ class RooflineWidget(widgets.VBox):
         self._figure.interaction = self._interactions[change.new]
 
     def _on_zoom(self, change):
-        """Pan/zoom in the browser moved the x scale: redraw the ceilings over the new range."""
-        if self._quiet or self._roofline is None or self._xs.min is None or self._xs.max is None:
+        """A scale's range changed (pan/zoom in the browser): new ticks, ceilings redrawn."""
+        ranges = self._scale_ranges()
+        if ranges is None:
             return
-        if not 0 < self._xs.min < self._xs.max:
+        self._set_tick_formats(*ranges)
+        if self._quiet or self._roofline is None:
             return
-        data = _roof_marks_data(self._roofline, (self._xs.min, self._xs.max))
-        with self._quietly():
+        data = _roof_marks_data(self._roofline, *ranges)
+        with self._quietly(), _holding(*self._roof_marks()):
             self._assign_roof_marks(data)
+
+    def _scale_ranges(self):
+        """The (x, y) ranges of the scales, or None while one is not a valid log range."""
+        ranges = ((self._xs.min, self._xs.max), (self._ys.min, self._ys.max))
+        if all(low is not None and high is not None and 0 < low < high for low, high in ranges):
+            return ranges
+        return None
 
     # ------------------------------------------------------------ computing
     def _compute_state(self) -> _PointState:
@@ -684,11 +812,14 @@ class RooflineWidget(widgets.VBox):
                 "rank": self._sums.ranks}[self.color_by]
 
     def _color_codes(self, shown: pd.DataFrame) -> np.ndarray:
-        """Colour codes fixed over the whole data, so a region keeps its colour."""
+        """Colour codes fixed over the whole data, so a region keeps its colour.
+
+        Past ``len(PALETTE)`` categories the colours repeat.
+        """
         values = shown[_COLOR_COLUMN[self.color_by]]
         values = values.astype(object) if self.color_by != "rank" else values
         codes = pd.Categorical(values, categories=self._categories()).codes
-        return codes.astype(float)
+        return (codes % len(PALETTE)).astype(float)
 
     # ------------------------------------------------------------ assigning
     def _refresh_points(self) -> None:
@@ -696,14 +827,13 @@ class RooflineWidget(widgets.VBox):
         state = self._compute_state()
         main, roofline = self._rooflines(state.points)
         x_range, y_range = _axis_ranges(state.points, roofline)
-        roof_data = _roof_marks_data(roofline, x_range)
+        roof_data = _roof_marks_data(roofline, x_range, y_range)
         selected = self._surviving_selection(state)
         shown = state.shown
         x = shown["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
         y = shown["performance_gflops"].to_numpy(dtype=float)
         colors, sizes = self._color_codes(shown), self._sizes(shown)
-        with self._quietly(), _holding(self._scatter, self._xs, self._ys, self._ceilings,
-                                       self._roof, self._ridge):
+        with self._quietly(), _holding(self._scatter, self._xs, self._ys, *self._roof_marks()):
             self._state, self._main_roofline, self._roofline = state, main, roofline
             self._scatter.x, self._scatter.y = x, y
             self._scatter.color, self._scatter.size = colors, sizes
@@ -722,9 +852,8 @@ class RooflineWidget(widgets.VBox):
         x_range, y_range = _axis_ranges(points, roofline)
         x_range = (min(x_range[0], self._xs.min or x_range[0]), max(x_range[1], self._xs.max or 0))
         y_range = (min(y_range[0], self._ys.min or y_range[0]), max(y_range[1], self._ys.max or 0))
-        roof_data = _roof_marks_data(roofline, x_range)
-        with self._quietly(), _holding(self._xs, self._ys, self._ceilings, self._roof,
-                                       self._ridge):
+        roof_data = _roof_marks_data(roofline, x_range, y_range)
+        with self._quietly(), _holding(self._xs, self._ys, *self._roof_marks()):
             self._main_roofline, self._roofline = main, roofline
             self._set_ranges(x_range, y_range)
             self._assign_roof_marks(roof_data)
@@ -734,25 +863,34 @@ class RooflineWidget(widgets.VBox):
     def _set_ranges(self, x_range, y_range) -> None:
         self._xs.min, self._xs.max = x_range
         self._ys.min, self._ys.max = y_range
+        self._set_tick_formats(x_range, y_range)
+
+    def _set_tick_formats(self, x_range, y_range) -> None:
+        self._x_axis.tick_format = _tick_format(*x_range)
+        self._y_axis.tick_format = _tick_format(*y_range)
+
+    def _roof_marks(self) -> tuple:
+        """The marks drawn from the ceilings."""
+        return self._ceilings, self._roof, self._ceiling_text, self._ridge
 
     def _assign_roof_marks(self, data: dict) -> None:
         visible = bool(data)
-        for mark in (self._ceilings, self._roof, self._ridge):
+        for mark in self._roof_marks():
             mark.visible = visible
         if not visible:
             return
         self._ceilings.x, self._ceilings.y = data["ceiling_x"], data["ceiling_y"]
         self._ceilings.labels = data["ceiling_labels"]
         self._ceilings.colors = data["ceiling_colors"]
+        self._ceiling_text.x, self._ceiling_text.y = data["label_x"], data["label_y"]
+        self._ceiling_text.text = data["ceiling_labels"]
+        self._ceiling_text.colors = data["ceiling_colors"]
         self._roof.x, self._roof.y = data["roof_x"], data["roof_y"]
         self._roof.labels = data["roof_labels"]
         self._ridge.x, self._ridge.y = data["ridge_x"], data["ridge_y"]
         self._ridge.text = data["ridge_text"]
 
     def _apply_colors(self) -> None:
-        n = len(self._categories())
-        self._cs.colors = _palette(n)
-        self._cs.min, self._cs.max = 0.0, float(max(n - 1, 1))
         if self._state is not None:
             self._scatter.color = self._color_codes(self._state.shown)
             self._legend_html.value = self._legend()
@@ -823,6 +961,7 @@ class RooflineWidget(widgets.VBox):
         style = "color:#b00020" if state.error or not len(state.points) else "color:#555"
         self._message_html.value = (f"<div style='{style}'>{html.escape(message)}</div>"
                                     if message else "")
+        self._message_html.layout.display = "" if message else "none"
         self._left_out_html.value = _left_out_html(state.left_out)
         self._left_out.set_title(0, f"Left out ({len(state.left_out):,})")
         if not len(state.points) and len(state.left_out):
@@ -846,15 +985,15 @@ class RooflineWidget(widgets.VBox):
     def _legend(self) -> str:
         state = self._state
         values = pd.unique(state.shown[_COLOR_COLUMN[self.color_by]].astype(object))
-        categories = self._categories()
-        code = {c: i for i, c in enumerate(categories)}
-        palette = _palette(len(categories))
-        entries = [f"<div><span style='color:{palette[code[v]]}'>&#9679;</span> "
-                   f"{html.escape(str(v))}</div>" for v in values[:LEGEND_ENTRIES_SHOWN]]
+        listed = values[:LEGEND_ENTRIES_SHOWN]
+        codes = pd.Index(self._categories(), dtype=object).get_indexer(listed)
+        entries = [_legend_entry(PALETTE[c % len(PALETTE)], str(v)) for c, v in zip(codes, listed)]
         if len(values) > LEGEND_ENTRIES_SHOWN:
-            entries.append(f"<div>... and {len(values) - LEGEND_ENTRIES_SHOWN:,} more</div>")
+            entries.append(f"<span>... and {len(values) - LEGEND_ENTRIES_SHOWN:,} more</span>")
+        if not entries:
+            return ""
         title = {"region": "Regions", "run": "Runs", "rank": "Ranks"}[self.color_by]
-        return f"<div><b>{title}</b>{''.join(entries)}</div>" if entries else ""
+        return f"<div style='{_LEGEND_STYLE}'><b>{title}</b>{''.join(entries)}</div>"
 
     def _update_status(self) -> None:
         state, roofline = self._state, self._roofline
@@ -880,9 +1019,8 @@ class RooflineWidget(widgets.VBox):
     def reset_view(self) -> None:
         """Fit the axes to the points and ceilings again (undo pan and zoom)."""
         x_range, y_range = _axis_ranges(self._state.points, self._roofline)
-        roof_data = _roof_marks_data(self._roofline, x_range)
-        with self._quietly(), _holding(self._xs, self._ys, self._ceilings, self._roof,
-                                       self._ridge):
+        roof_data = _roof_marks_data(self._roofline, x_range, y_range)
+        with self._quietly(), _holding(self._xs, self._ys, *self._roof_marks()):
             self._set_ranges(x_range, y_range)
             self._assign_roof_marks(roof_data)
 

@@ -145,7 +145,8 @@ def test_dom_classes_and_axis_labels(pmgpu):
     labels = [axis.label for axis in w._figure.axes]
     assert labels == ["Arithmetic intensity [FLOP/byte]", "Performance [GFLOP/s]"]
     assert w._scatter.tooltip is w._tooltip
-    assert w._ceilings.labels and w._ceilings.labels_visibility == "label"
+    # The ceilings are labelled on their lines inside the plot by a Label mark.
+    assert w._ceilings.labels and list(w._ceiling_text.text) == list(w._ceilings.labels)
 
 
 def test_metric_change_replaces_data_in_place(gmgpolar, sent):
