@@ -520,3 +520,19 @@ def test_cost_on_a_large_synthetic_data_set(sent, capsys):
               f"metric change {metric_ms:.1f} ms; rank change {rank_ms:.1f} ms; "
               f"filter change {filter_ms:.1f} ms; peak change {peak_ms:.2f} ms, "
               f"{peak_bytes} bytes in {len(sent.messages)} messages ({widgets_touched})")
+
+
+def test_log_ticks_are_compact_over_wide_ranges(pmgpu):
+    w = RooflineWidget(pmgpu)
+    # <init_datastructures> sits at 4.6e-10 FLOP/byte and 6.9e-9 GFLOP/s: decades as 1e-9, 1e+3
+    assert (w._x_axis.tick_format, w._y_axis.tick_format) == (".0e", ".0e")
+    w.include = "<function_"  # 0.057 to 0.25 FLOP/byte, 0.5 to 2.1 GFLOP/s: plain numbers
+    assert (w._x_axis.tick_format, w._y_axis.tick_format) == ("~g", "~g")
+
+
+def test_ceiling_labels_name_each_ceiling_with_its_value(pmgpu):
+    w = RooflineWidget(pmgpu, peak_flops=2048.0, peak_bandwidth=204.8)
+    texts = list(w._ceilings.labels)
+    assert "Peak: 2048 GFLOP/s" in texts and "Peak bandwidth: 204.8 GB/s" in texts
+    w.peak_flops = None
+    assert any(t.startswith("Empirical peak: 2.134 GFLOP/s") for t in w._ceilings.labels)
