@@ -8,9 +8,10 @@ Usage::
 
 Sizes (ranks x regions x threads x metrics): 8x100x8 (1x), 80x100x8 (10x),
 80x1000x8 (100x), 800x1000x8 (1000x: 800,000 regions, 128M metric values,
-1 GB).  Each size runs in its own subprocess, which builds the
+1 GB of metric values).  Each size runs in its own subprocess, which builds the
 scope-profiler ``ProfilingResults`` once (not timed) and then times our call
-and the reference's, interleaved, on that object.  Our path keeps no cache
+and the reference's, interleaved, on that object (after one untimed call of
+each on tiny results, so no repetition pays the process's one-time costs).  Our path keeps no cache
 keyed on the results object (each call reads the region arrays again), so
 every one of our repetitions is a cold call.  Memory: the extra peak RSS of
 our call over the RSS before it (VmHWM reset with ``/proc/self/clear_refs``
@@ -28,7 +29,8 @@ import sys
 from pathlib import Path
 
 from _common import (BANDWIDTH, FLOPS, command_line, current_rss_mb, make_results, median, ms,
-                     peak_rss_mb, print_table, quiet, reset_peak_rss, run_json_subprocess, timed)
+                     peak_rss_mb, print_table, quiet, reset_peak_rss, run_json_subprocess, timed,
+                     warm_up)
 
 BASE = (8, 100, 8)
 SCALES = {1: (8, 100, 8), 10: (80, 100, 8), 100: (80, 1000, 8), 1000: (800, 1000, 8)}
@@ -40,6 +42,7 @@ def child(scale: int, repeat: int, with_reference: bool) -> None:
     from roofline_widget.points import collect_roofline_points as ours
 
     quiet()
+    warm_up()
     before_data = current_rss_mb()
     results = make_results(*SCALES[scale])
     data_mb = current_rss_mb() - before_data

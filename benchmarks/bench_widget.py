@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     print_table(f"updates, {repeat} changes each (median; 1st change includes computing a "
                 "metric's sums on first use)",
                 ["change", "median", "1st", "max", "target", "bytes sent (median)", "max bytes",
-                 "bytes target", "msgs to Scatter", "verdict"], rows)
+                 "bytes target", f"msgs to Scatter (all {repeat})", "verdict"], rows)
     return 0
 
 
