@@ -39,7 +39,10 @@ def median(values) -> float:
 
 
 def ms(seconds: float) -> str:
-    return f"{seconds * 1e3:,.1f} ms" if seconds < 10 else f"{seconds:,.1f} s"
+    """Milliseconds with 3 or more significant digits (so a printed ratio matches its times)."""
+    if seconds >= 10:
+        return f"{seconds:,.1f} s"
+    return f"{seconds * 1e3:,.2f} ms" if seconds < 0.01 else f"{seconds * 1e3:,.1f} ms"
 
 
 def print_table(title: str, header: list, rows: list) -> None:
