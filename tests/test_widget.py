@@ -536,3 +536,21 @@ def test_ceiling_labels_name_each_ceiling_with_its_value(pmgpu):
     assert "Peak: 2048 GFLOP/s" in texts and "Peak bandwidth: 204.8 GB/s" in texts
     w.peak_flops = None
     assert any(t.startswith("Empirical peak: 2.134 GFLOP/s") for t in w._ceilings.labels)
+
+
+def test_scope_profiler_results_are_accepted_as_they_are():
+    pytest.importorskip("scope_profiler")
+    from scope_fixtures import make_profiling_results
+
+    from roofline_widget import collect_roofline_points
+
+    results = make_profiling_results(3, 4, 6, seed=7)
+    w = RooflineWidget(results)
+    frame = w.to_dataframe().sort_values(["rank", "region"]).reset_index(drop=True)
+    expected = sorted(collect_roofline_points(results), key=lambda p: (p["rank"], p["region"]))
+    assert len(frame) == len(expected) == 12  # 3 ranks x 4 regions
+    np.testing.assert_array_equal(frame["performance_gflops"],
+                                  [p["performance_gflops"] for p in expected])
+    np.testing.assert_array_equal(frame["bandwidth_gbs"], [p["bandwidth_gbs"] for p in expected])
+    w.ranks = [2]
+    assert set(w.to_dataframe()["rank"]) == {2} and len(w._scatter.x) == 4
