@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 
 import nbformat
+import numpy as np
 
 from .conftest import NOTEBOOKS
-from .ui import drag_slider, read_json_when
+from .ui import centres, drag_slider, read_json_when, slider_px_per_decade
 
 NOTEBOOK = "quickstart.ipynb"
 # The two samples the quickstart reads (test_quickstart_reads_these_samples checks it).
@@ -28,6 +30,9 @@ NOTEBOOK_PEAK_BANDWIDTH = 204.8
 FIGURE = ".roofline-figure"
 DOTS = ".roofline-figure .dot"
 LINES = ".roofline-figure path.line"
+PEAK_SLIDERS = {"peak_flops": "roofline-peak-flops", "peak_bandwidth": "roofline-peak-bandwidth"}
+#: Most distance (CSS px) between a dot and where the fitted axes put its point.
+DOT_TOLERANCE_PX = 2.0
 
 
 def notebook_code() -> str:
@@ -90,18 +95,94 @@ def wait_for_new_paths(page, before: list[str], timeout_s: float = 30) -> list[s
     return line_paths(page)
 
 
-def drag_peak_bandwidth_and_check(page, state_file) -> dict:
-    """Drag the peak-bandwidth handle left; check the page's roof and the kernel's trait moved.
+def drag_peak_and_check(page, state_file, trait: str, decades: float) -> dict:
+    """Drag a peak slider's handle by ``decades``; check the page's lines and the kernel's trait moved.
 
-    Returns the kernel's state once its ``peak_bandwidth`` is the value the
-    slider shows.
+    Returns the kernel's state once its ``trait`` is the value the slider shows.
     """
+    slider = PEAK_SLIDERS[trait]
+    start = readout(page, slider)
     before = line_paths(page)
-    drag_slider(page, "roofline-peak-bandwidth", -60)
-    shown = readout(page, "roofline-peak-bandwidth")
-    assert shown < NOTEBOOK_PEAK_BANDWIDTH, "dragging left should lower the peak"
+    drag_slider(page, slider, decades * slider_px_per_decade(page, slider))
+    shown = readout(page, slider)
+    assert (shown - start) * decades > 0, f"dragging by {decades} decades left {trait} at {shown}"
     # The kernel sees every value of the drag; wait for the one the slider stopped at.
-    state = read_json_when(state_file, lambda s: close(s["peak_bandwidth"], shown))
-    assert state["peak_bandwidth"] < NOTEBOOK_PEAK_BANDWIDTH
+    state = read_json_when(state_file, lambda s: close(s[trait], shown))
+    assert (state[trait] - start) * decades > 0
     assert wait_for_new_paths(page, before) != before
     return state
+
+
+def drag_peak_bandwidth_and_check(page, state_file) -> dict:
+    """Drag the peak-bandwidth handle a decade and a half down (see :func:`drag_peak_and_check`)."""
+    state = drag_peak_and_check(page, state_file, "peak_bandwidth", -1.5)
+    assert state["peak_bandwidth"] < NOTEBOOK_PEAK_BANDWIDTH
+    return state
+
+
+@dataclass(frozen=True)
+class PageAxes:
+    """The figure's two log axes on the page: data values to CSS pixels."""
+
+    x0: float
+    x_per_decade: float
+    y0: float
+    y_per_decade: float
+
+    def x(self, intensity):
+        """Page x of an arithmetic intensity (FLOP/byte)."""
+        return self.x0 + self.x_per_decade * np.log10(intensity)
+
+    def y(self, gflops):
+        """Page y of a performance (GFLOP/s); the page's y grows downwards."""
+        return self.y0 - self.y_per_decade * np.log10(gflops)
+
+    @classmethod
+    def fit(cls, dots: np.ndarray, intensity, gflops) -> "PageAxes":
+        """The axes that put the extreme values on the extreme dots (log scales are affine)."""
+        lx, ly = np.log10(intensity), np.log10(gflops)
+        x_per_decade = np.ptp(dots[:, 0]) / np.ptp(lx)
+        y_per_decade = np.ptp(dots[:, 1]) / np.ptp(ly)
+        return cls(dots[:, 0].min() - x_per_decade * lx.min(), x_per_decade,
+                   dots[:, 1].min() + y_per_decade * ly.max(), y_per_decade)
+
+
+def locate_points(page):
+    """The quickstart's points with the page position of the dot drawn for each.
+
+    The axes are fitted to the extreme dots only; every other dot must then
+    be where the axes put its point (within ``DOT_TOLERANCE_PX``), one dot
+    per point.  Returns ``(points with page_x and page_y columns, PageAxes)``.
+    """
+    points = expected_points().copy()
+    dots = centres(page, DOTS)
+    assert len(dots) == len(points), f"{len(dots)} dots for {len(points)} points"
+    intensity = points["arithmetic_intensity_flops_per_byte"].to_numpy()
+    gflops = points["performance_gflops"].to_numpy()
+    axes = PageAxes.fit(dots, intensity, gflops)
+    predicted = np.column_stack([axes.x(intensity), axes.y(gflops)])
+    distance = np.linalg.norm(predicted[:, None, :] - dots[None, :, :], axis=2)
+    nearest = distance.argmin(axis=1)
+    assert len(set(nearest)) == len(points), f"two points on one dot: {nearest}"
+    worst = distance[np.arange(len(points)), nearest].max()
+    assert worst < DOT_TOLERANCE_PX, f"a dot is {worst:.1f} px from its point"
+    points["page_x"], points["page_y"] = dots[nearest, 0], dots[nearest, 1]
+    return points, axes
+
+
+def horizontal_line_ys(page) -> list[float]:
+    """Page y of every horizontal line of the figure: the compute ceilings."""
+    script = """els => els.map(e => e.getBoundingClientRect())
+                         .filter(r => r.width > 0 && r.height < 0.5).map(r => r.y)"""
+    return page.locator(LINES).evaluate_all(script)
+
+
+def wait_for_horizontal_line_at(page, y: float, timeout_s: float = 30) -> list[float]:
+    """Wait until a horizontal line of the figure is within ``DOT_TOLERANCE_PX`` of page ``y``."""
+    page.wait_for_function(
+        """([selector, y, tol]) => [...document.querySelectorAll(selector)]
+               .map(e => e.getBoundingClientRect())
+               .some(r => r.width > 0 && r.height < 0.5 && Math.abs(r.y - y) < tol)""",
+        arg=[LINES, float(y), DOT_TOLERANCE_PX], timeout=timeout_s * 1000,
+    )
+    return horizontal_line_ys(page)

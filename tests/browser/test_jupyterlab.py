@@ -6,15 +6,20 @@ on every change (``ROOFLINE_STATE_FILE``, set in the server's environment).
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from .quickstart import (
-    DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, SAMPLES, drag_peak_bandwidth_and_check,
-    expected_points, line_paths, notebook_code, tooltip_fields,
+    DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, PEAK_SLIDERS, SAMPLES, close,
+    drag_peak_and_check, drag_peak_bandwidth_and_check, expected_points, horizontal_line_ys,
+    line_paths, locate_points, notebook_code, readout, tooltip_fields,
+    wait_for_horizontal_line_at,
 )
 from .ui import (
-    RENDER_TIMEOUT_MS, box_centre, drag, open_in_lab, read_json_when, run_all_cells,
-    wait_for_count, wait_until_still,
+    RENDER_TIMEOUT_MS, box_centre, drag, draw_closed_path, inside_path, open_in_lab,
+    path_around, read_json_when, run_all_cells, wait_for_count, wait_until_still,
 )
 
 pytestmark = pytest.mark.browser
@@ -99,3 +104,88 @@ def test_brush_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):
     drag(page, (left, top), (right, bottom), steps=15)
     state = read_json_when(lab.state_file, lambda s: s["selected_regions"] == wanted)
     assert state["selected_regions"] == ["Setup", "Solve"]
+
+
+def test_lasso_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):
+    # pmgpu's four <function_*> regions lie together (0.056 to 0.25 FLOP/byte, 0.50 to
+    # 2.1 GFLOP/s, e.g. <function_d>: 1616.3 MFLOP/s / 28580.96 MB/s = 0.0566 FLOP/byte);
+    # <init_datastructures> (7e-9 GFLOP/s) is far below them and GMGPolar's Setup and Solve
+    # (3.6 and 8.5 FLOP/byte) over a decade to the right: a lasso can hold the four alone.
+    page.locator(".roofline-interaction button", has_text="lasso").click()
+    page.locator(FIGURE).scroll_into_view_if_needed()
+    wait_until_still(page, DOTS)
+    points, _axes = locate_points(page)
+    dots = points[["page_x", "page_y"]].to_numpy()
+    wanted = points["region"].str.startswith("<function_").to_numpy()
+    path = path_around(dots[wanted], margin=12)
+    inside = sorted(points["region"][inside_path(path, dots)])
+    assert inside == sorted(points["region"][wanted]) and len(inside) == 4, inside
+    # The notebook selected <function_a> and Solve in code: the lasso must replace that.
+    assert quickstart["selected_regions"] == ["<function_a>", "Solve"]
+    draw_closed_path(page, path)
+    state = read_json_when(lab.state_file, lambda s: s["selected_regions"] == inside)
+    assert state["selected_regions"] == ["<function_a>", "<function_b>", "<function_c>",
+                                         "<function_d>"]
+
+
+def test_peak_flops_slider_drag_moves_the_compute_roof_and_sets_kernel_trait(
+        quickstart, lab, page):
+    # The notebook's peak, 2048 GFLOP/s, and its "1 core" ceiling, 53.6 GFLOP/s, are the
+    # two horizontal lines; a decade down the peak is about 205 GFLOP/s, still above 53.6.
+    peak, one_core = quickstart["peak_flops"], 53.6
+    assert peak == pytest.approx(2048.0)
+    _points, axes = locate_points(page)
+    ys = horizontal_line_ys(page)
+    assert sorted(ys) == pytest.approx(sorted(axes.y([peak, one_core])), abs=2), ys
+    state = drag_peak_and_check(page, lab.state_file, "peak_flops", -1.0)
+    new_peak = state["peak_flops"]
+    assert one_core < new_peak < peak / 3, new_peak
+    assert state["peak_bandwidth"] == quickstart["peak_bandwidth"], "only the FLOPs were dragged"
+    ys = wait_for_horizontal_line_at(page, axes.y(new_peak))
+    assert min(abs(y - axes.y(peak)) for y in ys) > 10, "the old compute roof is still drawn"
+    # The readout shows the kernel's value to its 4 significant digits (".4g").
+    shown = readout(page, PEAK_SLIDERS["peak_flops"])
+    assert close(shown, read_json_when(lab.state_file, lambda s: True)["peak_flops"]), shown
+
+
+def test_empirical_bandwidth_box_takes_the_largest_observed_bandwidth(quickstart, lab, page):
+    # The largest bandwidth of the 7 points is pmgpu's <function_d>: 28580.9575 MBytes/s
+    # (MEM_DP, line 72 of the sample) = 28.58 GB/s; GMGPolar's are about 0.5 GB/s.
+    largest = expected_points()["bandwidth_gbs"].max()
+    assert largest == pytest.approx(28.5809575)
+    status = page.locator(".roofline-status")
+    expect(status).not_to_contain_text("empirical")
+    box = page.locator(".roofline-peak-bandwidth + .widget-checkbox input[type=checkbox]")
+    expect(box).not_to_be_checked()
+    box.check()
+    state = read_json_when(lab.state_file, lambda s: s["peak_bandwidth"] is None)
+    assert state["peak_flops"] == quickstart["peak_flops"], "only the bandwidth became empirical"
+    expect(status).to_contain_text(f"{largest:.4g} GB/s (empirical)")
+    expect(status).to_contain_text("empirical ceilings are the largest observation")
+    expect(page.locator(f".{PEAK_SLIDERS['peak_bandwidth']} .widget-readout")).to_have_text(
+        f"{largest:.4g}")
+
+
+def test_invalid_include_pattern_shows_a_message_and_no_traceback(quickstart, lab, page):
+    with pytest.raises(re.error) as bad:
+        re.compile("(")
+    include = page.locator(".roofline-include input")
+    message = page.locator(".roofline-message")
+    expect(message).to_be_hidden()
+    include.fill("(")
+    read_json_when(lab.state_file, lambda s: s["include"] == "(")
+    expect(message).to_be_visible()
+    expect(message).to_contain_text(f"invalid include pattern '(': {bad.value}")
+    expect(page.locator(".roofline-status")).to_contain_text("0 points")
+    assert wait_for_count(page, DOTS, 0) == 0
+    # A valid pattern brings the points back (4, see the include test); the kernel's
+    # messages arrive in order, so any output of the bad pattern has arrived by then.
+    include.fill("<function_")
+    read_json_when(lab.state_file, lambda s: s["include"] == "<function_")
+    assert wait_for_count(page, DOTS, 4) == 4
+    expect(message).to_be_hidden()
+    tracebacks = page.locator(
+        '.jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"],'
+        ' .jp-RenderedText[data-mime-type="application/vnd.jupyter.error"]',
+        has_text="Traceback")
+    assert tracebacks.count() == 0, tracebacks.all_inner_texts()

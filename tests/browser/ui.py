@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
+
+import numpy as np
 
 RENDER_TIMEOUT_MS = 90_000
 
@@ -109,6 +112,70 @@ def drag_slider(page, slider_class: str, dx: float) -> None:
     """Drag the noUiSlider handle of the slider with DOM class ``slider_class`` by ``dx``."""
     x, y = box_centre(page.locator(f".{slider_class} .noUi-handle").first)
     drag(page, (x, y), (x + dx, y))
+
+
+def slider_px_per_decade(page, slider_class: str) -> float:
+    """How far (CSS px) the handle of a FloatLogSlider moves per decade of its value."""
+    handle = page.locator(f".{slider_class} .noUi-handle").first
+    low, high = (float(handle.get_attribute(name)) for name in ("aria-valuemin", "aria-valuemax"))
+    box = page.locator(f".{slider_class} .noUi-base").first.bounding_box()
+    assert box is not None and high > low, f"no usable slider .{slider_class}"
+    return box["width"] / (high - low)
+
+
+def centres(page, selector: str) -> np.ndarray:
+    """Page positions (CSS px) of the centres of the elements of ``selector``, shape (n, 2)."""
+    script = """els => els.map(e => { const r = e.getBoundingClientRect();
+                                     return [r.x + r.width / 2, r.y + r.height / 2]; })"""
+    return np.array(page.locator(selector).evaluate_all(script), dtype=float).reshape(-1, 2)
+
+
+def path_around(points: np.ndarray, margin: float, n_per_point: int = 16) -> np.ndarray:
+    """A closed convex path that keeps at least ``0.98 * margin`` px away from each point.
+
+    The convex hull of circles of radius ``margin`` (``n_per_point`` vertices
+    each) around ``points``; its first vertex is the lowest on the page.
+    """
+    angles = np.linspace(0, 2 * math.pi, n_per_point, endpoint=False)
+    ring = margin * np.column_stack([np.cos(angles), np.sin(angles)])
+    hull = _convex_hull((points[:, None, :] + ring[None, :, :]).reshape(-1, 2))
+    return np.roll(hull, -int(np.argmax(hull[:, 1])), axis=0)
+
+
+def _convex_hull(points: np.ndarray) -> np.ndarray:
+    """Vertices of the convex hull of ``points`` in order (Andrew's monotone chain)."""
+    ordered = sorted(map(tuple, points))
+
+    def half(seq):
+        chain: list = []
+        for p in seq:
+            while len(chain) >= 2 and _turn(chain[-2], chain[-1], p) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain[:-1]
+
+    return np.array(half(ordered) + half(reversed(ordered)))
+
+
+def _turn(o, a, b) -> float:
+    """z of the cross product (a - o) x (b - o): the sense of the turn o -> a -> b."""
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def inside_path(path: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Which of ``points`` lie inside the closed polygon ``path`` (even-odd rule)."""
+    from matplotlib.path import Path as PolygonPath
+
+    return PolygonPath(path).contains_points(points)
+
+
+def draw_closed_path(page, path: np.ndarray, steps: int = 3) -> None:
+    """Press the left button at the first vertex, move along every vertex back to it, release."""
+    page.mouse.move(*path[0])
+    page.mouse.down()
+    for vertex in [*path[1:], path[0]]:
+        page.mouse.move(*vertex, steps=steps)
+    page.mouse.up()
 
 
 def read_json_when(path: Path, predicate, timeout_s: float = 30):
