@@ -38,8 +38,19 @@ def median(values) -> float:
     return statistics.median(values)
 
 
+def shown(seconds: float) -> float:
+    """``seconds`` rounded as :func:`ms` prints it.
+
+    Ratios and per-region figures are computed from these values, so that a
+    printed speed-up is the quotient of the printed times.
+    """
+    if seconds >= 10:
+        return round(seconds, 1)
+    return round(seconds * 1e3, 2 if seconds < 0.01 else 1) / 1e3
+
+
 def ms(seconds: float) -> str:
-    """Milliseconds with 3 or more significant digits (so a printed ratio matches its times)."""
+    """``1.23 ms`` below 10 ms, ``12.3 ms`` below 10 s, else ``12.3 s``."""
     if seconds >= 10:
         return f"{seconds:,.1f} s"
     return f"{seconds * 1e3:,.2f} ms" if seconds < 0.01 else f"{seconds * 1e3:,.1f} ms"

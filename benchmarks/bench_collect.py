@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 
 from _common import (BANDWIDTH, FLOPS, command_line, make_results, median, ms, print_table,
-                     quiet, timed, verdict, warm_up)
+                     quiet, shown, timed, verdict, warm_up)
 
 TARGET_SPEEDUP = 30.0
 SIZES = ((8, 100, 8), (64, 500, 32))
@@ -82,10 +82,11 @@ def bench_size(n_ranks: int, n_regions: int, n_threads: int, repeat: int) -> dic
             comparison = compare_points(points, ref_points)
             comparison["warm_equal"] = again == points
         del results, points, ref_points, again
+    t_ref, t_cold, t_warm = shown(median(ref)), shown(median(cold)), shown(median(warm))
     return {"size": f"{n_ranks} x {n_regions} x {n_threads} x 20",
-            "regions": n_ranks * n_regions, "ref": median(ref), "cold": median(cold),
-            "warm": median(warm), "ratio_cold": median(ref) / median(cold),
-            "ratio_warm": median(ref) / median(warm), "cmp": comparison, "repeat": repeat}
+            "regions": n_ranks * n_regions, "ref": t_ref, "cold": t_cold, "warm": t_warm,
+            "ratio_cold": t_ref / t_cold, "ratio_warm": t_ref / t_warm, "cmp": comparison,
+            "repeat": repeat}
 
 
 def main(argv=None) -> int:

@@ -29,8 +29,8 @@ import sys
 from pathlib import Path
 
 from _common import (BANDWIDTH, FLOPS, command_line, current_rss_mb, make_results, median, ms,
-                     peak_rss_mb, print_table, quiet, reset_peak_rss, run_json_subprocess, timed,
-                     warm_up)
+                     peak_rss_mb, print_table, quiet, reset_peak_rss, run_json_subprocess, shown,
+                     timed, warm_up)
 
 BASE = (8, 100, 8)
 SCALES = {1: (8, 100, 8), 10: (80, 100, 8), 100: (80, 1000, 8), 1000: (800, 1000, 8)}
@@ -87,9 +87,9 @@ def main(argv=None) -> int:
                                 *extra, timeout=1800)
         ranks, regions, threads = SCALES[scale]
         n = ranks * regions
-        t = median(r["ours"])
+        t = shown(median(r["ours"]))
         base = base or t / n
-        ref = median(r["reference"]) if r["reference"] else None
+        ref = shown(median(r["reference"])) if r["reference"] else None
         rows.append([f"{scale}x", f"{ranks} x {regions} x {threads}", f"{n:,}",
                      f"{n * threads * 20 / 1e6:,.1f} M", f"{r['data_mb']:,.0f} MB", ms(t),
                      f"{t / n * 1e6:.2f} us", f"{t / n / base:.2f}",
