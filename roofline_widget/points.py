@@ -11,6 +11,8 @@ joins a FLOPS_DP run and a MEM_DP run of the same regions into one row and
 never counts a metric twice when both groups print it (``DP [MFLOP/s]``).
 :meth:`RegionSums.select` then picks metrics, ranks and regions with column
 look-ups and boolean masks, cheap enough to run on every widget change.
+With ``combine_ranks=True`` it also sums the selected ranks' rows per (run,
+region, device): one point per region for the whole job, rank ``-1``.
 
 Regions that cannot be placed (metric missing, zero, NaN or infinite sums, a
 unit that is no rate, a GPU region under CPU metrics) are never dropped
@@ -47,6 +49,7 @@ __all__ = [
     "normalize_ranks",
     "compile_patterns",
     "POINT_KEYS",
+    "ALL_RANKS",
 ]
 
 #: Keys of one point dict, exactly as scope-profiler 0.7.5 returns them.
@@ -58,6 +61,8 @@ POINT_KEYS = (
 _POINT_EXTRA = ("device", "n_threads", "call_count", "groups")
 _LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "groups")
 _KEYS = ("file", "rank", "region", "device", "n_threads", "runtime_s", "call_count", "groups")
+#: The ``rank`` of a point whose ranks were summed (``combine_ranks=True``): "all ranks combined".
+ALL_RANKS = -1
 
 
 class RegionsLeftOutWarning(UserWarning):
@@ -463,6 +468,71 @@ def _combined(columns: list):
     return np.concatenate(columns)
 
 
+class _RankGroups:
+    """Selected rows grouped by (run, region, device): what ``combine_ranks`` sums over.
+
+    Parameters
+    ----------
+    group_of_row : numpy.ndarray
+        The group number of every row of the :class:`RegionSums` (groups numbered
+        in order of first appearance, so a combined point keeps its place
+        whatever ranks are selected).
+    n_groups : int
+        How many groups the whole data has.
+    rows : numpy.ndarray
+        The selected rows (ascending).
+
+    Attributes
+    ----------
+    n : int
+        Number of groups among the selected rows.
+    first_rows : numpy.ndarray
+        Per group, its first selected row: it gives the labels (run, region,
+        device, groups) of the combined row.
+    """
+
+    def __init__(self, group_of_row: np.ndarray, n_groups: int, rows: np.ndarray):
+        codes = group_of_row[rows]
+        present = np.bincount(codes, minlength=n_groups) > 0
+        self.codes = (np.cumsum(present) - 1)[codes]  # renumbered 0 .. n-1, order kept
+        self.n = int(present.sum())
+        self.rows = rows
+        first = np.full(self.n, len(rows), dtype=np.intp)
+        np.minimum.at(first, self.codes, np.arange(len(rows), dtype=np.intp))
+        self.first_rows = rows[first]
+        self._columns: dict[str, np.ndarray] = {}
+
+    def sum(self, values: np.ndarray) -> np.ndarray:
+        """Per group the sum of ``values`` (one per selected row); all-NaN stays NaN."""
+        measured = ~np.isnan(values)
+        total = np.bincount(self.codes, weights=np.where(measured, values, 0.0),
+                            minlength=self.n).astype(float)  # int64 when empty
+        count = np.bincount(self.codes[measured], minlength=self.n)
+        total[count == 0] = np.nan
+        return total
+
+    def max(self, values: np.ndarray) -> np.ndarray:
+        """Per group the largest of ``values``, ignoring NaN (all-NaN stays NaN)."""
+        out = np.full(self.n, np.nan)
+        np.fmax.at(out, self.codes, values)
+        return out
+
+    def column(self, sums: "RegionSums", name: str) -> np.ndarray:
+        """A numeric key column of the combined rows: rank -1, runtime and call count
+        the max over ranks, n_threads the sum (computed once per name)."""
+        column = self._columns.get(name)
+        if column is None:
+            if name == "rank":
+                column = np.full(self.n, ALL_RANKS, dtype=np.int64)
+            elif name == "n_threads":
+                column = np.bincount(self.codes, weights=sums._column(name)[self.rows],
+                                     minlength=self.n).astype(np.int64)
+            else:
+                column = self.max(sums._column(name)[self.rows])
+            self._columns[name] = column
+        return column
+
+
 class RegionSums:
     """Per-(run, rank, region, device) sums over threads of every metric.
 
@@ -512,6 +582,7 @@ class RegionSums:
             np.zeros(len(file_codes), dtype=bool)
         self._metric_values: dict[str, np.ndarray] = {}
         self._region_masks: dict[tuple, np.ndarray] = {}
+        self._group_of_row: tuple | None = None
 
     def _key(self, name: str):
         """One key column (see ``_KEYS``) of all runs, combined on first use and kept.
@@ -604,12 +675,25 @@ class RegionSums:
             self._region_masks[key] = mask
         return mask
 
-    def _rates(self, metric, role: str, expected_kind: str, rows: np.ndarray):
+    def _rank_groups(self, rows: np.ndarray) -> _RankGroups:
+        """The selected rows grouped by (run, region, device) (the numbering is kept)."""
+        if self._group_of_row is None:
+            file_codes = self._label_codes("file")[0].astype(np.int64)
+            device_codes, devices = self._label_codes("device")
+            key = ((file_codes * max(len(self.regions), 1) + self._region_codes)
+                   * (len(devices) + 1) + device_codes + 1)
+            codes, uniques = pd.factorize(key)
+            self._group_of_row = (codes.astype(np.intp), len(uniques))
+        return _RankGroups(*self._group_of_row, rows)
+
+    def _rates(self, metric, role: str, expected_kind: str, rows: np.ndarray,
+               groups: _RankGroups | None = None):
         """Values in giga units, a reason code per selected row, and the reason texts.
 
+        With ``groups``, one value per group (the sum over its rows) instead.
         Code 0 (text ``""``) means usable; the texts are indexed by the codes.
         """
-        n = len(rows)
+        n = len(rows) if groups is None else groups.n
         problem = None
         if metric is None:
             problem = f"no {role} metric in the data"
@@ -624,11 +708,13 @@ class RegionSums:
         if problem is not None:
             return np.full(n, np.nan), np.ones(n, dtype=np.intp), ["", problem]
         raw = self._values(metric)
-        values = raw[rows] * unit.to_giga
+        values = raw[rows] if groups is None else groups.sum(raw[rows])
+        values = values * unit.to_giga
+        gpu = self._gpu[rows if groups is None else groups.first_rows]
         gpu_metric = bool(np.isfinite(raw[self._gpu]).any())
         with np.errstate(invalid="ignore"):
             conditions = [
-                np.isnan(values) & self._gpu[rows] & (not gpu_metric),
+                np.isnan(values) & gpu & (not gpu_metric),
                 np.isnan(values),
                 np.isinf(values),
                 values == 0,
@@ -646,7 +732,7 @@ class RegionSums:
         return values, codes, texts
 
     def select(self, flops_metric=None, bandwidth_metric=None, ranks=None, include=None,
-               exclude=None) -> "PointSelection":
+               exclude=None, combine_ranks=False) -> "PointSelection":
         """Pick metrics, ranks and regions; return the points and the left-out rows.
 
         Parameters
@@ -659,6 +745,16 @@ class RegionSums:
             Ranks to keep (numpy integers accepted); None keeps all.
         include, exclude : str or list of str, optional
             Regular expressions matched at the start of the region name.
+        combine_ranks : bool, default False
+            Sum the selected ranks' rows per (run, region, device): one point
+            per region for the whole job.  Each metric is the sum over ranks
+            of its per-rank sums (all-NaN stays NaN), the intensity the ratio
+            of the totals; runtime and call count are the max over ranks,
+            ``n_threads`` the sum.  ``ranks`` applies BEFORE combining (sum a
+            subset), and the combined points and left-out rows have rank
+            ``-1`` (:data:`ALL_RANKS`, "all ranks combined").  With likwid-mpirun
+            this puts each socket's memory bandwidth (measured on one rank
+            per socket, 0 on the others) together with every rank's FLOPs.
 
         Returns
         -------
@@ -667,8 +763,10 @@ class RegionSums:
         Raises
         ------
         ValueError
-            For invalid ranks or patterns.
+            For invalid ranks or patterns, or a ``combine_ranks`` that is no bool.
         """
+        if not isinstance(combine_ranks, (bool, np.bool_)):
+            raise ValueError(f"combine_ranks must be True or False, got {combine_ranks!r}")
         rank_list = normalize_ranks(ranks)
         include = compile_patterns(include, "include")
         exclude = compile_patterns(exclude, "exclude")
@@ -686,12 +784,17 @@ class RegionSums:
             if missing:
                 notes.append(f"rank(s) {missing} not in the data (ranks present: {self.ranks})")
         rows = np.flatnonzero(mask)
-        performance, flops_codes, flops_texts = self._rates(flops_metric, "FLOP-rate", FLOP_RATE, rows)
-        bandwidth, bw_codes, bw_texts = self._rates(bandwidth_metric, "bandwidth", BYTE_RATE, rows)
+        groups = self._rank_groups(rows) if combine_ranks else None
+        performance, flops_codes, flops_texts = self._rates(flops_metric, "FLOP-rate", FLOP_RATE,
+                                                            rows, groups)
+        bandwidth, bw_codes, bw_texts = self._rates(bandwidth_metric, "bandwidth", BYTE_RATE,
+                                                    rows, groups)
         placed = (flops_codes == 0) & (bw_codes == 0)
         reasons = _reasons(flops_texts, bw_texts, flops_codes[~placed], bw_codes[~placed])
-        return PointSelection(self, rows[placed], performance[placed], bandwidth[placed],
-                              rows[~placed], reasons, flops_metric, bandwidth_metric, notes)
+        shown = rows if groups is None else groups.first_rows
+        return PointSelection(self, shown[placed], performance[placed], bandwidth[placed],
+                              shown[~placed], reasons, flops_metric, bandwidth_metric, notes,
+                              combined=None if groups is None else (groups, placed))
 
     def _label_column(self, name: str, rows: np.ndarray) -> pd.Categorical:
         codes, categories = self._label_codes(name)
@@ -703,33 +806,44 @@ class RegionSums:
         plain = np.array([str(c) for c in categories] + [""], dtype=object)
         return plain[codes[rows]].tolist()
 
-    def _points_frame(self, rows, performance, bandwidth, flops_metric, bandwidth_metric):
+    def _points_frame(self, rows, numbers, performance, bandwidth, flops_metric,
+                      bandwidth_metric):
+        """The points frame; ``numbers(name)`` gives the numeric key columns of the rows."""
         n = len(rows)
         return pd.DataFrame({
             "file": self._label_column("file", rows),
             "region": self._label_column("region", rows),
-            "rank": self._column("rank")[rows],
+            "rank": numbers("rank"),
             "performance_gflops": performance,
             "bandwidth_gbs": bandwidth,
             "arithmetic_intensity_flops_per_byte": performance / bandwidth,
-            "runtime_seconds": self._column("runtime_s")[rows],
+            "runtime_seconds": numbers("runtime_s"),
             "flops_metric": _constant_column(flops_metric, n),
             "bandwidth_metric": _constant_column(bandwidth_metric, n),
             "device": self._label_column("device", rows),
-            "n_threads": self._column("n_threads")[rows],
-            "call_count": self._column("call_count")[rows],
+            "n_threads": numbers("n_threads"),
+            "call_count": numbers("call_count"),
             "groups": self._label_column("groups", rows),
         })
 
-    def _left_out_frame(self, rows, reasons):
+    def _left_out_frame(self, rows, numbers, reasons):
         return pd.DataFrame({
             "file": self._label_column("file", rows),
             "region": self._label_column("region", rows),
-            "rank": self._column("rank")[rows],
+            "rank": numbers("rank"),
             "reason": reasons,
             "device": self._label_column("device", rows),
             "groups": self._label_column("groups", rows),
         })
+
+    def _combined_frame(self, groups: _RankGroups) -> pd.DataFrame:
+        """Like :attr:`frame`, one row per group of ``groups``: the ranks summed."""
+        columns = {name: (self._label_column(name, groups.first_rows)
+                          if name in ("file", "region", "device", "groups")
+                          else groups.column(self, name)) for name in _KEYS}
+        columns.update((name, groups.sum(self._values(name)[groups.rows]))
+                       for name in self.metrics)
+        return pd.DataFrame(columns)
 
 
 def _constant_column(value, n: int) -> pd.Categorical:
@@ -760,6 +874,12 @@ class PointSelection:
         bandwidth_metric, device, n_threads, call_count, groups``.
     left_out : pandas.DataFrame
         Columns ``file, region, rank, reason`` (then ``device, groups``).
+    frame : pandas.DataFrame
+        The selected rows of :attr:`RegionSums.frame` (placed and left out),
+        every metric's sums included; with ``combine_ranks`` one row per
+        (run, region, device) with the ranks summed and rank -1.
+    combine_ranks : bool
+        Whether the ranks were summed (the points' rank is then -1).
     flops_metric, bandwidth_metric : str or None
         The metrics used (given or detected).
     notes : list of str
@@ -768,41 +888,65 @@ class PointSelection:
     """
 
     def __init__(self, sums: RegionSums, rows, performance, bandwidth, left_out_rows, reasons,
-                 flops_metric: str | None, bandwidth_metric: str | None, notes=None):
+                 flops_metric: str | None, bandwidth_metric: str | None, notes=None, *,
+                 combined: tuple | None = None):
         self._sums = sums
         self._rows, self._performance, self._bandwidth = rows, performance, bandwidth
         self._left_out_rows, self._reasons = left_out_rows, reasons
+        # (_RankGroups, placed mask over its groups) when the ranks were summed
+        self._combined = combined
+        self.combine_ranks = combined is not None
         self.flops_metric = flops_metric
         self.bandwidth_metric = bandwidth_metric
         self.notes = list(notes or [])
-        self._points = self._left_out = None
+        self._points = self._left_out = self._frame = None
+
+    def _numbers(self, name: str, placed: bool) -> np.ndarray:
+        """A numeric key column (rank, runtime_s, n_threads, call_count) of the points
+        (``placed``) or of the left-out rows."""
+        if self._combined is None:
+            return self._sums._column(name)[self._rows if placed else self._left_out_rows]
+        groups, mask = self._combined
+        return groups.column(self._sums, name)[mask if placed else ~mask]
 
     @property
     def points(self) -> pd.DataFrame:
         """The placed points, one row each (built on first access)."""
         if self._points is None:
-            self._points = self._sums._points_frame(self._rows, self._performance,
-                                                    self._bandwidth, self.flops_metric,
-                                                    self.bandwidth_metric)
+            self._points = self._sums._points_frame(
+                self._rows, lambda name: self._numbers(name, True), self._performance,
+                self._bandwidth, self.flops_metric, self.bandwidth_metric)
         return self._points
 
     @property
     def left_out(self) -> pd.DataFrame:
         """The selected rows that could not be placed, with the reason (built on first access)."""
         if self._left_out is None:
-            self._left_out = self._sums._left_out_frame(self._left_out_rows, self._reasons)
+            self._left_out = self._sums._left_out_frame(
+                self._left_out_rows, lambda name: self._numbers(name, False), self._reasons)
         return self._left_out
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The selected sums, every metric (ranks summed with ``combine_ranks``); built on first access."""
+        if self._frame is None:
+            if self._combined is None:
+                rows = np.sort(np.concatenate([self._rows, self._left_out_rows]))
+                self._frame = self._sums.frame.iloc[rows].reset_index(drop=True)
+            else:
+                self._frame = self._sums._combined_frame(self._combined[0])
+        return self._frame
 
     def to_dicts(self) -> list[dict]:
         """The points as scope-profiler 0.7.5 point dicts (plain Python values)."""
         sums, rows = self._sums, self._rows
-        runtime = sums._column("runtime_s")[rows]
+        runtime = self._numbers("runtime_s", True)
         runtime_list = runtime.tolist()
         if np.isnan(runtime).any():
             runtime_list = [None if v != v else v for v in runtime_list]
         flops_metric, bandwidth_metric = self.flops_metric, self.bandwidth_metric
         columns = zip(sums._plain_labels("file", rows), sums._plain_labels("region", rows),
-                      sums._column("rank")[rows].tolist(), self._performance.tolist(),
+                      self._numbers("rank", True).tolist(), self._performance.tolist(),
                       self._bandwidth.tolist(), (self._performance / self._bandwidth).tolist(),
                       runtime_list)
         # a dict display per point: the fastest way CPython builds many small dicts
@@ -833,10 +977,12 @@ class PointSelection:
 # --------------------------------------------------------------------------
 # public functions (scope-profiler compatible)
 # --------------------------------------------------------------------------
-def _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude):
+def _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude,
+            combine_ranks=False):
     sums = RegionSums.from_runs(profiling_data)
     return sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                       ranks=ranks, include=include, exclude=exclude)
+                       ranks=ranks, include=include, exclude=exclude,
+                       combine_ranks=combine_ranks)
 
 
 def collect_roofline_points(profiling_data, *, flops_metric=None, bandwidth_metric=None,
@@ -890,7 +1036,9 @@ def collect_roofline_points(profiling_data, *, flops_metric=None, bandwidth_metr
 def points_dataframe(profiling_data, **keywords) -> pd.DataFrame:
     """The points of :func:`collect_roofline_points` as a DataFrame.
 
-    Takes the same keywords; adds the columns ``device, n_threads,
+    Takes the same keywords, and ``combine_ranks=False``: True sums the
+    selected ranks into one point per (run, region, device), rank -1 (see
+    :meth:`RegionSums.select`).  Adds the columns ``device, n_threads,
     call_count, groups``.  Warns like :func:`collect_roofline_points`.
     """
     selection = _select(profiling_data, **_keywords(keywords))
@@ -901,7 +1049,8 @@ def points_dataframe(profiling_data, **keywords) -> pd.DataFrame:
 def left_out_regions(profiling_data, **keywords) -> pd.DataFrame:
     """The selected regions that could not be placed, with the reason.
 
-    Takes the same keywords as :func:`collect_roofline_points`.
+    Takes the same keywords as :func:`points_dataframe` (``combine_ranks``
+    included: the left-out rows then have rank -1).
 
     Returns
     -------
@@ -911,9 +1060,13 @@ def left_out_regions(profiling_data, **keywords) -> pd.DataFrame:
     return _select(profiling_data, **_keywords(keywords)).left_out
 
 
+_DEFAULTS = {"flops_metric": None, "bandwidth_metric": None, "ranks": None, "include": None,
+             "exclude": None, "combine_ranks": False}
+
+
 def _keywords(keywords: dict) -> dict:
-    allowed = ("flops_metric", "bandwidth_metric", "ranks", "include", "exclude")
-    unknown = set(keywords) - set(allowed)
+    unknown = set(keywords) - set(_DEFAULTS)
     if unknown:
-        raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}; allowed: {list(allowed)}")
-    return {name: keywords.get(name) for name in allowed}
+        raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}; "
+                        f"allowed: {list(_DEFAULTS)}")
+    return {**_DEFAULTS, **keywords}

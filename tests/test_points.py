@@ -610,3 +610,164 @@ def test_one_channel_group_alone_is_used_with_a_note():
     assert detect_bandwidth_metric(RegionSums.from_runs(run).bandwidth_metrics) == (
         MEM_CH0, [f"{MEM_CH0!r} covers only some memory channels; measure the group(s) of the "
                   "other channels too (Zen 3: MEM1 and MEM2) for the total bandwidth"])
+
+
+# ------------------------------------------------------------------ combine_ranks
+def test_mpirun_combined_bandwidth_is_the_stat_sum():
+    # likwid-mpirun measures uncore counters on one rank per socket: Memory bandwidth is
+    # 27.2278 MB/s on rank 0 (socket 0), 27.2282 MB/s on rank 24 (socket 1), 0 on the other 46.
+    run = read_likwid(sample_path(MPIRUN_48))
+    sums = RegionSums.from_runs(run)
+    per_rank = sums.select().frame
+    assert sorted(per_rank.loc[per_rank[MEM_BW] > 0, "rank"]) == [0, 24]
+    selection = sums.select(combine_ranks=True)
+    frame = selection.frame
+    assert len(frame) == 1 and frame["rank"].iloc[0] == -1 and frame["n_threads"].iloc[0] == 48
+    # 27.2278 + 27.2282 = 54.4560 MB/s, the Metric STAT Sum column
+    assert frame[MEM_BW].iloc[0] == pytest.approx(54.4560, abs=1e-9)
+    assert frame[MEM_BW].iloc[0] == pytest.approx(stat_sum(run, "wr-only", MEM_BW), abs=1e-9)
+    # every rank measures the core-local L2 traffic: its total is its STAT Sum too
+    for metric in ("L2 to L1 load bandwidth [MBytes/s]", "L2 to/from L3 bandwidth [MBytes/s]",
+                   READ_BW):
+        assert frame[metric].iloc[0] == pytest.approx(stat_sum(run, "wr-only", metric), abs=1e-9)
+    # runtime: the max over ranks, 28.0576 s (the STAT Max of Runtime (RDTSC) [s])
+    assert frame["runtime_s"].iloc[0] == pytest.approx(28.0576)
+    # CACHES has no FLOP rate: the one combined row is left out, with rank -1
+    assert selection.points.empty
+    left = selection.left_out
+    assert left[["region", "rank"]].values.tolist() == [["wr-only", -1]]
+    assert left["reason"].iloc[0] == "no FLOP-rate metric in the data"
+    # the socket-1 ranks alone: only rank 24 measured memory, 27.2282 MB/s
+    socket1 = sums.select(combine_ranks=True, ranks=range(24, 48)).frame
+    assert socket1[MEM_BW].iloc[0] == pytest.approx(27.2282, abs=1e-9)
+
+
+def _four_rank_run():
+    """A likwid-mpirun-like run: 4 ranks x 2 threads, FLOPs on every thread, memory
+    bandwidth only on the first thread of ranks 0 and 2 (one measuring rank per socket)."""
+    columns = [ThreadColumn(f"node:{rank}:{2 * rank + t}", 2 * rank + t, "cpu", rank, "node")
+               for rank in range(4) for t in range(2)]
+
+    def region(name, line, flops, bandwidth, runtime):
+        return RegionBlock(name, 1, "MEM_DP", line, threads=columns,
+                           runtime=np.asarray(runtime, float), call_count=np.array([2.0] * 8),
+                           metric_names=[DP, MEM_BW],
+                           metrics=np.array([flops, bandwidth], dtype=float))
+
+    nan = np.nan
+    return build_run([
+        region("solve", 1, [100, 200, 300, 400, 500, 600, 700, 800],
+               [1000, 0, 0, 0, 2000, 0, 0, 0], [1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7]),
+        region("setup", 40, [10] * 8, [40, 0, nan, nan, 40, 0, nan, nan], [0.1] * 8),
+        region("idle", 80, [0] * 8, [5, 0, 0, 0, 5, 0, 0, 0], [0.2] * 8),
+        region("dash", 120, [1] * 8, [nan] * 8, [0.3] * 8),
+    ], source="mpirun4.txt", layout="mpirun-text")
+
+
+def test_combine_ranks_sums_every_rank_by_hand():
+    run = _four_rank_run()
+    sums = RegionSums.from_runs(run)
+    # per rank, ranks 1 and 3 have zero bandwidth for solve and are left out
+    per_rank = sums.select(include="solve")
+    assert list(per_rank.points["rank"]) == [0, 2] and list(per_rank.left_out["rank"]) == [1, 3]
+    selection = sums.select(combine_ranks=True)
+    points = selection.points.set_index("region")
+    assert list(points.index) == ["solve", "setup"] and set(points["rank"]) == {-1}
+    solve = points.loc["solve"]
+    # FLOPs: 100 + 200 + ... + 800 = 3600 MFLOP/s = 3.6 GFLOP/s (every rank)
+    assert solve["performance_gflops"] == pytest.approx(3.6, rel=1e-15)
+    # bandwidth: rank 0 1000 + rank 2 2000 = 3000 MB/s = 3.0 GB/s; intensity 3.6 / 3.0 = 1.2
+    assert solve["bandwidth_gbs"] == pytest.approx(3.0, rel=1e-15)
+    assert solve["arithmetic_intensity_flops_per_byte"] == pytest.approx(1.2, rel=1e-15)
+    # runtime the max over ranks (1.7 s), 8 threads, call count the max (2)
+    assert solve["runtime_seconds"] == 1.7 and solve["n_threads"] == 8
+    assert solve["call_count"] == 2.0
+    # setup: '-' on ranks 1 and 3 is NaN and skipped: 8 x 10 = 80 MFLOP/s over 40 + 40 MB/s
+    assert points.loc["setup", "performance_gflops"] == pytest.approx(0.08)
+    assert points.loc["setup", "bandwidth_gbs"] == pytest.approx(0.08)
+    # left out, with rank -1: idle (0 FLOP/s on every rank), dash ('-' everywhere stays NaN)
+    left = selection.left_out.set_index("region")
+    assert list(left.index) == ["idle", "dash"] and set(left["rank"]) == {-1}
+    assert left.loc["idle", "reason"] == f"{DP!r} is zero on every thread"
+    assert left.loc["dash", "reason"] == f"{MEM_BW!r} not measured in this region"
+    frame = selection.frame.set_index("region")
+    assert np.isnan(frame.loc["dash", MEM_BW]) and frame.loc["dash", DP] == 8.0
+    assert [p["rank"] for p in selection.to_dicts()] == [-1, -1]
+
+
+def test_combine_ranks_filters_ranks_first():
+    sums = RegionSums.from_runs(_four_rank_run())
+    # ranks 0 and 1: (100 + 200 + 300 + 400) MFLOP/s over rank 0's 1000 MB/s
+    solve = point_of(sums.select(ranks=[0, 1], combine_ranks=True, include="solve").to_dicts(),
+                     "solve", rank=-1)
+    assert solve["performance_gflops"] == pytest.approx(1.0)
+    assert solve["bandwidth_gbs"] == pytest.approx(1.0)
+    # ranks 1 and 3 never measured memory: their total bandwidth is 0, so the region is left out
+    odd = sums.select(ranks=[1, 3], combine_ranks=True, include="solve")
+    assert odd.points.empty
+    assert odd.left_out[["rank", "reason"]].values.tolist() == [
+        [-1, f"{MEM_BW!r} is zero on every thread"]]
+    assert sums.select(ranks=[], combine_ranks=True).frame.empty
+
+
+def test_combine_ranks_keyword_of_the_public_functions():
+    import inspect
+
+    run = _four_rank_run()
+    frame = points_dataframe(run, combine_ranks=True, include="solve")
+    assert frame[["region", "rank", "n_threads"]].values.tolist() == [["solve", -1, 8]]
+    with pytest.warns(RegionsLeftOutWarning):
+        assert len(points_dataframe(run)) == 4  # solve and setup on ranks 0 and 2
+    assert set(left_out_regions(run, combine_ranks=True)["rank"]) == {-1}
+    # collect_roofline_points keeps scope-profiler's exact signature
+    assert list(inspect.signature(collect_roofline_points).parameters) == [
+        "profiling_data", "flops_metric", "bandwidth_metric", "ranks", "include", "exclude"]
+    with pytest.raises(ValueError, match="combine_ranks must be True or False"):
+        RegionSums.from_runs(run).select(combine_ranks="yes")
+
+
+def test_combine_ranks_keeps_runs_and_devices_apart():
+    r0, r1 = _two_rank_run()
+    sums = RegionSums.from_runs([r0, r1])
+    # two runs (files "job" and "job (2)"): combining never mixes them
+    points = sums.select(combine_ranks=True).points
+    assert points[["file", "region", "rank"]].values.tolist() == [
+        ["job", "Setup", -1], ["job", "Solve", -1], ["job (2)", "Setup", -1],
+        ["job (2)", "Solve", -1], ["job (2)", "Solver_extra", -1]]
+    cpu = block("kernel", {DP: [100.0], MEM_BW: [50.0]})
+    gpu = block("kernel", {"GPU DP [MFLOP/s]": [900.0]}, group="FLOPS_DP_GPU", line=30,
+                devices=["gpu"])
+    left = RegionSums.from_runs(make_run(cpu, gpu)).select(flops_metric=DP, combine_ranks=True)
+    assert list(left.points["device"]) == ["cpu"] and list(left.left_out["device"]) == ["gpu"]
+    assert left.left_out["reason"].iloc[0].startswith("GPU region")
+
+
+def test_combine_ranks_on_32000_region_rows(capsys):
+    import time
+
+    sums = RegionSums.from_runs(_big_run(n_ranks=800))  # 800 ranks x 40 regions
+    keywords = {"flops_metric": DP, "bandwidth_metric": MEM_BW, "ranks": range(0, 800, 2),
+                "include": "region_[12]"}
+    selection = sums.select(combine_ranks=True, **keywords)
+    points = selection.points
+    assert len(points) == 22 and set(points["rank"]) == {-1}  # the 22 regions of the test above
+    assert set(points["n_threads"]) == {400 * 4}
+    # cross-check against the per-rank points: the sums over the 400 even ranks
+    per_rank = sums.select(**keywords).points
+    totals = per_rank.groupby("region", observed=True)[["performance_gflops", "bandwidth_gbs"]].sum()
+    np.testing.assert_allclose(points.set_index("region").loc[totals.index, "performance_gflops"],
+                               totals["performance_gflops"], rtol=1e-12)
+    np.testing.assert_allclose(points.set_index("region").loc[totals.index, "bandwidth_gbs"],
+                               totals["bandwidth_gbs"], rtol=1e-12)
+
+    def best(combine):
+        times = []
+        for _ in range(10):
+            start = time.perf_counter()
+            sums.select(flops_metric=DP, bandwidth_metric=MEM_BW, combine_ranks=combine).points
+            times.append(time.perf_counter() - start)
+        return min(times) * 1e3
+
+    with capsys.disabled():
+        print(f"\n[select + points frame, 32,000 rows] per rank {best(False):.2f} ms, "
+              f"ranks combined {best(True):.2f} ms")
