@@ -3,7 +3,7 @@
 The widget aggregates the runs ONCE (:class:`~roofline_widget.points.RegionSums`)
 and keeps one bqplot figure whose marks are updated in place:
 
-* a change of metric, ranks, include/exclude pattern or point budget selects
+* a change of metric, ranks, "sum over ranks", include/exclude pattern or point budget selects
   new points from the pre-aggregated sums and replaces the Scatter's data in
   one ``hold_sync``;
 * a change of a peak only moves the ceiling lines and the ridge marker (the
@@ -30,10 +30,10 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 import traitlets
-from traitlets import Any, CFloat, Enum, Int, List, TraitError, Unicode, observe, validate
+from traitlets import Any, Bool, CFloat, Enum, Int, List, TraitError, Unicode, observe, validate
 
 from .ceilings import BandwidthRoof, ComputeRoof, Roofline
-from .points import RegionSums, compile_patterns, normalize_ranks
+from .points import ALL_RANKS, RegionSums, compile_patterns, normalize_ranks
 
 __all__ = ["RooflineWidget", "POINT_KEY"]
 
@@ -260,11 +260,17 @@ def _control_style(width: str = _COLUMN_WIDTH) -> dict:
             "layout": widgets.Layout(width=width)}
 
 
+def _rank_text(rank) -> str:
+    """A rank as shown to users: ``"all ranks"`` for the combined rank -1."""
+    return "all ranks" if rank == ALL_RANKS else str(rank)
+
+
 def _left_out_html(left_out: pd.DataFrame) -> str:
     """The left-out rows as an escaped HTML table (at most LEFT_OUT_ROWS_SHOWN rows)."""
     if len(left_out) == 0:
         return "<p>No region left out.</p>"
     table = left_out.head(LEFT_OUT_ROWS_SHOWN)[["file", "region", "rank", "reason"]]
+    table = table.assign(rank=table["rank"].map(_rank_text))
     text = table.to_html(index=False, escape=True, border=0, classes="roofline-left-out")
     if len(left_out) > LEFT_OUT_ROWS_SHOWN:
         text += (f"<p>... and {len(left_out) - LEFT_OUT_ROWS_SHOWN:,} more row(s): "
@@ -278,7 +284,7 @@ def _tooltip_html(row: pd.Series) -> str:
         return "n/a" if value is None or value != value else format(value, spec)
 
     fields = [
-        ("region", row["region"]), ("run", row["file"]), ("rank", row["rank"]),
+        ("region", row["region"]), ("run", row["file"]), ("rank", _rank_text(row["rank"])),
         ("GFLOP/s", fmt(row["performance_gflops"])), ("GB/s", fmt(row["bandwidth_gbs"])),
         ("FLOP/byte", fmt(row["arithmetic_intensity_flops_per_byte"])),
         ("efficiency %", fmt(row["efficiency_percent"], ".1f")), ("bound", row["bound"]),
@@ -362,6 +368,12 @@ class RooflineWidget(widgets.VBox):
         ``TraitError`` naming the valid ones.
     ranks : list of int or None
         Ranks to show (None: all).  Unknown ranks raise ``TraitError``.
+    combine_ranks : bool
+        Sum the shown ranks into one point per region and run ("sum over
+        ranks": every rank's FLOPs over the bandwidth of the ranks that
+        measured it, as likwid-mpirun measures memory on one rank per
+        socket).  The combined points have rank -1, shown as "all ranks";
+        ``ranks`` chooses which ranks are summed.
     include, exclude : str
         Regular expressions matched at the start of region names (``""``: no
         filter).  An invalid pattern is shown as a message and no points are
@@ -375,7 +387,8 @@ class RooflineWidget(widgets.VBox):
         Most points drawn (SVG); above it the longest-running are drawn and
         the status line says so.  The DataFrame exports hold all points.
     selected : list of (file, rank, region) tuples
-        The selected points, by key (set by click, brush and lasso too).
+        The selected points, by key (set by click, brush and lasso too); rank
+        -1 with ``combine_ranks``.
     message : str
         The error or remark shown above the figure (read-only).
 
@@ -391,6 +404,7 @@ class RooflineWidget(widgets.VBox):
     flops_metric = _OptionalUnicode(None, help="FLOP-rate metric name").tag(sync=True)
     bandwidth_metric = _OptionalUnicode(None, help="bandwidth metric name").tag(sync=True)
     ranks = Any(None, allow_none=True, help="ranks to show, None for all").tag(sync=True)
+    combine_ranks = Bool(False, help="one point per region: the ranks summed").tag(sync=True)
     include = _OptionalUnicode("", help="regex of regions to show").tag(sync=True)
     exclude = _OptionalUnicode("", help="regex of regions to hide").tag(sync=True)
     peak_flops = CFloat(None, allow_none=True, help="GFLOP/s, None: empirical").tag(sync=True)
@@ -510,6 +524,9 @@ class RooflineWidget(widgets.VBox):
             options=[(str(r), r) for r in sums.ranks], description="Ranks",
             rows=min(max(len(sums.ranks), 1), 5),
             style={"description_width": "50px"}, layout=widgets.Layout(width="140px"))
+        self._combine_box = widgets.Checkbox(description="sum over ranks", indent=False,
+                                             layout=widgets.Layout(width="130px"))
+        self._combine_box.add_class("roofline-combine-ranks")
         self._include_text = widgets.Text(description="Include",
                                           placeholder="regex, e.g. function_",
                                           **_control_style())
@@ -557,7 +574,8 @@ class RooflineWidget(widgets.VBox):
 
         controls = widgets.VBox([
             row(column(self._flops_choice), column(self._bandwidth_choice)),
-            row(column(self._include_text), column(self._exclude_text), self._rank_choice),
+            row(column(self._include_text), column(self._exclude_text), self._rank_choice,
+                self._combine_box),
             row(column(self._flops_slider, self._flops_empirical),
                 column(self._bandwidth_slider, self._bandwidth_empirical)),
             row(self._color_choice, self._size_choice, self._interaction_choice,
@@ -579,6 +597,7 @@ class RooflineWidget(widgets.VBox):
         link((self, "bandwidth_metric"), (self._bandwidth_choice, "value"))
         link((self, "include"), (self._include_text, "value"))
         link((self, "exclude"), (self._exclude_text, "value"))
+        link((self, "combine_ranks"), (self._combine_box, "value"))
         link((self, "color_by"), (self._color_choice, "value"))
         link((self, "size_by"), (self._size_choice, "value"))
         all_ranks = tuple(self._sums.ranks)
@@ -668,7 +687,8 @@ class RooflineWidget(widgets.VBox):
         return keys
 
     # ------------------------------------------------------------ observers
-    @observe("flops_metric", "bandwidth_metric", "ranks", "include", "exclude", "max_points")
+    @observe("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include", "exclude",
+             "max_points")
     def _on_selection_traits(self, change):
         self._refresh_or_revert(self._refresh_points, change)
 
@@ -772,7 +792,8 @@ class RooflineWidget(widgets.VBox):
                                self.bandwidth_metric, error=str(exc))
         selection = self._sums.select(flops_metric=self.flops_metric,
                                       bandwidth_metric=self.bandwidth_metric, ranks=self.ranks,
-                                      include=include, exclude=exclude)
+                                      include=include, exclude=exclude,
+                                      combine_ranks=self.combine_ranks)
         points = selection.points.reset_index(drop=True)
         return _PointState(points, _apply_budget(points, self.max_points), selection.left_out,
                            selection.flops_metric, selection.bandwidth_metric,
@@ -808,8 +829,9 @@ class RooflineWidget(widgets.VBox):
         return np.where(np.isfinite(scaled), scaled, 0.15)
 
     def _categories(self) -> list:
+        ranks = [ALL_RANKS] if self.combine_ranks else self._sums.ranks
         return {"region": self._sums.regions, "run": self._sums.files,
-                "rank": self._sums.ranks}[self.color_by]
+                "rank": ranks}[self.color_by]
 
     def _color_codes(self, shown: pd.DataFrame) -> np.ndarray:
         """Colour codes fixed over the whole data, so a region keeps its colour.
@@ -987,7 +1009,8 @@ class RooflineWidget(widgets.VBox):
         values = pd.unique(state.shown[_COLOR_COLUMN[self.color_by]].astype(object))
         listed = values[:LEGEND_ENTRIES_SHOWN]
         codes = pd.Index(self._categories(), dtype=object).get_indexer(listed)
-        entries = [_legend_entry(PALETTE[c % len(PALETTE)], str(v)) for c, v in zip(codes, listed)]
+        name = _rank_text if self.color_by == "rank" else str
+        entries = [_legend_entry(PALETTE[c % len(PALETTE)], name(v)) for c, v in zip(codes, listed)]
         if len(values) > LEGEND_ENTRIES_SHOWN:
             entries.append(f"<span>... and {len(values) - LEGEND_ENTRIES_SHOWN:,} more</span>")
         if not entries:
@@ -1013,7 +1036,10 @@ class RooflineWidget(widgets.VBox):
                 ceilings += (" <b>&mdash; empirical ceilings are the largest observation, "
                              "not machine limits</b>")
         left_out = f"{len(state.left_out):,} left out"
-        self._status_html.value = " &middot; ".join([count, metrics, ceilings, left_out])
+        parts = [count, metrics, ceilings, left_out]
+        if self.combine_ranks:
+            parts.insert(1, "ranks summed")
+        self._status_html.value = " &middot; ".join(parts)
 
     # ------------------------------------------------------------ public API
     def reset_view(self) -> None:

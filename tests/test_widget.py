@@ -139,6 +139,7 @@ def test_dom_classes_and_axis_labels(pmgpu):
         w._include_text: "roofline-include", w._exclude_text: "roofline-exclude",
         w._status_html: "roofline-status", w._tooltip: "roofline-tooltip",
         w._interaction_choice: "roofline-interaction",
+        w._combine_box: "roofline-combine-ranks",
     }
     for control, css in expected.items():
         assert css in control._dom_classes
@@ -505,6 +506,8 @@ def test_cost_on_a_large_synthetic_data_set(sent, capsys):
     metric_ms = _best_of(lambda i: setattr(w, "flops_metric", metrics[i % 2]))
     rank_ms = _best_of(lambda i: setattr(w, "ranks", list(range(i % 2, 100, 2))))
     w.ranks = None
+    combine_ms = _best_of(lambda i: setattr(w, "combine_ranks", i % 2 == 0))
+    w.combine_ranks = False
     filter_ms = _best_of(lambda i: setattr(w, "include", f"region_00{i}"))
     w.include = ""
     sent.clear()
@@ -518,6 +521,7 @@ def test_cost_on_a_large_synthetic_data_set(sent, capsys):
     with capsys.disabled():
         print(f"\n[widget cost, 50,000 points, 5,000 drawn] build {build_ms:.0f} ms; "
               f"metric change {metric_ms:.1f} ms; rank change {rank_ms:.1f} ms; "
+              f"sum-over-ranks toggle {combine_ms:.1f} ms; "
               f"filter change {filter_ms:.1f} ms; peak change {peak_ms:.2f} ms, "
               f"{peak_bytes} bytes in {len(sent.messages)} messages ({widgets_touched})")
 
@@ -554,3 +558,94 @@ def test_scope_profiler_results_are_accepted_as_they_are():
     np.testing.assert_array_equal(frame["bandwidth_gbs"], [p["bandwidth_gbs"] for p in expected])
     w.ranks = [2]
     assert set(w.to_dataframe()["rank"]) == {2} and len(w._scatter.x) == 4
+
+
+# --------------------------------------------------------------------------
+# sum over ranks
+# --------------------------------------------------------------------------
+def two_rank_run():
+    """likwid-mpirun-like: rank 0 measures the socket's memory traffic, rank 1 reads 0."""
+    threads = [ThreadColumn(f"node:{r}:{r}", r, "cpu", r, "node") for r in range(2)]
+    names = ["DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"]
+    blocks = [RegionBlock(region=region, group_index=1, group="MEM_DP", line=line,
+                          threads=threads, runtime=np.array([2.0, 2.5]),
+                          call_count=np.ones(2), metric_names=names,
+                          metrics=np.array(values, dtype=float))
+              for region, line, values in [("solve", 1, [[1000, 3000], [2000, 0]]),
+                                           (EVIL, 20, [[500, 500], [0, 250]])]]
+    return build_run(blocks, source="two_ranks.txt", layout="mpirun-text")
+
+
+def test_sum_over_ranks_by_hand():
+    w = RooflineWidget(two_rank_run())
+    # per rank: solve on rank 1 and EVIL on rank 0 have zero bandwidth and are left out
+    assert sorted(map(tuple, w.to_dataframe()[["region", "rank"]].values.tolist())) == [
+        (EVIL, 1), ("solve", 0)]
+    assert len(w.left_out_dataframe()) == 2
+    w._combine_box.value = True  # the checkbox drives the trait
+    assert w.combine_ranks is True
+    frame = w.to_dataframe()
+    solve = point(frame, "solve")
+    # (1000 + 3000) MFLOP/s over (2000 + 0) MB/s: 4 GFLOP/s, 2 GB/s, 2 FLOP/byte
+    assert solve["rank"] == -1 and solve["performance_gflops"] == pytest.approx(4.0)
+    assert solve["bandwidth_gbs"] == pytest.approx(2.0)
+    assert solve["arithmetic_intensity_flops_per_byte"] == pytest.approx(2.0)
+    assert solve["runtime_seconds"] == 2.5 and solve["n_threads"] == 2
+    # EVIL: (500 + 500) MFLOP/s over (0 + 250) MB/s = 4 FLOP/byte
+    assert point(frame, EVIL)["arithmetic_intensity_flops_per_byte"] == pytest.approx(4.0)
+    assert len(w.left_out_dataframe()) == 0
+    # the rank filter applies before summing: rank 0 alone has solve's point only
+    w.ranks = [0]
+    assert w.to_dataframe()[["region", "rank"]].values.tolist() == [["solve", -1]]
+    assert point(w.to_dataframe(), "solve")["performance_gflops"] == pytest.approx(1.0)
+    left = w.left_out_dataframe()
+    assert left[["region", "rank"]].values.tolist() == [[EVIL, -1]]
+    assert "all ranks" in w._left_out_html.value and "&lt;img" in w._left_out_html.value
+
+
+def test_combine_ranks_toggle_replaces_the_scatter_data_in_place(sent):
+    w = RooflineWidget(synthetic_run(6, 4))
+    per_rank = w.to_dataframe()
+    assert len(per_rank) == 24 and len(w._scatter.x) == 24
+    scatter, figure, marks = w._scatter, w._figure, list(w._figure.marks)
+    sent.clear()
+    w.combine_ranks = True
+    assert w._combine_box.value is True
+    assert w._scatter is scatter and w._figure is figure and list(figure.marks) == marks
+    updates = sent.by(scatter)
+    assert len(updates) == 1 and {"x", "y"} <= set(updates[0]), "one hold_sync, data replaced"
+    frame = w.to_dataframe()
+    assert len(frame) == len(scatter.x) == 6 and set(frame["rank"]) == {-1}
+    # the combined point of each region: the sums over its 4 ranks, intensity their ratio
+    totals = per_rank.groupby("region")[["performance_gflops", "bandwidth_gbs"]].sum()
+    combined = frame.set_index("region").loc[totals.index]
+    np.testing.assert_allclose(combined["performance_gflops"], totals["performance_gflops"])
+    np.testing.assert_allclose(combined["bandwidth_gbs"], totals["bandwidth_gbs"])
+    np.testing.assert_allclose(scatter.x, frame["arithmetic_intensity_flops_per_byte"])
+    np.testing.assert_allclose(scatter.y, frame["performance_gflops"])
+    np.testing.assert_allclose(frame["arithmetic_intensity_flops_per_byte"],
+                               frame["performance_gflops"] / frame["bandwidth_gbs"])
+    assert "ranks summed" in w._status_html.value and "6 points" in w._status_html.value
+    w._combine_box.value = False
+    assert w.combine_ranks is False and len(w._scatter.x) == 24 and w._scatter is scatter
+    assert "ranks summed" not in w._status_html.value
+
+
+def test_combined_points_show_all_ranks_and_can_be_selected():
+    w = RooflineWidget(two_rank_run(), combine_ranks=True, color_by="rank")
+    assert w._combine_box.value is True and len(w._scatter.x) == 2
+    assert "all ranks" in w._legend_html.value and ">-1<" not in w._legend_html.value
+    np.testing.assert_array_equal(w._scatter.color, [0, 0])
+    w._on_hover(w._scatter, {"event": "hover", "data": {"index": 0}})
+    assert "<td>all ranks</td>" in w._tooltip.value
+    run = w.to_dataframe()["file"].iloc[0]
+    w.selected = [(run, -1, "solve")]
+    regions = list(w.to_dataframe()["region"])
+    assert list(w._scatter.selected) == [regions.index("solve")]
+    assert w.selection_dataframe()[["region", "rank"]].values.tolist() == [["solve", -1]]
+    w._scatter.selected = np.array([regions.index(EVIL)])  # a click
+    assert w.selected == [(run, -1, EVIL)]
+    w.combine_ranks = False  # rank -1 is no longer among the points: no stale selection
+    assert w.selected == [] and "all ranks" not in w._legend_html.value
+    with pytest.raises(TraitError, match="not among the current points"):
+        w.selected = [(run, -1, "solve")]
