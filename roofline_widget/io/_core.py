@@ -286,8 +286,7 @@ def _check_duplicates(table: pd.DataFrame, source: str) -> None:
     if duplicated.any():
         row = table[duplicated].iloc[0]
         raise LikwidFormatError(
-            row["source"] if "source" in row else source, int(row["line"]),
-            "each (rank, region, group, thread) once",
+            source, int(row["line"]), "each (rank, region, group, thread) once",
             f"region {row['region']!r}, group {row['group']}, thread {row['thread']}, "
             f"rank {row['rank']} again",
         )
