@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 import pytest
@@ -488,42 +487,20 @@ def test_reset_view_refits_the_axes(pmgpu):
 # --------------------------------------------------------------------------
 # cost (printed, not asserted, except that a peak change leaves the points alone)
 # --------------------------------------------------------------------------
-def _best_of(action, repeats=5):
-    times = []
-    for i in range(repeats):
-        start = time.perf_counter()
-        action(i)
-        times.append(time.perf_counter() - start)
-    return min(times) * 1e3
-
-
-def test_cost_on_a_large_synthetic_data_set(sent, capsys):
-    run = synthetic_run(500, 100)  # 50,000 (rank, region) points
-    start = time.perf_counter()
-    w = RooflineWidget(run)
-    build_ms = (time.perf_counter() - start) * 1e3
-    metrics = ["SP [MFLOP/s]", "DP [MFLOP/s]"]
-    metric_ms = _best_of(lambda i: setattr(w, "flops_metric", metrics[i % 2]))
-    rank_ms = _best_of(lambda i: setattr(w, "ranks", list(range(i % 2, 100, 2))))
-    w.ranks = None
-    combine_ms = _best_of(lambda i: setattr(w, "combine_ranks", i % 2 == 0))
-    w.combine_ranks = False
-    filter_ms = _best_of(lambda i: setattr(w, "include", f"region_00{i}"))
-    w.include = ""
+def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent):
+    """Timings of these updates are measured in benchmarks/bench_widget.py, not here."""
+    w = RooflineWidget(synthetic_run(500, 100))  # 50,000 (rank, region) points
+    assert len(w.to_dataframe()) == 50_000 and len(w._scatter.x) == 5000
     sent.clear()
-    peak_ms = _best_of(lambda i: setattr(w, "peak_bandwidth", 1000.0 + i))
+    w.flops_metric = "SP [MFLOP/s]"
+    assert len(sent.by(w._scatter)) == 1  # new point arrays, in one message
     sent.clear()
     w.peak_bandwidth = 3000.0
-    peak_bytes = sent.bytes
-    widgets_touched = sorted({type(widget).__name__ for widget, *_ in sent.messages})
     assert sent.by(w._scatter) == []
-    assert len(w.to_dataframe()) == 50_000 and len(w._scatter.x) == 5000
-    with capsys.disabled():
-        print(f"\n[widget cost, 50,000 points, 5,000 drawn] build {build_ms:.0f} ms; "
-              f"metric change {metric_ms:.1f} ms; rank change {rank_ms:.1f} ms; "
-              f"sum-over-ranks toggle {combine_ms:.1f} ms; "
-              f"filter change {filter_ms:.1f} ms; peak change {peak_ms:.2f} ms, "
-              f"{peak_bytes} bytes in {len(sent.messages)} messages ({widgets_touched})")
+    # the ceiling lines, their labels, the slider and the status line: a few hundred bytes each
+    assert 0 < sent.bytes < 4096
+    assert {type(widget).__name__ for widget, *_ in sent.messages} <= {
+        "FloatLogSlider", "HTML", "Label", "Lines", "RooflineWidget", "Checkbox"}
 
 
 def test_log_ticks_are_compact_over_wide_ranges(pmgpu):
