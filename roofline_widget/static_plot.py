@@ -94,6 +94,11 @@ def _colors(cmap: str, count: int) -> list[str]:
     if listed is not None and len(listed) <= 32:
         # A qualitative map (tab10, tab20, Set1, ...): its colours in order, so
         # two runs get two distinct strong colours rather than both ends.
+        # tab20 pairs each colour with a light shade: the ten strong ones first
+        # (as the widget does), so that neighbours differ in hue.
+        listed = list(listed)
+        if cmap == "tab20":
+            listed = listed[0::2] + listed[1::2]
         return [to_hex(listed[i % len(listed)]) for i in range(count)]
     return [to_hex(c) for c in colormap(np.linspace(0, 1, max(count, 1)))][:count]
 

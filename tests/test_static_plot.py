@@ -300,3 +300,12 @@ def test_run_without_metrics_is_left_out_not_an_error():
     with pytest.warns(RegionsLeftOutWarning):
         with pytest.raises(ValueError, match="no FLOP-rate metric in the data"):
             _plot(only_events)
+
+
+def test_regions_of_one_run_get_the_strong_tab20_colours_first():
+    run = make_run(*(block(name, {DP: [1000.0 * (i + 1)], MEM_BW: [100.0]}, line=10 * i + 1)
+                     for i, name in enumerate(["a", "b", "c"])))
+    payload = _plot(run)
+    assert payload["colour_by"] == "region"
+    # tab20's blue, orange, green: not blue, light blue, orange
+    assert list(payload["point_colors"].values()) == ["#1f77b4", "#ff7f0e", "#2ca02c"]
