@@ -292,11 +292,33 @@ def _check_duplicates(table: pd.DataFrame, source: str) -> None:
         )
 
 
+_STATS_COLUMNS = ["source", "rank", "region", "group_index", "group",
+                  "kind", "name", "Sum", "Min", "Max", "Avg"]
+
+
 def _stats_frame(blocks, source, rank) -> pd.DataFrame:
-    rows = [(source, rank, b.region, b.group_index, b.group, *stat)
-            for b in blocks for stat in b.stats]
-    return pd.DataFrame(rows, columns=["source", "rank", "region", "group_index", "group",
-                                       "kind", "name", "Sum", "Min", "Max", "Avg"])
+    """The STAT rows of all blocks, built column by column."""
+    rows = [stat for b in blocks for stat in b.stats]
+    if not rows:
+        return pd.DataFrame([], columns=_STATS_COLUMNS)
+    counts = np.fromiter((len(b.stats) for b in blocks), dtype=np.intp, count=len(blocks))
+
+    def per_block(values, dtype=object):
+        return np.repeat(np.array(values, dtype=dtype), counts)
+
+    kinds, names, *numbers = zip(*rows)
+    columns = {
+        "source": [source] * len(rows),
+        "rank": np.full(len(rows), rank, dtype=np.int64),
+        "region": per_block([b.region for b in blocks]),
+        "group_index": per_block([b.group_index for b in blocks], np.int64),
+        "group": per_block([b.group for b in blocks]),
+        "kind": kinds,
+        "name": names,
+    }
+    columns.update((name, np.array(column, dtype=np.float64))
+                   for name, column in zip(_STATS_COLUMNS[-4:], numbers))
+    return pd.DataFrame(columns)
 
 
 def merge_runs(runs, *, label=None) -> LikwidRun:
