@@ -37,9 +37,11 @@ _REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*?)
 _GROUP_WRAPPER = re.compile(r"Group (?P<gid>\d+): (?P<group>\S+)\s*$")
 _GROUP_MPIRUN = re.compile(r"Group: (?P<gid>\d+)\s*$")
 _MEASURING_3X = re.compile(r"Measuring group (?P<group>\S+)")
-#: Characters that can occur in the numeric part of a table (numbers, nan,
-#: inf, separators); anything else sends the table to the slow, exact path.
-_NOT_NUMERIC = re.compile(r"[^\s0-9.eE+\-naifNAIF]")
+#: Deletes the characters that can occur in the numeric part of a table
+#: (numbers, nan, inf, separators, any whitespace -- str.isspace, the highest
+#: is U+3000); anything left sends the table to the slow, exact path.
+_DELETE_NUMERIC = str.maketrans("", "", "0123456789.eE+-naifNAIF"
+                                + "".join(chr(c) for c in range(0x3001) if chr(c).isspace()))
 _STAT_COLUMNS = ("Sum", "Min", "Max", "Avg")
 _TABLE_KINDS = ("Region Info", "Event", "Metric")
 _CPU_KEYS = {"CPU name:": "cpu_name", "CPU type:": "cpu_type", "CPU clock:": "cpu_clock"}
@@ -474,7 +476,7 @@ def _numbers(text: str, expected: int) -> np.ndarray | None:
     text = text.replace("|", " ")
     if " - " in text:
         text = text.replace(" - ", " nan ")
-    if _NOT_NUMERIC.search(text):
+    if text.translate(_DELETE_NUMERIC):
         return None
     try:
         values = np.fromstring(text, dtype=np.float64, sep=" ")
