@@ -37,17 +37,17 @@ def num2str(value: float) -> str:
         return "0"
     if float(value).is_integer() and abs(value) < 2**53:
         return str(int(value))
-    short = "%.4f" % value
+    short = f"{value:.4f}"
     if len(short) < 12 and float(short) != 0:
         return short
-    return "%e" % value
+    return f"{value:e}"
 
 
 def lua_tostring(value: float) -> str:
     """Lua's ``tostring`` of a number (``%.14g``, integers without a fraction)."""
     if float(value).is_integer() and abs(value) < 2**53:
         return str(int(value))
-    return "%.14g" % value
+    return f"{value:.14g}"
 
 
 def _is_number(text: str) -> bool:

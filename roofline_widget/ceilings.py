@@ -182,7 +182,7 @@ class Roofline:
         self.bandwidth = tuple(sorted(bandwidth, key=lambda r: -r.gbs))
 
     @classmethod
-    def from_peaks(cls, peak_flops, peak_bandwidth, points: pd.DataFrame | None = None) -> "Roofline":
+    def from_peaks(cls, peak_flops, peak_bandwidth, points: pd.DataFrame | None = None) -> Roofline:
         """One compute and one bandwidth roof, empirical where a peak is None.
 
         Parameters
@@ -341,7 +341,7 @@ class Roofline:
                 "label": f"{name} (ridge at {ridge:.4g} FLOP/byte)", "empirical": self.empirical,
                 "x": [float(v) for v in x], "y": [float(v) for v in y]}
 
-    def with_peaks(self, peak_flops=None, peak_bandwidth=None) -> "Roofline":
+    def with_peaks(self, peak_flops=None, peak_bandwidth=None) -> Roofline:
         """A copy with the top compute and/or bandwidth roof replaced by a user value.
 
         The replaced roof keeps its name (``"Peak"`` if it was empirical).  If

@@ -517,7 +517,7 @@ class _RankGroups:
         np.fmax.at(out, self.codes, values)
         return out
 
-    def column(self, sums: "RegionSums", name: str) -> np.ndarray:
+    def column(self, sums: RegionSums, name: str) -> np.ndarray:
         """A numeric key column of the combined rows: rank -1, runtime and call count
         the max over ranks, n_threads the sum (computed once per name)."""
         column = self._columns.get(name)
@@ -606,7 +606,7 @@ class RegionSums:
         return np.asarray(column.codes), column.categories
 
     @classmethod
-    def from_runs(cls, data) -> "RegionSums":
+    def from_runs(cls, data) -> RegionSums:
         """Aggregate runs (anything :func:`roofline_widget.io.as_runs` accepts).
 
         Per-run sums of a :class:`LikwidRun` are cached on the run object, so
@@ -732,7 +732,7 @@ class RegionSums:
         return values, codes, texts
 
     def select(self, flops_metric=None, bandwidth_metric=None, ranks=None, include=None,
-               exclude=None, combine_ranks=False) -> "PointSelection":
+               exclude=None, combine_ranks=False) -> PointSelection:
         """Pick metrics, ranks and regions; return the points and the left-out rows.
 
         Parameters

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import nbformat
 import numpy as np
@@ -41,7 +41,7 @@ def notebook_code() -> str:
     return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "code")
 
 
-@lru_cache(maxsize=None)
+@cache
 def expected_points(include: str | None = None):
     """The points of the quickstart's two runs (optionally filtered), as a DataFrame."""
     from roofline_widget import points_dataframe, read_likwid, sample_path
@@ -138,7 +138,7 @@ class PageAxes:
         return self.y0 - self.y_per_decade * np.log10(gflops)
 
     @classmethod
-    def fit(cls, dots: np.ndarray, intensity, gflops) -> "PageAxes":
+    def fit(cls, dots: np.ndarray, intensity, gflops) -> PageAxes:
         """The axes that put the extreme values on the extreme dots (log scales are affine)."""
         lx, ly = np.log10(intensity), np.log10(gflops)
         x_per_decade = np.ptp(dots[:, 0]) / np.ptp(lx)
