@@ -24,6 +24,9 @@ _LAZY = {
     "Roofline": ".ceilings",
     "plot_roofline": ".static_plot",
     "RooflineWidget": ".widget",
+    "compare_points": ".compare",
+    "View": ".views",
+    "ViewError": ".views",
 }
 
 
@@ -51,7 +54,10 @@ __all__ = [
     "RegionsLeftOutWarning",
     "Roofline",
     "RooflineWidget",
+    "View",
+    "ViewError",
     "collect_roofline_points",
+    "compare_points",
     "left_out_regions",
     "plot_roofline",
     "points_dataframe",
