@@ -91,7 +91,7 @@ def compare_points(before, after=None, *, flops_metric=None, bandwidth_metric=No
           the original region names and the runs' file labels;
         - ``performance_gflops``, ``bandwidth_gbs``,
           ``arithmetic_intensity_flops_per_byte``, ``runtime_seconds``,
-          ``n_threads``, ``call_count``, each suffixed ``_before`` and
+          ``n_threads`` (nullable integers), ``call_count``, each suffixed ``_before`` and
           ``_after``: the two points' coordinates side by side;
         - ``speedup`` = runtime before / runtime after (given whenever the
           region ran in both runs, even if it could not be placed);
@@ -285,7 +285,7 @@ def _check_unique(table: pd.DataFrame, label: str) -> None:
     raise ValueError(
         f"the {label} run has {len(same)} points for region {first['region']!r}, rank "
         f"{first['rank']} (files {list(same['file'])}); compare one run per side "
-        "(read_likwid([...]) merges the files of one run) or pick files with ranks=")
+        "(read_likwid([...]) merges the files of one run into one)")
 
 
 # --------------------------------------------------------------------------
