@@ -31,13 +31,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import LikwidFormatError
-from ..model import CPU, KEY_COLUMNS, LikwidRun
+from ..model import CPU, Layout, LikwidRun
+from ._core import STATS_FRAME_COLUMNS, check_metric_names, key_table
 
 __all__ = ["from_scope_profiler", "read_scope_h5"]
 
-LAYOUT = "scope-profiler"
-_STATS_COLUMNS = ["source", "rank", "region", "group_index", "group",
-                  "kind", "name", "Sum", "Min", "Max", "Avg"]
+LAYOUT = Layout.SCOPE_PROFILER
 
 # id(results) -> (weakref to results, label, region objects, run)
 _CACHE: dict[int, tuple] = {}
@@ -179,32 +178,29 @@ def _build(results_obj, label) -> LikwidRun:
     group_ids = [int(r.group_id) for r in results]
     groups = [r.group_name or f"Group {g}" for r, g in zip(results, group_ids)]
     cpu, thread = _cpu_columns(results, counts)
-    keys = {
-        "source": _constant_categorical(source, total),
-        "line": np.zeros(total, dtype=np.int64),
-        "rank": np.repeat(np.asarray(ranks, dtype=np.int64), counts),
-        "region": _categorical(tags, counts),
-        "group_index": np.repeat(np.asarray(group_ids, dtype=np.int64), counts),
-        "group": _categorical(groups, counts),
-        "thread": thread,
-        "host": _constant_categorical("", total),
-        "cpu": cpu,
-        "device": _constant_categorical(CPU, total),
-        "call_count": _per_thread(results, "call_counts", counts, source, tags),
-        "runtime_s": _per_thread(results, "times", counts, source, tags),
-    }
+    keys = key_table(
+        source=source, total=total,
+        line=np.zeros(total, dtype=np.int64),
+        rank=np.repeat(np.asarray(ranks, dtype=np.int64), counts),
+        region=_categorical(tags, counts),
+        group_index=np.repeat(np.asarray(group_ids, dtype=np.int64), counts),
+        group=_categorical(groups, counts),
+        thread=thread,
+        host=_constant_categorical("", total),
+        cpu=cpu,
+        device=_constant_categorical(str(CPU), total),
+        call_count=_per_thread(results, "call_counts", counts, source, tags),
+        runtime_s=_per_thread(results, "times", counts, source, tags),
+    )
     metrics = _stack(results, [r.metric_names for r in results],
                      operator.attrgetter("metric_names"), operator.attrgetter("metrics"),
                      counts, source, tags)
-    clash = set(metrics.columns) & set(KEY_COLUMNS)
-    if clash:
-        raise LikwidFormatError(source, None, "metric names other than the key columns",
-                                ", ".join(sorted(clash)))
-    table = pd.concat([pd.DataFrame(keys), metrics], axis=1)
+    check_metric_names(metrics.columns, source)
+    table = pd.concat([keys, metrics], axis=1)
     events = _stack(results, [(r.event_names, r.counter_names) for r in results], _event_names,
                     operator.attrgetter("events"), counts, source, tags)
     return LikwidRun(label=label, sources=(source,), table=table, events=events,
-                     stats=pd.DataFrame(columns=_STATS_COLUMNS), layout=LAYOUT)
+                     stats=pd.DataFrame(columns=STATS_FRAME_COLUMNS), layout=LAYOUT)
 
 
 def from_scope_profiler(results, label: str | None = None, *, cache: bool = True) -> LikwidRun:
