@@ -24,6 +24,7 @@ from roofline_widget.points import (
     normalize_ranks,
     points_dataframe,
 )
+from roofline_widget.points.run_sums import cached_run_frame
 
 MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 FLOPS_DP_4T = "gmgpolar_skx4s_lw50_FLOPS_DP_spread4t_2regions.txt"
@@ -482,8 +483,7 @@ def test_per_run_sums_are_cached():
     first = RegionSums.from_runs(run)
     again = RegionSums.from_runs([run])
     pd.testing.assert_frame_equal(first.frame, again.frame)
-    from roofline_widget.points import _cached_run_frame
-    assert _cached_run_frame(run) is _cached_run_frame(run)
+    assert cached_run_frame(run) is cached_run_frame(run)
     assert RegionSums.from_runs(first) is first
 
 

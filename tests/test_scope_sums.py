@@ -1,4 +1,4 @@
-"""The direct scope-profiler path of RegionSums (io.scope.ScopeSums) against the table path.
+"""The direct scope-profiler path of RegionSums (points.scope_sums.ScopeSums) against the table path.
 
 ``RegionSums.from_runs(results)`` reads per-region sums straight from the
 region arrays; ``RegionSums.from_runs(from_scope_profiler(results))`` builds
@@ -19,8 +19,8 @@ from scope_profiler.results import ProfilingResults  # noqa: E402
 from scope_fixtures import make_profiling_results  # noqa: E402
 
 from roofline_widget.errors import LikwidFormatError  # noqa: E402
-from roofline_widget.io.scope import ScopeSums, from_scope_profiler  # noqa: E402
-from roofline_widget.points import RegionSums, collect_roofline_points  # noqa: E402
+from roofline_widget.io.scope import from_scope_profiler  # noqa: E402
+from roofline_widget.points import RegionSums, ScopeSums, collect_roofline_points  # noqa: E402
 
 DP, BW = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"
 
