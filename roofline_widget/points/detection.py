@@ -164,7 +164,7 @@ def channel_totals(names: Iterable[str]) -> dict[str, list[str]]:
     Parameters
     ----------
     names : iterable of str
-        Metric names.
+        Metric names; the byte rates among them named ``... (channels a-b) [unit]`` are paired.
 
     Returns
     -------
