@@ -170,6 +170,7 @@ class RegionSums:
         return self._frame
 
     def __len__(self) -> int:
+        """The number of (run, rank, region, device) rows."""
         return len(self._region_codes)
 
     def __repr__(self) -> str:
@@ -251,6 +252,7 @@ class RegionSums:
 
     # ------------------------------------------------------------ selection
     def _region_mask(self, include, exclude) -> np.ndarray:
+        """Per row whether its region is selected (kept per pair of pattern lists)."""
         key = (tuple(p.pattern for p in include) if include is not None else None,
                tuple(p.pattern for p in exclude) if exclude is not None else None)
         mask = self._region_masks.get(key)
@@ -260,8 +262,9 @@ class RegionSums:
             self._region_masks[key] = mask
         return mask
 
-    def select(self, flops_metric=None, bandwidth_metric=None, ranks=None, include=None,
-               exclude=None, combine_ranks=False) -> PointSelection:
+    def select(self, flops_metric: str | None = None, bandwidth_metric: str | None = None,
+               ranks=None, include=None, exclude=None, combine_ranks: bool = False
+               ) -> PointSelection:
         """Pick metrics, ranks and regions; return the points and the left-out rows.
 
         Parameters

@@ -170,8 +170,9 @@ class ScopeSums:
     scope-profiler keeps one ``LikwidRegionResult`` per (rank, region), so
     every row here is one region of one rank measured with one group; the
     sums equal those of :func:`~roofline_widget.io.scope.from_scope_profiler`
-    followed by :class:`~roofline_widget.points.run_sums.RunSums` (``NaN`` ignored, all-``NaN``
-    stays ``NaN``; runtime and call count are the maxima over threads).
+    followed by :class:`~roofline_widget.points.run_sums.RunSums` (``NaN``
+    ignored, all-``NaN`` stays ``NaN``; runtime and call count are the maxima
+    over threads).
 
     Parameters
     ----------

@@ -96,6 +96,24 @@ class PointSelection:
     first access; :meth:`to_dicts` reads the selected rows straight from the
     :class:`RegionSums` columns and needs neither.
 
+    Parameters
+    ----------
+    sums : RegionSums
+        Where the rows are.
+    rows, performance, bandwidth : numpy.ndarray
+        The placed rows of ``sums`` (with ``combined``: the first row of each
+        placed group) and their GFLOP/s and GB/s.
+    left_out_rows : numpy.ndarray
+        The rows (or first rows of groups) that could not be placed.
+    reasons : pandas.Categorical
+        Why, one per left-out row.
+    flops_metric, bandwidth_metric : str or None
+        The metrics used.
+    notes : list of str, optional
+        Remarks on the metric choice.
+    combined : (RankGroups, numpy.ndarray), optional
+        With ``combine_ranks``: the groups and the placed mask over them.
+
     Attributes
     ----------
     points : pandas.DataFrame
@@ -117,9 +135,11 @@ class PointSelection:
         requested ranks absent); :func:`collect_roofline_points` warns them.
     """
 
-    def __init__(self, sums: RegionSums, rows, performance, bandwidth, left_out_rows, reasons,
-                 flops_metric: str | None, bandwidth_metric: str | None, notes=None, *,
-                 combined: tuple | None = None):
+    def __init__(self, sums: RegionSums, rows: np.ndarray, performance: np.ndarray,
+                 bandwidth: np.ndarray, left_out_rows: np.ndarray, reasons: pd.Categorical,
+                 flops_metric: str | None, bandwidth_metric: str | None,
+                 notes: list[str] | None = None, *,
+                 combined: tuple[RankGroups, np.ndarray] | None = None):
         self._sums = sums
         self._rows, self._performance, self._bandwidth = rows, performance, bandwidth
         self._left_out_rows, self._reasons = left_out_rows, reasons
