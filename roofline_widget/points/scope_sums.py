@@ -219,7 +219,7 @@ class ScopeSums:
         self.keys = _LazyColumns(self._key_column, {
             "rank": np.asarray(ranks, dtype=np.int64),
             "region": _region_categorical([list(by_rank[rank]) for rank in sorted(by_rank)]),
-            "device": constant_categorical(CPU, len(regions)),
+            "device": constant_categorical(str(CPU), len(regions)),
             "n_threads": self._counts.astype(np.int64),
             "runtime_s": self._per_region_max("times"),
         })
