@@ -195,7 +195,8 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     return merge_runs(runs, label=label)
 
 
-def _is_scope_results(obj) -> bool:
+def is_scope_results(obj: object) -> bool:
+    """Whether ``obj`` is scope-profiler ``ProfilingResults`` (checked without importing scope-profiler)."""
     return type(obj).__name__ == "ProfilingResults" and hasattr(obj, "get_likwid_regions")
 
 
@@ -214,7 +215,7 @@ def as_runs(data) -> list[LikwidRun]:
     """
     if isinstance(data, LikwidRun):
         return [data]
-    if _is_scope_results(data):
+    if is_scope_results(data):
         from .scope import from_scope_profiler
         return [from_scope_profiler(data)]
     if isinstance(data, (str, os.PathLike)):
