@@ -155,6 +155,21 @@ def test_dom_classes_and_axis_labels(pmgpu):
     assert w.figure.ceilings.labels and list(w.figure.ceiling_labels.text) == list(w.figure.ceilings.labels)
 
 
+def test_traits_stay_in_the_kernel(pmgpu):
+    # The browser model of the widget is a plain VBox: it reads none of the roofline traits.
+    import ipywidgets
+
+    w = RooflineWidget(pmgpu)
+    synced = set(RooflineWidget.class_trait_names(sync=True))
+    assert synced == set(ipywidgets.VBox.class_trait_names(sync=True))
+    state = w.get_state()
+    for name in ("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include",
+                 "exclude", "peak_flops", "peak_bandwidth", "color_by", "size_by",
+                 "max_points", "selected", "message"):
+        assert name not in state
+    assert w.figure.plot in w.children and w.controls.status_html in w.children
+
+
 def test_metric_change_replaces_data_in_place(gmgpolar, sent):
     w = RooflineWidget(gmgpolar)
     marks = list(w.figure.plot.marks)
