@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
     "TAB20", "PALETTE", "STRONG_COLORS", "X_LABEL", "Y_LABEL", "LINE_COLORS", "RIDGE_COLOR",
@@ -112,13 +113,14 @@ def text_px(text: str) -> float:
     return 0.55 * LABEL_SIZE * len(text) + 10
 
 
-def positive(values) -> np.ndarray:
+def positive(values: ArrayLike) -> np.ndarray:
     """The finite, positive entries of ``values`` (what a log axis can show)."""
     values = np.asarray(values, dtype=float)
     return values[np.isfinite(values) & (values > 0)]
 
 
-def padded_range(values, margin: float, default: tuple[float, float]) -> tuple[float, float]:
+def padded_range(values: ArrayLike, margin: float,
+                 default: tuple[float, float]) -> tuple[float, float]:
     """The axis-range rule: smallest / ``margin`` to largest * ``margin`` of the positive values.
 
     Parameters

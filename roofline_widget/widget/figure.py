@@ -97,7 +97,8 @@ def _label_anchors(ceilings: list[dict], x_range, y_range):
     return x, y
 
 
-def roof_marks_data(roofline: Roofline | None, x_range, y_range) -> dict:
+def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
+                    y_range: tuple[float, float]) -> dict:
     """Arrays for the ceiling Lines and labels, the main roof and the ridge marks ({} for None)."""
     if roofline is None:
         return {}
@@ -251,7 +252,8 @@ class RooflineFigure:
             self._assign_roof_marks(roof_data)
         self.plot.title = state.title
 
-    def assign_roofline(self, roofline: Roofline | None, x_range, y_range) -> None:
+    def assign_roofline(self, roofline: Roofline | None, x_range: tuple[float, float],
+                        y_range: tuple[float, float]) -> None:
         """New ceilings and axis limits; the points' arrays are not sent again."""
         roof_data = roof_marks_data(roofline, x_range, y_range)
         with self._guard.hold(), holding(self.x_scale, self.y_scale, *self.roof_marks):
@@ -276,7 +278,7 @@ class RooflineFigure:
         """Switch the figure's interaction (one of ``INTERACTIONS``)."""
         self.plot.interaction = self.interactions[name]
 
-    def scale_ranges(self):
+    def scale_ranges(self) -> tuple | None:
         """The (x, y) ranges of the scales, or None while one is not a valid log range."""
         ranges = ((self.x_scale.min, self.x_scale.max), (self.y_scale.min, self.y_scale.max))
         if all(low is not None and high is not None and 0 < low < high for low, high in ranges):

@@ -100,7 +100,7 @@ def key_index(frame: pd.DataFrame) -> pd.MultiIndex:
          frame["region"].astype(object).to_numpy()], names=POINT_KEY)
 
 
-def normalize_key(key) -> tuple:
+def normalize_key(key: tuple | list | dict) -> tuple:
     """``(file, rank, region)`` from a tuple/list or a dict with those keys.
 
     Raises
@@ -165,7 +165,7 @@ def select_points(sums: RegionSums, *, flops_metric: str | None, bandwidth_metri
                       list(selection.notes))
 
 
-def check_ceilings(ceilings) -> tuple:
+def check_ceilings(ceilings: Sequence | None) -> tuple:
     """The extra ceilings as a tuple; anything but ComputeRoof/BandwidthRoof raises TypeError."""
     ceilings = tuple(ceilings or ())
     bad = [c for c in ceilings if not isinstance(c, (ComputeRoof, BandwidthRoof))]
@@ -188,7 +188,8 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
     return main, Roofline([*main.compute, *compute], [*main.bandwidth, *bandwidth])
 
 
-def axis_ranges(points: pd.DataFrame, roofline: Roofline | None):
+def axis_ranges(points: pd.DataFrame,
+                roofline: Roofline | None) -> tuple[tuple[float, float], tuple[float, float]]:
     """Log-axis limits that hold every point, every ridge point, the roofs and the ridge label."""
     x = style.positive(points["arithmetic_intensity_flops_per_byte"])
     y = style.positive(points["performance_gflops"])
@@ -248,7 +249,8 @@ def runtime_log_range(sums: RegionSums) -> tuple[float, float]:
     return float(low), float(max(high, low + 1e-12))
 
 
-def marker_sizes(shown: pd.DataFrame, size_by: str, log_range: tuple[float, float]):
+def marker_sizes(shown: pd.DataFrame, size_by: str,
+                 log_range: tuple[float, float]) -> np.ndarray | None:
     """Marker sizes in [0.15, 1] from log runtime (fixed over all data), or None."""
     if size_by == "none":
         return None
