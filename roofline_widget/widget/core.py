@@ -222,11 +222,11 @@ class RooflineWidget(widgets.VBox):
             sizes=st.marker_sizes(shown, self.size_by, self._size_range),
             selected=self._selected_indices(selected, shown), roofline=roofline,
             x_range=x_range, y_range=y_range, title=text.empty_title(points, self.ranks == []))
-        with self._guard.hold():
-            self._points, self._main, self._roofline = points, main, roofline
-            self.figure.assign(figure_state)
-            self.selected = selected
-            self.set_trait("message", text.message_text(points, self.ranks == []))
+        self._points, self._main, self._roofline = points, main, roofline
+        self.figure.assign(figure_state)
+        # Outside the guard: observers of these traits (users' too) see a consistent widget.
+        self.selected = selected
+        self.set_trait("message", text.message_text(points, self.ranks == []))
         self._show_texts()
 
     def _refresh_roofline(self) -> None:
@@ -289,9 +289,7 @@ class RooflineWidget(widgets.VBox):
         rows = self._points.shown.iloc[indices]
         keys = list(zip(rows["file"].astype(str), rows["rank"].astype(int),
                         rows["region"].astype(str)))
-        with self._guard.hold():
-            self.selected = keys
-        self.figure.show_selected(self._selected_indices())
+        self.selected = keys  # _on_trait mirrors the keys back onto the Scatter
 
     # ------------------------------------------------------------ public API
     def reset_view(self) -> None:
