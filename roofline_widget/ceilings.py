@@ -242,6 +242,11 @@ class Roofline:
     def empirical(self) -> bool:
         return self.empirical_flops or self.empirical_bandwidth
 
+    def __iter__(self):
+        """The compute roofs, then the bandwidth roofs: a Roofline is a sequence of roofs
+        wherever one is accepted (``RooflineWidget(ceilings=...)``)."""
+        return iter(self.compute + self.bandwidth)
+
     def __repr__(self) -> str:
         return (f"Roofline(compute={[r.label for r in self.compute]}, "
                 f"bandwidth={[r.label for r in self.bandwidth]})")
