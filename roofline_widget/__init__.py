@@ -24,6 +24,11 @@ _LAZY = {
     "Roofline": ".ceilings",
     "plot_roofline": ".static_plot",
     "RooflineWidget": ".widget",
+    "hierarchical_points": ".levels",
+    "hierarchical_left_out": ".levels",
+    "machine_roofline": ".machine",
+    "sanity_check": ".sanity",
+    "read_topology": ".io.topology",
 }
 
 
@@ -52,12 +57,17 @@ __all__ = [
     "Roofline",
     "RooflineWidget",
     "collect_roofline_points",
+    "hierarchical_left_out",
+    "hierarchical_points",
     "left_out_regions",
+    "machine_roofline",
     "plot_roofline",
     "points_dataframe",
     "read_likwid",
     "read_likwid_bench",
+    "read_topology",
     "sample_path",
+    "sanity_check",
     "sample_names",
 ]
 
