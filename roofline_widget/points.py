@@ -451,6 +451,10 @@ def _sources(data) -> list:
     if _is_scope_results(data):
         from .io.scope import ScopeSums
         return [ScopeSums(data)]
+    if isinstance(data, (str, os.PathLike)):
+        from .io.scope_h5 import is_hdf5, read_scope_sums
+        if is_hdf5(data):
+            return [read_scope_sums(data)]
     if isinstance(data, (LikwidRun, str, os.PathLike)) or not isinstance(data, Iterable):
         return [_RunSums(run) for run in as_runs(data)]
     parts = [part for item in data for part in _sources(item)]
