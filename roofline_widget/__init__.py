@@ -24,6 +24,7 @@ _LAZY = {
     "Roofline": ".ceilings",
     "plot_roofline": ".static_plot",
     "RooflineWidget": ".widget",
+    "rank_spread": ".spread",
 }
 
 
@@ -57,6 +58,7 @@ __all__ = [
     "points_dataframe",
     "read_likwid",
     "read_likwid_bench",
+    "rank_spread",
     "sample_path",
     "sample_names",
 ]

@@ -153,9 +153,8 @@ def _thread_reduce(values: np.ndarray, ufunc) -> np.ndarray:
         return ufunc.reduce(values, axis=-1)
     if ufunc is np.add:
         values = np.where(nan, 0.0, values)
-    out = ufunc.reduce(values, axis=-1)
-    out[nan.all(axis=-1)] = np.nan
-    return out
+    out = np.asarray(ufunc.reduce(values, axis=-1))
+    return np.where(nan.all(axis=-1), np.nan, out)
 
 
 class _RegionReader:
@@ -191,8 +190,9 @@ class _RegionReader:
         calls = _read_vector(region, b"call_counts", where)
         for what, column in (("times", times), ("call_counts", calls)):
             if len(column) != n_cpus:
-                raise LikwidFormatError(where, None, f"one value per cpu in {what}",
-                                        f"{len(column)} values for {n_cpus} cpus")
+                raise LikwidFormatError(where, None, f"one value per cpu in {what} and one "
+                                        "column per cpu in metrics",
+                                        f"{len(column)} {what} for {n_cpus} metrics columns")
         group = _string_attribute(region, b"group_name") or \
             f"Group {_scalar_attribute(region, b'group_id')}"
         self.tags.append(tag)
