@@ -79,7 +79,7 @@ def compare(path, repeat):
         theirs.append(seconds)
     assert len(points) == len(dicts), (len(points), len(dicts))
     a, b = shown(median(mine)), shown(median(theirs))
-    print_table("open + points ready (median of %d)" % repeat,
+    print_table(f"open + points ready (median of {repeat})",
                 ["step", "ours", "scope-profiler", "ratio", "target >= 10x"],
                 [["from_h5 / read_scope_sums + points", ms(a), ms(b), f"{b / a:.1f}x",
                   verdict(b / a, 10, True)]])

@@ -19,7 +19,7 @@ pytest.importorskip("h5py")
 
 from scope_profiler.likwid_data import LikwidRegionResult  # noqa: E402
 from scope_profiler.results import ProfilingResults  # noqa: E402
-from scope_fixtures import make_profiling_results, write_scope_h5  # noqa: E402
+from scope_fixtures import write_scope_h5  # noqa: E402
 
 from roofline_widget.errors import LikwidFormatError  # noqa: E402
 from roofline_widget.io.scope import ScopeSums  # noqa: E402

@@ -110,8 +110,11 @@ def _string_attribute(object_id, name: bytes):
     buffer = np.empty(attribute.shape or (), dtype=dtype)
     attribute.read(buffer, mtype=h5py.h5t.py_create(dtype))
     value = buffer.tolist()
-    decode = (lambda v: v.decode("utf-8", "replace") if isinstance(v, bytes) else v)
-    return [decode(v) for v in value] if isinstance(value, list) else decode(value)
+    return [_text(v) for v in value] if isinstance(value, list) else _text(value)
+
+
+def _text(value):
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 def _scalar_attribute(object_id, name: bytes) -> int:
