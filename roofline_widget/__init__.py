@@ -29,6 +29,7 @@ _LAZY = {
     "machine_roofline": ".machine",
     "sanity_check": ".sanity",
     "read_topology": ".io.topology",
+    "rank_spread": ".spread",
 }
 
 
@@ -66,6 +67,7 @@ __all__ = [
     "read_likwid",
     "read_likwid_bench",
     "read_topology",
+    "rank_spread",
     "sample_path",
     "sanity_check",
     "sample_names",

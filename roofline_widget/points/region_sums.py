@@ -54,6 +54,11 @@ def _sources(data) -> list[RegionSource]:
 
     if is_scope_results(data):
         return [ScopeSums(data)]
+    if isinstance(data, (str, os.PathLike)):
+        from ..io.scope_h5 import is_hdf5, read_scope_sums
+
+        if is_hdf5(data):
+            return [read_scope_sums(data)]
     if isinstance(data, (LikwidRun, str, os.PathLike)) or not isinstance(data, Iterable):
         return [RunSums(run) for run in as_runs(data)]
     parts = [part for item in data for part in _sources(item)]
