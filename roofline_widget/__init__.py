@@ -30,6 +30,7 @@ _LAZY = {
     "sanity_check": ".sanity",
     "read_topology": ".io.topology",
     "rank_spread": ".spread",
+    "compare_points": ".compare",
 }
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "Roofline",
     "RooflineWidget",
     "collect_roofline_points",
+    "compare_points",
     "hierarchical_left_out",
     "hierarchical_points",
     "left_out_regions",
