@@ -13,6 +13,8 @@ content (never from the file suffix) and dispatches to one reader per format:
 
 from __future__ import annotations
 
+import re
+
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -53,6 +55,10 @@ FILE_READERS: dict[str, Callable[[PathOrBuffer, str | None], LikwidRun]] = {
 FORMATS = (*TEXT_PARSERS, *FILE_READERS)
 
 
+_CSV_TABLE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
+_TEXT_TABLE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
+
+
 def detect_format(text: str, source) -> str:
     """Return ``"csv"`` or ``"text"`` for LIKWID output, or raise for output we do not read.
 
@@ -62,6 +68,12 @@ def detect_format(text: str, source) -> str:
         For timeline, topology or likwid-bench output, and text without any
         LIKWID table.
     """
+    # A job log may print lscpu, likwid-topology, likwid-bench and application output before the
+    # measurement: the header rows of likwid-perfctr/likwid-mpirun tables decide, wherever they are.
+    if _CSV_TABLE.search(text):
+        return "csv"
+    if _TEXT_TABLE.search(text):
+        return "text"
     head = text[:2_000_000]
     for line_number, line in enumerate(head.splitlines(), start=1):
         if line.startswith(("TABLE,Region", "TABLE,Group", "STRUCT,Info")):
