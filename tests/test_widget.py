@@ -283,6 +283,8 @@ def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
     assert w.controls.left_out.get_title(0) == "Left out (48)" and w.controls.left_out.selected_index == 0
     assert "no FLOP-rate metric in the data" in w.controls.left_out_html.value
     assert not w.figure.roof.visible and "ceilings: none" in w.controls.status_html.value
+    assert "None" not in w.controls.status_html.value
+    assert "FLOP rate <i>none in the data</i>" in w.controls.status_html.value
     w.peak_flops, w.peak_bandwidth = 1000.0, 100.0  # user peaks draw a roof even without points
     assert w.figure.roof.visible and w.roofline.ridge_point() == pytest.approx(10.0)
 
@@ -388,6 +390,7 @@ def test_selection_by_keys_and_by_scatter_indices(pmgpu):
                                                   regions.index("<function_d>")])
     selection = w.selection_dataframe()
     assert sorted(selection["region"]) == ["<function_a>", "<function_d>"]
+    assert ", 2 selected" in w.controls.status_html.value
     for column in ("performance_gflops", "bandwidth_gbs", "arithmetic_intensity_flops_per_byte",
                    "flops_metric", "bandwidth_metric", "efficiency_percent", "bound",
                    "above_roof"):
@@ -397,6 +400,7 @@ def test_selection_by_keys_and_by_scatter_indices(pmgpu):
         100 * 28.5809575 / 204.8)
     w.figure.scatter.selected = np.array([regions.index("<function_b>")])  # a click in the browser
     assert w.selected == [(run, 0, "<function_b>")]
+    assert ", 1 selected" in w.controls.status_html.value
     with pytest.raises(TraitError, match="not among the current points"):
         w.selected = [(run, 0, "<nope>")]
     assert w.selected == [(run, 0, "<function_b>")]

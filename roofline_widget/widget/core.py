@@ -194,6 +194,7 @@ class RooflineWidget(widgets.VBox):
             return
         if change.name == "selected":
             self.figure.show_selected(self._selected_indices())
+            self.controls.status_html.value = self._status()
             return
         refresh = {"color_by": self._restyle, "size_by": self._restyle,
                    "peak_flops": self._refresh_roofline,
@@ -264,7 +265,7 @@ class RooflineWidget(widgets.VBox):
 
     def _status(self) -> str:
         return text.status_html(self._points, self._roofline, max_points=self.max_points,
-                                combine_ranks=self.combine_ranks)
+                                combine_ranks=self.combine_ranks, n_selected=len(self.selected))
 
     def _color_codes(self, shown: pd.DataFrame) -> np.ndarray:
         categories = st.color_categories(self.sums, self.color_by, self.combine_ranks)

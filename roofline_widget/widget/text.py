@@ -126,16 +126,22 @@ def message_html(message: str, is_error: bool) -> str:
     return f"<div style='{color}'>{html.escape(message)}</div>"
 
 
+def _metric_text(name: str | None) -> str:
+    """A metric name as code, or a plain word when the data has none of that kind."""
+    return "<i>none in the data</i>" if name is None else f"<code>{html.escape(str(name))}</code>"
+
+
 def status_html(state: PointState, roofline: Roofline | None, *, max_points: int,
-                combine_ranks: bool) -> str:
-    """The status line: points, metrics, ceilings, left-out count."""
+                combine_ranks: bool, n_selected: int = 0) -> str:
+    """The status line: points, selected count, metrics, ceilings, left-out count."""
     n = len(state.points)
     count = f"<b>{n:,} point{'s' if n != 1 else ''}</b>"
     if state.over_budget:
         count += (f" (drawing the {len(state.shown):,} longest-running; the budget is "
                   f"max_points={max_points:,}; exports hold all)")
-    metrics = (f"FLOP rate <code>{html.escape(str(state.flops_metric))}</code>, bandwidth "
-               f"<code>{html.escape(str(state.bandwidth_metric))}</code>")
+    if n_selected:
+        count += f", {n_selected:,} selected"
+    metrics = f"FLOP rate {_metric_text(state.flops_metric)}, bandwidth {_metric_text(state.bandwidth_metric)}"
     if roofline is None:
         ceilings = "ceilings: none (no points to take empirical ones from)"
     else:
