@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline_widget import read_likwid, sample_path
-from roofline_widget.io._core import RegionBlock, ThreadColumn, build_run
+from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
 from roofline_widget.points import (
     ALL_RANKS,
     POINT_KEYS,

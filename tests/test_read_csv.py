@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from roofline_widget import sample_path
 from roofline_widget.errors import LikwidFormatError
-from roofline_widget.io._core import run_from
+from roofline_widget.io.core import run_from
 from roofline_widget.io.csv import parse_csv
 from roofline_widget.model import WHOLE_RUN_REGION
 

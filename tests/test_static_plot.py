@@ -294,7 +294,7 @@ def test_payload_agrees_with_scope_profiler_on_its_results():
 
 
 def test_run_without_metrics_is_left_out_not_an_error():
-    from roofline_widget.io._core import RegionBlock, ThreadColumn, build_run
+    from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
 
     custom = RegionBlock("events_only", 1, "Custom", 3, threads=[ThreadColumn("HWThread 0", 0)],
                          event_names=["INSTR_RETIRED_ANY:FIXC0"], events=np.array([[5.0]]))

@@ -15,7 +15,7 @@ import pytest
 from traitlets import TraitError
 
 from roofline_widget import BandwidthRoof, ComputeRoof, read_likwid, sample_path
-from roofline_widget.io._core import RegionBlock, ThreadColumn, build_run
+from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
 from roofline_widget.widget import RooflineWidget
 
 PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import LikwidFormatError
 from ..model import LikwidRun
-from ._core import ParsedLikwid, merge_runs, run_from, warn_passed_over
+from .core import ParsedLikwid, merge_runs, run_from, warn_passed_over
 from .csv import parse_csv
 from .opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
 from .text import parse_text

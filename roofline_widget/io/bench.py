@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import LikwidFormatError
-from ._core import warn_passed_over
+from .core import warn_passed_over
 from .opener import PathOrBuffer, open_text
 
 __all__ = ["BenchResult", "read_likwid_bench"]

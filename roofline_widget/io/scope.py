@@ -5,7 +5,7 @@ region tag, one ``LikwidRegionResult`` with per-thread arrays: ``cpus``,
 ``times``, ``call_counts``, ``events`` (nevents x nthreads) and ``metrics``
 (nmetrics x nthreads).  This module turns them into the canonical table of
 :mod:`roofline_widget.model` without building a
-:class:`~roofline_widget.io._core.RegionBlock` per region: regions that share
+:class:`~roofline_widget.io.core.RegionBlock` per region: regions that share
 one list of metric names are stacked with a single ``np.concatenate`` and
 the key columns are built with ``np.repeat`` over per-region values, so the
 only Python loop is the unavoidable one that collects the region objects.
@@ -31,7 +31,7 @@ import pandas as pd
 
 from ..errors import LikwidFormatError
 from ..model import CPU, Layout, LikwidRun
-from ._core import STATS_FRAME_COLUMNS, check_metric_names, key_table
+from .core import STATS_FRAME_COLUMNS, check_metric_names, key_table
 from .scope_regions import change_starts, collect_regions, constant_categorical, repeated_categorical
 
 __all__ = ["from_scope_profiler", "read_scope_h5"]

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import LikwidFormatError
 from ..model import WHOLE_RUN_REGION, Layout
-from ._core import (STAT_COLUMNS, ParsedLikwid, RegionBlock, parse_cells, thread_columns,
+from .core import (STAT_COLUMNS, ParsedLikwid, RegionBlock, parse_cells, thread_columns,
                     version_from_threads)
 
 __all__ = ["parse_text"]
@@ -94,7 +94,7 @@ def parse_text(text: str, source: str) -> ParsedLikwid:
     -------
     ParsedLikwid
         The blocks, layout (``"perfctr-text"`` or ``"mpirun-text"``), CPU
-        header, version range and warnings; :func:`~._core.run_from` makes
+        header, version range and warnings; :func:`~.core.run_from` makes
         the run of it.
 
     Raises
