@@ -40,3 +40,17 @@ def test_topology_lscpu_bench_and_app_output_before_the_tables(tmp_path):
 def test_measurement_after_more_than_two_megabytes_of_output(tmp_path):
     run = read_likwid(_log(tmp_path, "x" * 80 + "\n" * 1 + ("y" * 99 + "\n") * 30_000))
     assert run.regions == ["Setup", "Solve"]
+
+
+@pytest.mark.parametrize("argument", [None, b"/path", 12, [GIVE, None]])
+def test_read_likwid_names_what_it_takes(argument):
+    """Issue 9, item 5: one clear TypeError, not 'NoneType is not iterable'."""
+    with pytest.raises(TypeError, match="read_likwid takes a path .* got (NoneType|bytes|int)"):
+        read_likwid(argument)
+
+
+def test_a_list_as_metric_name_is_refused_by_name():
+    with pytest.raises(TypeError, match=r"flops_metric must be one metric name \(str\) or None, got list"):
+        points_dataframe(GIVE, flops_metric=["DP [MFLOP/s]"])
+    with pytest.raises(TypeError, match="bandwidth_metric must be one metric name"):
+        points_dataframe(GIVE, bandwidth_metric=3)

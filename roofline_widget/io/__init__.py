@@ -59,6 +59,10 @@ _CSV_TABLE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
 _TEXT_TABLE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
 
 
+_NOT_A_FILE = ("read_likwid takes a path (str or os.PathLike), a file object or a list of them; "
+               "got {what} {value}")
+
+
 def detect_format(text: str, source) -> str:
     """Return ``"csv"`` or ``"text"`` for LIKWID output, or raise for output we do not read.
 
@@ -199,10 +203,16 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     _check_format(format)
     if isinstance(path_or_paths, (str, os.PathLike)) or is_file_like(path_or_paths):
         items = [path_or_paths]
+    elif isinstance(path_or_paths, (bytes, bytearray)) or not isinstance(path_or_paths, Iterable):
+        raise TypeError(_NOT_A_FILE.format(what=type(path_or_paths).__name__,
+                                           value=repr(path_or_paths)[:80]))
     else:
         items = list(path_or_paths)
         if not items:
             raise ValueError("read_likwid needs at least one file")
+        for item in items:
+            if not (isinstance(item, (str, os.PathLike)) or is_file_like(item)):
+                raise TypeError(_NOT_A_FILE.format(what=type(item).__name__, value=repr(item)[:80]))
     runs = [_read_one(item, format) for item in items]
     return merge_runs(runs, label=label)
 

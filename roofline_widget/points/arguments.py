@@ -130,3 +130,16 @@ def check_combine_ranks(combine_ranks: object) -> bool:
     if not isinstance(combine_ranks, (bool, np.bool_)):
         raise ValueError(f"combine_ranks must be True or False, got {combine_ranks!r}")
     return bool(combine_ranks)
+
+
+def check_metric_argument(value, role: str) -> None:
+    """Refuse a metric argument that is neither None nor one metric name.
+
+    Raises
+    ------
+    TypeError
+        Naming the argument (``role``, e.g. ``"flops_metric"``) and what it got.
+    """
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{role} must be one metric name (str) or None, got "
+                        f"{type(value).__name__} {value!r:.80}")

@@ -22,7 +22,8 @@ from pandas.api.types import union_categoricals
 
 from ..model import GPU, LikwidRun
 from ..units import BYTE_RATE, FLOP_RATE, UOP_RATE, Unit, parse_unit
-from .arguments import check_combine_ranks, compile_patterns, names_selected, normalize_ranks
+from .arguments import (check_combine_ranks, check_metric_argument, compile_patterns, names_selected,
+                        normalize_ranks)
 from .detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
 from .placement import giga_rates, joined_reasons
 from .rank_groups import RankGroups
@@ -303,6 +304,8 @@ class RegionSums:
             For invalid ranks or patterns, or a ``combine_ranks`` that is no bool.
         """
         check_combine_ranks(combine_ranks)
+        check_metric_argument(flops_metric, "flops_metric")
+        check_metric_argument(bandwidth_metric, "bandwidth_metric")
         rank_list = normalize_ranks(ranks)
         include = compile_patterns(include, "include")
         exclude = compile_patterns(exclude, "exclude")
