@@ -53,7 +53,7 @@ def measure(widget, recorder, name, values, repeat):
         times.append(elapsed)
         sizes.append(recorder.bytes)
         counts.append(len(recorder.messages))
-        scatter += sum(w is widget._scatter for w, _ in recorder.messages)
+        scatter += sum(w is widget.figure.scatter for w, _ in recorder.messages)
     return {"times": times, "bytes": median(sizes), "max_bytes": max(sizes),
             "messages": median(counts), "scatter_messages": scatter}
 
@@ -75,7 +75,7 @@ def main(argv=None) -> int:
     print(f"command: {command_line()}")
     results = make_results(*size)
     build, widget = timed(RooflineWidget, results)
-    points, drawn = len(widget.to_dataframe()), len(widget._scatter.x)
+    points, drawn = len(widget.to_dataframe()), len(widget.figure.scatter.x)
     n_ranks = size[0]
     flops = ["AVX DP [MFLOP/s]", "DP [MFLOP/s]", "AVX512 DP [MFLOP/s]"]
     bandwidth = ["Memory read bandwidth [MBytes/s]", "Memory bandwidth [MBytes/s]"]

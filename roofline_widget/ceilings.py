@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -99,6 +99,8 @@ class ComputeRoof(_Roof):
     name: str
     gflops: float
     source: str = USER
+    #: Where the number came from in detail (file, kernel, threads, precision, ISA).
+    provenance: dict | None = field(default=None, compare=False, repr=False)
     _field = "gflops"
     unit = "GFLOP/s"
     kind = "compute"
@@ -126,6 +128,11 @@ class BandwidthRoof(_Roof):
     name: str
     gbs: float
     source: str = USER
+    #: The memory level (``"L1"``, ``"L2"``, ``"L3"``, ``"MEM"``) the roof bounds, None if not known.
+    level: str | None = None
+    #: Where the number came from in detail (file, kernel, threads, how the level was decided);
+    #: see :func:`roofline_widget.machine.machine_roofline`.
+    provenance: dict | None = field(default=None, compare=False, repr=False)
     _field = "gbs"
     unit = "GB/s"
     kind = "bandwidth"
@@ -234,6 +241,11 @@ class Roofline:
     @property
     def empirical(self) -> bool:
         return self.empirical_flops or self.empirical_bandwidth
+
+    def __iter__(self):
+        """The compute roofs, then the bandwidth roofs: a Roofline is a sequence of roofs
+        wherever one is accepted (``RooflineWidget(ceilings=...)``)."""
+        return iter(self.compute + self.bandwidth)
 
     def __repr__(self) -> str:
         return (f"Roofline(compute={[r.label for r in self.compute]}, "
@@ -356,7 +368,7 @@ class Roofline:
             top = bandwidth[0]
             bandwidth[0] = BandwidthRoof("Peak bandwidth" if top.empirical else top.name,
                                          _positive_finite(peak_bandwidth, "peak_bandwidth (GB/s)"),
-                                         USER)
+                                         USER, level=top.level)
         return Roofline(compute, bandwidth)
 
     def to_dicts(self) -> list[dict]:

@@ -69,10 +69,10 @@ def compare_points(before, after=None, *, flops_metric=None, bandwidth_metric=No
         As for :func:`~roofline_widget.points_dataframe`, applied to every
         run alike (``include``/``exclude`` match each run's own region names).
     match : dict or callable, optional
-        For renamed regions: maps a region name of the earlier run to its
-        name in the later run (``{"Solve": "Solve_v2"}``, or a function
-        returning the new name, or None to keep it).  In a chain it is
-        applied to every run but the last, so all rows use the last run's names.
+        For renamed regions: maps a region name (of any run) to the name it
+        is matched by, ``{"Solve_old": "Solve"}`` (names not in the dict are
+        kept) or a function such as ``str.lower`` (returning None keeps the
+        name).  Applied to the region names of every run.
 
     Returns
     -------
@@ -80,7 +80,7 @@ def compare_points(before, after=None, *, flops_metric=None, bandwidth_metric=No
         One row per (region, rank, device) found in either run, in the order
         of the ``before`` run, then the regions new in ``after``.  Columns:
 
-        - ``region`` (the matched name: the ``after`` name), ``rank``
+        - ``region`` (the matched name, after ``match``), ``rank``
           (-1 with ``combine_ranks``), ``device``;
         - ``status``: ``"both"``, ``"only before"``, ``"only after"`` (the point
           could be placed in that run only) or ``"neither"`` (the region ran,
@@ -148,14 +148,13 @@ def compare_points(before, after=None, *, flops_metric=None, bandwidth_metric=No
                                       detect_bandwidth_metric, "bandwidth", "bandwidth_metric")
     rename = _renamer(match)
     tables = []
-    for index, (label, run_sums) in enumerate(sums):
+    for label, run_sums in sums:
         selection = run_sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
                                     ranks=ranks, include=include, exclude=exclude,
                                     combine_ranks=combine_ranks)
         for note in selection.notes:
             warnings.warn(f"{label} run: {note}", MetricChoiceWarning, stacklevel=2)
-        last = index == len(sums) - 1
-        tables.append(_side_table(selection, label, None if last else rename))
+        tables.append(_side_table(selection, label, rename))
     steps = []
     for step in range(1, len(tables)):
         frame = _pair_frame(tables[step - 1], tables[step], sums[step - 1][0], sums[step][0])
@@ -185,8 +184,9 @@ def _chain_items(runs) -> list[tuple[str, object]]:
         if len(set(labels)) < len(labels):
             items = [(f"run {i + 1}", data) for i, (_, data) in enumerate(items)]
     else:
-        raise TypeError("compare_points(runs) without `after` needs an ordered mapping "
-                        f"{{label: run}} or a list of runs, got {type(runs).__name__}")
+        raise TypeError("compare_points(before, after) compares two runs; for a chain pass one "
+                        "ordered mapping {label: run} or a list of runs and no `after` (got "
+                        f"{type(runs).__name__})")
     if len(items) < 2:
         raise ValueError(f"a chain of runs needs at least two runs, got {len(items)}; "
                          "for two runs call compare_points(before, after)")
@@ -266,7 +266,7 @@ def _side_table(selection, label: str, rename) -> pd.DataFrame:
     })
     table = table.merge(placed, on=keys, how="left").merge(reasons, on=keys, how="left")
     table["reason"] = table["reason"].fillna("")
-    table["key"] = table["region"] if rename is None else table["region"].map(rename)
+    table["key"] = table["region"].map(rename)
     _check_unique(table, label)
     return table.set_index(["key", "rank", "device"])[_SIDE]
 

@@ -18,16 +18,37 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .enums import StrEnum
 from .units import Unit, parse_unit
 
-__all__ = ["LikwidRun", "KEY_COLUMNS", "WHOLE_RUN_REGION", "CPU", "GPU"]
+__all__ = ["LikwidRun", "KEY_COLUMNS", "WHOLE_RUN_REGION", "Device", "Layout", "CPU", "GPU"]
 
 #: Region name given to wrapper-mode output (likwid-perfctr without ``-m``),
 #: which measures the whole program as one implicit region.
 WHOLE_RUN_REGION = "(whole run)"
 
-CPU = "cpu"
-GPU = "gpu"
+
+
+class Device(StrEnum):
+    """What a thread column measured (a ``str``: ``Device.CPU == "cpu"``)."""
+
+    CPU = "cpu"
+    GPU = "gpu"
+
+
+# Module-level names kept for the code that imports them.
+CPU = Device.CPU
+GPU = Device.GPU
+
+
+class Layout(StrEnum):
+    """The layout a run was read from (:attr:`LikwidRun.layout`)."""
+
+    PERFCTR_TEXT = "perfctr-text"
+    PERFCTR_CSV = "perfctr-csv"
+    MPIRUN_TEXT = "mpirun-text"
+    MPIRUN_CSV = "mpirun-csv"
+    SCOPE_PROFILER = "scope-profiler"
 
 #: The key columns of :attr:`LikwidRun.table`, in order.  Metric columns follow.
 KEY_COLUMNS = (
@@ -71,9 +92,10 @@ class LikwidRun:
         What the CPU header said, where printed.
     likwid_version : str or None
         Version range inferred from the layout (e.g. ``">= 5.1"``).
-    layout : str
-        Which layout the run came from (``"perfctr-text"``, ``"perfctr-csv"``,
-        ``"mpirun-text"``, ``"scope-profiler"``, ...).
+    layout : Layout or str
+        Which layout the run came from (a :class:`Layout`: ``"perfctr-text"``,
+        ``"perfctr-csv"``, ``"mpirun-text"``, ``"mpirun-csv"``,
+        ``"scope-profiler"``; ``"a / b"`` for files of different layouts merged).
     warnings : list of str
         Things the reader noticed and passed over (interleaved lines are not
         warnings; ignored tables are).

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import style
 from .ceilings import Roofline
 from .points import RegionSums
 
@@ -33,8 +34,8 @@ PLOT_DATA_FORMAT_VERSION = 1
 #: At most this many regions get a colour (and legend entry) of their own.
 MAX_LEGEND_ENTRIES = 20
 _GRID_POINTS = 160
-_FALLBACK_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+#: Factor between the data (points and ridge point) and the intensity range drawn.
+_INTENSITY_MARGIN = 2.0
 
 
 # --------------------------------------------------------------------------
@@ -85,7 +86,7 @@ def _colors(cmap: str, count: int) -> list[str]:
         import matplotlib
         from matplotlib.colors import to_hex
     except ImportError:
-        return [_FALLBACK_COLORS[i % len(_FALLBACK_COLORS)] for i in range(count)]
+        return [style.STRONG_COLORS[i % len(style.STRONG_COLORS)] for i in range(count)]
     try:
         colormap = matplotlib.colormaps[cmap]
     except KeyError:
@@ -96,18 +97,17 @@ def _colors(cmap: str, count: int) -> list[str]:
         # two runs get two distinct strong colours rather than both ends.
         # tab20 pairs each colour with a light shade: the ten strong ones first
         # (as the widget does), so that neighbours differ in hue.
-        listed = list(listed)
-        if cmap == "tab20":
-            listed = listed[0::2] + listed[1::2]
+        listed = style.strong_first(listed) if cmap == "tab20" else list(listed)
         return [to_hex(listed[i % len(listed)]) for i in range(count)]
     return [to_hex(c) for c in colormap(np.linspace(0, 1, max(count, 1)))][:count]
 
 
 def _intensity_range(points: pd.DataFrame, roofline: Roofline) -> tuple[float, float]:
     """From half the smallest to twice the largest intensity, ridge point included."""
-    intensity = points["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
     ridge = roofline.ridge_point()
-    return min(intensity.min(), ridge) / 2, max(intensity.max(), ridge) * 2
+    intensity = np.append(points["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float),
+                          ridge)
+    return style.padded_range(intensity, _INTENSITY_MARGIN, (ridge, ridge))
 
 
 def _roofline_rows(roofline: Roofline, x_min: float, x_max: float) -> list[dict]:
@@ -210,8 +210,8 @@ def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops
             axes.plot(line["x"], line["y"], color="black", linewidth=2.0, label=line["label"],
                       zorder=3)
             continue
-        style = ":" if line["empirical"] else "--"
-        axes.plot(line["x"], line["y"], color="0.45", linewidth=1.0, linestyle=style, zorder=2)
+        dashes = ":" if line["empirical"] else "--"
+        axes.plot(line["x"], line["y"], color="0.45", linewidth=1.0, linestyle=dashes, zorder=2)
         x, y = (line["x"][-1], line["y"][-1]) if line["kind"] == "compute" else (line["x"][0], line["y"][0])
         axes.annotate(line["label"], (x, y), textcoords="offset points", xytext=(0, 4),
                       ha="right" if line["kind"] == "compute" else "left", fontsize=8, color="0.25")
@@ -221,12 +221,23 @@ def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops
                      color=colour, label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
     axes.set_xscale("log")
     axes.set_yscale("log")
-    axes.set_xlabel(f"Arithmetic intensity [FLOP/byte]  ({flops_metric} / {bandwidth_metric})")
-    axes.set_ylabel("Attained performance [GFLOP/s]")
+    axes.set_xlabel(f"{style.X_LABEL}  ({flops_metric} / {bandwidth_metric})")
+    axes.set_ylabel(style.Y_LABEL)
     axes.set_title(_title(roofline))
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=8, loc="lower right")
     return figure
+
+
+def _bqplot_tooltip():
+    """bqplot's own tooltip with the region, intensity and performance fields of ``style``."""
+    import bqplot
+
+    by_column = {field.column: field for field in style.TOOLTIP_FIELDS}
+    shown = [by_column[c] for c in ("region", "arithmetic_intensity_flops_per_byte",
+                                    "performance_gflops")]
+    return bqplot.Tooltip(fields=["name", "x", "y"], formats=[f.spec for f in shown],
+                          labels=[f.label for f in shown])
 
 
 def _bqplot_figure(points, lines, colour_column, colour_map, roofline):
@@ -250,11 +261,9 @@ def _bqplot_figure(points, lines, colour_column, colour_map, roofline):
             y=subset["performance_gflops"].to_numpy(), scales=scales, colors=[colour],
             names=[str(r) for r in subset["region"]], display_names=False,
             labels=[str(key)], display_legend=True,
-            tooltip=bqplot.Tooltip(fields=["name", "x", "y"], formats=["", ".4g", ".4g"],
-                                   labels=["region", "FLOP/byte", "GFLOP/s"])))
-    axes = [bqplot.Axis(scale=x_scale, label="Arithmetic intensity [FLOP/byte]"),
-            bqplot.Axis(scale=y_scale, side="left",
-                        label="Attained performance [GFLOP/s]")]
+            tooltip=_bqplot_tooltip()))
+    axes = [bqplot.Axis(scale=x_scale, label=style.X_LABEL),
+            bqplot.Axis(scale=y_scale, side="left", label=style.Y_LABEL)]
     return bqplot.Figure(marks=marks, axes=axes, title=_title(roofline), legend_location="bottom-right")
 
 

@@ -18,16 +18,32 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Unit", "parse_unit", "split_metric_name", "FLOP_RATE", "UOP_RATE",
+from .enums import StrEnum
+
+__all__ = ["Unit", "UnitKind", "parse_unit", "split_metric_name", "FLOP_RATE", "UOP_RATE",
            "BYTE_RATE", "BYTE_VOLUME", "INTENSITY", "TIME", "OTHER"]
 
-FLOP_RATE = "flop_rate"
-UOP_RATE = "uop_rate"
-BYTE_RATE = "byte_rate"
-BYTE_VOLUME = "byte_volume"
-INTENSITY = "intensity"
-TIME = "time"
-OTHER = "other"
+
+class UnitKind(StrEnum):
+    """The quantity a metric measures (a ``str``: ``UnitKind.FLOP_RATE == "flop_rate"``)."""
+
+    FLOP_RATE = "flop_rate"
+    UOP_RATE = "uop_rate"
+    BYTE_RATE = "byte_rate"
+    BYTE_VOLUME = "byte_volume"
+    INTENSITY = "intensity"
+    TIME = "time"
+    OTHER = "other"
+
+
+# Module-level names kept for the code that imports them.
+FLOP_RATE = UnitKind.FLOP_RATE
+UOP_RATE = UnitKind.UOP_RATE
+BYTE_RATE = UnitKind.BYTE_RATE
+BYTE_VOLUME = UnitKind.BYTE_VOLUME
+INTENSITY = UnitKind.INTENSITY
+TIME = UnitKind.TIME
+OTHER = UnitKind.OTHER
 
 _DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50, "Ei": 2.0**60}
@@ -54,8 +70,8 @@ class Unit:
     text : str
         The unit as LIKWID printed it (``"MFLOP/s"``), or ``""`` when the
         name carries none.
-    kind : str
-        One of ``"flop_rate"``, ``"uop_rate"``, ``"byte_rate"``,
+    kind : UnitKind
+        A ``str`` enum member: one of ``"flop_rate"``, ``"uop_rate"``, ``"byte_rate"``,
         ``"byte_volume"``, ``"intensity"``, ``"time"`` or ``"other"``.
     to_giga : float
         Factor that converts a value in this unit to GFLOP/s (flop rates),
@@ -143,7 +159,9 @@ def parse_unit(metric_name: str) -> Unit:
     >>> parse_unit("HBM bandwidth [TiB/s]").to_giga
     1099.511627776
     >>> parse_unit("Packed MUOPS/s").kind
-    'uop_rate'
+    <UnitKind.UOP_RATE: 'uop_rate'>
+    >>> parse_unit("Packed MUOPS/s").kind == "uop_rate"
+    True
     """
     stem, unit_text, _ = split_metric_name(metric_name)
     lowered = metric_name.lower()

@@ -7,7 +7,8 @@ choices), never data.  The JSON form::
     {"format": "roofline-widget view", "version": 1,
      "flops_metric": "DP [MFLOP/s]", "ranks": [0, 1], "peak_flops": 2048.0,
      "ceilings": [{"kind": "bandwidth", "name": "DRAM", "value": 105.0,
-                   "source": "likwid-bench triad, 14 threads"}],
+                   "source": "likwid-bench triad, 14 threads", "level": "MEM",
+                   "provenance": {"file": "triad.txt", "threads": 14}}],
      "selected": [["run", 0, "Solve"]], ...}
 
 Reading checks everything and reports every problem at once in a
@@ -75,7 +76,8 @@ class View:
     peak_flops, peak_bandwidth : float or None
         User ceilings in GFLOP/s and GB/s; None: empirical.
     ceilings : list of ComputeRoof / BandwidthRoof
-        Extra roofs, each with its name and provenance (``source``).
+        Extra roofs, each with its name and provenance (``source``, the
+        ``provenance`` dict, a bandwidth roof's ``level``).
     levels : dict of str to str, or None
         Memory level (``"L2"``, ``"MEM"``, ...) -> bandwidth metric used for it.
     color_by : {"region", "run", "rank"}
@@ -320,19 +322,33 @@ def _selected(value):
     return keys
 
 
+_CEILING_KEYS = {"kind", "name", "value", "source"}
+_CEILING_OPTIONAL = {"level", "provenance"}
+
+
 def _ceiling(item):
     if isinstance(item, (ComputeRoof, BandwidthRoof)):
         return item
-    expected = {"kind", "name", "value", "source"}
-    if not isinstance(item, dict) or set(item) != expected:
-        raise _Bad(f"must hold objects with exactly the keys {sorted(expected)}, got {item!r}")
+    if not isinstance(item, dict) or not _CEILING_KEYS <= set(item) \
+            or not set(item) <= _CEILING_KEYS | _CEILING_OPTIONAL:
+        raise _Bad(f"must hold objects with the keys {sorted(_CEILING_KEYS)} (and optionally "
+                   f"{sorted(_CEILING_OPTIONAL)}), got {item!r}")
     kinds = {"compute": ComputeRoof, "bandwidth": BandwidthRoof}
     if item["kind"] not in kinds:
         raise _Bad(f"kind must be 'compute' or 'bandwidth', got {item['kind']!r}")
     if isinstance(item["value"], bool) or not isinstance(item["value"], (int, float)):
         raise _Bad(f"value must be a number, got {item['value']!r}")
+    provenance = item.get("provenance")
+    if provenance is not None and not isinstance(provenance, dict):
+        raise _Bad(f"provenance must be an object or null, got {provenance!r}")
+    extra = {"provenance": provenance}
+    level = item.get("level")
+    if level is not None:
+        if item["kind"] != "bandwidth" or not isinstance(level, str):
+            raise _Bad(f"level must be a string on a bandwidth ceiling, got {level!r}")
+        extra["level"] = level
     try:
-        return kinds[item["kind"]](item["name"], item["value"], item["source"])
+        return kinds[item["kind"]](item["name"], item["value"], item["source"], **extra)
     except ValueError as exc:
         raise _Bad(str(exc)) from None
 
@@ -344,7 +360,14 @@ def _ceilings(value):
 
 
 def _ceiling_dict(roof) -> dict:
-    return {"kind": roof.kind, "name": roof.name, "value": roof.value, "source": roof.source}
+    """A roof as JSON: provenance values that JSON lacks (paths, ...) written as text."""
+    document = {"kind": roof.kind, "name": roof.name, "value": roof.value,
+                "source": roof.source}
+    if getattr(roof, "level", None) is not None:
+        document["level"] = roof.level
+    if roof.provenance is not None:
+        document["provenance"] = json.loads(json.dumps(roof.provenance, default=str))
+    return document
 
 
 _CHECKERS = {

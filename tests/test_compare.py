@@ -224,6 +224,14 @@ def test_match_pairs_a_renamed_region(tmp_path, match):
                   (TAKE_SOLVE_DP, TAKE_SOLVE_BW, TAKE_SOLVE_T))
 
 
+def test_match_is_applied_to_every_run():
+    # str.upper maps both runs' "Solve" to "SOLVE"; the rows keep the names as printed
+    table = compare_points(sample_path(GIVE), sample_path(TAKE), include="Sol", match=str.upper)
+    assert table[["region", "region_before", "region_after", "status"]].values.tolist() == [
+        ["SOLVE", "Solve", "Solve", "both"]]
+    assert table.iloc[0]["speedup"] == approx(GIVE_SOLVE_T / TAKE_SOLVE_T)
+
+
 def test_match_errors_are_clear(tmp_path):
     with pytest.raises(ValueError, match=r"match maps the regions \['Setup', 'Solve'\]"):
         compare_points(sample_path(GIVE), sample_path(TAKE), match={"Setup": "Solve"})
@@ -324,6 +332,10 @@ def test_thread_chain_every_number_by_hand():
             (point_after[1] / first[1] - 1) * 100)
         assert row["intensity_change_vs_first_percent"] == approx(
             ((point_after[0] / point_after[1]) / (first[0] / first[1]) - 1) * 100)
+    # the after point of step 1 is the before point of step 2
+    for column in ("performance_gflops", "bandwidth_gbs", "runtime_seconds"):
+        assert table[f"{column}_after"].iloc[:2].tolist() == \
+            table[f"{column}_before"].iloc[2:].tolist()
     # Solve on 8 threads: 134.7829 / 19.59984 = 6.88 x the 1-thread speed
     assert table.iloc[3]["speedup_vs_first"] == pytest.approx(6.877, abs=1e-3)
     assert list(table.columns)[-4:] == [
@@ -348,5 +360,5 @@ def test_a_pair_is_the_two_run_chain_without_the_first_run_columns():
 def test_chain_errors():
     with pytest.raises(ValueError, match="at least two runs"):
         compare_points({"1t": sample_path(CHAIN["1t"])})
-    with pytest.raises(TypeError, match="ordered mapping"):
+    with pytest.raises(TypeError, match="for a chain pass one ordered mapping"):
         compare_points(sample_path(GIVE))

@@ -11,12 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline_widget import read_likwid, sample_path
-from roofline_widget.io._core import RegionBlock, ThreadColumn, build_run
+from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
 from roofline_widget.points import (
+    ALL_RANKS,
     POINT_KEYS,
     MetricChoiceWarning,
+    RegionSource,
     RegionSums,
     RegionsLeftOutWarning,
+    RunSums,
     collect_roofline_points,
     detect_bandwidth_metric,
     detect_flops_metric,
@@ -24,6 +27,8 @@ from roofline_widget.points import (
     normalize_ranks,
     points_dataframe,
 )
+from roofline_widget.points.run_sums import cached_run_frame
+from roofline_widget.points.source import SOURCE_KEYS
 
 MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 FLOPS_DP_4T = "gmgpolar_skx4s_lw50_FLOPS_DP_spread4t_2regions.txt"
@@ -482,8 +487,7 @@ def test_per_run_sums_are_cached():
     first = RegionSums.from_runs(run)
     again = RegionSums.from_runs([run])
     pd.testing.assert_frame_equal(first.frame, again.frame)
-    from roofline_widget.points import _cached_run_frame
-    assert _cached_run_frame(run) is _cached_run_frame(run)
+    assert cached_run_frame(run) is cached_run_frame(run)
     assert RegionSums.from_runs(first) is first
 
 
@@ -758,3 +762,98 @@ def test_combine_ranks_on_32000_region_rows():
     np.testing.assert_allclose(points.set_index("region").loc[totals.index, "bandwidth_gbs"],
                                totals["bandwidth_gbs"], rtol=1e-12)
 
+
+
+# ---------------------------------------------------------------------------
+# the sums engines' interface (RegionSource) and RegionSums' public columns
+# ---------------------------------------------------------------------------
+class _HandMadeSource:
+    """A RegionSource written by hand: two regions of rank 3, no LikwidRun behind it."""
+
+    label = "by hand"
+    metric_names = [DP, MEM_BW]
+    keys = {
+        "rank": np.array([3, 3], dtype=np.int64),
+        "region": pd.Categorical(["solve", "setup"], categories=["solve", "setup"]),
+        "device": pd.Categorical(["cpu", "cpu"]),
+        "n_threads": np.array([4, 2], dtype=np.int64),
+        "runtime_s": np.array([1.5, 0.25]),
+        "call_count": np.array([10.0, 1.0]),
+        "groups": pd.Categorical(["MEM_DP", "MEM_DP"]),
+    }
+    _sums = {DP: np.array([8000.0, 0.0]), MEM_BW: np.array([4000.0, 1000.0])}
+
+    def __len__(self):
+        return 2
+
+    def sums(self, metric):
+        return self._sums[metric]
+
+    @property
+    def run(self):
+        """A one-thread stand-in (isinstance reads it on Python < 3.12, so it must not raise)."""
+        return make_run(block("solve", {DP: [8000.0], MEM_BW: [4000.0]}, runtime=[1.5], calls=10.0),
+                        block("setup", {DP: [0.0], MEM_BW: [1000.0]}, runtime=[0.25], line=20),
+                        label=self.label)
+
+
+def test_run_sums_is_a_region_source_with_the_run_sums():
+    run = make_run(block("r", {DP: [1.0, 2.0], MEM_BW: [4.0, 0.0]}, runtime=[0.5, 0.75]))
+    source = RunSums(run)
+    assert isinstance(source, RegionSource)
+    assert source.run is run and source.label == run.label and len(source) == 1
+    assert source.metric_names == [DP, MEM_BW]
+    assert tuple(source.keys) == SOURCE_KEYS
+    # one row: DP 1 + 2, bandwidth 4 + 0 (uncore on the first thread only), runtime max
+    assert source.sums(DP).tolist() == [3.0] and source.sums(MEM_BW).tolist() == [4.0]
+    assert source.keys["runtime_s"].tolist() == [0.75] and source.keys["n_threads"].tolist() == [2]
+
+
+def test_any_region_source_is_aggregated():
+    source = _HandMadeSource()
+    assert isinstance(source, RegionSource)
+    sums = RegionSums([source], [source.label])
+    assert sums.files == ["by hand"] and sums.ranks == [3] and sums.regions == ["solve", "setup"]
+    with pytest.warns(RegionsLeftOutWarning, match="1 region/rank"):
+        points = collect_roofline_points(sums)
+    # solve: 8000 MFLOP/s over 4000 MB/s = 8 GFLOP/s / 4 GB/s; setup has zero FLOPs
+    assert [(p["file"], p["region"], p["rank"]) for p in points] == [("by hand", "solve", 3)]
+    assert points[0]["performance_gflops"] == 8.0 and points[0]["bandwidth_gbs"] == 4.0
+    assert points[0]["arithmetic_intensity_flops_per_byte"] == 2.0
+    assert points[0]["runtime_seconds"] == 1.5
+
+
+def test_objects_without_the_interface_are_no_region_source():
+    run = make_run(block("r", {DP: [1.0], MEM_BW: [1.0]}))
+    assert not isinstance(run, RegionSource)
+    assert not isinstance(RegionSums.from_runs(run), RegionSource)  # no keys, label or run
+
+
+def test_region_sums_public_columns():
+    sums = RegionSums.from_runs(_zen3_run())
+    assert sums.metric_names == sums.metrics == [MEM_CH_ALL, DP, MEM_CH0, MEM_CH1]
+    frame = sums.frame
+    for metric in sums.metric_names:
+        np.testing.assert_array_equal(sums.sums(metric), frame[metric].to_numpy())
+    # the total is the sum of its parts per row; NaN where MEM2 did not measure (setup)
+    assert sums.sums(MEM_CH_ALL).tolist()[0] == 2000.0 and np.isnan(sums.sums(MEM_CH_ALL)[1])
+    assert sums.sums(DP) is sums.sums(DP)  # kept
+    assert frame["region"].tolist() == ["solve", "setup"]
+    rows = np.array([1])
+    assert sums.plain_labels("region", rows) == ["setup"]
+    assert list(sums.label_column("region", rows)) == ["setup"]
+    assert list(sums.label_column("region", rows).categories) == sums.regions == ["setup", "solve"]
+    assert sums.key_numbers("n_threads").tolist() == [2, 2]
+    assert sums.key_numbers("rank").dtype == np.int64
+    assert sums.gpu_rows.tolist() == [False, False]
+
+
+def test_rank_groups_of_the_selected_rows():
+    runs = [make_run(block("solve", {DP: [1.0]}), block("setup", {DP: [2.0]}, line=20),
+                     source=f"rank{r}.txt") for r in range(2)]
+    sums = RegionSums.from_runs(runs)  # rows: run 0 solve, setup; run 1 solve, setup
+    groups = sums.rank_groups(np.array([1, 2, 3]))
+    assert groups.n == 3 and groups.first_rows.tolist() == [1, 2, 3]
+    assert groups.sum(np.array([2.0, np.nan, 5.0])).tolist()[::2] == [2.0, 5.0]
+    assert np.isnan(groups.sum(np.array([2.0, np.nan, 5.0]))[1])  # all-NaN stays NaN
+    assert groups.column(sums, "rank").tolist() == [ALL_RANKS] * 3

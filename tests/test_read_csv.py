@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from roofline_widget import sample_path
 from roofline_widget.errors import LikwidFormatError
-from roofline_widget.io._core import build_run
+from roofline_widget.io.core import run_from
 from roofline_widget.io.csv import parse_csv
 from roofline_widget.model import WHOLE_RUN_REGION
 
@@ -21,7 +21,7 @@ SAMPLE = "ufpr_coffeelake_i5-7500_lw43_FLOPS_DP_4regions_1t_O.csv"
 
 def read(text: str, source: str = "test.csv"):
     """Parse and build the run, as read_likwid does for a CSV file."""
-    return build_run(source=source, **parse_csv(text, source))
+    return run_from(parse_csv(text, source), source=source)
 
 
 def sample_text() -> str:
@@ -191,9 +191,9 @@ def test_text_header_is_the_fallback_for_cpu_info():
     lines = [line for line in sample_text().splitlines()
              if not line.startswith(("STRUCT", "CPU name:,", "CPU type:,", "CPU clock:,"))]
     parsed = parse_csv("\n".join(lines), "s.csv")
-    assert parsed["cpu_name"] == "Intel(R) Core(TM) i5-7500 CPU @ 3.40GHz"
-    assert parsed["cpu_clock"] == "3.41 GHz"
-    assert len(parsed["blocks"]) == 4
+    assert parsed.cpu_name == "Intel(R) Core(TM) i5-7500 CPU @ 3.40GHz"
+    assert parsed.cpu_clock == "3.41 GHz"
+    assert len(parsed.blocks) == 4
 
 
 # --------------------------------------------------------------------------- multi-thread with STAT
@@ -321,7 +321,7 @@ def test_likwid_41_mixed_case_stat_tables():
     text = render([block], variant="4.1")
     assert "Raw Stat,CACHES" in text and "Metric Stat,CACHES" in text
     parsed = parse_csv(text, "old.csv")
-    assert parsed["likwid_version"] == "4.1.x"
+    assert parsed.likwid_version == "4.1.x"
     run = read(text)
     assert len(run) == 4  # Stat rows are stats, never threads
     stats = run.stats.set_index(["kind", "name"])
@@ -344,8 +344,8 @@ def test_likwid_40_struct_info_5_carries_region_and_region_info():
         "TABLE,Group 1 Metric,MEM,1,", "Metric,Core 0,Core 1",
         "Memory bandwidth [MBytes/s],0.078023552,0"])
     parsed = parse_csv(text, "lw40.csv")
-    assert parsed["likwid_version"] == "4.0.x"
-    assert parsed["cpu_clock"] == "2.700118 GHz"
+    assert parsed.likwid_version == "4.0.x"
+    assert parsed.cpu_clock == "2.700118 GHz"
     run = read(text)
     assert run.regions == ["loop"]
     np.testing.assert_array_equal(run.table["runtime_s"], [0.5, 0.49])
@@ -418,9 +418,9 @@ def test_round_trip_random_blocks(blocks, variant):
         blocks = [dict(b, threads=[f"node1:{i}:{t.split()[1]}" for i, t in enumerate(b["threads"])])
                   for b in blocks]
     parsed = parse_csv(render(blocks, variant=variant), "rt.csv")
-    assert parsed["warnings"] == []
-    assert len(parsed["blocks"]) == len(blocks)
-    for want, got in zip(blocks, parsed["blocks"]):
+    assert parsed.warnings == []
+    assert len(parsed.blocks) == len(blocks)
+    for want, got in zip(blocks, parsed.blocks):
         assert (got.region, got.group_index, got.group) == (
             want["region"], want["group_index"], want["group"])
         assert [t.label for t in got.threads] == want["threads"]
@@ -439,7 +439,7 @@ def test_round_trip_random_blocks(blocks, variant):
             if kind == "event" and name != "Region calls:CTR":
                 values = dict(zip(got.event_names, got.events))[name]
                 assert total == float(num2str(_stat_values(values)[0]))
-    run = build_run(source="rt.csv", **parsed)
+    run = run_from(parsed, source="rt.csv")
     assert len(run) == sum(len(b["threads"]) for b in blocks)
 
 

@@ -151,9 +151,9 @@ def test_pmgpu_two_runs_in_one_slurm_log():
 
 def test_julia_sample_strips_trailing_blanks_of_cpu_name():
     parsed = parse_sample(JULIA)
-    assert parsed["cpu_name"] == "AMD EPYC 7763 64-Core Processor"
-    assert parsed["cpu_type"] == "AMD K19 (Zen3) architecture"
-    (block,) = parsed["blocks"]
+    assert parsed.cpu_name == "AMD EPYC 7763 64-Core Processor"
+    assert parsed.cpu_type == "AMD K19 (Zen3) architecture"
+    (block,) = parsed.blocks
     assert block.metric_names[4] == "DP [MFLOP/s]"
     assert block.metrics[4, 0] == 1.0774
     assert block.runtime.tolist() == [0.019639]
@@ -256,11 +256,11 @@ Region: Main loop
 
 def test_likwid3_marker_layout():
     parsed = parse_text(LW3, "lw3.txt")
-    assert parsed["likwid_version"] == "3.x"
-    assert parsed["cpu_type"] == "Intel Core Westmere processor"
-    assert parsed["cpu_clock"] == "2.93 GHz"
-    assert parsed["cpu_name"] is None
-    (block,) = parsed["blocks"]
+    assert parsed.likwid_version == "3.x"
+    assert parsed.cpu_type == "Intel Core Westmere processor"
+    assert parsed.cpu_clock == "2.93 GHz"
+    assert parsed.cpu_name is None
+    (block,) = parsed.blocks
     assert (block.region, block.group_index, block.group) == ("Main loop", 1, "FLOPS_DP")
     assert [t.label for t in block.threads] == ["core 0", "core 1"]
     assert [t.cpu for t in block.threads] == [0, 1]
@@ -283,7 +283,7 @@ def test_likwid3_wrapper_layout_has_no_region_header():
                                ["core 3", "1.4e+06"]], "3")
     lines += gen.render_table([["Event", "INSTR_RETIRED_ANY STAT"], ["Sum", "2.6e+06"],
                                ["Max", "1.4e+06"], ["Min", "1.2e+06"], ["Avg", "1.3e+06"]], "3")
-    (block,) = parse_text("\n".join(lines), "w3")["blocks"]
+    (block,) = parse_text("\n".join(lines), "w3").blocks
     assert (block.region, block.group) == (WHOLE_RUN_REGION, "FLOPS_DP")
     assert [t.cpu for t in block.threads] == [0, 3]
     assert block.stats == [("event", "INSTR_RETIRED_ANY", 2.6e6, 1.2e6, 1.4e6, 1.3e6)]
@@ -298,8 +298,8 @@ def test_gpu_columns_and_pipe_in_metric_name():
         runtime=["0.100000", "0.200000"], calls=["1", "2"]), "5"))
     assert "| L3|MEM evict bandwidth [MBytes/s] |" in text
     parsed = parse_text(text, "gpu.txt")
-    (block,) = parsed["blocks"]
-    assert parsed["likwid_version"] == ">= 5.0"
+    (block,) = parsed.blocks
+    assert parsed.likwid_version == ">= 5.0"
     assert [(t.device, t.cpu) for t in block.threads] == [("gpu", 0), ("gpu", 1)]
     assert block.metric_names == ["DP [MFLOP/s]", "L3|MEM evict bandwidth [MBytes/s]"]
     assert block.metrics[1].tolist() == [1200, 6.864286e-06]
@@ -314,7 +314,7 @@ def test_rows_are_cut_by_the_border_not_by_bars():
         [("L3|MEM evict bandwidth [MBytes/s]", ["12.5000"])],
         runtime=["1.000000"], calls=["1"]), "5")
     row = next(k for k, line in enumerate(lines) if line.startswith("| L3|MEM"))
-    (block,) = parse_text("\n".join(lines), "ok")["blocks"]
+    (block,) = parse_text("\n".join(lines), "ok").blocks
     assert block.metric_names == ["L3|MEM evict bandwidth [MBytes/s]"]
     lines[row] = lines[row].replace("] |", "]| ", 1)  # a bar off its column, same width
     with pytest.raises(LikwidFormatError, match="aligned") as info:
@@ -327,7 +327,7 @@ def test_custom_event_set():
                       [("Runtime (RDTSC) [s]", "TSC", ["1.5000"]),
                        ("INSTR_RETIRED_ANY", "FIXC0", ["123456789"])],
                       [], runtime=["1.500012"], calls=["3"])
-    (parsed,) = parse_text("\n".join(gen.render_block(block, "5")), "c")["blocks"]
+    (parsed,) = parse_text("\n".join(gen.render_block(block, "5")), "c").blocks
     assert parsed.group == "Custom"
     assert parsed.event_names == ["Runtime (RDTSC) [s]:TSC", "INSTR_RETIRED_ANY:FIXC0"]
     assert parsed.metric_names == []
@@ -341,7 +341,7 @@ def test_mpirun_tsc_row_gives_runtime_and_wrapper_mpirun_has_whole_run_region():
                       [("Runtime (RDTSC) [s]", "TSC", ["2.5"]), ("INSTR", "FIXC0", ["7"])],
                       [("CPI", ["0.5000"])])
     lines = gen.render_block(block, "mpirun")[1:]  # drop "Region:": likwid-mpirun without -m
-    (parsed,) = parse_text("\n".join(lines), "m")["blocks"]
+    (parsed,) = parse_text("\n".join(lines), "m").blocks
     assert (parsed.region, parsed.group_index, parsed.group) == (WHOLE_RUN_REGION, 2, "Group 2")
     assert parsed.runtime.tolist() == [2.5]
     assert parsed.threads[0].rank == 0 and parsed.threads[0].cpu == 3
@@ -357,9 +357,9 @@ def test_garbage_and_unknown_tables_between_blocks():
     header = lines.index("Region r, Group 1: MEM")
     lines[header + 1:header + 1] = ["+-----+", "| pid |", "+-----+"]  # right above Region Info
     parsed = parse_text("\n".join(lines), "g")
-    assert [b.region for b in parsed["blocks"]] == ["r"]
-    assert parsed["blocks"][0].runtime.tolist() == [1.0]
-    assert parsed["warnings"] == [
+    assert [b.region for b in parsed.blocks] == ["r"]
+    assert parsed.blocks[0].runtime.tolist() == [1.0]
+    assert parsed.warnings == [
         f"line {n}: ignored a table headed {name!r} (not a LIKWID Region Info, Event or "
         "Metric table)" for n, name in ((2, "pin"), (header + 2, "pid"))]
 
@@ -495,9 +495,9 @@ def _expected(cells):
 def test_round_trip(doc):
     layout, blocks, lines = doc
     parsed = parse_text("\n".join(lines) + "\n", "generated.txt")
-    assert len(parsed["blocks"]) == len(blocks)
-    assert parsed["layout"] == ("mpirun-text" if layout == "mpirun" else "perfctr-text")
-    for want, got in zip(blocks, parsed["blocks"]):
+    assert len(parsed.blocks) == len(blocks)
+    assert parsed.layout == ("mpirun-text" if layout == "mpirun" else "perfctr-text")
+    for want, got in zip(blocks, parsed.blocks):
         assert got.region == want.region
         assert got.group_index == want.group_index
         assert got.group == (f"Group {want.group_index}" if layout == "mpirun" else want.group)
@@ -581,5 +581,5 @@ def test_generated_mpirun_text_reads_every_thread():
     """A few MB of likwid-mpirun text (speed is measured in benchmarks/, not here)."""
     text = gen.generate_mpirun(16, 20, 8)
     parsed = parse_text(text, "big.txt")
-    assert len(parsed["blocks"]) == 20
-    assert sum(len(b.threads) for b in parsed["blocks"]) == 16 * 20 * 8
+    assert len(parsed.blocks) == 20
+    assert sum(len(b.threads) for b in parsed.blocks) == 16 * 20 * 8

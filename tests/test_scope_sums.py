@@ -1,4 +1,4 @@
-"""The direct scope-profiler path of RegionSums (io.scope.ScopeSums) against the table path.
+"""The direct scope-profiler path of RegionSums (points.scope_sums.ScopeSums) against the table path.
 
 ``RegionSums.from_runs(results)`` reads per-region sums straight from the
 region arrays; ``RegionSums.from_runs(from_scope_profiler(results))`` builds
@@ -19,8 +19,15 @@ from scope_profiler.results import ProfilingResults  # noqa: E402
 from scope_fixtures import make_profiling_results  # noqa: E402
 
 from roofline_widget.errors import LikwidFormatError  # noqa: E402
-from roofline_widget.io.scope import ScopeSums, from_scope_profiler  # noqa: E402
-from roofline_widget.points import RegionSums, collect_roofline_points  # noqa: E402
+from roofline_widget.io.scope import from_scope_profiler  # noqa: E402
+from roofline_widget.points import (  # noqa: E402
+    RegionSource,
+    RegionSums,
+    RunSums,
+    ScopeSums,
+    collect_roofline_points,
+)
+from roofline_widget.points.source import SOURCE_KEYS  # noqa: E402
 
 DP, BW = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"
 
@@ -153,3 +160,39 @@ def test_misshaped_call_counts_are_named_when_used():
         assert len(collect_roofline_points(results, flops_metric=DP, bandwidth_metric=BW)) == 2
     with pytest.raises(LikwidFormatError, match="region 'c'"):
         _ = RegionSums.from_runs(results).frame  # built on first access
+
+
+# ---------------------------------------------------------------------------
+# both engines implement RegionSource and give the same sums
+# ---------------------------------------------------------------------------
+def _engines(results):
+    return ScopeSums(results), RunSums(from_scope_profiler(results, cache=False))
+
+
+@pytest.mark.parametrize("make", [lambda: make_profiling_results(3, 4, 6, seed=2), _mixed],
+                         ids=["fixture", "mixed"])
+def test_both_engines_are_region_sources_with_the_same_sums(make):
+    scope, run = _engines(make())
+    assert isinstance(scope, RegionSource) and isinstance(run, RegionSource)
+    assert len(scope) == len(run) > 0
+    assert scope.metric_names == run.metric_names
+    assert scope.label == run.label
+    for name in SOURCE_KEYS:
+        np.testing.assert_array_equal(np.asarray(scope.keys[name]), np.asarray(run.keys[name]),
+                                      err_msg=name)
+    for metric in scope.metric_names:
+        np.testing.assert_allclose(scope.sums(metric), run.sums(metric), rtol=1e-13,
+                                   equal_nan=True, err_msg=metric)
+
+
+def test_scope_engine_sums_by_hand():
+    scope = ScopeSums(_mixed())
+    # rows: rank 0 'a', rank 0 'b', rank 1 'a', rank 1 'c' (see _mixed)
+    assert scope.keys["rank"].tolist() == [0, 0, 1, 1]
+    assert list(scope.keys["region"]) == ["a", "b", "a", "c"]
+    assert scope.keys["n_threads"].tolist() == [2, 1, 3, 1]
+    np.testing.assert_array_equal(scope.sums(DP), [3.0, np.nan, np.nan, 3.0])
+    np.testing.assert_array_equal(scope.sums(BW), [10.0, 7.0, 7.0, 6.0])
+    np.testing.assert_array_equal(scope.sums("CPI"), [np.nan, 0.5, np.nan, np.nan])
+    assert list(scope.keys["groups"]) == ["MEM_DP", "MEM", "MEM_DP", "MEM_DP"]
+    assert scope.run.layout == "scope-profiler"  # the per-thread run, built on first use

@@ -129,6 +129,9 @@ def test_matplotlib_figure_draws_the_exact_ridge_point():
     assert "Peak: 1165 GFLOP/s (user)" in labels and "Peak bandwidth: 128 GB/s (user)" in labels
     assert axes.get_title() == "Roofline analysis"
     assert axes.get_yscale() == "log"
+    # the same axis labels as the widget (roofline_widget.style)
+    assert axes.get_ylabel() == "Attained performance [GFLOP/s]"
+    assert axes.get_xlabel().startswith("Arithmetic intensity [FLOP/byte]  (DP [MFLOP/s] / ")
 
 
 def test_csv_export(tmp_path):
@@ -251,6 +254,11 @@ def test_bqplot_backend_returns_a_figure():
     # the polyline passes through the ridge 100 / 50 = 2 FLOP/byte at 100 GFLOP/s
     assert 2.0 in list(roof.x) and roof.y[list(roof.x).index(2.0)] == 100.0
     assert figure.title == "Roofline analysis"
+    assert [axis.label for axis in figure.axes] == ["Arithmetic intensity [FLOP/byte]",
+                                                    "Attained performance [GFLOP/s]"]
+    # the hover fields and formats the widget's tooltip uses for the same columns
+    assert scatters[0].tooltip.labels == ["region", "FLOP/byte", "GFLOP/s"]
+    assert scatters[0].tooltip.formats == ["", ".4g", ".4g"]
 
 
 def test_several_runs_coloured_by_run():
@@ -286,7 +294,7 @@ def test_payload_agrees_with_scope_profiler_on_its_results():
 
 
 def test_run_without_metrics_is_left_out_not_an_error():
-    from roofline_widget.io._core import RegionBlock, ThreadColumn, build_run
+    from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
 
     custom = RegionBlock("events_only", 1, "Custom", 3, threads=[ThreadColumn("HWThread 0", 0)],
                          event_names=["INSTR_RETIRED_ANY:FIXC0"], events=np.array([[5.0]]))

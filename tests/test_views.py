@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +21,8 @@ def full_view() -> View:
         ranks=[0], combine_ranks=False, include="S", exclude="Setup",
         peak_flops=2048.0, peak_bandwidth=105.5,
         ceilings=[ComputeRoof("AVX-512 FMA", 1331.2, "spec sheet"),
-                  BandwidthRoof("DRAM", 98.7, "likwid-bench triad, 14 threads")],
+                  BandwidthRoof("DRAM", 98.7, "likwid-bench triad, 14 threads", level="MEM",
+                                provenance={"file": Path("triad.txt"), "threads": 14})],
         levels={"MEM": "Memory bandwidth [MBytes/s]"}, color_by="run", size_by="runtime",
         max_points=800, selected=[(GIVE_LABEL, 0, "Solve")])
 
@@ -40,9 +42,14 @@ def test_a_view_round_trips_through_json_and_a_file(tmp_path):
     assert written["ceilings"] == [
         {"kind": "compute", "name": "AVX-512 FMA", "value": 1331.2, "source": "spec sheet"},
         {"kind": "bandwidth", "name": "DRAM", "value": 98.7,
-         "source": "likwid-bench triad, 14 threads"}]
+         "source": "likwid-bench triad, 14 threads", "level": "MEM",
+         "provenance": {"file": "triad.txt", "threads": 14}}]
     restored = View.load(path).ceilings
     assert isinstance(restored[1], BandwidthRoof) and restored[1].source.startswith("likwid")
+    # provenance is no part of a roof's equality: checked on its own
+    assert restored[1].level == "MEM"
+    assert restored[1].provenance == {"file": "triad.txt", "threads": 14}
+    assert restored[0].provenance is None
 
 
 def test_keys_left_out_take_the_defaults():
@@ -89,6 +96,12 @@ def test_a_ceiling_with_a_bad_value_names_the_roof():
                               "source": "user"}])
     with pytest.raises(ViewError, match="bandwidth roof 'DRAM' must be a positive finite"):
         View.from_dict(bad)
+    with pytest.raises(ViewError, match="level must be a string on a bandwidth ceiling"):
+        View.from_dict(document(ceilings=[{"kind": "compute", "name": "x", "value": 1,
+                                           "source": "user", "level": "L2"}]))
+    with pytest.raises(ViewError, match=r"and optionally \['level', 'provenance'\]"):
+        View.from_dict(document(ceilings=[{"kind": "compute", "name": "x", "value": 1,
+                                           "source": "user", "colour": "red"}]))
     with pytest.raises(ViewError, match="kind must be 'compute' or 'bandwidth'"):
         View.from_dict(document(ceilings=[{"kind": "L2", "name": "x", "value": 1,
                                            "source": "user"}]))

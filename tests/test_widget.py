@@ -15,7 +15,7 @@ import pytest
 from traitlets import TraitError
 
 from roofline_widget import BandwidthRoof, ComputeRoof, read_likwid, sample_path
-from roofline_widget.io._core import RegionBlock, ThreadColumn, build_run
+from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
 from roofline_widget.widget import RooflineWidget
 
 PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
@@ -93,6 +93,12 @@ def synthetic_run(n_regions, n_ranks, *, names=None, seed=0, zero_bandwidth=()):
     return build_run(blocks, source="synthetic.txt", layout="mpirun-text")
 
 
+def hover(widget, content):
+    """What bqplot does with the message the browser sends when a point is hovered."""
+    scatter = widget.figure.scatter
+    scatter._handle_custom_msgs(scatter, content)
+
+
 def point(frame, region):
     rows = frame[frame["region"] == region]
     assert len(rows) == 1, rows
@@ -115,44 +121,59 @@ def test_pmgpu_points_and_marks(pmgpu):
     assert a["bandwidth_gbs"] == pytest.approx(8.5541612)
     assert a["arithmetic_intensity_flops_per_byte"] == pytest.approx(2.1341472 / 8.5541612)
     assert a["runtime_seconds"] == pytest.approx(1.499428)
-    np.testing.assert_allclose(w._scatter.x, frame["arithmetic_intensity_flops_per_byte"])
-    np.testing.assert_allclose(w._scatter.y, frame["performance_gflops"])
+    np.testing.assert_allclose(w.figure.scatter.x, frame["arithmetic_intensity_flops_per_byte"])
+    np.testing.assert_allclose(w.figure.scatter.y, frame["performance_gflops"])
     # No peaks given: empirical ceilings = the largest observations, <function_a>'s
     # 2.1341472 GFLOP/s and <function_d>'s 28580.9575 MBytes/s = 28.5809575 GB/s.
     assert w.roofline.peak_flops == pytest.approx(2.1341472)
     assert w.roofline.peak_bandwidth == pytest.approx(28.5809575)
-    assert w._flops_empirical.value and w._bandwidth_empirical.value
-    assert "Empirical peak: 2.134 GFLOP/s (empirical)" in w._ceilings.labels
-    assert w._flops_slider.value == pytest.approx(2.1341472)
-    status = w._status_html.value
+    assert w.controls.flops_empirical.value and w.controls.bandwidth_empirical.value
+    assert "Empirical peak: 2.134 GFLOP/s (empirical)" in w.figure.ceilings.labels
+    assert w.controls.flops_slider.value == pytest.approx(2.1341472)
+    status = w.controls.status_html.value
     assert "5 points" in status and "empirical" in status and "DP [MFLOP/s]" in status
-    assert w._roof.visible and w._ceilings.visible
+    assert w.figure.roof.visible and w.figure.ceilings.visible
 
 
 def test_dom_classes_and_axis_labels(pmgpu):
     w = RooflineWidget(pmgpu)
     assert "roofline-widget" in w._dom_classes
-    assert "roofline-figure" in w._figure._dom_classes
+    assert "roofline-figure" in w.figure.plot._dom_classes
     expected = {
-        w._bandwidth_slider: "roofline-peak-bandwidth", w._flops_slider: "roofline-peak-flops",
-        w._include_text: "roofline-include", w._exclude_text: "roofline-exclude",
-        w._status_html: "roofline-status", w._tooltip: "roofline-tooltip",
-        w._interaction_choice: "roofline-interaction",
-        w._combine_box: "roofline-combine-ranks",
+        w.controls.bandwidth_slider: "roofline-peak-bandwidth", w.controls.flops_slider: "roofline-peak-flops",
+        w.controls.include_text: "roofline-include", w.controls.exclude_text: "roofline-exclude",
+        w.controls.status_html: "roofline-status", w.figure.tooltip: "roofline-tooltip",
+        w.controls.interaction_choice: "roofline-interaction",
+        w.controls.combine_box: "roofline-combine-ranks",
     }
     for control, css in expected.items():
         assert css in control._dom_classes
-    labels = [axis.label for axis in w._figure.axes]
-    assert labels == ["Arithmetic intensity [FLOP/byte]", "Performance [GFLOP/s]"]
-    assert w._scatter.tooltip is w._tooltip
+    labels = [axis.label for axis in w.figure.plot.axes]
+    assert labels == ["Arithmetic intensity [FLOP/byte]", "Attained performance [GFLOP/s]"]
+    assert w.figure.scatter.tooltip is w.figure.tooltip
     # The ceilings are labelled on their lines inside the plot by a Label mark.
-    assert w._ceilings.labels and list(w._ceiling_text.text) == list(w._ceilings.labels)
+    assert w.figure.ceilings.labels and list(w.figure.ceiling_labels.text) == list(w.figure.ceilings.labels)
+
+
+def test_traits_stay_in_the_kernel(pmgpu):
+    # The browser model of the widget is a plain VBox: it reads none of the roofline traits.
+    import ipywidgets
+
+    w = RooflineWidget(pmgpu)
+    synced = set(RooflineWidget.class_trait_names(sync=True))
+    assert synced == set(ipywidgets.VBox.class_trait_names(sync=True))
+    state = w.get_state()
+    for name in ("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include",
+                 "exclude", "peak_flops", "peak_bandwidth", "color_by", "size_by",
+                 "max_points", "selected", "message"):
+        assert name not in state
+    assert w.figure.plot in w.children and w.controls.status_html in w.children
 
 
 def test_metric_change_replaces_data_in_place(gmgpolar, sent):
     w = RooflineWidget(gmgpolar)
-    marks = list(w._figure.marks)
-    scatter, figure = w._scatter, w._figure
+    marks = list(w.figure.plot.marks)
+    scatter, figure = w.figure.scatter, w.figure.plot
     setup = point(w.to_dataframe(), "Setup")
     # STAT Sum of Setup: DP 1950.0623 MFLOP/s, Memory bandwidth 541.7965 MBytes/s.
     assert setup["performance_gflops"] == pytest.approx(1.9500623, rel=1e-6)
@@ -163,7 +184,7 @@ def test_metric_change_replaces_data_in_place(gmgpolar, sent):
     # AVX DP is non-zero on Core 0 only: Setup 1.1058, Solve 0.0570 MFLOP/s (STAT Sum).
     assert point(frame, "Setup")["performance_gflops"] == pytest.approx(1.1058e-3)
     assert point(frame, "Solve")["performance_gflops"] == pytest.approx(0.0570e-3)
-    assert w._scatter is scatter and w._figure is figure and list(figure.marks) == marks
+    assert w.figure.scatter is scatter and w.figure.plot is figure and list(figure.marks) == marks
     np.testing.assert_allclose(scatter.y, frame["performance_gflops"])
     scatter_updates = sent.by(scatter)
     assert len(scatter_updates) == 1, "one hold_sync: one message for the Scatter"
@@ -173,16 +194,16 @@ def test_metric_change_replaces_data_in_place(gmgpolar, sent):
     frame = w.to_dataframe()
     assert point(frame, "Setup")["bandwidth_gbs"] == pytest.approx(0.1518988)
     assert point(frame, "Solve")["bandwidth_gbs"] == pytest.approx(0.3882475)
-    assert w._bandwidth_choice.value == "Memory read bandwidth [MBytes/s]"
-    assert "Memory read bandwidth" in w._status_html.value
+    assert w.controls.bandwidth_choice.value == "Memory read bandwidth [MBytes/s]"
+    assert "Memory read bandwidth" in w.controls.status_html.value
 
 
 def test_metric_dropdowns_offer_the_metrics_present_and_drive_the_trait(gmgpolar):
     w = RooflineWidget(gmgpolar)
-    assert list(w._flops_choice.options) == ["DP [MFLOP/s]", "AVX DP [MFLOP/s]",
+    assert list(w.controls.flops_choice.options) == ["DP [MFLOP/s]", "AVX DP [MFLOP/s]",
                                              "Packed [MUOPS/s]", "Scalar [MUOPS/s]"]
-    assert "Memory bandwidth [MBytes/s]" in w._bandwidth_choice.options
-    w._flops_choice.value = "Scalar [MUOPS/s]"
+    assert "Memory bandwidth [MBytes/s]" in w.controls.bandwidth_choice.options
+    w.controls.flops_choice.value = "Scalar [MUOPS/s]"
     assert w.flops_metric == "Scalar [MUOPS/s]"
     # Scalar STAT Sum of Setup: 1948.8507 MUOPS/s -> 1.9488507 G/s.
     assert point(w.to_dataframe(), "Setup")["performance_gflops"] == pytest.approx(1.9488507)
@@ -190,7 +211,7 @@ def test_metric_dropdowns_offer_the_metrics_present_and_drive_the_trait(gmgpolar
 
 def test_unknown_metric_raises_naming_the_valid_ones_and_changes_nothing(gmgpolar):
     w = RooflineWidget(gmgpolar)
-    before = np.array(w._scatter.y)
+    before = np.array(w.figure.scatter.y)
     with pytest.raises(TraitError, match=r"unknown FLOP-rate metric 'SP \[MFLOP/s\]'.*"
                                          r"'DP \[MFLOP/s\]'.*'AVX DP \[MFLOP/s\]'"):
         w.flops_metric = "SP [MFLOP/s]"
@@ -198,8 +219,8 @@ def test_unknown_metric_raises_naming_the_valid_ones_and_changes_nothing(gmgpola
         w.bandwidth_metric = "L2 bandwidth [MBytes/s]"
     with pytest.raises(TraitError, match="valid"):
         RooflineWidget(gmgpolar, flops_metric="nope")
-    assert w.flops_metric == "DP [MFLOP/s]" and w._flops_choice.value == "DP [MFLOP/s]"
-    np.testing.assert_array_equal(w._scatter.y, before)
+    assert w.flops_metric == "DP [MFLOP/s]" and w.controls.flops_choice.value == "DP [MFLOP/s]"
+    np.testing.assert_array_equal(w.figure.scatter.y, before)
     w.flops_metric = None  # back to the detected metric
     assert w.flops_metric == "DP [MFLOP/s]"
 
@@ -208,9 +229,9 @@ def test_include_exclude_filters_and_text_boxes(pmgpu):
     w = RooflineWidget(pmgpu)
     w.include = "<function_[ab]"
     assert sorted(w.to_dataframe()["region"]) == ["<function_a>", "<function_b>"]
-    assert w._include_text.value == "<function_[ab]"
-    assert len(w._scatter.x) == 2
-    w._exclude_text.value = "<function_a"
+    assert w.controls.include_text.value == "<function_[ab]"
+    assert len(w.figure.scatter.x) == 2
+    w.controls.exclude_text.value = "<function_a"
     assert w.exclude == "<function_a"
     assert list(w.to_dataframe()["region"]) == ["<function_b>"]
     w.include, w.exclude = "", "<init"
@@ -219,28 +240,28 @@ def test_include_exclude_filters_and_text_boxes(pmgpu):
 
 def test_invalid_regex_is_an_inline_message_not_a_traceback(pmgpu):
     w = RooflineWidget(pmgpu)
-    w._include_text.value = "func(("  # what a user types: no exception escapes
+    w.controls.include_text.value = "func(("  # what a user types: no exception escapes
     assert w.include == "func(("
     assert "invalid include pattern 'func(('" in w.message
-    assert "invalid include pattern" in w._message_html.value
-    assert len(w._scatter.x) == 0 and len(w.to_dataframe()) == 0
-    assert w._figure.title.startswith("No points")
+    assert "invalid include pattern" in w.controls.message_html.value
+    assert len(w.figure.scatter.x) == 0 and len(w.to_dataframe()) == 0
+    assert w.figure.plot.title.startswith("No points")
     w.include = "<function"
-    assert w.message == "" and len(w._scatter.x) == 4 and w._figure.title == ""
+    assert w.message == "" and len(w.figure.scatter.x) == 4 and w.figure.plot.title == ""
     w.exclude = "[unclosed"
     assert "invalid exclude pattern" in w.message
 
 
 def test_ranks_trait_select_multiple_and_validation(mpirun):
     w = RooflineWidget(mpirun)
-    assert w.ranks is None and w._rank_choice.value == tuple(range(48))
+    assert w.ranks is None and w.controls.rank_choice.value == tuple(range(48))
     w.ranks = np.int64(3)
-    assert w.ranks == [3] and w._rank_choice.value == (3,)
+    assert w.ranks == [3] and w.controls.rank_choice.value == (3,)
     assert list(w.left_out_dataframe()["rank"]) == [3]
-    w._rank_choice.value = (1, 25)
+    w.controls.rank_choice.value = (1, 25)
     assert w.ranks == [1, 25]
     assert sorted(w.left_out_dataframe()["rank"]) == [1, 25]
-    w._rank_choice.value = tuple(range(48))
+    w.controls.rank_choice.value = tuple(range(48))
     assert w.ranks is None
     with pytest.raises(TraitError, match=r"unknown rank\(s\) \[48\]; valid ranks"):
         w.ranks = [0, 48]
@@ -252,18 +273,20 @@ def test_ranks_trait_select_multiple_and_validation(mpirun):
 def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
     # CACHES group: bandwidths but no FLOP metric, so all 48 (rank, wr-only) rows are left out.
     w = RooflineWidget(mpirun)
-    assert w.flops_metric is None and w._flops_choice.disabled
-    assert len(w._scatter.x) == 0 and len(w.to_dataframe()) == 0
+    assert w.flops_metric is None and w.controls.flops_choice.disabled
+    assert len(w.figure.scatter.x) == 0 and len(w.to_dataframe()) == 0
     assert w.message.startswith("No plottable region: 48 region/rank row(s) left out")
-    assert w._figure.title == "No plottable region"
+    assert w.figure.plot.title == "No plottable region"
     left_out = w.left_out_dataframe()
     assert len(left_out) == 48 and set(left_out["region"]) == {"wr-only"}
     assert left_out["reason"].str.contains("no FLOP-rate metric in the data").all()
-    assert w._left_out.get_title(0) == "Left out (48)" and w._left_out.selected_index == 0
-    assert "no FLOP-rate metric in the data" in w._left_out_html.value
-    assert not w._roof.visible and "ceilings: none" in w._status_html.value
+    assert w.controls.left_out.get_title(0) == "Left out (48)" and w.controls.left_out.selected_index == 0
+    assert "no FLOP-rate metric in the data" in w.controls.left_out_html.value
+    assert not w.figure.roof.visible and "ceilings: none" in w.controls.status_html.value
+    assert "None" not in w.controls.status_html.value
+    assert "FLOP rate <i>none in the data</i>" in w.controls.status_html.value
     w.peak_flops, w.peak_bandwidth = 1000.0, 100.0  # user peaks draw a roof even without points
-    assert w._roof.visible and w.roofline.ridge_point() == pytest.approx(10.0)
+    assert w.figure.roof.visible and w.roofline.ridge_point() == pytest.approx(10.0)
 
 
 # --------------------------------------------------------------------------
@@ -272,19 +295,19 @@ def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
 def test_peak_change_moves_only_the_ceilings(pmgpu, sent):
     w = RooflineWidget(pmgpu)
     touched = []
-    w._scatter.observe(lambda change: touched.append(change.name), names=["x", "y", "color"])
+    w.figure.scatter.observe(lambda change: touched.append(change.name), names=["x", "y", "color"])
     sent.clear()
     w.peak_bandwidth = 204.8
     w.peak_flops = 2048.0
     assert touched == [], "a peak change must not touch the Scatter's data"
-    assert sent.by(w._scatter) == []
+    assert sent.by(w.figure.scatter) == []
     assert w.roofline.ridge_point() == pytest.approx(10.0)  # 2048 / 204.8
-    np.testing.assert_allclose(w._ridge.x, [10.0])
-    np.testing.assert_allclose(w._ridge.y, [2048.0])
+    np.testing.assert_allclose(w.figure.ridge.x, [10.0])
+    np.testing.assert_allclose(w.figure.ridge.y, [2048.0])
     # The main roof passes exactly through the ridge point.
-    assert 10.0 in list(w._roof.x) and 2048.0 in list(w._roof.y)
-    assert "Peak bandwidth: 204.8 GB/s" in w._ceilings.labels
-    assert "Peak: 2048 GFLOP/s" in w._ceilings.labels
+    assert 10.0 in list(w.figure.roof.x) and 2048.0 in list(w.figure.roof.y)
+    assert "Peak bandwidth: 204.8 GB/s" in w.figure.ceilings.labels
+    assert "Peak: 2048 GFLOP/s" in w.figure.ceilings.labels
     a = point(w.to_dataframe(), "<function_a>")
     # <function_a>: intensity 0.249486 < ridge 10 -> memory bound, attainable
     # 204.8 * 0.249486 = 51.0948 GFLOP/s, efficiency 2.1341472 / 51.0948 = 4.1768 %.
@@ -292,42 +315,42 @@ def test_peak_change_moves_only_the_ceilings(pmgpu, sent):
     assert a["attainable_gflops"] == pytest.approx(204.8 * 2.1341472 / 8.5541612)
     assert a["efficiency_percent"] == pytest.approx(100 * 8.5541612 / 204.8)
     assert not a["above_roof"]
-    assert "empirical ceilings" not in w._status_html.value
+    assert "empirical ceilings" not in w.controls.status_html.value
 
 
 def test_slider_and_trait_are_linked_both_ways(pmgpu):
     w = RooflineWidget(pmgpu)
     w.peak_flops = 2000
-    assert w._flops_slider.value == pytest.approx(2000) and not w._flops_empirical.value
-    w._flops_slider.value = 500.0  # a drag
+    assert w.controls.flops_slider.value == pytest.approx(2000) and not w.controls.flops_empirical.value
+    w.controls.flops_slider.value = 500.0  # a drag
     assert w.peak_flops == pytest.approx(500.0)
     assert w.roofline.peak_flops == pytest.approx(500.0)
-    w._bandwidth_slider.value = 100.0
-    assert w.peak_bandwidth == pytest.approx(100.0) and not w._bandwidth_empirical.value
-    w._flops_empirical.value = True
+    w.controls.bandwidth_slider.value = 100.0
+    assert w.peak_bandwidth == pytest.approx(100.0) and not w.controls.bandwidth_empirical.value
+    w.controls.flops_empirical.value = True
     assert w.peak_flops is None and w.roofline.empirical_flops
-    assert w._flops_slider.value == pytest.approx(2.1341472)  # shows the empirical peak
-    w._flops_empirical.value = False
+    assert w.controls.flops_slider.value == pytest.approx(2.1341472)  # shows the empirical peak
+    w.controls.flops_empirical.value = False
     assert w.peak_flops == pytest.approx(2.1341472)
     w.peak_bandwidth = 1e7  # beyond the slider's range: the range widens, no clamping
-    assert w._bandwidth_slider.value == pytest.approx(1e7) and w.peak_bandwidth == 1e7
+    assert w.controls.bandwidth_slider.value == pytest.approx(1e7) and w.peak_bandwidth == 1e7
     w.peak_bandwidth = None
-    assert w._bandwidth_empirical.value and w.roofline.peak_bandwidth == pytest.approx(28.5809575)
+    assert w.controls.bandwidth_empirical.value and w.roofline.peak_bandwidth == pytest.approx(28.5809575)
 
 
 def test_browser_snapping_a_slider_to_its_step_grid_is_not_a_drag(pmgpu):
     # The browser puts a value it is sent on the slider's grid of exponents
     # (step 0.0001 decades) and sends that back: 10**3.3113 = 2047.9 for 2048.
     w = RooflineWidget(pmgpu, peak_flops=2048.0)
-    w._flops_slider.value = 10 ** round(math.log10(2048.0), 4)
+    w.controls.flops_slider.value = 10 ** round(math.log10(2048.0), 4)
     assert w.peak_flops == 2048.0
-    w._bandwidth_slider.value = 10 ** round(math.log10(28.5809575), 4)  # the empirical value
-    assert w.peak_bandwidth is None and w._bandwidth_empirical.value
+    w.controls.bandwidth_slider.value = 10 ** round(math.log10(28.5809575), 4)  # the empirical value
+    assert w.peak_bandwidth is None and w.controls.bandwidth_empirical.value
     # The snapped echo of an earlier value may arrive after the kernel moved on.
     w.peak_flops = 1000.0
-    w._flops_slider.set_state({"value": 10 ** round(math.log10(2048.0), 4)})
+    w.controls.flops_slider.set_state({"value": 10 ** round(math.log10(2048.0), 4)})
     assert w.peak_flops == 1000.0
-    w._flops_slider.value = 10 ** (round(math.log10(2048.0), 4) + 0.0002)  # two steps: a drag
+    w.controls.flops_slider.value = 10 ** (round(math.log10(2048.0), 4) + 0.0002)  # two steps: a drag
     assert w.peak_flops == pytest.approx(10 ** 3.3115)
 
 
@@ -345,10 +368,10 @@ def test_extra_ceilings_are_drawn_together(pmgpu):
     w = RooflineWidget(pmgpu, peak_flops=2048, peak_bandwidth=204.8,
                        ceilings=[ComputeRoof("1 core boost", 53.6, "spec sheet"),
                                  BandwidthRoof("L3", 1000.0, "user")])
-    labels = w._ceilings.labels
+    labels = w.figure.ceilings.labels
     assert any(label.startswith("1 core boost: 53.6 GFLOP/s") for label in labels)
     assert any(label.startswith("L3: 1000 GB/s") for label in labels)
-    assert len(labels) == 4 and w._ceilings.x.shape == (4, 3)
+    assert len(labels) == 4 and w.figure.ceilings.x.shape == (4, 3)
     # The attainable performance uses the highest roofs: 2048 GFLOP/s and L3's 1000 GB/s.
     assert w.roofline.ridge_point() == pytest.approx(2.048)
     with pytest.raises(TypeError):
@@ -363,10 +386,11 @@ def test_selection_by_keys_and_by_scatter_indices(pmgpu):
     run = w.to_dataframe()["file"].iloc[0]
     w.selected = [(run, 0, "<function_a>"), {"file": run, "rank": 0, "region": "<function_d>"}]
     regions = list(w.to_dataframe()["region"])
-    assert sorted(w._scatter.selected) == sorted([regions.index("<function_a>"),
+    assert sorted(w.figure.scatter.selected) == sorted([regions.index("<function_a>"),
                                                   regions.index("<function_d>")])
     selection = w.selection_dataframe()
     assert sorted(selection["region"]) == ["<function_a>", "<function_d>"]
+    assert ", 2 selected" in w.controls.status_html.value
     for column in ("performance_gflops", "bandwidth_gbs", "arithmetic_intensity_flops_per_byte",
                    "flops_metric", "bandwidth_metric", "efficiency_percent", "bound",
                    "above_roof"):
@@ -374,8 +398,9 @@ def test_selection_by_keys_and_by_scatter_indices(pmgpu):
     # <function_d>: 1.6163005 GFLOP/s at 28.5809575 GB/s -> efficiency 28.5809575 / 204.8.
     assert point(selection, "<function_d>")["efficiency_percent"] == pytest.approx(
         100 * 28.5809575 / 204.8)
-    w._scatter.selected = np.array([regions.index("<function_b>")])  # a click in the browser
+    w.figure.scatter.selected = np.array([regions.index("<function_b>")])  # a click in the browser
     assert w.selected == [(run, 0, "<function_b>")]
+    assert ", 1 selected" in w.controls.status_html.value
     with pytest.raises(TraitError, match="not among the current points"):
         w.selected = [(run, 0, "<nope>")]
     assert w.selected == [(run, 0, "<function_b>")]
@@ -388,11 +413,11 @@ def test_filters_after_selection_leave_no_stale_rows(pmgpu):
     w.include = "<function_b"
     assert w.selected == [(run, 0, "<function_b>")]
     assert list(w.selection_dataframe()["region"]) == ["<function_b>"]
-    assert list(w._scatter.selected) == [0]  # function_b is now the only (first) point
+    assert list(w.figure.scatter.selected) == [0]  # function_b is now the only (first) point
     w.include = ""
     assert list(w.selection_dataframe()["region"]) == ["<function_b>"]
     regions = list(w.to_dataframe()["region"])
-    assert list(w._scatter.selected) == [regions.index("<function_b>")]
+    assert list(w.figure.scatter.selected) == [regions.index("<function_b>")]
     w.include = "("  # invalid: no points, so nothing can stay selected
     assert w.selected == [] and len(w.selection_dataframe()) == 0
 
@@ -406,82 +431,83 @@ def test_region_names_are_escaped_in_tooltip_legend_and_left_out_table(pmgpu):
     w = RooflineWidget(run)
     assert list(w.to_dataframe()["region"]) == [EVIL, EVIL]
     # The message bqplot 0.13 sends on hover (seen in Chromium): {"event", "data": {..., "index"}}.
-    w._on_hover(w._scatter, {"event": "hover", "data": {"x": 1.0, "y": 1.0, "color": 0,
+    hover(w, {"event": "hover", "data": {"x": 1.0, "y": 1.0, "color": 0,
                                                         "index": 0, "name": "Dot0"}})
-    tooltip = w._tooltip.value
+    tooltip = w.figure.tooltip.value
     assert "&lt;img src=x onerror=alert(1)&gt;" in tooltip and "<img" not in tooltip
     for field in ("region", "run", "rank", "GFLOP/s", "GB/s", "FLOP/byte", "efficiency %",
                   "bound"):
         assert f">{field}<" in tooltip
-    table = w._left_out_html.value
+    table = w.controls.left_out_html.value
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in table and "<script>" not in table
     assert "is zero on every thread" in table
-    assert "<img" not in w._legend_html.value and "&lt;img" in w._legend_html.value
+    assert "<img" not in w.controls.legend_html.value and "&lt;img" in w.controls.legend_html.value
     # The real pmgpu names carry angle brackets too.
     w = RooflineWidget(pmgpu)
-    w._on_hover(w._scatter, {"event": "hover", "data": {"index": 3}})
-    assert "&lt;function_a&gt;" in w._tooltip.value and "<function_a>" not in w._tooltip.value
+    hover(w, {"event": "hover", "data": {"index": 3}})
+    assert "&lt;function_a&gt;" in w.figure.tooltip.value and "<function_a>" not in w.figure.tooltip.value
 
 
 def test_point_budget_draws_the_longest_running(pmgpu):
     w = RooflineWidget(pmgpu, max_points=2)
     # Region runtimes (RDTSC, MEM_DP block): init 1.748179 s, function_a 1.499428 s,
     # function_c 0.000121, function_b 0.000105, function_d 0.000050.
-    drawn = w._state.shown["region"].tolist()
+    drawn = w.figure.state.points["region"].tolist()
     assert drawn == ["<init_datastructures>", "<function_a>"]
-    assert len(w._scatter.x) == 2 and len(w.to_dataframe()) == 5
-    assert "drawing the 2 longest-running" in w._status_html.value
+    assert len(w.figure.scatter.x) == 2 and len(w.to_dataframe()) == 5
+    assert "drawing the 2 longest-running" in w.controls.status_html.value
     w.max_points = 5000
-    assert len(w._scatter.x) == 5 and "longest-running" not in w._status_html.value
+    assert len(w.figure.scatter.x) == 5 and "longest-running" not in w.controls.status_html.value
 
 
 def test_color_and_size_change_restyle_without_touching_positions(gmgpolar, pmgpu, sent):
     w = RooflineWidget([pmgpu, gmgpolar])
     touched = []
-    w._scatter.observe(lambda change: touched.append(change.name), names=["x", "y"])
-    codes = w._scatter.color.copy()
+    w.figure.scatter.observe(lambda change: touched.append(change.name), names=["x", "y"])
+    codes = w.figure.scatter.color.copy()
     assert len(set(codes)) == 7  # 5 + 2 regions, one colour code each
     w.color_by = "run"
-    assert w._color_choice.value == "run"
-    np.testing.assert_array_equal(w._scatter.color, [0, 0, 0, 0, 0, 1, 1])
-    assert "Runs" in w._legend_html.value
-    w._size_choice.value = "runtime"
-    sizes = w._scatter.size
+    assert w.controls.color_choice.value == "run"
+    np.testing.assert_array_equal(w.figure.scatter.color, [0, 0, 0, 0, 0, 1, 1])
+    assert "Runs" in w.controls.legend_html.value
+    w.controls.size_choice.value = "runtime"
+    sizes = w.figure.scatter.size
     frame = w.to_dataframe()
     assert sizes[frame["region"].tolist().index("Solve")] == pytest.approx(1.0)  # 10.08 s
     assert sizes[frame["region"].tolist().index("<function_d>")] == pytest.approx(0.15)  # 50 us
     assert touched == []
     w.size_by = "none"
-    assert w._scatter.size is None
+    assert w.figure.scatter.size is None
 
 
 def test_failed_refresh_leaves_the_widget_unchanged(pmgpu, monkeypatch):
     w = RooflineWidget(pmgpu)
-    before = (np.array(w._scatter.x), w._status_html.value, w._state)
+    before = (np.array(w.figure.scatter.x), w.controls.status_html.value, w.figure.state, w.to_dataframe())
 
     def broken(**keywords):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(w._sums, "select", broken)
+    monkeypatch.setattr(w.sums, "select", broken)
     with pytest.raises(RuntimeError, match="boom"):
         w.include = "<function_a"
-    assert w.include == "" and w._include_text.value == ""
-    np.testing.assert_array_equal(w._scatter.x, before[0])
-    assert w._status_html.value == before[1] and w._state is before[2]
+    assert w.include == "" and w.controls.include_text.value == ""
+    np.testing.assert_array_equal(w.figure.scatter.x, before[0])
+    assert w.controls.status_html.value == before[1] and w.figure.state is before[2]
+    assert w.to_dataframe().equals(before[3])
 
 
 def test_reset_view_refits_the_axes(pmgpu):
     w = RooflineWidget(pmgpu)
-    fitted = (w._xs.min, w._xs.max, w._ys.min, w._ys.max)
-    w._xs.min, w._xs.max = 1.0, 2.0  # a zoom in the browser
-    assert w._ceilings.x.min() == pytest.approx(1.0)  # ceilings follow the zoom
-    assert w._interaction_choice.value == "inspect" and w._figure.interaction is None
-    w._interaction_choice.value = "lasso"
-    assert w._figure.interaction is w._interactions["lasso"]
-    w._interaction_choice.value = "pan-zoom"
-    assert type(w._figure.interaction).__name__ == "PanZoom"
-    w._reset_button.click()
-    assert (w._xs.min, w._xs.max, w._ys.min, w._ys.max) == fitted
+    fitted = (w.figure.x_scale.min, w.figure.x_scale.max, w.figure.y_scale.min, w.figure.y_scale.max)
+    w.figure.x_scale.min, w.figure.x_scale.max = 1.0, 2.0  # a zoom in the browser
+    assert w.figure.ceilings.x.min() == pytest.approx(1.0)  # ceilings follow the zoom
+    assert w.controls.interaction_choice.value == "inspect" and w.figure.plot.interaction is None
+    w.controls.interaction_choice.value = "lasso"
+    assert w.figure.plot.interaction is w.figure.interactions["lasso"]
+    w.controls.interaction_choice.value = "pan-zoom"
+    assert type(w.figure.plot.interaction).__name__ == "PanZoom"
+    w.controls.reset_button.click()
+    assert (w.figure.x_scale.min, w.figure.x_scale.max, w.figure.y_scale.min, w.figure.y_scale.max) == fitted
 
 
 # --------------------------------------------------------------------------
@@ -490,13 +516,13 @@ def test_reset_view_refits_the_axes(pmgpu):
 def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent):
     """Timings of these updates are measured in benchmarks/bench_widget.py, not here."""
     w = RooflineWidget(synthetic_run(500, 100))  # 50,000 (rank, region) points
-    assert len(w.to_dataframe()) == 50_000 and len(w._scatter.x) == 5000
+    assert len(w.to_dataframe()) == 50_000 and len(w.figure.scatter.x) == 5000
     sent.clear()
     w.flops_metric = "SP [MFLOP/s]"
-    assert len(sent.by(w._scatter)) == 1  # new point arrays, in one message
+    assert len(sent.by(w.figure.scatter)) == 1  # new point arrays, in one message
     sent.clear()
     w.peak_bandwidth = 3000.0
-    assert sent.by(w._scatter) == []
+    assert sent.by(w.figure.scatter) == []
     # the ceiling lines, their labels, the slider and the status line: a few hundred bytes each
     assert 0 < sent.bytes < 4096
     assert {type(widget).__name__ for widget, *_ in sent.messages} <= {
@@ -506,17 +532,17 @@ def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent)
 def test_log_ticks_are_compact_over_wide_ranges(pmgpu):
     w = RooflineWidget(pmgpu)
     # <init_datastructures> sits at 4.6e-10 FLOP/byte and 6.9e-9 GFLOP/s: decades as 1e-9, 1e+3
-    assert (w._x_axis.tick_format, w._y_axis.tick_format) == (".0e", ".0e")
+    assert (w.figure.x_axis.tick_format, w.figure.y_axis.tick_format) == (".0e", ".0e")
     w.include = "<function_"  # 0.057 to 0.25 FLOP/byte, 0.5 to 2.1 GFLOP/s: plain numbers
-    assert (w._x_axis.tick_format, w._y_axis.tick_format) == ("~g", "~g")
+    assert (w.figure.x_axis.tick_format, w.figure.y_axis.tick_format) == ("~g", "~g")
 
 
 def test_ceiling_labels_name_each_ceiling_with_its_value(pmgpu):
     w = RooflineWidget(pmgpu, peak_flops=2048.0, peak_bandwidth=204.8)
-    texts = list(w._ceilings.labels)
+    texts = list(w.figure.ceilings.labels)
     assert "Peak: 2048 GFLOP/s" in texts and "Peak bandwidth: 204.8 GB/s" in texts
     w.peak_flops = None
-    assert any(t.startswith("Empirical peak: 2.134 GFLOP/s") for t in w._ceilings.labels)
+    assert any(t.startswith("Empirical peak: 2.134 GFLOP/s") for t in w.figure.ceilings.labels)
 
 
 def test_scope_profiler_results_are_accepted_as_they_are():
@@ -534,7 +560,7 @@ def test_scope_profiler_results_are_accepted_as_they_are():
                                   [p["performance_gflops"] for p in expected])
     np.testing.assert_array_equal(frame["bandwidth_gbs"], [p["bandwidth_gbs"] for p in expected])
     w.ranks = [2]
-    assert set(w.to_dataframe()["rank"]) == {2} and len(w._scatter.x) == 4
+    assert set(w.to_dataframe()["rank"]) == {2} and len(w.figure.scatter.x) == 4
 
 
 # --------------------------------------------------------------------------
@@ -559,7 +585,7 @@ def test_sum_over_ranks_by_hand():
     assert sorted(map(tuple, w.to_dataframe()[["region", "rank"]].values.tolist())) == [
         (EVIL, 1), ("solve", 0)]
     assert len(w.left_out_dataframe()) == 2
-    w._combine_box.value = True  # the checkbox drives the trait
+    w.controls.combine_box.value = True  # the checkbox drives the trait
     assert w.combine_ranks is True
     frame = w.to_dataframe()
     solve = point(frame, "solve")
@@ -577,18 +603,18 @@ def test_sum_over_ranks_by_hand():
     assert point(w.to_dataframe(), "solve")["performance_gflops"] == pytest.approx(1.0)
     left = w.left_out_dataframe()
     assert left[["region", "rank"]].values.tolist() == [[EVIL, -1]]
-    assert "all ranks" in w._left_out_html.value and "&lt;img" in w._left_out_html.value
+    assert "all ranks" in w.controls.left_out_html.value and "&lt;img" in w.controls.left_out_html.value
 
 
 def test_combine_ranks_toggle_replaces_the_scatter_data_in_place(sent):
     w = RooflineWidget(synthetic_run(6, 4))
     per_rank = w.to_dataframe()
-    assert len(per_rank) == 24 and len(w._scatter.x) == 24
-    scatter, figure, marks = w._scatter, w._figure, list(w._figure.marks)
+    assert len(per_rank) == 24 and len(w.figure.scatter.x) == 24
+    scatter, figure, marks = w.figure.scatter, w.figure.plot, list(w.figure.plot.marks)
     sent.clear()
     w.combine_ranks = True
-    assert w._combine_box.value is True
-    assert w._scatter is scatter and w._figure is figure and list(figure.marks) == marks
+    assert w.controls.combine_box.value is True
+    assert w.figure.scatter is scatter and w.figure.plot is figure and list(figure.marks) == marks
     updates = sent.by(scatter)
     assert len(updates) == 1 and {"x", "y"} <= set(updates[0]), "one hold_sync, data replaced"
     frame = w.to_dataframe()
@@ -602,27 +628,27 @@ def test_combine_ranks_toggle_replaces_the_scatter_data_in_place(sent):
     np.testing.assert_allclose(scatter.y, frame["performance_gflops"])
     np.testing.assert_allclose(frame["arithmetic_intensity_flops_per_byte"],
                                frame["performance_gflops"] / frame["bandwidth_gbs"])
-    assert "ranks summed" in w._status_html.value and "6 points" in w._status_html.value
-    w._combine_box.value = False
-    assert w.combine_ranks is False and len(w._scatter.x) == 24 and w._scatter is scatter
-    assert "ranks summed" not in w._status_html.value
+    assert "ranks summed" in w.controls.status_html.value and "6 points" in w.controls.status_html.value
+    w.controls.combine_box.value = False
+    assert w.combine_ranks is False and len(w.figure.scatter.x) == 24 and w.figure.scatter is scatter
+    assert "ranks summed" not in w.controls.status_html.value
 
 
 def test_combined_points_show_all_ranks_and_can_be_selected():
     w = RooflineWidget(two_rank_run(), combine_ranks=True, color_by="rank")
-    assert w._combine_box.value is True and len(w._scatter.x) == 2
-    assert "all ranks" in w._legend_html.value and ">-1<" not in w._legend_html.value
-    np.testing.assert_array_equal(w._scatter.color, [0, 0])
-    w._on_hover(w._scatter, {"event": "hover", "data": {"index": 0}})
-    assert "<td>all ranks</td>" in w._tooltip.value
+    assert w.controls.combine_box.value is True and len(w.figure.scatter.x) == 2
+    assert "all ranks" in w.controls.legend_html.value and ">-1<" not in w.controls.legend_html.value
+    np.testing.assert_array_equal(w.figure.scatter.color, [0, 0])
+    hover(w, {"event": "hover", "data": {"index": 0}})
+    assert "<td>all ranks</td>" in w.figure.tooltip.value
     run = w.to_dataframe()["file"].iloc[0]
     w.selected = [(run, -1, "solve")]
     regions = list(w.to_dataframe()["region"])
-    assert list(w._scatter.selected) == [regions.index("solve")]
+    assert list(w.figure.scatter.selected) == [regions.index("solve")]
     assert w.selection_dataframe()[["region", "rank"]].values.tolist() == [["solve", -1]]
-    w._scatter.selected = np.array([regions.index(EVIL)])  # a click
+    w.figure.scatter.selected = np.array([regions.index(EVIL)])  # a click
     assert w.selected == [(run, -1, EVIL)]
     w.combine_ranks = False  # rank -1 is no longer among the points: no stale selection
-    assert w.selected == [] and "all ranks" not in w._legend_html.value
+    assert w.selected == [] and "all ranks" not in w.controls.legend_html.value
     with pytest.raises(TraitError, match="not among the current points"):
         w.selected = [(run, -1, "solve")]

@@ -13,41 +13,71 @@ content (never from the file suffix) and dispatches to one reader per format:
 
 from __future__ import annotations
 
+import re
+
 import os
-import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..errors import LikwidFormatError, LikwidReadWarning
+from ..errors import LikwidFormatError
 from ..model import LikwidRun
-from ._core import build_run, merge_runs
+from .core import ParsedLikwid, merge_runs, run_from, warn_passed_over
+from .csv import parse_csv
+from .opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
+from .text import parse_text
 
-__all__ = ["read_likwid", "read_likwid_text", "as_runs"]
+__all__ = ["read_likwid", "read_likwid_text", "as_runs", "FORMATS", "detect_format"]
 
 _TOPOLOGY_MARKERS = ("Hardware Thread Topology", "Cache Topology", "NUMA Topology")
 
 
-def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except IsADirectoryError:
-        raise LikwidFormatError(path, None, "a file, not a directory") from None
-    if not raw.strip():
-        raise LikwidFormatError(path, None, "LIKWID output", "an empty file")
-    if b"\x00" in raw[:65536]:
-        raise LikwidFormatError(path, None, "a text file of LIKWID output", "binary data")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        try:
-            return raw.decode("latin-1")
-        except UnicodeDecodeError:  # pragma: no cover - latin-1 decodes anything
-            raise LikwidFormatError(path, line, "UTF-8 text") from None
+#: The text formats: name -> parser ``(text, source) -> ParsedLikwid``.
+TEXT_PARSERS: dict[str, Callable[[str, str], ParsedLikwid]] = {
+    "text": parse_text,
+    "csv": parse_csv,
+}
 
 
-def _detect_layout(text: str, source) -> str:
-    """Return ``"csv"`` or ``"text"``, or raise for output we do not read."""
+def _read_scope(path_or_buffer: PathOrBuffer, label: str | None) -> LikwidRun:
+    from .scope import read_scope_h5
+    if is_file_like(path_or_buffer):
+        raise LikwidFormatError(source_name(path_or_buffer), None,
+                                "a path to a scope-profiler HDF5 file, not a file object")
+    return read_scope_h5(path_or_buffer, label)
+
+
+#: The binary formats: name -> reader ``(path, label) -> LikwidRun``.
+FILE_READERS: dict[str, Callable[[PathOrBuffer, str | None], LikwidRun]] = {
+    "scope-h5": _read_scope,
+}
+
+#: Every format :func:`read_likwid` accepts as ``format=``.
+FORMATS = (*TEXT_PARSERS, *FILE_READERS)
+
+
+_CSV_TABLE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
+_TEXT_TABLE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
+
+
+_NOT_A_FILE = ("read_likwid takes a path (str or os.PathLike), a file object or a list of them; "
+               "got {what} {value}")
+
+
+def detect_format(text: str, source) -> str:
+    """Return ``"csv"`` or ``"text"`` for LIKWID output, or raise for output we do not read.
+
+    Raises
+    ------
+    LikwidFormatError
+        For timeline, topology or likwid-bench output, and text without any
+        LIKWID table.
+    """
+    # A job log may print lscpu, likwid-topology, likwid-bench and application output before the
+    # measurement: the header rows of likwid-perfctr/likwid-mpirun tables decide, wherever they are.
+    if _CSV_TABLE.search(text):
+        return "csv"
+    if _TEXT_TABLE.search(text):
+        return "text"
     head = text[:2_000_000]
     for line_number, line in enumerate(head.splitlines(), start=1):
         if line.startswith(("TABLE,Region", "TABLE,Group", "STRUCT,Info")):
@@ -72,7 +102,14 @@ def _detect_layout(text: str, source) -> str:
         "'+---' borders, or CSV 'TABLE,' blocks)", "no LIKWID table")
 
 
-def read_likwid_text(text: str, source: str = "<string>", *, label: str | None = None) -> LikwidRun:
+def _check_format(format: str | None) -> None:
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; valid formats: "
+                         f"{', '.join(map(repr, FORMATS))} (or None to detect it)")
+
+
+def read_likwid_text(text: str, source: str = "<string>", *, label: str | None = None,
+                     format: str | None = None) -> LikwidRun:
     """Read LIKWID output held in a string (what :func:`read_likwid` does per file).
 
     Parameters
@@ -83,44 +120,56 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
         Name used for the run's source and in error messages.
     label : str, optional
         Name of the run (default: the stem of ``source``).
+    format : {"text", "csv"}, optional
+        The layout; detected from the content when None.
 
     Returns
     -------
     LikwidRun
     """
-    from .csv import parse_csv
-    from .text import parse_text
-
-    layout = _detect_layout(text, source)
-    parser = parse_csv if layout == "csv" else parse_text
-    parsed = parser(text, str(source))
-    run = build_run(source=str(source), label=label, **parsed)
-    if run.warnings:
-        listed = "\n".join(f"  - {message}" for message in run.warnings)
-        warnings.warn(f"{source}: read, but passed over {len(run.warnings)} part(s) of it "
-                      f"(also in run.warnings):\n{listed}", LikwidReadWarning, stacklevel=3)
+    _check_format(format)
+    if format in FILE_READERS:
+        raise ValueError(f"format {format!r} is read from a file, not from a string")
+    layout = format or detect_format(text, source)
+    parsed = TEXT_PARSERS[layout](text, str(source))
+    run = run_from(parsed, source=str(source), label=label)
+    warn_passed_over(source, run.warnings, stacklevel=2)
     return run
 
 
-def read_likwid(path_or_paths, *, label: str | None = None) -> LikwidRun:
+def _read_one(path_or_buffer: PathOrBuffer, format: str | None) -> LikwidRun:
+    if format in FILE_READERS:
+        return FILE_READERS[format](path_or_buffer, None)
+    source = open_text(path_or_buffer)
+    return read_likwid_text(source.text, source.name, format=format)
+
+
+def read_likwid(path_or_paths, *, label: str | None = None,
+                format: str | None = None) -> LikwidRun:
     """Read likwid-perfctr or likwid-mpirun output into a :class:`LikwidRun`.
 
     The layout is recognised from the content, not the file name: text
     tables of LIKWID 3.x to 5.x (marker mode ``-m`` and wrapper mode),
     likwid-perfctr CSV (``-O`` or ``-o file.csv``, with or without the text
-    header that precedes it on stdout) and likwid-mpirun text output.
-    Application output, ``INFO:``/``WARNING:`` lines and several runs
-    concatenated in one log (a slurm file) are tolerated.
+    header that precedes it on stdout), likwid-mpirun text output
+    (scope-profiler HDF5 files with ``format="scope-h5"``). Application output, ``INFO:``/``WARNING:``
+    lines and several runs concatenated in one log (a slurm file) are
+    tolerated. Files may be gzip, bz2 or xz compressed.
 
     Parameters
     ----------
-    path_or_paths : str, path-like or sequence of them
+    path_or_paths : str, path-like, file object or sequence of them
         One file, or several files of one job (e.g. a MEM_DP run and a
         FLOPS_DP run), which are merged into one run so that a FLOP metric
         of one group and a bandwidth metric of another form one point.
+        Open files (text or binary) are read to their end.
     label : str, optional
         Name of the run in plots and tables; defaults to the (first) file's
         stem.
+    format : str, optional
+        One of :data:`FORMATS` (``"text"``, ``"csv"``, ``"scope-h5"``),
+        for every file; ``"text"`` or ``"csv"`` detected from each file's
+        content when None.
 
     Returns
     -------
@@ -135,6 +184,8 @@ def read_likwid(path_or_paths, *, label: str | None = None) -> LikwidRun:
         timeline or topology output, truncated or ragged tables, duplicated
         region/thread pairs); the message names the file, the line and what
         was expected.
+    ValueError
+        For a ``format`` not in :data:`FORMATS` (the message lists them).
     FileNotFoundError
         If a file does not exist.
 
@@ -144,27 +195,31 @@ def read_likwid(path_or_paths, *, label: str | None = None) -> LikwidRun:
     >>> run = read_likwid(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"))
     >>> run.regions
     ['Setup', 'Solve']
+    >>> read_likwid(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"), format="xml")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown format 'xml'; valid formats: 'text', 'csv', 'scope-h5' (or None to detect it)
     """
-    if isinstance(path_or_paths, (str, os.PathLike)):
-        paths = [Path(path_or_paths)]
+    _check_format(format)
+    if isinstance(path_or_paths, (str, os.PathLike)) or is_file_like(path_or_paths):
+        items = [path_or_paths]
+    elif isinstance(path_or_paths, (bytes, bytearray)) or not isinstance(path_or_paths, Iterable):
+        raise TypeError(_NOT_A_FILE.format(what=type(path_or_paths).__name__,
+                                           value=repr(path_or_paths)[:80]))
     else:
-        paths = [Path(p) for p in path_or_paths]
-        if not paths:
+        items = list(path_or_paths)
+        if not items:
             raise ValueError("read_likwid needs at least one file")
-    runs = [read_likwid_text(_read_text(p), str(p)) for p in paths]
+        for item in items:
+            if not (isinstance(item, (str, os.PathLike)) or is_file_like(item)):
+                raise TypeError(_NOT_A_FILE.format(what=type(item).__name__, value=repr(item)[:80]))
+    runs = [_read_one(item, format) for item in items]
     return merge_runs(runs, label=label)
 
 
-def _is_scope_results(obj) -> bool:
+def is_scope_results(obj: object) -> bool:
+    """Whether ``obj`` is scope-profiler ``ProfilingResults`` (checked without importing scope-profiler)."""
     return type(obj).__name__ == "ProfilingResults" and hasattr(obj, "get_likwid_regions")
-
-
-def _looks_like_hdf5(path: Path) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(8) == b"\x89HDF\r\n\x1a\n"
-    except OSError:
-        return False
 
 
 def as_runs(data) -> list[LikwidRun]:
@@ -182,12 +237,12 @@ def as_runs(data) -> list[LikwidRun]:
     """
     if isinstance(data, LikwidRun):
         return [data]
-    if _is_scope_results(data):
+    if is_scope_results(data):
         from .scope import from_scope_profiler
         return [from_scope_profiler(data)]
     if isinstance(data, (str, os.PathLike)):
         path = Path(data)
-        if _looks_like_hdf5(path):
+        if peek(path) == HDF5_MAGIC:
             from .scope import read_scope_h5
             return [read_scope_h5(path)]
         return [read_likwid(path)]

@@ -24,11 +24,11 @@ likwid-perfctr, mixed with other output, or hold several benchmarks; each
 from __future__ import annotations
 
 import re
-import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..errors import LikwidFormatError
+from .core import warn_passed_over
+from .opener import PathOrBuffer, open_text
 
 __all__ = ["BenchResult", "read_likwid_bench"]
 
@@ -168,25 +168,28 @@ def _parse_run(lines, offset: int, source: str):
     )
 
 
-def read_likwid_bench(path) -> list[BenchResult]:
+def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     """Read every likwid-bench result in a file.
 
     Parameters
     ----------
-    path : str or path-like
+    path : str, path-like or file object
         likwid-bench output, on its own or inside other output (for example
-        wrapped by likwid-perfctr, or several benchmarks in one log).
+        wrapped by likwid-perfctr, or several benchmarks in one log); plain
+        or gzip/bz2/xz compressed, opened like :func:`~roofline_widget.read_likwid`'s files.
 
     Returns
     -------
     list of BenchResult
         In file order.  A benchmark banner without result lines (a run that
-        was killed) is skipped with a warning naming its line.
+        was killed) is skipped with a
+        :class:`~roofline_widget.errors.LikwidReadWarning` naming its line.
 
     Raises
     ------
     LikwidFormatError
-        If the file holds no likwid-bench result.
+        If the file holds no likwid-bench result, or cannot be opened (a
+        directory, empty, binary).
 
     Examples
     --------
@@ -197,16 +200,17 @@ def read_likwid_bench(path) -> list[BenchResult]:
     >>> result.bandwidth_roof().source
     'likwid-bench triad_avx, 3 threads'
     """
-    source = str(path)
-    lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-    results = []
-    for start, run_lines in _split_runs(lines):
+    opened = open_text(path, "likwid-bench output")
+    source = opened.name
+    results, skipped = [], []
+    for start, run_lines in _split_runs(opened.text.splitlines()):
         result = _parse_run(run_lines, start, source)
         if result is None:
-            warnings.warn(f"{source}, line {start + 1}: likwid-bench run without 'MFlops/s:' "
-                          "or 'MByte/s:' results (interrupted?); skipped", stacklevel=2)
+            skipped.append(f"line {start + 1}: likwid-bench run without 'MFlops/s:' "
+                           "or 'MByte/s:' results (interrupted?); skipped")
         else:
             results.append(result)
+    warn_passed_over(source, skipped, stacklevel=2)
     if not results:
         raise LikwidFormatError(source, None, "likwid-bench output (a 'LIKWID MICRO BENCHMARK' "
                                 "banner, 'Test: <kernel>' and 'MFlops/s:' / 'MByte/s:' lines)",

@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import LikwidFormatError
-from ..model import WHOLE_RUN_REGION
-from ._core import RegionBlock, parse_cells, parse_thread_header
+from ..model import WHOLE_RUN_REGION, Layout
+from .core import (STAT_COLUMNS, ParsedLikwid, RegionBlock, parse_cells, thread_columns,
+                    version_from_threads)
 
 __all__ = ["parse_csv"]
 
@@ -43,7 +44,6 @@ _GROUP_LINE = re.compile(r"^(?P<index>\d+),(?P<group>[^,]+),(?P<region>.*?),*$")
 _STAT_SUFFIX = re.compile(r"\s+STAT$", re.IGNORECASE)
 _TEXT_INFO = re.compile(r"^(CPU name|CPU type|CPU clock):\t(.*)$")
 _INFO_KEYS = {"CPU name": "cpu_name", "CPU type": "cpu_type", "CPU clock": "cpu_clock"}
-_STAT_COLUMNS = ("Sum", "Min", "Max", "Avg")
 
 _REGION_INFO = "Region Info"
 _RUNTIME_ROW = "RDTSC Runtime [s]"
@@ -116,7 +116,7 @@ class _CsvParser:
         return LikwidFormatError(self.source, line, expected, found)
 
     # ------------------------------------------------------------ driver
-    def run(self) -> dict:
+    def run(self) -> ParsedLikwid:
         index = 0
         while index < len(self.lines):
             line = self.lines[index]
@@ -138,29 +138,21 @@ class _CsvParser:
                              "no TABLE block")
         return self.result()
 
-    def result(self) -> dict:
+    def result(self) -> ParsedLikwid:
         info = {key: self.info.get(key, self.text_info.get(key))
                 for key in ("cpu_name", "cpu_type", "cpu_clock")}
         mpirun = any(t.rank is not None for b in self.blocks for t in b.threads)
-        return {
-            "blocks": self.blocks,
-            "layout": "mpirun-csv" if mpirun else "perfctr-csv",
-            **info,
-            "likwid_version": self.version(mpirun),
-            "warnings": self.warnings,
-        }
+        return ParsedLikwid(blocks=self.blocks,
+                            layout=Layout.MPIRUN_CSV if mpirun else Layout.PERFCTR_CSV,
+                            **info, likwid_version=self.version(mpirun), warnings=self.warnings)
 
     def version(self, mpirun: bool) -> str | None:
-        labels = [t.label for b in self.blocks for t in b.threads]
         if self.struct_info_5:
             return "4.0.x"
         if self.mixed_case_stat:
             return "4.1.x"
-        if any(label.startswith("HWThread") for label in labels):
-            return ">= 5.1"
-        if any(label.startswith("Core") for label in labels):
-            return "4.1 - 5.0.x"
-        return ">= 4.3" if mpirun else None
+        labels = [t.label for b in self.blocks for t in b.threads]
+        return version_from_threads(labels) or (">= 4.3" if mpirun else None)
 
     # ------------------------------------------------------------ STRUCT,Info
     def read_struct(self, index: int, count: int) -> int:
@@ -230,9 +222,9 @@ class _CsvParser:
         if stat:
             self.add_stats(table, index)
         elif kind == "Raw":
-            self.add_raw(table, region_info, index)
+            self.add_raw(table, region_info)
         else:
-            self.add_metrics(table, index)
+            self.add_metrics(table)
         return cursor
 
     def line_starts(self, index: int, prefix: str) -> bool:
@@ -298,12 +290,7 @@ class _CsvParser:
         return cells
 
     def thread_columns(self, headers: list[str], index: int) -> list:
-        threads = [parse_thread_header(h) for h in headers]
-        if not threads or None in threads:
-            bad = headers[threads.index(None)] if None in threads else ""
-            raise self.error(index, "per-thread column headers ('HWThread N', 'Core N', "
-                             "'GPU N' or 'host:rank:cpu')", bad)
-        return threads
+        return thread_columns(headers, self.source, index + 1)
 
     # ------------------------------------------------------------ blocks
     def current_block(self, table: _Table) -> RegionBlock | None:
@@ -323,7 +310,7 @@ class _CsvParser:
             return pending.region
         return WHOLE_RUN_REGION
 
-    def add_raw(self, table: _Table, region_info: dict | None, index: int) -> None:
+    def add_raw(self, table: _Table, region_info: dict | None) -> None:
         threads = self.thread_columns(table.columns, table.header_index)
         pending = self.pending
         if region_info is None and pending is not None and table.region is None \
@@ -352,7 +339,7 @@ class _CsvParser:
         block.events = np.array(rows).reshape(len(rows), len(threads))
         self.blocks.append(block)
 
-    def add_metrics(self, table: _Table, index: int) -> None:
+    def add_metrics(self, table: _Table) -> None:
         threads = self.thread_columns(table.columns, table.header_index)
         block = self.current_block(table)
         if block is None:
@@ -372,11 +359,11 @@ class _CsvParser:
             raise self.error(index, f"a {table.kind} table of region {self.region_of(table)!r}, "
                              f"group {table.group_index} before its STAT table", self.lines[index])
         position = {name.capitalize(): i for i, name in enumerate(table.columns)}
-        missing = [c for c in _STAT_COLUMNS if c not in position]
+        missing = [c for c in STAT_COLUMNS if c not in position]
         if missing:
             raise self.error(table.header_index, "STAT columns Sum, Min, Max, Avg", ",".join(table.columns))
         kind = "event" if table.kind == "Raw" else "metric"
-        picks = [position[c] for c in _STAT_COLUMNS]
+        picks = [position[c] for c in STAT_COLUMNS]
         for label, values in zip(table.labels, table.values):
             name = _STAT_SUFFIX.sub("", label[0])
             if kind == "event":
@@ -384,7 +371,7 @@ class _CsvParser:
             block.stats.append((kind, name, *(float(values[p]) for p in picks)))
 
 
-def parse_csv(text: str, source: str) -> dict:
+def parse_csv(text: str, source: str) -> ParsedLikwid:
     """Parse likwid-perfctr / likwid-mpirun CSV output.
 
     Parameters
@@ -397,11 +384,10 @@ def parse_csv(text: str, source: str) -> dict:
 
     Returns
     -------
-    dict
-        Keyword arguments for :func:`~roofline_widget.io._core.build_run`:
-        ``blocks``, ``layout`` (``"perfctr-csv"`` or ``"mpirun-csv"``),
-        ``cpu_name``, ``cpu_type``, ``cpu_clock``, ``likwid_version`` and
-        ``warnings``.
+    ParsedLikwid
+        The blocks, layout (``"perfctr-csv"`` or ``"mpirun-csv"``), CPU
+        header, version range and warnings; :func:`~.core.run_from` makes
+        the run of it.
 
     Raises
     ------
@@ -421,7 +407,7 @@ def parse_csv(text: str, source: str) -> dict:
     ...     "Metric,HWThread 0",
     ...     "CPI,0.5"])
     >>> parsed = parse_csv(text, "run.csv")
-    >>> block = parsed["blocks"][0]
+    >>> block = parsed.blocks[0]
     >>> block.region, block.event_names, block.metrics.tolist()
     ('(whole run)', ['INSTR_RETIRED_ANY:FIXC0'], [[0.5]])
     """

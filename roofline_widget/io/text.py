@@ -27,8 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import LikwidFormatError
-from ..model import WHOLE_RUN_REGION
-from ._core import RegionBlock, parse_cells, parse_thread_header
+from ..model import WHOLE_RUN_REGION, Layout
+from .core import (STAT_COLUMNS, ParsedLikwid, RegionBlock, parse_cells, thread_columns,
+                    version_from_threads)
 
 __all__ = ["parse_text"]
 
@@ -42,7 +43,6 @@ _MEASURING_3X = re.compile(r"Measuring group (?P<group>\S+)")
 #: is U+3000); anything left sends the table to the slow, exact path.
 _DELETE_NUMERIC = str.maketrans("", "", "0123456789.eE+-naifNAIF"
                                 + "".join(chr(c) for c in range(0x3001) if chr(c).isspace()))
-_STAT_COLUMNS = ("Sum", "Min", "Max", "Avg")
 _TABLE_KINDS = ("Region Info", "Event", "Metric")
 _CPU_KEYS = {"CPU name:": "cpu_name", "CPU type:": "cpu_type", "CPU clock:": "cpu_clock"}
 
@@ -64,7 +64,7 @@ class _Table:
     @property
     def is_stat(self) -> bool:
         heads = self.value_header
-        return "Sum" in heads and all(h in _STAT_COLUMNS or h.startswith("%ile") for h in heads)
+        return "Sum" in heads and all(h in STAT_COLUMNS or h.startswith("%ile") for h in heads)
 
 
 @dataclass
@@ -80,7 +80,7 @@ class _Open:
     has_metrics: bool = False
 
 
-def parse_text(text: str, source: str) -> dict:
+def parse_text(text: str, source: str) -> ParsedLikwid:
     """Parse likwid-perfctr or likwid-mpirun text output.
 
     Parameters
@@ -92,11 +92,10 @@ def parse_text(text: str, source: str) -> dict:
 
     Returns
     -------
-    dict
-        Keyword arguments of :func:`roofline_widget.io._core.build_run`:
-        ``blocks``, ``layout`` (``"perfctr-text"`` or ``"mpirun-text"``),
-        ``cpu_name``, ``cpu_type``, ``cpu_clock``, ``likwid_version`` and
-        ``warnings``.
+    ParsedLikwid
+        The blocks, layout (``"perfctr-text"`` or ``"mpirun-text"``), CPU
+        header, version range and warnings; :func:`~.core.run_from` makes
+        the run of it.
 
     Raises
     ------
@@ -111,9 +110,9 @@ def parse_text(text: str, source: str) -> dict:
     >>> from roofline_widget import sample_path
     >>> text = open(sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")).read()
     >>> parsed = parse_text(text, "perfctr.out")
-    >>> [(b.region, b.group, len(b.threads)) for b in parsed["blocks"]]
+    >>> [(b.region, b.group, len(b.threads)) for b in parsed.blocks]
     [('saxpy', 'FLOPS_DP', 1)]
-    >>> parsed["likwid_version"]
+    >>> parsed.likwid_version
     '>= 5.1'
     """
     with warnings.catch_warnings():
@@ -146,7 +145,7 @@ class _TextReader:
         self._thread_cache: dict = {}
 
     # ------------------------------------------------------------------ driver
-    def read(self) -> dict:
+    def read(self) -> ParsedLikwid:
         lines = self.lines
         count = len(lines)
         i = 0
@@ -172,19 +171,14 @@ class _TextReader:
                     self.measuring_group = match["group"]
             i += 1
         self._finish()
-        layout = "mpirun-text" if "mpirun" in self.styles else "perfctr-text"
+        layout = Layout.MPIRUN_TEXT if "mpirun" in self.styles else Layout.PERFCTR_TEXT
         if "mpirun" in self.styles and len(self.styles) > 1:
             self.warnings.append("the file mixes likwid-mpirun and likwid-perfctr tables; "
                                  "read as likwid-mpirun output")
-        return {
-            "blocks": self.blocks,
-            "layout": layout,
-            "cpu_name": self.cpu.get("cpu_name"),
-            "cpu_type": self.cpu.get("cpu_type"),
-            "cpu_clock": self.cpu.get("cpu_clock"),
-            "likwid_version": " / ".join(self.versions) or None,
-            "warnings": self.warnings,
-        }
+        return ParsedLikwid(
+            blocks=self.blocks, layout=layout, cpu_name=self.cpu.get("cpu_name"),
+            cpu_type=self.cpu.get("cpu_type"), cpu_clock=self.cpu.get("cpu_clock"),
+            likwid_version=" / ".join(self.versions) or None, warnings=self.warnings)
 
     def _error(self, line: int | None, expected: str, found: str | None = None):
         return LikwidFormatError(self.source, line, expected, found)
@@ -318,12 +312,7 @@ class _TextReader:
     def _threads(self, labels: tuple, line: int) -> list:
         threads = self._thread_cache.get(labels)
         if threads is None:
-            threads = [parse_thread_header(label) for label in labels]
-            for label, thread in zip(labels, threads):
-                if thread is None:
-                    raise self._error(line, "per-thread column headers ('HWThread 0', "
-                                      "'Core 0', 'core 0', 'GPU 0' or 'host:rank:cpu')",
-                                      label)
+            threads = thread_columns(labels, self.source, line)
             self._thread_cache[labels] = threads
         return list(threads)
 
@@ -364,7 +353,7 @@ class _TextReader:
     def _stats(self, current: _Open, table: _Table, kind: str) -> None:
         heads = table.value_header
         nan = np.full(len(table.names), np.nan)
-        columns = [table.values[:, heads.index(h)] if h in heads else nan for h in _STAT_COLUMNS]
+        columns = [table.values[:, heads.index(h)] if h in heads else nan for h in STAT_COLUMNS]
         names = [n[:-5] if n.endswith(" STAT") else n for n in table.names]
         if table.counters is not None:
             names = [f"{n}:{c}" for n, c in zip(names, table.counters)]
@@ -496,13 +485,4 @@ def _version(style: str, labels: tuple | None) -> str:
         return "4.0.x"
     if style == "mpirun":
         return ">= 4.3 (likwid-mpirun)"
-    labels = labels or ()
-    if any(label.startswith("HWThread ") for label in labels):
-        return ">= 5.1"
-    if any(label.startswith("core ") for label in labels):
-        return "3.x"
-    if any(label.startswith("Core ") for label in labels):
-        return "4.0 - 5.0.x" if style == "wrapper" else "4.1 - 5.0.x"
-    if any(label.startswith("GPU ") for label in labels):
-        return ">= 5.0"
-    return "unknown"
+    return version_from_threads(labels or (), wrapper=style == "wrapper") or "unknown"

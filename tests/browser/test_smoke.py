@@ -7,9 +7,12 @@ apart from a broken widget.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
+
+import roofline_widget
 
 from .ui import drag_slider, open_in_lab, read_json_when, run_all_cells, wait_for_count
 
@@ -55,6 +58,9 @@ def test_lab_renders_ipywidgets_and_bqplot(lab, page, tmp_path):
 
     state = read_json_when(json_path, lambda s: True)
     assert state["executable"] == sys.executable, "the kernel is not this venv's python"
+    # The kernel imports the same roofline_widget as this test process (a worktree's code
+    # with PYTHONPATH, not the editable install of another checkout).
+    assert Path(state["package"]).resolve() == Path(roofline_widget.__file__).resolve(), state
     assert state["value"] == 1.0
 
     drag_slider(page, "smoke-slider", 100)

@@ -1,4 +1,4 @@
-"""The parser core shared by every reader: cells, thread headers, blocks.
+"""The parser core shared by every reader: blocks, the parsers' result, building runs.
 
 Each format reader (text tables, CSV, likwid-mpirun) turns its input into a
 list of :class:`RegionBlock` -- one per (region, group) table set -- and
@@ -8,118 +8,29 @@ list of :class:`RegionBlock` -- one per (region, group) table set -- and
 
 from __future__ import annotations
 
-import re
+import warnings as _warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import LikwidFormatError
-from ..model import CPU, GPU, KEY_COLUMNS, LikwidRun
+from ..errors import LikwidFormatError, LikwidReadWarning
+from ..model import KEY_COLUMNS, Layout, LikwidRun
+from .cells import (NAN_TOKENS, ThreadColumn, parse_cells, parse_thread_header, thread_columns,
+                    version_from_threads)
 
-__all__ = ["RegionBlock", "ThreadColumn", "parse_thread_header", "parse_cells",
-           "build_run", "NAN_TOKENS"]
+__all__ = ["RegionBlock", "ThreadColumn", "ParsedLikwid", "parse_thread_header",
+           "thread_columns", "version_from_threads", "parse_cells", "build_run", "run_from",
+           "key_table", "check_metric_names", "check_unique_rows", "warn_passed_over",
+           "merge_runs", "NAN_TOKENS", "STAT_COLUMNS", "STATS_FRAME_COLUMNS"]
 
-#: Cell texts that mean "not measured" (LIKWID prints ``-``) or not a number.
-NAN_TOKENS = frozenset({"-", "nan", "-nan", "NaN", "inf", "-inf", "", "N/A"})
-
-_HWTHREAD = re.compile(r"^(?:HWThread|Core|core|CPU|Thread)\s+(\d+)$")
-_GPU = re.compile(r"^GPU\s+(\d+)$")
-_MPI = re.compile(r"^(?P<host>[^:\s]+):(?P<rank>\d+):(?P<cpu>\d+)$")
-
-
-@dataclass(frozen=True)
-class ThreadColumn:
-    """What a per-thread column header says.
-
-    Attributes
-    ----------
-    label : str
-        The header as printed (``"HWThread 3"``, ``"sonata:1:25"``).
-    cpu : int
-        OS id of the hardware thread, or the GPU id.
-    device : str
-        ``"cpu"`` or ``"gpu"``.
-    rank : int or None
-        MPI rank from a likwid-mpirun ``host:rank:cpu`` header.
-    host : str
-        Host name from such a header, ``""`` otherwise.
-    """
-
-    label: str
-    cpu: int
-    device: str = CPU
-    rank: int | None = None
-    host: str = ""
-
-
-def parse_thread_header(text: str) -> ThreadColumn | None:
-    """Parse a per-thread column header, or return None if it is not one.
-
-    Examples
-    --------
-    >>> parse_thread_header("HWThread 64")
-    ThreadColumn(label='HWThread 64', cpu=64, device='cpu', rank=None, host='')
-    >>> parse_thread_header("sonata:1:25").rank
-    1
-    >>> parse_thread_header("GPU 0").device
-    'gpu'
-    """
-    text = text.strip()
-    match = _HWTHREAD.match(text)
-    if match:
-        return ThreadColumn(text, int(match[1]))
-    match = _GPU.match(text)
-    if match:
-        return ThreadColumn(text, int(match[1]), GPU)
-    match = _MPI.match(text)
-    if match:
-        return ThreadColumn(text, int(match["cpu"]), CPU, int(match["rank"]), match["host"])
-    return None
-
-
-def _cell_to_float(cell: str) -> float:
-    cell = cell.strip()
-    if cell in NAN_TOKENS:
-        return np.nan
-    return float(cell)
-
-
-def parse_cells(cells, source, line: int, what: str) -> np.ndarray:
-    """Convert a row of cell texts to float64, ``-`` and ``nan`` to NaN.
-
-    Parameters
-    ----------
-    cells : sequence of str
-        The cells (surrounding blanks allowed).
-    source, line
-        Where the row came from, for the error message.
-    what : str
-        What the row is (``"values of metric 'CPI'"``), for the error message.
-
-    Raises
-    ------
-    LikwidFormatError
-        If a cell is neither a number nor one of :data:`NAN_TOKENS`.
-    """
-    try:
-        return np.array(cells, dtype=np.float64)
-    except ValueError:
-        pass
-    try:
-        return np.array([_cell_to_float(c) for c in cells], dtype=np.float64)
-    except ValueError:
-        bad = next(c for c in cells if not _is_number(c))
-        raise LikwidFormatError(source, line, f"numbers or '-' as {what}", bad) from None
-
-
-def _is_number(cell: str) -> bool:
-    try:
-        _cell_to_float(cell)
-    except ValueError:
-        return False
-    return True
+#: The LIKWID STAT columns kept in :attr:`LikwidRun.stats`, in this order.
+STAT_COLUMNS = ("Sum", "Min", "Max", "Avg")
+#: The columns of :attr:`LikwidRun.stats`.
+STATS_FRAME_COLUMNS = ["source", "rank", "region", "group_index", "group",
+                       "kind", "name", *STAT_COLUMNS]
 
 
 @dataclass
@@ -201,6 +112,130 @@ def _stack_by_signature(blocks, names_attr: str, values_attr: str, offsets) -> p
     return pd.DataFrame(dict(zip(columns, data)), copy=False) if columns else pd.DataFrame(index=range(total))
 
 
+@dataclass
+class ParsedLikwid:
+    """What a format parser read from one text: the contract between parsers and :func:`run_from`.
+
+    Attributes
+    ----------
+    blocks : list of RegionBlock
+        One per (region, group) table set, in file order.
+    layout : Layout
+        ``Layout.PERFCTR_TEXT``, ``PERFCTR_CSV``, ``MPIRUN_TEXT`` or ``MPIRUN_CSV``.
+    cpu_name, cpu_type, cpu_clock : str or None
+        What the CPU header said, where printed.
+    likwid_version : str or None
+        Version range inferred from the layout (``">= 5.1"``).
+    warnings : list of str
+        What the parser passed over, and where.
+    """
+
+    blocks: list[RegionBlock]
+    layout: Layout
+    cpu_name: str | None = None
+    cpu_type: str | None = None
+    cpu_clock: str | None = None
+    likwid_version: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def run_from(parsed: ParsedLikwid, *, source, label: str | None = None) -> LikwidRun:
+    """Build the :class:`~roofline_widget.model.LikwidRun` of a parser's result.
+
+    Parameters
+    ----------
+    parsed : ParsedLikwid
+        What :func:`~roofline_widget.io.text.parse_text` or
+        :func:`~roofline_widget.io.csv.parse_csv` returned.
+    source : str or path
+        The file it came from.
+    label : str, optional
+        Name of the run; the file stem by default.
+    """
+    return build_run(parsed.blocks, source=source, label=label, layout=parsed.layout,
+                     cpu_name=parsed.cpu_name, cpu_type=parsed.cpu_type,
+                     cpu_clock=parsed.cpu_clock, likwid_version=parsed.likwid_version,
+                     warnings=parsed.warnings)
+
+
+def key_table(*, source: str, total: int, line, rank, region, group_index, group, thread,
+              host, cpu, device, call_count, runtime_s) -> pd.DataFrame:
+    """The :data:`~roofline_widget.model.KEY_COLUMNS` frame, in their order and dtypes.
+
+    Every argument but ``source`` and ``total`` is one value per row (an
+    array or a :class:`pandas.Categorical`); ``region``, ``group``,
+    ``thread``, ``host`` and ``device`` become categoricals, ``line``,
+    ``rank``, ``group_index`` and ``cpu`` int64, the rest float64.
+    """
+    def category(values):
+        if isinstance(values, pd.Categorical):
+            return values
+        return pd.Categorical(np.asarray(values, dtype=object)) if total else pd.Categorical([])
+
+    columns = {
+        "source": pd.Categorical.from_codes(np.zeros(total, dtype=np.int8), [source]),
+        "line": np.asarray(line, dtype=np.int64),
+        "rank": np.asarray(rank, dtype=np.int64),
+        "region": category(region),
+        "group_index": np.asarray(group_index, dtype=np.int64),
+        "group": category(group),
+        "thread": category(thread),
+        "host": category(host),
+        "cpu": np.asarray(cpu, dtype=np.int64),
+        "device": category(device),
+        "call_count": np.asarray(call_count, dtype=np.float64),
+        "runtime_s": np.asarray(runtime_s, dtype=np.float64),
+    }
+    return pd.DataFrame({name: columns[name] for name in KEY_COLUMNS})
+
+
+def check_metric_names(names, source: str) -> None:
+    """Raise :class:`LikwidFormatError` if a metric is named like a key column."""
+    clash = set(names) & set(KEY_COLUMNS)
+    if clash:
+        raise LikwidFormatError(source, None, "metric names other than the key columns",
+                                ", ".join(sorted(clash)))
+
+
+def check_unique_rows(table: pd.DataFrame, subset: list[str], expected: str,
+                      source: str | None = None) -> None:
+    """Raise :class:`LikwidFormatError` for the first row repeating ``subset``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A frame with the key columns.
+    subset : list of str
+        The columns that together must be unique.
+    expected : str
+        What the message says was expected.
+    source : str, optional
+        The file named in the message (default: the row's ``source``).
+    """
+    duplicated = table.duplicated(subset=subset)
+    if duplicated.any():
+        row = table[duplicated].iloc[0]
+        raise LikwidFormatError(
+            row["source"] if source is None else source, int(row["line"]), expected,
+            f"region {row['region']!r}, group {row['group']}, thread {row['thread']}, "
+            f"rank {row['rank']} again",
+        )
+
+
+def warn_passed_over(source, messages: Sequence[str], stacklevel: int = 2) -> None:
+    """Warn :class:`~roofline_widget.errors.LikwidReadWarning` listing what a reader passed over.
+
+    Every reader warns this one way: one warning per file, one message per
+    line. Nothing is warned when ``messages`` is empty.
+    """
+    if not messages:
+        return
+    listed = "\n".join(f"  - {message}" for message in messages)
+    _warnings.warn(f"{source}: read, but passed over {len(messages)} part(s) of it "
+                   f"(also in run.warnings):\n{listed}", LikwidReadWarning,
+                   stacklevel=stacklevel + 1)
+
+
 def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=None,
               cpu_clock=None, likwid_version=None, warnings=None, rank=None) -> LikwidRun:
     """Turn parsed region blocks into a :class:`~roofline_widget.model.LikwidRun`.
@@ -213,6 +248,8 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
         The file they came from.
     label : str, optional
         Name of the run; the file stem by default.
+    layout, cpu_name, cpu_type, cpu_clock, likwid_version, warnings
+        As in :class:`ParsedLikwid` (see :func:`run_from`).
     rank : int, optional
         Rank to give rows whose header carries none (default 0).
 
@@ -246,31 +283,29 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
                 out[start:start + len(block.threads)] = values
         return out
 
-    keys = pd.DataFrame({
-        "source": pd.Categorical([source] * total) if total else pd.Categorical([]),
-        "line": per_block([b.line for b in blocks]).astype(np.int64),
-        "rank": per_thread(lambda t: default_rank if t.rank is None else t.rank, np.int64),
-        "region": pd.Categorical(per_block([b.region for b in blocks]).astype(object)),
-        "group_index": per_block([b.group_index for b in blocks]).astype(np.int64),
-        "group": pd.Categorical(per_block([b.group for b in blocks]).astype(object)),
-        "thread": pd.Categorical([t.label for b in blocks for t in b.threads]),
-        "host": pd.Categorical([t.host for b in blocks for t in b.threads]),
-        "cpu": per_thread(lambda t: t.cpu, np.int64),
-        "device": pd.Categorical([t.device for b in blocks for t in b.threads]),
-        "call_count": optional("call_count"),
-        "runtime_s": optional("runtime"),
-    })
+    keys = key_table(
+        source=source, total=total,
+        line=per_block([b.line for b in blocks]),
+        rank=per_thread(lambda t: default_rank if t.rank is None else t.rank, np.int64),
+        region=per_block([b.region for b in blocks]).astype(object),
+        group_index=per_block([b.group_index for b in blocks]),
+        group=per_block([b.group for b in blocks]).astype(object),
+        thread=[t.label for b in blocks for t in b.threads],
+        host=[t.host for b in blocks for t in b.threads],
+        cpu=per_thread(lambda t: t.cpu, np.int64),
+        device=[str(t.device) for b in blocks for t in b.threads],
+        call_count=optional("call_count"),
+        runtime_s=optional("runtime"),
+    )
     metrics = _stack_by_signature(blocks, "metric_names", "metrics", offsets)
-    clash = set(metrics.columns) & set(KEY_COLUMNS)
-    if clash:
-        raise LikwidFormatError(source, None, "metric names other than the key columns",
-                                ", ".join(sorted(clash)))
+    check_metric_names(metrics.columns, source)
     runtime_metric = "Runtime (RDTSC) [s]"
     if runtime_metric in metrics.columns:
         missing = np.isnan(keys["runtime_s"].to_numpy())
         keys.loc[missing, "runtime_s"] = metrics[runtime_metric].to_numpy()[missing]
     table = pd.concat([keys, metrics], axis=1)
-    _check_duplicates(table, source)
+    check_unique_rows(table, ["source", "rank", "region", "group", "thread"],
+                      "each (rank, region, group, thread) once", source)
     events = _stack_by_signature(blocks, "event_names", "events", offsets)
     stats = _stats_frame(blocks, source, default_rank)
     return LikwidRun(
@@ -280,27 +315,11 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
     )
 
 
-def _check_duplicates(table: pd.DataFrame, source: str) -> None:
-    subset = ["source", "rank", "region", "group", "thread"]
-    duplicated = table.duplicated(subset=subset)
-    if duplicated.any():
-        row = table[duplicated].iloc[0]
-        raise LikwidFormatError(
-            source, int(row["line"]), "each (rank, region, group, thread) once",
-            f"region {row['region']!r}, group {row['group']}, thread {row['thread']}, "
-            f"rank {row['rank']} again",
-        )
-
-
-_STATS_COLUMNS = ["source", "rank", "region", "group_index", "group",
-                  "kind", "name", "Sum", "Min", "Max", "Avg"]
-
-
 def _stats_frame(blocks, source, rank) -> pd.DataFrame:
     """The STAT rows of all blocks, built column by column."""
     rows = [stat for b in blocks for stat in b.stats]
     if not rows:
-        return pd.DataFrame([], columns=_STATS_COLUMNS)
+        return pd.DataFrame([], columns=STATS_FRAME_COLUMNS)
     counts = np.fromiter((len(b.stats) for b in blocks), dtype=np.intp, count=len(blocks))
 
     def per_block(values, dtype=object):
@@ -317,7 +336,7 @@ def _stats_frame(blocks, source, rank) -> pd.DataFrame:
         "name": names,
     }
     columns.update((name, np.array(column, dtype=np.float64))
-                   for name, column in zip(_STATS_COLUMNS[-4:], numbers))
+                   for name, column in zip(STAT_COLUMNS, numbers))
     return pd.DataFrame(columns)
 
 
@@ -342,15 +361,9 @@ def merge_runs(runs, *, label=None) -> LikwidRun:
     table = pd.concat([r.table for r in runs], ignore_index=True)
     for column in ("source", "region", "group", "thread", "host", "device"):
         table[column] = table[column].astype("category")
-    duplicated = table.duplicated(subset=["rank", "region", "group", "thread"])
-    if duplicated.any():
-        row = table[duplicated].iloc[0]
-        raise LikwidFormatError(
-            row["source"], int(row["line"]), "each (rank, region, group, thread) once "
-            "across the merged files (read files of different jobs separately)",
-            f"region {row['region']!r}, group {row['group']}, thread {row['thread']}, "
-            f"rank {row['rank']} again",
-        )
+    check_unique_rows(table, ["rank", "region", "group", "thread"],
+                      "each (rank, region, group, thread) once across the merged files "
+                      "(read files of different jobs separately)")
     metric_order = list(dict.fromkeys(n for r in runs for n in r.metric_names))
     table = table[list(KEY_COLUMNS) + metric_order]
     events = pd.concat([r.events for r in runs], ignore_index=True)

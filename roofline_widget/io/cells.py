@@ -1,0 +1,175 @@
+"""Cells and thread headers: the smallest pieces every LIKWID parser reads.
+
+:func:`parse_thread_header` and :func:`thread_columns` read per-thread column
+headers, :func:`version_from_threads` tells the LIKWID version they imply, and
+:func:`parse_cells` converts a row of cell texts to float64.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import LikwidFormatError
+from ..model import CPU, GPU, Device
+
+__all__ = ["ThreadColumn", "parse_thread_header", "thread_columns", "version_from_threads",
+           "parse_cells", "NAN_TOKENS"]
+
+#: Cell texts that mean "not measured" (LIKWID prints ``-``) or not a number.
+NAN_TOKENS = frozenset({"-", "nan", "-nan", "NaN", "inf", "-inf", "", "N/A"})
+
+_HWTHREAD = re.compile(r"^(?:HWThread|Core|core|CPU|Thread)\s+(\d+)$")
+_GPU = re.compile(r"^GPU\s+(\d+)$")
+_MPI = re.compile(r"^(?P<host>[^:\s]+):(?P<rank>\d+):(?P<cpu>\d+)$")
+
+
+@dataclass(frozen=True)
+class ThreadColumn:
+    """What a per-thread column header says.
+
+    Attributes
+    ----------
+    label : str
+        The header as printed (``"HWThread 3"``, ``"sonata:1:25"``).
+    cpu : int
+        OS id of the hardware thread, or the GPU id.
+    device : Device
+        ``Device.CPU`` or ``Device.GPU`` (equal to ``"cpu"`` / ``"gpu"``).
+    rank : int or None
+        MPI rank from a likwid-mpirun ``host:rank:cpu`` header.
+    host : str
+        Host name from such a header, ``""`` otherwise.
+    """
+
+    label: str
+    cpu: int
+    device: Device = CPU
+    rank: int | None = None
+    host: str = ""
+
+
+def parse_thread_header(text: str) -> ThreadColumn | None:
+    """Parse a per-thread column header, or return None if it is not one.
+
+    Examples
+    --------
+    >>> parse_thread_header("HWThread 64")
+    ThreadColumn(label='HWThread 64', cpu=64, device=<Device.CPU: 'cpu'>, rank=None, host='')
+    >>> parse_thread_header("sonata:1:25").rank
+    1
+    >>> parse_thread_header("GPU 0").device == "gpu"
+    True
+    """
+    text = text.strip()
+    match = _HWTHREAD.match(text)
+    if match:
+        return ThreadColumn(text, int(match[1]))
+    match = _GPU.match(text)
+    if match:
+        return ThreadColumn(text, int(match[1]), GPU)
+    match = _MPI.match(text)
+    if match:
+        return ThreadColumn(text, int(match["cpu"]), CPU, int(match["rank"]), match["host"])
+    return None
+
+
+_THREAD_HEADERS = "('HWThread 0', 'Core 0', 'core 0', 'GPU 0' or 'host:rank:cpu')"
+
+
+def thread_columns(labels: Sequence[str], source: str, line: int | None) -> list[ThreadColumn]:
+    """Parse the per-thread column headers of a table, all of them or an error.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The headers as printed.
+    source : str
+        The file, for the error message.
+    line : int or None
+        1-based line of the headers, for the error message.
+
+    Raises
+    ------
+    LikwidFormatError
+        Naming the first header that is no thread column (or an empty list).
+
+    Examples
+    --------
+    >>> [t.cpu for t in thread_columns(["HWThread 0", "HWThread 4"], "run.txt", 3)]
+    [0, 4]
+    """
+    threads = [parse_thread_header(label) for label in labels]
+    if threads and None not in threads:
+        return threads
+    bad = labels[threads.index(None)] if None in threads else ""
+    raise LikwidFormatError(source, line, f"per-thread column headers {_THREAD_HEADERS}", bad)
+
+
+def version_from_threads(labels: Sequence[str], *, wrapper: bool = False) -> str | None:
+    """LIKWID version range told by the thread column names, or None.
+
+    ``HWThread N`` columns came with 5.1, ``core N`` is 3.x, ``Core N`` is
+    4.x to 5.0.x (4.0 already in wrapper mode, marker regions from 4.1) and
+    ``GPU N`` columns came with 5.0.
+
+    Examples
+    --------
+    >>> version_from_threads(["HWThread 0"]), version_from_threads(["Core 0"], wrapper=True)
+    ('>= 5.1', '4.0 - 5.0.x')
+    """
+    if any(label.startswith("HWThread ") for label in labels):
+        return ">= 5.1"
+    if any(label.startswith("core ") for label in labels):
+        return "3.x"
+    if any(label.startswith("Core ") for label in labels):
+        return "4.0 - 5.0.x" if wrapper else "4.1 - 5.0.x"
+    if any(label.startswith("GPU ") for label in labels):
+        return ">= 5.0"
+    return None
+
+
+def _cell_to_float(cell: str) -> float:
+    cell = cell.strip()
+    if cell in NAN_TOKENS:
+        return np.nan
+    return float(cell)
+
+
+def parse_cells(cells, source, line: int, what: str) -> np.ndarray:
+    """Convert a row of cell texts to float64, ``-`` and ``nan`` to NaN.
+
+    Parameters
+    ----------
+    cells : sequence of str
+        The cells (surrounding blanks allowed).
+    source, line
+        Where the row came from, for the error message.
+    what : str
+        What the row is (``"values of metric 'CPI'"``), for the error message.
+
+    Raises
+    ------
+    LikwidFormatError
+        If a cell is neither a number nor one of :data:`NAN_TOKENS`.
+    """
+    try:
+        return np.array(cells, dtype=np.float64)
+    except ValueError:
+        pass
+    try:
+        return np.array([_cell_to_float(c) for c in cells], dtype=np.float64)
+    except ValueError:
+        bad = next(c for c in cells if not _is_number(c))
+        raise LikwidFormatError(source, line, f"numbers or '-' as {what}", bad) from None
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        _cell_to_float(cell)
+    except ValueError:
+        return False
+    return True

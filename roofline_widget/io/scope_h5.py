@@ -1,0 +1,451 @@
+"""Fast reader of scope-profiler HDF5 files: per-region sums straight from h5py.
+
+``ProfilingResults.from_h5`` builds one ``LikwidRegionResult`` per (rank,
+region) with every array and attribute (about 1.3 ms per region).  A roofline
+point needs far less: per region its tag, the metric-name list, the sum over
+threads of every metric, the number of cpus and the maximum of ``times``
+(and, for the tables, the maximum of ``call_counts`` and the group name).
+:func:`read_scope_sums` reads only that, through h5py's low-level API (no
+``Group``/``Dataset`` wrappers, buffers filled in place), reduces the threads
+of each rank at once with numpy, and keeps nothing per thread.
+
+Layout read (what scope-profiler's ``write_likwid_results`` writes)::
+
+    rank<r>/likwid/regions/<tag with "/" as "|">/
+        attrs: tag, group_id, group_name, metric_names
+        datasets: cpus, times, call_counts, metrics (names x cpus)
+
+The result, :class:`ScopeH5Sums`, has the interface
+:class:`~roofline_widget.points.RegionSums` aggregates (``keys``,
+``metric_names``, ``len``, ``sums(metric)``, ``run``), with the numbers of
+:class:`~roofline_widget.points.ScopeSums` on ``ProfilingResults.from_h5``.
+
+Reading is parallel over ranks with any :class:`concurrent.futures.Executor`
+(a process pool by default when the file is large), shows a ``tqdm.auto``
+progress bar when it takes more than a second, and is cached on disk
+(:mod:`roofline_widget.io.scope_cache`).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import LikwidFormatError
+from ..model import CPU, LikwidRun
+from . import scope_cache
+
+__all__ = ["ScopeH5Sums", "RankSums", "read_scope_sums", "read_rank_sums", "rank_groups",
+           "is_hdf5", "PARALLEL_MIN_REGIONS"]
+
+#: Files with at least this many (rank, region) groups are read by a process pool by default.
+PARALLEL_MIN_REGIONS = 4000
+_REGIONS_PATH = "likwid/regions"
+
+
+@dataclass
+class RankSums:
+    """What one rank contributes: one entry per region, in the file's order.
+
+    Attributes
+    ----------
+    rank : int
+    tags : list of str
+        Region tags (the ``tag`` attribute).
+    n_threads, runtime_s, call_count : numpy.ndarray
+        Per region: cpus, max of ``times``, max of ``call_counts`` over threads.
+    groups : list of str
+        ``group_name``, or ``"Group <group_id>"`` when it is empty.
+    name_lists : list of tuple of str
+        The distinct metric-name lists of the rank.
+    list_of_region : numpy.ndarray
+        Per region the index of its list in ``name_lists``.
+    sums : list of numpy.ndarray
+        Per region its metrics' sums over threads (one value per name of its list).
+    """
+
+    rank: int
+    tags: list
+    n_threads: np.ndarray
+    runtime_s: np.ndarray
+    call_count: np.ndarray
+    groups: list
+    name_lists: list
+    list_of_region: np.ndarray
+    sums: list
+
+
+def is_hdf5(path) -> bool:
+    """Whether ``path`` is a readable file starting with the HDF5 signature."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(8) == b"\x89HDF\r\n\x1a\n"
+    except OSError:
+        return False
+
+
+def rank_groups(path) -> list[tuple[int, str]]:
+    """(rank, group name) of every ``rank<r>`` group holding LIKWID regions, ranks ascending."""
+    import h5py
+
+    with h5py.File(path, "r") as handle:
+        names = [name for name in handle if name.startswith("rank") and name[4:].isdigit()]
+        found = [(int(name[4:]), name) for name in names if f"{name}/{_REGIONS_PATH}" in handle]
+    return sorted(found)
+
+
+def _string_attribute(object_id, name: bytes):
+    """A string (or list of strings) attribute read with the low-level API; None if absent."""
+    import h5py
+
+    if not h5py.h5a.exists(object_id, name):
+        return None
+    attribute = h5py.h5a.open(object_id, name)
+    dtype = attribute.dtype
+    buffer = np.empty(attribute.shape or (), dtype=dtype)
+    attribute.read(buffer, mtype=h5py.h5t.py_create(dtype))
+    value = buffer.tolist()
+    return [_text(v) for v in value] if isinstance(value, list) else _text(value)
+
+
+def _text(value):
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def _scalar_attribute(object_id, name: bytes) -> int:
+    import h5py
+
+    if not h5py.h5a.exists(object_id, name):
+        return -1
+    attribute = h5py.h5a.open(object_id, name)
+    buffer = np.empty(attribute.shape or (), dtype=np.int64)
+    attribute.read(buffer)
+    return int(buffer)
+
+
+def _read_vector(region_id, name: bytes, where: str) -> np.ndarray:
+    """A 1-D dataset of one region as float64 (HDF5 converts the type)."""
+    import h5py
+
+    try:
+        dataset = h5py.h5d.open(region_id, name)
+    except KeyError:
+        raise LikwidFormatError(where, None, f"a {name.decode()!r} dataset in every "
+                                "scope-profiler LIKWID region", "none") from None
+    out = np.empty(dataset.shape, dtype=np.float64)
+    if out.size:
+        dataset.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
+    return out.ravel()
+
+
+def _thread_reduce(values: np.ndarray, ufunc) -> np.ndarray:
+    """``ufunc`` over the last (thread) axis, NaN ignored; all-NaN or no thread: NaN.
+
+    The same reduction :class:`~roofline_widget.points.ScopeSums` applies,
+    along a contiguous axis, so the sums are bit for bit the same.
+    """
+    if values.shape[-1] == 0:
+        return np.full(values.shape[:-1], np.nan)
+    nan = np.isnan(values)
+    if not nan.any():
+        return ufunc.reduce(values, axis=-1)
+    if ufunc is np.add:
+        values = np.where(nan, 0.0, values)
+    out = np.asarray(ufunc.reduce(values, axis=-1))
+    return np.where(nan.all(axis=-1), np.nan, out)
+
+
+class _RegionReader:
+    """Reads the regions of one rank group; one ``read`` per region."""
+
+    def __init__(self, path: str, rank: int):
+        self.path, self.rank = path, rank
+        self.tags, self.groups, self.lists, self.sums = [], [], [], []
+        self.n_threads, self.runtime, self.calls = [], [], []
+        self._list_index: dict[tuple, int] = {}
+
+    def read(self, regions_id, link: bytes) -> None:
+        import h5py
+
+        region = h5py.h5o.open(regions_id, link)
+        name = link.decode("utf-8", "replace")
+        # scope-profiler writes the tag with "/" replaced by "|" as the group name
+        tag = name if "|" not in name else (_string_attribute(region, b"tag") or "")
+        where = f"{self.path} (rank {self.rank}, region {tag!r})"
+        names = tuple(_string_attribute(region, b"metric_names") or ())
+        metrics = h5py.h5d.open(region, b"metrics")
+        shape = tuple(metrics.shape)
+        # the cpus themselves are not needed: their count is the metrics' width, and
+        # times and call_counts must have as many values (opening "cpus" costs ~20 %)
+        if len(shape) != 2 or shape[0] != len(names):
+            raise LikwidFormatError(where, None, f"{len(names)} rows (one per metric name) and "
+                                    "one column per cpu in the metrics array", f"shape {shape}")
+        n_cpus = shape[1]
+        values = np.empty(shape, dtype=np.float64)
+        if values.size:
+            metrics.read(h5py.h5s.ALL, h5py.h5s.ALL, values)
+        times = _read_vector(region, b"times", where)
+        calls = _read_vector(region, b"call_counts", where)
+        for what, column in (("times", times), ("call_counts", calls)):
+            if len(column) != n_cpus:
+                raise LikwidFormatError(where, None, f"one value per cpu in {what} and one "
+                                        "column per cpu in metrics",
+                                        f"{len(column)} {what} for {n_cpus} metrics columns")
+        group = _string_attribute(region, b"group_name") or \
+            f"Group {_scalar_attribute(region, b'group_id')}"
+        self.tags.append(tag)
+        self.groups.append(group)
+        self.lists.append(self._list_index.setdefault(names, len(self._list_index)))
+        self.sums.append(_thread_reduce(values, np.add))
+        self.n_threads.append(n_cpus)
+        self.runtime.append(_thread_reduce(times, np.fmax))
+        self.calls.append(_thread_reduce(calls, np.fmax))
+
+    def result(self) -> RankSums:
+        return RankSums(self.rank, self.tags, np.asarray(self.n_threads, dtype=np.int64),
+                        np.asarray(self.runtime, dtype=float), np.asarray(self.calls, dtype=float),
+                        self.groups, list(self._list_index), np.asarray(self.lists, dtype=np.intp),
+                        self.sums)
+
+
+def read_rank_sums(path, ranks: list[tuple[int, str]]) -> list[RankSums]:
+    """Read the given ``(rank, group name)`` pairs of one file (what one worker does).
+
+    Parameters
+    ----------
+    path : str
+        The HDF5 file.
+    ranks : list of (int, str)
+        As :func:`rank_groups` returns them.
+
+    Returns
+    -------
+    list of RankSums
+        In the order given.
+    """
+    import h5py
+
+    out = []
+    with h5py.File(path, "r") as handle:
+        for rank, group in ranks:
+            regions_id = handle[f"{group}/{_REGIONS_PATH}"].id
+            reader = _RegionReader(str(path), rank)
+            for link in list(regions_id):  # name order, as h5py's Group.values()
+                reader.read(regions_id, link)
+            out.append(reader.result())
+    return out
+
+
+def _chunks(items: list, n: int) -> list[list]:
+    size = max(1, -(-len(items) // n))
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _count_regions(path, first_group: str) -> int:
+    import h5py
+
+    with h5py.File(path, "r") as handle:
+        return len(handle[f"{first_group}/{_REGIONS_PATH}"])
+
+
+def _read_all(path: str, ranks: list, executor, progress: bool) -> list[RankSums]:
+    """Read every rank, serially or on ``executor``, with a progress bar after ~1 s."""
+    from tqdm.auto import tqdm
+
+    own_pool = None
+    if executor is None and ranks:
+        if _count_regions(path, ranks[0][1]) * len(ranks) >= PARALLEL_MIN_REGIONS:
+            executor = own_pool = ProcessPoolExecutor(max_workers=min(os.cpu_count() or 1,
+                                                                      len(ranks)))
+    bar = tqdm(total=len(ranks), unit="rank", desc=f"reading {Path(path).name}", delay=1.0,
+               disable=not progress, leave=False)
+    try:
+        if executor is None:
+            results = []
+            for item in ranks:
+                results += read_rank_sums(path, [item])
+                bar.update(1)
+            return results
+        chunks = _chunks(ranks, 8 * (os.cpu_count() or 1))
+        futures = [executor.submit(read_rank_sums, path, chunk) for chunk in chunks]
+        results = []
+        for chunk, future in zip(chunks, futures):  # in order; the bar moves as they finish
+            results += future.result()
+            bar.update(len(chunk))
+        return results
+    finally:
+        bar.close()
+        if own_pool is not None:
+            own_pool.shutdown()
+
+
+def _label_of(path) -> str:
+    import h5py
+
+    with h5py.File(path, "r") as handle:
+        if "metadata" in handle:
+            label = handle["metadata"].attrs.get("label")
+            if isinstance(label, bytes):
+                label = label.decode("utf-8", "replace")
+            if label:
+                return str(label)
+    return Path(path).stem
+
+
+def _tabulate(blocks: list[RankSums]) -> dict:
+    """Join the ranks into the columns :class:`ScopeH5Sums` keeps (and the cache stores)."""
+    lists = list(dict.fromkeys(names for b in blocks for names in b.name_lists))
+    metric_names = list(dict.fromkeys(n for names in lists for n in names))
+    column = {name: i for i, name in enumerate(metric_names)}
+    total = sum(len(b.tags) for b in blocks)
+    sums = np.full((len(metric_names), total), np.nan)
+    start = 0
+    for block in blocks:
+        for index, names in enumerate(block.name_lists):
+            where = np.flatnonzero(block.list_of_region == index)
+            if len(where) and names:
+                rows = [column[n] for n in names]
+                values = np.stack([block.sums[i] for i in where], axis=1)
+                sums[np.ix_(rows, start + where)] = values
+        start += len(block.tags)
+
+    def joined(attr):
+        parts = [getattr(b, attr) for b in blocks]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    return {
+        "metric_names": metric_names, "sums": sums,
+        "rank": np.repeat(np.array([b.rank for b in blocks], dtype=np.int64),
+                          [len(b.tags) for b in blocks]),
+        "region": [t for b in blocks for t in b.tags],
+        "groups": [g for b in blocks for g in b.groups],
+        "n_threads": joined("n_threads").astype(np.int64), "runtime_s": joined("runtime_s"),
+        "call_count": joined("call_count"),
+    }
+
+
+class ScopeH5Sums:
+    """Per-(rank, region) sums over threads of one scope-profiler HDF5 file.
+
+    Build it with :func:`read_scope_sums`.  Same interface as
+    :class:`~roofline_widget.points.ScopeSums`; the sums of every metric
+    are computed while reading (one float64 per region and metric is kept).
+
+    Attributes
+    ----------
+    label, source : str
+        Run label (the file's ``metadata`` label, else its stem) and the path.
+    metric_names : list of str
+        Every metric name, in order of first appearance.
+    keys : dict
+        ``rank, region, device, n_threads, runtime_s, call_count, groups``,
+        one value per (rank, region).
+    from_cache : bool
+        Whether the sums were read from the on-disk cache.
+    """
+
+    def __init__(self, source: str, label: str, table: dict, from_cache: bool = False):
+        self.source, self.label, self.from_cache = source, label, from_cache
+        self.metric_names = list(table["metric_names"])
+        self._sums = table["sums"]
+        self._row = {name: i for i, name in enumerate(self.metric_names)}
+        n = len(table["rank"])
+        self.keys = {
+            "rank": np.asarray(table["rank"], dtype=np.int64),
+            "region": _factorized(table["region"]),
+            "device": pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), [CPU]),
+            "n_threads": np.asarray(table["n_threads"], dtype=np.int64),
+            "runtime_s": np.asarray(table["runtime_s"], dtype=float),
+            "call_count": np.asarray(table["call_count"], dtype=float),
+            "groups": _factorized(table["groups"]),
+        }
+        self._run: LikwidRun | None = None
+
+    def __len__(self) -> int:
+        return len(self.keys["rank"])
+
+    def sums(self, metric: str) -> np.ndarray:
+        """Per-row sum over threads of ``metric`` (native unit); NaN where not measured."""
+        return self._sums[self._row[metric]]
+
+    def table(self) -> dict:
+        """The columns as plain arrays and lists (what the cache stores)."""
+        return {"metric_names": self.metric_names, "sums": self._sums,
+                "rank": self.keys["rank"], "region": list(self.keys["region"]),
+                "groups": list(self.keys["groups"]), "n_threads": self.keys["n_threads"],
+                "runtime_s": self.keys["runtime_s"], "call_count": self.keys["call_count"]}
+
+    @property
+    def run(self) -> LikwidRun:
+        """The full per-thread :class:`LikwidRun` (read with scope-profiler on first use; slow)."""
+        if self._run is None:
+            from .scope import read_scope_h5
+            self._run = read_scope_h5(self.source, self.label)
+        return self._run
+
+
+def _factorized(labels) -> pd.Categorical:
+    if isinstance(labels, pd.Categorical):
+        return labels
+    codes, categories = pd.factorize(np.asarray(list(labels), dtype=object), sort=False)
+    return pd.Categorical.from_codes(codes, categories)
+
+
+def read_scope_sums(path, *, label: str | None = None, executor: Executor | None = None,
+                    cache: bool = True, cache_dir=None, progress: bool = True) -> ScopeH5Sums:
+    """Read the per-region sums of a scope-profiler HDF5 file, fast.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file written by scope-profiler (``rank<r>/likwid/regions/...``).
+    label : str, optional
+        Run label; default the file's ``metadata`` label, else its stem.
+    executor : concurrent.futures.Executor, optional
+        Where to read the ranks (in chunks): any ``Executor``, e.g. a
+        ``ProcessPoolExecutor`` or a dask ``Client.get_executor()``.  By
+        default a process pool sized to the machine when the file has at least
+        :data:`PARALLEL_MIN_REGIONS` regions, else serial in this process.
+    cache : bool
+        Read from and write to the on-disk cache (default True); see
+        :mod:`roofline_widget.io.scope_cache`.
+    cache_dir : str or path-like, optional
+        The cache directory (default: the user cache dir of platformdirs).
+    progress : bool
+        Show a ``tqdm.auto`` bar when reading takes more than a second.
+
+    Returns
+    -------
+    ScopeH5Sums
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    LikwidFormatError
+        If it holds no LIKWID region, or a region's arrays do not have one
+        column per cpu (the message names the rank and the region).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"scope-profiler HDF5 file not found: {path}")
+    source = str(path)
+    label = label or _label_of(path)
+    if cache:
+        key = scope_cache.cache_key(path)
+        table = scope_cache.load(path, cache_dir)
+        if table is not None:
+            return ScopeH5Sums(source, label, table, from_cache=True)
+    ranks = rank_groups(path)
+    table = _tabulate(_read_all(source, ranks, executor, progress))
+    if not len(table["rank"]):
+        raise LikwidFormatError(source, None, "scope-profiler results with LIKWID regions "
+                                "(run under likwid-perfctr -m)", "no LIKWID data")
+    if cache:
+        scope_cache.store(path, cache_dir, table, key)
+    return ScopeH5Sums(source, label, table)

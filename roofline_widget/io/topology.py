@@ -1,0 +1,219 @@
+"""likwid-topology output: sockets, cores, threads and cache sizes.
+
+likwid-topology prints (tabs between key and value)::
+
+    ********************************************************************************
+    Hardware Thread Topology
+    ********************************************************************************
+    Sockets:                2
+    Cores per socket:       64
+    Threads per core:       2
+    --------------------------------------------------------------------------------
+    HWThread  Thread  Core  Die  Socket  Available
+    0         0       0     0    0       *
+    ...
+    Socket 0:               ( 0 128 1 129 ... )
+    ********************************************************************************
+    Cache Topology
+    ********************************************************************************
+    Level:                  1
+    Size:                   32 kB
+    Cache groups:           ( 0 128 ) ( 1 129 ) ...
+    --------------------------------------------------------------------------------
+    Level:                  2
+    ...
+
+The block may sit anywhere in a longer job log.  Cache sizes are binary
+(LIKWID prints ``size / 1024`` as kB and ``size / 1048576`` as MB).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import LikwidFormatError
+
+__all__ = ["CacheLevel", "Topology", "parse_topology", "find_topology", "read_topology"]
+
+_HEADER = "Hardware Thread Topology"
+_KEY_VALUE = re.compile(r"^([A-Za-z][A-Za-z0-9 ()]*?):\s+(\S.*?)\s*$")
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)$")
+_FACTORS = {"B": 1, "kB": 2**10, "KB": 2**10, "KiB": 2**10, "MB": 2**20, "MiB": 2**20,
+            "GB": 2**30, "GiB": 2**30}
+_GROUP = re.compile(r"\(([\d\s]+)\)")
+_SECTION_END = re.compile(r"^\*{20,}\s*$")
+
+
+@dataclass(frozen=True)
+class CacheLevel:
+    """One data (or unified) cache level.
+
+    Attributes
+    ----------
+    level : int
+        1, 2, 3.
+    size_bytes : int
+        Size of one cache (binary units as LIKWID prints them).
+    shared_by : int
+        Hardware threads per cache (the size of a ``Cache groups`` entry;
+        ``Shared by threads`` where printed).
+    groups : tuple of tuple of int
+        The hardware threads of each cache.
+    """
+
+    level: int
+    size_bytes: int
+    shared_by: int
+    groups: tuple = ()
+
+    def bytes_per_thread(self, threads: int) -> float:
+        """Capacity one of ``threads`` threads (pinned compactly) gets from one cache."""
+        return self.size_bytes / max(1, min(self.shared_by, threads))
+
+
+@dataclass(frozen=True)
+class Topology:
+    """What likwid-topology printed about a machine.
+
+    Attributes
+    ----------
+    sockets, cores_per_socket, threads_per_core : int
+    caches : tuple of CacheLevel
+        Inner to outer.
+    socket_threads : dict
+        Socket id -> hardware thread ids (``Socket N: ( ... )`` lines).
+    cpu_name : str or None
+    source : str
+        The file (or ``"<string>"``) and ``line`` the block starts at.
+    line : int
+    """
+
+    sockets: int
+    cores_per_socket: int
+    threads_per_core: int
+    caches: tuple = ()
+    socket_threads: dict = field(default_factory=dict, compare=False)
+    cpu_name: str | None = None
+    source: str = "<string>"
+    line: int = 0
+
+    def cache(self, level: int) -> CacheLevel | None:
+        """The cache of one level, or None."""
+        return next((c for c in self.caches if c.level == level), None)
+
+    def socket_of(self, hwthread: int) -> int | None:
+        """The socket of a hardware thread, or None if not listed."""
+        for socket, threads in self.socket_threads.items():
+            if hwthread in threads:
+                return socket
+        return None
+
+
+def _threads(text: str) -> tuple:
+    return tuple(tuple(int(t) for t in group.split()) for group in _GROUP.findall(text))
+
+
+def _parse_size(text: str, source: str, line: int) -> int:
+    match = _SIZE.match(text.strip())
+    if match is None:
+        raise LikwidFormatError(source, line, "a cache size such as '32 kB' or '8 MB'", text)
+    return int(float(match[1]) * _FACTORS[match[2]])
+
+
+def _int(values: dict, key: str, source: str, line: int) -> int:
+    if key not in values:
+        raise LikwidFormatError(source, line, f"a '{key}:' line in the likwid-topology block")
+    text, where = values[key]
+    try:
+        return int(text)
+    except ValueError:
+        raise LikwidFormatError(source, where, f"an integer after '{key}:'", text) from None
+
+
+def _caches(lines, start: int, source: str) -> tuple:
+    caches, current = [], None
+    for number, line in enumerate(lines[start:], start=start + 1):
+        if line.strip() in ("NUMA Topology", "Graphical Topology"):
+            break
+        match = _KEY_VALUE.match(line)
+        if not match:
+            continue
+        key, value = match[1], match[2]
+        if key == "Level":
+            current = {"level": int(value), "line": number}
+            caches.append(current)
+        elif current is not None and key == "Size":
+            current["size"] = _parse_size(value, source, number)
+        elif current is not None and key == "Shared by threads":
+            current["shared_by"] = int(value)
+        elif current is not None and key == "Cache groups":
+            current["groups"] = _threads(value)
+    out = []
+    for cache in caches:
+        if "size" not in cache:
+            raise LikwidFormatError(source, cache["line"], "a 'Size:' line for this cache level")
+        groups = cache.get("groups", ())
+        shared = cache.get("shared_by", len(groups[0]) if groups else 1)
+        out.append(CacheLevel(cache["level"], cache["size"], shared, groups))
+    return tuple(out)
+
+
+def parse_topology(text: str, source: str = "<string>") -> Topology | None:
+    """The first likwid-topology block in ``text``, or None if there is none.
+
+    Raises
+    ------
+    LikwidFormatError
+        For a block with missing or malformed counts or cache sizes.
+    """
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == _HEADER), None)
+    if start is None:
+        return None
+    values, sockets, cpu_name, cache_start = {}, {}, None, None
+    for index in range(start - 1, max(-1, start - 8), -1):
+        match = _KEY_VALUE.match(lines[index])
+        if match and match[1] == "CPU name":
+            cpu_name = match[2]
+    for number, line in enumerate(lines[start + 1:], start=start + 2):
+        if line.strip() == "Cache Topology":
+            cache_start = number
+            break
+        match = _KEY_VALUE.match(line)
+        if match is None:
+            continue
+        socket = re.match(r"^Socket (\d+)$", match[1])
+        if socket:
+            sockets[int(socket[1])] = frozenset(t for g in _threads(match[2]) for t in g)
+        else:
+            values.setdefault(match[1], (match[2], number))
+    line = start + 1
+    return Topology(
+        sockets=_int(values, "Sockets", source, line),
+        cores_per_socket=_int(values, "Cores per socket", source, line),
+        threads_per_core=_int(values, "Threads per core", source, line),
+        caches=() if cache_start is None else _caches(lines, cache_start, source),
+        socket_threads=sockets, cpu_name=cpu_name, source=source, line=line)
+
+
+def find_topology(path) -> Topology | None:
+    """The likwid-topology block of a file (a job log), or None."""
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    return parse_topology(text, str(path))
+
+
+def read_topology(path) -> Topology:
+    """Read a file holding likwid-topology output.
+
+    Raises
+    ------
+    LikwidFormatError
+        If the file holds no likwid-topology block.
+    """
+    topology = find_topology(path)
+    if topology is None:
+        raise LikwidFormatError(str(path), None, f"likwid-topology output (a '{_HEADER}' block)",
+                                "no likwid-topology block")
+    return topology

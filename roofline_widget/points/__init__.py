@@ -1,0 +1,64 @@
+"""Roofline points: per-region sums over threads, metric detection, selection.
+
+LIKWID prints derived metrics per hardware thread.  A region's roofline point
+is the **sum** of the per-thread rates of one FLOP metric and one bandwidth
+metric, converted to GFLOP/s and GB/s from the unit in the metric's name.
+
+:class:`RegionSums` does the expensive part once, vectorised: per (run, rank,
+region, device, group) the sum over threads of every metric, then per (run,
+rank, region, device) the first group that has a value for each metric.  That
+joins a FLOPS_DP run and a MEM_DP run of the same regions into one row and
+never counts a metric twice when both groups print it (``DP [MFLOP/s]``).
+:meth:`RegionSums.select` then picks metrics, ranks and regions with column
+look-ups and boolean masks, cheap enough to run on every widget change.
+With ``combine_ranks=True`` it also sums the selected ranks' rows per (run,
+region, device): one point per region for the whole job, rank ``-1``.
+
+Regions that cannot be placed (metric missing, zero, NaN or infinite sums, a
+unit that is no rate, a GPU region under CPU metrics) are never dropped
+silently: :attr:`PointSelection.left_out` lists them with the reason, and
+:func:`collect_roofline_points` warns with :class:`RegionsLeftOutWarning`.
+
+Modules, in the direction of the imports:
+
+* :mod:`.detection`: which metrics to plot by default, channel totals;
+* :mod:`.arguments`: checking ``ranks``, ``include``/``exclude``, ``combine_ranks``;
+* :mod:`.source`: :class:`RegionSource`, the interface of a sums engine;
+* :mod:`.run_sums`, :mod:`.scope_sums`: the two engines (LIKWID runs, scope-profiler results);
+* :mod:`.rank_groups`, :mod:`.placement`, :mod:`.selection`: combining ranks,
+  reasons for leaving rows out, :class:`PointSelection`;
+* :mod:`.region_sums`: :class:`RegionSums`;
+* :mod:`.api`: :func:`collect_roofline_points`, :func:`points_dataframe`,
+  :func:`left_out_regions`.
+"""
+
+from __future__ import annotations
+
+from .api import collect_roofline_points, left_out_regions, points_dataframe
+from .arguments import compile_patterns, normalize_ranks
+from .detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
+from .region_sums import RegionSums
+from .run_sums import RunSums
+from .scope_sums import ScopeSums
+from .selection import POINT_KEYS, MetricChoiceWarning, PointSelection, RegionsLeftOutWarning
+from .source import ALL_RANKS, RegionSource
+
+__all__ = [
+    "RegionsLeftOutWarning",
+    "MetricChoiceWarning",
+    "RegionSums",
+    "PointSelection",
+    "RegionSource",
+    "RunSums",
+    "ScopeSums",
+    "collect_roofline_points",
+    "points_dataframe",
+    "left_out_regions",
+    "detect_flops_metric",
+    "detect_bandwidth_metric",
+    "channel_totals",
+    "normalize_ranks",
+    "compile_patterns",
+    "POINT_KEYS",
+    "ALL_RANKS",
+]

@@ -1,0 +1,123 @@
+"""The sums engine of a :class:`LikwidRun`: per (rank, region, device) sums over threads.
+
+:func:`cached_run_frame` aggregates a run's per-thread table once with
+pandas: per (rank, region, device, group) the sum over threads of every
+metric (``min_count=1``: all-NaN stays NaN), then per (rank, region,
+device) the first group (in file order) with a value for each metric.  That
+joins a FLOPS_DP run and a MEM_DP run of the same regions into one row and
+never counts a metric twice when both groups print it (``DP [MFLOP/s]``).
+The frame is cached per run object; :class:`RunSums` serves it as a
+:class:`~roofline_widget.points.source.RegionSource`.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pandas as pd
+
+from ..model import LikwidRun
+from .source import SOURCE_KEYS
+
+__all__ = ["RunSums", "cached_run_frame"]
+
+# id(run) -> (weakref to the run, its table, the table's shape, the frame)
+_RUN_CACHE: dict[int, tuple] = {}
+
+
+def _group_labels(stage1: pd.DataFrame, group_id: np.ndarray, n_keys: int) -> np.ndarray:
+    """'MEM_DP+FLOPS_DP' per (rank, region, device), without a loop per region."""
+    names = pd.unique(stage1["group"].astype(object))
+    codes = pd.Categorical(stage1["group"].astype(object), categories=names).codes
+    present = np.zeros((n_keys, len(names)), dtype=bool)
+    present[group_id, codes] = True
+    patterns, inverse = np.unique(present, axis=0, return_inverse=True)
+    labels = np.array(["+".join(names[row]) for row in patterns], dtype=object)
+    return labels[np.asarray(inverse).ravel()]
+
+
+def _aggregate_run(run: LikwidRun) -> pd.DataFrame:
+    """Per (rank, region, device) sums over threads; see the module docstring."""
+    table = run.table
+    metrics = run.metric_names
+    stage1_keys = ["rank", "region", "device", "group"]
+    grouped = table.groupby(stage1_keys, observed=True, sort=False)
+    stage1 = grouped[metrics].sum(min_count=1) if metrics else grouped.size().to_frame().iloc[:, :0]
+    stage1["n_threads"] = grouped.size()
+    stage1["runtime_s"] = grouped["runtime_s"].max()
+    stage1["call_count"] = grouped["call_count"].max()
+    stage1 = stage1.reset_index()
+    grouped2 = stage1.groupby(["rank", "region", "device"], observed=True, sort=False)
+    group_id = grouped2.ngroup().to_numpy()
+    frame = grouped2[["runtime_s", "call_count", *metrics]].first()
+    frame.insert(0, "n_threads", grouped2["n_threads"].max())
+    frame = frame.reset_index()
+    frame.insert(frame.columns.get_loc("call_count") + 1, "groups", _group_labels(stage1, group_id, len(frame)))
+    frame["region"] = frame["region"].astype(object)
+    frame["device"] = frame["device"].astype(object)
+    frame["rank"] = frame["rank"].astype(np.int64)
+    return frame
+
+
+def cached_run_frame(run: LikwidRun) -> pd.DataFrame:
+    """The per-(rank, region, device) sums of ``run``, computed once per run object.
+
+    Parameters
+    ----------
+    run : LikwidRun
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`~roofline_widget.points.source.SOURCE_KEYS`, then one
+        column per metric (sum over threads, native unit).  The same object
+        is returned until the run's table is replaced or resized.
+    """
+    entry = _RUN_CACHE.get(id(run))
+    if entry is not None:
+        ref, table, shape, frame = entry
+        if ref() is run and table is run.table and shape == run.table.shape:
+            return frame
+    frame = _aggregate_run(run)
+    _RUN_CACHE[id(run)] = (weakref.ref(run), run.table, run.table.shape, frame)
+    weakref.finalize(run, _RUN_CACHE.pop, id(run), None)
+    return frame
+
+
+class RunSums:
+    """The per-region sums of one :class:`LikwidRun` (its cached groupby frame).
+
+    A :class:`~roofline_widget.points.source.RegionSource`.
+
+    Parameters
+    ----------
+    run : LikwidRun
+
+    Attributes
+    ----------
+    run : LikwidRun
+    label : str
+        The run's label.
+    metric_names : list of str
+        The run's metrics, in the order LIKWID printed them.
+    keys : dict
+        The :data:`~roofline_widget.points.source.SOURCE_KEYS` columns.
+    """
+
+    def __init__(self, run: LikwidRun):
+        self.run = run
+        self.label = run.label
+        self._frame = frame = cached_run_frame(run)
+        self.metric_names = list(frame.columns[len(SOURCE_KEYS):])
+        self.keys = {name: frame[name].to_numpy() for name in SOURCE_KEYS}
+        for name in ("region", "device", "groups"):
+            self.keys[name] = pd.Categorical(self.keys[name])
+
+    def __len__(self) -> int:
+        """The number of (rank, region, device) rows."""
+        return len(self._frame)
+
+    def sums(self, metric: str) -> np.ndarray:
+        """Per row the sum over threads of ``metric`` (native unit); NaN where not measured."""
+        return self._frame[metric].to_numpy(dtype=float)

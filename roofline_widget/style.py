@@ -1,0 +1,160 @@
+"""How a roofline looks, shared by the widget and :func:`~roofline_widget.plot_roofline`.
+
+Palette, axis labels, tooltip fields, ceiling labels and the axis-range rule
+live here once; the widget (``roofline_widget.widget``) and the static plot
+(``roofline_widget.static_plot``) both read them.  Nothing here imports a
+plotting library.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = [
+    "TAB20", "PALETTE", "STRONG_COLORS", "X_LABEL", "Y_LABEL", "LINE_COLORS", "RIDGE_COLOR",
+    "LABEL_SIZE", "MIN_PLOT_PX", "TooltipField", "TOOLTIP_FIELDS", "strong_first",
+    "PLAIN_TICKS", "ceiling_label", "ridge_text", "text_px", "positive", "padded_range",
+    "tick_format", "label_room_decades", "ridge_label_end",
+]
+
+#: matplotlib's "tab20", the reference implementation's default colour map: a dark
+#: and a light shade of each of the ten "tab10" colours.
+TAB20 = ("#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
+         "#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
+         "#7f7f7f", "#c7c7c7", "#bcbd22", "#dbdb8d", "#17becf", "#9edae5")
+
+
+def strong_first(colors: Sequence) -> list:
+    """A paired palette (dark, light, dark, light, ...) with the dark shades first.
+
+    Neighbouring categories then differ in hue, not only in lightness.
+    """
+    colors = list(colors)
+    return colors[0::2] + colors[1::2]
+
+
+#: Point colours: the strong shades first (tab10's order), then the light ones.
+PALETTE = tuple(strong_first(TAB20))
+#: The ten strong shades (tab10), e.g. when matplotlib is not there to sample a colormap.
+STRONG_COLORS = PALETTE[:10]
+
+X_LABEL = "Arithmetic intensity [FLOP/byte]"
+Y_LABEL = "Attained performance [GFLOP/s]"
+
+#: Colour of a ceiling line (and its label) by kind.
+LINE_COLORS = {"bandwidth": "#3d5a80", "compute": "#9b3d2a"}
+RIDGE_COLOR = "#6b6b6b"
+#: Font size (px) of ceiling and ridge labels.
+LABEL_SIZE = 12
+#: Plots at least this wide (px, inside the axes) keep every label inside (estimated).
+MIN_PLOT_PX = 700
+#: Axis limits inside which ticks read best as plain numbers; outside, as powers of ten.
+PLAIN_TICKS = (1e-3, 1e4)
+
+
+@dataclass(frozen=True)
+class TooltipField:
+    """One row of a point's hover text.
+
+    Attributes
+    ----------
+    label : str
+        What the row is called.
+    column : str
+        The points-frame column it shows.
+    spec : str
+        ``format`` spec of a number (``""``: the value as text).
+    """
+
+    label: str
+    column: str
+    spec: str = ""
+
+
+#: The hover text of a point, top to bottom.
+TOOLTIP_FIELDS = (
+    TooltipField("region", "region"),
+    TooltipField("run", "file"),
+    TooltipField("rank", "rank"),
+    TooltipField("GFLOP/s", "performance_gflops", ".4g"),
+    TooltipField("GB/s", "bandwidth_gbs", ".4g"),
+    TooltipField("FLOP/byte", "arithmetic_intensity_flops_per_byte", ".4g"),
+    TooltipField("efficiency %", "efficiency_percent", ".1f"),
+    TooltipField("bound", "bound"),
+)
+
+
+def ceiling_label(segment: dict) -> str:
+    """Name and value of a ceiling, short enough to sit on its line.
+
+    Parameters
+    ----------
+    segment : dict
+        One entry of :meth:`~roofline_widget.Roofline.lines` (``name``, ``kind``,
+        ``value``, ``empirical``).
+    """
+    unit = "GB/s" if segment["kind"] == "bandwidth" else "GFLOP/s"
+    empirical = " (empirical)" if segment["empirical"] else ""
+    return f"{segment['name']}: {segment['value']:.4g} {unit}{empirical}"
+
+
+def ridge_text(ridge: float) -> str:
+    """The label of the ridge point (intensity where the main roofs meet)."""
+    return f"ridge {ridge:.3g} FLOP/byte"
+
+
+def text_px(text: str) -> float:
+    """Rough width in pixels of a label (``LABEL_SIZE`` px sans-serif) with its offset."""
+    return 0.55 * LABEL_SIZE * len(text) + 10
+
+
+def positive(values: ArrayLike) -> np.ndarray:
+    """The finite, positive entries of ``values`` (what a log axis can show)."""
+    values = np.asarray(values, dtype=float)
+    return values[np.isfinite(values) & (values > 0)]
+
+
+def padded_range(values: ArrayLike, margin: float,
+                 default: tuple[float, float]) -> tuple[float, float]:
+    """The axis-range rule: smallest / ``margin`` to largest * ``margin`` of the positive values.
+
+    Parameters
+    ----------
+    values : array-like
+        Everything the axis must show (points, ridge points, roofs).
+    margin : float
+        Factor (> 1) between the data and the axis limits on a log axis.
+    default : (float, float)
+        The range when no value is positive and finite.
+    """
+    values = positive(values)
+    if not values.size:
+        return float(default[0]), float(default[1])
+    return float(values.min() / margin), float(values.max() * margin)
+
+
+def tick_format(low: float, high: float) -> str:
+    """d3 format of a log axis' ticks: plain numbers, or powers of ten over a wide range."""
+    if PLAIN_TICKS[0] <= low and high <= PLAIN_TICKS[1]:
+        return "~g"
+    return ".0e"
+
+
+def label_room_decades(text: str, decades: float) -> float:
+    """Decades a label takes on an axis spanning ``decades`` in a ``MIN_PLOT_PX`` plot."""
+    width = text_px(text)
+    return max(decades, 1.0) * width / (MIN_PLOT_PX - width)
+
+
+def ridge_label_end(ridge: float, x_low: float) -> float:
+    """The intensity up to which the x axis must reach for the ridge label to fit.
+
+    The label starts at the ridge and takes ``width / (MIN_PLOT_PX - width)``
+    of the decades left of the ridge.
+    """
+    return ridge * 10 ** label_room_decades(ridge_text(ridge), math.log10(ridge / x_low))

@@ -1,0 +1,31 @@
+"""``RooflineWidget``: an interactive roofline of LIKWID measurements (ipywidgets + bqplot).
+
+The widget aggregates the runs ONCE (:class:`~roofline_widget.points.RegionSums`)
+and keeps one bqplot figure whose marks are updated in place:
+
+* a change of metric, ranks, "sum over ranks", include/exclude pattern or point
+  budget selects new points from the pre-aggregated sums and replaces the
+  Scatter's data in one ``hold_sync``;
+* a change of a peak only moves the ceiling lines and the ridge marker; the
+  point arrays are not sent again.
+
+Everything new is computed before anything is assigned, so an exception never
+leaves the widget half-updated.  Region names come from users' code and are
+HTML-escaped wherever they reach HTML (tooltip, legend, left-out table, status
+line).
+
+Modules: ``core`` (the widget: traits, validators, the refresh pipeline),
+``figure`` (:class:`RooflineFigure`: scales, marks, tooltip), ``controls``
+(:class:`RooflineControls`: child widgets, layout, links), ``state`` (what is
+computed before anything is assigned) and ``text`` (escaped HTML).
+"""
+
+from __future__ import annotations
+
+from .controls import RooflineControls
+from .core import DEFAULT_MAX_POINTS, RooflineWidget
+from .figure import FigureState, RooflineFigure
+from .state import POINT_KEY, PointState, UpdateGuard
+
+__all__ = ["RooflineWidget", "RooflineFigure", "RooflineControls", "FigureState", "PointState",
+           "UpdateGuard", "POINT_KEY", "DEFAULT_MAX_POINTS"]

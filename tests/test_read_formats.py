@@ -1,0 +1,158 @@
+"""The readers' front end: format= choices, the shared opener, one warning class."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import os
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from roofline_widget import read_likwid, sample_path
+from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.io import FORMATS, read_likwid_text
+from roofline_widget.io.bench import read_likwid_bench
+from roofline_widget.model import CPU, GPU, Device, Layout
+from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, UnitKind, parse_unit
+
+TEXT = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
+CSV = "ufpr_coffeelake_i5-7500_lw43_FLOPS_DP_4regions_1t_O.csv"
+BENCH = "likwid_readme_bench_triad_avx_skylake_i7-6700K.txt"
+
+
+def _same_run(a, b):
+    pd.testing.assert_frame_equal(a.table.drop(columns="source"), b.table.drop(columns="source"))
+    pd.testing.assert_frame_equal(a.events, b.events)
+    assert (a.layout, a.likwid_version, a.cpu_name) == (b.layout, b.likwid_version, b.cpu_name)
+
+
+def test_formats_table_lists_the_registered_formats():
+    assert FORMATS == ("text", "csv", "scope-h5")
+
+
+@pytest.mark.parametrize("name, fmt", [(TEXT, "text"), (CSV, "csv")])
+def test_explicit_format_reads_like_detection(name, fmt):
+    _same_run(read_likwid(sample_path(name), format=fmt), read_likwid(sample_path(name)))
+
+
+def test_wrong_format_is_a_format_error_not_a_crash():
+    with pytest.raises(LikwidFormatError, match="TABLE"):
+        read_likwid(sample_path(TEXT), format="csv")
+
+
+def test_unknown_format_lists_the_valid_ones():
+    with pytest.raises(ValueError, match=r"'xml'.*'text', 'csv', 'scope-h5'"):
+        read_likwid(sample_path(TEXT), format="xml")
+    with pytest.raises(ValueError, match="valid formats"):
+        read_likwid_text("+--+", format="perfctr")
+
+
+@pytest.mark.parametrize("compress, suffix", [(gzip.compress, ".gz"), (bz2.compress, ".bz2"),
+                                              (lzma.compress, ".xz")])
+@pytest.mark.parametrize("name", [TEXT, CSV])
+def test_compressed_files_read_to_identical_tables(tmp_path, compress, suffix, name):
+    plain = read_likwid(sample_path(name))
+    # the suffix is not what decides: a misleading name reads the same
+    for target in (tmp_path / (name + suffix), tmp_path / name):
+        target.write_bytes(compress(Path(sample_path(name)).read_bytes()))
+        packed = read_likwid(target)
+        _same_run(packed, plain)
+        assert packed.sources == (str(target),)
+        # the Sum of DRAM bandwidth, hand-checked against the plain file's table
+        assert packed.table.iloc[:, 12:].sum().sum() == pytest.approx(
+            plain.table.iloc[:, 12:].sum().sum())
+
+
+def test_damaged_compressed_file_is_a_format_error(tmp_path):
+    path = tmp_path / "cut.txt.gz"
+    path.write_bytes(gzip.compress(Path(sample_path(TEXT)).read_bytes())[:200])
+    with pytest.raises(LikwidFormatError, match="gzip") as info:
+        read_likwid(path)
+    assert info.value.source == str(path)
+
+
+def test_file_objects_text_and_binary():
+    plain = read_likwid(sample_path(TEXT))
+    with open(sample_path(TEXT), "rb") as handle:
+        binary = read_likwid(handle)
+    assert binary.sources == (sample_path(TEXT),)
+    _same_run(binary, plain)
+    text = read_likwid(io.StringIO(Path(sample_path(TEXT)).read_text()), label="mem")
+    assert text.sources == ("<stream>",) and text.label == "mem"
+    _same_run(text, plain)
+    merged = read_likwid([io.BytesIO(Path(sample_path(TEXT)).read_bytes())])
+    assert len(merged.table) == len(plain.table)
+
+
+def test_bom_and_latin1(tmp_path):
+    raw = Path(sample_path(TEXT)).read_bytes()
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbf" + raw)
+    _same_run(read_likwid(bom), read_likwid(sample_path(TEXT)))
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(raw + b"Caf\xe9: application output after the tables\n")
+    _same_run(read_likwid(latin), read_likwid(sample_path(TEXT)))
+
+
+def test_empty_stream_and_directory(tmp_path):
+    with pytest.raises(LikwidFormatError, match="an empty file"):
+        read_likwid(io.BytesIO(b""))
+    with pytest.raises(LikwidFormatError, match="not a directory"):
+        read_likwid(tmp_path)
+    with pytest.raises(LikwidFormatError, match="not a directory"):
+        read_likwid_bench(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(LikwidFormatError, match="a regular file"):
+        read_likwid(fifo)
+
+
+def test_bench_warns_likwid_read_warning(tmp_path):
+    readme = Path(sample_path(BENCH)).read_text()
+    path = tmp_path / "killed.txt"
+    path.write_text(readme + readme.split("Cycles:")[0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = read_likwid_bench(path)
+    assert [r.kernel for r in results] == ["triad_avx"]
+    assert [w.category for w in caught] == [LikwidReadWarning]
+    assert str(caught[0].message).startswith(f"{path}: read, but passed over 1 part(s)")
+    assert "line 52: likwid-bench run without" in str(caught[0].message)
+
+
+def test_bench_reads_compressed_and_file_objects(tmp_path):
+    (plain,) = read_likwid_bench(sample_path(BENCH))
+    path = tmp_path / "bench.xz"
+    path.write_bytes(lzma.compress(Path(sample_path(BENCH)).read_bytes()))
+    (packed,) = read_likwid_bench(path)
+    assert (packed.kernel, packed.gbs, packed.gflops) == ("triad_avx", 11.16334, 0.69771)
+    assert packed == BenchResultLike(plain, str(path))
+    with open(sample_path(BENCH), encoding="utf-8") as handle:
+        (streamed,) = read_likwid_bench(handle)
+    assert streamed.gbs == plain.gbs
+
+
+def BenchResultLike(result, source):  # noqa: N802 - reads like a constructor
+    from dataclasses import replace
+    return replace(result, source=source)
+
+
+def test_enums_equal_their_strings():
+    assert CPU is Device.CPU and CPU == "cpu" and GPU == "gpu" and f"{GPU}" == "gpu"
+    assert FLOP_RATE is UnitKind.FLOP_RATE and FLOP_RATE == "flop_rate"
+    assert BYTE_RATE == "byte_rate" and UOP_RATE == "uop_rate"
+    assert parse_unit("DP [MFLOP/s]").kind is UnitKind.FLOP_RATE
+    run = read_likwid(sample_path(CSV))
+    assert run.layout is Layout.PERFCTR_CSV and run.layout == "perfctr-csv"
+    # the table holds plain strings, as before
+    assert list(run.table["device"].cat.categories) == ["cpu"]
+    assert type(run.table["device"].cat.categories[0]) is str
