@@ -15,6 +15,7 @@ from . import state as st
 from . import text
 from .controls import PEAK_TRAITS, RooflineControls
 from .figure import FigureState, RooflineFigure
+from .layers import LayerInput
 
 __all__ = ["RooflineWidget", "DEFAULT_MAX_POINTS"]
 
@@ -215,7 +216,8 @@ class RooflineWidget(widgets.VBox):
             combine_ranks=self.combine_ranks, max_points=self.max_points)
         main, roofline = st.rooflines(self.peak_flops, self.peak_bandwidth, points.points,
                                       self._extra)
-        x_range, y_range = st.axis_ranges(points.points, roofline)
+        self._update_layers(points, roofline)
+        x_range, y_range = st.axis_ranges(points.points, roofline, self._layer_extent())
         selected = st.surviving_keys(self.selected, points.points)
         shown = points.shown
         figure_state = FigureState(
@@ -234,7 +236,8 @@ class RooflineWidget(widgets.VBox):
         """Peaks changed: move the ceilings and the ridge marker only."""
         points = self._points.points
         main, roofline = st.rooflines(self.peak_flops, self.peak_bandwidth, points, self._extra)
-        (x0, x1), (y0, y1) = st.axis_ranges(points, roofline)
+        self._update_layers(self._points, roofline)
+        (x0, x1), (y0, y1) = st.axis_ranges(points, roofline, self._layer_extent())
         xs, ys = self.figure.x_scale, self.figure.y_scale
         x_range = (min(x0, xs.min or x0), max(x1, xs.max or 0))
         y_range = (min(y0, ys.min or y0), max(y1, ys.max or 0))
@@ -243,7 +246,28 @@ class RooflineWidget(widgets.VBox):
         self.controls.status_html.value = self._status()
         self._show_peaks()
 
+    def _update_layers(self, points: st.PointState, roofline: Roofline | None) -> None:
+        """Hand the new selection to every layer (they assign their own marks)."""
+        if not self.figure.layers:
+            return
+        data = LayerInput(sums=self.sums, select_options=points.select_options, points=points,
+                          roofline=roofline, color_codes=self._color_codes,
+                          options={name: getattr(self, name)
+                                   for name in type(self).class_own_traits()})
+        with self._guard.hold():
+            for layer in self.figure.layers.values():
+                layer.update(data)
+
+    def _layer_extent(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every layer's (x, y) values, concatenated (the axes hold them too)."""
+        extents = [layer.extent() for layer in self.figure.layers.values()]
+        if not extents:
+            return np.zeros(0), np.zeros(0)
+        return (np.concatenate([np.asarray(x, dtype=float) for x, _ in extents]),
+                np.concatenate([np.asarray(y, dtype=float) for _, y in extents]))
+
     def _restyle(self) -> None:
+        self._update_layers(self._points, self._roofline)
         shown = self._points.shown
         self.figure.restyle(self._color_codes(shown),
                             st.marker_sizes(shown, self.size_by, self._size_range))
@@ -264,8 +288,11 @@ class RooflineWidget(widgets.VBox):
         self.controls.show_peaks({t: getattr(self, t) for t in PEAK_TRAITS}, self._main)
 
     def _status(self) -> str:
-        return text.status_html(self._points, self._roofline, max_points=self.max_points,
-                                combine_ranks=self.combine_ranks, n_selected=len(self.selected))
+        status = text.status_html(self._points, self._roofline, max_points=self.max_points,
+                                  combine_ranks=self.combine_ranks,
+                                  n_selected=len(self.selected))
+        notes = [layer.status() for layer in self.figure.layers.values()]
+        return " ".join([status, *filter(None, notes)])
 
     def _color_codes(self, shown: pd.DataFrame) -> np.ndarray:
         categories = st.color_categories(self.sums, self.color_by, self.combine_ranks)
@@ -295,7 +322,8 @@ class RooflineWidget(widgets.VBox):
     # ------------------------------------------------------------ public API
     def reset_view(self) -> None:
         """Fit the axes to the points and ceilings again (undo pan and zoom)."""
-        x_range, y_range = st.axis_ranges(self._points.points, self._roofline)
+        x_range, y_range = st.axis_ranges(self._points.points, self._roofline,
+                                          self._layer_extent())
         self.figure.assign_roofline(self._roofline, x_range, y_range)
 
     @property

@@ -2,9 +2,10 @@
 
 The figure draws what it is given (:class:`FigureState`, :meth:`RooflineFigure.assign`)
 and computes nothing about the data itself except where ceiling labels sit.
-To draw more (memory levels, a baseline run, rank whiskers): create the mark
-in ``_build_marks``, add it to ``marks`` in drawing order, give
-:class:`FigureState` a field with a default and assign it in :meth:`assign`.
+To draw more (memory levels, a baseline run, rank whiskers): write a
+:class:`~roofline_widget.widget.layers.Layer` and register it with
+:meth:`RooflineFigure.add_layer`; its marks are drawn between the ceilings
+and the points.
 """
 
 from __future__ import annotations
@@ -161,6 +162,8 @@ class RooflineFigure:
         The hover text of a point (DOM class ``roofline-tooltip``).
     interactions : dict
         bqplot interactions by name (``INTERACTIONS``).
+    layers : dict
+        The registered layers by name (:meth:`add_layer`).
     state : FigureState or None
         What is drawn.
     """
@@ -168,6 +171,7 @@ class RooflineFigure:
     def __init__(self, guard: UpdateGuard) -> None:
         self._guard = guard
         self.state: FigureState | None = None
+        self.layers: dict = {}
         self._build_marks()
         self.x_axis = bq.Axis(scale=self.x_scale, label=style.X_LABEL, tick_format="~g",
                               grid_color="#e6e6e6", label_offset="36px")
@@ -227,8 +231,20 @@ class RooflineFigure:
 
     @property
     def marks(self) -> list:
-        """Every mark, in drawing order (the points last, on top)."""
-        return [*self.roof_marks, self.scatter]
+        """Every mark, in drawing order (the layers over the ceilings, the points on top)."""
+        layer_marks = [mark for layer in self.layers.values() for mark in layer.marks]
+        return [*self.roof_marks, *layer_marks, self.scatter]
+
+    def add_layer(self, name: str, layer) -> None:
+        """Register ``layer`` (a :class:`~roofline_widget.widget.layers.Layer`) as ``name``.
+
+        Its marks join the figure at once, drawn over the ceilings and under
+        the points, in the order the layers were added.
+        """
+        if name in self.layers:
+            raise ValueError(f"a layer named {name!r} is already registered")
+        self.layers[name] = layer
+        self.plot.marks = self.marks
 
     @property
     def roof_marks(self) -> tuple:

@@ -51,6 +51,9 @@ class PointState:
         Remarks of the selection (shown as the message).
     error : str
         An invalid pattern's error ("" when the selection is valid).
+    select_options : dict or None
+        The keyword arguments of ``RegionSums.select`` that gave these points
+        (None while the selection is invalid); layers select with them too.
     """
 
     points: pd.DataFrame
@@ -60,6 +63,7 @@ class PointState:
     bandwidth_metric: str | None
     notes: list = field(default_factory=list)
     error: str = ""
+    select_options: dict | None = None
 
     @property
     def over_budget(self) -> bool:
@@ -156,13 +160,16 @@ def select_points(sums: RegionSums, *, flops_metric: str | None, bandwidth_metri
                             ranks=[])
         return PointState(empty.points, empty.points, empty.left_out, flops_metric,
                           bandwidth_metric, error=str(exc))
-    selection = sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                            ranks=ranks, include=include_re, exclude=exclude_re,
-                            combine_ranks=combine_ranks)
+    options = {"flops_metric": flops_metric, "bandwidth_metric": bandwidth_metric,
+               "ranks": ranks, "include": include_re, "exclude": exclude_re,
+               "combine_ranks": combine_ranks}
+    selection = sums.select(**options)
     points = selection.points.reset_index(drop=True)
+    options.update(flops_metric=selection.flops_metric,
+                   bandwidth_metric=selection.bandwidth_metric)
     return PointState(points, apply_budget(points, max_points), selection.left_out,
                       selection.flops_metric, selection.bandwidth_metric,
-                      list(selection.notes))
+                      list(selection.notes), select_options=options)
 
 
 def check_ceilings(ceilings: Sequence | None) -> tuple:
@@ -188,11 +195,16 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
     return main, Roofline([*main.compute, *compute], [*main.bandwidth, *bandwidth])
 
 
-def axis_ranges(points: pd.DataFrame,
-                roofline: Roofline | None) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Log-axis limits that hold every point, every ridge point, the roofs and the ridge label."""
-    x = style.positive(points["arithmetic_intensity_flops_per_byte"])
-    y = style.positive(points["performance_gflops"])
+def axis_ranges(points: pd.DataFrame, roofline: Roofline | None,
+                extent: tuple = ((), ())) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Log-axis limits that hold every point, every ridge point, the roofs and the ridge label.
+
+    ``extent`` holds more (x, y) values to keep inside, e.g. the layers' marks.
+    """
+    x = np.concatenate([style.positive(points["arithmetic_intensity_flops_per_byte"]),
+                        style.positive(np.asarray(extent[0], dtype=float))])
+    y = np.concatenate([style.positive(points["performance_gflops"]),
+                        style.positive(np.asarray(extent[1], dtype=float))])
     if roofline is not None:
         ridges = [roofline.ridge_point(bandwidth=b) for b in roofline.bandwidth]
         # Room right of the ridge points for the compute roofs (marks are clipped
