@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import style
+from . import static_compare, style
 from .ceilings import Roofline
 from .points import RegionSums
 
@@ -281,7 +281,8 @@ def _show(figure) -> None:
 def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, peak_flops=None,
                   peak_bandwidth=None, ranks=None, include=None, exclude=None, filepath=None,
                   show=False, verbose=True, cmap=DEFAULT_CMAP, data_filepath=None,
-                  data_format="csv", backend="matplotlib", ceilings: Roofline | None = None) -> dict:
+                  data_format="csv", backend="matplotlib", ceilings: Roofline | None = None,
+                  baseline=None, match=None, combine_ranks=False) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
@@ -315,6 +316,12 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     ceilings : Roofline, optional
         Several roofs to draw (L1/L2/L3/DRAM slopes, scalar/AVX compute
         roofs); ``peak_flops``/``peak_bandwidth`` then replace its top roofs.
+    baseline : run data or mapping, optional
+        A run to compare with (or an ordered ``{label: run}`` chain ending at
+        ``profiling_data``): hollow baseline points and a dashed arrow to each
+        matched point (matplotlib only); the rows are ``payload["comparison"]``.
+    match, combine_ranks
+        As for :func:`~roofline_widget.compare_points`.
 
     Returns
     -------
@@ -340,9 +347,13 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         pyarrow.
     """
     data_format = _check_arguments(backend, filepath, data_filepath, data_format)
+    if baseline is not None and backend != "matplotlib":
+        raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
+                                  "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
     sums = RegionSums.from_runs(profiling_data)
     selection = sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                            ranks=ranks, include=include, exclude=exclude)
+                            ranks=ranks, include=include, exclude=exclude,
+                            combine_ranks=combine_ranks)
     selection.warn()
     if selection.points.empty:
         raise _no_points_error(selection, flops_metric, bandwidth_metric)
@@ -385,6 +396,13 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     if backend == "matplotlib":
         figure = _matplotlib_figure(table, lines, colour_column, colour_map, roofline,
                                     selection.flops_metric, selection.bandwidth_metric)
+        if baseline is not None:  # arrows from the baseline (static_compare.py)
+            payload["comparison"] = comparison = static_compare.comparison_frame(
+                baseline, sums, flops_metric=selection.flops_metric,
+                bandwidth_metric=selection.bandwidth_metric, ranks=ranks, include=include,
+                exclude=exclude, combine_ranks=combine_ranks, match=match)
+            static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
+                comparison, colour_column, colour_map))
         if filepath is not None:
             Path(filepath).parent.mkdir(parents=True, exist_ok=True)
             figure.savefig(filepath, bbox_inches="tight")

@@ -150,7 +150,7 @@ class CompareLayer:
                               labels_visibility="none", visible=False)
         self.baseline_points = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), scales=scales, fill=False, stroke_width=2,
-            default_size=70, default_opacities=[0.7], colors=["gray"], tooltip=self.tooltip,
+            default_size=70, opacities=[0.7], colors=["gray"], tooltip=self.tooltip,
             interactions={"hover": "tooltip"}, visible=False)
         self.baseline_points.on_hover(self._on_hover)
 
