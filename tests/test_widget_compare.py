@@ -103,6 +103,9 @@ def test_lines_have_the_colour_of_their_regions_points(widget):
     assert layer.lines.colors == [point_colour[r] for r in regions]
     assert layer.baseline_points.colors == [point_colour[r] for r in regions]
     assert len(set(layer.lines.colors)) == 2
+    widget.color_by = "rank"  # one rank: every point and line in the first colour
+    assert layer.lines.colors == [PALETTE[0]] * 2
+    assert set(widget.figure.scatter.color) == {0.0}
 
 
 def test_axes_hold_the_baseline_points(widget):
@@ -165,6 +168,8 @@ def test_regions_in_one_run_only_are_named_escaped():
     assert "<b>," not in status and "Init<b>" not in status
     assert np.atleast_2d(w.baseline_layer.lines.x).shape == (1, 2)  # Solve only
     assert len(w.baseline_layer.baseline_points.x) == 2  # Init<b> and Solve, hollow
+    # a region the widget's data lacks has no colour of its own: grey
+    assert w.baseline_layer.baseline_points.colors[0] == "#7f7f7f"
 
 
 def test_match_renames_the_baseline_regions():

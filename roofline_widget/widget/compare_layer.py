@@ -36,6 +36,7 @@ from .. import style
 from ..compare import compare_points
 from ..points import RegionSums
 from .layers import LayerInput
+from .state import COLOR_COLUMN, color_categories
 
 __all__ = ["CompareLayer", "baseline_runs", "CURRENT_LABEL", "NAMES_SHOWN"]
 
@@ -44,6 +45,8 @@ CURRENT_LABEL = "current"
 #: At most this many region names are listed per status sentence.
 NAMES_SHOWN = 8
 _BASELINE_LABEL = "baseline"
+#: Colour of a baseline point whose region (run, rank) the widget's data lacks.
+_UNKNOWN_COLOUR = "#7f7f7f"
 _X = "arithmetic_intensity_flops_per_byte"
 _Y = "performance_gflops"
 
@@ -302,12 +305,19 @@ def _colors(rows: pd.DataFrame, data: LayerInput) -> list[str]:
     """The palette colour of each row: its region's (run's, rank's) colour in the widget.
 
     The region name is the current run's name where the last run has the
-    region, so a region keeps the colour of its point.
+    region, so a region keeps the colour of its point; a region (run, rank)
+    the widget's data lacks is grey.
     """
     region = rows["region_after"].where(rows["region_after"].notna(), rows["region_before"])
     file = rows["file_after"].where(rows["file_after"].notna(), rows["file_before"])
     like_points = pd.DataFrame({"region": region.astype(object).to_numpy(),
                                 "file": file.astype(object).to_numpy(),
                                 "rank": rows["rank"].to_numpy(dtype=np.int64)})
-    codes = np.asarray(data.color_codes(like_points), dtype=int)
-    return [style.PALETTE[code] for code in codes]
+    color_by = data.options.get("color_by", "region")
+    categories = color_categories(data.sums, color_by, bool(data.options.get("combine_ranks")))
+    known = like_points[COLOR_COLUMN[color_by]].isin(categories).to_numpy()
+    colours = np.full(len(rows), _UNKNOWN_COLOUR, dtype=object)
+    if known.any():
+        codes = np.asarray(data.color_codes(like_points[known]), dtype=int)
+        colours[known] = [style.PALETTE[code] for code in codes]
+    return list(colours)

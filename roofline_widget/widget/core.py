@@ -489,10 +489,10 @@ class RooflineWidget(widgets.VBox):
 
     def _baseline_problems(self, view: View) -> list[str]:
         mine = self.to_view().baseline
-        if view.baseline == mine:
+        if view.baseline is None or view.baseline == mine:
             return []
         if mine is None:
             return [f"the view compared with the baseline {view.baseline}; this widget has "
                     "no baseline (pass baseline=)"]
-        return [f"the view compared with the baseline {view.baseline or 'none'}; this widget "
+        return [f"the view compared with the baseline {view.baseline}; this widget "
                 f"compares with {mine}"]
