@@ -17,7 +17,7 @@ import pandas as pd
 
 from .compare import compare_points
 
-__all__ = ["comparison_frame", "row_colours", "draw_comparison", "ARROW_GID", "BASELINE_GID",
+__all__ = ["comparison_frame", "with_baseline", "row_colours", "draw_comparison", "ARROW_GID", "BASELINE_GID",
            "CURRENT_LABEL", "BASELINE_LABEL"]
 
 #: ``gid`` of every arrow annotation (to find them: ``[t for t in axes.texts if t.get_gid() == ARROW_GID]``).
@@ -72,6 +72,19 @@ def comparison_frame(baseline, current, *, flops_metric, bandwidth_metric, ranks
     frame = compare_points(baseline, current, **options)
     frame["run_before"], frame["run_after"] = BASELINE_LABEL, CURRENT_LABEL
     return frame
+
+
+def with_baseline(points: pd.DataFrame, frame: pd.DataFrame | None) -> pd.DataFrame:
+    """The points' intensity and performance, plus the baseline points of ``frame`` (if any).
+
+    For the plot's ranges: the roofs are drawn across the baseline points too.
+    """
+    columns = [_X, _Y]
+    if frame is None or frame.empty:
+        return points[columns]
+    before = frame[[_X + "_before", _Y + "_before"]].dropna()
+    before.columns = columns
+    return pd.concat([points[columns], before], ignore_index=True)
 
 
 def row_colours(frame: pd.DataFrame, colour_column: str, colour_map: Mapping) -> list:

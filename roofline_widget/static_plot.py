@@ -363,7 +363,11 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     else:
         roofline = ceilings.with_peaks(peak_flops, peak_bandwidth)
     table = roofline.classify(points)
-    x_min, x_max = _intensity_range(points, roofline)
+    comparison = None if baseline is None else static_compare.comparison_frame(
+        baseline, sums, flops_metric=selection.flops_metric,
+        bandwidth_metric=selection.bandwidth_metric, ranks=ranks, include=include,
+        exclude=exclude, combine_ranks=combine_ranks, match=match)
+    x_min, x_max = _intensity_range(static_compare.with_baseline(points, comparison), roofline)
     lines = roofline.lines(x_min, x_max)
 
     file_ranks = {label: len(run.ranks) for label, run in zip(sums.files, sums.runs)}
@@ -396,11 +400,8 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     if backend == "matplotlib":
         figure = _matplotlib_figure(table, lines, colour_column, colour_map, roofline,
                                     selection.flops_metric, selection.bandwidth_metric)
-        if baseline is not None:  # arrows from the baseline (static_compare.py)
-            payload["comparison"] = comparison = static_compare.comparison_frame(
-                baseline, sums, flops_metric=selection.flops_metric,
-                bandwidth_metric=selection.bandwidth_metric, ranks=ranks, include=include,
-                exclude=exclude, combine_ranks=combine_ranks, match=match)
+        if comparison is not None:  # arrows from the baseline (static_compare.py)
+            payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
                 comparison, colour_column, colour_map))
         if filepath is not None:

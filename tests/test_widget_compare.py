@@ -314,6 +314,9 @@ def test_static_plot_draws_the_arrows(tmp_path):
     hollow = [c for c in axes.collections if c.get_gid() == BASELINE_GID]
     assert len(hollow) == 1
     np.testing.assert_allclose(hollow[0].get_offsets()[:, 0], frame[X + "_before"], rtol=1e-12)
+    # the roofs are drawn across the baseline points too (give Solve at 8.54 FLOP/byte)
+    roof = next(line for line in payload["lines"] if line["kind"] == "roof")
+    assert max(roof["x"]) > GIVE_SOLVE[0]
     # the arrow has the colour of its region's points
     colours = payload["point_colors"]
     from matplotlib.colors import to_hex
