@@ -482,9 +482,12 @@ class RooflineWidget(widgets.VBox):
             del values["flops_metric"]
         if values["bandwidth_metric"] not in (None, *self.sums.bandwidth_metrics):
             del values["bandwidth_metric"]
-        if values["ranks"] is not None:
-            values["ranks"] = [r for r in values["ranks"] if r in self.sums.ranks]
-        values["selected"] = [key for key in values["selected"]]
+        if values["ranks"]:
+            known = [r for r in values["ranks"] if r in self.sums.ranks]
+            if known:
+                values["ranks"] = known
+            else:  # none of the view's ranks: keep the widget's
+                del values["ranks"]
         return values
 
     def _baseline_problems(self, view: View) -> list[str]:
