@@ -1,0 +1,232 @@
+"""Output files: every path checked before anything is written, each file written atomically.
+
+A call that writes several files (an image and a data table) first checks
+all of them with :func:`check_targets`: the nearest existing ancestor is a
+writable directory, the path is not a directory, the suffix names a format
+that can be written, and the optional package that writes it is importable.
+Every problem is reported at once in one :class:`OutputPathError`, before a
+byte is written.  :func:`write_atomically` then writes each file to a
+temporary file in its own directory and moves them all into place with
+:func:`os.replace` only once every writer has finished: a writer that raises
+leaves no truncated file, no stray temporary file, and every file that was
+there before untouched.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["OutputPathError", "OutputTarget", "IMAGE", "DATA", "DATA_SUFFIXES",
+           "image_formats", "image_target", "data_target", "check_targets", "write_atomically"]
+
+#: The two kinds of output file.
+IMAGE, DATA = "image", "data"
+#: Data formats and the file suffixes each is written under.
+DATA_SUFFIXES = {"csv": (".csv",), "json": (".json",), "parquet": (".parquet", ".pq")}
+#: Which packages a data format needs (any one of them).
+_DATA_EXTRAS = {"parquet": ("pyarrow", "fastparquet")}
+#: matplotlib formats written through Pillow.
+_PILLOW_FORMATS = ("gif", "jpg", "jpeg", "tif", "tiff", "webp", "avif")
+_TEMP_SUFFIX = ".part"
+
+
+class OutputPathError(ValueError):
+    """One or more output paths of a call cannot be written; nothing was written.
+
+    Parameters
+    ----------
+    problems : sequence of (path, reason)
+        Every bad path with why it cannot be written.
+
+    Attributes
+    ----------
+    problems : list of (str, str)
+    """
+
+    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
+        self.problems = [(str(path), str(reason)) for path, reason in problems]
+        lines = "".join(f"\n  - {path!r}: {reason}" for path, reason in self.problems)
+        super().__init__(f"cannot write {len(self.problems)} output path(s); nothing was "
+                         f"written:{lines}")
+
+
+@dataclass(frozen=True)
+class OutputTarget:
+    """One file a call is to write.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        Where the file goes.
+    kind : {"image", "data"}
+    format : str
+        The format it is written in (``"png"``, ``"csv"``, ...).
+    """
+
+    path: Path
+    kind: str
+    format: str
+
+
+@functools.lru_cache(maxsize=1)
+def image_formats() -> tuple[str, ...]:
+    """The image formats matplotlib's Agg canvas can write here (empty without matplotlib).
+
+    Formats whose writer is missing are left out: those written through
+    Pillow when Pillow does not know the suffix, and ``pgf`` when the TeX
+    system it runs (``rcParams["pgf.texsystem"]``) is not on the ``PATH``.
+    """
+    try:
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError:
+        return ()
+    formats = set(FigureCanvasAgg.get_supported_filetypes())
+    try:
+        from PIL import Image
+
+        Image.init()
+        pillow = {suffix.lstrip(".").lower() for suffix in Image.registered_extensions()}
+    except ImportError:  # pragma: no cover - Pillow is a dependency of matplotlib
+        pillow = set()
+    formats -= {f for f in _PILLOW_FORMATS if f not in pillow}
+    if shutil.which(matplotlib.rcParams["pgf.texsystem"]) is None:
+        formats.discard("pgf")
+    return tuple(sorted(formats))
+
+
+def image_target(path) -> OutputTarget:
+    """An image file, its format taken from the suffix (checked by :func:`check_targets`)."""
+    path = Path(path)
+    return OutputTarget(path, IMAGE, path.suffix.lower().lstrip("."))
+
+
+def data_target(path, data_format: str) -> OutputTarget:
+    """A data file in ``data_format`` (``"csv"``, ``"json"``, ``"parquet"``)."""
+    return OutputTarget(Path(path), DATA, str(data_format).lower())
+
+
+def _format_problem(target: OutputTarget) -> str | None:
+    suffix = target.path.suffix.lower()
+    if target.kind == IMAGE:
+        formats = image_formats()
+        if not formats:
+            return "writing an image needs matplotlib: pip install 'roofline-widget[static]'"
+        if target.format not in formats:
+            return (f"cannot write a {target.format or 'suffix-less'} image; matplotlib "
+                    f"writes {', '.join('.' + f for f in formats)} here")
+        return None
+    suffixes = DATA_SUFFIXES.get(target.format)
+    if suffixes is None:
+        return (f"unknown data format {target.format!r}; use one of "
+                f"{', '.join(DATA_SUFFIXES)}")
+    if suffix not in suffixes:
+        return (f"{suffix or 'no suffix'} does not match data format {target.format!r}; "
+                f"use {' or '.join(suffixes)}")
+    extras = _DATA_EXTRAS.get(target.format, ())
+    if extras and not any(importlib.util.find_spec(name) for name in extras):
+        return f"data format {target.format!r} needs {' or '.join(extras)}: pip install {extras[0]}"
+    return None
+
+
+def _place_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be created or replaced, or None."""
+    if path.is_dir():
+        return "is a directory"
+    if path.exists() and not path.is_file():
+        return "exists and is not a regular file"
+    ancestor = path.parent
+    while not ancestor.exists():
+        if ancestor.is_symlink():
+            return f"its directory {str(ancestor)!r} is a broken symbolic link"
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"{str(ancestor)!r} is not a directory"
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        return f"directory {str(ancestor)!r} is not writable"
+    return None
+
+
+def check_targets(targets: Sequence[OutputTarget]) -> tuple[OutputTarget, ...]:
+    """Check every target; raise one :class:`OutputPathError` naming every bad one.
+
+    A missing directory is fine when its nearest existing ancestor is a
+    writable directory (:func:`write_atomically` creates it).  Two targets
+    with the same path are an error too.
+
+    Returns
+    -------
+    tuple of OutputTarget
+        The targets, unchanged.
+
+    Raises
+    ------
+    OutputPathError
+        Listing each bad path and every reason.
+    """
+    problems = []
+    seen = {}
+    for target in targets:
+        reasons = [r for r in (_place_problem(target.path), _format_problem(target)) if r]
+        key = os.path.abspath(target.path)
+        if key in seen:
+            reasons.append(f"the same path as the {seen[key]} file")
+        seen.setdefault(key, target.kind)
+        problems += [(f"{target.path} ({target.kind})", reason) for reason in reasons]
+    if problems:
+        raise OutputPathError(problems)
+    return tuple(targets)
+
+
+def _new_file_mode() -> int:
+    """The mode an ordinary new file gets (0o666 less the umask)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_atomically(writes: Sequence[tuple[OutputTarget, Callable[[str], None]]]) -> None:
+    """Write every target through its writer, all or nothing.
+
+    Parameters
+    ----------
+    writes : sequence of (OutputTarget, writer)
+        ``writer(path)`` writes the whole file at the given (temporary) path,
+        a sibling of the target named ``.<name>.<random>.part``.
+
+    Notes
+    -----
+    All writers run first; only when every one has succeeded are the
+    temporary files moved onto the targets with :func:`os.replace` (atomic on
+    one file system).  If a writer raises, every temporary file is removed
+    and the exception propagates: no target is created, truncated or changed.
+    Check the targets with :func:`check_targets` first.
+    """
+    staged: list[tuple[str, Path]] = []
+    try:
+        for target, writer in writes:
+            target.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=f".{target.path.name}.",
+                                                 suffix=_TEMP_SUFFIX, dir=target.path.parent)
+            os.close(handle)
+            staged.append((temporary, target.path))
+            writer(temporary)
+            mode = (target.path.stat().st_mode & 0o7777 if target.path.is_file()
+                    else _new_file_mode())
+            os.chmod(temporary, mode)
+    except BaseException:
+        for temporary, _ in staged:
+            try:
+                os.unlink(temporary)
+            except FileNotFoundError:
+                pass
+        raise
+    for temporary, path in staged:
+        os.replace(temporary, path)
