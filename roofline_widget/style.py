@@ -1,7 +1,8 @@
 """How a roofline looks, shared by the widget and :func:`~roofline_widget.plot_roofline`.
 
 Palette, axis labels, tooltip fields, ceiling labels, the axis-range rule and
-the rule for regions without floating-point work live here once; the widget (``roofline_widget.widget``) and the static plot
+the rule for regions without floating-point work live here once; the widget
+(``roofline_widget.widget``) and the static plot
 (``roofline_widget.static_plot``) both read them.  Nothing here imports a
 plotting library.
 """
