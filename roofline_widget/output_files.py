@@ -42,17 +42,19 @@ class OutputPathError(ValueError):
 
     Parameters
     ----------
-    problems : sequence of (path, reason)
-        Every bad path with why it cannot be written.
+    problems : sequence of (path, kind, reason)
+        Every bad path, what it was to hold (``"image"``, ``"data"``) and why it
+        cannot be written (one entry per reason).
 
     Attributes
     ----------
-    problems : list of (str, str)
+    problems : list of (str, str, str)
     """
 
-    def __init__(self, problems: Sequence[tuple[str, str]]) -> None:
-        self.problems = [(str(path), str(reason)) for path, reason in problems]
-        lines = "".join(f"\n  - {path!r}: {reason}" for path, reason in self.problems)
+    def __init__(self, problems: Sequence[tuple[str, str, str]]) -> None:
+        self.problems = [(str(path), str(kind), str(reason)) for path, kind, reason in problems]
+        lines = "".join(f"\n  - {path!r} ({kind}): {reason}"
+                        for path, kind, reason in self.problems)
         super().__init__(f"cannot write {len(self.problems)} output path(s); nothing was "
                          f"written:{lines}")
 
@@ -128,8 +130,9 @@ def _format_problem(target: OutputTarget) -> str | None:
         return (f"unknown data format {target.format!r}; use one of "
                 f"{', '.join(DATA_SUFFIXES)}")
     if suffix not in suffixes:
-        return (f"{suffix or 'no suffix'} does not match data format {target.format!r}; "
-                f"use {' or '.join(suffixes)}")
+        found = f"the suffix {suffix!r}" if suffix else "no suffix"
+        return (f"{found} for data format {target.format!r}, which is written as "
+                f"{' or '.join(suffixes)}")
     extras = _DATA_EXTRAS.get(target.format, ())
     if extras and not any(importlib.util.find_spec(name) for name in extras):
         return f"data format {target.format!r} needs {' or '.join(extras)}: pip install {extras[0]}"
@@ -149,8 +152,21 @@ def _place_problem(path: Path) -> str | None:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         return f"{str(ancestor)!r} is not a directory"
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        return f"directory {str(ancestor)!r} is not writable"
+    return _probe(ancestor)
+
+
+def _probe(directory: Path) -> str | None:
+    """Why no file can be created in ``directory`` (tried and removed at once), or None.
+
+    A real attempt rather than :func:`os.access`, which says yes to root on
+    read-only and pseudo file systems.
+    """
+    try:
+        handle, name = tempfile.mkstemp(prefix=".roofline-probe-", dir=directory)
+    except OSError as exc:
+        return f"directory {str(directory)!r} is not writable ({exc.strerror or exc})"
+    os.close(handle)
+    os.unlink(name)
     return None
 
 
@@ -179,7 +195,7 @@ def check_targets(targets: Sequence[OutputTarget]) -> tuple[OutputTarget, ...]:
         if key in seen:
             reasons.append(f"the same path as the {seen[key]} file")
         seen.setdefault(key, target.kind)
-        problems += [(f"{target.path} ({target.kind})", reason) for reason in reasons]
+        problems += [(str(target.path), target.kind, reason) for reason in reasons]
     if problems:
         raise OutputPathError(problems)
     return tuple(targets)

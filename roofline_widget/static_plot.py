@@ -219,11 +219,14 @@ def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: di
     y = no_flop["performance_gflops"].to_numpy(dtype=float)
     # Pinned left (the usual case: intensity = GFLOP/s / bandwidth is tiny too), else down.
     markers = np.where(x < x_limits[0], "<", np.where(y < y_limits[0], "v", "o"))
-    colours = [colour_map.get(key, "0.3") for key in no_flop[colour_column]]
-    for i, (px, py) in enumerate(zip(style.pinned(x, x_limits), style.pinned(y, y_limits))):
-        axes.scatter([px], [py], marker=markers[i], s=60, facecolors="none",
-                     edgecolors=[colours[i]], linewidths=1.4, zorder=5, clip_on=False,
-                     label="almost no FLOPs (at the axis edge)" if i == 0 else None)
+    labelled = set()
+    for key, marker, px, py in zip(no_flop[colour_column], markers, style.pinned(x, x_limits),
+                                   style.pinned(y, y_limits)):
+        label = None if key in labelled else f"{key} (almost no FLOPs: at the axis edge)"
+        labelled.add(key)
+        axes.scatter([px], [py], marker=marker, s=60, facecolors="none",
+                     edgecolors=[colour_map.get(key, "0.3")], linewidths=1.4, zorder=5,
+                     clip_on=False, label=label)
     axes.set_xlim(x_limits)
     axes.set_ylim(y_limits)
     axes.text(0.0, -0.12, note, transform=axes.transAxes, ha="left", va="top", fontsize=8,
@@ -249,6 +252,8 @@ def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops
                       ha="right" if line["kind"] == "compute" else "left", fontsize=8, color="0.25")
     for key, colour in colour_map.items():
         chosen = bulk[bulk[colour_column] == key]
+        if chosen.empty:
+            continue  # only points at the axis edge (_pin_no_flop labels them)
         axes.scatter(chosen["arithmetic_intensity_flops_per_byte"], chosen["performance_gflops"],
                      color=colour, label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
     axes.set_xscale("log")

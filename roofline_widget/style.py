@@ -173,7 +173,7 @@ NO_FLOP_WORK_FRACTION = 1e-6
 NO_FLOP_NAMES_SHOWN = 5
 
 
-def split_flop_work(frame: pd.DataFrame, fraction: float = NO_FLOP_WORK_FRACTION
+def split_flop_work(frame: pd.DataFrame, fraction: float | None = None
                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Split points into the bulk and those doing almost no floating-point work.
 
@@ -181,9 +181,10 @@ def split_flop_work(frame: pd.DataFrame, fraction: float = NO_FLOP_WORK_FRACTION
     ----------
     frame : pandas.DataFrame
         Points with a ``performance_gflops`` column.
-    fraction : float
+    fraction : float, optional
         A point is "no FLOP work" when its GFLOP/s is below ``fraction`` times
-        the largest GFLOP/s of ``frame``.
+        the largest GFLOP/s of ``frame`` (default ``NO_FLOP_WORK_FRACTION``, read
+        at each call; 0 turns the rule off).
 
     Returns
     -------
@@ -191,6 +192,7 @@ def split_flop_work(frame: pd.DataFrame, fraction: float = NO_FLOP_WORK_FRACTION
         The rows of ``frame`` (index kept) in two parts; every row is in
         exactly one.  Rows with a NaN rate stay in the bulk.
     """
+    fraction = NO_FLOP_WORK_FRACTION if fraction is None else fraction
     performance = frame["performance_gflops"].to_numpy(dtype=float)
     largest = positive(performance)
     if not largest.size:
@@ -199,8 +201,7 @@ def split_flop_work(frame: pd.DataFrame, fraction: float = NO_FLOP_WORK_FRACTION
     return frame[~below], frame[below]
 
 
-def no_flop_work_text(no_flop: pd.DataFrame, where: str,
-                      fraction: float = NO_FLOP_WORK_FRACTION) -> str:
+def no_flop_work_text(no_flop: pd.DataFrame, where: str, fraction: float | None = None) -> str:
     """The note naming the points that do almost no FLOPs ("" when there are none).
 
     Parameters
@@ -209,8 +210,8 @@ def no_flop_work_text(no_flop: pd.DataFrame, where: str,
         The second part of :func:`split_flop_work` (``region`` column).
     where : str
         Where they are shown, e.g. ``"shown at the axis edge"``.
-    fraction : float
-        The threshold used, named in the note.
+    fraction : float, optional
+        The threshold used, named in the note (default ``NO_FLOP_WORK_FRACTION``).
 
     Returns
     -------
@@ -221,6 +222,7 @@ def no_flop_work_text(no_flop: pd.DataFrame, where: str,
     """
     if not len(no_flop):
         return ""
+    fraction = NO_FLOP_WORK_FRACTION if fraction is None else fraction
     regions = [str(r) for r in pd.unique(no_flop["region"].astype(object))]
     names = ", ".join(regions[:NO_FLOP_NAMES_SHOWN])
     if len(regions) > NO_FLOP_NAMES_SHOWN:
