@@ -55,8 +55,8 @@ class OutputPathError(ValueError):
         self.problems = [(str(path), str(kind), str(reason)) for path, kind, reason in problems]
         lines = "".join(f"\n  - {path!r} ({kind}): {reason}"
                         for path, kind, reason in self.problems)
-        super().__init__(f"cannot write {len(self.problems)} output path(s); nothing was "
-                         f"written:{lines}")
+        files = len({(path, kind) for path, kind, _ in self.problems})
+        super().__init__(f"cannot write {files} output file(s); nothing was written:{lines}")
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,9 @@ def check_targets(targets: Sequence[OutputTarget]) -> tuple[OutputTarget, ...]:
     problems = []
     seen = {}
     for target in targets:
-        reasons = [r for r in (_place_problem(target.path), _format_problem(target)) if r]
+        # A directory's "suffix" says nothing: that it is a directory is the reason.
+        format_problem = None if target.path.is_dir() else _format_problem(target)
+        reasons = [r for r in (_place_problem(target.path), format_problem) if r]
         key = os.path.abspath(target.path)
         if key in seen:
             reasons.append(f"the same path as the {seen[key]} file")
