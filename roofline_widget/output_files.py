@@ -67,7 +67,9 @@ class OutputTarget:
     ----------
     path : pathlib.Path
         Where the file goes.
-    kind : {"image", "data"}
+    kind : str
+        ``IMAGE`` or ``DATA`` (suffix checked against the format), or any other
+        word (e.g. ``"view"``: any suffix).
     format : str
         The format it is written in (``"png"``, ``"csv"``, ...).
     """
@@ -125,6 +127,8 @@ def _format_problem(target: OutputTarget) -> str | None:
             return (f"cannot write a {target.format or 'suffix-less'} image; matplotlib "
                     f"writes {', '.join('.' + f for f in formats)} here")
         return None
+    if target.kind != DATA:
+        return None  # another kind (a saved view): any suffix
     suffixes = DATA_SUFFIXES.get(target.format)
     if suffixes is None:
         return (f"unknown data format {target.format!r}; use one of "

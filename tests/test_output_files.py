@@ -243,3 +243,22 @@ def test_json_and_parquet_round_trip(tmp_path):
     assert frame["performance_gflops"].tolist() == pytest.approx(
         [flops / 1000 for _, flops, _ in SAMPLE_ROWS], rel=1e-12)
     assert _listing(tmp_path) == ["p.json", "p.parquet"]
+
+
+def test_a_saved_view_goes_through_the_same_checks(tmp_path, monkeypatch):
+    from roofline_widget import View
+
+    view = View(flops_metric="DP [MFLOP/s]", peak_flops=2048.0)
+    with pytest.raises(OutputPathError, match="is a directory"):
+        view.save(tmp_path)
+    path = view.save(tmp_path / "my.view")  # a view may have any suffix
+    assert View.load(path) == view
+    before = path.read_bytes()
+
+    def full_disk(self, text, **keywords):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(type(path), "write_text", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        View(peak_flops=1.0).save(path)
+    assert path.read_bytes() == before and _listing(tmp_path) == ["my.view"]
