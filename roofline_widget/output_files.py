@@ -208,10 +208,32 @@ def check_targets(targets: Sequence[OutputTarget]) -> tuple[OutputTarget, ...]:
 
 
 def _new_file_mode() -> int:
-    """The mode an ordinary new file gets (0o666 less the umask)."""
+    """The mode an ordinary new file gets (0o666 less the umask).
+
+    The umask is read from ``/proc/self/status`` where there is one (setting
+    it to read it back is not thread-safe), else by setting it and back.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return 0o666 & ~mask
+
+
+def _make_parents(directory: Path) -> list[Path]:
+    """Create ``directory`` and its missing ancestors; the ones created, deepest first."""
+    missing = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for folder in reversed(missing):
+        folder.mkdir(exist_ok=True)
+    return missing
 
 
 def write_atomically(writes: Sequence[tuple[OutputTarget, Callable[[str], None]]]) -> None:
@@ -227,14 +249,16 @@ def write_atomically(writes: Sequence[tuple[OutputTarget, Callable[[str], None]]
     -----
     All writers run first; only when every one has succeeded are the
     temporary files moved onto the targets with :func:`os.replace` (atomic on
-    one file system).  If a writer raises, every temporary file is removed
+    one file system).  Missing directories are created first.  If a writer
+    raises, every temporary file and every directory created here is removed
     and the exception propagates: no target is created, truncated or changed.
     Check the targets with :func:`check_targets` first.
     """
     staged: list[tuple[str, Path]] = []
+    created: list[Path] = []
     try:
         for target, writer in writes:
-            target.path.parent.mkdir(parents=True, exist_ok=True)
+            created += _make_parents(target.path.parent)
             handle, temporary = tempfile.mkstemp(prefix=f".{target.path.name}.",
                                                  suffix=_TEMP_SUFFIX, dir=target.path.parent)
             os.close(handle)
@@ -248,6 +272,11 @@ def write_atomically(writes: Sequence[tuple[OutputTarget, Callable[[str], None]]
             try:
                 os.unlink(temporary)
             except FileNotFoundError:
+                pass
+        for folder in created:  # deepest first; only if still empty
+            try:
+                folder.rmdir()
+            except OSError:
                 pass
         raise
     for temporary, path in staged:

@@ -174,8 +174,7 @@ def test_a_failing_image_writer_creates_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(Figure, "savefig", broken)
     with pytest.raises(RuntimeError, match="renderer crashed"):
         _plot(filepath=tmp_path / "sub" / "f.png", data_filepath=tmp_path / "points.csv")
-    assert not (tmp_path / "points.csv").exists() and not (tmp_path / "sub" / "f.png").exists()
-    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []
+    assert _listing(tmp_path) == []  # no file, no temporary file, not even the new "sub"
 
 
 def test_write_atomically_moves_only_after_every_writer_succeeded(tmp_path):
