@@ -128,6 +128,8 @@ def draw_comparison(axes, frame: pd.DataFrame, colours: list) -> dict:
                                 facecolors="none", edgecolors=list(colours[before]), s=40,
                                 linewidths=1.4, alpha=0.8, zorder=4, label="baseline (hollow)")
         baseline.set_gid(BASELINE_GID)
+        _hold_in_view(axes, frame.loc[before, _X + "_before"].to_numpy(dtype=float),
+                      frame.loc[before, _Y + "_before"].to_numpy(dtype=float))
     arrows = []
     both = (frame["status"] == "both").to_numpy()
     for row, colour in zip(frame[both].itertuples(index=False), colours[both]):
@@ -139,3 +141,19 @@ def draw_comparison(axes, frame: pd.DataFrame, colours: list) -> dict:
         arrow.set_gid(ARROW_GID)
         arrows.append(arrow)
     return {"arrows": arrows, "baseline": baseline}
+
+
+def _hold_in_view(axes, x: np.ndarray, y: np.ndarray, margin: float = 1.3) -> None:
+    """Widen frozen axis limits (set by the no-FLOP pinning) so the baseline points show.
+
+    Autoscaled axes follow the new points by themselves; limits set before
+    (``set_xlim``) are widened by ``margin`` around any point outside.
+    """
+    for values, get, set_, auto in ((x, axes.get_xlim, axes.set_xlim, axes.get_autoscalex_on),
+                                    (y, axes.get_ylim, axes.set_ylim, axes.get_autoscaley_on)):
+        values = values[np.isfinite(values) & (values > 0)]
+        if auto() or not values.size:
+            continue
+        low, high = get()
+        if values.min() < low or values.max() > high:
+            set_(min(low, values.min() / margin), max(high, values.max() * margin))

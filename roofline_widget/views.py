@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from . import output_files
 from .ceilings import BandwidthRoof, ComputeRoof
 
 __all__ = ["View", "ViewError", "ViewWarning", "VIEW_FORMAT", "VIEW_VERSION"]
@@ -174,10 +175,16 @@ class View:
         return cls.from_dict(document, source)
 
     def save(self, path) -> Path:
-        """Write the view to ``path`` as JSON (UTF-8); returns the path."""
-        path = Path(path)
-        path.write_text(self.to_json() + "\n", encoding="utf-8")
-        return path
+        """Write the view to ``path`` as JSON (UTF-8), atomically; returns the path.
+
+        A path that cannot be written raises ``OutputPathError`` before anything is written.
+        """
+        target = output_files.OutputTarget(Path(path), "view", "json")
+        document = self.to_json() + "\n"
+        output_files.check_targets([target])
+        output_files.write_atomically(
+            [(target, lambda name: Path(name).write_text(document, encoding="utf-8"))])
+        return target.path
 
     @classmethod
     def load(cls, path) -> View:

@@ -301,6 +301,7 @@ class RooflineWidget(widgets.VBox):
                                   combine_ranks=self.combine_ranks,
                                   n_selected=len(self.selected))
         notes = [layer.status() for layer in self.figure.layers.values()]
+        notes.insert(0, text.no_flop_work_html(self._points.points))
         return " ".join([status, *filter(None, notes)])
 
     def _color_codes(self, shown: pd.DataFrame) -> np.ndarray:
