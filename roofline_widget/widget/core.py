@@ -50,6 +50,10 @@ class RooflineWidget(widgets.VBox):
     ceilings : sequence of ComputeRoof / BandwidthRoof, optional
         Extra roofs (e.g. from likwid-bench) drawn together with the peaks;
         the attainable performance uses the highest compute and bandwidth roof.
+    match : dict or callable, optional
+        Region renames for the baseline comparison (``compare_points(match=)``).
+    view : path or View, optional
+        A saved view restored after construction (:meth:`load_view`).
     **options
         Initial values of the traits below and ipywidgets Box options (``layout``).
 
@@ -77,6 +81,11 @@ class RooflineWidget(widgets.VBox):
         The selected points, by key (set by click, brush and lasso too).
     message : str
         The error or remark shown above the figure (read-only).
+    baseline : run data, mapping or None
+        A run to compare with (anything ``data`` accepts), or an ordered
+        ``{label: run}`` chain ending at ``data``: a dashed line from each
+        baseline point (hollow) to the current point, the median speed-up
+        in the status line (:meth:`comparison_dataframe`).
     figure : RooflineFigure
         The bqplot figure, its scales, marks and tooltip (``figure.plot``,
         ``figure.scatter``, ``figure.ceilings``, ``figure.state``, ...).
