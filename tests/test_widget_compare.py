@@ -370,3 +370,26 @@ def test_static_plot_chain_match_and_combine_ranks(tmp_path):
 def test_static_plot_baseline_needs_matplotlib_backend():
     with pytest.raises(NotImplementedError, match="matplotlib only"):
         plot_roofline(run(TAKE), baseline=run(GIVE), backend="bqplot", verbose=False)
+
+
+def test_static_plot_keeps_baseline_points_inside_pinned_limits():
+    """pmgpu has a region with almost no FLOPs: the axes are frozen around the rest, and
+    widened for the baseline points (give Solve at 4.38 GFLOP/s is above every pmgpu point)."""
+    pytest.importorskip("matplotlib")
+    pmgpu = run("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
+    payload = plot_roofline(pmgpu, baseline=run(GIVE), verbose=False)
+    assert payload["no_flop_note"]  # the limits were set by the no-FLOP pinning
+    frame = payload["comparison"]
+    assert set(frame["status"]) == {"only before", "only after"}  # no region in common
+    axes = payload["figure"].axes[0]
+    assert not [t for t in axes.texts if t.get_gid() == ARROW_GID]
+    (x0, x1), (y0, y1) = axes.get_xlim(), axes.get_ylim()
+    before = frame.dropna(subset=[Y + "_before"])
+    assert len(before) == 2
+    assert ((x0 < before[X + "_before"]) & (before[X + "_before"] < x1)).all()
+    assert ((y0 < before[Y + "_before"]) & (before[Y + "_before"] < y1)).all()
+    assert y1 > GIVE_SOLVE[1] > pmgpu_max_gflops(payload)
+
+
+def pmgpu_max_gflops(payload):
+    return max(p["performance_gflops"] for p in payload["points"])
