@@ -55,6 +55,8 @@ FILE_READERS: dict[str, Callable[[PathOrBuffer, str | None], LikwidRun]] = {
 FORMATS = (*TEXT_PARSERS, *FILE_READERS)
 
 
+_BENCH_BANNER = "LIKWID MICRO BENCHMARK"
+_BENCH_RESULT = re.compile(r"^(?:MFlops/s|MByte/s):\t", re.M)
 _CSV_TABLE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
 _TEXT_TABLE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
 
@@ -93,7 +95,7 @@ def detect_format(text: str, source) -> str:
             raise LikwidFormatError(
                 source, line_number,
                 "likwid-perfctr or likwid-mpirun output; this is likwid-topology output", line)
-    if "MFlops/s:" in head or "MByte/s:" in head:
+    if _BENCH_BANNER in head and _BENCH_RESULT.search(head):
         raise LikwidFormatError(
             source, None, "likwid-perfctr tables; this file holds only likwid-bench "
             "results (read them with read_likwid_bench)")
