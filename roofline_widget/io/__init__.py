@@ -25,6 +25,7 @@ from .core import ParsedLikwid, merge_runs, run_from, warn_passed_over
 from .csv import parse_csv
 from .opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
 from .text import parse_text
+from .topology import parse_topology
 
 __all__ = ["read_likwid", "read_likwid_text", "as_runs", "FORMATS", "detect_format"]
 
@@ -128,6 +129,8 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     Returns
     -------
     LikwidRun
+        With :attr:`~roofline_widget.model.LikwidRun.topology` set when the
+        text also holds likwid-topology output.
     """
     _check_format(format)
     if format in FILE_READERS:
@@ -135,8 +138,20 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     layout = format or detect_format(text, source)
     parsed = TEXT_PARSERS[layout](text, str(source))
     run = run_from(parsed, source=str(source), label=label)
+    run.topology = _topology(text, str(source), run.warnings)
     warn_passed_over(source, run.warnings, stacklevel=2)
     return run
+
+
+def _topology(text: str, source: str, warnings: list):
+    """The likwid-topology block of a log, or None; a damaged block is a warning, not an error."""
+    if _TOPOLOGY_MARKERS[0] not in text:
+        return None
+    try:
+        return parse_topology(text, source)
+    except LikwidFormatError as exc:
+        warnings.append(f"likwid-topology output not read ({exc}); run.topology is None")
+        return None
 
 
 def _read_one(path_or_buffer: PathOrBuffer, format: str | None) -> LikwidRun:
@@ -177,7 +192,8 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     -------
     LikwidRun
         One row per (rank, region, group, hardware thread); see
-        :class:`~roofline_widget.model.LikwidRun`.
+        :class:`~roofline_widget.model.LikwidRun`.  ``run.topology`` holds
+        what likwid-topology printed in the same file (a job log), or None.
 
     Raises
     ------
