@@ -167,6 +167,10 @@ def _parse_run(lines, offset: int, source: str):
                       "skipped, its numbers may be cut too")
     if kernel is None:
         raise LikwidFormatError(source, offset + 1, "a 'Test: <kernel>' line after the banner")
+    missing = [f"'Using N {what}'" for what in ("work groups", "threads") if what not in counts]
+    if missing:  # never guess a thread count: the roof's provenance would be wrong
+        return None, (f"line {offset + 1}: likwid-bench run {kernel!r} without its "
+                      f"{' and '.join(missing)} line; skipped")
     try:
         numbers = {key: _number(values, key) for key in
                    ("MFlops/s", "MByte/s", "Time", "Data volume (Byte)", "Number of Flops")}
@@ -174,7 +178,7 @@ def _parse_run(lines, offset: int, source: str):
         raise LikwidFormatError(source, test_line, f"numeric likwid-bench results of {kernel}",
                                 str(exc)) from None
     return BenchResult(
-        kernel=kernel, threads=counts.get("threads", 1), work_groups=counts.get("work groups", 1),
+        kernel=kernel, threads=counts["threads"], work_groups=counts["work groups"],
         gflops=numbers["MFlops/s"] / 1000.0, gbs=numbers["MByte/s"] / 1000.0,
         time_s=numbers["Time"], data_volume_bytes=numbers["Data volume (Byte)"],
         flops=numbers["Number of Flops"], source=source, line=test_line, values=values,
