@@ -30,7 +30,6 @@ from hypothesis import strategies as st
 from roofline_widget import read_likwid, sample_names, sample_path
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.bench import read_likwid_bench
-from roofline_widget.model import KEY_COLUMNS
 
 #: Texts that are no number and none of the NaN tokens ('-', 'nan', 'inf', 'N/A', ...).
 GARBAGE = ["x", "?", "12a", "1.2.3", "0x1f", "#", "1e", "abc", "--", "+-1", "1..0", "e5"]
