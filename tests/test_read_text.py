@@ -596,3 +596,19 @@ def test_tab_inside_a_table_row_is_a_blank_not_part_of_the_name():
     plain = run_from(parse_text(text, "plain.txt"), source="plain.txt")
     assert run.metric_names == plain.metric_names and "DP [MFLOP/s]" in run.metric_names
     assert run.values("DP [MFLOP/s]").tolist() == plain.values("DP [MFLOP/s]").tolist()
+
+
+@pytest.mark.parametrize("keep", [len("|            DP [MFLOP/s]           |  51"),
+                                  len("|            DP [MFLOP/s]           |  517.2402 |  478.9738 |"
+                                      "  477.1800 |  476.6683 |\n")])
+def test_text_cut_inside_the_last_table_is_an_error_never_a_number(tmp_path, keep):
+    """Issue 9, item 3: a table without its closing border at the end of the file is not used."""
+    text = Path(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")).read_text()
+    start = text.index("|            DP [MFLOP/s]           |  517.2402 |")
+    assert text[:start].count("\n") + 1 == 74  # the Setup region's DP row
+    path = tmp_path / "cut.txt"
+    path.write_text(text[:start + keep])
+    with pytest.raises(LikwidFormatError, match="closing '\\+---\\+' border of the table that "
+                                                "starts at line 63; the file ends inside") as info:
+        read_likwid(path)
+    assert info.value.source == str(path) and info.value.line == 74
