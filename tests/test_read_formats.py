@@ -264,3 +264,14 @@ def test_a_file_that_mentions_mflops_is_no_bench_output(tmp_path):
     bench = Path(sample_path(BENCH))
     with pytest.raises(LikwidFormatError, match="holds only likwid-bench results"):
         read_likwid(bench)
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/self/status"), reason="no /proc here")
+def test_file_longer_than_its_stat_size_is_read_to_the_end_and_capped(monkeypatch):
+    """/proc files say size 0 and hold more, like a log that grows while it is read."""
+    from roofline_widget.io import opener
+    assert os.stat("/proc/self/status").st_size == 0
+    data = opener.read_bytes("/proc/self/status")
+    assert data.startswith(b"Name:") and b"\nPid:" in data
+    with pytest.raises(LikwidFormatError, match="/proc/self/status: expected at most 10 bytes"):
+        opener.read_bytes("/proc/self/status", limit=10)

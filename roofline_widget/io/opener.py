@@ -80,8 +80,8 @@ def _too_large(name, limit: int) -> LikwidFormatError:
                              "more: the read was stopped there")
 
 
-def _read_chunks(read, name, limit: int) -> bytes:
-    """Call ``read(size)`` until it returns nothing; raise past ``limit`` bytes."""
+def _read_chunks(read, name, limit: int, cap: int | None = None) -> bytes:
+    """Call ``read(size)`` until it returns nothing; raise past ``limit`` bytes (naming ``cap``)."""
     chunks, total = [], 0
     while True:
         chunk = read(min(_CHUNK, limit + 1 - total))
@@ -92,7 +92,7 @@ def _read_chunks(read, name, limit: int) -> bytes:
         chunks.append(bytes(chunk))
         total += len(chunk)
         if total > limit:
-            raise _too_large(name, limit)
+            raise _too_large(name, limit if cap is None else cap)
 
 
 def read_bytes(path_or_buffer: PathOrBuffer, limit: int | None = None) -> bytes:
@@ -127,8 +127,14 @@ def read_bytes(path_or_buffer: PathOrBuffer, limit: int | None = None) -> bytes:
         raise LikwidFormatError(path, None, "a regular file", "a FIFO, socket or device")
     if info.st_size > limit:
         raise _too_large(name, limit)
-    with open(path, "rb") as handle:  # a regular file: its size may still grow while read
-        return _read_chunks(handle.read, name, limit)
+    with open(path, "rb") as handle:
+        data = handle.read(info.st_size + 1)  # one read of the size stat gave, and one byte more
+        if len(data) <= info.st_size:
+            return data
+        # the file grew since stat (a log still written): the rest in chunks, up to the cap
+        if len(data) > limit:
+            raise _too_large(name, limit)
+        return data + _read_chunks(handle.read, name, limit - len(data), limit)
 
 
 def decompress(raw: bytes, source: str, limit: int | None = None) -> bytes:
