@@ -17,9 +17,13 @@ Layouts handled (see ``likwid-formats.md`` sections 3, 7 and 8):
 
 The row count printed in a ``TABLE`` line excludes the header and the
 Region Info rows, so tables are parsed by recognising their header lines
-(``Region Info,``, ``Event,Counter,``, ``Metric,``); the count only decides
+(``Region Info,``, ``Event,Counter,``, ``Metric,``); the count decides
 whether a line that does not parse after the last declared row ends the table
-(it is then text that follows the CSV) or is an error.
+(it is then text that follows the CSV) or is an error, and whether a table is
+complete.  An incomplete table -- fewer rows than declared, or rows that run
+to the end of a text without its final newline (LIKWID ends every line: the
+file was cut off, maybe inside a number) -- is never used: it is dropped with
+a warning naming the file and the ``TABLE`` line.
 """
 
 from __future__ import annotations
