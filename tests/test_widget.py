@@ -526,7 +526,8 @@ def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent)
     # the ceiling lines, their labels, the slider and the status line: a few hundred bytes each
     assert 0 < sent.bytes < 4096
     assert {type(widget).__name__ for widget, *_ in sent.messages} <= {
-        "FloatLogSlider", "HTML", "Label", "Lines", "RooflineWidget", "Checkbox"}
+        "FloatLogSlider", "HTML", "Label", "Lines", "RooflineWidget", "Checkbox",
+        "FloatText", "ToggleButton"}
 
 
 def test_log_ticks_are_compact_over_wide_ranges(pmgpu):

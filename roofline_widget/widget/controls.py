@@ -20,7 +20,8 @@ from ..points import RegionSums
 from .figure import INTERACTIONS, RooflineFigure
 from .state import UpdateGuard
 
-__all__ = ["RooflineControls", "SLIDER_STEP", "PEAK_TRAITS"]
+__all__ = ["RooflineControls", "SLIDER_STEP", "PEAK_TRAITS", "PEAK_RANGE_BELOW", "PEAK_RANGE_ABOVE",
+           "peak_range", "fit_slider"]
 
 #: Peak sliders' step in decades (0.023 %).
 SLIDER_STEP = 0.0001
@@ -37,23 +38,53 @@ def _control_style(width: str = _COLUMN_WIDTH) -> dict:
             "layout": widgets.Layout(width=width)}
 
 
-def _peak_controls(label: str, css: str) -> tuple[widgets.FloatLogSlider, widgets.Checkbox]:
+# ------------------------------------------------------------ peak block
+#: A peak slider's range: this fraction of the smallest value it must hold (largest
+#: observation, given peak) up to this multiple of the largest, in decades rounded out.
+PEAK_RANGE_BELOW = 0.5
+PEAK_RANGE_ABOVE = 100.0
+_RANGE_ROUNDING = 10          # slider ranges end on tenths of a decade
+
+
+def _peak_controls(label: str, css: str) -> tuple:
+    """A peak's log slider (the sweep), its text box (an exact value) and 'empirical' button."""
     slider = widgets.FloatLogSlider(value=1.0, base=10, min=-2, max=4, step=SLIDER_STEP,
                                     description=label, readout_format=".4g",
-                                    **_control_style("308px"))
+                                    **_control_style("330px"))
     slider.add_class(css)
-    empirical = widgets.Checkbox(value=True, description="empirical", indent=False,
-                                 layout=widgets.Layout(width="92px"))
-    return slider, empirical
+    text = widgets.FloatText(value=1.0, step=None, layout=widgets.Layout(width="96px"),
+                             tooltip="type an exact value, e.g. from the spec sheet")
+    text.add_class(f"{css}-text")
+    empirical = widgets.ToggleButton(
+        value=True, description="empirical", layout=widgets.Layout(width="88px"),
+        tooltip="pressed: the largest observation is the peak; press to reset to it")
+    empirical.add_class(f"{css}-empirical")
+    return slider, text, empirical
+
+
+def peak_range(values) -> tuple[float, float]:
+    """Exponent range ``(min, max)`` of a peak slider holding every positive value of ``values``.
+
+    From ``PEAK_RANGE_BELOW`` times the smallest to ``PEAK_RANGE_ABOVE`` times the
+    largest, rounded outwards to tenths of a decade.
+    """
+    values = [v for v in values if v is not None and math.isfinite(v) and v > 0]
+    if not values:
+        return -2.0, 4.0
+    low = math.log10(PEAK_RANGE_BELOW * min(values))
+    high = math.log10(PEAK_RANGE_ABOVE * max(values))
+    return (math.floor(low * _RANGE_ROUNDING) / _RANGE_ROUNDING,
+            math.ceil(high * _RANGE_ROUNDING) / _RANGE_ROUNDING)
 
 
 def fit_slider(slider: widgets.FloatLogSlider, value: float) -> None:
     """Widen a log slider's exponent range (never narrow it) so that it holds ``value``."""
+    low, high = peak_range([value])
     exponent = math.log10(value)
     if exponent < slider.min:
-        slider.min = math.floor(exponent) - 1
+        slider.min = low
     if exponent > slider.max:
-        slider.max = math.ceil(exponent) + 1
+        slider.max = high
 
 
 def _main_peak(main: Roofline | None, trait: str) -> float | None:
@@ -84,9 +115,13 @@ class RooflineControls:
     include_text, exclude_text : ipywidgets.Text
         DOM classes ``roofline-include`` and ``roofline-exclude``.
     flops_slider, bandwidth_slider : ipywidgets.FloatLogSlider
-        Peaks (DOM classes ``roofline-peak-flops``, ``roofline-peak-bandwidth``).
-    flops_empirical, bandwidth_empirical : ipywidgets.Checkbox
-        Checked while the peak is empirical (None).
+        Peaks (DOM classes ``roofline-peak-flops``, ``roofline-peak-bandwidth``), for the
+        sweep: 0.5x the smallest to 100x the largest of the observation and the peak.
+    flops_text, bandwidth_text : ipywidgets.FloatText
+        The same peaks as numbers to type (DOM classes ``roofline-peak-flops-text``,
+        ``roofline-peak-bandwidth-text``); a value outside the slider's range widens it.
+    flops_empirical, bandwidth_empirical : ipywidgets.ToggleButton
+        "empirical": pressed while the peak is empirical (None); pressing it resets the peak.
     color_choice, size_choice : ipywidgets.Dropdown
     interaction_choice : ipywidgets.ToggleButtons
         DOM class ``roofline-interaction``.
@@ -106,9 +141,9 @@ class RooflineControls:
         # The last values the kernel put on each peak slider (see _on_peak_slider).
         self._sent = {name: deque(maxlen=8) for name in PEAK_TRAITS}
         self._build_choices(sums)
-        self.flops_slider, self.flops_empirical = _peak_controls(
+        self.flops_slider, self.flops_text, self.flops_empirical = _peak_controls(
             "Peak [GFLOP/s]", "roofline-peak-flops")
-        self.bandwidth_slider, self.bandwidth_empirical = _peak_controls(
+        self.bandwidth_slider, self.bandwidth_text, self.bandwidth_empirical = _peak_controls(
             "Peak [GB/s]", "roofline-peak-bandwidth")
         self._build_texts()
         self.interaction_choice.observe(lambda change: figure.set_interaction(change.new),
@@ -169,8 +204,8 @@ class RooflineControls:
             row(column(self.flops_choice), column(self.bandwidth_choice)),
             row(column(self.include_text), column(self.exclude_text), self.rank_choice,
                 self.combine_box),
-            row(column(self.flops_slider, self.flops_empirical),
-                column(self.bandwidth_slider, self.bandwidth_empirical)),
+            row(*(widgets.HBox([slider, text, box]) for _t, slider, text, box
+                  in self.peak_widgets(with_text=True))),
             row(self.color_choice, self.size_choice, self.interaction_choice,
                 self.reset_button),
         ], layout=widgets.Layout(padding="6px 4px", margin="0 0 6px 0",
@@ -192,17 +227,40 @@ class RooflineControls:
         link((owner, "ranks"), (self.rank_choice, "value"),
              transform=(lambda r: all_ranks if r is None else tuple(r),
                         lambda v: None if set(v) == set(all_ranks) else list(v)))
-        for trait, slider, box in self.peak_widgets():
-            slider.observe(lambda change, t=trait: self._on_peak_slider(owner, t, change),
-                           names="value")
-            box.observe(lambda change, t=trait, s=slider: self._on_peak_box(owner, t, s, change),
-                        names="value")
+        self._link_peaks(owner)
         self.reset_button.on_click(lambda _: owner.reset_view())
 
-    def peak_widgets(self) -> tuple:
-        """``(trait name, slider, empirical box)`` of each peak."""
-        return (("peak_flops", self.flops_slider, self.flops_empirical),
-                ("peak_bandwidth", self.bandwidth_slider, self.bandwidth_empirical))
+    # ------------------------------------------------------------ peak block
+    def _link_peaks(self, owner: traitlets.HasTraits) -> None:
+        """Slider (sweep), text box (exact value) and 'empirical' button of each peak."""
+        for trait, slider, text, box in self.peak_widgets(with_text=True):
+            slider.observe(lambda change, t=trait: self._on_peak_slider(owner, t, change),
+                           names="value")
+            text.observe(lambda change, t=trait: self._on_peak_text(owner, t, change),
+                         names="value")
+            box.observe(lambda change, t=trait, s=slider: self._on_peak_box(owner, t, s, change),
+                        names="value")
+
+    def peak_widgets(self, with_text: bool = False) -> tuple:
+        """``(trait name, slider, empirical button)`` of each peak.
+
+        With ``with_text``: ``(trait name, slider, text box, empirical button)``.
+        """
+        rows = (("peak_flops", self.flops_slider, self.flops_text, self.flops_empirical),
+                ("peak_bandwidth", self.bandwidth_slider, self.bandwidth_text,
+                 self.bandwidth_empirical))
+        return rows if with_text else tuple((t, s, b) for t, s, _x, b in rows)
+
+    def _on_peak_text(self, owner, trait: str, change) -> None:
+        """A typed value: the trait takes it exactly (the slider's range widens to hold it)."""
+        if self._guard.active:
+            return
+        try:
+            setattr(owner, trait, change.new)
+        except traitlets.TraitError:
+            with self._guard.hold():  # not a valid peak: show the trait's value again
+                change.owner.value = change.old
+            raise
 
     def _on_peak_slider(self, owner, trait: str, change) -> None:
         if self._guard.active:
@@ -230,28 +288,37 @@ class RooflineControls:
             The main roofline, whose (empirical) peaks a None value shows.
         """
         with self._guard.hold():
-            for trait, slider, box in self.peak_widgets():
+            for trait, slider, text, box in self.peak_widgets(with_text=True):
                 value = peaks[trait]
                 if value is None:
                     value = _main_peak(main, trait)
                 if value is not None:
                     fit_slider(slider, value)
                     slider.value = value
+                    text.value = value
                     sent = self._sent[trait]
                     if not sent or sent[-1] != value:
                         sent.append(value)
                 box.value = peaks[trait] is None
 
-    def fit_sliders(self, main: Roofline | None) -> None:
-        """Exponent ranges around the data and the peaks: 2 decades below to 2 above."""
+    def fit_sliders(self, main: Roofline | None, points=None) -> None:
+        """Exponent ranges around the data and the peaks (see :func:`peak_range`).
+
+        Parameters
+        ----------
+        main : Roofline or None
+            The main roofline (given or empirical peaks).
+        points : pandas.DataFrame, optional
+            The points; their largest performance and bandwidth (the largest
+            observations) are held by the ranges too.
+        """
+        columns = {"peak_flops": "performance_gflops", "peak_bandwidth": "bandwidth_gbs"}
         with self._guard.hold():
             for trait, slider, _box in self.peak_widgets():
-                values = [slider.value]
-                peak = _main_peak(main, trait)
-                if peak is not None:
-                    values.append(peak)
-                low = math.floor(math.log10(min(values))) - 2
-                high = math.ceil(math.log10(max(values))) + 2
+                values = [slider.value, _main_peak(main, trait)]
+                if points is not None and len(points):
+                    values.append(float(points[columns[trait]].max()))
+                low, high = peak_range(values)
                 if low > slider.max:
                     slider.max = high
                 slider.min, slider.max = low, high

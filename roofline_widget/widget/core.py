@@ -124,7 +124,7 @@ class RooflineWidget(widgets.VBox):
         self.add_class("roofline-widget")
         self.figure.on_select(self._select_indices)
         self._refresh_points()
-        self.controls.fit_sliders(self._main)
+        self.controls.fit_sliders(self._main, self._points.points)
 
     # ------------------------------------------------------------ validation
     @staticmethod
