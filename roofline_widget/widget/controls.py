@@ -13,12 +13,14 @@ import math
 from collections import deque
 
 import ipywidgets as widgets
+import pandas as pd
 import traitlets
 
 from ..ceilings import Roofline
 from ..points import RegionSums
 from .figure import INTERACTIONS, RooflineFigure
 from .state import UpdateGuard
+from .text import details_html
 
 __all__ = ["RooflineControls", "SLIDER_STEP", "PEAK_TRAITS", "PEAK_RANGE_BELOW", "PEAK_RANGE_ABOVE",
            "peak_range", "fit_slider"]
@@ -128,6 +130,10 @@ class RooflineControls:
     reset_button : ipywidgets.Button
     message_html, status_html, legend_html, left_out_html : ipywidgets.HTML
         DOM classes ``roofline-message`` and ``roofline-status`` for the first two.
+    detail_html : ipywidgets.HTML
+        Below the figure (DOM class ``roofline-detail``): the full record of the one
+        selected point (a click), or a table of the selected points, numbers rounded
+        for display (``to_dataframe()`` / ``selection_dataframe()`` keep full precision).
     left_out : ipywidgets.Accordion
         Holds ``left_out_html`` (DOM class ``roofline-left-out``).
     children : list
@@ -146,6 +152,7 @@ class RooflineControls:
         self.bandwidth_slider, self.bandwidth_text, self.bandwidth_empirical = _peak_controls(
             "Peak [GB/s]", "roofline-peak-bandwidth")
         self._build_texts()
+        self._build_detail()
         self.interaction_choice.observe(lambda change: figure.set_interaction(change.new),
                                         names="value")
         self.children = self._layout(figure)
@@ -210,8 +217,8 @@ class RooflineControls:
                 self.reset_button),
         ], layout=widgets.Layout(padding="6px 4px", margin="0 0 6px 0",
                                  border="1px solid #e0e0e0"))
-        return [panel, self.message_html, figure.plot, self.legend_html, self.status_html,
-                self.left_out]
+        return [panel, self.message_html, figure.plot, self.legend_html, self.detail_html,
+                self.status_html, self.left_out]
 
     # ------------------------------------------------------------ links
     def link(self, owner: traitlets.HasTraits) -> None:
@@ -228,6 +235,7 @@ class RooflineControls:
              transform=(lambda r: all_ranks if r is None else tuple(r),
                         lambda v: None if set(v) == set(all_ranks) else list(v)))
         self._link_peaks(owner)
+        self._link_detail(owner)
         self.reset_button.on_click(lambda _: owner.reset_view())
 
     # ------------------------------------------------------------ peak block
@@ -275,6 +283,21 @@ class RooflineControls:
     def _on_peak_box(self, owner, trait: str, slider, change) -> None:
         if not self._guard.active:
             setattr(owner, trait, None if change.new else slider.value)
+
+    # ------------------------------------------------------------ detail panel
+    def _build_detail(self) -> None:
+        self.detail_html = widgets.HTML(value=details_html(pd.DataFrame()),
+                                        layout=widgets.Layout(margin="2px 0 2px 70px"))
+        self.detail_html.add_class("roofline-detail")
+
+    def _link_detail(self, owner) -> None:
+        """The panel follows the selection (and the traits that change its numbers)."""
+        def show(_change=None):
+            if not self._guard.active:
+                self.detail_html.value = details_html(owner.selection_dataframe())
+
+        owner.observe(show, names=["selected", *PEAK_TRAITS, "flops_metric", "bandwidth_metric",
+                                   "combine_ranks"])
 
     # ------------------------------------------------------------ showing state
     def show_peaks(self, peaks: dict, main: Roofline | None) -> None:

@@ -82,7 +82,9 @@ def test_hover_shows_the_points_numbers(quickstart, page):
     assert fields["region"] in points.index, fields
     row = points.loc[fields["region"]]
     assert float(fields["GFLOP/s"]) == pytest.approx(row["performance_gflops"], rel=1e-3)
-    assert float(fields["GB/s"]) == pytest.approx(row["bandwidth_gbs"], rel=1e-3)
+    assert float(fields["FLOP/byte"]) == pytest.approx(
+        row["arithmetic_intensity_flops_per_byte"], rel=1e-3)
+    assert set(fields) == {"region", "rank", "GFLOP/s", "FLOP/byte", "bound"}, "compact"
 
 
 def test_brush_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):
