@@ -640,7 +640,7 @@ def test_combined_points_show_all_ranks_and_can_be_selected():
     assert "all ranks" in w.controls.legend_html.value and ">-1<" not in w.controls.legend_html.value
     np.testing.assert_array_equal(w.figure.scatter.color, [0, 0])
     hover(w, {"event": "hover", "data": {"index": 0}})
-    assert "<td>all ranks</td>" in w.figure.tooltip.value
+    assert ">all ranks</td>" in w.figure.tooltip.value
     run = w.to_dataframe()["file"].iloc[0]
     w.selected = [(run, -1, "solve")]
     regions = list(w.to_dataframe()["region"])
