@@ -190,10 +190,16 @@ def _serve(tmp: Path, name: str, args: list[str], token_option: str, ready_path:
 
 @pytest.fixture(scope="session")
 def browser_tmp(tmp_path_factory) -> Path:
-    """Session directory of the servers, with a temp copy of ``notebooks/``."""
+    """Session directory of the servers, with a temp copy of ``notebooks/``.
+
+    The copy of the quickstart gets the kernel-state cell (``kernel_state.py``) appended.
+    """
+    from .kernel_state import add_state_cell
+
     _require_browser_tools()
     tmp = tmp_path_factory.mktemp("browser")
     shutil.copytree(NOTEBOOKS, tmp / "notebooks")
+    add_state_cell(tmp / "notebooks" / "quickstart.ipynb")
     return tmp
 
 
