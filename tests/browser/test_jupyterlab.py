@@ -21,6 +21,7 @@ from .ui import (
     RENDER_TIMEOUT_MS, box_centre, drag, draw_closed_path, inside_path, open_in_lab,
     path_around, read_json_when, run_all_cells, wait_for_count, wait_until_still,
 )
+from .conftest import screenshot_widths
 
 pytestmark = pytest.mark.browser
 
@@ -55,7 +56,7 @@ def test_renders_every_region_and_the_ceilings(quickstart, page, artifacts_dir):
     paths = line_paths(page)
     assert len(paths) >= 2 and all(d and d.startswith("M") for d in paths), paths
     assert str(expected) in page.locator(".roofline-status").inner_text()
-    page.locator(".roofline-widget").screenshot(path=str(artifacts_dir / "screenshot-jupyterlab.png"))
+    screenshot_widths(page, page.locator(".roofline-widget"), artifacts_dir / "screenshot-jupyterlab")
 
 
 def test_peak_bandwidth_slider_drag_moves_roof_and_sets_kernel_trait(quickstart, lab, page):
