@@ -50,6 +50,8 @@ KNOWN_CONSOLE_NOISE = tuple(re.compile(p) for p in (
     r"Unsatisfied version .* of shared singleton module",  # Voila's federated modules
     r"Failed to load resource: the server responded with a status of 404",
     r"Could not find a widget manager",
+    r"Failed to load resource: net::ERR_NAME_NOT_RESOLVED",  # no network: CDN fonts, icons
+    r"The getter for the shared module is not a function",  # Voila's module federation
 ))
 #: Widths (CSS px) the quickstart's screenshots are taken at.
 SCREENSHOT_WIDTHS = (900, 1400)
