@@ -59,18 +59,20 @@ def test_slider_ranges_follow_the_data_and_the_given_peak(pmgpu):
     assert (bandwidth.min, bandwidth.max) == pytest.approx((1.1, 3.5))
     assert 10 ** flops.min <= PEAK_RANGE_BELOW * EMPIRICAL_FLOPS
     assert 10 ** flops.max >= PEAK_RANGE_ABOVE * EMPIRICAL_FLOPS
-    # A spec-sheet peak of 2048 GFLOP/s: up to 100 * 2048 = 204800 (10**5.31 -> 5.4),
-    # still from half the largest observation.
+    # A spec-sheet peak of 2048 GFLOP/s: up to 2 * 2048 = 4096 (10**3.61 -> 3.7), more
+    # than 100x the observation; still from half the largest observation.
     w = RooflineWidget(pmgpu, peak_flops=2048.0)
-    assert (w.controls.flops_slider.min, w.controls.flops_slider.max) == pytest.approx((0.0, 5.4))
+    assert (w.controls.flops_slider.min, w.controls.flops_slider.max) == pytest.approx((0.0, 3.7))
     assert w.controls.flops_slider.value == pytest.approx(2048.0)
     assert w.controls.flops_text.value == 2048.0
 
 
 def test_peak_range_rounds_outwards_to_tenths():
-    assert peak_range([2.0]) == pytest.approx((0.0, 2.4))      # 1 .. 200
-    assert peak_range([0.05, None, 400.0]) == pytest.approx((-1.7, 4.7))
-    assert peak_range([None]) == (-2.0, 4.0)
+    assert peak_range(2.0) == pytest.approx((0.0, 2.4))      # 1 .. 200
+    # 0.5 * 0.05 = 0.025 (10**-1.60 -> -1.7); max(100 * 0.05, 2 * 400) = 800 (10**2.90 -> 3.0)
+    assert peak_range(0.05, None, 400.0) == pytest.approx((-1.7, 3.0))
+    assert peak_range(None, 10.0) == pytest.approx((0.6, 3.0))  # 5 .. 1000
+    assert peak_range(None) == (-2.0, 4.0)
 
 
 def test_typing_a_value_sets_the_trait_exactly(pmgpu):
@@ -173,7 +175,7 @@ def test_detail_panel_follows_the_peaks_and_the_selection(pmgpu):
     # <function_d>: 1.616301 GFLOP/s, 28.580958 GB/s, rounded; key columns first.
     assert ">1.62<" in panel and ">28.6<" in panel and "1.616" not in panel
     header = re.findall(r"<th>([^<]*)</th>", panel)
-    assert header[:2] == ["region", "rank"]
+    assert header[:3] == ["region", "rank", "GFLOP/s"] and header[-1] == "run"
     assert w.selection_dataframe()["bandwidth_gbs"].max() == pytest.approx(28.5809575, rel=1e-12)
     w.selected = []
     assert "Click a point" in w.controls.detail_html.value

@@ -23,6 +23,7 @@ from .state import UpdateGuard
 from .text import details_html
 
 __all__ = ["RooflineControls", "SLIDER_STEP", "PEAK_TRAITS", "PEAK_RANGE_BELOW", "PEAK_RANGE_ABOVE",
+           "PEAK_HEADROOM",
            "peak_range", "fit_slider"]
 
 #: Peak sliders' step in decades (0.023 %).
@@ -41,18 +42,20 @@ def _control_style(width: str = _COLUMN_WIDTH) -> dict:
 
 
 # ------------------------------------------------------------ peak block
-#: A peak slider's range: this fraction of the smallest value it must hold (largest
-#: observation, given peak) up to this multiple of the largest, in decades rounded out.
+#: A peak slider's range: from this fraction of the smallest value it holds ...
 PEAK_RANGE_BELOW = 0.5
+#: ... up to this multiple of the largest observation, and at least
 PEAK_RANGE_ABOVE = 100.0
-_RANGE_ROUNDING = 10          # slider ranges end on tenths of a decade
+#: this multiple of the largest peak it holds (decades rounded out to tenths).
+PEAK_HEADROOM = 2.0
+_RANGE_ROUNDING = 10
 
 
 def _peak_controls(label: str, css: str) -> tuple:
     """A peak's log slider (the sweep), its text box (an exact value) and 'empirical' button."""
     slider = widgets.FloatLogSlider(value=1.0, base=10, min=-2, max=4, step=SLIDER_STEP,
                                     description=label, readout_format=".4g",
-                                    **_control_style("330px"))
+                                    **_control_style("400px"))
     slider.add_class(css)
     text = widgets.FloatText(value=1.0, step=None, layout=widgets.Layout(width="96px"),
                              tooltip="type an exact value, e.g. from the spec sheet")
@@ -64,24 +67,32 @@ def _peak_controls(label: str, css: str) -> tuple:
     return slider, text, empirical
 
 
-def peak_range(values) -> tuple[float, float]:
-    """Exponent range ``(min, max)`` of a peak slider holding every positive value of ``values``.
+def _positive(values) -> list[float]:
+    return [v for v in values if v is not None and math.isfinite(v) and v > 0]
 
-    From ``PEAK_RANGE_BELOW`` times the smallest to ``PEAK_RANGE_ABOVE`` times the
-    largest, rounded outwards to tenths of a decade.
+
+def peak_range(observed: float | None, *held: float | None) -> tuple[float, float]:
+    """Exponent range ``(min, max)`` of a peak slider.
+
+    From ``PEAK_RANGE_BELOW`` times the smallest of ``observed`` (the largest
+    observation) and ``held`` (peaks the slider must hold) up to the larger of
+    ``PEAK_RANGE_ABOVE`` times ``observed`` and ``PEAK_HEADROOM`` times the
+    largest held value, rounded outwards to tenths of a decade.  Without an
+    observation the largest held value stands in for it.
     """
-    values = [v for v in values if v is not None and math.isfinite(v) and v > 0]
-    if not values:
+    held = _positive(held)
+    observed = (_positive([observed]) or [max(held, default=0.0)])[0]
+    if observed <= 0:
         return -2.0, 4.0
-    low = math.log10(PEAK_RANGE_BELOW * min(values))
-    high = math.log10(PEAK_RANGE_ABOVE * max(values))
+    low = math.log10(PEAK_RANGE_BELOW * min([observed, *held]))
+    high = math.log10(max([PEAK_RANGE_ABOVE * observed, *(PEAK_HEADROOM * v for v in held)]))
     return (math.floor(low * _RANGE_ROUNDING) / _RANGE_ROUNDING,
             math.ceil(high * _RANGE_ROUNDING) / _RANGE_ROUNDING)
 
 
 def fit_slider(slider: widgets.FloatLogSlider, value: float) -> None:
     """Widen a log slider's exponent range (never narrow it) so that it holds ``value``."""
-    low, high = peak_range([value])
+    low, high = peak_range(None, value)
     exponent = math.log10(value)
     if exponent < slider.min:
         slider.min = low
@@ -118,7 +129,8 @@ class RooflineControls:
         DOM classes ``roofline-include`` and ``roofline-exclude``.
     flops_slider, bandwidth_slider : ipywidgets.FloatLogSlider
         Peaks (DOM classes ``roofline-peak-flops``, ``roofline-peak-bandwidth``), for the
-        sweep: 0.5x the smallest to 100x the largest of the observation and the peak.
+        sweep: 0.5x the smaller of the largest observation and the peak, up to 100x the
+        largest observation or 2x the peak (:func:`peak_range`).
     flops_text, bandwidth_text : ipywidgets.FloatText
         The same peaks as numbers to type (DOM classes ``roofline-peak-flops-text``,
         ``roofline-peak-bandwidth-text``); a value outside the slider's range widens it.
@@ -286,8 +298,8 @@ class RooflineControls:
 
     # ------------------------------------------------------------ detail panel
     def _build_detail(self) -> None:
-        self.detail_html = widgets.HTML(value=details_html(pd.DataFrame()),
-                                        layout=widgets.Layout(margin="2px 0 2px 70px"))
+        self.detail_html = widgets.HTML(value=details_html(pd.DataFrame()), layout=widgets.Layout(
+            margin="2px 0 2px 70px", max_width="100%", overflow="auto"))
         self.detail_html.add_class("roofline-detail")
 
     def _link_detail(self, owner) -> None:
@@ -338,10 +350,10 @@ class RooflineControls:
         columns = {"peak_flops": "performance_gflops", "peak_bandwidth": "bandwidth_gbs"}
         with self._guard.hold():
             for trait, slider, _box in self.peak_widgets():
-                values = [slider.value, _main_peak(main, trait)]
+                observed = None
                 if points is not None and len(points):
-                    values.append(float(points[columns[trait]].max()))
-                low, high = peak_range(values)
+                    observed = float(points[columns[trait]].max())
+                low, high = peak_range(observed, slider.value, _main_peak(main, trait))
                 if low > slider.max:
                     slider.max = high
                 slider.min, slider.max = low, high

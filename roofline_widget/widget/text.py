@@ -63,9 +63,9 @@ def tooltip_html(row: pd.Series) -> str:
 #: Significant digits of the numbers in the widget's HTML tables (the data keeps all).
 DISPLAY_DIGITS = 3
 SELECTION_ROWS_SHOWN = 50
-#: The selection table's columns, key columns first.
-SELECTION_COLUMNS = ("region", "rank", "file", "performance_gflops", "bandwidth_gbs",
-                     "arithmetic_intensity_flops_per_byte", "efficiency_percent", "bound")
+#: The selection table's columns, key columns first (the long run name last).
+SELECTION_COLUMNS = ("region", "rank", "performance_gflops", "bandwidth_gbs",
+                     "arithmetic_intensity_flops_per_byte", "efficiency_percent", "bound", "file")
 
 
 def display_value(value, column: str = "") -> str:
@@ -105,7 +105,8 @@ def detail_html(row: pd.Series) -> str:
 def selection_html(frame: pd.DataFrame) -> str:
     """The selected points as an escaped table of the key columns, numbers rounded."""
     columns = [c for c in SELECTION_COLUMNS if c in frame.columns]
-    table = display_frame(frame.head(SELECTION_ROWS_SHOWN)[columns])
+    labels = {item.column: item.label for item in style.TOOLTIP_FIELDS}
+    table = display_frame(frame.head(SELECTION_ROWS_SHOWN)[columns]).rename(columns=labels)
     text = table.to_html(index=False, escape=True, border=0, classes="roofline-selection")
     if len(frame) > SELECTION_ROWS_SHOWN:
         text += (f"<p>... and {len(frame) - SELECTION_ROWS_SHOWN:,} more: see "
