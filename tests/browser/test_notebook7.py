@@ -1,12 +1,14 @@
 """The quickstart in Notebook 7 (``jupyter notebook``), run through the menu in Chromium.
 
 Checks what a Notebook 7 user sees first: every point and the ceilings drawn,
-the kernel's state as the notebook set it, and the compact hover tooltip.
+the kernel's state as the notebook set it, the compact hover tooltip and the
+detail panel of a clicked point.
 """
 
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from .conftest import screenshot_widths
 from .quickstart import (
@@ -39,6 +41,13 @@ def test_notebook7_renders_the_quickstarts_marks(notebook7, page, artifacts_dir)
     assert fields["region"] in points.index, fields
     assert float(fields["GFLOP/s"]) == pytest.approx(
         points.loc[fields["region"], "performance_gflops"], rel=1e-3)
+    # A click selects the point; the panel below the figure shows its full record.
+    page.locator(DOTS).first.click()
+    state = read_json_when(notebook7.state_file,
+                           lambda s: s["selected_regions"] == [fields["region"]])
+    detail = page.locator(".roofline-detail")
+    expect(detail).to_contain_text("performance_gflops")
+    expect(detail).to_contain_text(fields["region"])  # as text: the name is escaped
     page.mouse.move(0, 0)
     screenshot_widths(page, page.locator(".roofline-widget").first,
                       artifacts_dir / "screenshot-notebook7")
