@@ -61,7 +61,7 @@ def _peak_controls(label: str, css: str) -> tuple:
                              tooltip="type an exact value, e.g. from the spec sheet")
     text.add_class(f"{css}-text")
     empirical = widgets.ToggleButton(
-        value=True, description="empirical", layout=widgets.Layout(width="88px"),
+        value=True, description="empirical", layout=widgets.Layout(width="100px"),
         tooltip="pressed: the largest observation is the peak; press to reset to it")
     empirical.add_class(f"{css}-empirical")
     return slider, text, empirical
@@ -223,8 +223,9 @@ class RooflineControls:
             row(column(self.flops_choice), column(self.bandwidth_choice)),
             row(column(self.include_text), column(self.exclude_text), self.rank_choice,
                 self.combine_box),
-            row(*(widgets.HBox([slider, text, box]) for _t, slider, text, box
-                  in self.peak_widgets(with_text=True))),
+            row(*(widgets.HBox([slider, text, box], layout=widgets.Layout(
+                flex_flow="row wrap", align_items="center", margin="0 12px 0 0"))
+                  for _t, slider, text, box in self.peak_widgets(with_text=True))),
             row(self.color_choice, self.size_choice, self.interaction_choice,
                 self.reset_button),
         ], layout=widgets.Layout(padding="6px 4px", margin="0 0 6px 0",
