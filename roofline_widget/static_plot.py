@@ -24,6 +24,7 @@ import pandas as pd
 from . import output_files, static_compare, style
 from .ceilings import Roofline
 from .points import RegionSums
+from .static_labels import place_region_labels
 
 __all__ = ["plot_roofline", "DEFAULT_CMAP", "BACKENDS", "DATA_FORMATS", "NO_FLOP_WHERE"]
 
@@ -265,6 +266,7 @@ def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops
     axes.set_title(_title(roofline))
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=8, loc="lower right")
+    place_region_labels(axes, points)  # last: everything drawn so far is an obstacle
     return figure
 
 

@@ -140,7 +140,7 @@ class RooflineWidget(widgets.VBox):
         self._match = match
         self._start_baseline()
         self._refresh_points()
-        self.controls.fit_sliders(self._main)
+        self.controls.fit_sliders(self._main, self._points.points)
         if view is not None:
             self.load_view(view)
 
