@@ -29,7 +29,7 @@ REGIONS_PATH = "likwid/regions"
 def _h5_message(exc: BaseException) -> str:
     """h5py's own words (a KeyError's message without the quotes of its repr)."""
     text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
-    return f"{type(exc).__name__}: {text}"
+    return text.replace("Unable to synchronously ", "")
 
 
 def open_h5(path):
@@ -83,6 +83,22 @@ def _rank_groups(handle) -> list[tuple[int, str]]:
     return sorted((int(name[4:]), name) for name in names)
 
 
+def _group_on_path(handle, names):
+    """The group at the end of ``names``, listing every group on the way (None if absent).
+
+    Listing a group reads its own index (a B-tree): a damaged one is found even
+    where a lookup by path would pass it by.
+    """
+    group = handle
+    for name in names:
+        members = list(group)
+        if name not in members:
+            return None
+        group = group[name]
+    list(group.attrs)
+    return group
+
+
 def check_scope_file(path, datasets=REGION_DATASETS) -> None:
     """Read every LIKWID region of a scope-profiler file; raise the first problem found.
 
@@ -106,7 +122,7 @@ def check_scope_file(path, datasets=REGION_DATASETS) -> None:
         for rank, name in ranks:
             where = f"{source} (rank {rank})"
             try:
-                regions = handle.get(f"{name}/{REGIONS_PATH}")
+                regions = _group_on_path(handle, (name, *REGIONS_PATH.split("/")))
                 links = list(regions) if regions is not None else []
             except H5_ERRORS as exc:
                 raise damaged(where, exc) from None
