@@ -205,3 +205,14 @@ def test_read_likwid_bench_of_a_directory_names_it(tmp_path):
     with pytest.raises(LikwidFormatError, match="not a directory") as info:
         read_likwid_bench(tmp_path)
     assert info.value.source == str(tmp_path)
+
+
+def test_the_error_of_a_worker_process_names_the_region(good_h5):
+    from concurrent.futures import ProcessPoolExecutor
+
+    bad = _copy(good_h5, "no_times.h5")
+    with h5py.File(bad, "r+") as handle:
+        del handle["rank0/likwid/regions/region_002/times"]
+    with ProcessPoolExecutor(1) as pool:
+        _raises_naming(lambda: read_scope_sums(bad, cache=False, executor=pool),
+                       f"{bad} (rank 0, region 'region_002')", "'times' dataset")
