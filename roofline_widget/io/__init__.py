@@ -13,9 +13,9 @@ content (never from the file suffix) and dispatches to one reader per format:
 
 from __future__ import annotations
 
-import re
-
+import functools
 import os
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from ..errors import LikwidFormatError
 from ..model import LikwidRun
 from .core import ParsedLikwid, merge_runs, run_from, warn_passed_over
 from .csv import parse_csv
+from .parallel import check_executor, read_each
 from .opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
 from .text import parse_text
 from .topology import parse_topology
@@ -135,11 +136,16 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     _check_format(format)
     if format in FILE_READERS:
         raise ValueError(f"format {format!r} is read from a file, not from a string")
+    run = _text_run(text, source, label, format)
+    warn_passed_over(source, run.warnings, stacklevel=2)
+    return run
+
+
+def _text_run(text: str, source, label: str | None, format: str | None) -> LikwidRun:
     layout = format or detect_format(text, source)
     parsed = TEXT_PARSERS[layout](text, str(source))
     run = run_from(parsed, source=str(source), label=label)
     run.topology = _topology(text, str(source), run.warnings)
-    warn_passed_over(source, run.warnings, stacklevel=2)
     return run
 
 
@@ -155,14 +161,15 @@ def _topology(text: str, source: str, warnings: list):
 
 
 def _read_one(path_or_buffer: PathOrBuffer, format: str | None) -> LikwidRun:
+    """One file, without warning (what one worker does; read_likwid warns)."""
     if format in FILE_READERS:
         return FILE_READERS[format](path_or_buffer, None)
     source = open_text(path_or_buffer)
-    return read_likwid_text(source.text, source.name, format=format)
+    return _text_run(source.text, source.name, None, format)
 
 
 def read_likwid(path_or_paths, *, label: str | None = None,
-                format: str | None = None) -> LikwidRun:
+                format: str | None = None, executor=None) -> LikwidRun:
     """Read likwid-perfctr or likwid-mpirun output into a :class:`LikwidRun`.
 
     The layout is recognised from the content, not the file name: text
@@ -187,6 +194,12 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         One of :data:`FORMATS` (``"text"``, ``"csv"``, ``"scope-h5"``),
         for every file; ``"text"`` or ``"csv"`` detected from each file's
         content when None.
+    executor : optional
+        Read the files in parallel on it: a ``concurrent.futures`` executor
+        (``ThreadPoolExecutor(8)``, ``ProcessPoolExecutor()``), a dask
+        ``distributed.Client`` or anything with ``submit``/``map``
+        (:mod:`roofline_widget.io.parallel`). The merged run is the one the
+        serial read (None, the default) gives, files in the given order.
 
     Returns
     -------
@@ -219,6 +232,7 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     ValueError: unknown format 'xml'; valid formats: 'text', 'csv', 'scope-h5' (or None to detect it)
     """
     _check_format(format)
+    check_executor(executor)
     if isinstance(path_or_paths, (str, os.PathLike)) or is_file_like(path_or_paths):
         items = [path_or_paths]
     elif isinstance(path_or_paths, (bytes, bytearray)) or not isinstance(path_or_paths, Iterable):
@@ -231,7 +245,9 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         for item in items:
             if not (isinstance(item, (str, os.PathLike)) or is_file_like(item)):
                 raise TypeError(_NOT_A_FILE.format(what=type(item).__name__, value=repr(item)[:80]))
-    runs = [_read_one(item, format) for item in items]
+    runs = read_each(items, functools.partial(_read_one, format=format), executor)
+    for run in runs:
+        warn_passed_over(run.sources[0], run.warnings, stacklevel=2)
     return merge_runs(runs, label=label)
 
 
