@@ -91,6 +91,8 @@ class RooflineControls:
     interaction_choice : ipywidgets.ToggleButtons
         DOM class ``roofline-interaction``.
     reset_button : ipywidgets.Button
+    rank_view_choice : ipywidgets.ToggleButtons
+        points / spread / auto (linked to ``rank_view``; DOM class ``roofline-rank-view``).
     message_html, status_html, legend_html, left_out_html : ipywidgets.HTML
         DOM classes ``roofline-message`` and ``roofline-status`` for the first two.
     left_out : ipywidgets.Accordion
@@ -111,6 +113,7 @@ class RooflineControls:
         self.bandwidth_slider, self.bandwidth_empirical = _peak_controls(
             "Peak [GB/s]", "roofline-peak-bandwidth")
         self._build_texts()
+        self._build_rank_view(sums)
         self.interaction_choice.observe(lambda change: figure.set_interaction(change.new),
                                         names="value")
         self.children = self._layout(figure)
@@ -145,6 +148,16 @@ class RooflineControls:
         self.reset_button = widgets.Button(description="Reset view", icon="home",
                                            layout=widgets.Layout(width="110px"))
 
+    # ------------------------------------------------------------ ranks view
+    def _build_rank_view(self, sums: RegionSums) -> None:
+        """``rank_view_choice``: points / spread / auto (DOM class ``roofline-rank-view``)."""
+        self.rank_view_choice = widgets.ToggleButtons(
+            options=["points", "spread", "auto"], value="points",
+            tooltips=["one point per rank", "per region: rank median, min–max whiskers",
+                      "spread while the points exceed max_points"],
+            disabled=len(sums.ranks) < 2, style={"button_width": "64px"})
+        self.rank_view_choice.add_class("roofline-rank-view")
+
     def _build_texts(self) -> None:
         self.message_html = widgets.HTML()
         self.message_html.add_class("roofline-message")
@@ -172,7 +185,7 @@ class RooflineControls:
             row(column(self.flops_slider, self.flops_empirical),
                 column(self.bandwidth_slider, self.bandwidth_empirical)),
             row(self.color_choice, self.size_choice, self.interaction_choice,
-                self.reset_button),
+                self.reset_button, self.rank_view_choice),
         ], layout=widgets.Layout(padding="6px 4px", margin="0 0 6px 0",
                                  border="1px solid #e0e0e0"))
         return [panel, self.message_html, figure.plot, self.legend_html, self.status_html,
@@ -198,6 +211,7 @@ class RooflineControls:
             box.observe(lambda change, t=trait, s=slider: self._on_peak_box(owner, t, s, change),
                         names="value")
         self.reset_button.on_click(lambda _: owner.reset_view())
+        link((owner, "rank_view"), (self.rank_view_choice, "value"))
 
     def peak_widgets(self) -> tuple:
         """``(trait name, slider, empirical box)`` of each peak."""
