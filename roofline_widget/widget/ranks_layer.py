@@ -218,7 +218,7 @@ class RanksLayer:
                  f"(square) with whiskers {html.escape(WHISKERS)} in intensity and GFLOP/s, "
                  f"coloured by {imbalance_legend_html(1.0, high)} (max / mean runtime); "
                  "click a square to show its ranks",
-                 *map(html.escape, [*self._notes, self._expanded_note])]
+                 *(html.escape(t, quote=False) for t in [*self._notes, self._expanded_note])]
         parts = [p for p in parts if p]
         return "&middot; " + "; ".join(parts)
 
