@@ -164,3 +164,30 @@ def test_budget_at_1024_ranks():
     w.max_points = 5000  # under the budget: auto is the points view again
     assert not layer.active and len(w.figure.scatter.x) == 3072
     assert "points drawn" not in w.controls.status_html.value
+
+
+def test_region_names_are_escaped_in_the_spread_tooltip(five_ranks):
+    for regions in five_ranks.get_likwid_regions().values():
+        block = regions.pop("region_001")
+        block.tag = "<b>solve</b>"
+        regions[block.tag] = block
+    w = RooflineWidget(five_ranks, flops_metric=DP, bandwidth_metric=BW, rank_view="spread")
+    layer = ranks_layer(w)
+    assert list(layer.spread["region"]) == ["region_000", "<b>solve</b>"]
+    layer.medians._handle_custom_msgs(layer.medians, {"event": "hover", "data": {"index": 1}})
+    assert "&lt;b&gt;solve&lt;/b&gt;" in layer.tooltip.value
+    assert "<b>solve</b>" not in layer.tooltip.value
+    w.expanded_regions = ["<b>solve</b>"]
+    assert set(w.figure.state.points["region"]) == {"<b>solve</b>"}
+
+
+def test_the_toggle_buttons_set_rank_view(five_ranks):
+    w = RooflineWidget(five_ranks, flops_metric=DP, bandwidth_metric=BW)
+    w.controls.rank_view_choice.value = "spread"  # what a click in the browser does
+    assert w.rank_view == "spread" and ranks_layer(w).active
+    w.rank_view = "points"
+    assert w.controls.rank_view_choice.value == "points"
+    single = RooflineWidget(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"),
+                            rank_view="spread")
+    assert single.controls.rank_view_choice.disabled  # one rank: nothing to spread
+    assert not ranks_layer(single).active and len(single.figure.scatter.x) == 2

@@ -25,7 +25,8 @@ from ..spread import rank_spread
 from .layers import LayerInput
 from .state import PointState, apply_budget
 
-__all__ = ["RanksLayer", "RANK_VIEWS", "IMBALANCE_COLORS", "WHISKERS", "effective_view"]
+__all__ = ["RanksLayer", "RANK_VIEWS", "IMBALANCE_COLORS", "WHISKERS", "effective_view",
+           "whisker_arrays", "spread_tooltip_html", "imbalance_legend_html"]
 
 #: Values of the widget's ``rank_view``: one point per rank, the spread per region, or
 #: the spread only when the rank points exceed ``max_points``.
