@@ -155,7 +155,7 @@ class RooflineControls:
             options=["points", "spread", "auto"], value="points",
             tooltips=["one point per rank", "per region: rank median, min–max whiskers",
                       "spread while the points exceed max_points"],
-            disabled=len(sums.ranks) < 2, style={"button_width": "64px"})
+            disabled=len(sums.ranks) < 2, style={"button_width": "76px"})
         self.rank_view_choice.add_class("roofline-rank-view")
 
     def _build_texts(self) -> None:
