@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pandas as pd
 
 from .. import style
@@ -16,14 +17,19 @@ from ..points import ALL_RANKS
 from .state import PointState
 
 __all__ = ["LEFT_OUT_ROWS_SHOWN", "LEGEND_ENTRIES_SHOWN", "rank_text", "tooltip_html",
+           "TOOLTIP_COLUMNS", "DISPLAY_DIGITS", "SELECTION_ROWS_SHOWN", "SELECTION_COLUMNS",
+           "display_value", "display_frame", "detail_html", "selection_html", "details_html",
            "legend_html", "left_out_html", "message_text", "message_html", "status_html",
-           "empty_title"]
+           "empty_title", "NO_FLOP_WHERE", "no_flop_work_html"]
 
 LEFT_OUT_ROWS_SHOWN = 500
 LEGEND_ENTRIES_SHOWN = 20
 _LEGEND_STYLE = ("display:flex;flex-wrap:wrap;align-items:center;column-gap:18px;"
                  "row-gap:2px;line-height:1.5")
 _LEGEND_TITLES = {"region": "Regions", "run": "Runs", "rank": "Ranks"}
+#: Where the widget shows points that do almost no FLOPs.
+NO_FLOP_WHERE = ("not in view: the axes follow the other points (pan out to see them; "
+                 "to_dataframe() lists them)")
 
 
 def rank_text(rank) -> str:
@@ -40,12 +46,84 @@ def _field_text(row: pd.Series, item: style.TooltipField) -> str:
     return "n/a" if value is None or value != value else format(value, item.spec)
 
 
+#: The hover tooltip's fields (compact: the full record goes to the detail panel on click).
+TOOLTIP_COLUMNS = ("region", "rank", "performance_gflops", "arithmetic_intensity_flops_per_byte",
+                   "bound")
+_TOOLTIP_STYLE = "font-size:11px;line-height:1.25;border-collapse:collapse"
+_CELL_STYLE = "padding:0 4px"
+
+
 def tooltip_html(row: pd.Series) -> str:
-    """Hover text of one classified point (``style.TOOLTIP_FIELDS``); every value escaped."""
-    cells = "".join(f"<tr><th style='text-align:left'>{html.escape(item.label)}</th>"
-                    f"<td>{html.escape(_field_text(row, item))}</td></tr>"
-                    for item in style.TOOLTIP_FIELDS)
-    return f"<table>{cells}</table>"
+    """Compact hover text of one classified point (``TOOLTIP_COLUMNS``); every value escaped."""
+    by_column = {item.column: item for item in style.TOOLTIP_FIELDS}
+    cells = "".join(f"<tr><th style='text-align:left;{_CELL_STYLE}'>{html.escape(item.label)}</th>"
+                    f"<td style='{_CELL_STYLE}'>{html.escape(_field_text(row, item))}</td></tr>"
+                    for item in (by_column[c] for c in TOOLTIP_COLUMNS))
+    return f"<table style='{_TOOLTIP_STYLE}'>{cells}</table>"
+
+
+# ------------------------------------------------------------ rounded display
+#: Significant digits of the numbers in the widget's HTML tables (the data keeps all).
+DISPLAY_DIGITS = 3
+SELECTION_ROWS_SHOWN = 50
+#: The selection table's columns, key columns first (the long run name last).
+SELECTION_COLUMNS = ("region", "rank", "performance_gflops", "bandwidth_gbs",
+                     "arithmetic_intensity_flops_per_byte", "efficiency_percent", "bound", "file")
+
+
+def display_value(value, column: str = "") -> str:
+    """A value as shown in a table: floats to ``DISPLAY_DIGITS`` significant digits.
+
+    Integers keep every digit (with thousands separators), NaN and None are
+    ``"n/a"``, the rank -1 is ``"all ranks"``; anything else is ``str(value)``.
+    Not escaped.
+    """
+    if column == "rank":
+        return rank_text(value)
+    if value is None or (isinstance(value, float) and value != value):
+        return "n/a"
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        return format(float(value), f".{DISPLAY_DIGITS}g")
+    return str(value)
+
+
+def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` with every cell as its display text (:func:`display_value`)."""
+    return pd.DataFrame({column: [display_value(v, column) for v in frame[column]]
+                         for column in frame.columns}, index=frame.index)
+
+
+def detail_html(row: pd.Series) -> str:
+    """The full record of one point: every field, escaped, numbers rounded for display."""
+    cells = "".join(f"<tr><th style='text-align:left;{_CELL_STYLE}'>{html.escape(str(name))}</th>"
+                    f"<td style='{_CELL_STYLE}'>{html.escape(display_value(value, str(name)))}"
+                    "</td></tr>" for name, value in row.items())
+    return f"<table class='roofline-detail-record'>{cells}</table>"
+
+
+def selection_html(frame: pd.DataFrame) -> str:
+    """The selected points as an escaped table of the key columns, numbers rounded."""
+    columns = [c for c in SELECTION_COLUMNS if c in frame.columns]
+    labels = {item.column: item.label for item in style.TOOLTIP_FIELDS}
+    table = display_frame(frame.head(SELECTION_ROWS_SHOWN)[columns]).rename(columns=labels)
+    text = table.to_html(index=False, escape=True, border=0, classes="roofline-selection")
+    if len(frame) > SELECTION_ROWS_SHOWN:
+        text += (f"<p>... and {len(frame) - SELECTION_ROWS_SHOWN:,} more: see "
+                 "<code>selection_dataframe()</code> (full precision).</p>")
+    return text
+
+
+def details_html(selected: pd.DataFrame) -> str:
+    """The detail panel: the record of the one selected point, or the selection's table."""
+    if len(selected) == 0:
+        return "<span style='color:#777'>Click a point to see its full record here.</span>"
+    if len(selected) == 1:
+        return detail_html(selected.iloc[0])
+    return f"<b>{len(selected):,} points selected</b>" + selection_html(selected)
 
 
 def _legend_entry(color: str, name: str) -> str:
@@ -84,8 +162,7 @@ def left_out_html(left_out: pd.DataFrame) -> str:
     if len(left_out) == 0:
         return "<p>No region left out.</p>"
     table = left_out.head(LEFT_OUT_ROWS_SHOWN)[["file", "region", "rank", "reason"]]
-    table = table.assign(rank=table["rank"].map(rank_text))
-    text = table.to_html(index=False, escape=True, border=0, classes="roofline-left-out")
+    text = display_frame(table).to_html(index=False, escape=True, border=0, classes="roofline-left-out")
     if len(left_out) > LEFT_OUT_ROWS_SHOWN:
         text += (f"<p>... and {len(left_out) - LEFT_OUT_ROWS_SHOWN:,} more row(s): "
                  "see <code>left_out_dataframe()</code>.</p>")
@@ -154,3 +231,17 @@ def status_html(state: PointState, roofline: Roofline | None, *, max_points: int
     if combine_ranks:
         parts.insert(1, "ranks summed")
     return " &middot; ".join(parts)
+
+
+def no_flop_work_html(points: pd.DataFrame) -> str:
+    """The status note on points doing almost no FLOPs, escaped ("" when there are none).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        All current points (the axis ranges follow the others,
+        :func:`~roofline_widget.style.split_flop_work`).
+    """
+    _, no_flop = style.split_flop_work(points)
+    note = style.no_flop_work_text(no_flop, NO_FLOP_WHERE)
+    return f"<div class='roofline-no-flop'>{html.escape(note)}</div>" if note else ""
