@@ -140,6 +140,8 @@ class RooflineControls:
     interaction_choice : ipywidgets.ToggleButtons
         DOM class ``roofline-interaction``.
     reset_button : ipywidgets.Button
+    rank_view_choice : ipywidgets.ToggleButtons
+        points / spread / auto (linked to ``rank_view``; DOM class ``roofline-rank-view``).
     message_html, status_html, legend_html, left_out_html : ipywidgets.HTML
         DOM classes ``roofline-message`` and ``roofline-status`` for the first two.
     detail_html : ipywidgets.HTML
@@ -164,6 +166,7 @@ class RooflineControls:
         self.bandwidth_slider, self.bandwidth_text, self.bandwidth_empirical = _peak_controls(
             "Peak [GB/s]", "roofline-peak-bandwidth")
         self._build_texts()
+        self._build_rank_view(sums)
         self._build_detail()
         self.interaction_choice.observe(lambda change: figure.set_interaction(change.new),
                                         names="value")
@@ -199,6 +202,16 @@ class RooflineControls:
         self.reset_button = widgets.Button(description="Reset view", icon="home",
                                            layout=widgets.Layout(width="110px"))
 
+    # ------------------------------------------------------------ ranks view
+    def _build_rank_view(self, sums: RegionSums) -> None:
+        """``rank_view_choice``: points / spread / auto (DOM class ``roofline-rank-view``)."""
+        self.rank_view_choice = widgets.ToggleButtons(
+            options=["points", "spread", "auto"], value="points",
+            tooltips=["one point per rank", "per region: rank median, min–max whiskers",
+                      "spread while the points exceed max_points"],
+            disabled=len(sums.ranks) < 2, style={"button_width": "76px"})
+        self.rank_view_choice.add_class("roofline-rank-view")
+
     def _build_texts(self) -> None:
         self.message_html = widgets.HTML()
         self.message_html.add_class("roofline-message")
@@ -227,7 +240,7 @@ class RooflineControls:
                 flex_flow="row wrap", align_items="center", margin="0 12px 0 0"))
                   for _t, slider, text, box in self.peak_widgets(with_text=True))),
             row(self.color_choice, self.size_choice, self.interaction_choice,
-                self.reset_button),
+                self.reset_button, self.rank_view_choice),
         ], layout=widgets.Layout(padding="6px 4px", margin="0 0 6px 0",
                                  border="1px solid #e0e0e0"))
         return [panel, self.message_html, figure.plot, self.legend_html, self.detail_html,
@@ -250,6 +263,7 @@ class RooflineControls:
         self._link_peaks(owner)
         self._link_detail(owner)
         self.reset_button.on_click(lambda _: owner.reset_view())
+        link((owner, "rank_view"), (self.rank_view_choice, "value"))
 
     # ------------------------------------------------------------ peak block
     def _link_peaks(self, owner: traitlets.HasTraits) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 
 import ipywidgets as widgets
 import numpy as np
@@ -17,6 +18,7 @@ from . import text
 from .controls import PEAK_TRAITS, RooflineControls
 from .figure import FigureState, RooflineFigure
 from .layers import LayerInput
+from .ranks_layer import RANK_VIEWS, RanksLayer
 # -- baseline comparison and saved views (issue 13)
 from ..views import View, ViewWarning
 from .compare_layer import CompareLayer, baseline_runs
@@ -81,6 +83,14 @@ class RooflineWidget(widgets.VBox):
         The selected points, by key (set by click, brush and lasso too).
     message : str
         The error or remark shown above the figure (read-only).
+    rank_view : {"points", "spread", "auto"}
+        "points": one point per rank; "spread": per region the rank median
+        with min–max whiskers over the ranks, coloured by imbalance (the rank
+        points hidden); "auto": "spread" while more points than
+        ``max_points`` are selected from several ranks.
+    expanded_regions : list of str
+        Regions whose ranks the spread view draws as points (a click on a
+        median point toggles its region, see :meth:`toggle_region`).
     baseline : run data, mapping or None
         A run to compare with (anything ``data`` accepts), or an ordered
         ``{label: run}`` chain ending at ``data``: a dashed line from each
@@ -117,6 +127,9 @@ class RooflineWidget(widgets.VBox):
     max_points = Int(DEFAULT_MAX_POINTS, help="most points drawn")
     selected = List(help="selected points as (file, rank, region) tuples")
     message = Unicode("", read_only=True, help="error or remark shown with the plot")
+    # ranks view (RanksLayer): one point per region with whiskers over its ranks
+    rank_view = Enum(RANK_VIEWS, "points", help="points: one per rank; spread: per region")
+    expanded_regions = List(help="regions whose ranks the spread view shows as points")
     baseline = Any(None, allow_none=True, help="baseline run(s) the points are compared with")
 
     def __init__(self, data, *, ceilings=(), match=None, view=None, **options) -> None:
@@ -129,6 +142,8 @@ class RooflineWidget(widgets.VBox):
         self._size_range = st.runtime_log_range(self.sums)
         self.figure = RooflineFigure(self._guard)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
+        self._ranks_layer = RanksLayer(self.figure, on_click=self.toggle_region)
+        self.figure.add_layer("ranks", self._ranks_layer)
         with self._guard.hold():  # no refresh while the traits get their first values
             super().__init__(children=self.controls.children, **options)
             for name in ("flops_metric", "bandwidth_metric", "include", "exclude"):
@@ -235,6 +250,7 @@ class RooflineWidget(widgets.VBox):
         main, roofline = st.rooflines(self.peak_flops, self.peak_bandwidth, points.points,
                                       self._extra)
         self._update_layers(points, roofline)
+        points = self._ranks_points(points)
         x_range, y_range = st.axis_ranges(points.points, roofline, self._layer_extent())
         selected = st.surviving_keys(self.selected, points.points)
         shown = points.shown
@@ -306,7 +322,10 @@ class RooflineWidget(widgets.VBox):
         self.controls.show_peaks({t: getattr(self, t) for t in PEAK_TRAITS}, self._main)
 
     def _status(self) -> str:
-        status = text.status_html(self._points, self._roofline, max_points=self.max_points,
+        points = self._points
+        if self._ranks_layer.active:  # the spread view hides rank points on purpose
+            points = replace(points, shown=points.points)
+        status = text.status_html(points, self._roofline, max_points=self.max_points,
                                   combine_ranks=self.combine_ranks,
                                   n_selected=len(self.selected))
         notes = [layer.status() for layer in self.figure.layers.values()]
@@ -337,6 +356,30 @@ class RooflineWidget(widgets.VBox):
         keys = list(zip(rows["file"].astype(str), rows["rank"].astype(int),
                         rows["region"].astype(str)))
         self.selected = keys  # _on_trait mirrors the keys back onto the Scatter
+
+    # ------------------------------------------------------------ ranks view
+    @observe("rank_view", "expanded_regions")
+    def _on_ranks_trait(self, change) -> None:
+        self._on_trait(change)  # a full refresh (or a revert), as for the selection traits
+
+    @validate("expanded_regions")
+    def _validate_expanded_regions(self, proposal):
+        regions = list(dict.fromkeys(str(r) for r in proposal.value))
+        unknown = [r for r in regions if r not in set(self.sums.regions)]
+        if unknown:
+            raise TraitError(f"unknown region(s) {unknown}; valid: {self.sums.regions}")
+        return regions
+
+    def _ranks_points(self, points: st.PointState) -> st.PointState:
+        """In the spread view the scatter shows only the expanded regions' ranks."""
+        shown = self._ranks_layer.scatter_points(points, self.expanded_regions, self.max_points)
+        return points if shown is None else replace(points, shown=shown)
+
+    def toggle_region(self, region: str) -> None:
+        """Show or hide the ranks of ``region`` in the spread view (a median point's click)."""
+        expanded = list(self.expanded_regions)
+        self.expanded_regions = ([r for r in expanded if r != region] if region in expanded
+                                 else [*expanded, region])
 
     # ------------------------------------------------------------ public API
     def reset_view(self) -> None:

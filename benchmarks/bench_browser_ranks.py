@@ -1,0 +1,243 @@
+"""The ranks view in a real browser: draw time and filter round trip, points vs spread.
+
+Usage::
+
+    python benchmarks/bench_browser_ranks.py              # 48, 256, 1024 ranks x 8 regions, 3 runs
+    python benchmarks/bench_browser_ranks.py --quick      # 48 and 256 ranks, 1 run
+
+Starts JupyterLab on 127.0.0.1 (random port and token, every Jupyter state
+directory in a throw-away directory) and a headless Chromium (Playwright,
+``/usr/lib/chromium/chromium``, fresh ``--user-data-dir``).  A setup cell
+builds generated scope-profiler results (``tests/scope_fixtures.py``, one
+thread per rank, 8 regions); then for every (ranks, view, run) the second
+cell is replaced by ``show(ranks, view, tag)`` and run with Ctrl+Enter:
+
+* **draw**: from the key press to the figure's marks in the page (the
+  ``.dot`` elements of the new widget: ``min(ranks x 8, max_points)`` rank
+  points in the points view, 8 median squares in the spread view, whose two
+  whiskers per region are ``path.line`` elements);
+* **filter**: from typing ``region_00[0-3]`` into the widget's Include box
+  (one ``input`` event) to the new count (half the regions) in the page: a
+  browser -> kernel -> browser round trip.
+
+Prints the medians over the runs and the spread / points ratios.  Figures are
+for this machine (2 shared cores) and vary with its load: read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from _common import ROOT, command_line, median, ms, print_table
+
+sys.path.insert(0, str(ROOT / "tests"))
+from browser.ui import open_in_lab, run_all_cells  # noqa: E402
+
+CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/lib/chromium/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+REGIONS = 8
+MAX_POINTS = 5000
+FILTER = "region_00[0-3]"
+TIMEOUT_MS = 120_000
+SETUP = """\
+import sys, warnings
+sys.path[:0] = [{root!r}, {tests!r}]
+from scope_fixtures import make_profiling_results
+from roofline_widget import RooflineWidget
+DATA = {{n: make_profiling_results(n_ranks=n, n_regions={regions}, n_threads=1, seed=n)
+        for n in {ranks!r}}}
+def show(n, view, tag):
+    w = RooflineWidget(DATA[n], flops_metric="DP [MFLOP/s]",
+                       bandwidth_metric="Memory bandwidth [MBytes/s]", rank_view=view,
+                       max_points={max_points})
+    w.add_class(tag)
+    return w
+print("bench-setup-done")
+"""
+
+
+class Server:
+    """The JupyterLab process and what ``tests/browser/ui.py`` asks of a server."""
+
+    def __init__(self, work: Path) -> None:
+        env = dict(os.environ)
+        for var in ("HOME", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
+                    "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR"):
+            (work / var.lower()).mkdir()
+            env[var] = str(work / var.lower())
+        labconfig = work / "jupyter_config_dir" / "labconfig"
+        labconfig.mkdir(parents=True)
+        (labconfig / "page_config.json").write_text(json.dumps(
+            {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        env["JUPYTER_PLATFORM_DIRS"] = "1"
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        self.token = secrets.token_hex(16)
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.log_path = work / "lab.log"
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+                 f"--port={port}", f"--IdentityProvider.token={self.token}", "--allow-root",
+                 f"--ServerApp.root_dir={work / 'notebooks'}",
+                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+                cwd=work / "notebooks", env=env, stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                self.api("api/status")
+                return
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.stop()
+                    raise RuntimeError(f"JupyterLab did not start:\n{self.log_tail()}") from None
+                time.sleep(0.25)
+
+    def url(self, path: str) -> str:
+        sep = "&" if "?" in path else "?"
+        return f"{self.base_url}/{path.lstrip('/')}{sep}token={self.token}"
+
+    def api(self, path: str, method: str = "GET"):
+        request = urllib.request.Request(self.url(path), method=method)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def log_tail(self, n_chars: int = 4000) -> str:
+        return self.log_path.read_text(errors="replace")[-n_chars:]
+
+    def stop(self) -> None:
+        """Terminate the server's own process group (it was started in a new session)."""
+        for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(self.process.pid, sig)
+                self.process.wait(timeout=grace)
+                return
+            except ProcessLookupError:
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+
+def write_notebook(path: Path, ranks: list[int]) -> None:
+    import nbformat
+
+    setup = SETUP.format(root=str(ROOT), tests=str(ROOT / "tests"), regions=REGIONS,
+                         ranks=tuple(ranks), max_points=MAX_POINTS)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(setup),
+                                               nbformat.v4.new_code_cell("None")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    nbformat.write(notebook, path)
+
+
+def expected_dots(ranks: int, view: str, regions: int) -> int:
+    return regions if view == "spread" else min(ranks * regions, MAX_POINTS)
+
+
+def wait_for_dots(page, tag: str, count: int) -> float:
+    """Seconds until the widget ``tag`` shows exactly ``count`` dots (polled every frame)."""
+    start = time.perf_counter()
+    page.wait_for_function(
+        "([tag, n]) => document.querySelectorAll(`.${tag} .roofline-figure .dot`).length === n",
+        arg=[tag, count], polling="raf", timeout=TIMEOUT_MS)
+    return time.perf_counter() - start
+
+
+def run_cell(page, code: str) -> float:
+    """Replace the second cell's code, press Ctrl+Enter; return the perf_counter of the press."""
+    editor = page.locator(".jp-CodeCell").nth(1).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(code)
+    start = time.perf_counter()
+    page.keyboard.press("Control+Enter")
+    return start
+
+
+def measure(page, ranks: int, view: str, tag: str) -> dict:
+    start = run_cell(page, f"show({ranks}, {view!r}, {tag!r})")
+    wait_for_dots(page, tag, expected_dots(ranks, view, REGIONS))
+    draw_s = time.perf_counter() - start
+    lines = page.locator(f".{tag} .roofline-figure path.line").count()
+    box = page.locator(f".{tag} .roofline-include input")
+    box.click()
+    start = time.perf_counter()
+    box.fill(FILTER)
+    wait_for_dots(page, tag, expected_dots(ranks, view, REGIONS // 2))
+    filter_s = time.perf_counter() - start
+    return {"draw": draw_s, "filter": filter_s, "lines": lines}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="48 and 256 ranks, 1 run")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    ranks = [48, 256] if args.quick else [48, 256, 1024]
+    runs = 1 if args.quick else args.runs
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="bench-browser-ranks-") as tmp:
+        work = Path(tmp)
+        (work / "notebooks").mkdir()
+        write_notebook(work / "notebooks" / "ranks.ipynb", ranks)
+        server = Server(work)
+        try:
+            with sync_playwright() as playwright:
+                context = playwright.chromium.launch_persistent_context(
+                    str(work / "chromium-profile"), executable_path=CHROMIUM, headless=True,
+                    args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 1000})
+                context.set_default_timeout(TIMEOUT_MS)
+                page = context.new_page()
+                open_in_lab(page, server, "ranks.ipynb")
+                run_all_cells(page)
+                page.wait_for_selector("text=bench-setup-done", timeout=TIMEOUT_MS)
+                measure(page, ranks[0], "spread", "bench-warm-up")  # loads bqplot's JS: not timed
+                results = {}
+                for run in range(runs):  # interleaved: every case sees the same load
+                    for n in ranks:
+                        for view in ("points", "spread"):
+                            tag = f"bench-{n}-{view}-{run}"
+                            results.setdefault((n, view), []).append(measure(page, n, view, tag))
+                context.close()
+        finally:
+            server.stop()
+    report(results, ranks, runs)
+
+
+def report(results: dict, ranks: list[int], runs: int) -> None:
+    rows = []
+    for n in ranks:
+        points, spread = results[(n, "points")], results[(n, "spread")]
+        draw_p, draw_s = median([r["draw"] for r in points]), median([r["draw"] for r in spread])
+        filt_p = median([r["filter"] for r in points])
+        filt_s = median([r["filter"] for r in spread])
+        rows.append([f"{n:,}", f"{expected_dots(n, 'points', REGIONS):,}", ms(draw_p),
+                     ms(filt_p), f"{REGIONS} (+{spread[0]['lines']} lines)", ms(draw_s),
+                     ms(filt_s), f"{draw_s / draw_p:.2f}", f"{filt_s / filt_p:.2f}"])
+    print_table(f"Ranks view in Chromium (JupyterLab), {REGIONS} regions, medians of {runs} "
+                f"run(s), max_points={MAX_POINTS:,}",
+                ["ranks", "points: dots", "draw", "filter", "spread: dots", "draw", "filter",
+                 "draw spread/points", "filter spread/points"], rows)
+    print(f"command: {command_line()}")
+
+
+if __name__ == "__main__":
+    main()
