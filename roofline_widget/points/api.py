@@ -17,16 +17,16 @@ __all__ = ["collect_roofline_points", "points_dataframe", "left_out_regions"]
 
 
 def _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude,
-            combine_ranks=False) -> PointSelection:
+            combine_ranks=False, unmeasured="leave_out") -> PointSelection:
     sums = RegionSums.from_runs(profiling_data)
     return sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
                        ranks=ranks, include=include, exclude=exclude,
-                       combine_ranks=combine_ranks)
+                       combine_ranks=combine_ranks, unmeasured=unmeasured)
 
 
 def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
                             bandwidth_metric: str | None = None, ranks=None, include=None,
-                            exclude=None) -> list[dict]:
+                            exclude=None, unmeasured: str = "leave_out") -> list[dict]:
     """One roofline point per selected region and rank (and run).
 
     Parameters
@@ -42,6 +42,12 @@ def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
         Ranks to keep; None keeps all.
     include, exclude : str or list of str, optional
         Regular expressions matched with :func:`re.match` on region names.
+    unmeasured : {"leave_out", "keep"}, default "leave_out"
+        A region with a thread that did not measure the FLOP or bandwidth
+        metric (LIKWID printed ``-``, ``nan``, ``inf``) is left out, with the
+        thread named in the reason; ``"keep"`` places it with the sums over
+        the measured threads (:func:`points_dataframe` marks it in its
+        ``unmeasured_threads`` column).
 
     Returns
     -------
@@ -68,7 +74,8 @@ def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
     >>> points[0]["region"], points[0]["bandwidth_metric"]
     ('Setup', 'Memory bandwidth [MBytes/s]')
     """
-    selection = _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude)
+    selection = _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude,
+                        unmeasured=unmeasured)
     selection.warn()
     return selection.to_dicts()
 
@@ -79,7 +86,8 @@ def points_dataframe(profiling_data, **keywords) -> pd.DataFrame:
     Takes the same keywords, and ``combine_ranks=False``: True sums the
     selected ranks into one point per (run, region, device), rank -1 (see
     :meth:`RegionSums.select`).  Adds the columns ``device, n_threads,
-    call_count, groups``.  Warns like :func:`collect_roofline_points`.
+    call_count, groups, unmeasured_threads`` (threads that did not measure
+    a needed metric; non-zero only with ``unmeasured="keep"``).  Warns like :func:`collect_roofline_points`.
     """
     selection = _select(profiling_data, **_keywords(keywords))
     selection.warn()
@@ -101,7 +109,7 @@ def left_out_regions(profiling_data, **keywords) -> pd.DataFrame:
 
 
 _DEFAULTS = {"flops_metric": None, "bandwidth_metric": None, "ranks": None, "include": None,
-             "exclude": None, "combine_ranks": False}
+             "exclude": None, "combine_ranks": False, "unmeasured": "leave_out"}
 
 
 def _keywords(keywords: dict) -> dict:

@@ -1,0 +1,106 @@
+"""Threads that were not measured: counted per row, named in reasons, never silently dropped.
+
+A cell LIKWID printed as ``-`` (or ``nan``, ``inf``, an overflowing ``1e400``)
+is a thread that did not measure the metric.  Summing over the other threads
+would silently shrink the region's total (one ``-`` on a socket's lock
+thread halves a two-socket bandwidth), so every sums engine reports, per row
+and metric, how many of its threads were not finite and which ones
+(:class:`Unmeasured`).  :meth:`RegionSums.select
+<roofline_widget.points.RegionSums.select>` then leaves such a row out with
+:func:`unmeasured_reason` as the reason (``unmeasured="leave_out"``, the
+default) or keeps it summed over the measured threads and marked
+(``unmeasured="keep"``: the ``unmeasured_threads`` column of the points).
+
+A row whose every thread lacks the metric is not "unmeasured threads": its
+sum is NaN and its reason stays "not measured in this region".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Unmeasured", "UNMEASURED_CHOICES", "check_unmeasured", "no_unmeasured",
+           "joined_unmeasured", "union_unmeasured", "unmeasured_reason", "row_names", "NAMED_THREADS"]
+
+#: The values of the ``unmeasured=`` option.
+UNMEASURED_CHOICES = ("leave_out", "keep")
+#: How many thread names a reason lists before it says "and N more".
+NAMED_THREADS = 3
+
+
+@dataclass(frozen=True)
+class Unmeasured:
+    """Per row of a sums engine, the threads whose value of one metric is not finite.
+
+    Attributes
+    ----------
+    counts : numpy.ndarray
+        int64, one per row: how many threads of the row were not measured
+        (0 where all were, and where none was: then the sum is NaN).
+    threads : dict of int to tuple of str
+        For the rows with a count > 0, the thread names as the table
+        header printed them (``"HWThread 14"``, ``"sonata:1:25"``), in
+        table order.
+    """
+
+    counts: np.ndarray
+    threads: dict = field(default_factory=dict)
+
+
+def no_unmeasured(n: int) -> Unmeasured:
+    """``n`` rows, every thread measured (for sources that cannot tell)."""
+    return Unmeasured(np.zeros(n, dtype=np.int64), {})
+
+
+def check_unmeasured(value: object) -> str:
+    """Return ``value`` if it is one of :data:`UNMEASURED_CHOICES`, else raise ValueError."""
+    if not isinstance(value, str) or value not in UNMEASURED_CHOICES:
+        raise ValueError(f"unmeasured must be one of {list(UNMEASURED_CHOICES)}, got {value!r}")
+    return value
+
+
+def joined_unmeasured(parts: Sequence[Unmeasured]) -> Unmeasured:
+    """The rows of several sources one after the other (row numbers shifted)."""
+    if len(parts) == 1:
+        return parts[0]
+    threads, offset = {}, 0
+    for part in parts:
+        threads.update((offset + row, names) for row, names in part.threads.items())
+        offset += len(part.counts)
+    counts = np.concatenate([part.counts for part in parts]) if parts else np.zeros(0, np.int64)
+    return Unmeasured(counts.astype(np.int64), threads)
+
+
+def union_unmeasured(parts: Sequence[Unmeasured]) -> Unmeasured:
+    """Per row the threads not measured in any of ``parts`` (a channel total's pieces)."""
+    threads = {}
+    for part in parts:
+        for row, names in part.threads.items():
+            threads[row] = tuple(dict.fromkeys(threads.get(row, ()) + tuple(names)))
+    counts = np.zeros(len(parts[0].counts), dtype=np.int64)
+    for row, names in threads.items():
+        counts[row] = len(names)
+    return Unmeasured(counts, threads)
+
+
+def unmeasured_reason(names: Sequence[str], metric: str) -> str:
+    """``"thread HWThread 14 not measured (Memory bandwidth [MBytes/s])"``.
+
+    Several threads: the first :data:`NAMED_THREADS` and ``"and N more"``.
+    """
+    shown = ", ".join(names[:NAMED_THREADS])
+    if len(names) > NAMED_THREADS:
+        shown += f" and {len(names) - NAMED_THREADS} more"
+    word = "thread" if len(names) == 1 else f"{len(names)} threads"
+    return f"{word} {shown} not measured ({metric})"
+
+
+def row_names(unmeasured: Unmeasured, rows: np.ndarray) -> list[str]:
+    """The names of the threads not measured in any of ``rows`` (in row order)."""
+    names: list[str] = []
+    for row in rows.tolist():
+        names.extend(unmeasured.threads.get(row, ()))
+    return names
