@@ -22,11 +22,13 @@ from pathlib import Path
 from ..errors import LikwidFormatError
 from ..model import LikwidRun
 from .core import ParsedLikwid, merge_runs, run_from, warn_passed_over
+from .stat_check import StatSumMismatchWarning, check_stat_sums
 from .csv import parse_csv
 from .opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
 from .text import parse_text
 
-__all__ = ["read_likwid", "read_likwid_text", "as_runs", "FORMATS", "detect_format"]
+__all__ = ["read_likwid", "read_likwid_text", "as_runs", "FORMATS", "detect_format",
+           "StatSumMismatchWarning"]
 
 _TOPOLOGY_MARKERS = ("Hardware Thread Topology", "Cache Topology", "NUMA Topology")
 
@@ -134,6 +136,7 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     parsed = TEXT_PARSERS[layout](text, str(source))
     run = run_from(parsed, source=str(source), label=label)
     warn_passed_over(source, run.warnings, stacklevel=2)
+    check_stat_sums(run, stacklevel=2)  # LIKWID's STAT Sum against the threads read
     return run
 
 

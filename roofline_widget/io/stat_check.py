@@ -1,0 +1,204 @@
+"""Self-check against LIKWID's own sums: the STAT ``Sum`` column against the threads read.
+
+Where likwid-perfctr printed STAT tables (more than one thread), its ``Sum``
+column is LIKWID's own sum over the threads of the region.  Summing the
+per-thread values that were read and comparing them with it catches what no
+format check sees: truncated numbers, dropped threads, a parser slip on a
+layout nobody has seen yet.  :func:`check_stat_sums` does that per (file,
+rank, region, group) and metric or event, with a tolerance derived from the
+printed precision, and warns :class:`StatSumMismatchWarning` naming file,
+region, metric and both values; the findings are also kept in
+``run.warnings``.
+
+likwid-mpirun prints one STAT table over every rank's threads of a region:
+when the STAT rows of a file carry fewer ranks than its threads, the sum is
+taken over all ranks.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..model import LikwidRun
+
+__all__ = ["StatSumMismatchWarning", "StatMismatch", "stat_mismatches", "check_stat_sums",
+           "ABSOLUTE_DIGIT", "RELATIVE_DIGITS", "LISTED"]
+
+#: Half a unit of the last printed digit of a fixed-point value (LIKWID prints 4 decimals).
+ABSOLUTE_DIGIT = 5e-5
+#: The relative rounding allowed per value (LIKWID prints about 6 significant digits,
+#: ``2.556572e+06``); ten times half a unit of the 6th digit, for margin.
+RELATIVE_DIGITS = 5e-6
+#: How many mismatches one warning lists before it says "and N more".
+LISTED = 10
+
+_KEYS = ["source", "rank", "region", "group_index"]
+
+
+class StatSumMismatchWarning(UserWarning):
+    """The threads read do not add up to the ``Sum`` LIKWID printed in its STAT table."""
+
+
+@dataclass(frozen=True)
+class StatMismatch:
+    """One metric (or event) of one region whose summed threads differ from the STAT Sum.
+
+    Attributes
+    ----------
+    source : str
+        The file.
+    rank : int or None
+        The rank (None: summed over all ranks, likwid-mpirun).
+    region, group : str
+        The region and group names.
+    name : str
+        The metric (or ``"EVENT:COUNTER"``) as printed.
+    summed : float
+        The sum over the threads read.
+    stat_sum : float
+        LIKWID's STAT ``Sum``.
+    tolerance : float
+        The largest difference the printed precision explains.
+    """
+
+    source: str
+    rank: int | None
+    region: str
+    group: str
+    name: str
+    summed: float
+    stat_sum: float
+    tolerance: float
+
+    def __str__(self) -> str:
+        rank = "" if self.rank is None else f", rank {self.rank}"
+        return (f"{self.source}: region {self.region!r} (group {self.group}{rank}): "
+                f"{self.name!r} summed over the threads read is {self.summed:.7g}, "
+                f"LIKWID's STAT Sum is {self.stat_sum:.7g}")
+
+
+def _group_sums(values: np.ndarray, codes: np.ndarray, n_groups: int) -> tuple:
+    """Per group (rows with one code) and column: sum of finite values, of magnitudes, count.
+
+    One stable sort and three ``np.add.reduceat``; no Python loop.
+    """
+    order = np.argsort(codes, kind="stable")
+    values = values[order]
+    finite = np.isfinite(values)
+    clean = np.where(finite, values, 0.0)
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    present = sorted_codes[starts]
+    out = [np.zeros((n_groups, values.shape[1])) for _ in range(3)]
+    for target, array in zip(out, (clean, np.abs(clean), finite.astype(float))):
+        target[present] = np.add.reduceat(array, starts, axis=0)
+    return tuple(out)
+
+
+def _joint_codes(table: pd.DataFrame, stats: pd.DataFrame, by: list[str]) -> tuple:
+    """Group numbers of the table rows (0 .. n-1) and of the STAT rows (-1: no such group)."""
+    n = len(table)
+    joint = np.zeros(n + len(stats), dtype=np.int64)
+    for name in by:
+        both = np.concatenate([table[name].to_numpy(dtype=object),
+                               stats[name].to_numpy(dtype=object)])
+        codes, uniques = pd.factorize(both)
+        joint = joint * (len(uniques) + 1) + codes
+    codes, uniques = pd.factorize(joint[:n])
+    group_of = pd.Index(uniques).get_indexer(joint[n:])
+    return codes, group_of, len(uniques)
+
+
+def _keys_per_source(run: LikwidRun) -> dict[str, list[str]]:
+    """Per source the keys its STAT rows are matched on (without rank for likwid-mpirun)."""
+    keys = {}
+    table_sources = run.table["source"].to_numpy(dtype=object)
+    table_ranks = run.table["rank"].to_numpy()
+    stat_sources = run.stats["source"].to_numpy(dtype=object)
+    stat_ranks = run.stats["rank"].to_numpy()
+    for source in pd.unique(stat_sources):
+        in_table = set(np.unique(table_ranks[table_sources == source]).tolist())
+        in_stats = set(np.unique(stat_ranks[stat_sources == source]).tolist())
+        keys[source] = _KEYS if in_table <= in_stats else [k for k in _KEYS if k != "rank"]
+    return keys
+
+
+def stat_mismatches(run: LikwidRun) -> list[StatMismatch]:
+    """Every metric and event whose summed threads differ from LIKWID's STAT ``Sum``.
+
+    The tolerance per comparison is the rounding the printed numbers allow:
+    per value read (and for the Sum itself) :data:`ABSOLUTE_DIGIT` plus
+    :data:`RELATIVE_DIGITS` of its magnitude.  Cells that are NaN (``-``)
+    on the STAT side, and metrics no thread has a finite value of, are not
+    compared.
+
+    Parameters
+    ----------
+    run : LikwidRun
+
+    Returns
+    -------
+    list of StatMismatch
+        In the order of the STAT rows; empty when the run has none.
+    """
+    stats = run.stats
+    if stats is None or not len(stats) or not len(run.table):
+        return []
+    found = []
+    metric_names = run.metric_names
+    for source, by in _keys_per_source(run).items():
+        rows = (run.table["source"] == source).to_numpy()
+        table = run.table if rows.all() else run.table[rows]
+        wanted = stats[(stats["source"] == source) & stats["Sum"].notna()]
+        if not len(table) or not len(wanted):
+            continue
+        codes, group_of, n_groups = _joint_codes(table, wanted, by)
+        names = metric_names + list(run.events.columns)
+        events = run.events if rows.all() else run.events[rows]
+        values = np.hstack([table[metric_names].to_numpy(dtype=float),
+                            events.to_numpy(dtype=float)])
+        summed, magnitude, count = _group_sums(values, codes, n_groups)
+        column_of = pd.Index(names).get_indexer(wanted["name"].to_numpy(dtype=object))
+        known = (group_of >= 0) & (column_of >= 0)
+        wanted = wanted[known]
+        g, c = group_of[known], column_of[known]
+        n = count[g, c]
+        total, stat_sum = summed[g, c], wanted["Sum"].to_numpy(dtype=float)
+        tolerance = ABSOLUTE_DIGIT * (n + 1) + RELATIVE_DIGITS * (magnitude[g, c] + np.abs(stat_sum))
+        bad = np.flatnonzero((n > 0) & (np.abs(total - stat_sum) > tolerance))
+        for k in bad.tolist():
+            row = wanted.iloc[k]
+            found.append(StatMismatch(str(source), int(row["rank"]) if "rank" in by else None,
+                                      str(row["region"]), str(row["group"]), str(row["name"]),
+                                      float(total[k]), float(stat_sum[k]), float(tolerance[k])))
+    return found
+
+
+def check_stat_sums(run: LikwidRun, stacklevel: int = 2) -> list[StatMismatch]:
+    """Compare ``run``'s summed threads with LIKWID's STAT sums; warn and record mismatches.
+
+    Calls :func:`stat_mismatches`; if any, warns one
+    :class:`StatSumMismatchWarning` per run listing them (the first
+    :data:`LISTED`, then a count) and appends one line per mismatch to
+    ``run.warnings``.
+
+    Returns
+    -------
+    list of StatMismatch
+    """
+    found = stat_mismatches(run)
+    if found:
+        lines = [str(m) for m in found]
+        run.warnings.extend(f"STAT Sum mismatch: {line}" for line in lines)
+        listed = "\n".join(f"  - {line}" for line in lines[:LISTED])
+        if len(lines) > LISTED:
+            listed += f"\n  - and {len(lines) - LISTED} more (all in run.warnings)"
+        warnings.warn(f"{len(found)} summed metric(s)/event(s) differ from LIKWID's STAT Sum "
+                      f"beyond the printed precision (truncated numbers, dropped threads or a "
+                      f"misread table?):\n{listed}", StatSumMismatchWarning,
+                      stacklevel=stacklevel + 1)
+    return found
