@@ -320,7 +320,9 @@ def test_all_dash_metric_stays_nan_and_is_reported():
     a = block("dash", {DP: [np.nan, np.nan], MEM_BW: [3.0, np.nan]})
     sums = RegionSums.from_runs(make_run(a))
     assert np.isnan(sums.frame[DP].iloc[0]) and sums.frame[MEM_BW].iloc[0] == 3.0
-    assert sums.select().left_out["reason"].iloc[0] == f"{DP!r} not measured in this region"
+    # both true: DP absent from the region, and one thread without bandwidth (#9 item 2)
+    assert sums.select().left_out["reason"].iloc[0] == (
+        f"{DP!r} not measured in this region; thread HWThread 1 not measured ({MEM_BW})")
 
 
 def test_runtime_is_max_over_threads_and_first_group():
@@ -351,7 +353,9 @@ def test_bad_regions_are_listed_with_reasons_and_the_rest_is_plotted():
     reasons = left_out_regions(run).set_index("region")["reason"]
     assert reasons["zero"] == f"{DP!r} is zero on every thread"
     assert reasons["nan"] == f"{DP!r} not measured in this region"
-    assert reasons["inf"] == f"{DP!r} is infinite; {MEM_BW!r} is infinite"
+    # an infinite value is not measured (#9 item 2), on every thread here
+    assert reasons["inf"] == (f"{DP!r} not measured in this region; "
+                              f"{MEM_BW!r} not measured in this region")
     assert reasons["negative"] == f"{DP!r} is negative"
     assert reasons["other"].startswith(f"{DP!r} not measured")
 
@@ -445,7 +449,8 @@ def test_point_dicts_have_exact_keys_and_plain_types():
 
 def test_points_frame_column_order():
     frame = points_dataframe(sample_path(MEM_DP_4T))
-    assert list(frame.columns) == list(POINT_KEYS) + ["device", "n_threads", "call_count", "groups"]
+    assert list(frame.columns) == list(POINT_KEYS) + ["device", "n_threads", "call_count", "groups",
+                                                      "unmeasured_threads"]
     assert list(frame["n_threads"]) == [4, 4] and list(frame["call_count"]) == [2.0, 1.0]
 
 

@@ -26,7 +26,7 @@ def _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, excl
 
 def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
                             bandwidth_metric: str | None = None, ranks=None, include=None,
-                            exclude=None, unmeasured: str = "leave_out") -> list[dict]:
+                            exclude=None) -> list[dict]:
     """One roofline point per selected region and rank (and run).
 
     Parameters
@@ -42,12 +42,6 @@ def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
         Ranks to keep; None keeps all.
     include, exclude : str or list of str, optional
         Regular expressions matched with :func:`re.match` on region names.
-    unmeasured : {"leave_out", "keep"}, default "leave_out"
-        A region with a thread that did not measure the FLOP or bandwidth
-        metric (LIKWID printed ``-``, ``nan``, ``inf``) is left out, with the
-        thread named in the reason; ``"keep"`` places it with the sums over
-        the measured threads (:func:`points_dataframe` marks it in its
-        ``unmeasured_threads`` column).
 
     Returns
     -------
@@ -62,7 +56,10 @@ def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
     -----
     RegionsLeftOutWarning
         Once, with a count and the reasons, if selected regions could not be
-        placed; :func:`left_out_regions` lists them.
+        placed; :func:`left_out_regions` lists them.  A region with a thread
+        that did not measure the FLOP or bandwidth metric (LIKWID printed
+        ``-``, ``nan``, ``inf``) is left out, the thread named in the reason
+        (``points_dataframe(..., unmeasured="keep")`` keeps it, marked).
     MetricChoiceWarning
         If the detected metric is ambiguous (DP and SP both measured).
 
@@ -74,8 +71,7 @@ def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
     >>> points[0]["region"], points[0]["bandwidth_metric"]
     ('Setup', 'Memory bandwidth [MBytes/s]')
     """
-    selection = _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude,
-                        unmeasured=unmeasured)
+    selection = _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude)
     selection.warn()
     return selection.to_dicts()
 
@@ -86,8 +82,11 @@ def points_dataframe(profiling_data, **keywords) -> pd.DataFrame:
     Takes the same keywords, and ``combine_ranks=False``: True sums the
     selected ranks into one point per (run, region, device), rank -1 (see
     :meth:`RegionSums.select`).  Adds the columns ``device, n_threads,
-    call_count, groups, unmeasured_threads`` (threads that did not measure
-    a needed metric; non-zero only with ``unmeasured="keep"``).  Warns like :func:`collect_roofline_points`.
+    call_count, groups, unmeasured_threads``.  ``unmeasured="leave_out"``
+    (default) leaves out a region with a thread that did not measure the
+    FLOP or bandwidth metric; ``"keep"`` places it with the sums over the
+    measured threads and counts those threads in ``unmeasured_threads``
+    (0 otherwise), see :meth:`RegionSums.select`.  Warns like :func:`collect_roofline_points`.
     """
     selection = _select(profiling_data, **_keywords(keywords))
     selection.warn()

@@ -253,7 +253,7 @@ class RegionSums:
                                           for part in self._channel_totals[metric]])
             else:
                 found = joined_unmeasured([
-                    part.unmeasured(metric) if metric in part.metric_names
+                    Unmeasured(*part.unmeasured(metric)) if metric in part.metric_names
                     and hasattr(part, "unmeasured") else no_unmeasured(len(part))
                     for part in self._parts])
             self._unmeasured[metric] = found

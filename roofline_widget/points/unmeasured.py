@@ -18,7 +18,7 @@ sum is NaN and its reason stays "not measured in this region".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,9 +31,11 @@ UNMEASURED_CHOICES = ("leave_out", "keep")
 NAMED_THREADS = 3
 
 
-@dataclass(frozen=True)
-class Unmeasured:
+class Unmeasured(NamedTuple):
     """Per row of a sums engine, the threads whose value of one metric is not finite.
+
+    A named pair, so a source below :mod:`roofline_widget.points` (the HDF5
+    reader) returns a plain ``(counts, threads)`` tuple without importing it.
 
     Attributes
     ----------
@@ -47,7 +49,7 @@ class Unmeasured:
     """
 
     counts: np.ndarray
-    threads: dict = field(default_factory=dict)
+    threads: dict
 
 
 def no_unmeasured(n: int) -> Unmeasured:
