@@ -44,10 +44,18 @@ def _field_text(row: pd.Series, item: style.TooltipField) -> str:
 
 
 def tooltip_html(row: pd.Series) -> str:
-    """Hover text of one classified point (``style.TOOLTIP_FIELDS``); every value escaped."""
+    """Hover text of one classified point (``style.TOOLTIP_FIELDS``); every value escaped.
+
+    A point summed over fewer threads than it ran on (``unmeasured_threads``
+    > 0, selected with ``unmeasured="keep"``) says "N threads not measured".
+    """
     cells = "".join(f"<tr><th style='text-align:left'>{html.escape(item.label)}</th>"
                     f"<td>{html.escape(_field_text(row, item))}</td></tr>"
                     for item in style.TOOLTIP_FIELDS)
+    missing = int(row.get("unmeasured_threads", 0) or 0)
+    if missing > 0:
+        note = f"{missing} thread{'s' if missing > 1 else ''} not measured"
+        cells += f"<tr><td colspan='2'><b>{html.escape(note)}</b></td></tr>"
     return f"<table>{cells}</table>"
 
 
