@@ -25,7 +25,8 @@ import pandas as pd
 
 from ..model import LikwidRun
 
-__all__ = ["StatSumMismatchWarning", "StatMismatch", "stat_mismatches", "check_stat_sums",
+__all__ = ["StatSumMismatchWarning", "StatMismatch", "stat_comparisons", "stat_mismatches",
+           "check_stat_sums", "COMPARISON_COLUMNS",
            "ABSOLUTE_DIGIT", "RELATIVE_DIGITS", "LISTED"]
 
 #: Half a unit of the last printed digit of a fixed-point value (LIKWID prints 4 decimals).
@@ -127,14 +128,18 @@ def _keys_per_source(run: LikwidRun) -> dict[str, list[str]]:
     return keys
 
 
-def stat_mismatches(run: LikwidRun) -> list[StatMismatch]:
-    """Every metric and event whose summed threads differ from LIKWID's STAT ``Sum``.
+COMPARISON_COLUMNS = ["source", "rank", "region", "group", "name", "summed", "stat_sum",
+                      "tolerance", "agree"]
+
+
+def stat_comparisons(run: LikwidRun) -> pd.DataFrame:
+    """Every STAT ``Sum`` LIKWID printed, next to the sum of the threads read.
 
     The tolerance per comparison is the rounding the printed numbers allow:
     per value read (and for the Sum itself) :data:`ABSOLUTE_DIGIT` plus
-    :data:`RELATIVE_DIGITS` of its magnitude.  Cells that are NaN (``-``)
-    on the STAT side, and metrics no thread has a finite value of, are not
-    compared.
+    :data:`RELATIVE_DIGITS` of its magnitude.  STAT cells that are NaN
+    (``-``), and metrics no thread of the region has a finite value of, are
+    not compared.
 
     Parameters
     ----------
@@ -142,13 +147,16 @@ def stat_mismatches(run: LikwidRun) -> list[StatMismatch]:
 
     Returns
     -------
-    list of StatMismatch
-        In the order of the STAT rows; empty when the run has none.
+    pandas.DataFrame
+        Columns :data:`COMPARISON_COLUMNS`, one row per comparison, in the
+        order of the STAT rows; ``rank`` is -1 where the ranks were summed
+        (likwid-mpirun), ``agree`` whether the difference is within
+        ``tolerance``.
     """
     stats = run.stats
+    parts = []
     if stats is None or not len(stats) or not len(run.table):
-        return []
-    found = []
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
     metric_names = run.metric_names
     for source, by in _keys_per_source(run).items():
         rows = (run.table["source"] == source).to_numpy()
@@ -164,18 +172,45 @@ def stat_mismatches(run: LikwidRun) -> list[StatMismatch]:
         summed, magnitude, count = _group_sums(values, codes, n_groups)
         column_of = pd.Index(names).get_indexer(wanted["name"].to_numpy(dtype=object))
         known = (group_of >= 0) & (column_of >= 0)
-        wanted = wanted[known]
         g, c = group_of[known], column_of[known]
-        n = count[g, c]
+        compared = count[g, c] > 0
+        wanted, g, c = wanted[known][compared], g[compared], c[compared]
         total, stat_sum = summed[g, c], wanted["Sum"].to_numpy(dtype=float)
-        tolerance = ABSOLUTE_DIGIT * (n + 1) + RELATIVE_DIGITS * (magnitude[g, c] + np.abs(stat_sum))
-        bad = np.flatnonzero((n > 0) & (np.abs(total - stat_sum) > tolerance))
-        for k in bad.tolist():
-            row = wanted.iloc[k]
-            found.append(StatMismatch(str(source), int(row["rank"]) if "rank" in by else None,
-                                      str(row["region"]), str(row["group"]), str(row["name"]),
-                                      float(total[k]), float(stat_sum[k]), float(tolerance[k])))
-    return found
+        tolerance = (ABSOLUTE_DIGIT * (count[g, c] + 1)
+                     + RELATIVE_DIGITS * (magnitude[g, c] + np.abs(stat_sum)))
+        parts.append(pd.DataFrame({
+            "source": wanted["source"].to_numpy(dtype=object),
+            "rank": wanted["rank"].to_numpy(dtype=np.int64) if "rank" in by
+            else np.full(len(wanted), -1, dtype=np.int64),
+            "region": wanted["region"].to_numpy(dtype=object),
+            "group": wanted["group"].to_numpy(dtype=object),
+            "name": wanted["name"].to_numpy(dtype=object),
+            "summed": total, "stat_sum": stat_sum, "tolerance": tolerance,
+            "agree": np.abs(total - stat_sum) <= tolerance,
+        }))
+    if not parts:
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+    return pd.concat(parts, ignore_index=True)
+
+
+def stat_mismatches(run: LikwidRun) -> list[StatMismatch]:
+    """The comparisons of :func:`stat_comparisons` that disagree, as :class:`StatMismatch`.
+
+    Parameters
+    ----------
+    run : LikwidRun
+
+    Returns
+    -------
+    list of StatMismatch
+        In the order of the STAT rows; empty when the run has none.
+    """
+    frame = stat_comparisons(run)
+    bad = frame[~frame["agree"].astype(bool)]
+    return [StatMismatch(str(r.source), None if r.rank < 0 else int(r.rank), str(r.region),
+                         str(r.group), str(r.name), float(r.summed), float(r.stat_sum),
+                         float(r.tolerance))
+            for r in bad.itertuples(index=False)]
 
 
 def check_stat_sums(run: LikwidRun, stacklevel: int = 2) -> list[StatMismatch]:
