@@ -272,61 +272,56 @@ class ScopeSums:
         return values
 
     def unmeasured(self, metric: str) -> Unmeasured:
-        """Per row the threads whose ``metric`` is not finite (``"HWThread <cpu>"``), kept.
+        """Per row the threads whose ``metric`` is not finite (``"HWThread <cpu>"``).
 
-        A region none of whose threads has a finite value adds nothing (its
-        sum is NaN: the metric was not measured there at all).
+        Counted in the same pass as :meth:`sums` (and kept with it).  A region
+        none of whose threads has a finite value adds nothing (its sum is NaN:
+        the metric was not measured there at all).
         """
-        found = self._unmeasured.get(metric)
-        if found is None:
-            found = self._unmeasured[metric] = self._count_unmeasured(metric)
-        return found
-
-    def _count_unmeasured(self, metric: str) -> Unmeasured:
-        counts = np.zeros(len(self._regions), dtype=np.int64)
-        threads: dict[int, tuple] = {}
-        for names, where in self._batches.items():
-            if metric not in names:
-                continue
-            arrays, dtype = self._metric_arrays(names, where)
-            row = names.index(metric)
-            region_counts = self._counts[where]
-            values = _joined(list(map(operator.itemgetter(row), arrays)), region_counts,
-                             self._uniform, dtype)
-            bad = ~np.isfinite(values)
-            if not bad.any():
-                continue
-            if self._uniform is not None:
-                n_bad = bad.sum(axis=1)
-            else:
-                starts = np.cumsum(region_counts) - region_counts
-                n_bad = np.zeros(len(region_counts), dtype=np.int64)
-                nonempty = region_counts > 0
-                n_bad[nonempty] = np.add.reduceat(bad.astype(np.int64), starts[nonempty])
-            partial = (n_bad > 0) & (n_bad < region_counts)
-            regions = np.arange(len(self._regions))[where]
-            counts[regions[partial]] = n_bad[partial]
-            for k in np.flatnonzero(partial).tolist():
-                region = int(regions[k])
-                if self._uniform is not None:
-                    mask = bad[k]
-                else:
-                    mask = bad[starts[k]:starts[k] + region_counts[k]]
-                cpus = np.asarray(self._regions[region].cpus)[mask]
-                threads[region] = tuple(f"HWThread {int(c)}" for c in cpus)
-        return Unmeasured(counts, threads)
+        self.sums(metric)
+        return self._unmeasured[metric]
 
     def _compute(self, metric: str) -> np.ndarray:
         out = np.full(len(self._regions), np.nan)
+        counts = np.zeros(len(self._regions), dtype=np.int64)
+        threads: dict[int, tuple] = {}
         for names, where in self._batches.items():
             if metric in names:
                 arrays, dtype = self._metric_arrays(names, where)
                 row = names.index(metric)
                 rows = list(map(operator.itemgetter(row), arrays))  # same dtype as the arrays
-                counts = self._counts[where]
-                out[where] = _reduce_threads(_joined(rows, counts, self._uniform, dtype), counts,
-                                             self._uniform, np.add)
+                region_counts = self._counts[where]
+                values = _joined(rows, region_counts, self._uniform, dtype)
+                out[where] = _reduce_threads(values, region_counts, self._uniform, np.add)
+                self._count_unmeasured(values, region_counts, np.arange(len(out))[where],
+                                       counts, threads)
+        self._unmeasured[metric] = Unmeasured(counts, threads)
         return out
+
+    def _count_unmeasured(self, values: np.ndarray, region_counts: np.ndarray,
+                          regions: np.ndarray, counts: np.ndarray, threads: dict) -> None:
+        """Count (into ``counts``) and name (into ``threads``) the non-finite threads of
+        the regions ``regions`` whose joined values are ``values``, where another is finite."""
+        bad = ~np.isfinite(values)
+        if not bad.any():
+            return
+        if self._uniform is not None:
+            n_bad = bad.sum(axis=1)
+        else:
+            starts = np.cumsum(region_counts) - region_counts
+            n_bad = np.zeros(len(region_counts), dtype=np.int64)
+            nonempty = region_counts > 0
+            n_bad[nonempty] = np.add.reduceat(bad.astype(np.int64), starts[nonempty])
+        partial = (n_bad > 0) & (n_bad < region_counts)
+        counts[regions[partial]] = n_bad[partial]
+        for k in np.flatnonzero(partial).tolist():
+            region = int(regions[k])
+            if self._uniform is not None:
+                mask = bad[k]
+            else:
+                mask = bad[starts[k]:starts[k] + region_counts[k]]
+            cpus = np.asarray(self._regions[region].cpus)[mask]
+            threads[region] = tuple(f"HWThread {int(c)}" for c in cpus)
 
     def _metric_arrays(self, names: tuple, where) -> tuple[list, object]:
         """The metrics arrays of one batch and their common dtype (or None), checked once.
