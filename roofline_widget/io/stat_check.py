@@ -10,9 +10,11 @@ printed precision, and warns :class:`StatSumMismatchWarning` naming file,
 region, metric and both values; the findings are also kept in
 ``run.warnings``.
 
-likwid-mpirun prints one STAT table over every rank's threads of a region:
-when the STAT rows of a file carry fewer ranks than its threads, the sum is
-taken over all ranks.
+Each STAT table is matched to the region block it was printed in (the
+block's header ``line``, kept in both :attr:`LikwidRun.stats` and
+:attr:`LikwidRun.table`): likwid-mpirun prints one STAT table over every
+rank's threads of a region, and a log of several likwid-perfctr runs repeats
+a region once per run.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ RELATIVE_DIGITS = 5e-6
 #: How many mismatches one warning lists before it says "and N more".
 LISTED = 10
 
-_KEYS = ["source", "rank", "region", "group_index"]
+#: A STAT table belongs to the region block printed at ``line`` of ``source`` (as the table's rows).
+_KEYS = ["line", "region", "group_index"]
 
 
 class StatSumMismatchWarning(UserWarning):
@@ -53,7 +56,7 @@ class StatMismatch:
     source : str
         The file.
     rank : int or None
-        The rank (None: summed over all ranks, likwid-mpirun).
+        The rank of the block's threads (None: several, likwid-mpirun).
     region, group : str
         The region and group names.
     name : str
@@ -100,6 +103,19 @@ def _group_sums(values: np.ndarray, codes: np.ndarray, n_groups: int) -> tuple:
     return tuple(out)
 
 
+def _block_rank(table: pd.DataFrame, codes: np.ndarray, group_of: np.ndarray,
+                n_groups: int) -> np.ndarray:
+    """Per STAT row (its block number in ``group_of``) the rank of the block's threads,
+    -1 where they are of several ranks (likwid-mpirun)."""
+    ranks = table["rank"].to_numpy(dtype=np.int64)
+    low = np.full(n_groups, np.iinfo(np.int64).max)
+    high = np.full(n_groups, np.iinfo(np.int64).min)
+    np.minimum.at(low, codes, ranks)
+    np.maximum.at(high, codes, ranks)
+    rank = np.where(low == high, low, -1)
+    return rank[group_of]
+
+
 def _joint_codes(table: pd.DataFrame, stats: pd.DataFrame, by: list[str]) -> tuple:
     """Group numbers of the table rows (0 .. n-1) and of the STAT rows (-1: no such group)."""
     n = len(table)
@@ -112,20 +128,6 @@ def _joint_codes(table: pd.DataFrame, stats: pd.DataFrame, by: list[str]) -> tup
     codes, uniques = pd.factorize(joint[:n])
     group_of = pd.Index(uniques).get_indexer(joint[n:])
     return codes, group_of, len(uniques)
-
-
-def _keys_per_source(run: LikwidRun) -> dict[str, list[str]]:
-    """Per source the keys its STAT rows are matched on (without rank for likwid-mpirun)."""
-    keys = {}
-    table_sources = run.table["source"].to_numpy(dtype=object)
-    table_ranks = run.table["rank"].to_numpy()
-    stat_sources = run.stats["source"].to_numpy(dtype=object)
-    stat_ranks = run.stats["rank"].to_numpy()
-    for source in pd.unique(stat_sources):
-        in_table = set(np.unique(table_ranks[table_sources == source]).tolist())
-        in_stats = set(np.unique(stat_ranks[stat_sources == source]).tolist())
-        keys[source] = _KEYS if in_table <= in_stats else [k for k in _KEYS if k != "rank"]
-    return keys
 
 
 COMPARISON_COLUMNS = ["source", "rank", "region", "group", "name", "summed", "stat_sum",
@@ -149,8 +151,8 @@ def stat_comparisons(run: LikwidRun) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Columns :data:`COMPARISON_COLUMNS`, one row per comparison, in the
-        order of the STAT rows; ``rank`` is -1 where the ranks were summed
-        (likwid-mpirun), ``agree`` whether the difference is within
+        order of the STAT rows; ``rank`` is -1 where the block's threads are
+        of several ranks (likwid-mpirun), ``agree`` whether the difference is within
         ``tolerance``.
     """
     stats = run.stats
@@ -158,7 +160,8 @@ def stat_comparisons(run: LikwidRun) -> pd.DataFrame:
     if stats is None or not len(stats) or not len(run.table):
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
     metric_names = run.metric_names
-    for source, by in _keys_per_source(run).items():
+    by = _KEYS
+    for source in pd.unique(stats["source"].to_numpy(dtype=object)):
         rows = (run.table["source"] == source).to_numpy()
         table = run.table if rows.all() else run.table[rows]
         wanted = stats[(stats["source"] == source) & stats["Sum"].notna()]
@@ -180,8 +183,7 @@ def stat_comparisons(run: LikwidRun) -> pd.DataFrame:
                      + RELATIVE_DIGITS * (magnitude[g, c] + np.abs(stat_sum)))
         parts.append(pd.DataFrame({
             "source": wanted["source"].to_numpy(dtype=object),
-            "rank": wanted["rank"].to_numpy(dtype=np.int64) if "rank" in by
-            else np.full(len(wanted), -1, dtype=np.int64),
+            "rank": _block_rank(table, codes, g, n_groups),
             "region": wanted["region"].to_numpy(dtype=object),
             "group": wanted["group"].to_numpy(dtype=object),
             "name": wanted["name"].to_numpy(dtype=object),
