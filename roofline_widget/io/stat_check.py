@@ -36,6 +36,8 @@ ABSOLUTE_DIGIT = 5e-5
 #: The relative rounding allowed per value (LIKWID prints about 6 significant digits,
 #: ``2.556572e+06``); ten times half a unit of the 6th digit, for margin.
 RELATIVE_DIGITS = 5e-6
+#: How many columns are reduced at a time (bounds the temporary arrays).
+CHUNK = 8
 #: How many mismatches one warning lists before it says "and N more".
 LISTED = 10
 
@@ -85,21 +87,29 @@ class StatMismatch:
                 f"LIKWID's STAT Sum is {self.stat_sum:.7g}")
 
 
-def _group_sums(values: np.ndarray, codes: np.ndarray, n_groups: int) -> tuple:
+def _group_sums(columns: list[pd.Series], codes: np.ndarray, n_groups: int) -> tuple:
     """Per group (rows with one code) and column: sum of finite values, of magnitudes, count.
 
-    One stable sort and three ``np.add.reduceat``; no Python loop.
+    One stable sort, then ``np.add.reduceat`` over :data:`CHUNK` columns at a
+    time (so the temporary arrays stay small); no Python loop over rows.
     """
     order = np.argsort(codes, kind="stable")
-    values = values[order]
-    finite = np.isfinite(values)
-    clean = np.where(finite, values, 0.0)
     sorted_codes = codes[order]
     starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
     present = sorted_codes[starts]
-    out = [np.zeros((n_groups, values.shape[1])) for _ in range(3)]
-    for target, array in zip(out, (clean, np.abs(clean), finite.astype(float))):
-        target[present] = np.add.reduceat(array, starts, axis=0)
+    out = [np.zeros((n_groups, len(columns))) for _ in range(3)]
+    if not len(codes):
+        return tuple(out)
+    for first in range(0, len(columns), CHUNK):
+        chunk = columns[first:first + CHUNK]
+        values = np.column_stack([c.to_numpy(dtype=float)[order] for c in chunk])
+        finite = np.isfinite(values)
+        values[~finite] = 0.0
+        where = slice(first, first + len(chunk))
+        out[0][present, where] = np.add.reduceat(values, starts, axis=0)
+        out[2][present, where] = np.add.reduceat(finite, starts, axis=0, dtype=float)
+        np.abs(values, out=values)
+        out[1][present, where] = np.add.reduceat(values, starts, axis=0)
     return tuple(out)
 
 
@@ -170,9 +180,8 @@ def stat_comparisons(run: LikwidRun) -> pd.DataFrame:
         codes, group_of, n_groups = _joint_codes(table, wanted, by)
         names = metric_names + list(run.events.columns)
         events = run.events if rows.all() else run.events[rows]
-        values = np.hstack([table[metric_names].to_numpy(dtype=float),
-                            events.to_numpy(dtype=float)])
-        summed, magnitude, count = _group_sums(values, codes, n_groups)
+        columns = [table[m] for m in metric_names] + [events[e] for e in events.columns]
+        summed, magnitude, count = _group_sums(columns, codes, n_groups)
         column_of = pd.Index(names).get_indexer(wanted["name"].to_numpy(dtype=object))
         known = (group_of >= 0) & (column_of >= 0)
         g, c = group_of[known], column_of[known]
