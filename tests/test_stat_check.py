@@ -149,3 +149,18 @@ def test_a_dash_on_a_thread_shows_in_the_stat_check(tmp_path):
     with pytest.warns(StatSumMismatchWarning, match="2375.04"):
         run = read_likwid(path)
     assert np.isnan(run.table["DP [MFLOP/s]"]).sum() == 1
+
+
+def test_a_log_of_two_runs_matches_each_stat_table_to_its_block(tmp_path):
+    # the same regions measured twice (as a job log of two likwid-perfctr runs on other
+    # cores): each STAT table sums its own block's threads, not the region's four threads
+    name = "gmgpolar_skx4s_lw50_MEM_DP_compact2t_1537x2048_give.txt"
+    text = open(sample_path(name), encoding="utf-8").read()
+    second = text.replace("Core 0 ", "Core 20").replace("Core 1 ", "Core 21")
+    path = _write(tmp_path, "two_runs.txt", text + second)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StatSumMismatchWarning)
+        run = read_likwid(path)
+    assert run.table.groupby("region").size().tolist() == [4, 4]
+    compared = stat_comparisons(run)
+    assert len(compared) == 2 * 80 and compared["agree"].all()
