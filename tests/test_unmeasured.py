@@ -239,3 +239,29 @@ def test_scope_engines_count_unmeasured_threads(tmp_path):
     cached = read_scope_sums(path, cache_dir=cache_dir)
     assert cached.from_cache
     assert cached.unmeasured(DP)[1] == {2: ("HWThread 3", "HWThread 7")}
+
+
+def test_a_rank_without_the_metric_is_a_gap_when_ranks_are_summed():
+    pytest.importorskip("scope_profiler")
+    from scope_profiler.likwid_data import LikwidRegionResult
+    from scope_profiler.results import ProfilingResults
+
+    def region(cpus, metrics):
+        return LikwidRegionResult(
+            tag="solve", group_id=1, group_name="MEM_DP", cpus=cpus, times=np.ones(len(cpus)),
+            call_counts=np.ones(len(cpus)), event_names=[], counter_names=[],
+            events=np.zeros((0, len(cpus))), metric_names=[DP, BW],
+            metrics=np.asarray(metrics, dtype=float))
+
+    # likwid-mpirun-like: rank 1's bandwidth is '-' on both threads (its socket's lock thread)
+    likwid = {0: {"solve": region([0, 1], [[1000.0, 1000.0], [3000.0, 0.0]])},
+              1: {"solve": region([14, 15], [[1000.0, 1000.0], [np.nan, np.nan]])}}
+    results = ProfilingResults(regions={}, likwid=likwid, num_ranks=2, file_path="m.h5")
+    frame = left_out_regions(results, flops_metric=DP, bandwidth_metric=BW, combine_ranks=True)
+    assert frame["reason"].astype(str).tolist() == [f"rank 1 (2 threads) not measured ({BW})"]
+    kept = points_dataframe(results, flops_metric=DP, bandwidth_metric=BW, combine_ranks=True,
+                            unmeasured="keep")
+    # 4 x 1000 MFLOP/s over the 3000 MBytes/s of rank 0 alone, two threads not measured
+    assert kept[["rank", "unmeasured_threads"]].values.tolist() == [[-1, 2]]
+    assert kept["performance_gflops"].tolist() == [4.0]
+    assert kept["bandwidth_gbs"].tolist() == [3.0]

@@ -55,9 +55,9 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
         Reason code per row (or group); code 0 (text ``""``) means usable.
     texts : list of str
         The reason texts, indexed by the codes.
-    unmeasured : dict of int to tuple of str
+    unmeasured : dict of int to dict of str to int
         Per row (or group) position with threads that did not measure
-        ``metric``, their names.
+        ``metric``, their names and how many threads each stands for.
     """
     n = len(rows) if groups is None else groups.n
     problem = None
@@ -113,13 +113,30 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
 
 def _unmeasured_names(sums: RegionSums, metric: str, rows: np.ndarray,
                       groups: RankGroups | None) -> dict:
-    """{row (or group) position: names of its threads that did not measure ``metric``}."""
+    """{row (or group) position: {name: threads it stands for}} of the threads that did
+    not measure ``metric``.
+
+    With ``groups`` (ranks summed) a rank whose every thread lacks the metric,
+    while another rank of the group has it, is such a gap too:
+    ``"rank 3 (8 threads)"``.
+    """
     unmeasured = sums.unmeasured(metric)
     counts = unmeasured.counts[rows]
-    missing: dict[int, tuple] = {}
+    missing: dict[int, dict] = {}
     for j in np.flatnonzero(counts > 0).tolist():
         position = j if groups is None else int(groups.codes[j])
-        missing[position] = missing.get(position, ()) + unmeasured.threads[int(rows[j])]
+        missing.setdefault(position, {}).update(
+            dict.fromkeys(unmeasured.threads[int(rows[j])], 1))
+    if groups is not None:
+        lacking = np.isnan(sums.sums(metric)[rows])
+        measured_groups = np.bincount(groups.codes[~lacking], minlength=groups.n) > 0
+        gaps = np.flatnonzero(lacking & measured_groups[groups.codes])
+        if len(gaps):
+            ranks = sums.key_numbers("rank")[rows[gaps]]
+            n_threads = sums.key_numbers("n_threads")[rows[gaps]]
+            for j, rank, n in zip(gaps.tolist(), ranks.tolist(), n_threads.tolist()):
+                label = f"rank {rank} ({n} thread{'s' if n != 1 else ''})"
+                missing.setdefault(int(groups.codes[j]), {})[label] = n
     return missing
 
 
@@ -128,8 +145,7 @@ def unmeasured_union(first: dict, second: dict, positions: np.ndarray) -> np.nda
     out = np.zeros(len(positions), dtype=np.int64)
     if first or second:
         for k, position in enumerate(positions.tolist()):
-            names = set(first.get(position, ())) | set(second.get(position, ()))
-            out[k] = len(names)
+            out[k] = sum({**first.get(position, {}), **second.get(position, {})}.values())
     return out
 
 

@@ -17,13 +17,13 @@ sum is NaN and its reason stays "not measured in this region".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 __all__ = ["Unmeasured", "UNMEASURED_CHOICES", "check_unmeasured", "no_unmeasured",
-           "joined_unmeasured", "union_unmeasured", "unmeasured_reason", "row_names", "NAMED_THREADS"]
+           "joined_unmeasured", "union_unmeasured", "unmeasured_reason", "NAMED_THREADS"]
 
 #: The values of the ``unmeasured=`` option.
 UNMEASURED_CHOICES = ("leave_out", "keep")
@@ -88,21 +88,20 @@ def union_unmeasured(parts: Sequence[Unmeasured]) -> Unmeasured:
     return Unmeasured(counts, threads)
 
 
-def unmeasured_reason(names: Sequence[str], metric: str) -> str:
+def unmeasured_reason(names: Mapping[str, int] | Sequence[str], metric: str) -> str:
     """``"thread HWThread 14 not measured (Memory bandwidth [MBytes/s])"``.
 
-    Several threads: the first :data:`NAMED_THREADS` and ``"and N more"``.
+    ``names`` maps each name to how many threads it stands for (a thread
+    name: 1; ``"rank 3 (8 threads)"``, a rank whose every thread lacks the
+    metric in a sum over ranks: 8); a plain sequence means 1 each.  Several:
+    the first :data:`NAMED_THREADS` and ``"and N more"``.
     """
-    shown = ", ".join(names[:NAMED_THREADS])
-    if len(names) > NAMED_THREADS:
-        shown += f" and {len(names) - NAMED_THREADS} more"
-    word = "thread" if len(names) == 1 else f"{len(names)} threads"
+    weights = dict(names) if isinstance(names, Mapping) else dict.fromkeys(names, 1)
+    labels = list(weights)
+    shown = ", ".join(labels[:NAMED_THREADS])
+    if len(labels) > NAMED_THREADS:
+        shown += f" and {len(labels) - NAMED_THREADS} more"
+    if any(weight != 1 for weight in weights.values()):
+        return f"{shown} not measured ({metric})"
+    word = "thread" if len(labels) == 1 else f"{len(labels)} threads"
     return f"{word} {shown} not measured ({metric})"
-
-
-def row_names(unmeasured: Unmeasured, rows: np.ndarray) -> list[str]:
-    """The names of the threads not measured in any of ``rows`` (in row order)."""
-    names: list[str] = []
-    for row in rows.tolist():
-        names.extend(unmeasured.threads.get(row, ()))
-    return names
