@@ -681,7 +681,7 @@ def test_combine_ranks_sums_every_rank_by_hand():
     assert list(per_rank.points["rank"]) == [0, 2] and list(per_rank.left_out["rank"]) == [1, 3]
     selection = sums.select(combine_ranks=True)
     points = selection.points.set_index("region")
-    assert list(points.index) == ["solve", "setup"] and set(points["rank"]) == {-1}
+    assert list(points.index) == ["solve"] and set(points["rank"]) == {-1}
     solve = points.loc["solve"]
     # FLOPs: 100 + 200 + ... + 800 = 3600 MFLOP/s = 3.6 GFLOP/s (every rank)
     assert solve["performance_gflops"] == pytest.approx(3.6, rel=1e-15)
@@ -691,17 +691,23 @@ def test_combine_ranks_sums_every_rank_by_hand():
     # runtime the max over ranks (1.7 s), 8 threads, call count the max (2)
     assert solve["runtime_seconds"] == 1.7 and solve["n_threads"] == 8
     assert solve["call_count"] == 2.0
-    # setup: '-' on ranks 1 and 3 is NaN and skipped: 8 x 10 = 80 MFLOP/s over 40 + 40 MB/s
-    assert points.loc["setup", "performance_gflops"] == pytest.approx(0.08)
-    assert points.loc["setup", "bandwidth_gbs"] == pytest.approx(0.08)
-    # left out, with rank -1: idle (0 FLOP/s on every rank), dash ('-' everywhere stays NaN)
+    # setup: '-' on every thread of ranks 1 and 3 is no silent skip (#9 item 2): left out...
     left = selection.left_out.set_index("region")
-    assert list(left.index) == ["idle", "dash"] and set(left["rank"]) == {-1}
+    assert left.loc["setup", "reason"] == (
+        f"rank 1 (2 threads), rank 3 (2 threads) not measured ({MEM_BW})")
+    # ... or kept on request: 8 x 10 = 80 MFLOP/s over 40 + 40 MB/s, 4 threads not measured
+    kept = sums.select(combine_ranks=True, unmeasured="keep").points.set_index("region")
+    assert kept.loc["setup", "performance_gflops"] == pytest.approx(0.08)
+    assert kept.loc["setup", "bandwidth_gbs"] == pytest.approx(0.08)
+    assert kept.loc["setup", "unmeasured_threads"] == 4
+    assert kept.loc["solve", "unmeasured_threads"] == 0
+    # left out, with rank -1: idle (0 FLOP/s on every rank), dash ('-' everywhere stays NaN)
+    assert list(left.index) == ["setup", "idle", "dash"] and set(left["rank"]) == {-1}
     assert left.loc["idle", "reason"] == f"{DP!r} is zero on every thread"
     assert left.loc["dash", "reason"] == f"{MEM_BW!r} not measured in this region"
     frame = selection.frame.set_index("region")
     assert np.isnan(frame.loc["dash", MEM_BW]) and frame.loc["dash", DP] == 8.0
-    assert [p["rank"] for p in selection.to_dicts()] == [-1, -1]
+    assert [p["rank"] for p in selection.to_dicts()] == [-1]
 
 
 def test_combine_ranks_filters_ranks_first():
