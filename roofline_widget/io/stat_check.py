@@ -113,6 +113,17 @@ def _group_sums(columns: list[pd.Series], codes: np.ndarray, n_groups: int) -> t
     return tuple(out)
 
 
+def _columns_of(stats: pd.DataFrame, metric_names: list, event_names: list) -> np.ndarray:
+    """Per STAT row its column among ``metric_names + event_names`` (by kind), -1 if none."""
+    metrics = {name: i for i, name in reversed(list(enumerate(metric_names)))}
+    offset = len(metric_names)
+    events = {name: offset + i for i, name in reversed(list(enumerate(event_names)))}
+    kinds = stats["kind"].to_numpy(dtype=object)
+    names = stats["name"].to_numpy(dtype=object)
+    return np.fromiter(((events if kind == "event" else metrics).get(name, -1)
+                        for kind, name in zip(kinds, names)), dtype=np.intp, count=len(names))
+
+
 def _block_rank(table: pd.DataFrame, codes: np.ndarray, group_of: np.ndarray,
                 n_groups: int) -> np.ndarray:
     """Per STAT row (its block number in ``group_of``) the rank of the block's threads,
@@ -178,11 +189,10 @@ def stat_comparisons(run: LikwidRun) -> pd.DataFrame:
         if not len(table) or not len(wanted):
             continue
         codes, group_of, n_groups = _joint_codes(table, wanted, by)
-        names = metric_names + list(run.events.columns)
         events = run.events if rows.all() else run.events[rows]
         columns = [table[m] for m in metric_names] + [events[e] for e in events.columns]
         summed, magnitude, count = _group_sums(columns, codes, n_groups)
-        column_of = pd.Index(names).get_indexer(wanted["name"].to_numpy(dtype=object))
+        column_of = _columns_of(wanted, metric_names, list(events.columns))
         known = (group_of >= 0) & (column_of >= 0)
         g, c = group_of[known], column_of[known]
         compared = count[g, c] > 0
