@@ -21,9 +21,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import output_files, style
+from . import output_files, static_compare, style
 from .ceilings import Roofline
 from .points import RegionSums
+from .static_labels import place_region_labels
 
 __all__ = ["plot_roofline", "DEFAULT_CMAP", "BACKENDS", "DATA_FORMATS", "NO_FLOP_WHERE"]
 
@@ -265,6 +266,7 @@ def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops
     axes.set_title(_title(roofline))
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=8, loc="lower right")
+    place_region_labels(axes, points)  # last: everything drawn so far is an obstacle
     return figure
 
 
@@ -335,7 +337,8 @@ def _show(figure) -> None:
 def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, peak_flops=None,
                   peak_bandwidth=None, ranks=None, include=None, exclude=None, filepath=None,
                   show=False, verbose=True, cmap=DEFAULT_CMAP, data_filepath=None,
-                  data_format="csv", backend="matplotlib", ceilings: Roofline | None = None) -> dict:
+                  data_format="csv", backend="matplotlib", ceilings: Roofline | None = None,
+                  baseline=None, match=None, combine_ranks=False) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
@@ -374,6 +377,12 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     ceilings : Roofline, optional
         Several roofs to draw (L1/L2/L3/DRAM slopes, scalar/AVX compute
         roofs); ``peak_flops``/``peak_bandwidth`` then replace its top roofs.
+    baseline : run data or mapping, optional
+        A run to compare with (or an ordered ``{label: run}`` chain ending at
+        ``profiling_data``): hollow baseline points and a dashed arrow to each
+        matched point (matplotlib only); the rows are ``payload["comparison"]``.
+    match, combine_ranks
+        As for :func:`~roofline_widget.compare_points`.
 
     Returns
     -------
@@ -407,9 +416,13 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         For the matplotlib backend without matplotlib.
     """
     targets = _check_arguments(backend, filepath, data_filepath, data_format)
+    if baseline is not None and backend != "matplotlib":
+        raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
+                                  "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
     sums = RegionSums.from_runs(profiling_data)
     selection = sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                            ranks=ranks, include=include, exclude=exclude)
+                            ranks=ranks, include=include, exclude=exclude,
+                            combine_ranks=combine_ranks)
     selection.warn()
     if selection.points.empty:
         raise _no_points_error(selection, flops_metric, bandwidth_metric)
@@ -420,7 +433,11 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         roofline = ceilings.with_peaks(peak_flops, peak_bandwidth)
     table = roofline.classify(points)
     bulk, no_flop = style.split_flop_work(table)
-    x_min, x_max = _intensity_range(bulk, roofline)
+    comparison = None if baseline is None else static_compare.comparison_frame(
+        baseline, sums, flops_metric=selection.flops_metric,
+        bandwidth_metric=selection.bandwidth_metric, ranks=ranks, include=include,
+        exclude=exclude, combine_ranks=combine_ranks, match=match)
+    x_min, x_max = _intensity_range(static_compare.with_baseline(bulk, comparison), roofline)
     lines = roofline.lines(x_min, x_max)
 
     file_ranks = {label: len(run.ranks) for label, run in zip(sums.files, sums.runs)}
@@ -456,6 +473,10 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     if backend == "matplotlib":
         figure = _matplotlib_figure(table, lines, colour_column, colour_map, roofline,
                                     selection.flops_metric, selection.bandwidth_metric)
+        if comparison is not None:  # arrows from the baseline (static_compare.py)
+            payload["comparison"] = comparison
+            static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
+                comparison, colour_column, colour_map))
     else:
         figure = _bqplot_figure(table, lines, colour_column, colour_map, roofline)
     payload["figure"] = figure

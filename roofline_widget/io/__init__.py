@@ -13,9 +13,9 @@ content (never from the file suffix) and dispatches to one reader per format:
 
 from __future__ import annotations
 
-import re
-
+import functools
 import os
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -24,8 +24,10 @@ from ..model import LikwidRun
 from .core import ParsedLikwid, merge_runs, run_from, warn_passed_over
 from .stat_check import StatSumMismatchWarning, check_stat_sums
 from .csv import parse_csv
+from .parallel import check_executor, read_each
 from .opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
 from .text import parse_text
+from .topology import parse_topology
 
 __all__ = ["read_likwid", "read_likwid_text", "as_runs", "FORMATS", "detect_format",
            "StatSumMismatchWarning"]
@@ -57,6 +59,8 @@ FILE_READERS: dict[str, Callable[[PathOrBuffer, str | None], LikwidRun]] = {
 FORMATS = (*TEXT_PARSERS, *FILE_READERS)
 
 
+_BENCH_BANNER = "LIKWID MICRO BENCHMARK"
+_BENCH_RESULT = re.compile(r"^(?:MFlops/s|MByte/s):\t", re.M)
 _CSV_TABLE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
 _TEXT_TABLE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
 
@@ -95,7 +99,7 @@ def detect_format(text: str, source) -> str:
             raise LikwidFormatError(
                 source, line_number,
                 "likwid-perfctr or likwid-mpirun output; this is likwid-topology output", line)
-    if "MFlops/s:" in head or "MByte/s:" in head:
+    if _BENCH_BANNER in head and _BENCH_RESULT.search(head):
         raise LikwidFormatError(
             source, None, "likwid-perfctr tables; this file holds only likwid-bench "
             "results (read them with read_likwid_bench)")
@@ -128,27 +132,47 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     Returns
     -------
     LikwidRun
+        With :attr:`~roofline_widget.model.LikwidRun.topology` set when the
+        text also holds likwid-topology output.
     """
     _check_format(format)
     if format in FILE_READERS:
         raise ValueError(f"format {format!r} is read from a file, not from a string")
-    layout = format or detect_format(text, source)
-    parsed = TEXT_PARSERS[layout](text, str(source))
-    run = run_from(parsed, source=str(source), label=label)
+    run = _text_run(text, source, label, format)
     warn_passed_over(source, run.warnings, stacklevel=2)
     check_stat_sums(run, stacklevel=2)  # LIKWID's STAT Sum against the threads read
     return run
 
 
+def _text_run(text: str, source, label: str | None, format: str | None) -> LikwidRun:
+    layout = format or detect_format(text, source)
+    parsed = TEXT_PARSERS[layout](text, str(source))
+    run = run_from(parsed, source=str(source), label=label)
+    run.topology = _topology(text, str(source), run.warnings)
+    return run
+
+
+def _topology(text: str, source: str, warnings: list):
+    """The likwid-topology block of a log, or None; a damaged block is a warning, not an error."""
+    if _TOPOLOGY_MARKERS[0] not in text:
+        return None
+    try:
+        return parse_topology(text, source)
+    except LikwidFormatError as exc:
+        warnings.append(f"likwid-topology output not read ({exc}); run.topology is None")
+        return None
+
+
 def _read_one(path_or_buffer: PathOrBuffer, format: str | None) -> LikwidRun:
+    """One file, without warning (what one worker does; read_likwid warns)."""
     if format in FILE_READERS:
         return FILE_READERS[format](path_or_buffer, None)
     source = open_text(path_or_buffer)
-    return read_likwid_text(source.text, source.name, format=format)
+    return _text_run(source.text, source.name, None, format)
 
 
 def read_likwid(path_or_paths, *, label: str | None = None,
-                format: str | None = None) -> LikwidRun:
+                format: str | None = None, executor=None) -> LikwidRun:
     """Read likwid-perfctr or likwid-mpirun output into a :class:`LikwidRun`.
 
     The layout is recognised from the content, not the file name: text
@@ -173,12 +197,19 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         One of :data:`FORMATS` (``"text"``, ``"csv"``, ``"scope-h5"``),
         for every file; ``"text"`` or ``"csv"`` detected from each file's
         content when None.
+    executor : optional
+        Read the files in parallel on it: a ``concurrent.futures`` executor
+        (``ThreadPoolExecutor(8)``, ``ProcessPoolExecutor()``), a dask
+        ``distributed.Client`` or anything with ``submit``/``map``
+        (:mod:`roofline_widget.io.parallel`). The merged run is the one the
+        serial read (None, the default) gives, files in the given order.
 
     Returns
     -------
     LikwidRun
         One row per (rank, region, group, hardware thread); see
-        :class:`~roofline_widget.model.LikwidRun`.
+        :class:`~roofline_widget.model.LikwidRun`.  ``run.topology`` holds
+        what likwid-topology printed in the same file (a job log), or None.
 
     Raises
     ------
@@ -204,6 +235,7 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     ValueError: unknown format 'xml'; valid formats: 'text', 'csv', 'scope-h5' (or None to detect it)
     """
     _check_format(format)
+    check_executor(executor)
     if isinstance(path_or_paths, (str, os.PathLike)) or is_file_like(path_or_paths):
         items = [path_or_paths]
     elif isinstance(path_or_paths, (bytes, bytearray)) or not isinstance(path_or_paths, Iterable):
@@ -216,7 +248,10 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         for item in items:
             if not (isinstance(item, (str, os.PathLike)) or is_file_like(item)):
                 raise TypeError(_NOT_A_FILE.format(what=type(item).__name__, value=repr(item)[:80]))
-    runs = [_read_one(item, format) for item in items]
+    runs = read_each(items, functools.partial(_read_one, format=format), executor)
+    for run in runs:
+        warn_passed_over(run.sources[0], run.warnings, stacklevel=2)
+        check_stat_sums(run, stacklevel=2)  # LIKWID's STAT Sum against the threads read
     return merge_runs(runs, label=label)
 
 

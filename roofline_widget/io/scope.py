@@ -32,7 +32,9 @@ import pandas as pd
 from ..errors import LikwidFormatError
 from ..model import CPU, Layout, LikwidRun
 from .core import STATS_FRAME_COLUMNS, check_metric_names, key_table
-from .scope_regions import change_starts, collect_regions, constant_categorical, repeated_categorical
+from .scope_check import H5_ERRORS, check_scope_file
+from .scope_regions import (change_starts, collect_regions, constant_categorical, non_numeric_region,
+                            repeated_categorical)
 
 __all__ = ["from_scope_profiler", "read_scope_h5"]
 
@@ -78,7 +80,7 @@ def _segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.repeat(starts - begin, lengths) + np.arange(int(lengths.sum()))
 
 
-def _stack(results, keys, names_of, values_of, counts, source, tags) -> pd.DataFrame:
+def _stack(results, keys, names_of, values_of, counts, source, tags, what) -> pd.DataFrame:
     """Per-region (names x threads) arrays as one frame, one row per thread.
 
     Regions with equal name lists are stacked with one ``np.concatenate``;
@@ -97,7 +99,7 @@ def _stack(results, keys, names_of, values_of, counts, source, tags) -> pd.DataF
     if not columns:
         return pd.DataFrame(index=pd.RangeIndex(total))
     stacked = {names: _concatenate([values_of(results[i]) for i in indices], len(names),
-                                   counts[indices], source, [tags[i] for i in indices])
+                                   counts[indices], source, [tags[i] for i in indices], what)
                for names, indices in batches.items() if names}
     if len(batches) == 1:
         (names, data), = stacked.items()
@@ -112,8 +114,8 @@ def _stack(results, keys, names_of, values_of, counts, source, tags) -> pd.DataF
     return pd.DataFrame(out.T, columns=columns, copy=False)
 
 
-def _concatenate(arrays, n_names, widths, source, tags) -> np.ndarray:
-    """Stack (n_names x threads) arrays side by side, checking every shape."""
+def _concatenate(arrays, n_names, widths, source, tags, what) -> np.ndarray:
+    """Stack (n_names x threads) arrays side by side, checking every shape and the numbers."""
     try:
         data = np.concatenate(arrays, axis=1)
     except ValueError:
@@ -122,24 +124,41 @@ def _concatenate(arrays, n_names, widths, source, tags) -> np.ndarray:
         bad = next(i for i, a in enumerate(arrays) if np.shape(a) != (n_names, widths[i]))
         raise LikwidFormatError(source, None, f"{n_names} rows (one per name) and one column "
                                 "per cpu in every region's metrics and events arrays",
-                                f"shape {np.shape(arrays[bad])} in region {tags[bad]!r}")
-    return data.astype(np.float64, copy=False)
+                                f"shape {np.shape(arrays[bad])} in {_place(tags[bad])}")
+    return _as_float(data, arrays, what, source, tags)
+
+
+def _place(rank_and_tag) -> str:
+    rank, tag = rank_and_tag
+    return f"rank {rank}, region {tag!r}"
+
+
+def _as_float(data, arrays, what, source, tags) -> np.ndarray:
+    """``data`` as float64; an error naming the region whose ``arrays`` hold a non-number."""
+    try:
+        return np.asarray(data).astype(np.float64, copy=False)
+    except (TypeError, ValueError):
+        error = non_numeric_region(arrays, what, [f"{source} ({_place(t)})" for t in tags])
+        if error is None:
+            raise
+        raise error from None
 
 
 def _per_thread(results, attr, counts, source, tags) -> np.ndarray:
     """Concatenate a per-thread attribute, checking it has one value per cpu."""
-    values = np.concatenate([getattr(r, attr) for r in results]).astype(np.float64)
+    arrays = [getattr(r, attr) for r in results]
+    values = _as_float(np.concatenate(arrays), arrays, attr, source, tags)
     if len(values) != int(counts.sum()):
         lengths = np.fromiter((len(getattr(r, attr)) for r in results), np.intp, len(results))
         i = int(np.flatnonzero(lengths != counts)[0])
         raise LikwidFormatError(source, None, f"as many {attr} as cpus in every region",
-                                f"region {tags[i]!r}: {lengths[i]} {attr} for {counts[i]} cpus")
+                                f"{_place(tags[i])}: {lengths[i]} {attr} for {counts[i]} cpus")
     return values
 
 
 def _build(results_obj, label) -> LikwidRun:
     source = str(results_obj.file_path)
-    ranks, tags, results = collect_regions(results_obj.get_likwid_regions())
+    ranks, tags, results = collect_regions(results_obj.get_likwid_regions(), source)
     if not results:
         raise LikwidFormatError(source, None, "scope-profiler results with LIKWID regions "
                                 "(run under likwid-perfctr -m)", "no LIKWID data")
@@ -148,6 +167,7 @@ def _build(results_obj, label) -> LikwidRun:
     group_ids = [int(r.group_id) for r in results]
     groups = [r.group_name or f"Group {g}" for r, g in zip(results, group_ids)]
     cpu, thread = _cpu_columns(results, counts)
+    places = list(zip(ranks, tags))  # (rank, tag): what the errors below name
     keys = key_table(
         source=source, total=total,
         line=np.zeros(total, dtype=np.int64),
@@ -159,16 +179,16 @@ def _build(results_obj, label) -> LikwidRun:
         host=constant_categorical("", total),
         cpu=cpu,
         device=constant_categorical(str(CPU), total),
-        call_count=_per_thread(results, "call_counts", counts, source, tags),
-        runtime_s=_per_thread(results, "times", counts, source, tags),
+        call_count=_per_thread(results, "call_counts", counts, source, places),
+        runtime_s=_per_thread(results, "times", counts, source, places),
     )
     metrics = _stack(results, [r.metric_names for r in results],
                      operator.attrgetter("metric_names"), operator.attrgetter("metrics"),
-                     counts, source, tags)
+                     counts, source, places, "metrics")
     check_metric_names(metrics.columns, source)
     table = pd.concat([keys, metrics], axis=1)
     events = _stack(results, [(r.event_names, r.counter_names) for r in results], _event_names,
-                    operator.attrgetter("events"), counts, source, tags)
+                    operator.attrgetter("events"), counts, source, places, "events")
     return LikwidRun(label=label, sources=(source,), table=table, events=events,
                      stats=pd.DataFrame(columns=STATS_FRAME_COLUMNS), layout=LAYOUT)
 
@@ -236,11 +256,25 @@ def read_scope_h5(path, label: str | None = None) -> LikwidRun:
     Raises
     ------
     LikwidFormatError
-        If the file holds no LIKWID data.
+        If the file holds no LIKWID data, or cannot be read: truncated or
+        damaged, a region without one of its datasets, ``metric_names`` one
+        string instead of a list, arrays of the wrong shape. The message
+        names the file and, where it can, the rank and region.
     FileNotFoundError
         If the file does not exist.
     """
     from scope_profiler.results import ProfilingResults
 
-    results = ProfilingResults.from_h5(Path(path))
-    return from_scope_profiler(results, label, cache=False)
+    path = Path(path)
+    try:
+        return from_scope_profiler(ProfilingResults.from_h5(path), label, cache=False)
+    except FileNotFoundError:
+        raise
+    except (*H5_ERRORS, ValueError) as exc:
+        # scope-profiler's errors name neither the region nor (KeyError) the file, and
+        # a metric_names string arrives split into characters: find what is wrong here
+        check_scope_file(path)
+        if isinstance(exc, LikwidFormatError):
+            raise
+        raise LikwidFormatError(str(path), None, "a scope-profiler HDF5 file that "
+                                "scope-profiler can read", f"{type(exc).__name__}: {exc}") from exc

@@ -39,13 +39,15 @@ import pandas as pd
 from ..errors import LikwidFormatError
 from ..model import CPU, LikwidRun
 from . import scope_cache
+from .scope_check import (H5_ERRORS, REGIONS_PATH, check_metric_names_value, damaged,
+                          missing_dataset, open_h5)
 
 __all__ = ["ScopeH5Sums", "RankSums", "read_scope_sums", "read_rank_sums", "rank_groups",
            "is_hdf5", "PARALLEL_MIN_REGIONS"]
 
 #: Files with at least this many (rank, region) groups are read by a process pool by default.
 PARALLEL_MIN_REGIONS = 4000
-_REGIONS_PATH = "likwid/regions"
+_REGIONS_PATH = REGIONS_PATH
 
 
 @dataclass
@@ -99,11 +101,13 @@ def is_hdf5(path) -> bool:
 
 def rank_groups(path) -> list[tuple[int, str]]:
     """(rank, group name) of every ``rank<r>`` group holding LIKWID regions, ranks ascending."""
-    import h5py
-
-    with h5py.File(path, "r") as handle:
-        names = [name for name in handle if name.startswith("rank") and name[4:].isdigit()]
-        found = [(int(name[4:]), name) for name in names if f"{name}/{_REGIONS_PATH}" in handle]
+    with open_h5(path) as handle:
+        try:
+            names = [name for name in handle if name.startswith("rank") and name[4:].isdigit()]
+            found = [(int(name[4:]), name) for name in names
+                     if f"{name}/{_REGIONS_PATH}" in handle]
+        except H5_ERRORS as exc:
+            raise damaged(str(path), exc) from None
     return sorted(found)
 
 
@@ -181,6 +185,26 @@ class _RegionReader:
         self._list_index: dict[tuple, int] = {}
 
     def read(self, regions_id, link: bytes) -> None:
+        """Read one region; a damaged or incomplete one raises a LikwidFormatError naming it."""
+        try:
+            self._read(regions_id, link)
+        except H5_ERRORS as exc:
+            raise self._problem(regions_id, link, exc) from None
+
+    def _problem(self, regions_id, link: bytes, exc: BaseException) -> LikwidFormatError:
+        """What is wrong with a region whose read failed: a missing dataset, or damage."""
+        import h5py
+
+        name = link.decode("utf-8", "replace").replace("|", "/")
+        where = f"{self.path} (rank {self.rank}, region {name!r})"
+        try:
+            error = missing_dataset(h5py.Group(h5py.h5o.open(regions_id, link)), where,
+                                    ("metrics", "times", "call_counts"))
+        except H5_ERRORS:
+            error = None
+        return error or damaged(where, exc)
+
+    def _read(self, regions_id, link: bytes) -> None:
         import h5py
 
         region = h5py.h5o.open(regions_id, link)
@@ -188,7 +212,9 @@ class _RegionReader:
         # scope-profiler writes the tag with "/" replaced by "|" as the group name
         tag = name if "|" not in name else (_string_attribute(region, b"tag") or "")
         where = f"{self.path} (rank {self.rank}, region {tag!r})"
-        names = tuple(_string_attribute(region, b"metric_names") or ())
+        names = _string_attribute(region, b"metric_names") or ()
+        check_metric_names_value(names, where)
+        names = tuple(names)
         metrics = h5py.h5d.open(region, b"metrics")
         shape = tuple(metrics.shape)
         # the cpus themselves are not needed: their count is the metrics' width, and
@@ -256,14 +282,16 @@ def read_rank_sums(path, ranks: list[tuple[int, str]]) -> list[RankSums]:
     list of RankSums
         In the order given.
     """
-    import h5py
-
     out = []
-    with h5py.File(path, "r") as handle:
+    with open_h5(path) as handle:
         for rank, group in ranks:
-            regions_id = handle[f"{group}/{_REGIONS_PATH}"].id
+            try:
+                regions_id = handle[f"{group}/{_REGIONS_PATH}"].id
+                links = list(regions_id)  # name order, as h5py's Group.values()
+            except H5_ERRORS as exc:
+                raise damaged(f"{path} (rank {rank})", exc) from None
             reader = _RegionReader(str(path), rank)
-            for link in list(regions_id):  # name order, as h5py's Group.values()
+            for link in links:
                 reader.read(regions_id, link)
             out.append(reader.result())
     return out
@@ -275,10 +303,11 @@ def _chunks(items: list, n: int) -> list[list]:
 
 
 def _count_regions(path, first_group: str) -> int:
-    import h5py
-
-    with h5py.File(path, "r") as handle:
-        return len(handle[f"{first_group}/{_REGIONS_PATH}"])
+    with open_h5(path) as handle:
+        try:
+            return len(handle[f"{first_group}/{_REGIONS_PATH}"])
+        except H5_ERRORS as exc:
+            raise damaged(str(path), exc) from None
 
 
 def _read_all(path: str, ranks: list, executor, progress: bool) -> list[RankSums]:
@@ -313,11 +342,12 @@ def _read_all(path: str, ranks: list, executor, progress: bool) -> list[RankSums
 
 
 def _label_of(path) -> str:
-    import h5py
-
-    with h5py.File(path, "r") as handle:
-        if "metadata" in handle:
-            label = handle["metadata"].attrs.get("label")
+    with open_h5(path) as handle:
+        try:
+            label = handle["metadata"].attrs.get("label") if "metadata" in handle else None
+        except H5_ERRORS as exc:
+            raise damaged(str(path), exc) from None
+        if label is not None:
             if isinstance(label, bytes):
                 label = label.decode("utf-8", "replace")
             if label:

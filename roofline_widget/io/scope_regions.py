@@ -14,11 +14,45 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["collect_regions", "repeated_categorical", "constant_categorical", "change_starts"]
+from ..errors import LikwidFormatError
+
+__all__ = ["collect_regions", "repeated_categorical", "constant_categorical", "change_starts",
+           "non_numeric_region"]
+
+_METRIC_NAMES = operator.attrgetter("metric_names")
 
 
-def collect_regions(regions_by_rank: Mapping) -> tuple[list[int], list, list]:
+def _rank_number(rank, source: str) -> int:
+    """The rank key as an int; TypeError if not an integer, LikwidFormatError if negative."""
+    try:
+        number = operator.index(rank)
+    except TypeError:
+        raise TypeError(f"{source}: scope-profiler LIKWID results are keyed by integer ranks; "
+                        f"got rank key {rank!r} ({type(rank).__name__})") from None
+    if number < 0:
+        raise LikwidFormatError(source, None, "ranks >= 0 (rank -1 means 'all ranks' here)",
+                                f"rank {number}")
+    return number
+
+
+def collect_regions(regions_by_rank: Mapping, source: str = "<scope-profiler results>"
+                    ) -> tuple[list[int], list, list]:
     """Flatten ``{rank: {tag: result}}`` into parallel lists, in rank order.
+
+    Parameters
+    ----------
+    regions_by_rank : mapping
+        ``ProfilingResults.get_likwid_regions()``.
+    source : str
+        The results' file, named in errors.
+
+    Raises
+    ------
+    TypeError
+        If a rank key is not an integer.
+    LikwidFormatError
+        If a rank is negative, or a region's ``metric_names`` is one string
+        instead of a list of names.
 
     Returns
     -------
@@ -29,13 +63,64 @@ def collect_regions(regions_by_rank: Mapping) -> tuple[list[int], list, list]:
     results : list
         The region objects (``LikwidRegionResult``).
     """
+    numbers = {_rank_number(rank, source): rank for rank in regions_by_rank}
     ranks, tags, results = [], [], []
-    for rank in sorted(regions_by_rank):
-        regions = regions_by_rank[rank]
-        ranks.extend([int(rank)] * len(regions))
+    for number in sorted(numbers):
+        regions = regions_by_rank[numbers[number]]
+        ranks.extend([number] * len(regions))
         tags.extend(regions.keys())
         results.extend(regions.values())
+    _check_name_lists(results, ranks, tags, source)
     return ranks, tags, results
+
+
+def _check_name_lists(results: list, ranks: list, tags: list, source: str) -> None:
+    """Refuse a region whose ``metric_names`` is one string (one pass over the types)."""
+    try:
+        types = set(map(type, map(_METRIC_NAMES, results)))
+    except AttributeError:
+        return  # not region objects: the readers report what is missing
+    if not any(issubclass(t, (str, bytes)) for t in types):
+        return
+    i = next(i for i, r in enumerate(results) if isinstance(r.metric_names, (str, bytes)))
+    raise LikwidFormatError(
+        f"{source} (rank {ranks[i]}, region {tags[i]!r})", None,
+        "metric_names to be a list of metric names",
+        f"one string {results[i].metric_names!r}, not a list")
+
+
+def non_numeric_region(arrays: Sequence, what: str, where: Sequence[str]) -> LikwidFormatError | None:
+    """The error naming the first array that does not convert to float64, or None.
+
+    Called when converting many regions' arrays at once failed, to say which
+    region holds what (an object array holding ``'abc'``, say).
+
+    Parameters
+    ----------
+    arrays : sequence of array-like
+        One per region.
+    what : str
+        The attribute (``"metrics"``, ``"times"``, ...).
+    where : sequence of str
+        Per region the description named in the error (file, rank, region).
+    """
+    for array, place in zip(arrays, where):
+        try:
+            np.asarray(array, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            values = np.asarray(array, dtype=object).ravel()
+            bad = next((v for v in values if not _is_number(v)), None)
+            found = str(bad) if bad is not None else str(exc)
+            return LikwidFormatError(place, None, f"numbers in {what}", found)
+    return None
+
+
+def _is_number(value) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def repeated_categorical(labels: Sequence, counts) -> pd.Categorical:

@@ -17,7 +17,8 @@ import pandas as pd
 
 from ..errors import LikwidFormatError
 from ..io.scope import from_scope_profiler
-from ..io.scope_regions import change_starts, collect_regions, constant_categorical, repeated_categorical
+from ..io.scope_regions import (change_starts, collect_regions, constant_categorical, non_numeric_region,
+                               repeated_categorical)
 from ..model import CPU, LikwidRun
 from .unmeasured import Unmeasured
 
@@ -205,7 +206,8 @@ class ScopeSums:
         self.label = label or results.display_label
         self.source = str(results.file_path)
         by_rank = results.get_likwid_regions()
-        ranks, self._tags, self._regions = collect_regions(by_rank)
+        ranks, self._tags, self._regions = collect_regions(by_rank, self.source)
+        self._ranks = ranks
         if not self._regions:
             raise LikwidFormatError(self.source, None, "scope-profiler results with LIKWID "
                                     "regions (run under likwid-perfctr -m)", "no LIKWID data")
@@ -261,7 +263,7 @@ class ScopeSums:
     def _per_region_max(self, attr: str) -> np.ndarray:
         arrays = list(map(operator.attrgetter(attr), self._regions))
         _check_lengths(arrays, self._counts, attr, self.source, self._tags)
-        values = _joined(arrays, self._counts, self._uniform, _common_dtype(arrays))
+        values = self._numbers(arrays, self._counts, _common_dtype(arrays), attr, slice(None))
         return _reduce_threads(values, self._counts, self._uniform, np.fmax)
 
     def sums(self, metric: str) -> np.ndarray:
@@ -291,7 +293,7 @@ class ScopeSums:
                 row = names.index(metric)
                 rows = list(map(operator.itemgetter(row), arrays))  # same dtype as the arrays
                 region_counts = self._counts[where]
-                values = _joined(rows, region_counts, self._uniform, dtype)
+                values = self._numbers(rows, region_counts, dtype, f"metric {metric!r}", where)
                 out[where] = _reduce_threads(values, region_counts, self._uniform, np.add)
                 self._count_unmeasured(values, region_counts, np.arange(len(out))[where],
                                        counts, threads)
@@ -322,6 +324,19 @@ class ScopeSums:
                 mask = bad[starts[k]:starts[k] + region_counts[k]]
             cpus = np.asarray(self._regions[region].cpus)[mask]
             threads[region] = tuple(f"HWThread {int(c)}" for c in cpus)
+
+    def _numbers(self, arrays, counts, dtype, what: str, where) -> np.ndarray:
+        """:func:`_joined`; a LikwidFormatError naming the region holding a non-number."""
+        try:
+            return _joined(arrays, counts, self._uniform, dtype)
+        except (TypeError, ValueError):
+            ranks = _take(self._ranks, where)
+            places = [f"{self.source} (rank {r}, region {t!r})"
+                      for r, t in zip(ranks, _take(self._tags, where))]
+            error = non_numeric_region(arrays, what, places)
+            if error is None:
+                raise
+            raise error from None
 
     def _metric_arrays(self, names: tuple, where) -> tuple[list, object]:
         """The metrics arrays of one batch and their common dtype (or None), checked once.

@@ -13,14 +13,18 @@ import math
 from collections import deque
 
 import ipywidgets as widgets
+import pandas as pd
 import traitlets
 
 from ..ceilings import Roofline
 from ..points import RegionSums
 from .figure import INTERACTIONS, RooflineFigure
 from .state import UpdateGuard
+from .text import details_html
 
-__all__ = ["RooflineControls", "SLIDER_STEP", "PEAK_TRAITS"]
+__all__ = ["RooflineControls", "SLIDER_STEP", "PEAK_TRAITS", "PEAK_RANGE_BELOW", "PEAK_RANGE_ABOVE",
+           "PEAK_HEADROOM",
+           "peak_range", "fit_slider"]
 
 #: Peak sliders' step in decades (0.023 %).
 SLIDER_STEP = 0.0001
@@ -37,23 +41,63 @@ def _control_style(width: str = _COLUMN_WIDTH) -> dict:
             "layout": widgets.Layout(width=width)}
 
 
-def _peak_controls(label: str, css: str) -> tuple[widgets.FloatLogSlider, widgets.Checkbox]:
+# ------------------------------------------------------------ peak block
+#: A peak slider's range: from this fraction of the smallest value it holds ...
+PEAK_RANGE_BELOW = 0.5
+#: ... up to this multiple of the largest observation, and at least
+PEAK_RANGE_ABOVE = 100.0
+#: this multiple of the largest peak it holds (decades rounded out to tenths).
+PEAK_HEADROOM = 2.0
+_RANGE_ROUNDING = 10
+
+
+def _peak_controls(label: str, css: str) -> tuple:
+    """A peak's log slider (the sweep), its text box (an exact value) and 'empirical' button."""
     slider = widgets.FloatLogSlider(value=1.0, base=10, min=-2, max=4, step=SLIDER_STEP,
                                     description=label, readout_format=".4g",
-                                    **_control_style("308px"))
+                                    **_control_style("400px"))
     slider.add_class(css)
-    empirical = widgets.Checkbox(value=True, description="empirical", indent=False,
-                                 layout=widgets.Layout(width="92px"))
-    return slider, empirical
+    text = widgets.FloatText(value=1.0, step=None, layout=widgets.Layout(width="96px"),
+                             tooltip="type an exact value, e.g. from the spec sheet")
+    text.add_class(f"{css}-text")
+    empirical = widgets.ToggleButton(
+        value=True, description="empirical", layout=widgets.Layout(width="100px"),
+        tooltip="pressed: the largest observation is the peak; press to reset to it")
+    empirical.add_class(f"{css}-empirical")
+    return slider, text, empirical
+
+
+def _positive(values) -> list[float]:
+    return [v for v in values if v is not None and math.isfinite(v) and v > 0]
+
+
+def peak_range(observed: float | None, *held: float | None) -> tuple[float, float]:
+    """Exponent range ``(min, max)`` of a peak slider.
+
+    From ``PEAK_RANGE_BELOW`` times the smallest of ``observed`` (the largest
+    observation) and ``held`` (peaks the slider must hold) up to the larger of
+    ``PEAK_RANGE_ABOVE`` times ``observed`` and ``PEAK_HEADROOM`` times the
+    largest held value, rounded outwards to tenths of a decade.  Without an
+    observation the largest held value stands in for it.
+    """
+    held = _positive(held)
+    observed = (_positive([observed]) or [max(held, default=0.0)])[0]
+    if observed <= 0:
+        return -2.0, 4.0
+    low = math.log10(PEAK_RANGE_BELOW * min([observed, *held]))
+    high = math.log10(max([PEAK_RANGE_ABOVE * observed, *(PEAK_HEADROOM * v for v in held)]))
+    return (math.floor(low * _RANGE_ROUNDING) / _RANGE_ROUNDING,
+            math.ceil(high * _RANGE_ROUNDING) / _RANGE_ROUNDING)
 
 
 def fit_slider(slider: widgets.FloatLogSlider, value: float) -> None:
     """Widen a log slider's exponent range (never narrow it) so that it holds ``value``."""
+    low, high = peak_range(None, value)
     exponent = math.log10(value)
     if exponent < slider.min:
-        slider.min = math.floor(exponent) - 1
+        slider.min = low
     if exponent > slider.max:
-        slider.max = math.ceil(exponent) + 1
+        slider.max = high
 
 
 def _main_peak(main: Roofline | None, trait: str) -> float | None:
@@ -84,15 +128,24 @@ class RooflineControls:
     include_text, exclude_text : ipywidgets.Text
         DOM classes ``roofline-include`` and ``roofline-exclude``.
     flops_slider, bandwidth_slider : ipywidgets.FloatLogSlider
-        Peaks (DOM classes ``roofline-peak-flops``, ``roofline-peak-bandwidth``).
-    flops_empirical, bandwidth_empirical : ipywidgets.Checkbox
-        Checked while the peak is empirical (None).
+        Peaks (DOM classes ``roofline-peak-flops``, ``roofline-peak-bandwidth``), for the
+        sweep: 0.5x the smaller of the largest observation and the peak, up to 100x the
+        largest observation or 2x the peak (:func:`peak_range`).
+    flops_text, bandwidth_text : ipywidgets.FloatText
+        The same peaks as numbers to type (DOM classes ``roofline-peak-flops-text``,
+        ``roofline-peak-bandwidth-text``); a value outside the slider's range widens it.
+    flops_empirical, bandwidth_empirical : ipywidgets.ToggleButton
+        "empirical": pressed while the peak is empirical (None); pressing it resets the peak.
     color_choice, size_choice : ipywidgets.Dropdown
     interaction_choice : ipywidgets.ToggleButtons
         DOM class ``roofline-interaction``.
     reset_button : ipywidgets.Button
     message_html, status_html, legend_html, left_out_html : ipywidgets.HTML
         DOM classes ``roofline-message`` and ``roofline-status`` for the first two.
+    detail_html : ipywidgets.HTML
+        Below the figure (DOM class ``roofline-detail``): the full record of the one
+        selected point (a click), or a table of the selected points, numbers rounded
+        for display (``to_dataframe()`` / ``selection_dataframe()`` keep full precision).
     left_out : ipywidgets.Accordion
         Holds ``left_out_html`` (DOM class ``roofline-left-out``).
     children : list
@@ -106,11 +159,12 @@ class RooflineControls:
         # The last values the kernel put on each peak slider (see _on_peak_slider).
         self._sent = {name: deque(maxlen=8) for name in PEAK_TRAITS}
         self._build_choices(sums)
-        self.flops_slider, self.flops_empirical = _peak_controls(
+        self.flops_slider, self.flops_text, self.flops_empirical = _peak_controls(
             "Peak [GFLOP/s]", "roofline-peak-flops")
-        self.bandwidth_slider, self.bandwidth_empirical = _peak_controls(
+        self.bandwidth_slider, self.bandwidth_text, self.bandwidth_empirical = _peak_controls(
             "Peak [GB/s]", "roofline-peak-bandwidth")
         self._build_texts()
+        self._build_detail()
         self.interaction_choice.observe(lambda change: figure.set_interaction(change.new),
                                         names="value")
         self.children = self._layout(figure)
@@ -169,14 +223,15 @@ class RooflineControls:
             row(column(self.flops_choice), column(self.bandwidth_choice)),
             row(column(self.include_text), column(self.exclude_text), self.rank_choice,
                 self.combine_box),
-            row(column(self.flops_slider, self.flops_empirical),
-                column(self.bandwidth_slider, self.bandwidth_empirical)),
+            row(*(widgets.HBox([slider, text, box], layout=widgets.Layout(
+                flex_flow="row wrap", align_items="center", margin="0 12px 0 0"))
+                  for _t, slider, text, box in self.peak_widgets(with_text=True))),
             row(self.color_choice, self.size_choice, self.interaction_choice,
                 self.reset_button),
         ], layout=widgets.Layout(padding="6px 4px", margin="0 0 6px 0",
                                  border="1px solid #e0e0e0"))
-        return [panel, self.message_html, figure.plot, self.legend_html, self.status_html,
-                self.left_out]
+        return [panel, self.message_html, figure.plot, self.legend_html, self.detail_html,
+                self.status_html, self.left_out]
 
     # ------------------------------------------------------------ links
     def link(self, owner: traitlets.HasTraits) -> None:
@@ -192,17 +247,41 @@ class RooflineControls:
         link((owner, "ranks"), (self.rank_choice, "value"),
              transform=(lambda r: all_ranks if r is None else tuple(r),
                         lambda v: None if set(v) == set(all_ranks) else list(v)))
-        for trait, slider, box in self.peak_widgets():
-            slider.observe(lambda change, t=trait: self._on_peak_slider(owner, t, change),
-                           names="value")
-            box.observe(lambda change, t=trait, s=slider: self._on_peak_box(owner, t, s, change),
-                        names="value")
+        self._link_peaks(owner)
+        self._link_detail(owner)
         self.reset_button.on_click(lambda _: owner.reset_view())
 
-    def peak_widgets(self) -> tuple:
-        """``(trait name, slider, empirical box)`` of each peak."""
-        return (("peak_flops", self.flops_slider, self.flops_empirical),
-                ("peak_bandwidth", self.bandwidth_slider, self.bandwidth_empirical))
+    # ------------------------------------------------------------ peak block
+    def _link_peaks(self, owner: traitlets.HasTraits) -> None:
+        """Slider (sweep), text box (exact value) and 'empirical' button of each peak."""
+        for trait, slider, text, box in self.peak_widgets(with_text=True):
+            slider.observe(lambda change, t=trait: self._on_peak_slider(owner, t, change),
+                           names="value")
+            text.observe(lambda change, t=trait: self._on_peak_text(owner, t, change),
+                         names="value")
+            box.observe(lambda change, t=trait, s=slider: self._on_peak_box(owner, t, s, change),
+                        names="value")
+
+    def peak_widgets(self, with_text: bool = False) -> tuple:
+        """``(trait name, slider, empirical button)`` of each peak.
+
+        With ``with_text``: ``(trait name, slider, text box, empirical button)``.
+        """
+        rows = (("peak_flops", self.flops_slider, self.flops_text, self.flops_empirical),
+                ("peak_bandwidth", self.bandwidth_slider, self.bandwidth_text,
+                 self.bandwidth_empirical))
+        return rows if with_text else tuple((t, s, b) for t, s, _x, b in rows)
+
+    def _on_peak_text(self, owner, trait: str, change) -> None:
+        """A typed value: the trait takes it exactly (the slider's range widens to hold it)."""
+        if self._guard.active:
+            return
+        try:
+            setattr(owner, trait, change.new)
+        except traitlets.TraitError:
+            with self._guard.hold():  # not a valid peak: show the trait's value again
+                change.owner.value = change.old
+            raise
 
     def _on_peak_slider(self, owner, trait: str, change) -> None:
         if self._guard.active:
@@ -218,6 +297,21 @@ class RooflineControls:
         if not self._guard.active:
             setattr(owner, trait, None if change.new else slider.value)
 
+    # ------------------------------------------------------------ detail panel
+    def _build_detail(self) -> None:
+        self.detail_html = widgets.HTML(value=details_html(pd.DataFrame()), layout=widgets.Layout(
+            margin="2px 0 2px 70px", max_width="100%", overflow="auto"))
+        self.detail_html.add_class("roofline-detail")
+
+    def _link_detail(self, owner) -> None:
+        """The panel follows the selection (and the traits that change its numbers)."""
+        def show(_change=None):
+            if not self._guard.active:
+                self.detail_html.value = details_html(owner.selection_dataframe())
+
+        owner.observe(show, names=["selected", *PEAK_TRAITS, "flops_metric", "bandwidth_metric",
+                                   "combine_ranks"])
+
     # ------------------------------------------------------------ showing state
     def show_peaks(self, peaks: dict, main: Roofline | None) -> None:
         """Put the peak sliders and 'empirical' boxes in step with the peak traits.
@@ -230,28 +324,37 @@ class RooflineControls:
             The main roofline, whose (empirical) peaks a None value shows.
         """
         with self._guard.hold():
-            for trait, slider, box in self.peak_widgets():
+            for trait, slider, text, box in self.peak_widgets(with_text=True):
                 value = peaks[trait]
                 if value is None:
                     value = _main_peak(main, trait)
                 if value is not None:
                     fit_slider(slider, value)
                     slider.value = value
+                    text.value = value
                     sent = self._sent[trait]
                     if not sent or sent[-1] != value:
                         sent.append(value)
                 box.value = peaks[trait] is None
 
-    def fit_sliders(self, main: Roofline | None) -> None:
-        """Exponent ranges around the data and the peaks: 2 decades below to 2 above."""
+    def fit_sliders(self, main: Roofline | None, points=None) -> None:
+        """Exponent ranges around the data and the peaks (see :func:`peak_range`).
+
+        Parameters
+        ----------
+        main : Roofline or None
+            The main roofline (given or empirical peaks).
+        points : pandas.DataFrame, optional
+            The points; their largest performance and bandwidth (the largest
+            observations) are held by the ranges too.
+        """
+        columns = {"peak_flops": "performance_gflops", "peak_bandwidth": "bandwidth_gbs"}
         with self._guard.hold():
             for trait, slider, _box in self.peak_widgets():
-                values = [slider.value]
-                peak = _main_peak(main, trait)
-                if peak is not None:
-                    values.append(peak)
-                low = math.floor(math.log10(min(values))) - 2
-                high = math.ceil(math.log10(max(values))) + 2
+                observed = None
+                if points is not None and len(points):
+                    observed = float(points[columns[trait]].max())
+                low, high = peak_range(observed, slider.value, _main_peak(main, trait))
                 if low > slider.max:
                     slider.max = high
                 slider.min, slider.max = low, high

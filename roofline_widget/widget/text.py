@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pandas as pd
 
 from .. import style
@@ -16,6 +17,8 @@ from ..points import ALL_RANKS
 from .state import PointState
 
 __all__ = ["LEFT_OUT_ROWS_SHOWN", "LEGEND_ENTRIES_SHOWN", "rank_text", "tooltip_html",
+           "TOOLTIP_COLUMNS", "DISPLAY_DIGITS", "SELECTION_ROWS_SHOWN", "SELECTION_COLUMNS",
+           "display_value", "display_frame", "detail_html", "selection_html", "details_html",
            "legend_html", "left_out_html", "message_text", "message_html", "status_html",
            "empty_title", "NO_FLOP_WHERE", "no_flop_work_html"]
 
@@ -43,20 +46,92 @@ def _field_text(row: pd.Series, item: style.TooltipField) -> str:
     return "n/a" if value is None or value != value else format(value, item.spec)
 
 
+#: The hover tooltip's fields (compact: the full record goes to the detail panel on click).
+TOOLTIP_COLUMNS = ("region", "rank", "performance_gflops", "arithmetic_intensity_flops_per_byte",
+                   "bound")
+_TOOLTIP_STYLE = "font-size:11px;line-height:1.25;border-collapse:collapse"
+_CELL_STYLE = "padding:0 4px"
+
+
 def tooltip_html(row: pd.Series) -> str:
-    """Hover text of one classified point (``style.TOOLTIP_FIELDS``); every value escaped.
+    """Compact hover text of one classified point (``TOOLTIP_COLUMNS``); every value escaped.
 
     A point summed over fewer threads than it ran on (``unmeasured_threads``
     > 0, selected with ``unmeasured="keep"``) says "N threads not measured".
     """
-    cells = "".join(f"<tr><th style='text-align:left'>{html.escape(item.label)}</th>"
-                    f"<td>{html.escape(_field_text(row, item))}</td></tr>"
-                    for item in style.TOOLTIP_FIELDS)
+    by_column = {item.column: item for item in style.TOOLTIP_FIELDS}
+    cells = "".join(f"<tr><th style='text-align:left;{_CELL_STYLE}'>{html.escape(item.label)}</th>"
+                    f"<td style='{_CELL_STYLE}'>{html.escape(_field_text(row, item))}</td></tr>"
+                    for item in (by_column[c] for c in TOOLTIP_COLUMNS))
     missing = int(row.get("unmeasured_threads", 0) or 0)
     if missing > 0:
         note = f"{missing} thread{'s' if missing > 1 else ''} not measured"
-        cells += f"<tr><td colspan='2'><b>{html.escape(note)}</b></td></tr>"
-    return f"<table>{cells}</table>"
+        cells += f"<tr><td colspan='2' style='{_CELL_STYLE}'><b>{html.escape(note)}</b></td></tr>"
+    return f"<table style='{_TOOLTIP_STYLE}'>{cells}</table>"
+
+
+# ------------------------------------------------------------ rounded display
+#: Significant digits of the numbers in the widget's HTML tables (the data keeps all).
+DISPLAY_DIGITS = 3
+SELECTION_ROWS_SHOWN = 50
+#: The selection table's columns, key columns first (the long run name last).
+SELECTION_COLUMNS = ("region", "rank", "performance_gflops", "bandwidth_gbs",
+                     "arithmetic_intensity_flops_per_byte", "efficiency_percent", "bound", "file")
+
+
+def display_value(value, column: str = "") -> str:
+    """A value as shown in a table: floats to ``DISPLAY_DIGITS`` significant digits.
+
+    Integers keep every digit (with thousands separators), NaN and None are
+    ``"n/a"``, the rank -1 is ``"all ranks"``; anything else is ``str(value)``.
+    Not escaped.
+    """
+    if column == "rank":
+        return rank_text(value)
+    if value is None or (isinstance(value, float) and value != value):
+        return "n/a"
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        return format(float(value), f".{DISPLAY_DIGITS}g")
+    return str(value)
+
+
+def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` with every cell as its display text (:func:`display_value`)."""
+    return pd.DataFrame({column: [display_value(v, column) for v in frame[column]]
+                         for column in frame.columns}, index=frame.index)
+
+
+def detail_html(row: pd.Series) -> str:
+    """The full record of one point: every field, escaped, numbers rounded for display."""
+    cells = "".join(f"<tr><th style='text-align:left;{_CELL_STYLE}'>{html.escape(str(name))}</th>"
+                    f"<td style='{_CELL_STYLE}'>{html.escape(display_value(value, str(name)))}"
+                    "</td></tr>" for name, value in row.items())
+    return f"<table class='roofline-detail-record'>{cells}</table>"
+
+
+def selection_html(frame: pd.DataFrame) -> str:
+    """The selected points as an escaped table of the key columns, numbers rounded."""
+    columns = [c for c in SELECTION_COLUMNS if c in frame.columns]
+    labels = {item.column: item.label for item in style.TOOLTIP_FIELDS}
+    table = display_frame(frame.head(SELECTION_ROWS_SHOWN)[columns]).rename(columns=labels)
+    text = table.to_html(index=False, escape=True, border=0, classes="roofline-selection")
+    if len(frame) > SELECTION_ROWS_SHOWN:
+        text += (f"<p>... and {len(frame) - SELECTION_ROWS_SHOWN:,} more: see "
+                 "<code>selection_dataframe()</code> (full precision).</p>")
+    return text
+
+
+def details_html(selected: pd.DataFrame) -> str:
+    """The detail panel: the record of the one selected point, or the selection's table."""
+    if len(selected) == 0:
+        return "<span style='color:#777'>Click a point to see its full record here.</span>"
+    if len(selected) == 1:
+        return detail_html(selected.iloc[0])
+    return f"<b>{len(selected):,} points selected</b>" + selection_html(selected)
 
 
 def _legend_entry(color: str, name: str) -> str:
@@ -95,8 +170,7 @@ def left_out_html(left_out: pd.DataFrame) -> str:
     if len(left_out) == 0:
         return "<p>No region left out.</p>"
     table = left_out.head(LEFT_OUT_ROWS_SHOWN)[["file", "region", "rank", "reason"]]
-    table = table.assign(rank=table["rank"].map(rank_text))
-    text = table.to_html(index=False, escape=True, border=0, classes="roofline-left-out")
+    text = display_frame(table).to_html(index=False, escape=True, border=0, classes="roofline-left-out")
     if len(left_out) > LEFT_OUT_ROWS_SHOWN:
         text += (f"<p>... and {len(left_out) - LEFT_OUT_ROWS_SHOWN:,} more row(s): "
                  "see <code>left_out_dataframe()</code>.</p>")

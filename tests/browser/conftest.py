@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -41,6 +42,21 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
+#: Browser console errors that come from upstream (JupyterLab, Notebook 7, Voila, their
+#: widget managers) and not from this package; any other console error fails the test.
+KNOWN_CONSOLE_NOISE = tuple(re.compile(p) for p in (
+    r"Cannot read properties of undefined \(reading 'schema'\)",  # Notebook 7 settings
+    r"widget model not found",             # a manager asked before the comm was open
+    r"Unsatisfied version .* of shared singleton module",  # Voila's federated modules
+    r"Failed to load resource: the server responded with a status of 404",
+    r"Could not find a widget manager",
+    r"Failed to load resource: net::ERR_NAME_NOT_RESOLVED",  # no network: CDN fonts, icons
+    r"The getter for the shared module is not a function",  # Voila's module federation
+))
+#: Widths (CSS px) the quickstart's screenshots are taken at.
+SCREENSHOT_WIDTHS = (900, 1400)
+ARTIFACTS_KEY = pytest.StashKey[Path]()
+START_KEY = pytest.StashKey[float]()
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 SERVER_START_TIMEOUT_S = 90
 
@@ -190,10 +206,16 @@ def _serve(tmp: Path, name: str, args: list[str], token_option: str, ready_path:
 
 @pytest.fixture(scope="session")
 def browser_tmp(tmp_path_factory) -> Path:
-    """Session directory of the servers, with a temp copy of ``notebooks/``."""
+    """Session directory of the servers, with a temp copy of ``notebooks/``.
+
+    The copy of the quickstart gets the kernel-state cell (``kernel_state.py``) appended.
+    """
+    from .kernel_state import add_state_cell
+
     _require_browser_tools()
     tmp = tmp_path_factory.mktemp("browser")
     shutil.copytree(NOTEBOOKS, tmp / "notebooks")
+    add_state_cell(tmp / "notebooks" / "quickstart.ipynb")
     return tmp
 
 
@@ -206,6 +228,30 @@ def lab_server(browser_tmp):
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
     yield from _serve(browser_tmp, "lab", args, "IdentityProvider.token", "api/status")
+
+
+@pytest.fixture(scope="session")
+def notebook7_server(browser_tmp):
+    """Notebook 7 (``jupyter notebook``, ``notebook>=7``) on the temp copy of ``notebooks/``."""
+    pytest.importorskip("notebook", minversion="7", reason="Notebook 7 is not installed; "
+                        "pip install -e '.[test]'")
+    args = [
+        "notebook", "--no-browser", "--ip=127.0.0.1", "--allow-root",
+        f"--ServerApp.root_dir={browser_tmp / 'notebooks'}",
+    ]
+    yield from _serve(browser_tmp, "notebook7", args, "IdentityProvider.token", "api/status")
+
+
+@pytest.fixture
+def notebook7(notebook7_server):
+    """The Notebook 7 server, with a fresh state file and every kernel stopped after the test."""
+    from .ui import shutdown_kernels
+
+    notebook7_server.state_file.unlink(missing_ok=True)
+    try:
+        yield notebook7_server
+    finally:
+        shutdown_kernels(notebook7_server)
 
 
 @pytest.fixture(scope="session")
@@ -243,12 +289,19 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
+def real_console_errors(messages: list[str]) -> list[str]:
+    """The console errors not in ``KNOWN_CONSOLE_NOISE``."""
+    return [m for m in messages if not any(p.search(m) for p in KNOWN_CONSOLE_NOISE)]
+
+
 @pytest.fixture
 def page(request, browser_context, artifacts_dir):
     """A new browser tab.
 
     If the test fails, its console errors are printed (pytest shows them) and a
-    screenshot of the whole page is saved in ``artifacts_dir``.
+    screenshot of the whole page is saved in ``artifacts_dir``.  If it passed but
+    the console shows an error that is not known upstream noise
+    (``KNOWN_CONSOLE_NOISE``), the test errors at teardown.
     """
     tab = browser_context.new_page()
     errors: list[str] = []
@@ -265,20 +318,62 @@ def page(request, browser_context, artifacts_dir):
             for line in errors:
                 print("browser console:", line)
         tab.close()
+    real = real_console_errors(errors)
+    if real and report is not None and report.passed:
+        pytest.fail("JavaScript errors in the browser console:\n" + "\n".join(real),
+                    pytrace=False)
+
+
+def screenshot_widths(page, locator, path_stem: Path) -> list[Path]:
+    """Screenshots of ``locator`` at each of ``SCREENSHOT_WIDTHS``: ``<stem>-<width>px.png``."""
+    size = page.viewport_size or {"width": 1400, "height": 1000}
+    paths = []
+    try:
+        for width in SCREENSHOT_WIDTHS:
+            page.set_viewport_size({"width": width, "height": size["height"]})
+            page.wait_for_timeout(500)  # bqplot lays itself out again on resize
+            path = path_stem.with_name(f"{path_stem.name}-{width}px.png")
+            locator.screenshot(path=str(path))
+            paths.append(path)
+    finally:
+        page.set_viewport_size(size)
+    return paths
 
 
 @pytest.fixture(scope="session")
-def artifacts_dir() -> Path:
+def artifacts_dir(request) -> Path:
     """Where screenshots go: ``$ROOFLINE_BROWSER_ARTIFACTS`` or a new temp dir, kept after the run.
 
-    The tests write ``screenshot-jupyterlab.png`` and ``screenshot-voila.png``
-    there; ``docs/`` holds a copy of one current pair.
+    The tests write ``screenshot-{jupyterlab,voila,notebook7}-{900,1400}px.png``
+    there (``SCREENSHOT_WIDTHS``); the terminal summary lists them.
     """
     given = os.environ.get("ROOFLINE_BROWSER_ARTIFACTS")
     path = Path(given) if given else Path(tempfile.mkdtemp(prefix="roofline-browser-"))
     path.mkdir(parents=True, exist_ok=True)
     print(f"\nbrowser test screenshots and failure pictures: {path}")
+    request.config.stash[ARTIFACTS_KEY] = path
+    request.config.stash[START_KEY] = time.time()
     return path
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say where the screenshots went and, when browser tests were skipped, why."""
+    path = config.stash.get(ARTIFACTS_KEY, None)
+    if path is not None:
+        start = config.stash.get(START_KEY, 0.0)
+        shots = sorted(p.name for p in path.glob("*.png") if p.stat().st_mtime >= start - 1)
+        terminalreporter.write_line(
+            f"browser screenshots ({len(shots)}) in {path}: {', '.join(shots) or 'none'}")
+    reasons: dict[str, int] = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        if "browser" not in report.keywords:
+            continue
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    for reason, count in reasons.items():
+        terminalreporter.write_line(f"browser tests skipped ({count}): {reason}")
 
 
 @pytest.fixture

@@ -76,7 +76,7 @@ def tooltip_fields(page, timeout_s: float = 30) -> dict[str, str]:
     deadline = time.monotonic() + timeout_s
     while True:
         fields = dict(row for row in rows.evaluate_all(script) if len(row) == 2)
-        if {"region", "GFLOP/s", "GB/s"} <= fields.keys():
+        if {"region", "GFLOP/s", "FLOP/byte"} <= fields.keys():
             return fields
         assert time.monotonic() < deadline, f"the tooltip never showed a point: {fields}"
         page.wait_for_timeout(100)

@@ -21,6 +21,7 @@ from .ui import (
     RENDER_TIMEOUT_MS, box_centre, drag, draw_closed_path, inside_path, open_in_lab,
     path_around, read_json_when, run_all_cells, wait_for_count, wait_until_still,
 )
+from .conftest import screenshot_widths
 
 pytestmark = pytest.mark.browser
 
@@ -55,7 +56,7 @@ def test_renders_every_region_and_the_ceilings(quickstart, page, artifacts_dir):
     paths = line_paths(page)
     assert len(paths) >= 2 and all(d and d.startswith("M") for d in paths), paths
     assert str(expected) in page.locator(".roofline-status").inner_text()
-    page.locator(".roofline-widget").screenshot(path=str(artifacts_dir / "screenshot-jupyterlab.png"))
+    screenshot_widths(page, page.locator(".roofline-widget"), artifacts_dir / "screenshot-jupyterlab")
 
 
 def test_peak_bandwidth_slider_drag_moves_roof_and_sets_kernel_trait(quickstart, lab, page):
@@ -82,7 +83,9 @@ def test_hover_shows_the_points_numbers(quickstart, page):
     assert fields["region"] in points.index, fields
     row = points.loc[fields["region"]]
     assert float(fields["GFLOP/s"]) == pytest.approx(row["performance_gflops"], rel=1e-3)
-    assert float(fields["GB/s"]) == pytest.approx(row["bandwidth_gbs"], rel=1e-3)
+    assert float(fields["FLOP/byte"]) == pytest.approx(
+        row["arithmetic_intensity_flops_per_byte"], rel=1e-3)
+    assert set(fields) == {"region", "rank", "GFLOP/s", "FLOP/byte", "bound"}, "compact"
 
 
 def test_brush_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):
@@ -148,22 +151,33 @@ def test_peak_flops_slider_drag_moves_the_compute_roof_and_sets_kernel_trait(
     assert close(shown, read_json_when(lab.state_file, lambda s: True)["peak_flops"]), shown
 
 
-def test_empirical_bandwidth_box_takes_the_largest_observed_bandwidth(quickstart, lab, page):
+def test_empirical_button_and_typed_peak(quickstart, lab, page):
     # The largest bandwidth of the 7 points is pmgpu's <function_d>: 28580.9575 MBytes/s
     # (MEM_DP, line 72 of the sample) = 28.58 GB/s; GMGPolar's are about 0.5 GB/s.
     largest = expected_points()["bandwidth_gbs"].max()
     assert largest == pytest.approx(28.5809575)
     status = page.locator(".roofline-status")
     expect(status).not_to_contain_text("empirical")
-    box = page.locator(".roofline-peak-bandwidth + .widget-checkbox input[type=checkbox]")
-    expect(box).not_to_be_checked()
-    box.check()
+    button = page.locator(".roofline-peak-bandwidth-empirical")
+    pressed = re.compile(r"\bmod-active\b")
+    expect(button).not_to_have_class(pressed)
+    button.click()
     state = read_json_when(lab.state_file, lambda s: s["peak_bandwidth"] is None)
     assert state["peak_flops"] == quickstart["peak_flops"], "only the bandwidth became empirical"
+    expect(button).to_have_class(pressed)
     expect(status).to_contain_text(f"{largest:.4g} GB/s (empirical)")
     expect(status).to_contain_text("empirical ceilings are the largest observation")
     expect(page.locator(f".{PEAK_SLIDERS['peak_bandwidth']} .widget-readout")).to_have_text(
         f"{largest:.4g}")
+    # A spec-sheet value typed into the box: the kernel gets it exactly, beyond the
+    # slider's range too (0.5 x 28.58 .. 100 x 2048 GB/s would not hold 1e6).
+    text = page.locator(".roofline-peak-bandwidth-text input")
+    for value in (153.6, 1.0e6):
+        text.fill(str(value))
+        text.press("Enter")
+        state = read_json_when(lab.state_file, lambda s, v=value: s["peak_bandwidth"] == v)
+        expect(button).not_to_have_class(pressed)
+    expect(status).not_to_contain_text("GB/s (empirical)")
 
 
 def test_invalid_include_pattern_shows_a_message_and_no_traceback(quickstart, lab, page):

@@ -9,6 +9,7 @@ from .quickstart import (
     notebook_code,
 )
 from .ui import RENDER_TIMEOUT_MS, read_json_when, wait_for_count, wait_until_still
+from .conftest import screenshot_widths
 
 pytestmark = pytest.mark.browser
 
@@ -29,5 +30,5 @@ def test_voila_shows_the_widget_and_answers_a_slider_drag(voila_server, page, ar
 
     page.locator(FIGURE).scroll_into_view_if_needed()
     wait_until_still(page, DOTS)
-    page.locator(".roofline-widget").screenshot(path=str(artifacts_dir / "screenshot-voila.png"))
+    screenshot_widths(page, page.locator(".roofline-widget"), artifacts_dir / "screenshot-voila")
     drag_peak_bandwidth_and_check(page, voila_server.state_file)

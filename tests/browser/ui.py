@@ -35,6 +35,27 @@ def open_in_lab(page, server, notebook: str) -> None:
     )
 
 
+def open_in_notebook7(page, server, notebook: str) -> None:
+    """Open ``notebook`` in Notebook 7 (``/notebooks/<name>``) and wait until its kernel is ready.
+
+    Notebook 7 has no status bar by default: the server's session says when the
+    kernel is idle, and the page's kernel indicator (if shown) is waited for too.
+    """
+    page.goto(server.url(f"notebooks/{notebook}"))
+    page.wait_for_selector(".jp-Notebook", timeout=RENDER_TIMEOUT_MS)
+    deadline = time.monotonic() + RENDER_TIMEOUT_MS / 1000
+    while not _kernel_idle_on_server(server, notebook):
+        assert time.monotonic() < deadline, f"no idle kernel for {notebook}:\n{server.log_tail()}"
+        time.sleep(0.2)
+    page.wait_for_function(
+        """() => {
+            const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
+            return !ind || ind.dataset.status === 'idle';
+        }""",
+        timeout=RENDER_TIMEOUT_MS,
+    )
+
+
 def _kernel_idle_on_server(server, notebook: str) -> bool:
     sessions = server.api("api/sessions")
     return any(

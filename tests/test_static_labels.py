@@ -1,0 +1,125 @@
+"""Region labels of the static plot: none overlap, every region labelled or named in a note.
+
+Extents are the ones the Agg renderer computes (``Text.get_window_extent``), in pixels.
+"""
+
+from __future__ import annotations
+
+import warnings
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from roofline_widget import plot_roofline, read_likwid, sample_path
+from roofline_widget.static_labels import MAX_LABELS, label_text, place_region_labels
+
+matplotlib = pytest.importorskip("matplotlib")
+
+#: pmgpu (5 regions, one of them ~7e-9 GFLOP/s) and the five GMGPolar MEM_DP runs
+#: (Solve and Setup each): 7 region names, 15 points, crowded in the top right.
+SAMPLES = ["pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"] + [
+    f"gmgpolar_skx4s_lw50_MEM_DP_{v}.txt" for v in (
+        "compact1t_1537x2048_give", "compact2t_1537x2048_give", "compact4t_1socket",
+        "compact4t_1socket_take", "compact8t_1537x2048_give")]
+
+
+@pytest.fixture(scope="module")
+def plotted(tmp_path_factory):
+    runs = [read_likwid(sample_path(name)) for name in SAMPLES]
+    path = tmp_path_factory.mktemp("labels") / "roofline.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # regions without a metric are reported, not tested here
+        payload = plot_roofline(runs, filepath=path, verbose=False)
+    return payload, path
+
+
+def boxes(texts, renderer):
+    return [t.get_window_extent(renderer) for t in texts]
+
+
+def overlapping(extents):
+    return [(a, b) for a, b in combinations(range(len(extents)), 2)
+            if extents[a].overlaps(extents[b])]
+
+
+def test_real_sample_labels_do_not_overlap_and_every_region_is_named(plotted):
+    payload, path = plotted
+    figure = payload["figure"]
+    axes = figure.axes[0]
+    renderer = figure.canvas.get_renderer()
+    regions = sorted({p["region"] for p in payload["points"]})
+    assert len(regions) == 7 and {"Solve", "Setup", "<function_a>"} <= set(regions)
+    by_text = {label_text(r): r for r in regions}
+    labels = [t for t in axes.texts if t.get_text() in by_text]
+    others = [t for t in axes.texts if t.get_text() not in by_text]  # ceilings, no-FLOP note
+    ceiling_texts = [t for t in others if t.get_text() != payload["no_flop_note"]]
+    assert len(ceiling_texts) == 2, [t.get_text() for t in others]
+    labelled = {by_text[t.get_text()] for t in labels}
+    assert len(labels) == len(labelled), "one label per region"
+    notes = " ".join(t.get_text() for t in figure.texts)
+    for region in regions:
+        assert region in labelled or region in notes, region
+    label_boxes, other_boxes = boxes(labels, renderer), boxes(others, renderer)
+    assert overlapping(label_boxes) == []
+    assert not any(a.overlaps(b) for a in label_boxes for b in other_boxes)
+    frame = axes.get_window_extent(renderer)
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1
+               for b in label_boxes)
+    # No label covers a point: each point's centre is outside every label box.
+    points = pd.DataFrame(payload["points"])
+    centres = axes.transData.transform(
+        points[["arithmetic_intensity_flops_per_byte", "performance_gflops"]].to_numpy(float))
+    assert not any(b.contains(x, y) for b in label_boxes for x, y in centres)
+    assert len(labelled) >= 5  # most of them find room
+    assert path.stat().st_size > 10_000
+
+
+def crowded_axes(n_regions: int, seed: int = 1):
+    """A log-log axes with ``n_regions`` points crowded into one decade (one per region)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    rng = np.random.default_rng(seed)
+    points = pd.DataFrame({
+        "region": [f"kernel_{i:02d}" for i in range(n_regions)],
+        "arithmetic_intensity_flops_per_byte": 10 ** rng.uniform(0, 1, n_regions),
+        "performance_gflops": 10 ** rng.uniform(0, 1, n_regions),
+        "runtime_seconds": rng.uniform(0, 1, n_regions),
+    })
+    figure = Figure(figsize=(6, 4))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    axes.scatter(points["arithmetic_intensity_flops_per_byte"], points["performance_gflops"], s=36)
+    axes.plot([0.5, 20], [0.5, 20], color="black")  # a roof-like line through the cluster
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    return figure, axes, points
+
+
+def test_crowded_regions_get_labels_or_a_note_never_overlaps():
+    figure, axes, points = crowded_axes(60)
+    placement = place_region_labels(axes, points)
+    regions = list(points["region"])
+    assert sorted([*placement.labels, *placement.unlabelled]) == sorted(regions)
+    assert len(placement.labels) <= MAX_LABELS
+    assert placement.unlabelled, "60 regions in one decade of a small plot cannot all fit"
+    renderer = figure.canvas.get_renderer()
+    extents = boxes(placement.labels.values(), renderer)
+    assert overlapping(extents) == []
+    note = placement.note.get_text()
+    assert note.startswith("Not labelled (no room):")
+    named = [r for r in placement.unlabelled if r in note]
+    assert named == placement.unlabelled  # 30 names at most are spelled out; fewer here
+    # Longest-running regions are labelled first.
+    first = points.sort_values("runtime_seconds", ascending=False)["region"].iloc[0]
+    assert first in placement.labels
+
+
+def test_long_region_names_are_shortened_and_all_fit():
+    assert label_text("x" * 40) == "x" * 31 + "\N{HORIZONTAL ELLIPSIS}"
+    assert label_text("<init>") == "<init>"
+    figure, axes, points = crowded_axes(3, seed=4)
+    placement = place_region_labels(axes, points)
+    assert sorted(placement.labels) == sorted(points["region"]) and placement.note is None
