@@ -87,8 +87,9 @@ class LikwidRun:
         ``"EVENT:COUNTER"`` pair.
     stats : pandas.DataFrame
         LIKWID's own STAT rows (``Sum``/``Min``/``Max``/``Avg``), kept only
-        to cross-check sums; columns ``source, rank, region, group_index,
-        group, kind, name, Sum, Min, Max, Avg``.
+        to cross-check sums (:mod:`roofline_widget.io.stat_check`); columns
+        ``source, line`` (the region block's, as in :attr:`table`), ``rank,
+        region, group_index, group, kind, name, Sum, Min, Max, Avg``.
     cpu_name, cpu_type, cpu_clock : str or None
         What the CPU header said, where printed.
     likwid_version : str or None

@@ -321,7 +321,9 @@ def test_all_dash_metric_stays_nan_and_is_reported():
     a = block("dash", {DP: [np.nan, np.nan], MEM_BW: [3.0, np.nan]})
     sums = RegionSums.from_runs(make_run(a))
     assert np.isnan(sums.frame[DP].iloc[0]) and sums.frame[MEM_BW].iloc[0] == 3.0
-    assert sums.select().left_out["reason"].iloc[0] == f"{DP!r} not measured in this region"
+    # both true: DP absent from the region, and one thread without bandwidth (#9 item 2)
+    assert sums.select().left_out["reason"].iloc[0] == (
+        f"{DP!r} not measured in this region; thread HWThread 1 not measured ({MEM_BW})")
 
 
 def test_runtime_is_max_over_threads_and_first_group():
@@ -352,7 +354,9 @@ def test_bad_regions_are_listed_with_reasons_and_the_rest_is_plotted():
     reasons = left_out_regions(run).set_index("region")["reason"]
     assert reasons["zero"] == f"{DP!r} is zero on every thread"
     assert reasons["nan"] == f"{DP!r} not measured in this region"
-    assert reasons["inf"] == f"{DP!r} is infinite; {MEM_BW!r} is infinite"
+    # an infinite value is not measured (#9 item 2), on every thread here
+    assert reasons["inf"] == (f"{DP!r} not measured in this region; "
+                              f"{MEM_BW!r} not measured in this region")
     assert reasons["negative"] == f"{DP!r} is negative"
     assert reasons["other"].startswith(f"{DP!r} not measured")
 
@@ -459,7 +463,8 @@ def test_point_dicts_have_exact_keys_and_plain_types():
 
 def test_points_frame_column_order():
     frame = points_dataframe(sample_path(MEM_DP_4T))
-    assert list(frame.columns) == list(POINT_KEYS) + ["device", "n_threads", "call_count", "groups"]
+    assert list(frame.columns) == list(POINT_KEYS) + ["device", "n_threads", "call_count", "groups",
+                                                      "unmeasured_threads"]
     assert list(frame["n_threads"]) == [4, 4] and list(frame["call_count"]) == [2.0, 1.0]
 
 
@@ -690,7 +695,7 @@ def test_combine_ranks_sums_every_rank_by_hand():
     assert list(per_rank.points["rank"]) == [0, 2] and list(per_rank.left_out["rank"]) == [1, 3]
     selection = sums.select(combine_ranks=True)
     points = selection.points.set_index("region")
-    assert list(points.index) == ["solve", "setup"] and set(points["rank"]) == {-1}
+    assert list(points.index) == ["solve"] and set(points["rank"]) == {-1}
     solve = points.loc["solve"]
     # FLOPs: 100 + 200 + ... + 800 = 3600 MFLOP/s = 3.6 GFLOP/s (every rank)
     assert solve["performance_gflops"] == pytest.approx(3.6, rel=1e-15)
@@ -700,17 +705,23 @@ def test_combine_ranks_sums_every_rank_by_hand():
     # runtime the max over ranks (1.7 s), 8 threads, call count the max (2)
     assert solve["runtime_seconds"] == 1.7 and solve["n_threads"] == 8
     assert solve["call_count"] == 2.0
-    # setup: '-' on ranks 1 and 3 is NaN and skipped: 8 x 10 = 80 MFLOP/s over 40 + 40 MB/s
-    assert points.loc["setup", "performance_gflops"] == pytest.approx(0.08)
-    assert points.loc["setup", "bandwidth_gbs"] == pytest.approx(0.08)
-    # left out, with rank -1: idle (0 FLOP/s on every rank), dash ('-' everywhere stays NaN)
+    # setup: '-' on every thread of ranks 1 and 3 is no silent skip (#9 item 2): left out...
     left = selection.left_out.set_index("region")
-    assert list(left.index) == ["idle", "dash"] and set(left["rank"]) == {-1}
+    assert left.loc["setup", "reason"] == (
+        f"rank 1 (2 threads), rank 3 (2 threads) not measured ({MEM_BW})")
+    # ... or kept on request: 8 x 10 = 80 MFLOP/s over 40 + 40 MB/s, 4 threads not measured
+    kept = sums.select(combine_ranks=True, unmeasured="keep").points.set_index("region")
+    assert kept.loc["setup", "performance_gflops"] == pytest.approx(0.08)
+    assert kept.loc["setup", "bandwidth_gbs"] == pytest.approx(0.08)
+    assert kept.loc["setup", "unmeasured_threads"] == 4
+    assert kept.loc["solve", "unmeasured_threads"] == 0
+    # left out, with rank -1: idle (0 FLOP/s on every rank), dash ('-' everywhere stays NaN)
+    assert list(left.index) == ["setup", "idle", "dash"] and set(left["rank"]) == {-1}
     assert left.loc["idle", "reason"] == f"{DP!r} is zero on every thread"
     assert left.loc["dash", "reason"] == f"{MEM_BW!r} not measured in this region"
     frame = selection.frame.set_index("region")
     assert np.isnan(frame.loc["dash", MEM_BW]) and frame.loc["dash", DP] == 8.0
-    assert [p["rank"] for p in selection.to_dicts()] == [-1, -1]
+    assert [p["rank"] for p in selection.to_dicts()] == [-1]
 
 
 def test_combine_ranks_filters_ranks_first():

@@ -26,6 +26,8 @@ from roofline_widget.points import (  # noqa: E402
     RunSums,
     ScopeSums,
     collect_roofline_points,
+    left_out_regions,
+    points_dataframe,
 )
 from roofline_widget.points.source import SOURCE_KEYS  # noqa: E402
 
@@ -89,9 +91,19 @@ def test_points_and_left_out_agree_with_the_table_path():
         table = collect_roofline_points(from_scope_profiler(results, cache=False),
                                         flops_metric=DP, bandwidth_metric=BW)
     assert direct == table
-    # placed: rank 0 'a' (3 MFLOP/s / 10 MB/s) and rank 1 'c' (3 / 6)
-    assert [(p["rank"], p["region"]) for p in direct] == [(0, "a"), (1, "c")]
-    assert direct[1]["arithmetic_intensity_flops_per_byte"] == pytest.approx(0.5)
+    # placed: rank 1 'c' (3 / 6); rank 0 'a' has a thread without bandwidth (#9 item 2)
+    assert [(p["rank"], p["region"]) for p in direct] == [(1, "c")]
+    assert direct[0]["arithmetic_intensity_flops_per_byte"] == pytest.approx(0.5)
+    reasons = {(r.rank, r.region): r.reason for r in left_out_regions(
+        results, flops_metric=DP, bandwidth_metric=BW).itertuples()}
+    assert reasons[(0, "a")] == f"thread HWThread 1 not measured ({BW})"
+    # kept on request: rank 0 'a' (3 MFLOP/s / 10 MB/s, one thread not measured)
+    with pytest.warns(UserWarning):
+        kept = points_dataframe(results, flops_metric=DP, bandwidth_metric=BW,
+                                unmeasured="keep")
+    assert kept[["rank", "region", "unmeasured_threads"]].values.tolist() == [
+        [0, "a", 1], [1, "c", 0]]
+    assert kept["arithmetic_intensity_flops_per_byte"].tolist() == pytest.approx([0.3, 0.5])
 
 
 def test_metric_sums_are_computed_once_per_metric():
@@ -156,8 +168,9 @@ def test_misshaped_call_counts_are_named_when_used():
     results = _mixed()
     results.get_likwid_regions(1)["c"].call_counts = np.array([1, 2, 3])
     # collect_roofline_points does not read call counts, the frame does
-    with pytest.warns(UserWarning, match="2 region/rank row"):  # rank 0 'b', rank 1 'a'
-        assert len(collect_roofline_points(results, flops_metric=DP, bandwidth_metric=BW)) == 2
+    # left out: rank 0 'b', rank 1 'a' (no DP), rank 0 'a' (a thread without bandwidth)
+    with pytest.warns(UserWarning, match="3 region/rank row"):
+        assert len(collect_roofline_points(results, flops_metric=DP, bandwidth_metric=BW)) == 1
     with pytest.raises(LikwidFormatError, match="region 'c'"):
         _ = RegionSums.from_runs(results).frame  # built on first access
 

@@ -22,13 +22,15 @@ from pathlib import Path
 from ..errors import LikwidFormatError
 from ..model import LikwidRun
 from .core import ParsedLikwid, merge_runs, run_from, warn_passed_over
+from .stat_check import StatSumMismatchWarning, check_stat_sums
 from .csv import parse_csv
 from .parallel import check_executor, read_each
 from .opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
 from .text import parse_text
 from .topology import parse_topology
 
-__all__ = ["read_likwid", "read_likwid_text", "as_runs", "FORMATS", "detect_format"]
+__all__ = ["read_likwid", "read_likwid_text", "as_runs", "FORMATS", "detect_format",
+           "StatSumMismatchWarning"]
 
 _TOPOLOGY_MARKERS = ("Hardware Thread Topology", "Cache Topology", "NUMA Topology")
 
@@ -138,6 +140,7 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
         raise ValueError(f"format {format!r} is read from a file, not from a string")
     run = _text_run(text, source, label, format)
     warn_passed_over(source, run.warnings, stacklevel=2)
+    check_stat_sums(run, stacklevel=2)  # LIKWID's STAT Sum against the threads read
     return run
 
 
@@ -248,6 +251,7 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     runs = read_each(items, functools.partial(_read_one, format=format), executor)
     for run in runs:
         warn_passed_over(run.sources[0], run.warnings, stacklevel=2)
+        check_stat_sums(run, stacklevel=2)  # LIKWID's STAT Sum against the threads read
     return merge_runs(runs, label=label)
 
 

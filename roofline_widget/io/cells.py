@@ -20,6 +20,8 @@ __all__ = ["ThreadColumn", "parse_thread_header", "thread_columns", "version_fro
            "parse_cells", "NAN_TOKENS"]
 
 #: Cell texts that mean "not measured" (LIKWID prints ``-``) or not a number.
+#: Every non-finite value (these, and numbers such as ``1e400`` that overflow)
+#: becomes NaN in :func:`parse_cells`, so text and CSV agree on "not measured".
 NAN_TOKENS = frozenset({"-", "nan", "-nan", "NaN", "inf", "-inf", "", "N/A"})
 
 _HWTHREAD = re.compile(r"^(?:HWThread|Core|core|CPU|Thread)\s+(\d+)$")
@@ -140,7 +142,11 @@ def _cell_to_float(cell: str) -> float:
 
 
 def parse_cells(cells, source, line: int, what: str) -> np.ndarray:
-    """Convert a row of cell texts to float64, ``-`` and ``nan`` to NaN.
+    """Convert a row of cell texts to float64; ``-``, ``nan``, ``inf``, ``1e400`` to NaN.
+
+    Every non-finite value becomes NaN: a thread whose cell is not a finite
+    number was not measured (the sums engines count such threads, see
+    :mod:`roofline_widget.points`).
 
     Parameters
     ----------
@@ -157,14 +163,15 @@ def parse_cells(cells, source, line: int, what: str) -> np.ndarray:
         If a cell is neither a number nor one of :data:`NAN_TOKENS`.
     """
     try:
-        return np.array(cells, dtype=np.float64)
+        values = np.array(cells, dtype=np.float64)
     except ValueError:
-        pass
-    try:
-        return np.array([_cell_to_float(c) for c in cells], dtype=np.float64)
-    except ValueError:
-        bad = next(c for c in cells if not _is_number(c))
-        raise LikwidFormatError(source, line, f"numbers or '-' as {what}", bad) from None
+        try:
+            values = np.array([_cell_to_float(c) for c in cells], dtype=np.float64)
+        except ValueError:
+            bad = next(c for c in cells if not _is_number(c))
+            raise LikwidFormatError(source, line, f"numbers or '-' as {what}", bad) from None
+    values[np.isinf(values)] = np.nan  # inf and overflowing numbers (1e400): not measured
+    return values
 
 
 def _is_number(cell: str) -> bool:

@@ -29,7 +29,7 @@ __all__ = ["RegionBlock", "ThreadColumn", "ParsedLikwid", "parse_thread_header",
 #: The LIKWID STAT columns kept in :attr:`LikwidRun.stats`, in this order.
 STAT_COLUMNS = ("Sum", "Min", "Max", "Avg")
 #: The columns of :attr:`LikwidRun.stats`.
-STATS_FRAME_COLUMNS = ["source", "rank", "region", "group_index", "group",
+STATS_FRAME_COLUMNS = ["source", "line", "rank", "region", "group_index", "group",
                        "kind", "name", *STAT_COLUMNS]
 
 
@@ -328,6 +328,7 @@ def _stats_frame(blocks, source, rank) -> pd.DataFrame:
     kinds, names, *numbers = zip(*rows)
     columns = {
         "source": [source] * len(rows),
+        "line": per_block([b.line for b in blocks], np.int64),  # the block's, as in the table
         "rank": np.full(len(rows), rank, dtype=np.int64),
         "region": per_block([b.region for b in blocks]),
         "group_index": per_block([b.group_index for b in blocks], np.int64),

@@ -28,9 +28,9 @@ import numpy as np
 __all__ = ["cache_key", "entry_path", "default_cache_dir", "load", "store", "FORMAT"]
 
 #: Bumped whenever what an entry holds changes.
-FORMAT = 1
-_STRING_COLUMNS = ("region", "groups", "metric_names")
-_NUMBER_COLUMNS = ("sums", "rank", "n_threads", "runtime_s", "call_count")
+FORMAT = 2
+_STRING_COLUMNS = ("region", "groups", "metric_names", "unmeasured_names")
+_NUMBER_COLUMNS = ("sums", "unmeasured", "rank", "n_threads", "runtime_s", "call_count")
 
 
 def default_cache_dir() -> Path:

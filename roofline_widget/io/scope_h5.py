@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +69,12 @@ class RankSums:
         Per region the index of its list in ``name_lists``.
     sums : list of numpy.ndarray
         Per region its metrics' sums over threads (one value per name of its list).
+    unmeasured : list of numpy.ndarray
+        Per region, per name of its list, how many threads have a non-finite
+        value while another thread has a finite one (not measured there).
+    unmeasured_names : list of dict
+        Per region {name position: thread names ``"HWThread <cpu>"``} for
+        the counts above that are not 0.
     """
 
     rank: int
@@ -80,6 +86,8 @@ class RankSums:
     name_lists: list
     list_of_region: np.ndarray
     sums: list
+    unmeasured: list = field(default_factory=list)
+    unmeasured_names: list = field(default_factory=list)
 
 
 def is_hdf5(path) -> bool:
@@ -150,12 +158,14 @@ def _read_vector(region_id, name: bytes, where: str) -> np.ndarray:
 def _thread_reduce(values: np.ndarray, ufunc) -> np.ndarray:
     """``ufunc`` over the last (thread) axis, NaN ignored; all-NaN or no thread: NaN.
 
+    For the sum an infinite value is not measured either (ignored like NaN).
+
     The same reduction :class:`~roofline_widget.points.ScopeSums` applies,
     along a contiguous axis, so the sums are bit for bit the same.
     """
     if values.shape[-1] == 0:
         return np.full(values.shape[:-1], np.nan)
-    nan = np.isnan(values)
+    nan = ~np.isfinite(values) if ufunc is np.add else np.isnan(values)
     if not nan.any():
         return ufunc.reduce(values, axis=-1)
     if ufunc is np.add:
@@ -170,6 +180,7 @@ class _RegionReader:
     def __init__(self, path: str, rank: int):
         self.path, self.rank = path, rank
         self.tags, self.groups, self.lists, self.sums = [], [], [], []
+        self.unmeasured, self.unmeasured_names = [], []
         self.n_threads, self.runtime, self.calls = [], [], []
         self._list_index: dict[tuple, int] = {}
 
@@ -228,15 +239,32 @@ class _RegionReader:
         self.groups.append(group)
         self.lists.append(self._list_index.setdefault(names, len(self._list_index)))
         self.sums.append(_thread_reduce(values, np.add))
+        self._count_unmeasured(region, values, where)
         self.n_threads.append(n_cpus)
         self.runtime.append(_thread_reduce(times, np.fmax))
         self.calls.append(_thread_reduce(calls, np.fmax))
+
+    def _count_unmeasured(self, region, values: np.ndarray, where: str) -> None:
+        """Per metric the threads with a non-finite value where another one is finite.
+
+        The ``cpus`` dataset is opened only for a region that has such threads.
+        """
+        bad = ~np.isfinite(values)
+        n_bad = bad.sum(axis=1)
+        partial = (n_bad > 0) & (n_bad < values.shape[1])
+        names = {}
+        if partial.any():
+            cpus = _read_vector(region, b"cpus", where)
+            names = {int(k): tuple(f"HWThread {int(c)}" for c in cpus[bad[k]])
+                     for k in np.flatnonzero(partial)}
+        self.unmeasured.append(np.where(partial, n_bad, 0))
+        self.unmeasured_names.append(names)
 
     def result(self) -> RankSums:
         return RankSums(self.rank, self.tags, np.asarray(self.n_threads, dtype=np.int64),
                         np.asarray(self.runtime, dtype=float), np.asarray(self.calls, dtype=float),
                         self.groups, list(self._list_index), np.asarray(self.lists, dtype=np.intp),
-                        self.sums)
+                        self.sums, self.unmeasured, self.unmeasured_names)
 
 
 def read_rank_sums(path, ranks: list[tuple[int, str]]) -> list[RankSums]:
@@ -334,6 +362,8 @@ def _tabulate(blocks: list[RankSums]) -> dict:
     column = {name: i for i, name in enumerate(metric_names)}
     total = sum(len(b.tags) for b in blocks)
     sums = np.full((len(metric_names), total), np.nan)
+    unmeasured = np.zeros((len(metric_names), total), dtype=np.int64)
+    named: dict[tuple[int, int], str] = {}
     start = 0
     for block in blocks:
         for index, names in enumerate(block.name_lists):
@@ -342,7 +372,16 @@ def _tabulate(blocks: list[RankSums]) -> dict:
                 rows = [column[n] for n in names]
                 values = np.stack([block.sums[i] for i in where], axis=1)
                 sums[np.ix_(rows, start + where)] = values
+                if block.unmeasured:
+                    counts = np.stack([block.unmeasured[i] for i in where], axis=1)
+                    unmeasured[np.ix_(rows, start + where)] = counts
+        for i, found in enumerate(block.unmeasured_names):
+            names = block.name_lists[block.list_of_region[i]]
+            named.update(((column[names[k]], start + i), "\n".join(threads))
+                         for k, threads in found.items())
         start += len(block.tags)
+    # the names of every non-zero count, in the order of np.nonzero(unmeasured)
+    unmeasured_names = [named[(int(m), int(r))] for m, r in zip(*np.nonzero(unmeasured))]
 
     def joined(attr):
         parts = [getattr(b, attr) for b in blocks]
@@ -350,6 +389,7 @@ def _tabulate(blocks: list[RankSums]) -> dict:
 
     return {
         "metric_names": metric_names, "sums": sums,
+        "unmeasured": unmeasured, "unmeasured_names": unmeasured_names,
         "rank": np.repeat(np.array([b.rank for b in blocks], dtype=np.int64),
                           [len(b.tags) for b in blocks]),
         "region": [t for b in blocks for t in b.tags],
@@ -383,6 +423,8 @@ class ScopeH5Sums:
         self.source, self.label, self.from_cache = source, label, from_cache
         self.metric_names = list(table["metric_names"])
         self._sums = table["sums"]
+        self._unmeasured = np.asarray(table["unmeasured"], dtype=np.int64)
+        self._unmeasured_names = list(table["unmeasured_names"])
         self._row = {name: i for i, name in enumerate(self.metric_names)}
         n = len(table["rank"])
         self.keys = {
@@ -403,9 +445,26 @@ class ScopeH5Sums:
         """Per-row sum over threads of ``metric`` (native unit); NaN where not measured."""
         return self._sums[self._row[metric]]
 
+    def unmeasured(self, metric: str) -> tuple[np.ndarray, dict]:
+        """Per row the threads whose ``metric`` is not finite (``"HWThread <cpu>"``).
+
+        ``(counts, {row: thread names})``, as
+        :class:`roofline_widget.points.unmeasured.Unmeasured`; counted while
+        reading; a region with no finite value adds nothing.
+        """
+        row = self._row[metric]
+        counts = self._unmeasured[row]
+        threads = {}
+        if counts.any():
+            metric_rows, region_rows = np.nonzero(self._unmeasured)
+            for k in np.flatnonzero(metric_rows == row).tolist():
+                threads[int(region_rows[k])] = tuple(self._unmeasured_names[k].split("\n"))
+        return counts.copy(), threads
+
     def table(self) -> dict:
         """The columns as plain arrays and lists (what the cache stores)."""
         return {"metric_names": self.metric_names, "sums": self._sums,
+                "unmeasured": self._unmeasured, "unmeasured_names": self._unmeasured_names,
                 "rank": self.keys["rank"], "region": list(self.keys["region"]),
                 "groups": list(self.keys["groups"]), "n_threads": self.keys["n_threads"],
                 "runtime_s": self.keys["runtime_s"], "call_count": self.keys["call_count"]}

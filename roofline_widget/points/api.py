@@ -17,11 +17,11 @@ __all__ = ["collect_roofline_points", "points_dataframe", "left_out_regions"]
 
 
 def _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude,
-            combine_ranks=False) -> PointSelection:
+            combine_ranks=False, unmeasured="leave_out") -> PointSelection:
     sums = RegionSums.from_runs(profiling_data)
     return sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
                        ranks=ranks, include=include, exclude=exclude,
-                       combine_ranks=combine_ranks)
+                       combine_ranks=combine_ranks, unmeasured=unmeasured)
 
 
 def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
@@ -56,7 +56,10 @@ def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
     -----
     RegionsLeftOutWarning
         Once, with a count and the reasons, if selected regions could not be
-        placed; :func:`left_out_regions` lists them.
+        placed; :func:`left_out_regions` lists them.  A region with a thread
+        that did not measure the FLOP or bandwidth metric (LIKWID printed
+        ``-``, ``nan``, ``inf``) is left out, the thread named in the reason
+        (``points_dataframe(..., unmeasured="keep")`` keeps it, marked).
     MetricChoiceWarning
         If the detected metric is ambiguous (DP and SP both measured).
 
@@ -79,7 +82,11 @@ def points_dataframe(profiling_data, **keywords) -> pd.DataFrame:
     Takes the same keywords, and ``combine_ranks=False``: True sums the
     selected ranks into one point per (run, region, device), rank -1 (see
     :meth:`RegionSums.select`).  Adds the columns ``device, n_threads,
-    call_count, groups``.  Warns like :func:`collect_roofline_points`.
+    call_count, groups, unmeasured_threads``.  ``unmeasured="leave_out"``
+    (default) leaves out a region with a thread that did not measure the
+    FLOP or bandwidth metric; ``"keep"`` places it with the sums over the
+    measured threads and counts those threads in ``unmeasured_threads``
+    (0 otherwise), see :meth:`RegionSums.select`.  Warns like :func:`collect_roofline_points`.
     """
     selection = _select(profiling_data, **_keywords(keywords))
     selection.warn()
@@ -101,7 +108,7 @@ def left_out_regions(profiling_data, **keywords) -> pd.DataFrame:
 
 
 _DEFAULTS = {"flops_metric": None, "bandwidth_metric": None, "ranks": None, "include": None,
-             "exclude": None, "combine_ranks": False}
+             "exclude": None, "combine_ranks": False, "unmeasured": "leave_out"}
 
 
 def _keywords(keywords: dict) -> dict:

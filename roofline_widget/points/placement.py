@@ -16,17 +16,18 @@ import pandas as pd
 
 from ..units import BYTE_RATE, FLOP_RATE, UOP_RATE
 from .rank_groups import RankGroups
+from .unmeasured import unmeasured_reason
 
 if TYPE_CHECKING:
     from .region_sums import RegionSums
 
-__all__ = ["giga_rates", "joined_reasons"]
+__all__ = ["giga_rates", "joined_reasons", "unmeasured_union"]
 
 
 def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: str,
-               rows: np.ndarray, groups: RankGroups | None = None
-               ) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Values in giga units, a reason code per selected row, and the reason texts.
+               rows: np.ndarray, groups: RankGroups | None = None, *, keep: bool = False
+               ) -> tuple[np.ndarray, np.ndarray, list[str], dict]:
+    """Values in giga units, a reason code per selected row, the reason texts, unmeasured threads.
 
     Parameters
     ----------
@@ -41,6 +42,10 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
         The selected rows of ``sums``.
     groups : RankGroups, optional
         With it, one value per group (the sum over its rows) instead.
+    keep : bool, default False
+        Place a row with threads that did not measure ``metric`` (summed
+        over the measured ones); by default it gets the reason
+        ``"thread <name> not measured (<metric>)"``.
 
     Returns
     -------
@@ -50,6 +55,9 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
         Reason code per row (or group); code 0 (text ``""``) means usable.
     texts : list of str
         The reason texts, indexed by the codes.
+    unmeasured : dict of int to dict of str to int
+        Per row (or group) position with threads that did not measure
+        ``metric``, their names and how many threads each stands for.
     """
     n = len(rows) if groups is None else groups.n
     problem = None
@@ -64,17 +72,21 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
             wanted = "a FLOP rate" if expected_kind == FLOP_RATE else "a byte rate"
             problem = f"unit of {metric!r} ({unit.text or 'none'}) is not {wanted}"
     if problem is not None:
-        return np.full(n, np.nan), np.ones(n, dtype=np.intp), ["", problem]
+        return np.full(n, np.nan), np.ones(n, dtype=np.intp), ["", problem], {}
     raw = sums.sums(metric)
     values = raw[rows] if groups is None else groups.sum(raw[rows])
     values = values * unit.to_giga
     gpu = sums.gpu_rows[rows if groups is None else groups.first_rows]
     gpu_metric = bool(np.isfinite(raw[sums.gpu_rows]).any())
+    missing = _unmeasured_names(sums, metric, rows, groups)
+    partial = np.zeros(n, dtype=bool)
+    partial[list(missing)] = True
     with np.errstate(invalid="ignore"):
         conditions = [
             np.isnan(values) & gpu & (not gpu_metric),
             np.isnan(values),
             np.isinf(values),
+            (values == 0) & partial,
             values == 0,
             values < 0,
         ]
@@ -83,11 +95,58 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
         f"GPU region: {metric!r} is measured on CPUs only",
         f"{metric!r} not measured in this region",
         f"{metric!r} is infinite",
+        f"{metric!r} is zero on every measured thread",
         f"{metric!r} is zero on every thread",
         f"{metric!r} is negative",
     ]
     codes = np.select(conditions, np.arange(1, len(texts)), default=0)
-    return values, codes, texts
+    if not keep and missing:
+        # not measured on some thread: that is the reason, whatever the other threads say
+        index: dict[str, int] = {}
+        for position, names in missing.items():
+            if codes[position] in (0, 4, 5, 6):
+                text = unmeasured_reason(names, metric)
+                codes[position] = index.setdefault(text, len(texts) + len(index))
+        texts += list(index)
+    return values, codes, texts, missing
+
+
+def _unmeasured_names(sums: RegionSums, metric: str, rows: np.ndarray,
+                      groups: RankGroups | None) -> dict:
+    """{row (or group) position: {name: threads it stands for}} of the threads that did
+    not measure ``metric``.
+
+    With ``groups`` (ranks summed) a rank whose every thread lacks the metric,
+    while another rank of the group has it, is such a gap too:
+    ``"rank 3 (8 threads)"``.
+    """
+    unmeasured = sums.unmeasured(metric)
+    counts = unmeasured.counts[rows]
+    missing: dict[int, dict] = {}
+    for j in np.flatnonzero(counts > 0).tolist():
+        position = j if groups is None else int(groups.codes[j])
+        missing.setdefault(position, {}).update(
+            dict.fromkeys(unmeasured.threads[int(rows[j])], 1))
+    if groups is not None:
+        lacking = np.isnan(sums.sums(metric)[rows])
+        measured_groups = np.bincount(groups.codes[~lacking], minlength=groups.n) > 0
+        gaps = np.flatnonzero(lacking & measured_groups[groups.codes])
+        if len(gaps):
+            ranks = sums.key_numbers("rank")[rows[gaps]]
+            n_threads = sums.key_numbers("n_threads")[rows[gaps]]
+            for j, rank, n in zip(gaps.tolist(), ranks.tolist(), n_threads.tolist()):
+                label = f"rank {rank} ({n} thread{'s' if n != 1 else ''})"
+                missing.setdefault(int(groups.codes[j]), {})[label] = n
+    return missing
+
+
+def unmeasured_union(first: dict, second: dict, positions: np.ndarray) -> np.ndarray:
+    """Per position, how many threads did not measure the first or the second metric."""
+    out = np.zeros(len(positions), dtype=np.int64)
+    if first or second:
+        for k, position in enumerate(positions.tolist()):
+            out[k] = sum({**first.get(position, {}), **second.get(position, {})}.values())
+    return out
 
 
 def joined_reasons(first: list[str], second: list[str], first_codes: np.ndarray,
@@ -97,7 +156,10 @@ def joined_reasons(first: list[str], second: list[str], first_codes: np.ndarray,
     ``first[first_codes[i]]`` and ``second[second_codes[i]]`` joined with
     ``"; "`` (either alone when the other is ``""``).
     """
-    table = [f"{a}; {b}" if a and b else a + b for a in first for b in second]
-    categories, inverse = np.unique(np.array(table, dtype=str), return_inverse=True)
-    codes = np.asarray(inverse).ravel()[first_codes * len(second) + second_codes]
+    pairs, inverse = np.unique(first_codes.astype(np.int64) * len(second) + second_codes,
+                               return_inverse=True)
+    table = [f"{first[a]}; {second[b]}" if first[a] and second[b] else first[a] + second[b]
+             for a, b in zip((pairs // len(second)).tolist(), (pairs % len(second)).tolist())]
+    categories, text_inverse = np.unique(np.array(table, dtype=str), return_inverse=True)
+    codes = np.asarray(text_inverse).ravel()[np.asarray(inverse).ravel()]
     return pd.Categorical.from_codes(codes, categories=categories)

@@ -25,12 +25,14 @@ from ..units import BYTE_RATE, FLOP_RATE, UOP_RATE, Unit, parse_unit
 from .arguments import (check_combine_ranks, check_metric_argument, compile_patterns, names_selected,
                         normalize_ranks)
 from .detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
-from .placement import giga_rates, joined_reasons
+from .placement import giga_rates, joined_reasons, unmeasured_union
 from .rank_groups import RankGroups
 from .run_sums import RunSums
 from .scope_sums import ScopeSums
 from .selection import PointSelection, SelectionNote
 from .source import FRAME_KEYS, RegionSource
+from .unmeasured import (Unmeasured, check_unmeasured, joined_unmeasured, no_unmeasured,
+                         union_unmeasured)
 
 __all__ = ["RegionSums"]
 
@@ -139,6 +141,7 @@ class RegionSums:
         self.gpu_rows = np.asarray(devices == GPU)[device_codes] if len(devices) else \
             np.zeros(len(file_codes), dtype=bool)
         self._metric_values: dict[str, np.ndarray] = {}
+        self._unmeasured: dict[str, Unmeasured] = {}
         self._region_masks: dict[tuple, np.ndarray] = {}
         self._group_of_row: tuple | None = None
 
@@ -236,6 +239,26 @@ class RegionSums:
             self._metric_values[metric] = values
         return values
 
+    def unmeasured(self, metric: str) -> Unmeasured:
+        """Per row the threads whose ``metric`` is not finite (kept per metric).
+
+        A source without an ``unmeasured`` method, or without the metric,
+        counts as fully measured; a channel total's threads are those of
+        any of its parts.
+        """
+        found = self._unmeasured.get(metric)
+        if found is None:
+            if metric in self._channel_totals:
+                found = union_unmeasured([self.unmeasured(part)
+                                          for part in self._channel_totals[metric]])
+            else:
+                found = joined_unmeasured([
+                    Unmeasured(*part.unmeasured(metric)) if metric in part.metric_names
+                    and hasattr(part, "unmeasured") else no_unmeasured(len(part))
+                    for part in self._parts])
+            self._unmeasured[metric] = found
+        return found
+
     def rank_groups(self, rows: np.ndarray) -> RankGroups:
         """The selected ``rows`` grouped by (run, region, device) (the numbering is kept)."""
         if self._group_of_row is None:
@@ -269,8 +292,8 @@ class RegionSums:
         return mask
 
     def select(self, flops_metric: str | None = None, bandwidth_metric: str | None = None,
-               ranks=None, include=None, exclude=None, combine_ranks: bool = False
-               ) -> PointSelection:
+               ranks=None, include=None, exclude=None, combine_ranks: bool = False,
+               unmeasured: str = "leave_out") -> PointSelection:
         """Pick metrics, ranks and regions; return the points and the left-out rows.
 
         Parameters
@@ -293,6 +316,13 @@ class RegionSums:
             ``-1`` (:data:`ALL_RANKS`, "all ranks combined").  With likwid-mpirun
             this puts each socket's memory bandwidth (measured on one rank
             per socket, 0 on the others) together with every rank's FLOPs.
+        unmeasured : {"leave_out", "keep"}, default "leave_out"
+            A row with a thread whose FLOP or bandwidth value is not finite
+            (LIKWID printed ``-``, ``nan``, ``inf``) is left out with the
+            reason ``"thread HWThread 14 not measured (<metric>)"``; with
+            ``"keep"`` it is placed with the sums over the measured threads
+            and its ``unmeasured_threads`` column (0 otherwise) counts the
+            threads not measured.
 
         Returns
         -------
@@ -304,6 +334,7 @@ class RegionSums:
             For invalid ranks or patterns, or a ``combine_ranks`` that is no bool.
         """
         check_combine_ranks(combine_ranks)
+        keep = check_unmeasured(unmeasured) == "keep"
         check_metric_argument(flops_metric, "flops_metric")
         check_metric_argument(bandwidth_metric, "bandwidth_metric")
         rank_list = normalize_ranks(ranks)
@@ -328,13 +359,15 @@ class RegionSums:
                                        "(include=None selects every region)"))
         rows = np.flatnonzero(mask)
         groups = self.rank_groups(rows) if combine_ranks else None
-        performance, flops_codes, flops_texts = giga_rates(self, flops_metric, "FLOP-rate",
-                                                           FLOP_RATE, rows, groups)
-        bandwidth, bw_codes, bw_texts = giga_rates(self, bandwidth_metric, "bandwidth", BYTE_RATE,
-                                                   rows, groups)
+        performance, flops_codes, flops_texts, flops_missing = giga_rates(
+            self, flops_metric, "FLOP-rate", FLOP_RATE, rows, groups, keep=keep)
+        bandwidth, bw_codes, bw_texts, bw_missing = giga_rates(
+            self, bandwidth_metric, "bandwidth", BYTE_RATE, rows, groups, keep=keep)
         placed = (flops_codes == 0) & (bw_codes == 0)
         reasons = joined_reasons(flops_texts, bw_texts, flops_codes[~placed], bw_codes[~placed])
         shown = rows if groups is None else groups.first_rows
+        missing = unmeasured_union(flops_missing, bw_missing, np.flatnonzero(placed))
         return PointSelection(self, shown[placed], performance[placed], bandwidth[placed],
                               shown[~placed], reasons, flops_metric, bandwidth_metric, notes,
-                              combined=None if groups is None else (groups, placed))
+                              combined=None if groups is None else (groups, placed),
+                              unmeasured_threads=missing)

@@ -19,8 +19,9 @@ import pandas as pd
 
 from ..model import LikwidRun
 from .source import SOURCE_KEYS
+from .unmeasured import Unmeasured
 
-__all__ = ["RunSums", "cached_run_frame"]
+__all__ = ["RunSums", "cached_run_frame", "unmeasured_threads"]
 
 # id(run) -> (weakref to the run, its table, the table's shape, the frame)
 _RUN_CACHE: dict[int, tuple] = {}
@@ -41,6 +42,9 @@ def _aggregate_run(run: LikwidRun) -> pd.DataFrame:
     """Per (rank, region, device) sums over threads; see the module docstring."""
     table = run.table
     metrics = run.metric_names
+    if metrics and np.isinf(table[metrics].to_numpy(dtype=float)).any():
+        # a non-finite thread is not measured: summed like NaN (and counted, see unmeasured_threads)
+        table = table.assign(**{m: table[m].where(np.isfinite(table[m])) for m in metrics})
     stage1_keys = ["rank", "region", "device", "group"]
     grouped = table.groupby(stage1_keys, observed=True, sort=False)
     stage1 = grouped[metrics].sum(min_count=1) if metrics else grouped.size().to_frame().iloc[:, :0]
@@ -85,6 +89,62 @@ def cached_run_frame(run: LikwidRun) -> pd.DataFrame:
     return frame
 
 
+def _group_codes(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per table row its (rank, region, device, group) number and per such group its
+    (rank, region, device) number: the row of the sums frame (both in first-appearance order)."""
+    stage1 = table.groupby(["rank", "region", "device", "group"], observed=True,
+                           sort=False).ngroup().to_numpy()
+    stage2 = table.groupby(["rank", "region", "device"], observed=True,
+                           sort=False).ngroup().to_numpy()
+    row_of_group = np.zeros(int(stage1.max()) + 1 if len(stage1) else 0, dtype=np.intp)
+    row_of_group[stage1] = stage2
+    return stage1, row_of_group
+
+
+def unmeasured_threads(run: LikwidRun, metric: str, n_rows: int,
+                       codes: tuple[np.ndarray, np.ndarray] | None = None) -> Unmeasured:
+    """The threads of each sums row whose ``metric`` is not finite.
+
+    Per (rank, region, device) row the group that gives the sum (the first
+    one, in file order, with a finite value on some thread) is looked at:
+    its threads whose value is NaN or infinite are counted and named (the
+    ``thread`` column: the header as printed).  A group without any finite
+    value does not give the sum, so it adds nothing.
+
+    Parameters
+    ----------
+    run : LikwidRun
+    metric : str
+        A metric of ``run``.
+    n_rows : int
+        The number of rows of the sums frame.
+    codes : tuple, optional
+        :func:`_group_codes` of the run's table, if already computed.
+    """
+    table = run.table
+    stage1, row_of_group = codes if codes is not None else _group_codes(table)
+    finite = np.isfinite(table[metric].to_numpy(dtype=float))
+    counts = np.zeros(n_rows, dtype=np.int64)
+    if finite.all() or not len(stage1):
+        return Unmeasured(counts, {})
+    n_groups = len(row_of_group)
+    has_value = np.bincount(stage1[finite], minlength=n_groups) > 0
+    bad_count = np.bincount(stage1[~finite], minlength=n_groups)
+    candidates = np.flatnonzero(has_value)  # ascending: first appearance, i.e. file order
+    rows, first = np.unique(row_of_group[candidates], return_index=True)
+    chosen = candidates[first]
+    counts[rows] = bad_count[chosen]
+    bad_groups = chosen[bad_count[chosen] > 0]
+    threads: dict[int, tuple] = {}
+    if len(bad_groups):
+        where = np.flatnonzero(~finite & np.isin(stage1, bad_groups))
+        labels = table["thread"].to_numpy(dtype=object)[where]
+        for group, label in zip(stage1[where].tolist(), labels.tolist()):
+            row = int(row_of_group[group])
+            threads[row] = threads.get(row, ()) + (str(label),)
+    return Unmeasured(counts, threads)
+
+
 class RunSums:
     """The per-region sums of one :class:`LikwidRun` (its cached groupby frame).
 
@@ -111,6 +171,7 @@ class RunSums:
         self._frame = frame = cached_run_frame(run)
         self.metric_names = list(frame.columns[len(SOURCE_KEYS):])
         self.keys = {name: frame[name].to_numpy() for name in SOURCE_KEYS}
+        self._codes: tuple | None = None
         for name in ("region", "device", "groups"):
             self.keys[name] = pd.Categorical(self.keys[name])
 
@@ -121,3 +182,9 @@ class RunSums:
     def sums(self, metric: str) -> np.ndarray:
         """Per row the sum over threads of ``metric`` (native unit); NaN where not measured."""
         return self._frame[metric].to_numpy(dtype=float)
+
+    def unmeasured(self, metric: str) -> Unmeasured:
+        """Per row the threads whose ``metric`` is not finite (see :func:`unmeasured_threads`)."""
+        if self._codes is None:
+            self._codes = _group_codes(self.run.table)
+        return unmeasured_threads(self.run, metric, len(self._frame), self._codes)

@@ -20,6 +20,7 @@ from ..io.scope import from_scope_profiler
 from ..io.scope_regions import (change_starts, collect_regions, constant_categorical, non_numeric_region,
                                repeated_categorical)
 from ..model import CPU, LikwidRun
+from .unmeasured import Unmeasured
 
 __all__ = ["ScopeSums"]
 
@@ -121,11 +122,12 @@ def _check_shapes(shapes: list, n_rows: int, counts: np.ndarray, uniform, source
 def _reduce_threads(values, counts, uniform, ufunc) -> np.ndarray:
     """Per region ``ufunc`` over its threads, NaN ignored; all-NaN or no thread: NaN.
 
+    For the sum, infinite values are not measured either (ignored like NaN).
     ``ufunc`` is ``np.add`` (sum) or ``np.fmax`` (max); ``uniform`` is the
     common thread count when every region has the same (then ``values`` has
     shape (regions, uniform)), else None (then ``values`` is flat).
     """
-    nan = np.isnan(values)
+    nan = ~np.isfinite(values) if ufunc is np.add else np.isnan(values)
     has_nan = bool(nan.any())
     if has_nan and ufunc is np.add:
         values = np.where(nan, 0.0, values)
@@ -216,6 +218,7 @@ class ScopeSums:
         self._batches = self._name_batches()
         self.metric_names = list(dict.fromkeys(n for names in self._batches for n in names))
         self._sums: dict[str, np.ndarray] = {}
+        self._unmeasured: dict[str, Unmeasured] = {}
         self._arrays: dict[tuple, tuple] = {}
         self._run: LikwidRun | None = None
         self.keys = _LazyColumns(self._key_column, {
@@ -270,17 +273,57 @@ class ScopeSums:
             values = self._sums[metric] = self._compute(metric)
         return values
 
+    def unmeasured(self, metric: str) -> Unmeasured:
+        """Per row the threads whose ``metric`` is not finite (``"HWThread <cpu>"``).
+
+        Counted in the same pass as :meth:`sums` (and kept with it).  A region
+        none of whose threads has a finite value adds nothing (its sum is NaN:
+        the metric was not measured there at all).
+        """
+        self.sums(metric)
+        return self._unmeasured[metric]
+
     def _compute(self, metric: str) -> np.ndarray:
         out = np.full(len(self._regions), np.nan)
+        counts = np.zeros(len(self._regions), dtype=np.int64)
+        threads: dict[int, tuple] = {}
         for names, where in self._batches.items():
             if metric in names:
                 arrays, dtype = self._metric_arrays(names, where)
                 row = names.index(metric)
                 rows = list(map(operator.itemgetter(row), arrays))  # same dtype as the arrays
-                counts = self._counts[where]
-                values = self._numbers(rows, counts, dtype, f"metric {metric!r}", where)
-                out[where] = _reduce_threads(values, counts, self._uniform, np.add)
+                region_counts = self._counts[where]
+                values = self._numbers(rows, region_counts, dtype, f"metric {metric!r}", where)
+                out[where] = _reduce_threads(values, region_counts, self._uniform, np.add)
+                self._count_unmeasured(values, region_counts, np.arange(len(out))[where],
+                                       counts, threads)
+        self._unmeasured[metric] = Unmeasured(counts, threads)
         return out
+
+    def _count_unmeasured(self, values: np.ndarray, region_counts: np.ndarray,
+                          regions: np.ndarray, counts: np.ndarray, threads: dict) -> None:
+        """Count (into ``counts``) and name (into ``threads``) the non-finite threads of
+        the regions ``regions`` whose joined values are ``values``, where another is finite."""
+        bad = ~np.isfinite(values)
+        if not bad.any():
+            return
+        if self._uniform is not None:
+            n_bad = bad.sum(axis=1)
+        else:
+            starts = np.cumsum(region_counts) - region_counts
+            n_bad = np.zeros(len(region_counts), dtype=np.int64)
+            nonempty = region_counts > 0
+            n_bad[nonempty] = np.add.reduceat(bad.astype(np.int64), starts[nonempty])
+        partial = (n_bad > 0) & (n_bad < region_counts)
+        counts[regions[partial]] = n_bad[partial]
+        for k in np.flatnonzero(partial).tolist():
+            region = int(regions[k])
+            if self._uniform is not None:
+                mask = bad[k]
+            else:
+                mask = bad[starts[k]:starts[k] + region_counts[k]]
+            cpus = np.asarray(self._regions[region].cpus)[mask]
+            threads[region] = tuple(f"HWThread {int(c)}" for c in cpus)
 
     def _numbers(self, arrays, counts, dtype, what: str, where) -> np.ndarray:
         """:func:`_joined`; a LikwidFormatError naming the region holding a non-number."""

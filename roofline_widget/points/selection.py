@@ -63,7 +63,7 @@ def _constant_column(value, n: int) -> pd.Categorical:
 
 def _points_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
                   performance: np.ndarray, bandwidth: np.ndarray, flops_metric: str | None,
-                  bandwidth_metric: str | None) -> pd.DataFrame:
+                  bandwidth_metric: str | None, unmeasured: np.ndarray) -> pd.DataFrame:
     """The points frame; ``numbers(name)`` gives the numeric key columns of the rows."""
     n = len(rows)
     return pd.DataFrame({
@@ -80,6 +80,7 @@ def _points_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], n
         "n_threads": numbers("n_threads"),
         "call_count": numbers("call_count"),
         "groups": sums.label_column("groups", rows),
+        "unmeasured_threads": unmeasured,
     })
 
 
@@ -127,13 +128,19 @@ class PointSelection:
         Remarks on the metric choice.
     combined : (RankGroups, numpy.ndarray), optional
         With ``combine_ranks``: the groups and the placed mask over them.
+    unmeasured_threads : numpy.ndarray, optional
+        Per placed point, how many of its threads did not measure the FLOP
+        or the bandwidth metric (only ``unmeasured="keep"`` places such
+        points); zeros by default.
 
     Attributes
     ----------
     points : pandas.DataFrame
         Columns ``file, region, rank, performance_gflops, bandwidth_gbs,
         arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
-        bandwidth_metric, device, n_threads, call_count, groups``.
+        bandwidth_metric, device, n_threads, call_count, groups,
+        unmeasured_threads`` (threads summed over although they did not
+        measure a needed metric: 0 unless selected with ``unmeasured="keep"``).
     left_out : pandas.DataFrame
         Columns ``file, region, rank, reason`` (then ``device, groups``).
     frame : pandas.DataFrame
@@ -155,7 +162,8 @@ class PointSelection:
                  bandwidth: np.ndarray, left_out_rows: np.ndarray, reasons: pd.Categorical,
                  flops_metric: str | None, bandwidth_metric: str | None,
                  notes: list[str] | None = None, *,
-                 combined: tuple[RankGroups, np.ndarray] | None = None):
+                 combined: tuple[RankGroups, np.ndarray] | None = None,
+                 unmeasured_threads: np.ndarray | None = None):
         self._sums = sums
         self._rows, self._performance, self._bandwidth = rows, performance, bandwidth
         self._left_out_rows, self._reasons = left_out_rows, reasons
@@ -166,6 +174,8 @@ class PointSelection:
         self.bandwidth_metric = bandwidth_metric
         self.notes = list(notes or [])
         self._points = self._left_out = self._frame = None
+        self.unmeasured_threads = (np.zeros(len(rows), dtype=np.int64) if unmeasured_threads is None
+                                   else np.asarray(unmeasured_threads, dtype=np.int64))
 
     def _numbers(self, name: str, placed: bool) -> np.ndarray:
         """A numeric key column (rank, runtime_s, n_threads, call_count) of the points
@@ -181,7 +191,8 @@ class PointSelection:
         if self._points is None:
             self._points = _points_frame(
                 self._sums, self._rows, lambda name: self._numbers(name, True), self._performance,
-                self._bandwidth, self.flops_metric, self.bandwidth_metric)
+                self._bandwidth, self.flops_metric, self.bandwidth_metric,
+                self.unmeasured_threads)
         return self._points
 
     @property

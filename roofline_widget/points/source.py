@@ -54,6 +54,11 @@ class RegionSource(Protocol):
 
     Notes
     -----
+    A source may also offer ``unmeasured(metric) ->``
+    :class:`~roofline_widget.points.unmeasured.Unmeasured`: per row the
+    threads whose value is not finite (``-``, NaN, inf).  It is optional (not
+    part of the Protocol); a source without it is taken as fully measured.
+
     ``isinstance(obj, RegionSource)`` checks that the members exist; on
     Python < 3.12 that reads :attr:`run`, which may build a whole run: check
     in tests, not on a hot path.

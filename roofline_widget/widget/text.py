@@ -54,11 +54,19 @@ _CELL_STYLE = "padding:0 4px"
 
 
 def tooltip_html(row: pd.Series) -> str:
-    """Compact hover text of one classified point (``TOOLTIP_COLUMNS``); every value escaped."""
+    """Compact hover text of one classified point (``TOOLTIP_COLUMNS``); every value escaped.
+
+    A point summed over fewer threads than it ran on (``unmeasured_threads``
+    > 0, selected with ``unmeasured="keep"``) says "N threads not measured".
+    """
     by_column = {item.column: item for item in style.TOOLTIP_FIELDS}
     cells = "".join(f"<tr><th style='text-align:left;{_CELL_STYLE}'>{html.escape(item.label)}</th>"
                     f"<td style='{_CELL_STYLE}'>{html.escape(_field_text(row, item))}</td></tr>"
                     for item in (by_column[c] for c in TOOLTIP_COLUMNS))
+    missing = int(row.get("unmeasured_threads", 0) or 0)
+    if missing > 0:
+        note = f"{missing} thread{'s' if missing > 1 else ''} not measured"
+        cells += f"<tr><td colspan='2' style='{_CELL_STYLE}'><b>{html.escape(note)}</b></td></tr>"
     return f"<table style='{_TOOLTIP_STYLE}'>{cells}</table>"
 
 
