@@ -16,6 +16,7 @@ from . import text
 from .controls import PEAK_TRAITS, RooflineControls
 from .figure import FigureState, RooflineFigure
 from .layers import LayerInput
+from .levels_layer import LevelsLayer, available_levels
 
 __all__ = ["RooflineWidget", "DEFAULT_MAX_POINTS"]
 
@@ -69,6 +70,9 @@ class RooflineWidget(widgets.VBox):
     size_by : {"none", "runtime"}
     max_points : int
         Most points drawn (SVG); above it the longest-running are drawn.
+    levels : list of str
+        Memory levels drawn as a hierarchical roofline (``["L2", "MEM"]``; ``[]``:
+        none); one of ``available_levels`` each, else ``TraitError``.
     selected : list of (file, rank, region) tuples
         The selected points, by key (set by click, brush and lasso too).
     message : str
@@ -114,6 +118,7 @@ class RooflineWidget(widgets.VBox):
         self._extra = st.check_ceilings(ceilings)
         self._size_range = st.runtime_log_range(self.sums)
         self.figure = RooflineFigure(self._guard)
+        self.figure.add_layer("levels", LevelsLayer(self.figure))  # memory levels (issue 12)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         with self._guard.hold():  # no refresh while the traits get their first values
             super().__init__(children=self.controls.children, **options)
@@ -121,6 +126,7 @@ class RooflineWidget(widgets.VBox):
                 if getattr(self, name) is None:
                     setattr(self, name, None)  # the validator maps None (detect / no pattern)
             self.controls.link(self)
+            self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
         self.figure.on_select(self._select_indices)
         self._refresh_points()
@@ -186,6 +192,40 @@ class RooflineWidget(widgets.VBox):
                 raise TraitError(f"{len(unknown)} selected key(s) are not among the current "
                                  f"points, e.g. {unknown[0]!r}; keys are (file, rank, region)")
         return keys
+
+    # ------------------------------------------------------------ memory levels (issue 12)
+    levels = List(Unicode(), help="memory levels drawn as a hierarchical roofline, [] for none")
+
+    @property
+    def available_levels(self) -> list[str]:
+        """The memory levels measured in the data (``levels`` takes these), inner to outer."""
+        return available_levels(self.sums.bandwidth_metrics)
+
+    @validate("levels")
+    def _validate_levels(self, proposal):
+        levels = list(dict.fromkeys(proposal.value or ()))
+        available = self.available_levels
+        unknown = [level for level in levels if level not in available]
+        if unknown:
+            raise TraitError(f"unknown memory level(s) {unknown}; levels measured in the data: "
+                             f"{available or 'none'}")
+        return [level for level in available if level in levels]
+
+    @observe("levels")
+    def _on_levels(self, change) -> None:
+        """Levels toggled: the levels layer, the axes and the status line; the points stay."""
+        if self._guard.active:
+            return
+        try:
+            self._update_layers(self._points, self._roofline)
+            x_range, y_range = st.axis_ranges(self._points.points, self._roofline,
+                                              self._layer_extent())
+            self.figure.assign_roofline(self._roofline, x_range, y_range)
+            self.controls.status_html.value = self._status()
+        except Exception:
+            with self._guard.hold():
+                self.set_trait("levels", change.old)
+            raise
 
     # ------------------------------------------------------------ the refresh pipeline
     @observe(*_SELECTION_TRAITS, *PEAK_TRAITS, "color_by", "size_by", "selected")
