@@ -22,6 +22,7 @@ import pandas as pd
 from . import style
 from .ceilings import Roofline
 from .points import RegionSums
+from .static_levels import draw_levels, level_points
 
 __all__ = ["plot_roofline", "DEFAULT_CMAP", "BACKENDS", "DATA_FORMATS", "IMAGE_FORMATS"]
 
@@ -281,7 +282,8 @@ def _show(figure) -> None:
 def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, peak_flops=None,
                   peak_bandwidth=None, ranks=None, include=None, exclude=None, filepath=None,
                   show=False, verbose=True, cmap=DEFAULT_CMAP, data_filepath=None,
-                  data_format="csv", backend="matplotlib", ceilings: Roofline | None = None) -> dict:
+                  data_format="csv", backend="matplotlib", ceilings: Roofline | None = None,
+                  levels=None) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
@@ -315,6 +317,10 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     ceilings : Roofline, optional
         Several roofs to draw (L1/L2/L3/DRAM slopes, scalar/AVX compute
         roofs); ``peak_flops``/``peak_bandwidth`` then replace its top roofs.
+    levels : sequence of str, optional
+        Memory levels to draw as a hierarchical roofline (``["L2", "L3",
+        "MEM"]``; matplotlib backend only): one marker per level, the dots of
+        a region joined; ``payload["levels"]`` holds their rows.
 
     Returns
     -------
@@ -347,12 +353,14 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     if selection.points.empty:
         raise _no_points_error(selection, flops_metric, bandwidth_metric)
     points = selection.points
+    level_frame = level_points(sums, levels, backend=backend, flops_metric=selection.flops_metric,
+                               ranks=ranks, include=include, exclude=exclude)
     if ceilings is None:
         roofline = Roofline.from_peaks(peak_flops, peak_bandwidth, points)
     else:
         roofline = ceilings.with_peaks(peak_flops, peak_bandwidth)
     table = roofline.classify(points)
-    x_min, x_max = _intensity_range(points, roofline)
+    x_min, x_max = _intensity_range(pd.concat([points, level_frame]), roofline)
     lines = roofline.lines(x_min, x_max)
 
     file_ranks = {label: len(run.ranks) for label, run in zip(sums.files, sums.runs)}
@@ -385,6 +393,9 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     if backend == "matplotlib":
         figure = _matplotlib_figure(table, lines, colour_column, colour_map, roofline,
                                     selection.flops_metric, selection.bandwidth_metric)
+        if level_frame is not None:
+            draw_levels(figure.axes[0], level_frame, colour_column, colour_map)
+            payload["levels"] = _records(level_frame)
         if filepath is not None:
             Path(filepath).parent.mkdir(parents=True, exist_ok=True)
             figure.savefig(filepath, bbox_inches="tight")
