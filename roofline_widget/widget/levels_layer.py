@@ -97,7 +97,7 @@ def levels_status_html(levels: list, left_out: pd.DataFrame, findings: pd.DataFr
     return f"<span class='roofline-levels-status'>{'; '.join(parts)}</span>"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Drawn:
     """What the layer computed for one selection (kept while only the peaks change)."""
 
@@ -151,6 +151,7 @@ class LevelsLayer:
         self.findings = pd.DataFrame(columns=["file", "rank", "region", "level", "check",
                                               "detail"])
         self._drawn: _Drawn | None = None
+        self._findings_key = None
         self._frames: dict = {}
         self._status = ""
 
@@ -174,7 +175,11 @@ class LevelsLayer:
             drawn = _Drawn(data.points, levels, selection, frame.reset_index(drop=True))
             self._drawn = drawn
         self.frame = drawn.frame
-        self.findings = self._sanity(data, options, levels)
+        roofs = measured_roofs(data.roofline)
+        key = (drawn, None if roofs is None else (roofs.compute, roofs.bandwidth))
+        if self._findings_key != key:  # sanity_check takes a second on 48 ranks: once per key
+            self.findings = self._sanity(data, options, levels, roofs)
+            self._findings_key = key
         self._assign(drawn.frame, levels, data.color_codes(drawn.frame))
         self._status = levels_status_html(list(levels), drawn.selection.left_out, self.findings)
 
@@ -186,12 +191,14 @@ class LevelsLayer:
 
     # ------------------------------------------------------------ helpers
     @staticmethod
-    def _sanity(data: LayerInput, options: dict, levels: tuple) -> pd.DataFrame:
-        findings = sanity_check(data.sums, ceilings=measured_roofs(data.roofline), **options)
+    def _sanity(data: LayerInput, options: dict, levels: tuple,
+                roofs: Roofline | None) -> pd.DataFrame:
+        findings = sanity_check(data.sums, ceilings=roofs, **options)
         return findings[findings["level"].astype(str).isin(levels)].reset_index(drop=True)
 
     def _hide(self) -> None:
         self._drawn = None
+        self._findings_key = None
         self.frame = self.frame.iloc[:0]
         self.findings = self.findings.iloc[:0]
         self._frames = {}
