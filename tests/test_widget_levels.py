@@ -51,7 +51,7 @@ def _expected(run, levels, **selection):
 
 
 def _layer(widget):
-    return widget.figure.layers["levels"]
+    return widget.figure.layers.get("levels")
 
 
 def _marks_hold(layer, expected):
@@ -63,12 +63,16 @@ def _marks_hold(layer, expected):
 
 
 def test_levels_off_by_default_and_the_toggles_list_the_measured_levels(widget):
-    layer = _layer(widget)
-    assert isinstance(layer, Layer)
     assert widget.levels == [] and widget.available_levels == ["L2", "L3", "MEM"]
-    assert not any(mark.visible for mark in layer.marks)
+    assert _layer(widget) is None  # registered when levels are first shown
     assert list(widget.controls.level_boxes) == ["L2", "L3", "MEM"]
     assert "levels:" not in widget.controls.status_html.value
+    widget.levels = ["L3"]
+    layer = _layer(widget)
+    assert isinstance(layer, Layer)
+    marks = widget.figure.plot.marks
+    assert all(mark in marks for mark in layer.marks) and marks[-1] is widget.figure.scatter
+    assert layer.dots["L3"].visible
 
 
 def test_levels_draw_exactly_the_hierarchical_points(widget, run):

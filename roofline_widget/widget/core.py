@@ -118,7 +118,6 @@ class RooflineWidget(widgets.VBox):
         self._extra = st.check_ceilings(ceilings)
         self._size_range = st.runtime_log_range(self.sums)
         self.figure = RooflineFigure(self._guard)
-        self.figure.add_layer("levels", LevelsLayer(self.figure))  # memory levels (issue 12)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         with self._guard.hold():  # no refresh while the traits get their first values
             super().__init__(children=self.controls.children, **options)
@@ -129,6 +128,7 @@ class RooflineWidget(widgets.VBox):
             self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
         self.figure.on_select(self._select_indices)
+        self._levels_layer()
         self._refresh_points()
         self.controls.fit_sliders(self._main)
 
@@ -211,12 +211,21 @@ class RooflineWidget(widgets.VBox):
                              f"{available or 'none'}")
         return [level for level in available if level in levels]
 
+    def _levels_layer(self) -> LevelsLayer | None:
+        """The levels layer, registered with the figure when levels are first shown."""
+        layer = self.figure.layers.get("levels")
+        if layer is None and self.levels:
+            layer = LevelsLayer(self.figure)
+            self.figure.add_layer("levels", layer)
+        return layer
+
     @observe("levels")
     def _on_levels(self, change) -> None:
         """Levels toggled: the levels layer, the axes and the status line; the points stay."""
         if self._guard.active:
             return
         try:
+            self._levels_layer()
             self._update_layers(self._points, self._roofline)
             x_range, y_range = st.axis_ranges(self._points.points, self._roofline,
                                               self._layer_extent())
