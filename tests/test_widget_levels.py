@@ -157,6 +157,9 @@ def test_peak_change_sends_no_level_arrays_and_findings_follow_the_ceilings(run)
     assert len(layer.findings) >= 48
     assert set(layer.findings["check"]) == {"above roof"}
     assert "48 sanity finding(s)" in widget.controls.status_html.value
+    # the level roof is one of the figure's labelled ceilings (not drawn a second time)
+    assert any(label.startswith("L2 (bench): 0.02 GB/s")
+               for label in widget.figure.ceiling_labels.text)
     widget.peak_flops = 1000.0
     assert layer.dots["L2"].x is x and layer.dots["L2"].y is y
 
@@ -198,3 +201,13 @@ def test_static_plot_level_errors(run):
             plot_roofline(run, levels=["L2"], backend="bqplot", verbose=False)
         with pytest.raises(ValueError, match=r"unknown memory level\(s\) \['L1'\]"):
             plot_roofline(run, levels=["L1"], verbose=False)
+
+
+def test_data_without_levels_has_no_toggles_and_refuses_levels():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        widget = RooflineWidget(read_likwid(sample_path(
+            "likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")))
+    assert widget.available_levels == [] and widget.controls.level_boxes == {}
+    with pytest.raises(TraitError, match="levels measured in the data: none"):
+        widget.levels = ["MEM"]
