@@ -131,6 +131,7 @@ def test_unknown_level_raises_and_empty_hides(widget):
     widget.levels = []
     layer = _layer(widget)
     assert not any(mark.visible for mark in layer.marks)
+    assert all(len(dots.x) == 0 for dots in layer.dots.values())
     assert layer.status() == "" and "levels:" not in widget.controls.status_html.value
 
 

@@ -203,8 +203,12 @@ class LevelsLayer:
         self.findings = self.findings.iloc[:0]
         self._frames = {}
         self._status = ""
-        for mark in self.marks:
-            mark.visible = False
+        for dots in self.dots.values():  # no dots left in the page (hidden or not)
+            with dots.hold_sync():
+                for name in ("x", "y", "color"):
+                    _set_if_changed(dots, name, _EMPTY)
+                dots.visible = False
+        self.joins.visible = False
 
     def _assign(self, frame: pd.DataFrame, levels: tuple, codes: np.ndarray) -> None:
         level_of = frame["level"].astype(str).to_numpy()

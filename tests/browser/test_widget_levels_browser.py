@@ -19,6 +19,8 @@ from .conftest import REPO
 from .quickstart import DOTS, FIGURE, LINES
 from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_for_count, wait_until_still
 
+SHOWN_LINES = f"{LINES} >> visible=true"
+
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = "levels_browser.ipynb"
@@ -40,7 +42,9 @@ SHOW = 'wl = RooflineWidget(run, levels=["L2", "MEM"])\nwl'
 
 @pytest.fixture
 def levels_page(lab, page, browser_tmp):
-    nb = nbformat.v4.new_notebook()
+    # The quickstart's metadata (its kernelspec): Lab starts the kernel without asking.
+    quickstart = nbformat.read(browser_tmp / "notebooks" / "quickstart.ipynb", as_version=4)
+    nb = nbformat.v4.new_notebook(metadata=quickstart.metadata)
     nb.cells = [nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell(SHOW)]
     nbformat.write(nb, browser_tmp / "notebooks" / NOTEBOOK)
     open_in_lab(page, lab, NOTEBOOK)
@@ -78,7 +82,7 @@ def test_level_toggles_add_and_remove_joined_dots(levels_page, tmp_path, artifac
     assert (main, per_level) == (2, {"L2": 48, "L3": 48, "MEM": 2})
     shown = main + per_level["L2"] + per_level["MEM"]
     assert wait_for_count(page, DOTS, shown) == shown
-    lines_before = page.locator(LINES).count()
+    lines_before = page.locator(SHOWN_LINES).count()
     status = page.locator(".roofline-status").inner_text()
     assert "levels: L2, MEM" in status and "MEM 46" in status
 
@@ -87,14 +91,16 @@ def test_level_toggles_add_and_remove_joined_dots(levels_page, tmp_path, artifac
     shown += per_level["L3"]
     assert wait_for_count(page, DOTS, shown) == shown
     wait_until_still(page, LINES)
-    assert page.locator(LINES).count() == lines_before + 48 - 2
+    assert page.locator(SHOWN_LINES).count() == lines_before + 48 - 2
     page.locator(".roofline-widget").screenshot(
         path=str(artifacts_dir / "screenshot-levels.png"))
 
-    # every level off: only the main points, no joining line
+    # the levels off one by one (each click answered before the next): down to the main points
     for level in ("L2", "L3", "MEM"):
         page.locator(".roofline-level-toggle", has_text=level).locator("input").click()
-    assert wait_for_count(page, DOTS, main) == main
+        shown -= per_level[level]
+        assert wait_for_count(page, DOTS, shown) == shown, level
+    assert shown == main
     wait_until_still(page, LINES)
-    assert page.locator(LINES).count() == lines_before - 2
+    assert page.locator(SHOWN_LINES).count() == lines_before - 2
     assert "levels:" not in page.locator(".roofline-status").inner_text()
