@@ -94,7 +94,8 @@ def levels_status_html(levels: list, left_out: pd.DataFrame, findings: pd.DataFr
                      f"{html.escape(str(first['detail']))}")
     else:
         parts.append("no sanity findings")
-    return f"<span class='roofline-levels-status'>{'; '.join(parts)}</span>"
+    # after the widget's own status, in its separator style
+    return f"&middot; <span class='roofline-levels-status'>{'; '.join(parts)}</span>"
 
 
 @dataclass(frozen=True, eq=False)
