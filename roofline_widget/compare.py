@@ -28,6 +28,7 @@ from .points import (
     RegionSums,
     detect_bandwidth_metric,
     detect_flops_metric,
+    note_warning,
 )
 
 __all__ = ["compare_points", "STATUSES", "CHANGE_COLUMNS"]
@@ -153,7 +154,7 @@ def compare_points(before, after=None, *, flops_metric=None, bandwidth_metric=No
                                     ranks=ranks, include=include, exclude=exclude,
                                     combine_ranks=combine_ranks)
         for note in selection.notes:
-            warnings.warn(f"{label} run: {note}", MetricChoiceWarning, stacklevel=2)
+            warnings.warn(f"{label} run: {note}", note_warning(note), stacklevel=2)
         tables.append(_side_table(selection, label, rename))
     steps = []
     for step in range(1, len(tables)):

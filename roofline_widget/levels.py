@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .points import MetricChoiceWarning, RegionSums, RegionsLeftOutWarning
+from .points import RegionSums, RegionsLeftOutWarning, note_warning
 from .units import BYTE_RATE, parse_unit, split_metric_name
 
 __all__ = ["LEVELS", "LevelSelection", "detect_levels", "metric_level", "select_levels",
@@ -220,7 +220,7 @@ class LevelSelection:
     def warn(self, stacklevel: int = 3) -> None:
         """Emit the notes (MetricChoiceWarning) and one RegionsLeftOutWarning if rows were left out."""
         for note in self.notes:
-            warnings.warn(note, MetricChoiceWarning, stacklevel=stacklevel)
+            warnings.warn(note, note_warning(note), stacklevel=stacklevel)
         if len(self.left_out):
             counts = self.left_out.groupby("level", observed=True).size()
             summary = ", ".join(f"{level}: {count}" for level, count in counts.items())

@@ -14,6 +14,7 @@ per region or thread.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -99,6 +100,11 @@ class LikwidRun:
     warnings : list of str
         Things the reader noticed and passed over (interleaved lines are not
         warnings; ignored tables are).
+    topology : roofline_widget.io.topology.Topology or None
+        What likwid-topology printed in the same file (a job log that runs
+        likwid-topology before the measurement): sockets, cores per socket,
+        threads per core, cache sizes per level; None when the file holds
+        none.
     """
 
     label: str
@@ -112,6 +118,7 @@ class LikwidRun:
     likwid_version: str | None = None
     layout: str = ""
     warnings: list = field(default_factory=list)
+    topology: Any = None  # io.topology.Topology (not imported: model is below the readers)
 
     # ------------------------------------------------------------------ views
     @property

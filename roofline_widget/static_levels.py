@@ -26,7 +26,7 @@ _OTHER_COLOUR = "0.45"
 
 
 def level_points(sums, levels, *, backend: str, flops_metric=None, ranks=None, include=None,
-                 exclude=None) -> pd.DataFrame | None:
+                 exclude=None, combine_ranks=False) -> pd.DataFrame | None:
     """The hierarchical points of ``levels`` (None when ``levels`` is empty or None).
 
     Parameters
@@ -37,7 +37,7 @@ def level_points(sums, levels, *, backend: str, flops_metric=None, ranks=None, i
         Levels to draw (``"L1"``, ``"L2"``, ``"L3"``, ``"MEM"``), each measured in the data.
     backend : str
         The plot's backend; only ``"matplotlib"`` draws levels.
-    flops_metric, ranks, include, exclude
+    flops_metric, ranks, include, exclude, combine_ranks
         The plot's selection.
 
     Raises
@@ -54,7 +54,7 @@ def level_points(sums, levels, *, backend: str, flops_metric=None, ranks=None, i
         raise ValueError(f"levels= is drawn by the matplotlib backend only, not {backend!r}; "
                          "use backend='matplotlib' or RooflineWidget(data, levels=...)")
     selection = select_levels(sums, flops_metric=flops_metric, ranks=ranks, include=include,
-                              exclude=exclude)
+                              exclude=exclude, combine_ranks=combine_ranks)
     unknown = [level for level in levels if level not in selection.levels]
     if unknown:
         measured = [level for level in LEVELS if level in selection.levels]

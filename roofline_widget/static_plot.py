@@ -2,10 +2,13 @@
 
 The signature and the payload follow scope-profiler 0.7.5's
 ``plotting_scripts.roofline.plot_roofline``; the differences are fixes:
-unknown backends and data formats raise before anything is written, JSON
-exports contain ``null`` instead of ``NaN``, hover text is HTML-escaped,
-regions that cannot be placed are reported (``left_out``), and the roof is
-drawn through its exact ridge point with labelled, provenance-carrying
+unknown backends, data formats and every bad output path raise before
+anything is written (one :class:`~roofline_widget.output_files.OutputPathError`
+naming each path), files are written atomically, JSON exports contain
+``null`` instead of ``NaN``, hover text is HTML-escaped, regions that cannot
+be placed are reported (``left_out``), regions doing almost no FLOPs do not
+stretch the axes (drawn at the axis edge and named in a note), and the roof
+is drawn through its exact ridge point with labelled, provenance-carrying
 ceilings.
 """
 
@@ -14,22 +17,22 @@ from __future__ import annotations
 import html
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from . import style
+from . import output_files, static_compare, style
 from .ceilings import Roofline
 from .points import RegionSums
 from .static_levels import draw_levels, level_points
 
-__all__ = ["plot_roofline", "DEFAULT_CMAP", "BACKENDS", "DATA_FORMATS", "IMAGE_FORMATS"]
+__all__ = ["plot_roofline", "DEFAULT_CMAP", "BACKENDS", "DATA_FORMATS", "NO_FLOP_WHERE"]
 
 DEFAULT_CMAP = "tab20"
 BACKENDS = ("matplotlib", "bqplot")
-DATA_FORMATS = ("csv", "json", "parquet")
-IMAGE_FORMATS = ("png", "svg", "pdf", "eps", "ps")
+DATA_FORMATS = tuple(output_files.DATA_SUFFIXES)
+#: Where the static figure shows the regions that do almost no FLOPs.
+NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
 PLOT_DATA_FORMAT = "scope-profiler-plot-data"
 PLOT_DATA_FORMAT_VERSION = 1
 #: At most this many regions get a colour (and legend entry) of their own.
@@ -54,28 +57,25 @@ def _import_matplotlib():
     return matplotlib, Figure, FigureCanvasAgg
 
 
-def _check_arguments(backend, filepath, data_filepath, data_format) -> str:
+def _check_arguments(backend, filepath, data_filepath, data_format) -> dict:
+    """Check the arguments and every output path; the targets by kind (image, data)."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; use one of {list(BACKENDS)}")
     data_format = str(data_format).lower()
     if data_format not in DATA_FORMATS:
         raise ValueError(f"unknown data_format {data_format!r}; use one of {list(DATA_FORMATS)}")
-    if data_filepath is not None and data_format == "parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError as exc:
-            raise ImportError("data_format='parquet' needs pyarrow: pip install pyarrow") from exc
+    if filepath is not None and backend == "bqplot":
+        raise ValueError("a bqplot Figure can only be saved from the browser; "
+                         "use backend='matplotlib' to write an image file")
+    targets = {}
     if filepath is not None:
-        if backend == "bqplot":
-            raise ValueError("a bqplot Figure can only be saved from the browser; "
-                             "use backend='matplotlib' to write an image file")
-        suffix = Path(filepath).suffix.lower().lstrip(".")
-        if suffix not in IMAGE_FORMATS:
-            raise ValueError(f"cannot write a {suffix or 'suffix-less'} image {str(filepath)!r}; "
-                             f"use one of {['.' + s for s in IMAGE_FORMATS]}")
+        targets[output_files.IMAGE] = output_files.image_target(filepath)
+    if data_filepath is not None:
+        targets[output_files.DATA] = output_files.data_target(data_filepath, data_format)
+    output_files.check_targets(list(targets.values()))
     if backend == "matplotlib":
         _import_matplotlib()
-    return data_format
+    return targets
 
 
 # --------------------------------------------------------------------------
@@ -104,7 +104,10 @@ def _colors(cmap: str, count: int) -> list[str]:
 
 
 def _intensity_range(points: pd.DataFrame, roofline: Roofline) -> tuple[float, float]:
-    """From half the smallest to twice the largest intensity, ridge point included."""
+    """From half the smallest to twice the largest intensity, ridge point included.
+
+    ``points`` are the bulk (:func:`~roofline_widget.style.split_flop_work`).
+    """
     ridge = roofline.ridge_point()
     intensity = np.append(points["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float),
                           ridge)
@@ -177,20 +180,21 @@ def _no_points_error(selection, flops_metric, bandwidth_metric) -> ValueError:
 # --------------------------------------------------------------------------
 # export
 # --------------------------------------------------------------------------
-def _write_data(path, data_format: str, table: pd.DataFrame, payload: dict) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _data_writer(data_format: str, table: pd.DataFrame, payload: dict):
+    """``write(path)`` for the data file (see :func:`output_files.write_atomically`)."""
     if data_format == "csv":
-        table.to_csv(path, index=False)
-    elif data_format == "parquet":
-        table.to_parquet(path, index=False)
-    else:
-        document = {"format": PLOT_DATA_FORMAT, "format_version": PLOT_DATA_FORMAT_VERSION,
-                    "plot": "roofline",
-                    **_plain({k: v for k, v in payload.items() if k != "figure"})}
-        with open(path, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=2, allow_nan=False)
-            handle.write("\n")
+        return lambda path: table.to_csv(path, index=False)
+    if data_format == "parquet":
+        return lambda path: table.to_parquet(path, index=False)
+    return lambda path: _write_json(path, payload)
+
+
+def _write_json(path, payload: dict) -> None:
+    document = {"format": PLOT_DATA_FORMAT, "format_version": PLOT_DATA_FORMAT_VERSION,
+                "plot": "roofline", **_plain({k: v for k, v in payload.items() if k != "figure"})}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=2, allow_nan=False)
+        handle.write("\n")
 
 
 # --------------------------------------------------------------------------
@@ -200,8 +204,39 @@ def _title(roofline: Roofline) -> str:
     return "Roofline analysis" + (" (empirical ceilings)" if roofline.empirical else "")
 
 
+def _image_writer(figure, image_format: str):
+    """``write(path)`` for the image file (see :func:`output_files.write_atomically`)."""
+    return lambda path: figure.savefig(path, format=image_format, bbox_inches="tight")
+
+
+def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: dict,
+                 note: str) -> None:
+    """Draw the no-FLOP points at the edge of the (frozen) axis limits, and the note."""
+    if not len(no_flop):
+        return
+    axes.autoscale_view()
+    x_limits, y_limits = axes.get_xlim(), axes.get_ylim()
+    x = no_flop["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
+    y = no_flop["performance_gflops"].to_numpy(dtype=float)
+    # Pinned left (the usual case: intensity = GFLOP/s / bandwidth is tiny too), else down.
+    markers = np.where(x < x_limits[0], "<", np.where(y < y_limits[0], "v", "o"))
+    labelled = set()
+    for key, marker, px, py in zip(no_flop[colour_column], markers, style.pinned(x, x_limits),
+                                   style.pinned(y, y_limits)):
+        label = None if key in labelled else f"{key} (almost no FLOPs: at the axis edge)"
+        labelled.add(key)
+        axes.scatter([px], [py], marker=marker, s=60, facecolors="none",
+                     edgecolors=[colour_map.get(key, "0.3")], linewidths=1.4, zorder=5,
+                     clip_on=False, label=label)
+    axes.set_xlim(x_limits)
+    axes.set_ylim(y_limits)
+    axes.text(0.0, -0.12, note, transform=axes.transAxes, ha="left", va="top", fontsize=8,
+              color="0.2", wrap=True)
+
+
 def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops_metric,
                        bandwidth_metric):
+    bulk, no_flop = style.split_flop_work(points)
     _, Figure, FigureCanvasAgg = _import_matplotlib()
     figure = Figure(figsize=(10, 6.5))
     FigureCanvasAgg(figure)
@@ -217,11 +252,15 @@ def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops
         axes.annotate(line["label"], (x, y), textcoords="offset points", xytext=(0, 4),
                       ha="right" if line["kind"] == "compute" else "left", fontsize=8, color="0.25")
     for key, colour in colour_map.items():
-        chosen = points[points[colour_column] == key]
+        chosen = bulk[bulk[colour_column] == key]
+        if chosen.empty:
+            continue  # only points at the axis edge (_pin_no_flop labels them)
         axes.scatter(chosen["arithmetic_intensity_flops_per_byte"], chosen["performance_gflops"],
                      color=colour, label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
     axes.set_xscale("log")
     axes.set_yscale("log")
+    _pin_no_flop(axes, no_flop, colour_column, colour_map,
+                 style.no_flop_work_text(no_flop, NO_FLOP_WHERE))
     axes.set_xlabel(f"{style.X_LABEL}  ({flops_metric} / {bandwidth_metric})")
     axes.set_ylabel(style.Y_LABEL)
     axes.set_title(_title(roofline))
@@ -241,10 +280,24 @@ def _bqplot_tooltip():
                           labels=[f.label for f in shown])
 
 
+def _bqplot_ranges(bulk: pd.DataFrame, lines: list[dict]) -> tuple[tuple, tuple]:
+    """Scale limits that follow the bulk of the points and the ceilings drawn."""
+    x = np.concatenate([bulk["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float),
+                        *[np.asarray(line["x"], dtype=float) for line in lines]])
+    y = np.concatenate([bulk["performance_gflops"].to_numpy(dtype=float),
+                        *[np.asarray(line["y"], dtype=float) for line in lines]])
+    return (style.padded_range(x, 1.0, (0.01, 100.0)),
+            style.padded_range(y, _INTENSITY_MARGIN, (0.1, 1000.0)))
+
+
 def _bqplot_figure(points, lines, colour_column, colour_map, roofline):
     import bqplot
 
-    x_scale, y_scale = bqplot.LogScale(), bqplot.LogScale()
+    bulk, no_flop = style.split_flop_work(points)
+    (x_min, x_max), (y_min, y_max) = _bqplot_ranges(bulk, lines)
+    x_scale = bqplot.LogScale(min=x_min, max=x_max)
+    y_scale = bqplot.LogScale(min=y_min, max=y_max)
+    outside = set(no_flop[colour_column]) - set(bulk[colour_column])
     scales = {"x": x_scale, "y": y_scale}
     marks = []
     for line in lines:
@@ -261,7 +314,8 @@ def _bqplot_figure(points, lines, colour_column, colour_map, roofline):
             x=subset["arithmetic_intensity_flops_per_byte"].to_numpy(),
             y=subset["performance_gflops"].to_numpy(), scales=scales, colors=[colour],
             names=[str(r) for r in subset["region"]], display_names=False,
-            labels=[str(key)], display_legend=True,
+            labels=[f"{key} (almost no FLOPs: outside the axes)" if key in outside
+                    else str(key)], display_legend=True,
             tooltip=_bqplot_tooltip()))
     axes = [bqplot.Axis(scale=x_scale, label=style.X_LABEL),
             bqplot.Axis(scale=y_scale, side="left", label=style.Y_LABEL)]
@@ -283,6 +337,7 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
                   peak_bandwidth=None, ranks=None, include=None, exclude=None, filepath=None,
                   show=False, verbose=True, cmap=DEFAULT_CMAP, data_filepath=None,
                   data_format="csv", backend="matplotlib", ceilings: Roofline | None = None,
+                  baseline=None, match=None, combine_ranks=False,
                   levels=None) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
@@ -298,8 +353,10 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     peak_bandwidth : float, optional
         Measured bandwidth ceiling in GB/s; empirical when omitted.
     filepath : str or path, optional
-        Image to write (``.png``, ``.svg``, ``.pdf``, ``.eps``, ``.ps``);
-        matplotlib backend only.
+        Image to write, in the format its suffix names (any matplotlib can
+        write: ``.png``, ``.svg``, ``.pdf``, ...,
+        :func:`~roofline_widget.output_files.image_formats`); matplotlib
+        backend only.
     show : bool
         Display the figure (in a notebook).
     verbose : bool
@@ -309,8 +366,11 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     data_filepath : str or path, optional
         Where to write the plotted data.
     data_format : {"csv", "json", "parquet"}
-        Format of ``data_filepath``; JSON has ``null`` where a value is
-        missing, never ``NaN``.
+        Format of ``data_filepath``, whose suffix must match (``.csv``,
+        ``.json``, ``.parquet``/``.pq``); JSON has ``null`` where a value is
+        missing, never ``NaN``.  Both files are checked before anything is
+        written and written atomically (a temporary file in the same
+        directory, then renamed): a failure leaves no partial file.
     backend : {"matplotlib", "bqplot"}
         ``"matplotlib"`` draws with the Agg canvas (no GUI);  ``"bqplot"``
         returns a bqplot Figure under ``payload["figure"]``.
@@ -321,6 +381,12 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         Memory levels to draw as a hierarchical roofline (``["L2", "L3",
         "MEM"]``; matplotlib backend only): one marker per level, the dots of
         a region joined; ``payload["levels"]`` holds their rows.
+    baseline : run data or mapping, optional
+        A run to compare with (or an ordered ``{label: run}`` chain ending at
+        ``profiling_data``): hollow baseline points and a dashed arrow to each
+        matched point (matplotlib only); the rows are ``payload["comparison"]``.
+    match, combine_ranks
+        As for :func:`~roofline_widget.compare_points`.
 
     Returns
     -------
@@ -333,34 +399,53 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         ``ridge_point``, ``ceilings``, ``lines``, ``analysis`` (per point:
         attainable performance, efficiency, bound, above_roof),
         ``left_out``, ``hover`` (escaped HTML), ``flops_metric``,
-        ``bandwidth_metric``, ``colour_by``, ``point_colors`` and ``figure``.
+        ``bandwidth_metric``, ``colour_by``, ``point_colors``,
+        ``no_flop_work`` (the points doing almost no FLOPs,
+        :func:`~roofline_widget.style.split_flop_work`: the axes follow the
+        others, and they are drawn at the axis edge), ``no_flop_note`` (the
+        note naming them, "" when there are none) and ``figure``.
 
     Raises
     ------
+    OutputPathError
+        (a ``ValueError``) Before anything is computed or written, naming every
+        output path that cannot be written and why: its directory is missing
+        or not writable, it is a directory, its suffix is not a format that can
+        be written, the package writing it is not installed.
     ValueError
-        For an unknown backend, data format or image suffix (before anything
-        is written), invalid peaks, ranks or patterns, and when no point can
-        be placed (naming the metrics and the reasons).
+        For an unknown backend or data format, invalid peaks, ranks or
+        patterns, and when no point can be placed (naming the metrics and the
+        reasons).
     ImportError
-        For the matplotlib backend without matplotlib, or parquet without
-        pyarrow.
+        For the matplotlib backend without matplotlib.
     """
-    data_format = _check_arguments(backend, filepath, data_filepath, data_format)
+    targets = _check_arguments(backend, filepath, data_filepath, data_format)
+    if baseline is not None and backend != "matplotlib":
+        raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
+                                  "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
     sums = RegionSums.from_runs(profiling_data)
     selection = sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                            ranks=ranks, include=include, exclude=exclude)
+                            ranks=ranks, include=include, exclude=exclude,
+                            combine_ranks=combine_ranks)
     selection.warn()
     if selection.points.empty:
         raise _no_points_error(selection, flops_metric, bandwidth_metric)
     points = selection.points
     level_frame = level_points(sums, levels, backend=backend, flops_metric=selection.flops_metric,
-                               ranks=ranks, include=include, exclude=exclude)
+                               ranks=ranks, include=include, exclude=exclude,
+                               combine_ranks=combine_ranks)  # memory levels (static_levels.py)
     if ceilings is None:
         roofline = Roofline.from_peaks(peak_flops, peak_bandwidth, points)
     else:
         roofline = ceilings.with_peaks(peak_flops, peak_bandwidth)
     table = roofline.classify(points)
-    x_min, x_max = _intensity_range(pd.concat([points, level_frame]), roofline)
+    bulk, no_flop = style.split_flop_work(table)
+    comparison = None if baseline is None else static_compare.comparison_frame(
+        baseline, sums, flops_metric=selection.flops_metric,
+        bandwidth_metric=selection.bandwidth_metric, ranks=ranks, include=include,
+        exclude=exclude, combine_ranks=combine_ranks, match=match)
+    x_min, x_max = _intensity_range(
+        static_compare.with_baseline(pd.concat([bulk, level_frame]), comparison), roofline)
     lines = roofline.lines(x_min, x_max)
 
     file_ranks = {label: len(run.ranks) for label, run in zip(sums.files, sums.runs)}
@@ -389,29 +474,39 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         "bandwidth_metric": selection.bandwidth_metric,
         "colour_by": colour_column,
         "point_colors": {str(k): v for k, v in colour_map.items()},
+        "no_flop_work": _records(no_flop[["file", "region", "rank", "performance_gflops",
+                                          "arithmetic_intensity_flops_per_byte"]]),
+        "no_flop_note": style.no_flop_work_text(no_flop, NO_FLOP_WHERE),
     }
     if backend == "matplotlib":
         figure = _matplotlib_figure(table, lines, colour_column, colour_map, roofline,
                                     selection.flops_metric, selection.bandwidth_metric)
+        if comparison is not None:  # arrows from the baseline (static_compare.py)
+            payload["comparison"] = comparison
+            static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
+                comparison, colour_column, colour_map))
         if level_frame is not None:
             draw_levels(figure.axes[0], level_frame, colour_column, colour_map)
             payload["levels"] = _records(level_frame)
-        if filepath is not None:
-            Path(filepath).parent.mkdir(parents=True, exist_ok=True)
-            figure.savefig(filepath, bbox_inches="tight")
     else:
         figure = _bqplot_figure(table, lines, colour_column, colour_map, roofline)
     payload["figure"] = figure
-    if data_filepath is not None:
-        _write_data(data_filepath, data_format, table, payload)
+    writes = []
+    if output_files.IMAGE in targets:
+        image = targets[output_files.IMAGE]
+        writes.append((image, _image_writer(figure, image.format)))
+    if output_files.DATA in targets:
+        data = targets[output_files.DATA]
+        writes.append((data, _data_writer(data.format, table, payload)))
+    output_files.write_atomically(writes)
     if verbose:
-        _report(selection, roofline)
+        _report(selection, roofline, payload["no_flop_note"])
     if show:
         _show(figure)
     return payload
 
 
-def _report(selection, roofline: Roofline) -> None:
+def _report(selection, roofline: Roofline, no_flop_note: str) -> None:
     print(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
           f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
           f"{selection.bandwidth_metric!r})")
@@ -419,3 +514,5 @@ def _report(selection, roofline: Roofline) -> None:
           f"ridge point {roofline.ridge_point():.4g} FLOP/byte")
     if len(selection.left_out):
         print(selection.left_out_summary())
+    if no_flop_note:
+        print(no_flop_note)

@@ -1,7 +1,8 @@
 """How a roofline looks, shared by the widget and :func:`~roofline_widget.plot_roofline`.
 
-Palette, axis labels, tooltip fields, ceiling labels and the axis-range rule
-live here once; the widget (``roofline_widget.widget``) and the static plot
+Palette, axis labels, tooltip fields, ceiling labels, the axis-range rule and
+the rule for regions without floating-point work live here once; the widget
+(``roofline_widget.widget``) and the static plot
 (``roofline_widget.static_plot``) both read them.  Nothing here imports a
 plotting library.
 """
@@ -13,13 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike
 
 __all__ = [
     "TAB20", "PALETTE", "STRONG_COLORS", "X_LABEL", "Y_LABEL", "LINE_COLORS", "RIDGE_COLOR",
     "LABEL_SIZE", "MIN_PLOT_PX", "TooltipField", "TOOLTIP_FIELDS", "strong_first",
     "PLAIN_TICKS", "ceiling_label", "ridge_text", "text_px", "positive", "padded_range",
-    "tick_format", "label_room_decades", "ridge_label_end",
+    "tick_format", "label_room_decades", "ridge_label_end", "NO_FLOP_WORK_FRACTION",
+    "NO_FLOP_NAMES_SHOWN", "split_flop_work", "no_flop_work_text", "pinned",
 ]
 
 #: matplotlib's "tab20", the reference implementation's default colour map: a dark
@@ -158,3 +161,80 @@ def ridge_label_end(ridge: float, x_low: float) -> float:
     of the decades left of the ridge.
     """
     return ridge * 10 ** label_room_decades(ridge_text(ridge), math.log10(ridge / x_low))
+
+
+# --------------------------------------------------------------------------
+# regions without floating-point work
+# --------------------------------------------------------------------------
+#: A point whose GFLOP/s is below this fraction of the largest does no FLOP work to
+#: speak of (an MPI wait, an initialisation): the axis ranges follow the other points.
+NO_FLOP_WORK_FRACTION = 1e-6
+#: At most this many region names in the note; the rest are counted.
+NO_FLOP_NAMES_SHOWN = 5
+
+
+def split_flop_work(frame: pd.DataFrame, fraction: float | None = None
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split points into the bulk and those doing almost no floating-point work.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Points with a ``performance_gflops`` column.
+    fraction : float, optional
+        A point is "no FLOP work" when its GFLOP/s is below ``fraction`` times
+        the largest GFLOP/s of ``frame`` (default ``NO_FLOP_WORK_FRACTION``, read
+        at each call; 0 turns the rule off).
+
+    Returns
+    -------
+    bulk, no_flop : pandas.DataFrame
+        The rows of ``frame`` (index kept) in two parts; every row is in
+        exactly one.  Rows with a NaN rate stay in the bulk.
+    """
+    fraction = NO_FLOP_WORK_FRACTION if fraction is None else fraction
+    performance = frame["performance_gflops"].to_numpy(dtype=float)
+    largest = positive(performance)
+    if not largest.size:
+        return frame, frame.iloc[:0]
+    below = performance < fraction * largest.max()
+    return frame[~below], frame[below]
+
+
+def no_flop_work_text(no_flop: pd.DataFrame, where: str, fraction: float | None = None) -> str:
+    """The note naming the points that do almost no FLOPs ("" when there are none).
+
+    Parameters
+    ----------
+    no_flop : pandas.DataFrame
+        The second part of :func:`split_flop_work` (``region`` column).
+    where : str
+        Where they are shown, e.g. ``"shown at the axis edge"``.
+    fraction : float, optional
+        The threshold used, named in the note (default ``NO_FLOP_WORK_FRACTION``).
+
+    Returns
+    -------
+    str
+        Plain text (not escaped), e.g. ``"1 region does almost no FLOPs (below
+        1e-06 of the largest GFLOP/s): <init_datastructures> - shown at the
+        axis edge"``.
+    """
+    if not len(no_flop):
+        return ""
+    fraction = NO_FLOP_WORK_FRACTION if fraction is None else fraction
+    regions = [str(r) for r in pd.unique(no_flop["region"].astype(object))]
+    names = ", ".join(regions[:NO_FLOP_NAMES_SHOWN])
+    if len(regions) > NO_FLOP_NAMES_SHOWN:
+        names += f" and {len(regions) - NO_FLOP_NAMES_SHOWN:,} more"
+    count = f"{len(regions):,} region{'s' if len(regions) != 1 else ''}"
+    if len(no_flop) != len(regions):
+        count = f"{len(no_flop):,} points ({count})"
+    verb = "does" if len(no_flop) == 1 else "do"
+    return (f"{count} {verb} almost no FLOPs (below {fraction:g} of the largest GFLOP/s): "
+            f"{names} \N{EM DASH} {where}")
+
+
+def pinned(values: ArrayLike, limits: tuple[float, float]) -> np.ndarray:
+    """``values`` moved inside the axis ``limits`` (where the outliers are drawn)."""
+    return np.clip(np.asarray(values, dtype=float), limits[0], limits[1])

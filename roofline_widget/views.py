@@ -29,9 +29,10 @@ import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from . import output_files
 from .ceilings import BandwidthRoof, ComputeRoof
 
-__all__ = ["View", "ViewError", "VIEW_FORMAT", "VIEW_VERSION"]
+__all__ = ["View", "ViewError", "ViewWarning", "VIEW_FORMAT", "VIEW_VERSION"]
 
 #: The ``format`` value every view file carries.
 VIEW_FORMAT = "roofline-widget view"
@@ -40,6 +41,10 @@ VIEW_VERSION = 1
 
 COLOR_CHOICES = ("region", "run", "rank")
 SIZE_CHOICES = ("none", "runtime")
+
+
+class ViewWarning(UserWarning):
+    """A view applied only in part: what the data lacks was left out (listed in the message)."""
 
 
 class ViewError(ValueError):
@@ -86,6 +91,8 @@ class View:
         Most points drawn; None: the widget's default.
     selected : list of (file, rank, region) tuples
         The selected points, by key.
+    baseline : list of str or None
+        The run labels of the baseline a widget compared with (None: none).
 
     Raises
     ------
@@ -107,6 +114,7 @@ class View:
     size_by: str = "none"
     max_points: int | None = None
     selected: list[tuple[str, int, str]] = field(default_factory=list)
+    baseline: list[str] | None = None
 
     def __post_init__(self):
         values, problems = _checked({f.name: getattr(self, f.name) for f in fields(self)})
@@ -167,10 +175,16 @@ class View:
         return cls.from_dict(document, source)
 
     def save(self, path) -> Path:
-        """Write the view to ``path`` as JSON (UTF-8); returns the path."""
-        path = Path(path)
-        path.write_text(self.to_json() + "\n", encoding="utf-8")
-        return path
+        """Write the view to ``path`` as JSON (UTF-8), atomically; returns the path.
+
+        A path that cannot be written raises ``OutputPathError`` before anything is written.
+        """
+        target = output_files.OutputTarget(Path(path), "view", "json")
+        document = self.to_json() + "\n"
+        output_files.check_targets([target])
+        output_files.write_atomically(
+            [(target, lambda name: Path(name).write_text(document, encoding="utf-8"))])
+        return target.path
 
     @classmethod
     def load(cls, path) -> View:
@@ -322,6 +336,14 @@ def _selected(value):
     return keys
 
 
+def _labels(value):
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise _Bad(f"must be a list of run labels (strings) or null, got {value!r}")
+    return list(value)
+
+
 _CEILING_KEYS = {"kind", "name", "value", "source"}
 _CEILING_OPTIONAL = {"level", "provenance"}
 
@@ -375,7 +397,7 @@ _CHECKERS = {
     "combine_ranks": _flag, "include": _pattern, "exclude": _pattern,
     "peak_flops": _positive, "peak_bandwidth": _positive, "ceilings": _ceilings,
     "levels": _levels, "color_by": _choice(COLOR_CHOICES), "size_by": _choice(SIZE_CHOICES),
-    "max_points": _max_points, "selected": _selected,
+    "max_points": _max_points, "selected": _selected, "baseline": _labels,
 }
 
 

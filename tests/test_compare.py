@@ -19,7 +19,7 @@ import pytest
 
 from roofline_widget import compare_points, points_dataframe, read_likwid, sample_names, sample_path
 from roofline_widget.compare import STATUSES
-from roofline_widget.points import MetricChoiceWarning
+from roofline_widget.points import SelectionWarning
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 TAKE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt"
@@ -157,7 +157,7 @@ def test_filters_and_ranks_apply_to_both_runs():
     assert compare_points(give, take, exclude="Sol")["region"].tolist() == ["Setup"]
     assert compare_points(give, take, ranks=[0])["region"].tolist() == ["Setup", "Solve"]
     # rank 3 exists in neither run: no rows, and one warning per run
-    with pytest.warns(MetricChoiceWarning) as caught:
+    with pytest.warns(SelectionWarning) as caught:
         empty = compare_points(give, take, ranks=3)
     assert len(empty) == 0 and "speedup" in empty.columns
     texts = [str(w.message) for w in caught]

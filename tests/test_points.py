@@ -19,6 +19,7 @@ from roofline_widget.points import (
     RegionSource,
     RegionSums,
     RegionsLeftOutWarning,
+    SelectionWarning,
     RunSums,
     collect_roofline_points,
     detect_bandwidth_metric,
@@ -410,8 +411,21 @@ def test_ranks_and_patterns_select_rows():
     assert set(sums.select(include=["Setup", "Solve$"]).points["region"]) == {"Setup", "Solve"}
     assert set(sums.select(exclude="Solver").points["region"]) == {"Setup", "Solve"}
     assert sums.select(include=[]).points.empty
-    with pytest.warns(MetricChoiceWarning, match=r"rank\(s\) \[7\] not in the data"):
+
+
+def test_selection_notes_are_selection_warnings_not_metric_choices():
+    """Issue 9, item 8: an absent rank and ``include=[]`` say so, as SelectionWarning."""
+    r0, r1 = _two_rank_run()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         assert collect_roofline_points([r0, r1], ranks=7) == []
+    assert [w.category for w in caught] == [SelectionWarning]
+    assert "rank(s) [7] not in the data (ranks present: [0, 1])" in str(caught[0].message)
+    assert not issubclass(SelectionWarning, MetricChoiceWarning)
+    with pytest.warns(SelectionWarning, match=r"include=\[\] selects no region \(include=None "
+                                               r"selects every region\)"):
+        assert collect_roofline_points([r0, r1], include=[]) == []
+    assert len(collect_roofline_points([r0, r1], include=None)) == 5
 
 
 @pytest.mark.parametrize("bad", ["(", ["ok", "[unclosed"], [3]])

@@ -105,3 +105,29 @@ def test_non_numeric_result_raises(tmp_path):
     with pytest.raises(LikwidFormatError, match="triad_avx") as info:
         read_likwid_bench(path)
     assert info.value.line == 10
+
+
+# --------------------------------------------------------------------------- truncated output (issue 9, item 3)
+@pytest.mark.parametrize("cut_after", ["MByte/s:\t\t11", "MByte/s:\t\t11163.34\n",
+                                       "UOPs:\t\t\t3749999040\n"])
+def test_result_cut_off_by_the_end_of_the_file_is_skipped(tmp_path, cut_after):
+    from roofline_widget.errors import LikwidReadWarning
+    text = Path(sample_path(README)).read_text()
+    path = tmp_path / "cut.txt"
+    # the README result twice: the first is complete, the second is cut off
+    path.write_text(text + text[:text.index(cut_after) + len(cut_after)])
+    with pytest.warns(LikwidReadWarning, match=r"line 52: likwid-bench run 'triad_avx' whose "
+                      r"results end at line \d+ without the closing '-----' line") as caught:
+        results = read_likwid_bench(path)
+    assert len(caught) == 1
+    # only the complete result: 11.16334 GB/s, never 0.011 GB/s from 'MByte/s: 11'
+    assert [(r.line, r.gbs) for r in results] == [(10, 11.16334)]
+
+
+def test_only_a_cut_off_result_is_no_result(tmp_path):
+    text = Path(sample_path(README)).read_text()
+    path = tmp_path / "cut.txt"
+    path.write_text(text[:text.index("MByte/s:") + len("MByte/s:\t\t11")])
+    with pytest.warns(UserWarning, match="without the closing"), \
+            pytest.raises(LikwidFormatError, match="no likwid-bench result"):
+        read_likwid_bench(path)

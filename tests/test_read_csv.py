@@ -273,7 +273,7 @@ def test_wrapper_csv_is_the_whole_run_region_and_dash_is_nan():
         "ACTUAL_CPU_CLOCK,FIXC1,44818934960",
         "DATA_FROM_LOCAL_DRAM_CHANNEL,DFC0,-", "DATA_TO_LOCAL_DRAM_CHANNEL,DFC1,-",
         "TABLE,Group 1 Metric,MEM,2", "Metric,Core 2,",
-        "Runtime (RDTSC) [s],15.5693,", "Memory bandwidth [MBytes/s],0,"])
+        "Runtime (RDTSC) [s],15.5693,", "Memory bandwidth [MBytes/s],0,", ""])
     run = read(text)
     assert run.regions == [WHOLE_RUN_REGION]
     assert run.cpu_name == "AMD EPYC 7702 64-Core Processor"  # trailing blanks dropped
@@ -342,7 +342,7 @@ def test_likwid_40_struct_info_5_carries_region_and_region_info():
         "TABLE,Group 1 Raw Stat,MEM,1,", "Event,Counter,Sum,Max,Min,Avg",
         "INSTR_RETIRED_ANY STAT,FIXC0,1.826208e+09,9.262083e+08,9.000000e+08,9.131042e+08",
         "TABLE,Group 1 Metric,MEM,1,", "Metric,Core 0,Core 1",
-        "Memory bandwidth [MBytes/s],0.078023552,0"])
+        "Memory bandwidth [MBytes/s],0.078023552,0", ""])
     parsed = parse_csv(text, "lw40.csv")
     assert parsed.likwid_version == "4.0.x"
     assert parsed.cpu_clock == "2.700118 GHz"
@@ -511,3 +511,61 @@ def test_text_after_the_csv_ends_the_last_table():
     run = read(text)
     assert len(run) == 4
     assert run.values("Vectorization ratio").tolist() == [0, 0, 0, 0]
+
+
+# --------------------------------------------------------------------------- truncated files (issue 9, item 3)
+def _warned_run(path):
+    from roofline_widget import LikwidReadWarning, read_likwid
+    with pytest.warns(LikwidReadWarning) as caught:
+        run = read_likwid(path)
+    return run, "\n".join(str(w.message) for w in caught)
+
+
+def test_cut_inside_a_number_drops_the_table_instead_of_keeping_21(tmp_path):
+    text = sample_text()
+    lines = text.splitlines()
+    assert lines[27] == "DP MFLOP/s,2116.0763,"  # line 28, in the Metric TABLE of line 22
+    path = tmp_path / "cut.csv"
+    path.write_text(text[:text.index("DP MFLOP/s,2116.0763") + len("DP MFLOP/s,21")])
+    run, message = _warned_run(path)
+    assert f"{path}, line 22: the file ends inside line 28" in message
+    assert "Metric table of region 'multMatVet_NAO_OTIM', group 1 is incomplete and not used" in message
+    # the events of the Raw table (complete) are kept, no metric of the cut table is
+    assert run.regions == ["multMatVet_NAO_OTIM"]
+    assert run.metric_names == []
+    assert run.events["FP_ARITH_INST_RETIRED_SCALAR_DOUBLE:PMC1"].tolist() == [32778]
+    assert run.warnings and "incomplete" in run.warnings[0]
+
+
+def test_cut_at_a_line_end_inside_a_table_is_short_of_the_declared_rows(tmp_path):
+    lines = sample_text().splitlines(keepends=True)
+    path = tmp_path / "cut.csv"
+    path.write_text("".join(lines[:27]))  # ends after the 'CPI' row: 4 of the 9 rows
+    run, message = _warned_run(path)
+    assert "line 22: TABLE declares 9 rows, 4 found" in message
+    assert run.metric_names == []
+
+
+def test_a_row_missing_in_the_middle_drops_only_that_table(tmp_path):
+    lines = sample_text().splitlines(keepends=True)
+    cpi = [k for k, line in enumerate(lines) if line.startswith("CPI,")]
+    assert len(cpi) == 4
+    del lines[cpi[1]]  # the CPI row of the second region (multMatVet_COM_OTIM)
+    path = tmp_path / "row.csv"
+    path.write_text("".join(lines))
+    run, message = _warned_run(path)
+    assert "TABLE declares 9 rows, 8 found" in message and "'multMatVet_COM_OTIM'" in message
+    dp = run.table.set_index("region")["DP MFLOP/s"]
+    # the three complete regions keep their values, the damaged one has none
+    assert dp["multMatVet_NAO_OTIM"] == 2116.0763
+    assert np.isnan(dp["multMatVet_COM_OTIM"])
+    intact = read(sample_text()).table.set_index("region")["DP MFLOP/s"]
+    others = [r for r in intact.index if r != "multMatVet_COM_OTIM"]
+    assert dp[others].tolist() == intact[others].tolist()
+
+
+def test_tab_inside_a_metric_name_is_a_blank():
+    text = sample_text().replace("DP MFLOP/s,2116.0763", "DP\tMFLOP/s,2116.0763")
+    run = read(text)
+    assert "DP\tMFLOP/s" not in run.metric_names
+    assert run.table["DP MFLOP/s"].iloc[0] == 2116.0763

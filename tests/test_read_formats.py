@@ -156,3 +156,122 @@ def test_enums_equal_their_strings():
     # the table holds plain strings, as before
     assert list(run.table["device"].cat.categories) == ["cpu"]
     assert type(run.table["device"].cat.categories[0]) is str
+
+
+# ------------------------------------------------------------------ special files, cap (issue 9, item 6)
+class _Endless(io.RawIOBase):
+    """A file object like /dev/zero: every read returns as many zeros as asked."""
+
+    name = "endless-stream"
+
+    def __init__(self):
+        self.asked = []
+
+    def readable(self):
+        return True
+
+    def read(self, size=-1):
+        assert size is not None and 0 < size <= 16 * 2**20, "reads in bounded chunks"
+        self.asked.append(size)
+        return b"0" * size
+
+
+def test_endless_file_object_stops_at_the_cap(monkeypatch):
+    from roofline_widget.io import opener
+    monkeypatch.setattr(opener, "MAX_BYTES", 40 * 2**20)
+    stream = _Endless()
+    with pytest.raises(LikwidFormatError, match=r"endless-stream: expected at most 41,943,040 "
+                                                r"bytes of LIKWID output .*MAX_BYTES"):
+        read_likwid(stream)
+    assert sum(stream.asked) == 40 * 2**20 + 1  # never more than the cap and one byte
+
+
+def test_text_file_object_is_capped_too(monkeypatch):
+    from roofline_widget.io import opener
+    monkeypatch.setattr(opener, "MAX_BYTES", 1000)
+    with open(sample_path(TEXT), encoding="utf-8") as handle:
+        with pytest.raises(LikwidFormatError, match="at most 1,000 bytes"):
+            read_likwid(handle)
+
+
+def test_file_over_the_cap_is_refused_by_its_size(monkeypatch, tmp_path):
+    from roofline_widget.io import opener
+    size = Path(sample_path(TEXT)).stat().st_size
+    monkeypatch.setattr(opener, "MAX_BYTES", size - 1)
+    with pytest.raises(LikwidFormatError, match=f"{TEXT}: expected at most {size - 1:,} bytes"):
+        read_likwid(sample_path(TEXT))
+    monkeypatch.setattr(opener, "MAX_BYTES", size)  # exactly the cap is read
+    assert read_likwid(sample_path(TEXT)).regions == ["Setup", "Solve"]
+
+
+def test_compression_bomb_stops_at_the_cap(monkeypatch, tmp_path):
+    from roofline_widget.io import opener
+    monkeypatch.setattr(opener, "MAX_BYTES", 2**20)
+    bomb = tmp_path / "bomb.gz"
+    bomb.write_bytes(gzip.compress(b"0" * (8 * 2**20)))
+    assert bomb.stat().st_size < 2**20  # the file itself is under the cap
+    with pytest.raises(LikwidFormatError, match="bomb.gz: expected at most 1,048,576 bytes"):
+        read_likwid(bomb)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_dev_zero_is_refused_without_reading():
+    with pytest.raises(LikwidFormatError, match="a regular file.*device"):
+        read_likwid("/dev/zero")
+    with pytest.raises(LikwidFormatError, match="a regular file"):
+        read_likwid_bench("/dev/zero")
+
+
+# ------------------------------------------------------------------ encodings (issue 9, item 8)
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_files_with_a_byte_order_mark(tmp_path, codec):
+    text = Path(sample_path(TEXT)).read_text(encoding="utf-8")
+    path = tmp_path / "utf16.txt"
+    bom = {"utf-16-le": b"\xff\xfe", "utf-16-be": b"\xfe\xff"}.get(codec, b"")
+    path.write_bytes(bom + text.encode(codec))
+    _same_run(read_likwid(path), read_likwid(sample_path(TEXT)))
+
+
+def test_utf16_cut_inside_a_character_is_a_format_error(tmp_path):
+    path = tmp_path / "odd.txt"
+    path.write_bytes("CPU name:\tx\n".encode("utf-16")[:-1])
+    with pytest.raises(LikwidFormatError, match="UTF-16 text"):
+        read_likwid(path)
+
+
+@pytest.mark.filterwarnings("ignore::roofline_widget.errors.LikwidReadWarning")
+def test_byte_order_mark_in_the_middle_of_a_file(tmp_path):
+    """``cat a.txt b.txt`` where b.txt starts with a BOM: the BOM is dropped, both runs read."""
+    first = Path(sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")).read_bytes()
+    text = Path(sample_path(TEXT)).read_bytes()
+    second = text[text.index(b"Region Setup"):]  # b.txt starts at the first region header
+    plain, marked = tmp_path / "plain.txt", tmp_path / "bom.txt"
+    plain.write_bytes(first + second)
+    marked.write_bytes(first + b"\xef\xbb\xbf" + second)
+    run = read_likwid(marked)
+    assert run.regions == ["saxpy", "Setup", "Solve"]
+    _same_run(run, read_likwid(plain))
+    assert run.warnings == read_likwid(plain).warnings
+
+
+def test_a_file_that_mentions_mflops_is_no_bench_output(tmp_path):
+    path = tmp_path / "app.log"
+    path.write_text("my solver reached MFlops/s: 1234 on 4 cores\ndone\n")
+    with pytest.raises(LikwidFormatError) as info:
+        read_likwid(path)
+    assert "likwid-bench" not in str(info.value)
+    assert info.value.found == "no LIKWID table"
+    bench = Path(sample_path(BENCH))
+    with pytest.raises(LikwidFormatError, match="holds only likwid-bench results"):
+        read_likwid(bench)
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/self/status"), reason="no /proc here")
+def test_file_longer_than_its_stat_size_is_read_to_the_end_and_capped(monkeypatch):
+    """/proc files say size 0 and hold more, like a log that grows while it is read."""
+    from roofline_widget.io import opener
+    assert os.stat("/proc/self/status").st_size == 0
+    data = opener.read_bytes("/proc/self/status")
+    assert data.startswith(b"Name:") and b"\nPid:" in data
+    with pytest.raises(LikwidFormatError, match="/proc/self/status: expected at most 10 bytes"):
+        opener.read_bytes("/proc/self/status", limit=10)

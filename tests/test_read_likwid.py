@@ -71,7 +71,8 @@ def test_same_region_and_group_twice_in_one_log(tmp_path):
 @pytest.mark.parametrize("content, expected", [
     (b"", "an empty file"),
     (b"  \n\n\t\n", "an empty file"),
-    (b"\x89HDF\r\n\x1a\n\x00\x00\x00binary", "binary data"),
+    (b"\x89HDF\r\n\x1a\n\x00\x00\x00binary", "an HDF5 file .*format='scope-h5'"),
+    (b"\x7fELF\x02\x01\x01\x00\x00\x00binary", "binary data"),
 ])
 def test_empty_and_binary_files(tmp_path, content, expected):
     path = tmp_path / "bad.txt"

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from roofline_widget import LikwidFormatError, sample_path
 from roofline_widget.io import read_likwid, read_likwid_text
+from roofline_widget.io.core import run_from
 from roofline_widget.io.text import parse_text
 from roofline_widget.model import WHOLE_RUN_REGION
 
@@ -583,3 +584,31 @@ def test_generated_mpirun_text_reads_every_thread():
     parsed = parse_text(text, "big.txt")
     assert len(parsed.blocks) == 20
     assert sum(len(b.threads) for b in parsed.blocks) == 16 * 20 * 8
+
+
+def test_tab_inside_a_table_row_is_a_blank_not_part_of_the_name():
+    """Issue 9, item 8: a file whose blanks became tabs (an editor) keeps LIKWID's metric names."""
+    text = Path(sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")).read_text()
+    row = next(line for line in text.splitlines() if line.startswith("|") and "DP [MFLOP/s]" in line)
+    tabbed = row.replace("DP [MFLOP/s]", "DP\t[MFLOP/s]", 1)
+    assert len(tabbed) == len(row)  # still aligned with the border: one character for one
+    run = run_from(parse_text(text.replace(row, tabbed), "tab.txt"), source="tab.txt")
+    plain = run_from(parse_text(text, "plain.txt"), source="plain.txt")
+    assert run.metric_names == plain.metric_names and "DP [MFLOP/s]" in run.metric_names
+    assert run.values("DP [MFLOP/s]").tolist() == plain.values("DP [MFLOP/s]").tolist()
+
+
+@pytest.mark.parametrize("keep", [len("|            DP [MFLOP/s]           |  51"),
+                                  len("|            DP [MFLOP/s]           |  517.2402 |  478.9738 |"
+                                      "  477.1800 |  476.6683 |\n")])
+def test_text_cut_inside_the_last_table_is_an_error_never_a_number(tmp_path, keep):
+    """Issue 9, item 3: a table without its closing border at the end of the file is not used."""
+    text = Path(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")).read_text()
+    start = text.index("|            DP [MFLOP/s]           |  517.2402 |")
+    assert text[:start].count("\n") + 1 == 74  # the Setup region's DP row
+    path = tmp_path / "cut.txt"
+    path.write_text(text[:start + keep])
+    with pytest.raises(LikwidFormatError, match="closing '\\+---\\+' border of the table that "
+                                                "starts at line 63; the file ends inside") as info:
+        read_likwid(path)
+    assert info.value.source == str(path) and info.value.line == 74

@@ -95,3 +95,23 @@ def test_no_topology_and_bad_size(tmp_path):
         parse_topology(bad, "log.txt")
     with pytest.raises(LikwidFormatError, match="an integer after 'Sockets:'"):
         parse_topology(I7_6700K.replace("Sockets:\t\t1", "Sockets:\t\tone"))
+
+
+def test_compressed_log_fifo_and_binary_file(tmp_path):
+    """Opened like every LIKWID file (issue 9, item 6): gzip read, a FIFO never opened."""
+    import gzip
+    import os
+    log = tmp_path / "job.log.gz"
+    log.write_bytes(gzip.compress(("x\n" + topology(sockets=2, cores=8)).encode()))
+    assert read_topology(log).cores_per_socket == 8
+    binary = tmp_path / "results.h5"
+    binary.write_bytes(b"\x89HDF\r\n\x1a\n\x00\x00")
+    assert find_topology(binary) is None
+    with pytest.raises(LikwidFormatError, match="HDF5 file"):
+        read_topology(binary)
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "pipe"
+        os.mkfifo(fifo)
+        assert find_topology(fifo) is None  # returns at once: refused by stat, never opened
+        with pytest.raises(LikwidFormatError, match="a regular file"):
+            read_topology(fifo)

@@ -25,6 +25,7 @@ from .core import ParsedLikwid, merge_runs, run_from, warn_passed_over
 from .csv import parse_csv
 from .opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
 from .text import parse_text
+from .topology import parse_topology
 
 __all__ = ["read_likwid", "read_likwid_text", "as_runs", "FORMATS", "detect_format"]
 
@@ -55,6 +56,8 @@ FILE_READERS: dict[str, Callable[[PathOrBuffer, str | None], LikwidRun]] = {
 FORMATS = (*TEXT_PARSERS, *FILE_READERS)
 
 
+_BENCH_BANNER = "LIKWID MICRO BENCHMARK"
+_BENCH_RESULT = re.compile(r"^(?:MFlops/s|MByte/s):\t", re.M)
 _CSV_TABLE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
 _TEXT_TABLE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
 
@@ -93,7 +96,7 @@ def detect_format(text: str, source) -> str:
             raise LikwidFormatError(
                 source, line_number,
                 "likwid-perfctr or likwid-mpirun output; this is likwid-topology output", line)
-    if "MFlops/s:" in head or "MByte/s:" in head:
+    if _BENCH_BANNER in head and _BENCH_RESULT.search(head):
         raise LikwidFormatError(
             source, None, "likwid-perfctr tables; this file holds only likwid-bench "
             "results (read them with read_likwid_bench)")
@@ -126,6 +129,8 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     Returns
     -------
     LikwidRun
+        With :attr:`~roofline_widget.model.LikwidRun.topology` set when the
+        text also holds likwid-topology output.
     """
     _check_format(format)
     if format in FILE_READERS:
@@ -133,8 +138,20 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     layout = format or detect_format(text, source)
     parsed = TEXT_PARSERS[layout](text, str(source))
     run = run_from(parsed, source=str(source), label=label)
+    run.topology = _topology(text, str(source), run.warnings)
     warn_passed_over(source, run.warnings, stacklevel=2)
     return run
+
+
+def _topology(text: str, source: str, warnings: list):
+    """The likwid-topology block of a log, or None; a damaged block is a warning, not an error."""
+    if _TOPOLOGY_MARKERS[0] not in text:
+        return None
+    try:
+        return parse_topology(text, source)
+    except LikwidFormatError as exc:
+        warnings.append(f"likwid-topology output not read ({exc}); run.topology is None")
+        return None
 
 
 def _read_one(path_or_buffer: PathOrBuffer, format: str | None) -> LikwidRun:
@@ -175,7 +192,8 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     -------
     LikwidRun
         One row per (rank, region, group, hardware thread); see
-        :class:`~roofline_widget.model.LikwidRun`.
+        :class:`~roofline_widget.model.LikwidRun`.  ``run.topology`` holds
+        what likwid-topology printed in the same file (a job log), or None.
 
     Raises
     ------

@@ -136,8 +136,14 @@ def _split_runs(lines):
 
 
 def _parse_run(lines, offset: int, source: str):
-    """Parse one run; return a BenchResult, or None if it has no result lines."""
+    """Parse one run; return (BenchResult or None, why it was skipped or None).
+
+    A run is used only when its result lines are closed by the ``-----``
+    line likwid-bench prints after them: without it the output was cut off
+    (a killed job, a truncated file) and the last number may be cut too.
+    """
     kernel, test_line, counts, values = None, offset + 1, {}, {}
+    closed = False
     for index, line in enumerate(lines):
         test = _TEST.match(line)
         using = _USING.match(line)
@@ -149,11 +155,22 @@ def _parse_run(lines, offset: int, source: str):
         elif result:
             values[result[1]] = result[2]
         elif values and _HLINE.match(line):
+            closed = True
             break  # the hline after the result lines ends the run's output
     if "MByte/s" not in values and "MFlops/s" not in values:
-        return None
+        return None, (f"line {offset + 1}: likwid-bench run without 'MFlops/s:' "
+                      "or 'MByte/s:' results (interrupted?); skipped")
+    if not closed:
+        last, name = offset + len(lines), f"{kernel!r} " if kernel else ""
+        return None, (f"line {offset + 1}: likwid-bench run {name}whose results end at "
+                      f"line {last} without the closing '-----' line (the output is cut off); "
+                      "skipped, its numbers may be cut too")
     if kernel is None:
         raise LikwidFormatError(source, offset + 1, "a 'Test: <kernel>' line after the banner")
+    missing = [f"'Using N {what}'" for what in ("work groups", "threads") if what not in counts]
+    if missing:  # never guess a thread count: the roof's provenance would be wrong
+        return None, (f"line {offset + 1}: likwid-bench run {kernel!r} without its "
+                      f"{' and '.join(missing)} line; skipped")
     try:
         numbers = {key: _number(values, key) for key in
                    ("MFlops/s", "MByte/s", "Time", "Data volume (Byte)", "Number of Flops")}
@@ -161,11 +178,11 @@ def _parse_run(lines, offset: int, source: str):
         raise LikwidFormatError(source, test_line, f"numeric likwid-bench results of {kernel}",
                                 str(exc)) from None
     return BenchResult(
-        kernel=kernel, threads=counts.get("threads", 1), work_groups=counts.get("work groups", 1),
+        kernel=kernel, threads=counts["threads"], work_groups=counts["work groups"],
         gflops=numbers["MFlops/s"] / 1000.0, gbs=numbers["MByte/s"] / 1000.0,
         time_s=numbers["Time"], data_volume_bytes=numbers["Data volume (Byte)"],
         flops=numbers["Number of Flops"], source=source, line=test_line, values=values,
-    )
+    ), None
 
 
 def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
@@ -182,7 +199,8 @@ def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     -------
     list of BenchResult
         In file order.  A benchmark banner without result lines (a run that
-        was killed) is skipped with a
+        was killed), or whose result lines are not closed by likwid-bench's
+        ``-----`` line (the output is cut off), is skipped with a
         :class:`~roofline_widget.errors.LikwidReadWarning` naming its line.
 
     Raises
@@ -204,10 +222,9 @@ def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     source = opened.name
     results, skipped = [], []
     for start, run_lines in _split_runs(opened.text.splitlines()):
-        result = _parse_run(run_lines, start, source)
+        result, problem = _parse_run(run_lines, start, source)
         if result is None:
-            skipped.append(f"line {start + 1}: likwid-bench run without 'MFlops/s:' "
-                           "or 'MByte/s:' results (interrupted?); skipped")
+            skipped.append(problem)
         else:
             results.append(result)
     warn_passed_over(source, skipped, stacklevel=2)

@@ -380,4 +380,5 @@ def merge_runs(runs, *, label=None) -> LikwidRun:
         cpu_type=common("cpu_type"), cpu_clock=common("cpu_clock"),
         likwid_version=common("likwid_version"), layout=common("layout") or "",
         warnings=[w for r in runs for w in r.warnings],
+        topology=next((r.topology for r in runs if r.topology is not None), None),
     )

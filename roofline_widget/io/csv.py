@@ -17,9 +17,13 @@ Layouts handled (see ``likwid-formats.md`` sections 3, 7 and 8):
 
 The row count printed in a ``TABLE`` line excludes the header and the
 Region Info rows, so tables are parsed by recognising their header lines
-(``Region Info,``, ``Event,Counter,``, ``Metric,``); the count only decides
+(``Region Info,``, ``Event,Counter,``, ``Metric,``); the count decides
 whether a line that does not parse after the last declared row ends the table
-(it is then text that follows the CSV) or is an error.
+(it is then text that follows the CSV) or is an error, and whether a table is
+complete.  An incomplete table -- fewer rows than declared, or rows that run
+to the end of a text without its final newline (LIKWID ends every line: the
+file was cut off, maybe inside a number) -- is never used: it is dropped with
+a warning naming the file and the ``TABLE`` line.
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ class _Table:
     labels: list = field(default_factory=list)
     values: list = field(default_factory=list)
     lines: list = field(default_factory=list)
+    incomplete: str | None = None
 
 
 @dataclass
@@ -80,6 +85,8 @@ class _PendingInfo:
 
 
 def _cells(line: str) -> list[str]:
+    if "\t" in line:  # a tab inside a name is a blank, as in the text tables
+        line = line.replace("\t", " ")
     return [cell.strip() for cell in line.split(",")]
 
 
@@ -101,6 +108,8 @@ class _CsvParser:
 
     def __init__(self, text: str, source: str):
         self.lines = text.splitlines()
+        # a last line without its newline was cut off (LIKWID ends every line)
+        self.cut_last_line = bool(text) and not text.endswith(("\n", "\r"))
         self.source = source
         self.blocks: list[RegionBlock] = []
         self.info: dict[str, str] = {}
@@ -109,6 +118,7 @@ class _CsvParser:
         self.pending: _PendingInfo | None = None
         self.mixed_case_stat = False
         self.struct_info_5 = False
+        self.dropped: set[tuple] = set()   # (region, group index, group) of incomplete tables
 
     # ------------------------------------------------------------ errors
     def error(self, index: int | None, expected: str, found: str | None = None):
@@ -219,7 +229,13 @@ class _CsvParser:
         table = _Table(index + 1, match["region"], int(match["index"]), kind, stat,
                        match["group"], columns, cursor)
         cursor = self.read_rows(table, cursor + 1, n_labels, int(match["count"]))
-        if stat:
+        if table.incomplete:
+            self.warnings.append(f"{self.source}, line {table.line}: {table.incomplete}; "
+                                 f"the {table.kind}{' STAT' if stat else ''} table of region "
+                                 f"{self.region_of(table)!r}, group {table.group_index} is "
+                                 "incomplete and not used")
+            self.dropped.add((self.region_of(table), table.group_index, table.group))
+        elif stat:
             self.add_stats(table, index)
         elif kind == "Raw":
             self.add_raw(table, region_info)
@@ -264,16 +280,25 @@ class _CsvParser:
             except LikwidFormatError:
                 if len(table.labels) >= declared > 0:
                     break  # text after the table, not a row of it
+                if cursor == len(self.lines) - 1 and self.cut_last_line:
+                    cursor += 1  # a row cut off by the end of the file
+                    break
                 raise
             table.labels.append(tuple(cells[:n_labels]))
             table.values.append(values)
             table.lines.append(cursor + 1)
             cursor += 1
-        if not table.labels:
+        cut = cursor >= len(self.lines) and self.cut_last_line
+        if not table.labels and not cut:
             found = "the end of the file" if cursor >= len(self.lines) else self.lines[cursor]
             raise self.error(min(cursor, len(self.lines) - 1),
                              f"data rows of the TABLE on line {table.line}", found)
-        if len(table.labels) != declared:
+        if cut:
+            table.incomplete = (f"the file ends inside line {cursor} (no newline at its end: "
+                                "the output was cut off)")
+        elif len(table.labels) < declared:
+            table.incomplete = f"TABLE declares {declared} rows, {len(table.labels)} found"
+        elif len(table.labels) > declared:
             self.warnings.append(f"{self.source}, line {table.line}: TABLE declares {declared} "
                                  f"rows, {len(table.labels)} found")
         return cursor
@@ -355,6 +380,10 @@ class _CsvParser:
 
     def add_stats(self, table: _Table, index: int) -> None:
         block = self.current_block(table)
+        if block is None and (self.region_of(table), table.group_index, table.group) in self.dropped:
+            self.warnings.append(f"{self.source}, line {index + 1}: STAT table of an incomplete "
+                                 f"{table.kind} table not used")
+            return
         if block is None:
             raise self.error(index, f"a {table.kind} table of region {self.region_of(table)!r}, "
                              f"group {table.group_index} before its STAT table", self.lines[index])
@@ -405,7 +434,7 @@ def parse_csv(text: str, source: str) -> ParsedLikwid:
     ...     "INSTR_RETIRED_ANY,FIXC0,1000",
     ...     "TABLE,Group 1 Metric,CLOCK,1",
     ...     "Metric,HWThread 0",
-    ...     "CPI,0.5"])
+    ...     "CPI,0.5", ""])
     >>> parsed = parse_csv(text, "run.csv")
     >>> block = parsed.blocks[0]
     >>> block.region, block.event_names, block.metrics.tolist()

@@ -6,14 +6,17 @@ the suffix), decodes UTF-8 (with or without a byte-order mark) and falls back
 to latin-1, and raises :class:`~roofline_widget.errors.LikwidFormatError` for
 what cannot be read (a directory, a FIFO or device, an empty or binary file).
 
-All reading goes through :func:`read_bytes`, so that limits on what is read
-(a size cap, streaming) have exactly one place to live.
+All reading goes through :func:`read_bytes`, which reads in chunks and stops
+at :data:`MAX_BYTES` (also the cap on what a compressed file may expand to),
+so that neither an endless stream nor a compression bomb exhausts memory.
 """
 
 from __future__ import annotations
 
 import bz2
 import gzip
+import importlib.util
+import io
 import lzma
 import os
 import stat
@@ -24,7 +27,7 @@ from typing import IO
 from ..errors import LikwidFormatError
 
 __all__ = ["Source", "PathOrBuffer", "open_text", "read_bytes", "source_name",
-           "is_file_like", "decompress", "decode", "peek", "HDF5_MAGIC"]
+           "is_file_like", "decompress", "decode", "peek", "HDF5_MAGIC", "MAX_BYTES"]
 
 #: A path, or an open file (text or binary).
 PathOrBuffer = str | os.PathLike | IO[str] | IO[bytes]
@@ -32,12 +35,22 @@ PathOrBuffer = str | os.PathLike | IO[str] | IO[bytes]
 #: The first bytes of an HDF5 file (scope-profiler's results).
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 
+#: The most bytes read from one file (after decompression): 2 GiB.  Larger
+#: LIKWID text output does not occur; a read stops here with a clear error.
+MAX_BYTES = 2 * 2**30
+
+_CHUNK = 16 * 2**20
 _COMPRESSED = (
-    (b"\x1f\x8b", "gzip", gzip.decompress),
-    (b"BZh", "bz2", bz2.decompress),
-    (b"\xfd7zXZ\x00", "xz", lzma.decompress),
+    (b"\x1f\x8b", "gzip", lambda stream: gzip.GzipFile(fileobj=stream)),
+    (b"BZh", "bz2", bz2.BZ2File),
+    (b"\xfd7zXZ\x00", "xz", lzma.LZMAFile),
 )
 _BINARY_PROBE = 65536
+# byte-order marks, longest first (the UTF-32 LE mark starts with the UTF-16 LE one)
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"),
+)
 
 
 @dataclass(frozen=True)
@@ -61,30 +74,74 @@ def source_name(path_or_buffer: PathOrBuffer) -> str:
     return str(path_or_buffer)
 
 
-def read_bytes(path_or_buffer: PathOrBuffer) -> bytes:
+def _too_large(name, limit: int) -> LikwidFormatError:
+    return LikwidFormatError(name, None, f"at most {limit:,} bytes of LIKWID output "
+                             "(the cap roofline_widget.io.opener.MAX_BYTES)",
+                             "more: the read was stopped there")
+
+
+def _read_chunks(read, name, limit: int, cap: int | None = None) -> bytes:
+    """Call ``read(size)`` until it returns nothing; raise past ``limit`` bytes (naming ``cap``)."""
+    chunks, total = [], 0
+    while True:
+        chunk = read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8")
+        chunks.append(bytes(chunk))
+        total += len(chunk)
+        if total > limit:
+            raise _too_large(name, limit if cap is None else cap)
+
+
+def read_bytes(path_or_buffer: PathOrBuffer, limit: int | None = None) -> bytes:
     """Every byte of a regular file or a file object (text objects encoded as UTF-8).
+
+    Read in chunks of 16 MiB, so that a file object that never ends is
+    stopped at the cap instead of filling the memory.
+
+    Parameters
+    ----------
+    path_or_buffer : str, path-like or file object
+    limit : int, optional
+        The most bytes read (default :data:`MAX_BYTES`, looked up at the call).
 
     Raises
     ------
     LikwidFormatError
-        For a directory, or a path that is no regular file (a FIFO, a device).
+        For a directory, a path that is no regular file (a FIFO, a device),
+        or more than ``limit`` bytes (the message names the file and the cap).
     FileNotFoundError
         If the file does not exist.
     """
+    limit = MAX_BYTES if limit is None else limit
+    name = source_name(path_or_buffer)
     if is_file_like(path_or_buffer):
-        data = path_or_buffer.read()
-        return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        return _read_chunks(path_or_buffer.read, name, limit)
     path = Path(path_or_buffer)
-    mode = path.stat().st_mode
-    if stat.S_ISDIR(mode):
+    info = path.stat()
+    if stat.S_ISDIR(info.st_mode):
         raise LikwidFormatError(path, None, "a file, not a directory")
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(info.st_mode):
         raise LikwidFormatError(path, None, "a regular file", "a FIFO, socket or device")
-    return path.read_bytes()
+    if info.st_size > limit:
+        raise _too_large(name, limit)
+    with open(path, "rb") as handle:
+        data = handle.read(info.st_size + 1)  # one read of the size stat gave, and one byte more
+        if len(data) <= info.st_size:
+            return data
+        # the file grew since stat (a log still written): the rest in chunks, up to the cap
+        if len(data) > limit:
+            raise _too_large(name, limit)
+        return data + _read_chunks(handle.read, name, limit - len(data), limit)
 
 
-def decompress(raw: bytes, source: str) -> bytes:
+def decompress(raw: bytes, source: str, limit: int | None = None) -> bytes:
     """``raw`` uncompressed if it starts with gzip, bz2 or xz magic bytes.
+
+    At most ``limit`` bytes (default :data:`MAX_BYTES`) are uncompressed;
+    more raise :class:`LikwidFormatError`, so a compression bomb is stopped.
 
     Examples
     --------
@@ -94,28 +151,57 @@ def decompress(raw: bytes, source: str) -> bytes:
     >>> decompress(b"plain", "run.txt")
     b'plain'
     """
-    for magic, name, function in _COMPRESSED:
+    limit = MAX_BYTES if limit is None else limit
+    for magic, name, opener in _COMPRESSED:
         if raw.startswith(magic):
             try:
-                return function(raw)
+                with opener(io.BytesIO(raw)) as stream:
+                    return _read_chunks(stream.read, source, limit)
+            except LikwidFormatError:
+                raise
             except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
                 raise LikwidFormatError(source, None, f"a complete {name}-compressed file",
                                         str(exc)) from None
     return raw
 
 
-def decode(raw: bytes) -> str:
-    """UTF-8 text (a byte-order mark dropped), or latin-1 where it is no UTF-8.
+def utf16_or_32(raw: bytes) -> str | None:
+    """The codec named by a UTF-16 or UTF-32 byte-order mark at the start of ``raw``, or None."""
+    return next((codec for bom, codec in _BOMS if raw.startswith(bom)), None)
+
+
+def decode(raw: bytes, source: str = "<bytes>") -> str:
+    """UTF-8 text, or UTF-16/32 after its byte-order mark, or latin-1 where it is no UTF-8.
+
+    Byte-order marks are dropped wherever they are: one at the start of a
+    line is what concatenating files (``cat a.txt b.txt``) leaves behind.
+
+    Raises
+    ------
+    LikwidFormatError
+        For UTF-16/UTF-32 text that does not decode (cut in the middle of a
+        character, for example).
 
     Examples
     --------
     >>> decode(b"\\xef\\xbb\\xbfCPU name:"), decode(b"caf\\xe9") == "caf\\u00e9"
     ('CPU name:', True)
+    >>> decode("CPU name:".encode("utf-16"))
+    'CPU name:'
     """
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")  # latin-1 decodes every byte
+    codec = utf16_or_32(raw)
+    if codec is not None:
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError as exc:
+            raise LikwidFormatError(source, None, f"{codec.upper()} text (the file starts with "
+                                    f"a {codec.upper()} byte-order mark)", str(exc)) from None
+    else:
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")  # latin-1 decodes every byte
+    return text.replace("\ufeff", "") if "\ufeff" in text else text
 
 
 def open_text(path_or_buffer: PathOrBuffer, what: str = "LIKWID output") -> Source:
@@ -146,9 +232,20 @@ def open_text(path_or_buffer: PathOrBuffer, what: str = "LIKWID output") -> Sour
     raw = decompress(read_bytes(path_or_buffer), name)
     if not raw.strip():
         raise LikwidFormatError(name, None, what, "an empty file")
-    if b"\x00" in raw[:_BINARY_PROBE]:
+    if raw.startswith(HDF5_MAGIC):
+        raise LikwidFormatError(name, None, f"a text file of {what}; {_hdf5_advice()}")
+    if utf16_or_32(raw) is None and b"\x00" in raw[:_BINARY_PROBE]:
         raise LikwidFormatError(name, None, f"a text file of {what}", "binary data")
-    return Source(name, decode(raw))
+    return Source(name, decode(raw, name))
+
+
+def _hdf5_advice() -> str:
+    advice = ("this is an HDF5 file (scope-profiler results?): pass it to "
+              "read_likwid(path, format='scope-h5'), read_scope_h5(path), "
+              "points_dataframe(path) or RooflineWidget(path)")
+    if importlib.util.find_spec("h5py") is None:
+        advice += "; reading HDF5 needs h5py (pip install h5py)"
+    return advice
 
 
 def peek(path_or_buffer: PathOrBuffer, size: int = 8) -> bytes:

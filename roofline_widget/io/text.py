@@ -421,7 +421,7 @@ class _TextReader:
     def _cells(self, row: str, seps: tuple, line: int, what: str) -> list:
         """Cut one row at the border's column boundaries, checking them."""
         if len(row) == seps[-1] + 1 and all(row[p] == "|" for p in seps):
-            return [row[a + 1:b].strip() for a, b in zip(seps, seps[1:])]
+            return [_blank_tabs(row[a + 1:b].strip()) for a, b in zip(seps, seps[1:])]
         raise self._error(line, f"{what} with {len(seps) - 1} cells between '|', aligned "
                           f"with the '+---+' border above", row)
 
@@ -435,8 +435,8 @@ class _TextReader:
             if numeric.count("|") == len(rows) * (ncols + 1):
                 values = _numbers(numeric, len(rows) * ncols)
             if values is not None:
-                names = [r[a:b].strip() for r in rows]
-                counters = ([r[seps[1] + 1:seps[2]].strip() for r in rows]
+                names = [_blank_tabs(r[a:b].strip()) for r in rows]
+                counters = ([_blank_tabs(r[seps[1] + 1:seps[2]].strip()) for r in rows]
                             if labels == 2 else None)
                 return _Table(start, header, names, counters, values.reshape(len(rows), ncols))
         return self._table_body_exact(start, header, rows, seps, labels, ncols)
@@ -454,6 +454,12 @@ class _TextReader:
                                     f"values of {cells[0]!r}")
         values[np.isinf(values)] = np.nan
         return _Table(start, header, names, counters if labels == 2 else None, values)
+
+
+def _blank_tabs(cell: str) -> str:
+    """A cell with every tab a blank: a tab inside a name (an edited or re-indented
+    file) must not make a second metric of ``DP [MFLOP/s]``."""
+    return cell.replace("\t", " ") if "\t" in cell else cell
 
 
 def _numbers(text: str, expected: int) -> np.ndarray | None:

@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-
 from ..errors import LikwidFormatError
+from .opener import open_text
 
 __all__ = ["CacheLevel", "Topology", "parse_topology", "find_topology", "read_topology"]
 
@@ -199,9 +198,22 @@ def parse_topology(text: str, source: str = "<string>") -> Topology | None:
 
 
 def find_topology(path) -> Topology | None:
-    """The likwid-topology block of a file (a job log), or None."""
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
-    return parse_topology(text, str(path))
+    """The likwid-topology block of a file (a job log), or None.
+
+    The file is opened like every LIKWID file (:func:`~.opener.open_text`:
+    compressed files, the size cap, FIFOs refused); a file that is no text
+    (empty, binary, HDF5, a FIFO) holds no likwid-topology block: None.
+
+    Raises
+    ------
+    LikwidFormatError
+        For a likwid-topology block with missing or malformed counts or sizes.
+    """
+    try:
+        source = open_text(path, "likwid-topology output")
+    except LikwidFormatError:
+        return None
+    return parse_topology(source.text, source.name)
 
 
 def read_topology(path) -> Topology:
@@ -210,9 +222,11 @@ def read_topology(path) -> Topology:
     Raises
     ------
     LikwidFormatError
-        If the file holds no likwid-topology block.
+        If the file cannot be opened as text (a directory, FIFO, empty or
+        binary file) or holds no likwid-topology block.
     """
-    topology = find_topology(path)
+    source = open_text(path, "likwid-topology output")
+    topology = parse_topology(source.text, source.name)
     if topology is None:
         raise LikwidFormatError(str(path), None, f"likwid-topology output (a '{_HEADER}' block)",
                                 "no likwid-topology block")

@@ -40,12 +40,15 @@ from .detection import channel_totals, detect_bandwidth_metric, detect_flops_met
 from .region_sums import RegionSums
 from .run_sums import RunSums
 from .scope_sums import ScopeSums
-from .selection import POINT_KEYS, MetricChoiceWarning, PointSelection, RegionsLeftOutWarning
+from .selection import (POINT_KEYS, MetricChoiceWarning, PointSelection, RegionsLeftOutWarning,
+                        SelectionWarning, note_warning)
 from .source import ALL_RANKS, RegionSource
 
 __all__ = [
     "RegionsLeftOutWarning",
     "MetricChoiceWarning",
+    "SelectionWarning",
+    "note_warning",
     "RegionSums",
     "PointSelection",
     "RegionSource",

@@ -29,7 +29,7 @@ from .placement import giga_rates, joined_reasons
 from .rank_groups import RankGroups
 from .run_sums import RunSums
 from .scope_sums import ScopeSums
-from .selection import PointSelection
+from .selection import PointSelection, SelectionNote
 from .source import FRAME_KEYS, RegionSource
 
 __all__ = ["RegionSums"]
@@ -321,7 +321,11 @@ class RegionSums:
             mask = mask & np.isin(self.key_numbers("rank"), rank_list)
             missing = sorted(set(rank_list) - set(self.ranks))
             if missing:
-                notes.append(f"rank(s) {missing} not in the data (ranks present: {self.ranks})")
+                notes.append(SelectionNote(f"rank(s) {missing} not in the data "
+                                           f"(ranks present: {self.ranks})"))
+        if include == []:
+            notes.append(SelectionNote("include=[] selects no region "
+                                       "(include=None selects every region)"))
         rows = np.flatnonzero(mask)
         groups = self.rank_groups(rows) if combine_ranks else None
         performance, flops_codes, flops_texts = giga_rates(self, flops_metric, "FLOP-rate",

@@ -22,7 +22,8 @@ from .source import FRAME_KEYS
 if TYPE_CHECKING:
     from .region_sums import RegionSums
 
-__all__ = ["PointSelection", "RegionsLeftOutWarning", "MetricChoiceWarning", "POINT_KEYS"]
+__all__ = ["PointSelection", "RegionsLeftOutWarning", "MetricChoiceWarning", "SelectionWarning",
+           "SelectionNote", "note_warning", "POINT_KEYS"]
 
 #: Keys of one point dict, exactly as scope-profiler 0.7.5 returns them.
 POINT_KEYS = (
@@ -39,6 +40,19 @@ class RegionsLeftOutWarning(UserWarning):
 
 class MetricChoiceWarning(UserWarning):
     """An automatically detected metric may not be the one meant."""
+
+
+class SelectionWarning(UserWarning):
+    """A selection argument names what is not in the data (ranks), or selects nothing (``include=[]``)."""
+
+
+class SelectionNote(str):
+    """A note on the ``ranks``/``include`` arguments (warned as :class:`SelectionWarning`)."""
+
+
+def note_warning(note: str) -> type[UserWarning]:
+    """The warning class a selection's note is warned with."""
+    return SelectionWarning if isinstance(note, SelectionNote) else MetricChoiceWarning
 
 
 def _constant_column(value, n: int) -> pd.Categorical:
@@ -131,8 +145,10 @@ class PointSelection:
     flops_metric, bandwidth_metric : str or None
         The metrics used (given or detected).
     notes : list of str
-        Remarks on the metric choice (ambiguous precision, fallbacks,
-        requested ranks absent); :func:`collect_roofline_points` warns them.
+        Remarks on the metric choice (ambiguous precision, fallbacks), warned
+        as :class:`MetricChoiceWarning`, and on the selection (requested ranks
+        absent, ``include=[]``: :class:`SelectionNote`, warned as
+        :class:`SelectionWarning`); :func:`collect_roofline_points` warns them.
     """
 
     def __init__(self, sums: RegionSums, rows: np.ndarray, performance: np.ndarray,
@@ -208,7 +224,7 @@ class PointSelection:
     def warn(self, stacklevel: int = 3) -> None:
         """Emit the notes and, if any region was left out, one RegionsLeftOutWarning."""
         for note in self.notes:
-            warnings.warn(note, MetricChoiceWarning, stacklevel=stacklevel)
+            warnings.warn(note, note_warning(note), stacklevel=stacklevel)
         if len(self._left_out_rows):
             warnings.warn(self.left_out_summary(), RegionsLeftOutWarning, stacklevel=stacklevel)
 

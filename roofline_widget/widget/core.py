@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import ipywidgets as widgets
 import numpy as np
@@ -16,6 +17,9 @@ from . import text
 from .controls import PEAK_TRAITS, RooflineControls
 from .figure import FigureState, RooflineFigure
 from .layers import LayerInput
+# -- baseline comparison and saved views (issue 13)
+from ..views import View, ViewWarning
+from .compare_layer import CompareLayer, baseline_runs
 from .levels_layer import LevelsLayer, available_levels
 
 __all__ = ["RooflineWidget", "DEFAULT_MAX_POINTS"]
@@ -47,6 +51,10 @@ class RooflineWidget(widgets.VBox):
     ceilings : sequence of ComputeRoof / BandwidthRoof, optional
         Extra roofs (e.g. from likwid-bench) drawn together with the peaks;
         the attainable performance uses the highest compute and bandwidth roof.
+    match : dict or callable, optional
+        Region renames for the baseline comparison (``compare_points(match=)``).
+    view : path or View, optional
+        A saved view restored after construction (:meth:`load_view`).
     **options
         Initial values of the traits below and ipywidgets Box options (``layout``).
 
@@ -77,6 +85,11 @@ class RooflineWidget(widgets.VBox):
         The selected points, by key (set by click, brush and lasso too).
     message : str
         The error or remark shown above the figure (read-only).
+    baseline : run data, mapping or None
+        A run to compare with (anything ``data`` accepts), or an ordered
+        ``{label: run}`` chain ending at ``data``: a dashed line from each
+        baseline point (hollow) to the current point, the median speed-up
+        in the status line (:meth:`comparison_dataframe`).
     figure : RooflineFigure
         The bqplot figure, its scales, marks and tooltip (``figure.plot``,
         ``figure.scatter``, ``figure.ceilings``, ``figure.state``, ...).
@@ -108,8 +121,9 @@ class RooflineWidget(widgets.VBox):
     max_points = Int(DEFAULT_MAX_POINTS, help="most points drawn")
     selected = List(help="selected points as (file, rank, region) tuples")
     message = Unicode("", read_only=True, help="error or remark shown with the plot")
+    baseline = Any(None, allow_none=True, help="baseline run(s) the points are compared with")
 
-    def __init__(self, data, *, ceilings=(), **options) -> None:
+    def __init__(self, data, *, ceilings=(), match=None, view=None, **options) -> None:
         self._guard = st.UpdateGuard()
         self._points: st.PointState | None = None
         self._main: Roofline | None = None
@@ -128,9 +142,13 @@ class RooflineWidget(widgets.VBox):
             self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
         self.figure.on_select(self._select_indices)
+        self._match = match
+        self._start_baseline()
         self._levels_layer()
         self._refresh_points()
         self.controls.fit_sliders(self._main)
+        if view is not None:
+            self.load_view(view)
 
     # ------------------------------------------------------------ validation
     @staticmethod
@@ -341,6 +359,7 @@ class RooflineWidget(widgets.VBox):
                                   combine_ranks=self.combine_ranks,
                                   n_selected=len(self.selected))
         notes = [layer.status() for layer in self.figure.layers.values()]
+        notes.insert(0, text.no_flop_work_html(self._points.points))
         return " ".join([status, *filter(None, notes)])
 
     def _color_codes(self, shown: pd.DataFrame) -> np.ndarray:
@@ -400,3 +419,142 @@ class RooflineWidget(widgets.VBox):
     def left_out_dataframe(self) -> pd.DataFrame:
         """The selected regions that could not be placed, with the reason."""
         return self._points.left_out.reset_index(drop=True)
+
+    # ------------------------------------------------------------ baseline and saved views
+    # (issue 13: RooflineWidget(after, baseline=before), comparison_dataframe, save/load_view)
+    def _start_baseline(self) -> None:
+        """Register the baseline layer when a baseline was given."""
+        if self.baseline is not None and "baseline" not in self.figure.layers:
+            self.figure.add_layer("baseline", CompareLayer(
+                self.figure.x_scale, self.figure.y_scale, self.baseline, match=self._match))
+
+    @observe("baseline")
+    def _on_baseline(self, change) -> None:
+        if self._guard.active:
+            return
+        try:
+            runs = baseline_runs(change.new) if change.new is not None else []
+        except Exception:
+            with self._guard.hold():
+                self.set_trait("baseline", change.old)
+            raise
+        if "baseline" in self.figure.layers:
+            self.figure.layers["baseline"].runs = runs
+        else:
+            self._start_baseline()
+        self._refresh_points()
+
+    @property
+    def baseline_layer(self) -> CompareLayer | None:
+        """The :class:`CompareLayer` drawing the baseline (None without a baseline)."""
+        return self.figure.layers.get("baseline")
+
+    def comparison_dataframe(self) -> pd.DataFrame:
+        """The :func:`~roofline_widget.compare_points` rows of what the widget shows.
+
+        The same metrics, ranks, include/exclude patterns and ``combine_ranks``
+        as the points; the rows of regions drawn (within ``max_points``), of
+        regions placed in the baseline only and of regions placed in neither.
+        ``run_before`` is ``"baseline"`` (or the chain's labels), ``run_after``
+        of the last step ``"current"``.
+
+        Raises
+        ------
+        ValueError
+            Without a baseline, or when the baseline cannot be compared
+            (the message says why).
+        """
+        layer = self.baseline_layer
+        if layer is None or not layer.runs:
+            raise ValueError("this widget has no baseline: RooflineWidget(data, "
+                             "baseline=before) or widget.baseline = before")
+        if layer.error:
+            raise ValueError(f"the baseline cannot be compared: {layer.error}")
+        return layer.frame()
+
+    def to_view(self) -> View:
+        """The widget's choices as a :class:`~roofline_widget.views.View`."""
+        layer = self.baseline_layer
+        labels = None
+        if layer is not None and layer.runs:
+            labels = [label if len(layer.runs) > 1 else " + ".join(sums.files)
+                      for label, sums in layer.runs]
+        return View(flops_metric=self.flops_metric, bandwidth_metric=self.bandwidth_metric,
+                    ranks=self.ranks, combine_ranks=self.combine_ranks, include=self.include,
+                    exclude=self.exclude, peak_flops=self.peak_flops,
+                    peak_bandwidth=self.peak_bandwidth, ceilings=list(self._extra),
+                    color_by=self.color_by, size_by=self.size_by, max_points=self.max_points,
+                    selected=list(self.selected), baseline=labels)
+
+    def save_view(self, path):
+        """Write the widget's choices (never data) to ``path`` as a JSON view; returns the path."""
+        return self.to_view().save(path)
+
+    def load_view(self, view) -> list[str]:
+        """Restore a saved view (a path or a :class:`~roofline_widget.views.View`), all at once.
+
+        What the data lacks (metrics, ranks, regions of the selection, another
+        baseline) is left out and named in ONE :class:`~roofline_widget.views.ViewWarning`;
+        the rest is applied in one refresh.  If applying fails, every trait is
+        put back.
+
+        Returns
+        -------
+        list of str
+            The problems found (empty when the view fits the data).
+
+        Raises
+        ------
+        ViewError
+            For a file that is not a valid view (nothing is changed).
+        """
+        source = "View" if isinstance(view, View) else str(view)
+        view = view if isinstance(view, View) else View.load(view)
+        problems = view.check_against(self.sums) + self._baseline_problems(view)
+        values = self._applicable(view)
+        selected = values.pop("selected")
+        old = {name: getattr(self, name) for name in values}
+        old_extra = self._extra
+        try:
+            with self._guard.hold(), self.hold_trait_notifications():
+                for name, value in values.items():
+                    setattr(self, name, value)
+            self._extra = st.check_ceilings(view.ceilings)
+            self._refresh_points()
+        except Exception:
+            with self._guard.hold(), self.hold_trait_notifications():
+                for name, value in old.items():
+                    self.set_trait(name, value)
+            self._extra = old_extra
+            self._refresh_points()
+            raise
+        self.selected = st.surviving_keys(selected, self._points.points)
+        if problems:
+            warnings.warn(f"{source}: view applied in part, left out: " + "; ".join(problems),
+                          ViewWarning, stacklevel=2)
+        return problems
+
+    def _applicable(self, view: View) -> dict:
+        """The view's trait values without the metrics and ranks the data lacks."""
+        values = view.trait_values()
+        if values["flops_metric"] not in (None, *self.sums.flop_metrics):
+            del values["flops_metric"]
+        if values["bandwidth_metric"] not in (None, *self.sums.bandwidth_metrics):
+            del values["bandwidth_metric"]
+        if values["ranks"]:
+            known = [r for r in values["ranks"] if r in self.sums.ranks]
+            if known:
+                values["ranks"] = known
+            else:  # none of the view's ranks: keep the widget's
+                del values["ranks"]
+        return values
+
+    def _baseline_problems(self, view: View) -> list[str]:
+        mine = self.to_view().baseline
+        if view.baseline is None or view.baseline == mine:
+            return []
+        if mine is None:
+            return [f"the view compared with the baseline {view.baseline}; this widget has "
+                    "no baseline (pass baseline=)"]
+        return [f"the view compared with the baseline {view.baseline}; this widget "
+                f"compares with {mine}"]

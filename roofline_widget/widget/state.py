@@ -197,14 +197,23 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
 
 def axis_ranges(points: pd.DataFrame, roofline: Roofline | None,
                 extent: tuple = ((), ())) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Log-axis limits that hold every point, every ridge point, the roofs and the ridge label.
+    """Log-axis limits that hold the points, every ridge point, the roofs and the ridge label.
 
     ``extent`` holds more (x, y) values to keep inside, e.g. the layers' marks.
+    Points doing almost no FLOPs (:func:`~roofline_widget.style.split_flop_work`)
+    do not stretch the axes: the ranges follow the other points, and so do
+    ``extent`` pairs (x and y of equal length) below the same threshold.
     """
-    x = np.concatenate([style.positive(points["arithmetic_intensity_flops_per_byte"]),
-                        style.positive(np.asarray(extent[0], dtype=float))])
-    y = np.concatenate([style.positive(points["performance_gflops"]),
-                        style.positive(np.asarray(extent[1], dtype=float))])
+    bulk, _ = style.split_flop_work(points)
+    extent_x = np.asarray(extent[0], dtype=float)
+    extent_y = np.asarray(extent[1], dtype=float)
+    if len(bulk) < len(points) and extent_x.shape == extent_y.shape:
+        keep = ~(extent_y < style.NO_FLOP_WORK_FRACTION * points["performance_gflops"].max())
+        extent_x, extent_y = extent_x[keep], extent_y[keep]
+    x = np.concatenate([style.positive(bulk["arithmetic_intensity_flops_per_byte"]),
+                        style.positive(extent_x)])
+    y = np.concatenate([style.positive(bulk["performance_gflops"]),
+                        style.positive(extent_y)])
     if roofline is not None:
         ridges = [roofline.ridge_point(bandwidth=b) for b in roofline.bandwidth]
         # Room right of the ridge points for the compute roofs (marks are clipped

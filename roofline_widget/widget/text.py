@@ -17,13 +17,16 @@ from .state import PointState
 
 __all__ = ["LEFT_OUT_ROWS_SHOWN", "LEGEND_ENTRIES_SHOWN", "rank_text", "tooltip_html",
            "legend_html", "left_out_html", "message_text", "message_html", "status_html",
-           "empty_title"]
+           "empty_title", "NO_FLOP_WHERE", "no_flop_work_html"]
 
 LEFT_OUT_ROWS_SHOWN = 500
 LEGEND_ENTRIES_SHOWN = 20
 _LEGEND_STYLE = ("display:flex;flex-wrap:wrap;align-items:center;column-gap:18px;"
                  "row-gap:2px;line-height:1.5")
 _LEGEND_TITLES = {"region": "Regions", "run": "Runs", "rank": "Ranks"}
+#: Where the widget shows points that do almost no FLOPs.
+NO_FLOP_WHERE = ("not in view: the axes follow the other points (pan out to see them; "
+                 "to_dataframe() lists them)")
 
 
 def rank_text(rank) -> str:
@@ -154,3 +157,17 @@ def status_html(state: PointState, roofline: Roofline | None, *, max_points: int
     if combine_ranks:
         parts.insert(1, "ranks summed")
     return " &middot; ".join(parts)
+
+
+def no_flop_work_html(points: pd.DataFrame) -> str:
+    """The status note on points doing almost no FLOPs, escaped ("" when there are none).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        All current points (the axis ranges follow the others,
+        :func:`~roofline_widget.style.split_flop_work`).
+    """
+    _, no_flop = style.split_flop_work(points)
+    note = style.no_flop_work_text(no_flop, NO_FLOP_WHERE)
+    return f"<div class='roofline-no-flop'>{html.escape(note)}</div>" if note else ""
