@@ -25,6 +25,7 @@ from . import output_files, static_compare, style
 from .ceilings import Roofline
 from .points import RegionSums
 from .static_labels import place_region_labels
+from .static_levels import draw_levels, level_points
 
 __all__ = ["plot_roofline", "DEFAULT_CMAP", "BACKENDS", "DATA_FORMATS", "NO_FLOP_WHERE"]
 
@@ -338,7 +339,8 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
                   peak_bandwidth=None, ranks=None, include=None, exclude=None, filepath=None,
                   show=False, verbose=True, cmap=DEFAULT_CMAP, data_filepath=None,
                   data_format="csv", backend="matplotlib", ceilings: Roofline | None = None,
-                  baseline=None, match=None, combine_ranks=False) -> dict:
+                  baseline=None, match=None, combine_ranks=False,
+                  levels=None) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
@@ -377,6 +379,10 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     ceilings : Roofline, optional
         Several roofs to draw (L1/L2/L3/DRAM slopes, scalar/AVX compute
         roofs); ``peak_flops``/``peak_bandwidth`` then replace its top roofs.
+    levels : sequence of str, optional
+        Memory levels to draw as a hierarchical roofline (``["L2", "L3",
+        "MEM"]``; matplotlib backend only): one marker per level, the dots of
+        a region joined; ``payload["levels"]`` holds their rows.
     baseline : run data or mapping, optional
         A run to compare with (or an ordered ``{label: run}`` chain ending at
         ``profiling_data``): hollow baseline points and a dashed arrow to each
@@ -427,6 +433,9 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     if selection.points.empty:
         raise _no_points_error(selection, flops_metric, bandwidth_metric)
     points = selection.points
+    level_frame = level_points(sums, levels, backend=backend, flops_metric=selection.flops_metric,
+                               ranks=ranks, include=include, exclude=exclude,
+                               combine_ranks=combine_ranks)  # memory levels (static_levels.py)
     if ceilings is None:
         roofline = Roofline.from_peaks(peak_flops, peak_bandwidth, points)
     else:
@@ -437,7 +446,8 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         baseline, sums, flops_metric=selection.flops_metric,
         bandwidth_metric=selection.bandwidth_metric, ranks=ranks, include=include,
         exclude=exclude, combine_ranks=combine_ranks, match=match)
-    x_min, x_max = _intensity_range(static_compare.with_baseline(bulk, comparison), roofline)
+    x_min, x_max = _intensity_range(
+        static_compare.with_baseline(pd.concat([bulk, level_frame]), comparison), roofline)
     lines = roofline.lines(x_min, x_max)
 
     file_ranks = {label: len(run.ranks) for label, run in zip(sums.files, sums.runs)}
@@ -477,6 +487,9 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
             payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
                 comparison, colour_column, colour_map))
+        if level_frame is not None:
+            draw_levels(figure.axes[0], level_frame, colour_column, colour_map)
+            payload["levels"] = _records(level_frame)
     else:
         figure = _bqplot_figure(table, lines, colour_column, colour_map, roofline)
     payload["figure"] = figure

@@ -384,3 +384,37 @@ class RooflineControls:
             self.left_out.selected_index = 0
         self.legend_html.value = legend_html
         self.status_html.value = status_html
+
+    # ------------------------------------------------------------ memory levels (issue 12)
+    def add_level_toggles(self, owner: traitlets.HasTraits, levels: list) -> None:
+        """One checkbox per measured memory level, linked to ``owner.levels``.
+
+        The boxes (``level_boxes``, level -> Checkbox, DOM class
+        ``roofline-level-toggle``) join the control panel as one row; data
+        without any level's bandwidth gets no row.
+        """
+        self.level_boxes = {level: widgets.Checkbox(value=level in owner.levels,
+                                                    description=level, indent=False,
+                                                    layout=widgets.Layout(width="70px"))
+                            for level in levels}
+        if not levels:
+            return
+        label = widgets.HTML("<b>Memory levels</b>", layout=widgets.Layout(width="110px"))
+        row = widgets.HBox([label, *self.level_boxes.values()], layout=widgets.Layout(
+            flex_flow="row wrap", align_items="center", margin="0 0 2px 0"))
+        row.add_class("roofline-level-toggles")
+        for box in self.level_boxes.values():
+            box.add_class("roofline-level-toggle")
+            box.observe(lambda _change: self._on_level_box(owner), names="value")
+        owner.observe(lambda change: self._show_levels(change.new), names="levels")
+        panel = self.children[0]
+        panel.children = (*panel.children, row)
+
+    def _on_level_box(self, owner) -> None:
+        if not self._guard.active:
+            owner.levels = [level for level, box in self.level_boxes.items() if box.value]
+
+    def _show_levels(self, levels: list) -> None:
+        with self._guard.hold():
+            for level, box in self.level_boxes.items():
+                box.value = level in levels

@@ -22,6 +22,7 @@ from .ranks_layer import RANK_VIEWS, RanksLayer
 # -- baseline comparison and saved views (issue 13)
 from ..views import View, ViewWarning
 from .compare_layer import CompareLayer, baseline_runs
+from .levels_layer import LevelsLayer, available_levels
 
 __all__ = ["RooflineWidget", "DEFAULT_MAX_POINTS"]
 
@@ -79,6 +80,9 @@ class RooflineWidget(widgets.VBox):
     size_by : {"none", "runtime"}
     max_points : int
         Most points drawn (SVG); above it the longest-running are drawn.
+    levels : list of str
+        Memory levels drawn as a hierarchical roofline (``["L2", "MEM"]``; ``[]``:
+        none); one of ``available_levels`` each, else ``TraitError``.
     selected : list of (file, rank, region) tuples
         The selected points, by key (set by click, brush and lasso too).
     message : str
@@ -150,10 +154,12 @@ class RooflineWidget(widgets.VBox):
                 if getattr(self, name) is None:
                     setattr(self, name, None)  # the validator maps None (detect / no pattern)
             self.controls.link(self)
+            self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
         self.figure.on_select(self._select_indices)
         self._match = match
         self._start_baseline()
+        self._levels_layer()
         self._refresh_points()
         self.controls.fit_sliders(self._main, self._points.points)
         if view is not None:
@@ -219,6 +225,49 @@ class RooflineWidget(widgets.VBox):
                 raise TraitError(f"{len(unknown)} selected key(s) are not among the current "
                                  f"points, e.g. {unknown[0]!r}; keys are (file, rank, region)")
         return keys
+
+    # ------------------------------------------------------------ memory levels (issue 12)
+    levels = List(Unicode(), help="memory levels drawn as a hierarchical roofline, [] for none")
+
+    @property
+    def available_levels(self) -> list[str]:
+        """The memory levels measured in the data (``levels`` takes these), inner to outer."""
+        return available_levels(self.sums.bandwidth_metrics)
+
+    @validate("levels")
+    def _validate_levels(self, proposal):
+        levels = list(dict.fromkeys(proposal.value or ()))
+        available = self.available_levels
+        unknown = [level for level in levels if level not in available]
+        if unknown:
+            raise TraitError(f"unknown memory level(s) {unknown}; levels measured in the data: "
+                             f"{available or 'none'}")
+        return [level for level in available if level in levels]
+
+    def _levels_layer(self) -> LevelsLayer | None:
+        """The levels layer, registered with the figure when levels are first shown."""
+        layer = self.figure.layers.get("levels")
+        if layer is None and self.levels:
+            layer = LevelsLayer(self.figure)
+            self.figure.add_layer("levels", layer)
+        return layer
+
+    @observe("levels")
+    def _on_levels(self, change) -> None:
+        """Levels toggled: the levels layer, the axes and the status line; the points stay."""
+        if self._guard.active:
+            return
+        try:
+            self._levels_layer()
+            self._update_layers(self._points, self._roofline)
+            x_range, y_range = st.axis_ranges(self._points.points, self._roofline,
+                                              self._layer_extent())
+            self.figure.assign_roofline(self._roofline, x_range, y_range)
+            self.controls.status_html.value = self._status()
+        except Exception:
+            with self._guard.hold():
+                self.set_trait("levels", change.old)
+            raise
 
     # ------------------------------------------------------------ the refresh pipeline
     @observe(*_SELECTION_TRAITS, *PEAK_TRAITS, "color_by", "size_by", "selected")

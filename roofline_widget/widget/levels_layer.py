@@ -1,0 +1,284 @@
+"""``LevelsLayer``: the hierarchical roofline drawn in the widget (one dot per memory level).
+
+A region/rank measured at several memory levels (L2, L3 and memory traffic,
+see :mod:`roofline_widget.levels`) has one intensity per level and one FLOP
+rate.  This layer draws one bqplot Scatter per level with its own marker
+(:data:`MARKERS`), joins the dots of one region/rank by a thin line in the
+region's colour, and says in the status line which levels are shown, how many
+rows each level left out and what :func:`~roofline_widget.sanity_check` found.
+
+The levels come from the widget's ``levels`` trait (``data.options["levels"]``,
+``[]``: the layer draws nothing); the selection is the widget's
+(``data.select_options``), passed on to
+:func:`~roofline_widget.levels.select_levels`.  The bandwidth roofs of the
+levels are the widget's ceilings (``ceilings=machine_roofline(...)``), which
+the figure already draws, one labelled slope each.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import bqplot as bq
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+
+from .. import style
+from ..ceilings import Roofline
+from ..levels import LEVELS, LevelSelection, detect_levels, select_levels
+from ..sanity import sanity_check
+from .layers import LayerInput
+from .text import rank_text
+
+__all__ = ["LevelsLayer", "MARKERS", "LEVEL_SELECT_KEYS", "available_levels",
+           "level_tooltip_html", "levels_status_html", "limit_groups", "measured_roofs"]
+
+#: One bqplot marker per level, inner to outer.
+MARKERS = {"L1": "triangle-up", "L2": "diamond", "L3": "square", "MEM": "circle"}
+#: The widget's selection keywords that :func:`~roofline_widget.levels.select_levels` takes.
+LEVEL_SELECT_KEYS = ("flops_metric", "ranks", "include", "exclude", "combine_ranks")
+_KEY = ["file", "rank", "region"]
+_X = "arithmetic_intensity_flops_per_byte"
+_Y = "performance_gflops"
+_DOT_SIZE = 60
+_EMPTY = np.zeros(0)
+
+
+def available_levels(bandwidth_metrics) -> list[str]:
+    """The memory levels measured in data with these bandwidth metrics, inner to outer."""
+    chosen, _notes = detect_levels(bandwidth_metrics)
+    return [level for level in LEVELS if level in chosen]
+
+
+def limit_groups(frame: pd.DataFrame, max_groups: int) -> pd.DataFrame:
+    """The rows of the ``max_groups`` longest-running (file, rank, region) groups, order kept."""
+    keys = pd.MultiIndex.from_frame(frame[_KEY].astype({"file": str, "region": str}))
+    groups = pd.unique(keys)
+    if len(groups) <= max_groups:
+        return frame
+    runtime = frame.groupby([keys.get_level_values(i) for i in range(3)], sort=False)[
+        "runtime_seconds"].max()
+    kept = runtime.sort_values(ascending=False, kind="stable").index[:max_groups]
+    return frame[keys.isin(kept)]
+
+
+def level_tooltip_html(row: pd.Series) -> str:
+    """Hover text of one level dot: level, metric, region, run, rank, intensity, rates (escaped)."""
+    cells = [("level", str(row["level"])), ("metric", str(row["bandwidth_metric"])),
+             ("region", str(row["region"])), ("run", str(row["file"])),
+             ("rank", rank_text(row["rank"])),
+             ("FLOP/byte", format(float(row[_X]), ".4g")),
+             ("GFLOP/s", format(float(row[_Y]), ".4g")),
+             ("GB/s", format(float(row["bandwidth_gbs"]), ".4g"))]
+    body = "".join(f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
+                   f"<td>{html.escape(value)}</td></tr>" for label, value in cells)
+    return f"<table>{body}</table>"
+
+
+def levels_status_html(levels: list, left_out: pd.DataFrame, findings: pd.DataFrame) -> str:
+    """The status note: levels shown, rows left out per level, sanity findings (escaped)."""
+    if not levels:
+        return ""
+    parts = [f"levels: {html.escape(', '.join(levels))}"]
+    counts = left_out.groupby("level", observed=True).size() if len(left_out) else {}
+    left = [f"{html.escape(str(level))} {count:,}" for level, count in dict(counts).items()
+            if str(level) in levels]
+    if left:
+        parts.append(f"left out per level: {', '.join(left)}")
+    if len(findings):
+        first = findings.iloc[0]
+        where = f"{first['region']} (rank {rank_text(first['rank'])}, {first['level']})"
+        parts.append(f"{len(findings):,} sanity finding(s), first: {html.escape(where)}: "
+                     f"{html.escape(str(first['detail']))}")
+    else:
+        parts.append("no sanity findings")
+    # after the widget's own status, in its separator style
+    return f"&middot; <span class='roofline-levels-status'>{'; '.join(parts)}</span>"
+
+
+@dataclass(frozen=True, eq=False)
+class _Drawn:
+    """What the layer computed for one selection (kept while only the peaks change)."""
+
+    points: object          # the widget's PointState the selection was made for
+    levels: tuple
+    selection: LevelSelection
+    frame: pd.DataFrame     # the drawn rows (levels shown, budget applied)
+
+
+class LevelsLayer:
+    """Dots per memory level, joined per region/rank (a :class:`~roofline_widget.widget.layers.Layer`).
+
+    Parameters
+    ----------
+    figure : RooflineFigure
+        The figure whose scales the marks use.
+
+    Attributes
+    ----------
+    dots : dict
+        Level -> bqplot.Scatter (marker :data:`MARKERS`), DOM class
+        ``roofline-level-<level>``.
+    joins : bqplot.Lines
+        One thin line per region/rank through its level dots.
+    tooltip : ipywidgets.HTML
+        The hover text of a level dot (DOM class ``roofline-level-tooltip``).
+    frame : pandas.DataFrame
+        The rows drawn (:attr:`LevelSelection.points` of the shown levels).
+    findings : pandas.DataFrame
+        :func:`~roofline_widget.sanity_check` of the shown levels.
+    """
+
+    def __init__(self, figure) -> None:
+        scales = {"x": figure.x_scale, "y": figure.y_scale}
+        colors = bq.ColorScale(colors=list(style.PALETTE), min=0, max=len(style.PALETTE) - 1)
+        self.tooltip = widgets.HTML()
+        self.tooltip.add_class("roofline-level-tooltip")
+        self.dots = {}
+        for level in LEVELS:
+            dots = bq.Scatter(x=_EMPTY, y=_EMPTY, color=_EMPTY, marker=MARKERS[level],
+                              scales={**scales, "color": colors}, default_size=_DOT_SIZE,
+                              stroke="#222222", stroke_width=0.8, tooltip=self.tooltip,
+                              interactions={"hover": "tooltip"}, visible=False,
+                              labels=[level], display_legend=False)
+            dots.on_hover(lambda mark, content, lv=level: self._on_hover(lv, content))
+            self.dots[level] = dots
+        self.joins = bq.Lines(x=np.ones((1, 2)), y=np.ones((1, 2)), scales=scales,
+                              colors=["#888888"], stroke_width=1.0, opacities=[0.7],
+                              labels_visibility="none", visible=False)
+        self.frame = pd.DataFrame(columns=[*_KEY, "level", _X, _Y])
+        self.findings = pd.DataFrame(columns=["file", "rank", "region", "level", "check",
+                                              "detail"])
+        self._drawn: _Drawn | None = None
+        self._findings_key = None
+        self._frames: dict = {}
+        self._status = ""
+
+    # ------------------------------------------------------------ Layer protocol
+    @property
+    def marks(self) -> tuple:
+        return (self.joins, *self.dots.values())
+
+    def update(self, data: LayerInput) -> None:
+        """Select the level points for the widget's selection and assign the marks."""
+        levels = tuple(data.options.get("levels") or ())
+        if not levels or data.select_options is None:
+            self._hide()
+            return
+        options = {k: data.select_options[k] for k in LEVEL_SELECT_KEYS}
+        drawn = self._drawn
+        if drawn is None or drawn.points is not data.points or drawn.levels != levels:
+            selection = select_levels(data.sums, **options)
+            frame = selection.points[selection.points["level"].astype(str).isin(levels)]
+            frame = limit_groups(frame, int(data.options.get("max_points") or len(frame) or 1))
+            drawn = _Drawn(data.points, levels, selection, frame.reset_index(drop=True))
+            self._drawn = drawn
+        self.frame = drawn.frame
+        roofs = measured_roofs(data.roofline)
+        key = (drawn, None if roofs is None else (roofs.compute, roofs.bandwidth))
+        if self._findings_key != key:  # sanity_check takes a second on 48 ranks: once per key
+            self.findings = self._sanity(data, options, levels, roofs)
+            self._findings_key = key
+        self._assign(drawn.frame, levels, data.color_codes(drawn.frame))
+        self._status = levels_status_html(list(levels), drawn.selection.left_out, self.findings)
+
+    def extent(self) -> tuple[np.ndarray, np.ndarray]:
+        return (self.frame[_X].to_numpy(dtype=float), self.frame[_Y].to_numpy(dtype=float))
+
+    def status(self) -> str:
+        return self._status
+
+    # ------------------------------------------------------------ helpers
+    @staticmethod
+    def _sanity(data: LayerInput, options: dict, levels: tuple,
+                roofs: Roofline | None) -> pd.DataFrame:
+        findings = sanity_check(data.sums, ceilings=roofs, **options)
+        return findings[findings["level"].astype(str).isin(levels)].reset_index(drop=True)
+
+    def _hide(self) -> None:
+        self._drawn = None
+        self._findings_key = None
+        self.frame = self.frame.iloc[:0]
+        self.findings = self.findings.iloc[:0]
+        self._frames = {}
+        self._status = ""
+        for dots in self.dots.values():  # no dots left in the page (hidden or not)
+            with dots.hold_sync():
+                for name in ("x", "y", "color"):
+                    _set_if_changed(dots, name, _EMPTY)
+                dots.visible = False
+        self.joins.visible = False
+
+    def _assign(self, frame: pd.DataFrame, levels: tuple, codes: np.ndarray) -> None:
+        level_of = frame["level"].astype(str).to_numpy()
+        self._frames = {}
+        for level, dots in self.dots.items():
+            mask = level_of == level
+            shown = level in levels and bool(mask.any())
+            self._frames[level] = frame[mask].reset_index(drop=True)
+            with dots.hold_sync():
+                _set_if_changed(dots, "x", frame[_X].to_numpy(dtype=float)[mask])
+                _set_if_changed(dots, "y", frame[_Y].to_numpy(dtype=float)[mask])
+                _set_if_changed(dots, "color", np.asarray(codes, dtype=float)[mask])
+                dots.visible = shown
+        x, y, line_codes = _join_lines(frame, codes)
+        with self.joins.hold_sync():
+            if len(x):
+                palette = style.PALETTE
+                _set_if_changed(self.joins, "x", x)
+                _set_if_changed(self.joins, "y", y)
+                self.joins.colors = [palette[int(c) % len(palette)] for c in line_codes]
+                self.joins.opacities = [0.7] * len(x)
+            self.joins.visible = bool(len(x))
+
+    def _on_hover(self, level: str, content: dict) -> None:
+        point = content.get("point") or content.get("data") or {}
+        index = point.get("index")
+        frame = self._frames.get(level)
+        if frame is None or not isinstance(index, int) or not 0 <= index < len(frame):
+            return
+        self.tooltip.value = level_tooltip_html(frame.iloc[index])
+
+
+def measured_roofs(roofline: Roofline | None) -> Roofline | None:
+    """The roofs of ``roofline`` that are not empirical (None if no compute or no bandwidth roof).
+
+    An empirical roof is the largest observation of the main points: checking
+    the level dots against it would report every dot above the main points
+    as a problem.
+    """
+    if roofline is None:
+        return None
+    compute = [roof for roof in roofline.compute if not roof.empirical]
+    bandwidth = [roof for roof in roofline.bandwidth if not roof.empirical]
+    return Roofline(compute, bandwidth) if compute and bandwidth else None
+
+
+def _set_if_changed(mark, name: str, value: np.ndarray) -> None:
+    """Assign an array trait only when it changed (peak changes send no point arrays)."""
+    old = getattr(mark, name)
+    if old is None or np.shape(old) != np.shape(value) or not np.array_equal(old, value):
+        setattr(mark, name, value)
+
+
+def _join_lines(frame: pd.DataFrame, codes: np.ndarray) -> tuple:
+    """(x, y, colour code) of one line per (file, rank, region) with two or more dots.
+
+    The rows of one group are consecutive (inner level first); shorter lines
+    are padded with their last vertex so that bqplot gets rectangular arrays.
+    """
+    if frame.empty:
+        return _EMPTY, _EMPTY, _EMPTY
+    keys = frame[_KEY].astype({"file": str, "region": str})
+    starts = np.flatnonzero((keys != keys.shift()).any(axis=1).to_numpy())
+    ends = np.append(starts[1:], len(frame))
+    keep = (ends - starts) >= 2
+    starts, ends = starts[keep], ends[keep]
+    if not len(starts):
+        return _EMPTY, _EMPTY, _EMPTY
+    width = int((ends - starts).max())
+    xs, ys = frame[_X].to_numpy(dtype=float), frame[_Y].to_numpy(dtype=float)
+    index = np.minimum(starts[:, None] + np.arange(width)[None, :], ends[:, None] - 1)
+    return xs[index], ys[index], np.asarray(codes, dtype=float)[starts]
