@@ -77,8 +77,17 @@ def test_include_filter_shows_only_matching_regions(quickstart, lab, page):
 
 def test_hover_shows_the_points_numbers(quickstart, page):
     points = expected_points().set_index("region")
-    dot = page.locator(DOTS).first
-    page.mouse.move(*box_centre(dot))
+    page.locator(FIGURE).scroll_into_view_if_needed()
+    wait_until_still(page, DOTS)
+    # A dot inside the figure: the no-FLOP point lies outside the axes (named in the status).
+    figure = page.locator(FIGURE).bounding_box()
+    dots = page.locator(DOTS)
+    inside = [box_centre(dots.nth(i)) for i in range(dots.count())]
+    inside = [(x, y) for x, y in inside
+              if figure["x"] < x < figure["x"] + figure["width"]
+              and figure["y"] < y < figure["y"] + figure["height"]]
+    assert inside, "no dot inside the figure"
+    page.mouse.move(*inside[0])
     fields = tooltip_fields(page)
     assert fields["region"] in points.index, fields
     row = points.loc[fields["region"]]
