@@ -16,7 +16,7 @@ import nbformat
 import numpy as np
 
 from .conftest import NOTEBOOKS
-from .ui import centres, drag_slider, read_json_when, slider_px_per_decade
+from .ui import box_centre, centres, drag_slider, read_json_when, slider_px_per_decade
 
 NOTEBOOK = "quickstart.ipynb"
 # The two samples the quickstart reads (test_quickstart_reads_these_samples checks it).
@@ -80,6 +80,22 @@ def tooltip_fields(page, timeout_s: float = 30) -> dict[str, str]:
             return fields
         assert time.monotonic() < deadline, f"the tooltip never showed a point: {fields}"
         page.wait_for_timeout(100)
+
+
+def dot_inside_figure(page) -> tuple[int, tuple[float, float]]:
+    """Index and centre of the first dot drawn inside the figure.
+
+    A point that does almost no FLOPs lies outside the axes (the status line
+    names it), so "the first dot" may be off the plot.
+    """
+    figure = page.locator(FIGURE).first.bounding_box()
+    dots = page.locator(DOTS)
+    for index in range(dots.count()):
+        x, y = centre = box_centre(dots.nth(index))
+        if (figure["x"] < x < figure["x"] + figure["width"]
+                and figure["y"] < y < figure["y"] + figure["height"]):
+            return index, centre
+    raise AssertionError("no dot inside the figure")
 
 
 def wait_for_new_paths(page, before: list[str], timeout_s: float = 30) -> list[str]:

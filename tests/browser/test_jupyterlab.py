@@ -13,12 +13,12 @@ from playwright.sync_api import expect
 
 from .quickstart import (
     DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, PEAK_SLIDERS, SAMPLES, close,
-    drag_peak_and_check, drag_peak_bandwidth_and_check, expected_points, horizontal_line_ys,
+    dot_inside_figure, drag_peak_and_check, drag_peak_bandwidth_and_check, expected_points, horizontal_line_ys,
     line_paths, locate_points, notebook_code, readout, tooltip_fields,
     wait_for_horizontal_line_at,
 )
 from .ui import (
-    RENDER_TIMEOUT_MS, box_centre, drag, draw_closed_path, inside_path, open_in_lab,
+    RENDER_TIMEOUT_MS, drag, draw_closed_path, inside_path, open_in_lab,
     path_around, read_json_when, run_all_cells, wait_for_count, wait_until_still,
 )
 from .conftest import screenshot_widths
@@ -79,15 +79,7 @@ def test_hover_shows_the_points_numbers(quickstart, page):
     points = expected_points().set_index("region")
     page.locator(FIGURE).scroll_into_view_if_needed()
     wait_until_still(page, DOTS)
-    # A dot inside the figure: the no-FLOP point lies outside the axes (named in the status).
-    figure = page.locator(FIGURE).bounding_box()
-    dots = page.locator(DOTS)
-    inside = [box_centre(dots.nth(i)) for i in range(dots.count())]
-    inside = [(x, y) for x, y in inside
-              if figure["x"] < x < figure["x"] + figure["width"]
-              and figure["y"] < y < figure["y"] + figure["height"]]
-    assert inside, "no dot inside the figure"
-    page.mouse.move(*inside[0])
+    page.mouse.move(*dot_inside_figure(page)[1])
     fields = tooltip_fields(page)
     assert fields["region"] in points.index, fields
     row = points.loc[fields["region"]]

@@ -12,10 +12,11 @@ from playwright.sync_api import expect
 
 from .conftest import screenshot_widths
 from .quickstart import (
-    DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, expected_points, line_paths, tooltip_fields,
+    DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, dot_inside_figure, expected_points, line_paths,
+    tooltip_fields,
 )
 from .ui import (
-    RENDER_TIMEOUT_MS, box_centre, open_in_notebook7, read_json_when, run_all_cells,
+    RENDER_TIMEOUT_MS, open_in_notebook7, read_json_when, run_all_cells,
     wait_for_count, wait_until_still,
 )
 
@@ -36,13 +37,14 @@ def test_notebook7_renders_the_quickstarts_marks(notebook7, page, artifacts_dir)
     page.locator(FIGURE).first.scroll_into_view_if_needed()
     wait_until_still(page, DOTS)
     points = expected_points().set_index("region")
-    page.mouse.move(*box_centre(page.locator(DOTS).first))
+    index, centre = dot_inside_figure(page)
+    page.mouse.move(*centre)
     fields = tooltip_fields(page)
     assert fields["region"] in points.index, fields
     assert float(fields["GFLOP/s"]) == pytest.approx(
         points.loc[fields["region"], "performance_gflops"], rel=1e-3)
     # A click selects the point; the panel below the figure shows its full record.
-    page.locator(DOTS).first.click()
+    page.locator(DOTS).nth(index).click()
     state = read_json_when(notebook7.state_file,
                            lambda s: s["selected_regions"] == [fields["region"]])
     detail = page.locator(".roofline-detail")
