@@ -235,6 +235,24 @@ def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: di
               color="0.2", wrap=True)
 
 
+def _label_slopes(axes, lines) -> None:
+    """Write each bandwidth ceiling's label along its slope, just above it, from its left end.
+
+    Called once the axis limits are final: the angle on screen depends on them.
+    A horizontal label at the foot of a rising line is crossed by that line.
+    """
+    for line in lines:
+        inside = [(x, y) for x, y in zip(line["x"], line["y"])
+                  if axes.get_xlim()[0] <= x <= axes.get_xlim()[1]]
+        if len(inside) < 2:
+            continue
+        (x0, y0), (x1, y1) = axes.transData.transform([inside[0], inside[-1]])
+        angle = float(np.degrees(np.arctan2(y1 - y0, x1 - x0)))
+        axes.annotate(line["label"], inside[0], textcoords="offset points", xytext=(6, 4),
+                      rotation=angle, rotation_mode="anchor", ha="left", va="bottom",
+                      fontsize=8, color="0.25")
+
+
 def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops_metric,
                        bandwidth_metric):
     bulk, no_flop = style.split_flop_work(points)
@@ -249,9 +267,9 @@ def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops
             continue
         dashes = ":" if line["empirical"] else "--"
         axes.plot(line["x"], line["y"], color="0.45", linewidth=1.0, linestyle=dashes, zorder=2)
-        x, y = (line["x"][-1], line["y"][-1]) if line["kind"] == "compute" else (line["x"][0], line["y"][0])
-        axes.annotate(line["label"], (x, y), textcoords="offset points", xytext=(0, 4),
-                      ha="right" if line["kind"] == "compute" else "left", fontsize=8, color="0.25")
+        if line["kind"] == "compute":
+            axes.annotate(line["label"], (line["x"][-1], line["y"][-1]), textcoords="offset points",
+                          xytext=(0, 4), ha="right", fontsize=8, color="0.25")
     for key, colour in colour_map.items():
         chosen = bulk[bulk[colour_column] == key]
         if chosen.empty:
@@ -262,6 +280,7 @@ def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops
     axes.set_yscale("log")
     _pin_no_flop(axes, no_flop, colour_column, colour_map,
                  style.no_flop_work_text(no_flop, NO_FLOP_WHERE))
+    _label_slopes(axes, [line for line in lines if line["kind"] == "bandwidth"])
     axes.set_xlabel(f"{style.X_LABEL}  ({flops_metric} / {bandwidth_metric})")
     axes.set_ylabel(style.Y_LABEL)
     axes.set_title(_title(roofline))

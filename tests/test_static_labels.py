@@ -123,3 +123,25 @@ def test_long_region_names_are_shortened_and_all_fit():
     figure, axes, points = crowded_axes(3, seed=4)
     placement = place_region_labels(axes, points)
     assert sorted(placement.labels) == sorted(points["region"]) and placement.note is None
+
+
+def test_bandwidth_label_runs_along_its_slope_above_it(tmp_path):
+    # pmgpu with the quickstart's peaks: the label sat horizontally at the foot of the
+    # rising roof, which crossed it. Now it is rotated to the slope's angle on screen and
+    # its anchor lies above the line.
+    run = read_likwid(sample_path(SAMPLES[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        payload = plot_roofline(run, peak_flops=2048, peak_bandwidth=204.8,
+                                filepath=tmp_path / "r.png", verbose=False)
+    axes = payload["figure"].axes[0]
+    (label,) = [t for t in axes.texts if t.get_text().startswith("Peak bandwidth: 204.8 GB/s")]
+    slope = [line for line in payload["lines"] if line["kind"] == "bandwidth"][0]
+    (x0, y0), (x1, y1) = axes.transData.transform(
+        [(slope["x"][0], slope["y"][0]), (slope["x"][-1], slope["y"][-1])])
+    assert label.get_rotation() == pytest.approx(np.degrees(np.arctan2(y1 - y0, x1 - x0)), abs=0.5)
+    assert 10 < label.get_rotation() < 80
+    renderer = payload["figure"].canvas.get_renderer()
+    ax, ay = label.get_window_extent(renderer).x0, label.get_window_extent(renderer).y0
+    line_y = y0 + (ax - x0) * (y1 - y0) / (x1 - x0)
+    assert ay > line_y  # the text's lowest corner is above the slope where it starts
