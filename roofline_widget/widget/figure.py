@@ -188,7 +188,7 @@ class RooflineFigure:
         self.plot = bq.Figure(
             marks=self.marks, axes=[self.x_axis, self.y_axis], interaction=None,
             fig_margin={"top": 24, "bottom": 50, "left": 70, "right": 16},
-            layout=widgets.Layout(width="100%", min_width="520px", height="500px"))
+            layout=widgets.Layout(width="100%", min_width="320px", height="500px"))
         self.plot.add_class("roofline-figure")
         self.scatter.on_hover(self._on_hover)
         for scale in (self.x_scale, self.y_scale):

@@ -332,6 +332,9 @@ def screenshot_widths(page, locator, path_stem: Path) -> list[Path]:
         for width in SCREENSHOT_WIDTHS:
             page.set_viewport_size({"width": width, "height": size["height"]})
             page.wait_for_timeout(500)  # bqplot lays itself out again on resize
+            widget, figure = locator.bounding_box(), locator.locator(".roofline-figure").first.bounding_box()
+            assert figure["x"] + figure["width"] <= widget["x"] + widget["width"] + 4, (  # 4: borders
+                f"at {width} px the figure overflows the widget: {figure} in {widget}")
             path = path_stem.with_name(f"{path_stem.name}-{width}px.png")
             locator.screenshot(path=str(path))
             paths.append(path)
