@@ -56,8 +56,12 @@ def line_paths(page) -> list[str]:
 
 
 def readout(page, slider_class: str) -> float:
-    """The number a slider shows next to it."""
-    return float(page.locator(f".{slider_class} .widget-readout").first.inner_text())
+    """The number a slider shows next to it (once the front end has written it)."""
+    shown = page.locator(f".{slider_class} .widget-readout").first
+    deadline = time.monotonic() + 10
+    while not shown.inner_text().strip() and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    return float(shown.inner_text())
 
 
 def close(a: float, b: float, significant: int = 4) -> bool:

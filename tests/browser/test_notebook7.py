@@ -1,8 +1,8 @@
 """The quickstart in Notebook 7 (``jupyter notebook``), run through the menu in Chromium.
 
 Checks what a Notebook 7 user sees first: every point and the ceilings drawn,
-the kernel's state as the notebook set it, the compact hover tooltip and the
-detail panel of a clicked point.
+the kernel's state as the notebook set it, the compact hover tooltip, the
+detail panel of a clicked point and a peak slider's drag reaching the kernel.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from playwright.sync_api import expect
 
 from .conftest import screenshot_widths
 from .quickstart import (
-    DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, dot_inside_figure, expected_points, line_paths,
-    tooltip_fields,
+    DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, dot_inside_figure, drag_peak_bandwidth_and_check,
+    expected_points, line_paths, tooltip_fields,
 )
 from .ui import (
     RENDER_TIMEOUT_MS, open_in_notebook7, read_json_when, run_all_cells,
@@ -53,3 +53,13 @@ def test_notebook7_renders_the_quickstarts_marks(notebook7, page, artifacts_dir)
     page.mouse.move(0, 0)
     screenshot_widths(page, page.locator(".roofline-widget").first,
                       artifacts_dir / "screenshot-notebook7")
+
+
+def test_notebook7_peak_drag_moves_the_roof_and_the_kernels_trait(notebook7, page):
+    open_in_notebook7(page, notebook7, NOTEBOOK)
+    run_all_cells(page)
+    page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
+    read_json_when(notebook7.state_file, lambda s: True, timeout_s=RENDER_TIMEOUT_MS / 1000)
+    page.locator(".roofline-peak-bandwidth").first.scroll_into_view_if_needed()
+    state = drag_peak_bandwidth_and_check(page, notebook7.state_file)
+    assert state["peak_bandwidth"] < NOTEBOOK_PEAK_BANDWIDTH
