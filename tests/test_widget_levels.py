@@ -5,6 +5,7 @@ L2, L2 to/from L3 and memory bandwidth in one group) joined with a rendered
 FLOPS_DP group of the same ranks (rank r: 100 + r MFLOP/s), as in tests/test_levels.py.
 """
 
+import json
 import warnings
 from pathlib import Path
 
@@ -212,3 +213,27 @@ def test_data_without_levels_has_no_toggles_and_refuses_levels():
     assert widget.available_levels == [] and widget.controls.level_boxes == {}
     with pytest.raises(TraitError, match="levels measured in the data: none"):
         widget.levels = ["MEM"]
+
+
+def test_saved_view_keeps_the_levels_shown(widget, run, tmp_path):
+    widget.levels = ["MEM", "L2"]
+    path = widget.save_view(tmp_path / "view.json")
+    saved = json.loads(path.read_text())["levels"]
+    assert list(saved) == ["L2", "MEM"]  # inner to outer, with the metric used for each
+    assert all(metric in widget.sums.bandwidth_metrics for metric in saved.values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fresh = RooflineWidget(run)
+    assert fresh.load_view(path) == []
+    assert fresh.levels == ["L2", "MEM"]
+    _marks_hold(_layer(fresh), _expected(run, ["L2", "MEM"]))
+
+
+def test_view_naming_a_level_the_data_lacks_warns_and_applies_the_rest(widget, tmp_path):
+    from roofline_widget.views import View, ViewWarning
+    metric = widget.sums.bandwidth_metrics[0]
+    view = View(levels={"L1": metric, "MEM": metric})
+    with pytest.warns(ViewWarning, match=r"memory level\(s\) \['L1'\] are not measured"):
+        problems = widget.load_view(view)
+    assert len(problems) == 1
+    assert widget.levels == ["MEM"]

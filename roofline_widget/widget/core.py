@@ -12,6 +12,7 @@ import pandas as pd
 from traitlets import Any, Bool, CFloat, Enum, Int, List, TraitError, Unicode, observe, validate
 
 from ..ceilings import Roofline
+from ..levels import detect_levels
 from ..points import RegionSums, normalize_ranks
 from . import state as st
 from . import text
@@ -527,7 +528,15 @@ class RooflineWidget(widgets.VBox):
                     exclude=self.exclude, peak_flops=self.peak_flops,
                     peak_bandwidth=self.peak_bandwidth, ceilings=list(self._extra),
                     color_by=self.color_by, size_by=self.size_by, max_points=self.max_points,
-                    selected=list(self.selected), baseline=labels)
+                    selected=list(self.selected), baseline=labels,
+                    levels=self._shown_level_metrics())
+
+    def _shown_level_metrics(self) -> dict[str, str] | None:
+        """Level -> bandwidth metric of the levels shown, None when none are."""
+        if not self.levels:
+            return None
+        chosen, _notes = detect_levels(self.sums.bandwidth_metrics)
+        return {level: chosen[level] for level in self.levels}
 
     def save_view(self, path):
         """Write the widget's choices (never data) to ``path`` as a JSON view; returns the path."""
@@ -553,7 +562,8 @@ class RooflineWidget(widgets.VBox):
         """
         source = "View" if isinstance(view, View) else str(view)
         view = view if isinstance(view, View) else View.load(view)
-        problems = view.check_against(self.sums) + self._baseline_problems(view)
+        problems = (view.check_against(self.sums) + self._baseline_problems(view)
+                    + self._level_problems(view))
         values = self._applicable(view)
         selected = values.pop("selected")
         old = {name: getattr(self, name) for name in values}
@@ -563,6 +573,7 @@ class RooflineWidget(widgets.VBox):
                 for name, value in values.items():
                     setattr(self, name, value)
             self._extra = st.check_ceilings(view.ceilings)
+            self._levels_layer()
             self._refresh_points()
         except Exception:
             with self._guard.hold(), self.hold_trait_notifications():
@@ -590,7 +601,16 @@ class RooflineWidget(widgets.VBox):
                 values["ranks"] = known
             else:  # none of the view's ranks: keep the widget's
                 del values["ranks"]
+        values["levels"] = [level for level in view.levels or {} if level in self.available_levels]
         return values
+
+    def _level_problems(self, view: View) -> list[str]:
+        """The view's memory levels this data does not measure, one sentence."""
+        missing = [level for level in view.levels or {} if level not in self.available_levels]
+        if not missing:
+            return []
+        return [f"memory level(s) {missing} are not measured in the data "
+                f"(levels: {self.available_levels or 'none'})"]
 
     def _baseline_problems(self, view: View) -> list[str]:
         mine = self.to_view().baseline
