@@ -237,3 +237,18 @@ def test_view_naming_a_level_the_data_lacks_warns_and_applies_the_rest(widget, t
         problems = widget.load_view(view)
     assert len(problems) == 1
     assert widget.levels == ["MEM"]
+
+
+def test_selection_dataframe_carries_the_level_column(widget, run):
+    widget.levels = ["L2", "MEM"]
+    key = tuple(widget.to_dataframe().loc[0, ["file", "rank", "region"]])
+    widget.selected = [key]
+    frame = widget.selection_dataframe()
+    assert frame["level"].astype(str).tolist() == ["L2", "MEM"]
+    assert set(frame["rank"]) == {key[1]}
+    expected = _expected(run, ["L2", "MEM"])
+    expected = expected[expected["rank"] == key[1]]
+    np.testing.assert_allclose(frame[X], expected[X], rtol=1e-12)
+    widget.levels = []
+    assert "level" not in widget.selection_dataframe().columns
+    assert len(widget.selection_dataframe()) == 1

@@ -454,7 +454,16 @@ class RooflineWidget(widgets.VBox):
         return st.classify(self._points.points, self._roofline)
 
     def selection_dataframe(self) -> pd.DataFrame:
-        """The selected points, with the same columns as :meth:`to_dataframe`."""
+        """The selected points, with the same columns as :meth:`to_dataframe`.
+
+        While memory levels are shown (``levels``), one row per selected point
+        and shown level instead, with the ``level`` and ``bandwidth_metric``
+        columns of :func:`~roofline_widget.hierarchical_points`.
+        """
+        layer = self.figure.layers.get("levels")
+        if self.levels and layer is not None:
+            rows = layer.frame
+            return rows[st.key_index(rows).isin(self.selected)].reset_index(drop=True)
         points = self._points.points
         if not self.selected:
             return st.classify(points.iloc[:0], self._roofline)
