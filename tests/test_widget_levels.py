@@ -158,7 +158,12 @@ def test_peak_change_sends_no_level_arrays_and_findings_follow_the_ceilings(run)
     # every rank's L2 traffic (>= 0.0301 GB/s) is above the 0.02 GB/s L2 roof
     assert len(layer.findings) >= 48
     assert set(layer.findings["check"]) == {"above roof"}
-    assert "48 sanity finding(s)" in widget.controls.status_html.value
+    status = widget.controls.status_html.value
+    assert f"{len(layer.findings)} sanity finding(s)" in status
+    # the first five listed, one <li> each, the rest counted
+    assert status.count("<li>") == 6 and f"and {len(layer.findings) - 5} more" in status
+    first = layer.findings.iloc[0]
+    assert f"{first['region']} (rank {first['rank']}, L2, above roof)" in status
     # the level roof is one of the figure's labelled ceilings (not drawn a second time)
     assert any(label.startswith("L2 (bench): 0.02 GB/s")
                for label in widget.figure.ceiling_labels.text)

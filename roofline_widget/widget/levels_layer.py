@@ -32,8 +32,9 @@ from ..sanity import sanity_check
 from .layers import LayerInput
 from .text import rank_text
 
-__all__ = ["LevelsLayer", "MARKERS", "LEVEL_SELECT_KEYS", "available_levels",
-           "level_tooltip_html", "levels_status_html", "limit_groups", "measured_roofs"]
+__all__ = ["LevelsLayer", "MARKERS", "LEVEL_SELECT_KEYS", "MAX_LISTED_FINDINGS", "available_levels",
+           "findings_list_html", "level_tooltip_html", "levels_status_html", "limit_groups",
+           "measured_roofs"]
 
 #: One bqplot marker per level, inner to outer.
 MARKERS = {"L1": "triangle-up", "L2": "diamond", "L3": "square", "MEM": "circle"}
@@ -87,15 +88,27 @@ def levels_status_html(levels: list, left_out: pd.DataFrame, findings: pd.DataFr
             if str(level) in levels]
     if left:
         parts.append(f"left out per level: {', '.join(left)}")
-    if len(findings):
-        first = findings.iloc[0]
-        where = f"{first['region']} (rank {rank_text(first['rank'])}, {first['level']})"
-        parts.append(f"{len(findings):,} sanity finding(s), first: {html.escape(where)}: "
-                     f"{html.escape(str(first['detail']))}")
-    else:
-        parts.append("no sanity findings")
+    parts.append(f"{len(findings):,} sanity finding(s)" if len(findings) else "no sanity findings")
     # after the widget's own status, in its separator style
-    return f"&middot; <span class='roofline-levels-status'>{'; '.join(parts)}</span>"
+    return (f"&middot; <span class='roofline-levels-status'>{'; '.join(parts)}</span>"
+            + findings_list_html(findings))
+
+
+#: Most sanity findings listed in the status (the rest counted; all in ``layer.findings``).
+MAX_LISTED_FINDINGS = 5
+
+
+def findings_list_html(findings: pd.DataFrame, limit: int = MAX_LISTED_FINDINGS) -> str:
+    """The first ``limit`` sanity findings as an HTML list (escaped), "" for none."""
+    if not len(findings):
+        return ""
+    items = []
+    for _, row in findings.head(limit).iterrows():
+        where = f"{row['region']} (rank {rank_text(row['rank'])}, {row['level']}, {row['check']})"
+        items.append(f"<li>{html.escape(where)}: {html.escape(str(row['detail']))}</li>")
+    if len(findings) > limit:
+        items.append(f"<li>and {len(findings) - limit:,} more (<code>sanity_check</code>)</li>")
+    return f"<ul class='roofline-level-findings'>{''.join(items)}</ul>"
 
 
 @dataclass(frozen=True, eq=False)
