@@ -26,8 +26,10 @@ cell is replaced by ``show(ranks, view, tag)`` and run with Ctrl+Enter:
   is from the mouse press to the first change of a figure line's ``d``
   attribute (the kernel's ``peak_bandwidth`` changed and the roof was
   redrawn), *settled* to the last change (the slider updates continuously,
-  so the kernel sees every value of the drag), found with a
-  MutationObserver once the lines were still for ``SETTLE_MS``.
+  so the kernel may see several values of one drag), found with a
+  MutationObserver once the lines were still for ``SETTLE_MS``; *released*
+  to the end of the mouse moves (Playwright waits until the page has
+  handled each move's events).
 
 Prints the medians over the runs and the spread / points ratios.  Figures are
 for this machine (2 shared cores) and vary with its load: read the ratios.
@@ -229,12 +231,14 @@ def measure_drags(page, ranks: int, view: str, tag: str) -> dict:
     wait_for_dots(page, tag, dots)
     slider = f"{tag} .roofline-peak-bandwidth"
     wait_until_still(page, f".{tag} .roofline-figure .dot")
-    first, settled = [], []
+    first, settled, released = [], [], []
     for i in range(DRAGS):
         before = line_paths(page)
         dx = (1 if i % 2 == 0 else -1) * DRAG_DECADES * slider_px_per_decade(page, slider)
         start = page.evaluate(WATCH_LINES, tag)
+        pressed = time.perf_counter()
         drag_slider(page, slider, dx)
+        released.append(time.perf_counter() - pressed)
         wait_for_new_paths(page, before, timeout_s=TIMEOUT_MS / 1000)
         first_ms = page.evaluate("() => window.benchLastLineChange")
         page.wait_for_function(
@@ -244,8 +248,8 @@ def measure_drags(page, ranks: int, view: str, tag: str) -> dict:
         first.append((first_ms - start) / 1000)
         settled.append((last_ms - start) / 1000)
     page.evaluate("() => window.benchLineObserver.disconnect()")
-    return {"first": median(first), "settled": median(settled), "dots": dots,
-            "all": settled}
+    return {"released": median(released), "first": median(first), "settled": median(settled),
+            "dots": dots, "all": settled}
 
 
 def main() -> None:
@@ -307,11 +311,12 @@ def report(results: dict, ranks: list[int], runs: int) -> None:
 
 
 def report_drags(drags: dict, ranks: int) -> None:
-    rows = [[view, f"{d['dots']:,}", ms(d["first"]), ms(d["settled"]),
+    rows = [[view, f"{d['dots']:,}", ms(d["released"]), ms(d["first"]), ms(d["settled"]),
              " / ".join(ms(s) for s in d["all"])] for view, d in drags.items()]
     print_table(f"Peak-bandwidth slider drag -> kernel -> roof redrawn, {ranks:,} ranks, "
                 f"{DRAG_DECADES} decade, medians of {DRAGS} drags",
-                ["view", "dots", "first roof change", "roof settled", "settled, each drag"], rows)
+                ["view", "dots", "mouse released", "first roof change", "roof settled",
+                 "settled, each drag"], rows)
     spread, points = drags["spread"]["settled"], drags["points"]["settled"]
     print(f"settled spread / points: {spread / points:.2f}")
 
