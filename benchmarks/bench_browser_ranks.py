@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_browser_ranks.py              # 48, 256, 1024 ranks x 8 regions, 3 runs
     python benchmarks/bench_browser_ranks.py --quick      # 48 and 256 ranks, 1 run
+    python benchmarks/bench_browser_ranks.py --ranks 1024 # one size only
 
 Starts JupyterLab on 127.0.0.1 (random port and token, every Jupyter state
 directory in a throw-away directory) and a headless Chromium (Playwright,
@@ -18,7 +19,17 @@ cell is replaced by ``show(ranks, view, tag)`` and run with Ctrl+Enter:
   whiskers per region are ``path.line`` elements);
 * **filter**: from typing ``region_00[0-3]`` into the widget's Include box
   (one ``input`` event) to the new count (half the regions) in the page: a
-  browser -> kernel -> browser round trip.
+  browser -> kernel -> browser round trip;
+* **drag** (largest size only, a fresh widget per view, median of
+  ``DRAGS`` drags): the peak-bandwidth slider's handle dragged with the
+  mouse by half a decade (alternately up and down, 12 mouse moves); *first*
+  is from the mouse press to the first change of a figure line's ``d``
+  attribute (the kernel's ``peak_bandwidth`` changed and the roof was
+  redrawn), *settled* to the last change (the slider updates continuously,
+  so the kernel may see several values of one drag), found with a
+  MutationObserver once the lines were still for ``SETTLE_MS``; *released*
+  to the end of the mouse moves (Playwright waits until the page has
+  handled each move's events).
 
 Prints the medians over the runs and the spread / points ratios.  Figures are
 for this machine (2 shared cores) and vary with its load: read the ratios.
@@ -42,7 +53,14 @@ from pathlib import Path
 from _common import ROOT, command_line, median, ms, print_table
 
 sys.path.insert(0, str(ROOT / "tests"))
-from browser.ui import open_in_lab, run_all_cells  # noqa: E402
+from browser.quickstart import line_paths, wait_for_new_paths  # noqa: E402
+from browser.ui import (  # noqa: E402
+    drag_slider,
+    open_in_lab,
+    run_all_cells,
+    slider_px_per_decade,
+    wait_until_still,
+)
 
 CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/lib/chromium/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -52,6 +70,23 @@ REGIONS = 8
 MAX_POINTS = 5000
 FILTER = "region_00[0-3]"
 TIMEOUT_MS = 120_000
+DRAGS = 3
+DRAG_DECADES = 0.5
+SETTLE_MS = 1500
+#: Records, in page time, the last change of a line's ``d`` in the widget (argument: its tag).
+WATCH_LINES = """tag => {
+    const figure = document.querySelector(`.${tag} .roofline-figure`);
+    window.benchLastLineChange = null;
+    window.benchLineObserver?.disconnect();
+    window.benchLineObserver = new MutationObserver(records => {
+        if (records.some(r => r.target.matches('path.line'))) {
+            window.benchLastLineChange = performance.now();
+        }
+    });
+    window.benchLineObserver.observe(figure, {attributes: true, attributeFilter: ['d'],
+                                              subtree: true});
+    return performance.now();
+}"""
 SETUP = """\
 import sys, warnings
 sys.path[:0] = [{root!r}, {tests!r}]
@@ -185,12 +220,45 @@ def measure(page, ranks: int, view: str, tag: str) -> dict:
     return {"draw": draw_s, "filter": filter_s, "lines": lines}
 
 
+def measure_drags(page, ranks: int, view: str, tag: str) -> dict:
+    """Draw ``show(ranks, view, tag)``, then drag its peak-bandwidth slider ``DRAGS`` times.
+
+    Returns the median seconds from the mouse press to the first and to the
+    last change of the figure's line paths, and the number of dots drawn.
+    """
+    run_cell(page, f"show({ranks}, {view!r}, {tag!r})")
+    dots = expected_dots(ranks, view, REGIONS)
+    wait_for_dots(page, tag, dots)
+    slider = f"{tag} .roofline-peak-bandwidth"
+    wait_until_still(page, f".{tag} .roofline-figure .dot")
+    first, settled, released = [], [], []
+    for i in range(DRAGS):
+        before = line_paths(page)
+        dx = (1 if i % 2 == 0 else -1) * DRAG_DECADES * slider_px_per_decade(page, slider)
+        start = page.evaluate(WATCH_LINES, tag)
+        pressed = time.perf_counter()
+        drag_slider(page, slider, dx)
+        released.append(time.perf_counter() - pressed)
+        wait_for_new_paths(page, before, timeout_s=TIMEOUT_MS / 1000)
+        first_ms = page.evaluate("() => window.benchLastLineChange")
+        page.wait_for_function(
+            "quiet => performance.now() - window.benchLastLineChange > quiet",
+            arg=SETTLE_MS, timeout=TIMEOUT_MS)
+        last_ms = page.evaluate("() => window.benchLastLineChange")
+        first.append((first_ms - start) / 1000)
+        settled.append((last_ms - start) / 1000)
+    page.evaluate("() => window.benchLineObserver.disconnect()")
+    return {"released": median(released), "first": median(first), "settled": median(settled),
+            "dots": dots, "all": settled}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="48 and 256 ranks, 1 run")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--ranks", type=int, nargs="+", help="sizes to run (default 48 256 1024)")
     args = parser.parse_args()
-    ranks = [48, 256] if args.quick else [48, 256, 1024]
+    ranks = args.ranks or ([48, 256] if args.quick else [48, 256, 1024])
     runs = 1 if args.quick else args.runs
     from playwright.sync_api import sync_playwright
 
@@ -216,10 +284,13 @@ def main() -> None:
                         for view in ("points", "spread"):
                             tag = f"bench-{n}-{view}-{run}"
                             results.setdefault((n, view), []).append(measure(page, n, view, tag))
+                drags = {view: measure_drags(page, max(ranks), view, f"bench-drag-{view}")
+                         for view in ("points", "spread")}
                 context.close()
         finally:
             server.stop()
     report(results, ranks, runs)
+    report_drags(drags, max(ranks))
 
 
 def report(results: dict, ranks: list[int], runs: int) -> None:
@@ -237,6 +308,17 @@ def report(results: dict, ranks: list[int], runs: int) -> None:
                 ["ranks", "points: dots", "draw", "filter", "spread: dots", "draw", "filter",
                  "draw spread/points", "filter spread/points"], rows)
     print(f"command: {command_line()}")
+
+
+def report_drags(drags: dict, ranks: int) -> None:
+    rows = [[view, f"{d['dots']:,}", ms(d["released"]), ms(d["first"]), ms(d["settled"]),
+             " / ".join(ms(s) for s in d["all"])] for view, d in drags.items()]
+    print_table(f"Peak-bandwidth slider drag -> kernel -> roof redrawn, {ranks:,} ranks, "
+                f"{DRAG_DECADES} decade, medians of {DRAGS} drags",
+                ["view", "dots", "mouse released", "first roof change", "roof settled",
+                 "settled, each drag"], rows)
+    spread, points = drags["spread"]["settled"], drags["points"]["settled"]
+    print(f"settled spread / points: {spread / points:.2f}")
 
 
 if __name__ == "__main__":
