@@ -393,3 +393,15 @@ def test_static_plot_keeps_baseline_points_inside_pinned_limits():
 
 def pmgpu_max_gflops(payload):
     return max(p["performance_gflops"] for p in payload["points"])
+
+
+def test_peak_change_sends_no_line_arrays_and_does_not_compare_again(widget, monkeypatch):
+    layer = widget.baseline_layer
+    x, y, bx = layer.lines.x, layer.lines.y, layer.baseline_points.x
+    import roofline_widget.widget.compare_layer as compare_layer
+    monkeypatch.setattr(compare_layer, "compare_points",
+                        lambda *a, **k: pytest.fail("compared again on a peak change"))
+    widget.peak_flops = 1000.0
+    widget.peak_bandwidth = 50.0
+    assert layer.lines.x is x and layer.lines.y is y and layer.baseline_points.x is bx
+    assert "median speed-up" in widget.controls.status_html.value

@@ -191,3 +191,14 @@ def test_the_toggle_buttons_set_rank_view(five_ranks):
                             rank_view="spread")
     assert single.controls.rank_view_choice.disabled  # one rank: nothing to spread
     assert not ranks_layer(single).active and len(single.figure.scatter.x) == 2
+
+
+def test_peak_change_sends_no_spread_arrays(five_ranks):
+    w = RooflineWidget(five_ranks, flops_metric=DP, bandwidth_metric=BW, rank_view="spread")
+    layer = ranks_layer(w)
+    arrays = (layer.medians.x, layer.medians.y, layer.whiskers.x, layer.whiskers.y)
+    w.peak_flops = 1000.0
+    assert all(new is old for new, old in zip(
+        (layer.medians.x, layer.medians.y, layer.whiskers.x, layer.whiskers.y), arrays))
+    w.include = "region_000"
+    assert len(layer.medians.x) == 1  # a selection change still redraws

@@ -35,7 +35,7 @@ import pandas as pd
 from .. import style
 from ..compare import compare_points
 from ..points import RegionSums
-from .layers import LayerInput
+from .layers import LayerInput, set_if_changed
 from .state import COLOR_COLUMN, color_categories
 
 __all__ = ["CompareLayer", "baseline_runs", "CURRENT_LABEL", "NAMES_SHOWN"]
@@ -145,6 +145,7 @@ class CompareLayer:
         self.notes: list[str] = []
         self._frame = pd.DataFrame()
         self._drawn = pd.DataFrame()
+        self._compared_for = None  # (points, runs) the frame was compared for
         scales = {"x": x_scale, "y": y_scale}
         self.tooltip = widgets.HTML()
         self.tooltip.add_class("roofline-compare-tooltip")
@@ -169,16 +170,24 @@ class CompareLayer:
         return self.lines, self.baseline_points
 
     def update(self, data: LayerInput) -> None:
-        """Compare with the widget's selection, keep the shown rows, assign both marks."""
-        self.error, self.notes = "", []
-        frame = pd.DataFrame()
-        if self.runs and data.select_options is not None:
-            try:
-                frame = self._compare(data)
-            except (ValueError, TypeError) as exc:
-                self.error = str(exc)
-        self._frame = frame
-        self._assign(frame, data)
+        """Compare with the widget's selection, keep the shown rows, assign both marks.
+
+        The comparison is computed once per selection (the widget's
+        ``PointState``) and baseline; a peak change only restyles.
+        """
+        compared_for = self._compared_for
+        if compared_for is None or compared_for[0] is not data.points \
+                or compared_for[1] is not self.runs:
+            self.error, self.notes = "", []
+            frame = pd.DataFrame()
+            if self.runs and data.select_options is not None:
+                try:
+                    frame = self._compare(data)
+                except (ValueError, TypeError) as exc:
+                    self.error = str(exc)
+            self._frame = frame
+            self._compared_for = (data.points, self.runs)
+        self._assign(self._frame, data)
 
     def extent(self) -> tuple[np.ndarray, np.ndarray]:
         """The baseline points drawn (the current points are the widget's own)."""
@@ -258,15 +267,17 @@ class CompareLayer:
             if both.empty:
                 self.lines.visible = False
             else:
-                self.lines.x = both[[_X + "_before", _X + "_after"]].to_numpy(dtype=float)
-                self.lines.y = both[[_Y + "_before", _Y + "_after"]].to_numpy(dtype=float)
+                set_if_changed(self.lines, "x",
+                               both[[_X + "_before", _X + "_after"]].to_numpy(dtype=float))
+                set_if_changed(self.lines, "y",
+                               both[[_Y + "_before", _Y + "_after"]].to_numpy(dtype=float))
                 self.lines.colors = _colors(both, data)
                 self.lines.visible = True
             drawn = self._drawn
-            self.baseline_points.x = drawn[_X + "_before"].to_numpy(dtype=float) \
-                if not drawn.empty else np.zeros(0)
-            self.baseline_points.y = drawn[_Y + "_before"].to_numpy(dtype=float) \
-                if not drawn.empty else np.zeros(0)
+            set_if_changed(self.baseline_points, "x", drawn[_X + "_before"].to_numpy(dtype=float)
+                           if not drawn.empty else np.zeros(0))
+            set_if_changed(self.baseline_points, "y", drawn[_Y + "_before"].to_numpy(dtype=float)
+                           if not drawn.empty else np.zeros(0))
             self.baseline_points.colors = _colors(drawn, data) if not drawn.empty else ["gray"]
             self.baseline_points.visible = not drawn.empty
 

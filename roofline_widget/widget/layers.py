@@ -25,7 +25,7 @@ from ..ceilings import Roofline
 from ..points import RegionSums
 from .state import PointState
 
-__all__ = ["Layer", "LayerInput"]
+__all__ = ["Layer", "LayerInput", "set_if_changed"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +80,15 @@ class Layer(Protocol):
     def status(self) -> str:
         """HTML (escaped) for the widget's status line, "" for nothing to say."""
         ...
+
+
+def set_if_changed(mark, name: str, value) -> None:
+    """Assign an array trait of ``mark`` only when its value changed.
+
+    traitlets cannot compare arrays, so every assignment is sent to the
+    front end; layers call this so that a peak change (which keeps the
+    points) sends no point arrays.
+    """
+    old = getattr(mark, name)
+    if old is None or np.shape(old) != np.shape(value) or not np.array_equal(old, value):
+        setattr(mark, name, value)

@@ -29,7 +29,7 @@ from .. import style
 from ..ceilings import Roofline
 from ..levels import LEVELS, LevelSelection, detect_levels, select_levels
 from ..sanity import sanity_check
-from .layers import LayerInput
+from .layers import LayerInput, set_if_changed
 from .text import rank_text
 
 __all__ = ["LevelsLayer", "MARKERS", "LEVEL_SELECT_KEYS", "MAX_LISTED_FINDINGS", "available_levels",
@@ -220,7 +220,7 @@ class LevelsLayer:
         for dots in self.dots.values():  # no dots left in the page (hidden or not)
             with dots.hold_sync():
                 for name in ("x", "y", "color"):
-                    _set_if_changed(dots, name, _EMPTY)
+                    set_if_changed(dots, name, _EMPTY)
                 dots.visible = False
         self.joins.visible = False
 
@@ -232,16 +232,16 @@ class LevelsLayer:
             shown = level in levels and bool(mask.any())
             self._frames[level] = frame[mask].reset_index(drop=True)
             with dots.hold_sync():
-                _set_if_changed(dots, "x", frame[_X].to_numpy(dtype=float)[mask])
-                _set_if_changed(dots, "y", frame[_Y].to_numpy(dtype=float)[mask])
-                _set_if_changed(dots, "color", np.asarray(codes, dtype=float)[mask])
+                set_if_changed(dots, "x", frame[_X].to_numpy(dtype=float)[mask])
+                set_if_changed(dots, "y", frame[_Y].to_numpy(dtype=float)[mask])
+                set_if_changed(dots, "color", np.asarray(codes, dtype=float)[mask])
                 dots.visible = shown
         x, y, line_codes = _join_lines(frame, codes)
         with self.joins.hold_sync():
             if len(x):
                 palette = style.PALETTE
-                _set_if_changed(self.joins, "x", x)
-                _set_if_changed(self.joins, "y", y)
+                set_if_changed(self.joins, "x", x)
+                set_if_changed(self.joins, "y", y)
                 self.joins.colors = [palette[int(c) % len(palette)] for c in line_codes]
                 self.joins.opacities = [0.7] * len(x)
             self.joins.visible = bool(len(x))
@@ -267,13 +267,6 @@ def measured_roofs(roofline: Roofline | None) -> Roofline | None:
     compute = [roof for roof in roofline.compute if not roof.empirical]
     bandwidth = [roof for roof in roofline.bandwidth if not roof.empirical]
     return Roofline(compute, bandwidth) if compute and bandwidth else None
-
-
-def _set_if_changed(mark, name: str, value: np.ndarray) -> None:
-    """Assign an array trait only when it changed (peak changes send no point arrays)."""
-    old = getattr(mark, name)
-    if old is None or np.shape(old) != np.shape(value) or not np.array_equal(old, value):
-        setattr(mark, name, value)
 
 
 def _join_lines(frame: pd.DataFrame, codes: np.ndarray) -> tuple:

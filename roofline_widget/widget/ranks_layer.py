@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..spread import rank_spread
-from .layers import LayerInput
+from .layers import LayerInput, set_if_changed
 from .state import PointState, apply_budget
 
 __all__ = ["RanksLayer", "RANK_VIEWS", "IMBALANCE_COLORS", "WHISKERS", "effective_view",
@@ -272,11 +272,12 @@ class RanksLayer:
         high = max(float(imbalance.max()), 1.0 + 1e-3)
         with self.whiskers.hold_sync(), self.medians.hold_sync(), self.color_scale.hold_sync():
             self.color_scale.min, self.color_scale.max = 1.0, high
-            self.whiskers.x, self.whiskers.y = xs, ys
-            self.whiskers.color = np.repeat(imbalance, 2)
-            self.medians.x = spread[f"{_X}_median"].to_numpy(float)
-            self.medians.y = spread[f"{_Y}_median"].to_numpy(float)
-            self.medians.color = imbalance
+            set_if_changed(self.whiskers, "x", xs)
+            set_if_changed(self.whiskers, "y", ys)
+            set_if_changed(self.whiskers, "color", np.repeat(imbalance, 2))
+            set_if_changed(self.medians, "x", spread[f"{_X}_median"].to_numpy(float))
+            set_if_changed(self.medians, "y", spread[f"{_Y}_median"].to_numpy(float))
+            set_if_changed(self.medians, "color", imbalance)
             self.medians.selected = None
             self.whiskers.visible = self.medians.visible = True
 
