@@ -21,10 +21,7 @@ def open_in_lab(page, server, notebook: str) -> None:
     """
     page.goto(server.url(f"lab/tree/{notebook}?reset"))
     page.wait_for_selector(".jp-NotebookPanel", timeout=RENDER_TIMEOUT_MS)
-    deadline = time.monotonic() + RENDER_TIMEOUT_MS / 1000
-    while not _kernel_idle_on_server(server, notebook):
-        assert time.monotonic() < deadline, f"no idle kernel for {notebook}:\n{server.log_tail()}"
-        time.sleep(0.2)
+    wait_for_idle_kernel(server, notebook)
     page.wait_for_function(
         """() => {
             const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
@@ -35,6 +32,14 @@ def open_in_lab(page, server, notebook: str) -> None:
     )
 
 
+def wait_for_idle_kernel(server, notebook: str) -> None:
+    """Wait until the server's session for ``notebook`` has an idle kernel."""
+    deadline = time.monotonic() + RENDER_TIMEOUT_MS / 1000
+    while not _kernel_idle_on_server(server, notebook):
+        assert time.monotonic() < deadline, f"no idle kernel for {notebook}:\n{server.log_tail()}"
+        time.sleep(0.2)
+
+
 def open_in_notebook7(page, server, notebook: str) -> None:
     """Open ``notebook`` in Notebook 7 (``/notebooks/<name>``) and wait until its kernel is ready.
 
@@ -43,10 +48,7 @@ def open_in_notebook7(page, server, notebook: str) -> None:
     """
     page.goto(server.url(f"notebooks/{notebook}"))
     page.wait_for_selector(".jp-Notebook", timeout=RENDER_TIMEOUT_MS)
-    deadline = time.monotonic() + RENDER_TIMEOUT_MS / 1000
-    while not _kernel_idle_on_server(server, notebook):
-        assert time.monotonic() < deadline, f"no idle kernel for {notebook}:\n{server.log_tail()}"
-        time.sleep(0.2)
+    wait_for_idle_kernel(server, notebook)
     page.wait_for_function(
         """() => {
             const ind = document.querySelector('.jp-Notebook-ExecutionIndicator');
