@@ -7,7 +7,8 @@ level, check, detail``):
     Traffic must not grow outward (every byte from memory passed L3, L2 and
     L1), so the arithmetic intensity must not fall from L1 to L2 to L3 to
     MEM by more than :data:`INTENSITY_TOLERANCE`.  The finding names both
-    levels and the factor.  On AMD Zen/Zen2 the L3 is a victim cache:
+    levels, how much lower the outer intensity is (percent) and the factor
+    between the two levels' traffic.  On AMD Zen/Zen2 the L3 is a victim cache:
     ``L3 access`` counts only the L2 misses that look up L3, while memory
     traffic also holds prefetches and write-backs that bypass it, so MEM
     traffic above L3 traffic is expected there and the finding says so.
@@ -71,8 +72,9 @@ def _intensity_order(points: pd.DataFrame) -> list[dict]:
             if not a_out < a_in * (1.0 - INTENSITY_TOLERANCE):
                 continue
             factor = inner.arithmetic_intensity_flops_per_byte / a_out
+            fall = 100.0 * (1.0 - a_out / a_in)
             detail = (f"intensity falls from {a_in:.4g} FLOP/byte at {inner.level} to "
-                      f"{a_out:.4g} at {outer.level}: {outer.level} traffic "
+                      f"{a_out:.4g} at {outer.level} ({fall:.3g} % lower): {outer.level} traffic "
                       f"({outer.bandwidth_gbs:.4g} GB/s, {outer.bandwidth_metric}) is "
                       f"{factor:.3g}x the {inner.level} traffic ({inner.bandwidth_gbs:.4g} GB/s, "
                       f"{inner.bandwidth_metric}), but traffic cannot grow outward")
