@@ -167,8 +167,8 @@ class LevelsLayer:
     joins : bqplot.Lines
         One thin line per region/rank through its level dots.
     rings : bqplot.Scatter
-        A hollow ring over every drawn dot with a finding (DOM class
-        ``roofline-level-findings``), drawn after the dots.
+        A hollow ring (stroke :data:`~roofline_widget.style.FINDING_COLOR`) over
+        every drawn dot with a finding, drawn after the dots.
     tooltip : ipywidgets.HTML
         The hover text of a level dot (DOM class ``roofline-level-tooltip``).
     ring_tooltip : ipywidgets.HTML
