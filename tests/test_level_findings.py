@@ -20,6 +20,7 @@ Against a 9 GB/s MEM roof and a 2 GFLOP/s peak: <init_datastructures>, <function
 """
 
 import warnings
+from xml.etree import ElementTree
 
 import numpy as np
 import pandas as pd
@@ -166,6 +167,16 @@ def test_static_plot_rings_the_same_points(tmp_path):
                                rtol=1e-12)
     assert len(rings[0].get_facecolors()) == 0 or not rings[0].get_facecolors()[:, 3].any()
     assert [f["region"] for f in payload["level_findings"]] == [r for r, _, _ in FLAGGED]
+    # in the file written: an SVG group with that id, one hollow ring marker per flagged dot
+    svg = tmp_path / "levels.svg"
+    plot_roofline(PMGPU, levels=["MEM"], ceilings=Roofline(CEILINGS[1:], CEILINGS[:1]),
+                  filepath=svg, verbose=False)
+    group = next(g for g in ElementTree.parse(svg).iter("{http://www.w3.org/2000/svg}g")
+                 if g.get("id") == FINDING_GID)
+    marks = list(group.iter("{http://www.w3.org/2000/svg}use"))
+    assert len(marks) == 4
+    assert all("fill: none" in m.get("style") and "stroke: #e8590c" in m.get("style")
+               for m in marks)
     # empirical ceilings are no limits: nothing to ring
     plain = plot_roofline(PMGPU, levels=["MEM"], verbose=False)
     assert not [c for c in plain["figure"].axes[0].collections if c.get_gid() == FINDING_GID]
