@@ -10,9 +10,10 @@ shorter than 12 characters and not ``0.0000``, else ``%e``); numeric cells are
 right-aligned, text cells centred; the STAT columns are computed from the *printed*
 per-thread cells, as LIKWID's Lua code does.
 
-The groups are Intel Cascade Lake SP's (``groups/CLX/L2.txt``, ``L3.txt``, ``MEM_DP.txt``
-in LIKWID): the same events and metric formulas (names as in
-../shared/reference/likwid-group-metrics.md).  Uncore counters (``MBOX*``, ``PWR*``) are
+The groups are LIKWID's Skylake SP / Cascade Lake SP ones (``groups/CLX/L2.txt``,
+``groups/skylakeX/L3.txt`` and ``MEM_DP.txt``; the CLX groups have the same metric names, see
+../shared/reference/likwid-group-metrics.md): the same events and metric formulas, written
+here from their definitions.  Uncore counters (``MBOX*``, ``PWR*``) are
 read only by the first hardware thread of the socket; the other threads print ``0``.
 
 :data:`PROGRAM` holds the counts of one made-up program (two regions, two threads) that
