@@ -181,3 +181,24 @@ def test_static_plot_rings_the_same_points(tmp_path):
     plain = plot_roofline(PMGPU, levels=["MEM"], verbose=False)
     assert not [c for c in plain["figure"].axes[0].collections if c.get_gid() == FINDING_GID]
     assert plain["level_findings"] == []
+
+
+def test_split_findings_equal_sanity_check_with_two_checks(tmp_path):
+    # rendered runs: stencil<3d>'s L3 intensity order, and triad's 46.336 GB/s L2 traffic above
+    # a 40 GB/s L2 roof; the layer's cached part plus the roof check is sanity_check's frame
+    paths = render_likwid.render_program(tmp_path)
+    run = read_likwid([paths["L2"], paths["L3"], paths["MEM_DP"]])
+    widget = _widget(run, levels=["L2", "L3", "MEM"], peak_flops=100.0,
+                     ceilings=[BandwidthRoof("L2 (bench)", 40.0, level="L2")])
+    layer = widget.figure.layers["levels"]
+    expected = sanity_check(widget.sums, ceilings=measured_roofs(widget.roofline))
+    assert expected["check"].tolist() == ["intensity order", "above roof"]
+    pd.testing.assert_frame_equal(layer.findings, expected)
+    np.testing.assert_allclose(layer.rings.x, [7.4 / 46.336, 3.04 / 22.4], rtol=1e-12)
+    widget.peak_flops = 5.0  # triad's 7.4 GFLOP/s now above the peak at every level
+    expected = sanity_check(widget.sums, ceilings=measured_roofs(widget.roofline))
+    pd.testing.assert_frame_equal(layer.findings, expected)
+    assert layer.flagged[["region", "level", "checks"]].astype(str).values.tolist() == [
+        ["triad", "L2", "above roof"], ["triad", "L3", "above roof"],
+        ["triad", "MEM", "above roof"], ["stencil<3d>", "L3", "intensity order"]]
+    assert len(layer.flagged["details"].iloc[0]) == 2  # the L2 roof and the peak
