@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "TAB20", "PALETTE", "STRONG_COLORS", "X_LABEL", "Y_LABEL", "LINE_COLORS", "RIDGE_COLOR",
-    "LABEL_SIZE", "MIN_PLOT_PX", "TooltipField", "TOOLTIP_FIELDS", "strong_first",
+    "FINDING_COLOR", "LABEL_SIZE", "MIN_PLOT_PX", "TooltipField", "TOOLTIP_FIELDS", "strong_first",
     "PLAIN_TICKS", "ceiling_label", "ridge_text", "text_px", "positive", "padded_range",
     "tick_format", "label_room_decades", "ridge_label_end", "NO_FLOP_WORK_FRACTION",
     "NO_FLOP_NAMES_SHOWN", "split_flop_work", "no_flop_work_text", "pinned",
@@ -52,6 +52,8 @@ Y_LABEL = "Attained performance [GFLOP/s]"
 #: Colour of a ceiling line (and its label) by kind.
 LINE_COLORS = {"bandwidth": "#3d5a80", "compute": "#9b3d2a"}
 RIDGE_COLOR = "#6b6b6b"
+#: Stroke of the hollow ring over a point with a sanity finding (widget and static plot).
+FINDING_COLOR = "#e8590c"
 #: Font size (px) of ceiling and ridge labels.
 LABEL_SIZE = 12
 #: Plots at least this wide (px, inside the axes) keep every label inside (estimated).
