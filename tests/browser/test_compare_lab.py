@@ -199,8 +199,9 @@ def test_baseline_arrows_are_drawn_between_hollow_and_filled_points(lab, page, a
         path=str(artifacts_dir / "screenshot-compare.png"))
 
     wait_until_still(page, DOTS)  # the screenshot may have scrolled the page
-    x, y, _, height = markers(page)["square"][0]["box"]
-    page.mouse.move(x + 1, y + height / 2)  # a hollow marker is hit on its outline only
+    x, y, width, _ = markers(page)["square"][0]["box"]
+    # a hollow marker is hit on its outline only; the top edge, away from its line
+    page.mouse.move(x + width / 2, y + 0.5)
     tooltip = page.locator(".roofline-compare-tooltip")
     tooltip.first.wait_for(timeout=10_000)
     assert "Speed-up" in tooltip.first.inner_text()
