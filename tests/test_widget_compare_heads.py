@@ -185,8 +185,16 @@ def test_one_head_per_line_at_its_end_turned_along_it(widget):
     # little down, so the head points left-down (rotation a bit under 270)
     solve = list(widget.comparison_dataframe()["region"]).index("Solve")
     assert 255 < heads.rotation[solve] < 270
-    # the head sits on the line between its ends, near the take point
+    # the head sits on the line between its ends, near the take point: HEAD_GAP_PX back from
+    # it on the assumed plot, the radius of a point (default_size 90 px²: 5.352 px) plus the
+    # head's centre-to-tip (bqplot's triangle-up of 64 px²: "M0,-5.264...", as the page shows)
     assert layer.lines.x[solve][1] < heads.x[solve] < layer.lines.x[solve][0]
+    assert HEAD_GAP_PX == pytest.approx(math.sqrt(90 / math.pi) + 5.26429605, rel=1e-8)
+    (x_lo, x_hi), (y_lo, y_hi) = scale_ranges(widget)
+    width, height = plot_area_size(widget.figure.plot)
+    right = math.log10(layer.lines.x[solve][1] / heads.x[solve]) / math.log10(x_hi / x_lo) * width
+    up = math.log10(layer.lines.y[solve][1] / heads.y[solve]) / math.log10(y_hi / y_lo) * height
+    assert math.hypot(right, up) == pytest.approx(HEAD_GAP_PX, rel=1e-9)
 
 
 def test_rotation_worked_from_the_axes(widget):
