@@ -354,3 +354,33 @@ def test_a_longer_chain_set_later_brings_its_marks():
     assert all(scatter in w.figure.plot.marks for scatter in layer.run_points)
     assert layer.lines.x.shape == (4, 2) and len(layer.heads.x) == 4
     assert [len(s.x) for s in layer.run_points] == [2, 2]
+
+
+# ---------------------------------------------------------------------------
+# the same shapes in plot_roofline(baseline=)
+# ---------------------------------------------------------------------------
+def test_static_plot_draws_one_shape_per_run():
+    pytest.importorskip("matplotlib")
+    from matplotlib.markers import MarkerStyle
+
+    from roofline_widget.static_compare import BASELINE_GID
+    from roofline_widget.static_compare import RUN_MARKERS as MPL_MARKERS
+    from roofline_widget.static_plot import plot_roofline
+
+    # the widget's shapes, as matplotlib names them
+    assert dict(zip(RUN_MARKERS, MPL_MARKERS)) == {
+        "square": "s", "diamond": "D", "cross": "P", "triangle-down": "v"}
+    chain = {label: run(name) for label, name in CHAIN.items() if label != "8t"}
+    payload = plot_roofline(run(CHAIN["8t"]), baseline=chain, verbose=False)
+    axes = payload["figure"].axes[0]
+    hollow = [c for c in axes.collections if c.get_gid() == BASELINE_GID]
+    assert len(hollow) == 2
+    frame = payload["comparison"]
+    for collection, label, marker in zip(hollow, ("1t", "2t"), ("s", "D")):
+        expected = MarkerStyle(marker).get_path().transformed(
+            MarkerStyle(marker).get_transform()).vertices
+        np.testing.assert_allclose(collection.get_paths()[0].vertices, expected)
+        rows = frame[frame["run_before"] == label]
+        for (x, y), region in zip(collection.get_offsets(), rows["region"]):
+            assert (x, y) == (pytest.approx(BY_HAND[label][region][0], rel=1e-12),
+                              pytest.approx(BY_HAND[label][region][1], rel=1e-12))
