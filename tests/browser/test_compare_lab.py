@@ -11,6 +11,9 @@ A second test changes the widget through the page (a filter, a typed peak, a cli
 selects), lets the kernel save the view on every change, stops that kernel, opens a NEW
 notebook (a new kernel) that builds ``RooflineWidget(take, baseline=give, view=path)``, and
 checks that the page shows the restored state.
+
+A third draws the thread-scaling chain (sample 17: 1, 2, 8 threads) as a path with one
+marker shape per run.
 """
 
 from __future__ import annotations
@@ -273,3 +276,41 @@ def test_saved_view_is_restored_in_a_fresh_kernel(lab, page):
     assert len(found["triangle-up"]) == len(lines)
     check_heads(page, lines, found["triangle-up"])
     expect(status).to_contain_text("median speed-up vs baseline: 2.25× over 1 point")
+
+
+CHAIN_CODE = """\
+from roofline_widget import RooflineWidget, read_likwid, sample_path
+runs = {f"{n}t": read_likwid(sample_path(f"gmgpolar_skx4s_lw50_MEM_DP_compact{n}t_1537x2048_give.txt"))
+        for n in (1, 2, 8)}
+wchain = RooflineWidget(runs["8t"], baseline={"1t": runs["1t"], "2t": runs["2t"]})
+wchain
+"""
+
+
+def test_chain_is_a_path_with_one_shape_per_run(lab, page):
+    """Sample 17 (1 -> 2 -> 8 threads, 2 regions): 1t squares, 2t diamonds, 8t circles, and per
+    region a path of 2 segments, each with its head; the 2t marker is where they join."""
+    write_notebook(lab, "_compare_chain.ipynb", CHAIN_CODE)
+    open_in_lab(page, lab, "_compare_chain.ipynb")
+    run_all_cells(page)
+    page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
+    assert wait_for_count(page, DOTS, 10) == 10  # 2 regions x (3 runs + 2 heads)
+    wait_until_still(page, DOTS)
+    found = markers(page)
+    assert {name: len(items) for name, items in found.items()} == {
+        "square": 2, "diamond": 2, "circle": 2, "triangle-up": 4}, found
+    assert all(m["fill"] == "none" for m in found["square"] + found["diamond"])
+    lines = compare_lines(page)
+    assert len(lines) == 4
+    check_heads(page, lines, found["triangle-up"])
+    svg = {name: [m["svg"] for m in found[name]] for name in ("square", "diamond", "circle")}
+
+    def at(point) -> set[str]:
+        return {name for name, points in svg.items() if any(math.dist(p, point) < 1.0
+                                                            for p in points)}
+
+    # a segment runs from 1t to 2t (square to diamond) or from 2t to 8t (diamond to circle)
+    steps = sorted((*at(line["start"]), *at(line["end"])) for line in lines)
+    assert steps == [("diamond", "circle")] * 2 + [("square", "diamond")] * 2, (lines, svg)
+    status = page.locator(".roofline-status").first.inner_text()
+    assert "runs: 1t □ square → 2t ◇ diamond → current ● circle" in status
