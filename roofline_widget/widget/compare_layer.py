@@ -83,7 +83,7 @@ MARKER_SYMBOLS = {"square": "□", "diamond": "◇", "cross": "✚", "triangle-d
                   "circle": "●"}
 #: The arrow head: bqplot's triangle-up (points up at rotation 0).
 HEAD_MARKER = "triangle-up"
-#: Area of an arrow head in px² (bqplot's ``default_size``): 6.1 px from centre to tip.
+#: Area of an arrow head in px² (bqplot's ``default_size``): 12.2 px wide, 5.3 px from centre to tip.
 HEAD_SIZE = 64
 #: The widget's points' ``default_size`` (px²): a radius of 5.35 px.
 _POINT_SIZE = 90
@@ -238,8 +238,11 @@ def run_marker(index: int) -> str:
 
 
 def runs_legend_html(labels: list[str]) -> str:
-    """"Runs: 1t □ square → 2t ◇ diamond → current ● circle" (labels escaped), and a note
-    naming the runs that share a shape past :data:`RUN_MARKERS`."""
+    """The status line's run -> shape legend, labels escaped.
+
+    ``runs: 1t □ square → 2t ◇ diamond → current ● circle``, and past
+    :data:`RUN_MARKERS` a note naming the runs that share a shape.
+    """
     shapes = [run_marker(i) for i in range(len(labels))] + [CURRENT_MARKER]
     names = [*labels, CURRENT_LABEL]
     parts = [f"{html.escape(str(name))} {MARKER_SYMBOLS.get(shape, '')} {shape}"
