@@ -481,7 +481,8 @@ class RooflineWidget(widgets.VBox):
         """Register the baseline layer when a baseline was given."""
         if self.baseline is not None and "baseline" not in self.figure.layers:
             self.figure.add_layer("baseline", CompareLayer(
-                self.figure.x_scale, self.figure.y_scale, self.baseline, match=self._match))
+                self.figure.x_scale, self.figure.y_scale, self.baseline, match=self._match,
+                plot=self.figure.plot))
 
     @observe("baseline")
     def _on_baseline(self, change) -> None:
@@ -495,6 +496,7 @@ class RooflineWidget(widgets.VBox):
             raise
         if "baseline" in self.figure.layers:
             self.figure.layers["baseline"].runs = runs
+            self.figure.plot.marks = self.figure.marks  # a chain of another length: new marks
         else:
             self._start_baseline()
         self._refresh_points()
