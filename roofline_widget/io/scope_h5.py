@@ -39,6 +39,7 @@ import pandas as pd
 from ..errors import LikwidFormatError
 from ..model import CPU, LikwidRun
 from . import scope_cache
+from .h5_raw import PARSE_ERRORS, NotSupported, RawDataset, RawH5
 from .scope_check import (H5_ERRORS, REGIONS_PATH, check_metric_names_value, damaged,
                           missing_dataset, open_h5)
 
@@ -175,7 +176,7 @@ def _thread_reduce(values: np.ndarray, ufunc) -> np.ndarray:
 
 
 class _RegionReader:
-    """Reads the regions of one rank group; one ``read`` per region."""
+    """Collects the regions of one rank group; one ``add`` per region, checked there."""
 
     def __init__(self, path: str, rank: int):
         self.path, self.rank = path, rank
@@ -184,78 +185,57 @@ class _RegionReader:
         self.n_threads, self.runtime, self.calls = [], [], []
         self._list_index: dict[tuple, int] = {}
 
-    def read(self, regions_id, link: bytes) -> None:
-        """Read one region; a damaged or incomplete one raises a LikwidFormatError naming it."""
-        try:
-            self._read(regions_id, link)
-        except H5_ERRORS as exc:
-            raise self._problem(regions_id, link, exc) from None
+    def where(self, tag: str) -> str:
+        """How errors name a region of this rank."""
+        return f"{self.path} (rank {self.rank}, region {tag!r})"
 
-    def _problem(self, regions_id, link: bytes, exc: BaseException) -> LikwidFormatError:
-        """What is wrong with a region whose read failed: a missing dataset, or damage."""
-        import h5py
+    def check_names(self, names, tag: str) -> tuple:
+        """The ``metric_names`` attribute as a tuple; one string is refused."""
+        names = names or ()
+        check_metric_names_value(names, self.where(tag))
+        return tuple(names)
 
-        name = link.decode("utf-8", "replace").replace("|", "/")
-        where = f"{self.path} (rank {self.rank}, region {name!r})"
-        try:
-            error = missing_dataset(h5py.Group(h5py.h5o.open(regions_id, link)), where,
-                                    ("metrics", "times", "call_counts"))
-        except H5_ERRORS:
-            error = None
-        return error or damaged(where, exc)
+    def check_shape(self, shape: tuple, names: tuple, tag: str) -> None:
+        """``metrics`` must have one row per metric name."""
+        if len(shape) != 2 or shape[0] != len(names):
+            raise LikwidFormatError(self.where(tag), None, f"{len(names)} rows (one per metric "
+                                    "name) and one column per cpu in the metrics array",
+                                    f"shape {shape}")
 
-    def _read(self, regions_id, link: bytes) -> None:
-        import h5py
+    def add(self, tag: str, names: tuple, values: np.ndarray, times: np.ndarray,
+            calls: np.ndarray, group: str, cpus) -> None:
+        """Reduce one region's threads and keep the result.
 
-        region = h5py.h5o.open(regions_id, link)
-        name = link.decode("utf-8", "replace")
-        # scope-profiler writes the tag with "/" replaced by "|" as the group name
-        tag = name if "|" not in name else (_string_attribute(region, b"tag") or "")
-        where = f"{self.path} (rank {self.rank}, region {tag!r})"
-        names = _string_attribute(region, b"metric_names") or ()
-        check_metric_names_value(names, where)
-        names = tuple(names)
-        metrics = h5py.h5d.open(region, b"metrics")
-        shape = tuple(metrics.shape)
+        ``values`` is the float64 ``metrics`` array (names x cpus) after
+        :meth:`check_shape`; ``cpus()`` reads the ``cpus`` dataset (only
+        called when some thread of a metric was not measured).
+        """
+        n_cpus = values.shape[1]
         # the cpus themselves are not needed: their count is the metrics' width, and
         # times and call_counts must have as many values (opening "cpus" costs ~20 %)
-        if len(shape) != 2 or shape[0] != len(names):
-            raise LikwidFormatError(where, None, f"{len(names)} rows (one per metric name) and "
-                                    "one column per cpu in the metrics array", f"shape {shape}")
-        n_cpus = shape[1]
-        values = np.empty(shape, dtype=np.float64)
-        if values.size:
-            metrics.read(h5py.h5s.ALL, h5py.h5s.ALL, values)
-        times = _read_vector(region, b"times", where)
-        calls = _read_vector(region, b"call_counts", where)
         for what, column in (("times", times), ("call_counts", calls)):
             if len(column) != n_cpus:
-                raise LikwidFormatError(where, None, f"one value per cpu in {what} and one "
-                                        "column per cpu in metrics",
+                raise LikwidFormatError(self.where(tag), None, f"one value per cpu in {what} "
+                                        "and one column per cpu in metrics",
                                         f"{len(column)} {what} for {n_cpus} metrics columns")
-        group = _string_attribute(region, b"group_name") or \
-            f"Group {_scalar_attribute(region, b'group_id')}"
         self.tags.append(tag)
         self.groups.append(group)
         self.lists.append(self._list_index.setdefault(names, len(self._list_index)))
         self.sums.append(_thread_reduce(values, np.add))
-        self._count_unmeasured(region, values, where)
+        self._count_unmeasured(values, cpus)
         self.n_threads.append(n_cpus)
         self.runtime.append(_thread_reduce(times, np.fmax))
         self.calls.append(_thread_reduce(calls, np.fmax))
 
-    def _count_unmeasured(self, region, values: np.ndarray, where: str) -> None:
-        """Per metric the threads with a non-finite value where another one is finite.
-
-        The ``cpus`` dataset is opened only for a region that has such threads.
-        """
+    def _count_unmeasured(self, values: np.ndarray, cpus) -> None:
+        """Per metric the threads with a non-finite value where another one is finite."""
         bad = ~np.isfinite(values)
         n_bad = bad.sum(axis=1)
         partial = (n_bad > 0) & (n_bad < values.shape[1])
         names = {}
         if partial.any():
-            cpus = _read_vector(region, b"cpus", where)
-            names = {int(k): tuple(f"HWThread {int(c)}" for c in cpus[bad[k]])
+            cpu_ids = cpus()
+            names = {int(k): tuple(f"HWThread {int(c)}" for c in cpu_ids[bad[k]])
                      for k in np.flatnonzero(partial)}
         self.unmeasured.append(np.where(partial, n_bad, 0))
         self.unmeasured_names.append(names)
@@ -267,8 +247,110 @@ class _RegionReader:
                         self.sums, self.unmeasured, self.unmeasured_names)
 
 
+def _h5py_rank(handle, path: str, rank: int, group: str) -> RankSums:
+    """One rank through h5py's low-level API (every HDF5 file; clear errors)."""
+    try:
+        regions_id = handle[f"{group}/{_REGIONS_PATH}"].id
+        links = list(regions_id)  # name order, as h5py's Group.values()
+    except H5_ERRORS as exc:
+        raise damaged(f"{path} (rank {rank})", exc) from None
+    reader = _RegionReader(path, rank)
+    for link in links:
+        try:
+            _h5py_region(reader, regions_id, link)
+        except H5_ERRORS as exc:
+            raise _problem(reader, regions_id, link, exc) from None
+    return reader.result()
+
+
+def _problem(reader: _RegionReader, regions_id, link: bytes,
+             exc: BaseException) -> LikwidFormatError:
+    """What is wrong with a region whose read failed: a missing dataset, or damage."""
+    import h5py
+
+    where = reader.where(link.decode("utf-8", "replace").replace("|", "/"))
+    try:
+        error = missing_dataset(h5py.Group(h5py.h5o.open(regions_id, link)), where,
+                                ("metrics", "times", "call_counts"))
+    except H5_ERRORS:
+        error = None
+    return error or damaged(where, exc)
+
+
+def _h5py_region(reader: _RegionReader, regions_id, link: bytes) -> None:
+    import h5py
+
+    region = h5py.h5o.open(regions_id, link)
+    name = link.decode("utf-8", "replace")
+    # scope-profiler writes the tag with "/" replaced by "|" as the group name
+    tag = name if "|" not in name else (_string_attribute(region, b"tag") or "")
+    where = reader.where(tag)
+    names = reader.check_names(_string_attribute(region, b"metric_names"), tag)
+    metrics = h5py.h5d.open(region, b"metrics")
+    reader.check_shape(tuple(metrics.shape), names, tag)
+    values = np.empty(tuple(metrics.shape), dtype=np.float64)
+    if values.size:
+        metrics.read(h5py.h5s.ALL, h5py.h5s.ALL, values)
+    times = _read_vector(region, b"times", where)
+    calls = _read_vector(region, b"call_counts", where)
+    group = _string_attribute(region, b"group_name") or \
+        f"Group {_scalar_attribute(region, b'group_id')}"
+    reader.add(tag, names, values, times, calls, group,
+               lambda: _read_vector(region, b"cpus", where))
+
+
+def _raw_rank(raw: RawH5, path: str, rank: int, group: str) -> RankSums:
+    """One rank read straight from the file (:mod:`~roofline_widget.io.h5_raw`).
+
+    Raises one of :data:`~roofline_widget.io.h5_raw.PARSE_ERRORS` when the rank
+    is outside what that module reads (or damaged): then read it with h5py.
+    """
+    regions = raw.member(raw.header(raw.root), f"{group}/{_REGIONS_PATH}")
+    reader = _RegionReader(path, rank)
+    for name, address in raw.links(regions):
+        _raw_region(reader, raw, name, address)
+    return reader.result()
+
+
+def _raw_region(reader: _RegionReader, raw: RawH5, name: str, address: int) -> None:
+    header = raw.header(address)
+    tag = name if "|" not in name else (header.attribute("tag") or "")
+    names = reader.check_names(header.attribute("metric_names"), tag)
+    members = dict(raw.links(header))
+    metrics = _raw_dataset(raw, members, "metrics")
+    reader.check_shape(metrics.shape, names, tag)
+    values = raw.values(metrics, np.float64)
+    times = raw.values(_raw_dataset(raw, members, "times"), np.float64).ravel()
+    calls = raw.values(_raw_dataset(raw, members, "call_counts"), np.float64).ravel()
+    group = header.attribute("group_name")
+    if not group:
+        group_id = header.attribute("group_id")
+        if group_id is not None and not isinstance(group_id, int):
+            raise NotSupported("group_id not one integer")
+        group = f"Group {-1 if group_id is None else group_id}"
+    reader.add(tag, names, values, times, calls, group,
+               lambda: raw.values(_raw_dataset(raw, members, "cpus"), np.float64).ravel())
+
+
+def _raw_dataset(raw: RawH5, members: dict, name: str) -> RawDataset:
+    if name not in members:
+        raise NotSupported(f"no {name!r} dataset")  # h5py's path names it
+    return raw.header(members[name]).dataset()
+
+
+def _open_raw(path: str) -> RawH5 | None:
+    try:
+        return RawH5(path)
+    except PARSE_ERRORS:
+        return None
+
+
 def read_rank_sums(path, ranks: list[tuple[int, str]]) -> list[RankSums]:
     """Read the given ``(rank, group name)`` pairs of one file (what one worker does).
+
+    Each rank is read straight from the file by
+    :mod:`~roofline_widget.io.h5_raw` when it can, else (another layout,
+    damage) through h5py, which also makes the errors.
 
     Parameters
     ----------
@@ -282,18 +364,24 @@ def read_rank_sums(path, ranks: list[tuple[int, str]]) -> list[RankSums]:
     list of RankSums
         In the order given.
     """
-    out = []
-    with open_h5(path) as handle:
+    path, out, handle = str(path), [], None
+    raw = _open_raw(path)
+    try:
         for rank, group in ranks:
-            try:
-                regions_id = handle[f"{group}/{_REGIONS_PATH}"].id
-                links = list(regions_id)  # name order, as h5py's Group.values()
-            except H5_ERRORS as exc:
-                raise damaged(f"{path} (rank {rank})", exc) from None
-            reader = _RegionReader(str(path), rank)
-            for link in links:
-                reader.read(regions_id, link)
-            out.append(reader.result())
+            if raw is not None:
+                try:
+                    out.append(_raw_rank(raw, path, rank, group))
+                    continue
+                except PARSE_ERRORS:
+                    pass
+            if handle is None:
+                handle = open_h5(path)
+            out.append(_h5py_rank(handle, path, rank, group))
+    finally:
+        if raw is not None:
+            raw.close()
+        if handle is not None:
+            handle.close()
     return out
 
 
