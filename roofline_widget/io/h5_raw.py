@@ -402,23 +402,35 @@ class RawH5:
         return raw.astype(dtype, copy=True).reshape(dataset.shape)
 
     def vlen_strings(self, start: int, count: int) -> list[str]:
-        """The ``count`` variable-length strings whose (length, global heap id) start at ``start``."""
-        buffer, heaps, out = self.buffer, self._collections, []
-        fields = struct.unpack_from("<" + "IQI" * count, buffer, start)
-        for k in range(0, 3 * count, 3):
-            length, collection, index = fields[k:k + 3]
-            if length == 0:
-                out.append("")
-                continue
-            heap = heaps.get(collection)
-            if heap is None:
-                heap = heaps[collection] = _GlobalHeap(self, collection)
-            begin, size = heap.objects.get(index) or heap.find(index)
-            data = buffer[begin:begin + length] if length <= size else b"\0"
-            if b"\0" in data:
-                raise NotSupported("variable-length string not in its global heap")
-            out.append(data.decode("utf-8"))
-        return out
+        """The ``count`` variable-length strings whose (length, global heap id) start at ``start``.
+
+        Usually all of them are objects of one collection (written together):
+        then they are looked up as one list; anything else one by one.
+        """
+        fields = struct.unpack_from("<" + "IQI" * count, self.buffer, start)
+        lengths, collections, indices = fields[0::3], fields[1::3], fields[2::3]
+        if count and min(lengths) > 0 and collections.count(collections[0]) == count:
+            heap = self._heap(collections[0])
+            heap.find(max(indices))
+            spans = [heap.objects.get(i) for i in indices]
+            if None not in spans:
+                return self._strings(spans, lengths)
+        return self._strings([self._heap(c).find(i) if n else (0, 0)
+                              for n, c, i in zip(lengths, collections, indices)], lengths)
+
+    def _heap(self, address: int) -> _GlobalHeap:
+        heap = self._collections.get(address)
+        if heap is None:
+            heap = self._collections[address] = _GlobalHeap(self, address)
+        return heap
+
+    def _strings(self, spans: list, lengths: tuple) -> list[str]:
+        """The strings of the given lengths at the given (offset, size) heap objects."""
+        buffer = self.buffer
+        data = [buffer[begin:begin + n] for (begin, _), n in zip(spans, lengths)]
+        if any(n > size for (_, size), n in zip(spans, lengths)) or b"\0" in b"".join(data):
+            raise NotSupported("variable-length string not in its global heap")
+        return [d.decode("utf-8") for d in data]
 
 
 class _GlobalHeap:

@@ -180,9 +180,9 @@ class _RegionReader:
 
     def __init__(self, path: str, rank: int):
         self.path, self.rank = path, rank
-        self.tags, self.groups, self.lists, self.sums = [], [], [], []
-        self.unmeasured, self.unmeasured_names = [], []
-        self.n_threads, self.runtime, self.calls = [], [], []
+        self.tags, self.groups, self.lists = [], [], []
+        self._values, self._times, self._calls, self._cpus = [], [], [], []
+        self._by_shape: dict[tuple, list[int]] = {}
         self._list_index: dict[tuple, int] = {}
 
     def where(self, tag: str) -> str:
@@ -204,7 +204,7 @@ class _RegionReader:
 
     def add(self, tag: str, names: tuple, values: np.ndarray, times: np.ndarray,
             calls: np.ndarray, group: str, cpus) -> None:
-        """Reduce one region's threads and keep the result.
+        """Keep one region; its threads are reduced in :meth:`result`, with its rank's.
 
         ``values`` is the float64 ``metrics`` array (names x cpus) after
         :meth:`check_shape`; ``cpus()`` reads the ``cpus`` dataset (only
@@ -218,33 +218,50 @@ class _RegionReader:
                 raise LikwidFormatError(self.where(tag), None, f"one value per cpu in {what} "
                                         "and one column per cpu in metrics",
                                         f"{len(column)} {what} for {n_cpus} metrics columns")
+        self._by_shape.setdefault(values.shape, []).append(len(self.tags))
         self.tags.append(tag)
         self.groups.append(group)
         self.lists.append(self._list_index.setdefault(names, len(self._list_index)))
-        self.sums.append(_thread_reduce(values, np.add))
-        self._count_unmeasured(values, cpus)
-        self.n_threads.append(n_cpus)
-        self.runtime.append(_thread_reduce(times, np.fmax))
-        self.calls.append(_thread_reduce(calls, np.fmax))
-
-    def _count_unmeasured(self, values: np.ndarray, cpus) -> None:
-        """Per metric the threads with a non-finite value where another one is finite."""
-        bad = ~np.isfinite(values)
-        n_bad = bad.sum(axis=1)
-        partial = (n_bad > 0) & (n_bad < values.shape[1])
-        names = {}
-        if partial.any():
-            cpu_ids = cpus()
-            names = {int(k): tuple(f"HWThread {int(c)}" for c in cpu_ids[bad[k]])
-                     for k in np.flatnonzero(partial)}
-        self.unmeasured.append(np.where(partial, n_bad, 0))
-        self.unmeasured_names.append(names)
+        self._values.append(values)
+        self._times.append(times)
+        self._calls.append(calls)
+        self._cpus.append(cpus)
 
     def result(self) -> RankSums:
-        return RankSums(self.rank, self.tags, np.asarray(self.n_threads, dtype=np.int64),
-                        np.asarray(self.runtime, dtype=float), np.asarray(self.calls, dtype=float),
-                        self.groups, list(self._list_index), np.asarray(self.lists, dtype=np.intp),
-                        self.sums, self.unmeasured, self.unmeasured_names)
+        """Reduce the threads of every region kept, all regions of one shape at once.
+
+        Stacked, each region's reduction runs along the same contiguous last
+        axis as alone, so the sums are bit for bit those of one region at a time.
+        """
+        n = len(self.tags)
+        sums, unmeasured, unmeasured_names = [None] * n, [None] * n, [{}] * n
+        runtime, calls = np.empty(n), np.empty(n)
+        n_threads = np.empty(n, dtype=np.int64)
+        for (_, n_cpus), rows in self._by_shape.items():
+            values = np.stack([self._values[i] for i in rows])
+            block_sums = _thread_reduce(values, np.add)
+            bad = ~np.isfinite(values)
+            n_bad = bad.sum(axis=2)
+            partial = (n_bad > 0) & (n_bad < n_cpus)
+            counts = np.where(partial, n_bad, 0)
+            for j, i in enumerate(rows):
+                sums[i], unmeasured[i] = block_sums[j], counts[j]
+            for j in np.flatnonzero(partial.any(axis=1)).tolist():
+                cpu_ids = self._cpus[rows[j]]()
+                unmeasured_names[rows[j]] = {
+                    int(k): tuple(f"HWThread {int(c)}" for c in cpu_ids[bad[j, k]])
+                    for k in np.flatnonzero(partial[j])}
+            runtime[rows] = _thread_reduce(_rows(self._times, rows, n_cpus), np.fmax)
+            calls[rows] = _thread_reduce(_rows(self._calls, rows, n_cpus), np.fmax)
+            n_threads[rows] = n_cpus
+        return RankSums(self.rank, self.tags, n_threads, runtime, calls, self.groups,
+                        list(self._list_index), np.asarray(self.lists, dtype=np.intp),
+                        sums, unmeasured, unmeasured_names)
+
+
+def _rows(vectors: list, rows: list, width: int) -> np.ndarray:
+    """The given 1-D arrays of one length as the rows of a 2-D array."""
+    return np.stack([vectors[i] for i in rows]) if width else np.empty((len(rows), 0))
 
 
 def _h5py_rank(handle, path: str, rank: int, group: str) -> RankSums:
