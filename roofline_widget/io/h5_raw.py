@@ -181,8 +181,10 @@ class RawHeader:
         if len(shape) > 1:
             raise NotSupported("attribute of more than one dimension")
         count = shape[0] if shape else 1
-        kind = _datatype(buffer, type_at)
+        kind = self.raw.datatype(type_at, type_size)
         if kind == "string":
+            if data + 16 * count > start + size:
+                raise NotSupported("attribute data beyond its message")
             values = self.raw.vlen_strings(data, count)
         elif isinstance(kind, np.dtype) and kind.kind in "iu":
             if data + count * kind.itemsize > start + size:
@@ -199,12 +201,12 @@ class RawHeader:
             raise NotSupported("filtered or external dataset")
         try:
             (space, _), = messages[_DATASPACE]
-            (kind, _), = messages[_DATATYPE]
+            (kind, kind_size), = messages[_DATATYPE]
             (layout, layout_size), = messages[_LAYOUT]
         except (KeyError, ValueError):
             raise NotSupported("not one dataspace, datatype and layout message") from None
         shape = _dataspace(buffer, space)
-        dtype = _datatype(buffer, kind)
+        dtype = self.raw.datatype(kind, kind_size)
         if not isinstance(dtype, np.dtype):
             raise NotSupported("dataset of strings")
         version, storage = buffer[layout], buffer[layout + 1]
@@ -303,6 +305,7 @@ class RawH5:
         self.buffer = self._map
         self.size = len(self._map)
         self._collections: dict[int, _GlobalHeap] = {}
+        self._types: dict[bytes, object] = {}
         try:
             self.base, self.root = self._superblock()
         except PARSE_ERRORS:
@@ -332,6 +335,17 @@ class RawH5:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def datatype(self, start: int, size: int):
+        """The datatype message at ``start`` (``size`` bytes) as :func:`_datatype` reads it.
+
+        The few distinct messages of a file are decoded once each.
+        """
+        key = self.buffer[start:start + size]
+        kind = self._types.get(key)
+        if kind is None:
+            kind = self._types[key] = _datatype(self.buffer, start)
+        return kind
 
     def header(self, address: int) -> RawHeader:
         """The object header at ``address``."""
