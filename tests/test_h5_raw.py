@@ -232,3 +232,11 @@ def test_damage_in_a_global_heap_names_file_rank_and_region(tmp_path):
         read_scope_sums(bad, cache=False)
     assert str(bad) in str(info.value) and "(rank 1, region" in str(info.value)
     assert "damaged" in str(info.value)
+
+
+def test_a_truncated_file_is_refused(tmp_path):
+    path = write_scope_h5(tmp_path / "run.h5", {"n_ranks": 1, "n_regions": 2, "n_threads": 2})
+    with open(path, "r+b") as handle:
+        handle.truncate(path.stat().st_size - 8)
+    with pytest.raises(NotSupported, match="truncated"):
+        RawH5(path)

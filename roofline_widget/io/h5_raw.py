@@ -168,6 +168,8 @@ class RawHeader:
         start, size = where
         buffer = self.raw.buffer
         version = buffer[start]
+        if version == 3 and buffer[start + 1] & 0x03:
+            raise NotSupported("attribute with a shared datatype or dataspace")
         name_size, type_size, space_size = struct.unpack_from("<HHH", buffer, start + 2)
         if version == 1:
             pos = start + 8 + _pad8(name_size)
@@ -320,10 +322,12 @@ class RawH5:
         if version not in (0, 1) or offsets != 8 or lengths != 8:
             raise NotSupported(f"superblock version {version}, sizes {offsets}/{lengths}")
         start = 24 if version == 0 else 28
-        base = _U64.unpack_from(buffer, start)[0]
+        base, _, end = struct.unpack_from("<QQQ", buffer, start)
         root = _ENTRY.unpack_from(buffer, start + 32)[1]
         if base != 0:
             raise NotSupported("base address other than 0")
+        if end > self.size:
+            raise NotSupported("file shorter than its end-of-file address (truncated)")
         return base, root
 
     def close(self) -> None:

@@ -5,9 +5,14 @@ region) with every array and attribute (about 1.3 ms per region).  A roofline
 point needs far less: per region its tag, the metric-name list, the sum over
 threads of every metric, the number of cpus and the maximum of ``times``
 (and, for the tables, the maximum of ``call_counts`` and the group name).
-:func:`read_scope_sums` reads only that, through h5py's low-level API (no
-``Group``/``Dataset`` wrappers, buffers filled in place), reduces the threads
-of each rank at once with numpy, and keeps nothing per thread.
+:func:`read_scope_sums` reads only that, and keeps nothing per thread.  Each
+rank is read straight from a memory map of the file
+(:mod:`~roofline_widget.io.h5_raw`, about four times faster than h5py, whose
+every object opened costs 100-300 us) when the file has the layout h5py
+writes by default; a rank that module refuses (another layout, damage) is
+read through h5py's low-level API (no ``Group``/``Dataset`` wrappers,
+buffers filled in place), which also makes the error messages.  The threads
+of a rank are reduced at once with numpy, one stacked array per shape.
 
 Layout read (what scope-profiler's ``write_likwid_results`` writes)::
 
