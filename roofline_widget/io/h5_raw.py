@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import mmap
 import struct
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -44,7 +44,6 @@ _EXTERNAL, _LAYOUT, _FILTERS, _ATTRIBUTE = 0x07, 0x08, 0x0B, 0x0C
 _CONTINUATION, _SYMBOL_TABLE, _ATTRIBUTE_INFO = 0x10, 0x11, 0x15
 _LINK = 0x06
 _LAST_MESSAGE_TYPE = 0x18
-_NEW_STYLE_GROUP = (_LINK_INFO, _LINK)
 _U16, _U32, _U64 = struct.Struct("<H"), struct.Struct("<I"), struct.Struct("<Q")
 _TWO_U64 = struct.Struct("<QQ")
 _MESSAGE = struct.Struct("<HHB3x")            # type, size, flags
@@ -67,8 +66,7 @@ PARSE_ERRORS = (NotSupported, struct.error, ValueError, IndexError, OverflowErro
                 UnicodeDecodeError)
 
 
-@dataclass(frozen=True)
-class RawDataset:
+class RawDataset(NamedTuple):
     """Where and how a dataset's values are stored.
 
     Attributes
@@ -232,7 +230,7 @@ class RawHeader:
 
     def symbol_table(self) -> tuple[int, int]:
         """(B-tree address, local heap address) of a group header."""
-        if any(kind in self.messages for kind in _NEW_STYLE_GROUP):
+        if _LINK_INFO in self.messages or _LINK in self.messages:
             raise NotSupported("group with new-style link storage")
         try:
             (start, _), = self.messages[_SYMBOL_TABLE]
@@ -446,7 +444,7 @@ class RawH5:
         """The strings of the given lengths at the given (offset, size) heap objects."""
         buffer = self.buffer
         data = [buffer[begin:begin + n] for (begin, _), n in zip(spans, lengths)]
-        if any(n > size for (_, size), n in zip(spans, lengths)) or b"\0" in b"".join(data):
+        if any([n > size for (_, size), n in zip(spans, lengths)]) or b"\0" in b"".join(data):
             raise NotSupported("variable-length string not in its global heap")
         return [d.decode("utf-8") for d in data]
 
