@@ -167,6 +167,7 @@ def _same_rank(a, b) -> None:
     for mine, theirs in zip(a.unmeasured, b.unmeasured, strict=True):
         np.testing.assert_array_equal(mine, theirs)
     assert a.unmeasured_names == b.unmeasured_names
+    return a
 
 
 def test_every_rank_of_a_writer_file_is_read_raw_as_h5py_reads_it(tmp_path):

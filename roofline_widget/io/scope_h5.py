@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -74,13 +74,15 @@ class RankSums:
     list_of_region : numpy.ndarray
         Per region the index of its list in ``name_lists``.
     sums : list of numpy.ndarray
-        Per region its metrics' sums over threads (one value per name of its list).
+        Per name list, a 2-D array: one row per region of that list (in the
+        file's order), one column per name, the sums over threads.  A few
+        arrays pickle far faster than one per region (what workers return).
     unmeasured : list of numpy.ndarray
-        Per region, per name of its list, how many threads have a non-finite
-        value while another thread has a finite one (not measured there).
-    unmeasured_names : list of dict
-        Per region {name position: thread names ``"HWThread <cpu>"``} for
-        the counts above that are not 0.
+        Shaped as ``sums``: how many threads have a non-finite value while
+        another thread has a finite one (not measured there).
+    unmeasured_names : dict
+        {(region, name position): thread names ``"HWThread <cpu>"``} for the
+        counts above that are not 0.
     """
 
     rank: int
@@ -92,8 +94,8 @@ class RankSums:
     name_lists: list
     list_of_region: np.ndarray
     sums: list
-    unmeasured: list = field(default_factory=list)
-    unmeasured_names: list = field(default_factory=list)
+    unmeasured: list
+    unmeasured_names: dict
 
 
 def is_hdf5(path) -> bool:
@@ -238,8 +240,15 @@ class _RegionReader:
         Stacked, each region's reduction runs along the same contiguous last
         axis as alone, so the sums are bit for bit those of one region at a time.
         """
-        n = len(self.tags)
-        sums, unmeasured, unmeasured_names = [None] * n, [None] * n, [{}] * n
+        n, lists = len(self.tags), np.asarray(self.lists, dtype=np.intp)
+        per_list = np.bincount(lists, minlength=len(self._list_index))
+        # each region's row in the arrays of its list
+        order = np.argsort(lists, kind="stable")
+        row_in_list = np.empty(n, dtype=np.intp)
+        row_in_list[order] = np.arange(n) - np.repeat(np.cumsum(per_list) - per_list, per_list)
+        sums = [np.empty((k, len(names))) for k, names in zip(per_list, self._list_index)]
+        unmeasured = [np.zeros(part.shape, dtype=np.int64) for part in sums]
+        unmeasured_names: dict[tuple[int, int], tuple] = {}
         runtime, calls = np.empty(n), np.empty(n)
         n_threads = np.empty(n, dtype=np.int64)
         for (_, n_cpus), rows in self._by_shape.items():
@@ -249,19 +258,20 @@ class _RegionReader:
             n_bad = bad.sum(axis=2)
             partial = (n_bad > 0) & (n_bad < n_cpus)
             counts = np.where(partial, n_bad, 0)
-            for j, i in enumerate(rows):
-                sums[i], unmeasured[i] = block_sums[j], counts[j]
-            for j in np.flatnonzero(partial.any(axis=1)).tolist():
+            rows = np.asarray(rows, dtype=np.intp)
+            for k in np.unique(lists[rows]).tolist():
+                chosen = lists[rows] == k
+                sums[k][row_in_list[rows[chosen]]] = block_sums[chosen]
+                unmeasured[k][row_in_list[rows[chosen]]] = counts[chosen]
+            for j, k in zip(*np.nonzero(partial)):
                 cpu_ids = self._cpus[rows[j]]()
-                unmeasured_names[rows[j]] = {
-                    int(k): tuple(f"HWThread {int(c)}" for c in cpu_ids[bad[j, k]])
-                    for k in np.flatnonzero(partial[j])}
+                unmeasured_names[int(rows[j]), int(k)] = tuple(
+                    f"HWThread {int(c)}" for c in cpu_ids[bad[j, k]])
             runtime[rows] = _thread_reduce(_rows(self._times, rows, n_cpus), np.fmax)
             calls[rows] = _thread_reduce(_rows(self._calls, rows, n_cpus), np.fmax)
             n_threads[rows] = n_cpus
         return RankSums(self.rank, self.tags, n_threads, runtime, calls, self.groups,
-                        list(self._list_index), np.asarray(self.lists, dtype=np.intp),
-                        sums, unmeasured, unmeasured_names)
+                        list(self._list_index), lists, sums, unmeasured, unmeasured_names)
 
 
 def _rows(vectors: list, rows: list, width: int) -> np.ndarray:
@@ -507,15 +517,11 @@ def _tabulate(blocks: list[RankSums]) -> dict:
             where = np.flatnonzero(block.list_of_region == index)
             if len(where) and names:
                 rows = [column[n] for n in names]
-                values = np.stack([block.sums[i] for i in where], axis=1)
-                sums[np.ix_(rows, start + where)] = values
-                if block.unmeasured:
-                    counts = np.stack([block.unmeasured[i] for i in where], axis=1)
-                    unmeasured[np.ix_(rows, start + where)] = counts
-        for i, found in enumerate(block.unmeasured_names):
+                sums[np.ix_(rows, start + where)] = block.sums[index].T
+                unmeasured[np.ix_(rows, start + where)] = block.unmeasured[index].T
+        for (i, k), threads in block.unmeasured_names.items():
             names = block.name_lists[block.list_of_region[i]]
-            named.update(((column[names[k]], start + i), "\n".join(threads))
-                         for k, threads in found.items())
+            named[(column[names[k]], start + i)] = "\n".join(threads)
         start += len(block.tags)
     # the names of every non-zero count, in the order of np.nonzero(unmeasured)
     unmeasured_names = [named[(int(m), int(r))] for m, r in zip(*np.nonzero(unmeasured))]
