@@ -6,13 +6,16 @@ scope-profiler's own writer (``write_likwid_results`` per rank, through
 ``tests/scope_fixtures.write_scope_h5``), then, in one process, interleaved:
 
 * ours: :func:`~roofline_widget.io.scope_h5.read_scope_sums` (cache off,
-  default executor) + ``RegionSums(...).select(...).points``;
+  default executor: a process pool for this size) + ``RegionSums(...).select(...).points``;
+* ours serial: the same in this process (no pool), to show what the pool adds;
 * reference: ``ProfilingResults.from_h5`` + scope-profiler's
   ``collect_roofline_points``;
 
 then the reopen from the cache, the peak memory of a serial read (tracemalloc)
 against the numeric size of what is read, and the scaling in ranks up to 512
-(files simulated by copying the rank groups of a writer-written file).
+(files simulated by copying the rank groups of a writer-written file).  The
+load average (``/proc/loadavg``) is printed before and after: the machine may
+be shared, and both sides slow down with the load.
 """
 
 from __future__ import annotations
@@ -70,19 +73,38 @@ def replicate(base: Path, target: Path, ranks: int) -> Path:
     return target
 
 
+def import_both():
+    """Import both sides' modules before timing (a notebook has them imported already)."""
+    import roofline_widget.io.scope_h5  # noqa: F401
+    import roofline_widget.points  # noqa: F401
+    import scope_profiler.plotting_scripts.roofline  # noqa: F401
+    import scope_profiler.results  # noqa: F401
+
+
 def compare(path, repeat):
-    mine, theirs = [], []
+    import_both()
+    mine, serial, theirs = [], [], []
     for _ in range(repeat):
         seconds, points = timed(ours, path, cache=False)
         mine.append(seconds)
+        serial.append(timed(ours, path, cache=False, executor=InlineExecutor())[0])
         seconds, dicts = timed(reference, path)
         theirs.append(seconds)
     assert len(points) == len(dicts), (len(points), len(dicts))
-    a, b = shown(median(mine)), shown(median(theirs))
+    a, c, b = shown(median(mine)), shown(median(serial)), shown(median(theirs))
     print_table(f"open + points ready (median of {repeat})",
                 ["step", "ours", "scope-profiler", "ratio", "target >= 10x"],
                 [["from_h5 / read_scope_sums + points", ms(a), ms(b), f"{b / a:.1f}x",
-                  verdict(b / a, 10, True)]])
+                  verdict(b / a, 10, True)],
+                 ["same, ours serial (no pool)", ms(c), ms(b), f"{b / c:.1f}x",
+                  verdict(b / c, 10, True)]])
+
+
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def cached(path, repeat, directory):
@@ -126,6 +148,7 @@ def main():
     args = parser.parse_args()
     ranks, regions, threads = args.shape
     quiet()
+    print(f"load average (1, 5, 15 min) at the start: {load_average()}")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         seconds, path = timed(write, tmp / "profile.h5", ranks, regions, threads)
@@ -136,6 +159,7 @@ def main():
         memory(path, ranks, regions, threads)
         if not args.no_scaling:
             scaling(tmp)
+    print(f"load average at the end: {load_average()}")
 
 
 if __name__ == "__main__":
