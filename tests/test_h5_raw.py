@@ -241,3 +241,25 @@ def test_a_truncated_file_is_refused(tmp_path):
         handle.truncate(path.stat().st_size - 8)
     with pytest.raises(NotSupported, match="truncated"):
         RawH5(path)
+
+
+def test_dataset_headers_equal_but_for_the_address_are_matched_not_misread(tmp_path):
+    # same header size, differing in shape, dtype or only in the address of the values;
+    # "unwritten" has no values stored (undefined address) and must be refused
+    path = tmp_path / "alike.h5"
+    arrays = {"a": np.arange(3.0), "b": np.arange(3), "c": np.arange(4.0), "d": np.arange(3.0) + 7,
+              "e": np.arange(3.0).astype(">f8"), "f": np.arange(6.0).reshape(2, 3)}
+    with h5py.File(path, "w") as handle:
+        for name, values in arrays.items():
+            handle.create_dataset(name, data=values)
+        handle.create_dataset("unwritten", shape=(3,), dtype="<f8")
+    with RawH5(path) as raw:
+        root = raw.header(raw.root)
+        members = dict(raw.links(root))
+        for name, values in [*arrays.items(), ("a", arrays["a"])]:  # "a" again: a match
+            found = raw.dataset(members[name])
+            assert found == raw.header(members[name]).dataset()
+            np.testing.assert_array_equal(raw.values(found), values)
+            assert raw.values(found).shape == values.shape
+        with pytest.raises(NotSupported):
+            raw.dataset(members["unwritten"])

@@ -86,6 +86,21 @@ class RawDataset(NamedTuple):
     compact: bytes = b""
 
 
+class _Template(NamedTuple):
+    """A parsed dataset header, as bytes before and after the address of its values."""
+
+    offset: int
+    before: bytes
+    after: bytes
+    shape: tuple
+    dtype: np.dtype
+    nbytes: int
+
+
+#: Dataset header templates kept per header size (a writer makes a few kinds).
+_MAX_TEMPLATES = 8
+
+
 class RawHeader:
     """The messages of one version-1 object header: ``{type: [(start, size), ...]}``.
 
@@ -106,10 +121,11 @@ class RawHeader:
         if version != 1:
             raise NotSupported(f"object header version {version} at {address}")
         blocks = [(start + 16, size)]
-        seen = 0
+        seen, self.n_blocks = 0, 0
         while blocks:
             begin, length = blocks.pop()
             seen += self._read_block(begin, length, blocks)
+            self.n_blocks += 1
         if seen != count:
             raise NotSupported(f"object header at {address}: {seen} messages, {count} expected")
 
@@ -306,6 +322,7 @@ class RawH5:
         self.size = len(self._map)
         self._collections: dict[int, _GlobalHeap] = {}
         self._types: dict[bytes, object] = {}
+        self._templates: dict[int, list[_Template]] = {}
         try:
             self.base, self.root = self._superblock()
         except PARSE_ERRORS:
@@ -348,6 +365,34 @@ class RawH5:
         if kind is None:
             kind = self._types[key] = _datatype(self.buffer, start)
         return kind
+
+    def dataset(self, address: int) -> RawDataset:
+        """The dataset whose object header is at ``address`` (:meth:`RawHeader.dataset`).
+
+        A writer writes the same header for the same kind of dataset in every
+        region, but for the address of the values.  A header equal byte for
+        byte to one parsed before, but for that address, is not parsed again:
+        what parsing it would give is that header's result with this address.
+        """
+        buffer, start = self.buffer, self.base + address
+        size = _HEADER_PREFIX.unpack_from(buffer, start)[3]
+        for offset, before, after, shape, dtype, nbytes in self._templates.get(size, ()):
+            if buffer[start:start + offset] == before and \
+                    buffer[start + offset + 8:start + 16 + size] == after:
+                data = _U64.unpack_from(buffer, start + offset)[0]
+                if data == _UNDEFINED or self.base + data + nbytes > self.size:
+                    raise NotSupported("contiguous dataset not written or beyond the file")
+                return RawDataset(shape, dtype, self.base + data)
+        header = RawHeader(self, address)
+        found = header.dataset()
+        templates = self._templates.setdefault(size, [])
+        if header.n_blocks == 1 and found.offset >= 0 and len(templates) < _MAX_TEMPLATES:
+            offset = header.messages[_LAYOUT][0][0] + 2 - start  # the address of the values
+            templates.append(_Template(offset, buffer[start:start + offset],
+                                       buffer[start + offset + 8:start + 16 + size],
+                                       found.shape, found.dtype,
+                                       math.prod(found.shape) * found.dtype.itemsize))
+        return found
 
     def header(self, address: int) -> RawHeader:
         """The object header at ``address``."""

@@ -394,7 +394,7 @@ def _raw_region(reader: _RegionReader, raw: RawH5, name: str, address: int) -> N
 def _raw_dataset(raw: RawH5, members: dict, name: str) -> RawDataset:
     if name not in members:
         raise NotSupported(f"no {name!r} dataset")  # h5py's path names it
-    return raw.header(members[name]).dataset()
+    return raw.dataset(members[name])
 
 
 def _open_raw(path: str) -> RawH5 | None:
