@@ -347,7 +347,10 @@ class RawH5:
 
     def close(self) -> None:
         """Release the memory map (arrays read with :meth:`values` are copies)."""
-        self._map.close()
+        try:
+            self._map.close()
+        except BufferError:  # a view still referenced (in a traceback): unmapped with it
+            pass
 
     def __enter__(self) -> RawH5:
         return self
