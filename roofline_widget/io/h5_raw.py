@@ -15,6 +15,11 @@ this module reads straight from a memory map of the file with
   files, of little- or big-endian IEEE floats or integers;
 * attributes of integers or variable-length strings (in global heaps).
 
+What costs is Python-level parsing, so what repeats is not parsed twice:
+datatype messages are decoded once per distinct message, and a dataset
+header equal byte for byte to one parsed before, but for the address of its
+values, takes that header's result (:meth:`RawH5.dataset`).
+
 Anything else, and anything inconsistent (a wrong signature or version, an
 address beyond the end of the file, a message running over its header),
 raises :class:`NotSupported`; the caller then reads that part with h5py,
