@@ -5,9 +5,14 @@ region) with every array and attribute (about 1.3 ms per region).  A roofline
 point needs far less: per region its tag, the metric-name list, the sum over
 threads of every metric, the number of cpus and the maximum of ``times``
 (and, for the tables, the maximum of ``call_counts`` and the group name).
-:func:`read_scope_sums` reads only that, through h5py's low-level API (no
-``Group``/``Dataset`` wrappers, buffers filled in place), reduces the threads
-of each rank at once with numpy, and keeps nothing per thread.
+:func:`read_scope_sums` reads only that, and keeps nothing per thread.  Each
+rank is read straight from a memory map of the file
+(:mod:`~roofline_widget.io.h5_raw`, about four times faster than h5py, whose
+every object opened costs 100-300 us) when the file has the layout h5py
+writes by default; a rank that module refuses (another layout, damage) is
+read through h5py's low-level API (no ``Group``/``Dataset`` wrappers,
+buffers filled in place), which also makes the error messages.  The threads
+of a rank are reduced at once with numpy, one stacked array per shape.
 
 Layout read (what scope-profiler's ``write_likwid_results`` writes)::
 
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,11 +44,12 @@ import pandas as pd
 from ..errors import LikwidFormatError
 from ..model import CPU, LikwidRun
 from . import scope_cache
+from .h5_raw import PARSE_ERRORS, NotSupported, RawDataset, RawH5
 from .scope_check import (H5_ERRORS, REGIONS_PATH, check_metric_names_value, damaged,
                           missing_dataset, open_h5)
 
-__all__ = ["ScopeH5Sums", "RankSums", "read_scope_sums", "read_rank_sums", "rank_groups",
-           "is_hdf5", "PARALLEL_MIN_REGIONS"]
+__all__ = ["ScopeH5Sums", "RankSums", "read_scope_sums", "read_rank_sums", "read_rank_raw",
+           "read_rank_h5py", "rank_groups", "is_hdf5", "PARALLEL_MIN_REGIONS"]
 
 #: Files with at least this many (rank, region) groups are read by a process pool by default.
 PARALLEL_MIN_REGIONS = 4000
@@ -68,13 +74,15 @@ class RankSums:
     list_of_region : numpy.ndarray
         Per region the index of its list in ``name_lists``.
     sums : list of numpy.ndarray
-        Per region its metrics' sums over threads (one value per name of its list).
+        Per name list, a 2-D array: one row per region of that list (in the
+        file's order), one column per name, the sums over threads.  A few
+        arrays pickle far faster than one per region (what workers return).
     unmeasured : list of numpy.ndarray
-        Per region, per name of its list, how many threads have a non-finite
-        value while another thread has a finite one (not measured there).
-    unmeasured_names : list of dict
-        Per region {name position: thread names ``"HWThread <cpu>"``} for
-        the counts above that are not 0.
+        Shaped as ``sums``: how many threads have a non-finite value while
+        another thread has a finite one (not measured there).
+    unmeasured_names : dict
+        {(region, name position): thread names ``"HWThread <cpu>"``} for the
+        counts above that are not 0.
     """
 
     rank: int
@@ -86,8 +94,8 @@ class RankSums:
     name_lists: list
     list_of_region: np.ndarray
     sums: list
-    unmeasured: list = field(default_factory=list)
-    unmeasured_names: list = field(default_factory=list)
+    unmeasured: list
+    unmeasured_names: dict
 
 
 def is_hdf5(path) -> bool:
@@ -175,100 +183,233 @@ def _thread_reduce(values: np.ndarray, ufunc) -> np.ndarray:
 
 
 class _RegionReader:
-    """Reads the regions of one rank group; one ``read`` per region."""
+    """Collects the regions of one rank group; one ``add`` per region, checked there."""
 
     def __init__(self, path: str, rank: int):
         self.path, self.rank = path, rank
-        self.tags, self.groups, self.lists, self.sums = [], [], [], []
-        self.unmeasured, self.unmeasured_names = [], []
-        self.n_threads, self.runtime, self.calls = [], [], []
+        self.tags, self.groups, self.lists = [], [], []
+        self._values, self._times, self._calls, self._cpus = [], [], [], []
+        self._by_shape: dict[tuple, list[int]] = {}
         self._list_index: dict[tuple, int] = {}
 
-    def read(self, regions_id, link: bytes) -> None:
-        """Read one region; a damaged or incomplete one raises a LikwidFormatError naming it."""
-        try:
-            self._read(regions_id, link)
-        except H5_ERRORS as exc:
-            raise self._problem(regions_id, link, exc) from None
+    def where(self, tag: str) -> str:
+        """How errors name a region of this rank."""
+        return f"{self.path} (rank {self.rank}, region {tag!r})"
 
-    def _problem(self, regions_id, link: bytes, exc: BaseException) -> LikwidFormatError:
-        """What is wrong with a region whose read failed: a missing dataset, or damage."""
-        import h5py
+    def check_names(self, names, tag: str) -> tuple:
+        """The ``metric_names`` attribute as a tuple; one string is refused."""
+        names = names or ()
+        check_metric_names_value(names, self.where(tag))
+        return tuple(names)
 
-        name = link.decode("utf-8", "replace").replace("|", "/")
-        where = f"{self.path} (rank {self.rank}, region {name!r})"
-        try:
-            error = missing_dataset(h5py.Group(h5py.h5o.open(regions_id, link)), where,
-                                    ("metrics", "times", "call_counts"))
-        except H5_ERRORS:
-            error = None
-        return error or damaged(where, exc)
+    def check_shape(self, shape: tuple, names: tuple, tag: str) -> None:
+        """``metrics`` must have one row per metric name."""
+        if len(shape) != 2 or shape[0] != len(names):
+            raise LikwidFormatError(self.where(tag), None, f"{len(names)} rows (one per metric "
+                                    "name) and one column per cpu in the metrics array",
+                                    f"shape {shape}")
 
-    def _read(self, regions_id, link: bytes) -> None:
-        import h5py
+    def add(self, tag: str, names: tuple, values: np.ndarray, times: np.ndarray,
+            calls: np.ndarray, group: str, cpus) -> None:
+        """Keep one region; its threads are reduced in :meth:`result`, with its rank's.
 
-        region = h5py.h5o.open(regions_id, link)
-        name = link.decode("utf-8", "replace")
-        # scope-profiler writes the tag with "/" replaced by "|" as the group name
-        tag = name if "|" not in name else (_string_attribute(region, b"tag") or "")
-        where = f"{self.path} (rank {self.rank}, region {tag!r})"
-        names = _string_attribute(region, b"metric_names") or ()
-        check_metric_names_value(names, where)
-        names = tuple(names)
-        metrics = h5py.h5d.open(region, b"metrics")
-        shape = tuple(metrics.shape)
+        ``values`` is the float64 ``metrics`` array (names x cpus) after
+        :meth:`check_shape`; ``cpus()`` reads the ``cpus`` dataset (only
+        called when some thread of a metric was not measured).
+        """
+        n_cpus = values.shape[1]
         # the cpus themselves are not needed: their count is the metrics' width, and
         # times and call_counts must have as many values (opening "cpus" costs ~20 %)
-        if len(shape) != 2 or shape[0] != len(names):
-            raise LikwidFormatError(where, None, f"{len(names)} rows (one per metric name) and "
-                                    "one column per cpu in the metrics array", f"shape {shape}")
-        n_cpus = shape[1]
-        values = np.empty(shape, dtype=np.float64)
-        if values.size:
-            metrics.read(h5py.h5s.ALL, h5py.h5s.ALL, values)
-        times = _read_vector(region, b"times", where)
-        calls = _read_vector(region, b"call_counts", where)
         for what, column in (("times", times), ("call_counts", calls)):
             if len(column) != n_cpus:
-                raise LikwidFormatError(where, None, f"one value per cpu in {what} and one "
-                                        "column per cpu in metrics",
+                raise LikwidFormatError(self.where(tag), None, f"one value per cpu in {what} "
+                                        "and one column per cpu in metrics",
                                         f"{len(column)} {what} for {n_cpus} metrics columns")
-        group = _string_attribute(region, b"group_name") or \
-            f"Group {_scalar_attribute(region, b'group_id')}"
+        self._by_shape.setdefault(values.shape, []).append(len(self.tags))
         self.tags.append(tag)
         self.groups.append(group)
         self.lists.append(self._list_index.setdefault(names, len(self._list_index)))
-        self.sums.append(_thread_reduce(values, np.add))
-        self._count_unmeasured(region, values, where)
-        self.n_threads.append(n_cpus)
-        self.runtime.append(_thread_reduce(times, np.fmax))
-        self.calls.append(_thread_reduce(calls, np.fmax))
-
-    def _count_unmeasured(self, region, values: np.ndarray, where: str) -> None:
-        """Per metric the threads with a non-finite value where another one is finite.
-
-        The ``cpus`` dataset is opened only for a region that has such threads.
-        """
-        bad = ~np.isfinite(values)
-        n_bad = bad.sum(axis=1)
-        partial = (n_bad > 0) & (n_bad < values.shape[1])
-        names = {}
-        if partial.any():
-            cpus = _read_vector(region, b"cpus", where)
-            names = {int(k): tuple(f"HWThread {int(c)}" for c in cpus[bad[k]])
-                     for k in np.flatnonzero(partial)}
-        self.unmeasured.append(np.where(partial, n_bad, 0))
-        self.unmeasured_names.append(names)
+        self._values.append(values)
+        self._times.append(times)
+        self._calls.append(calls)
+        self._cpus.append(cpus)
 
     def result(self) -> RankSums:
-        return RankSums(self.rank, self.tags, np.asarray(self.n_threads, dtype=np.int64),
-                        np.asarray(self.runtime, dtype=float), np.asarray(self.calls, dtype=float),
-                        self.groups, list(self._list_index), np.asarray(self.lists, dtype=np.intp),
-                        self.sums, self.unmeasured, self.unmeasured_names)
+        """Reduce the threads of every region kept, all regions of one shape at once.
+
+        Stacked, each region's reduction runs along the same contiguous last
+        axis as alone, so the sums are bit for bit those of one region at a time.
+        """
+        n, lists = len(self.tags), np.asarray(self.lists, dtype=np.intp)
+        per_list = np.bincount(lists, minlength=len(self._list_index))
+        # each region's row in the arrays of its list
+        order = np.argsort(lists, kind="stable")
+        row_in_list = np.empty(n, dtype=np.intp)
+        row_in_list[order] = np.arange(n) - np.repeat(np.cumsum(per_list) - per_list, per_list)
+        sums = [np.empty((k, len(names))) for k, names in zip(per_list, self._list_index)]
+        unmeasured = [np.zeros(part.shape, dtype=np.int64) for part in sums]
+        unmeasured_names: dict[tuple[int, int], tuple] = {}
+        runtime, calls = np.empty(n), np.empty(n)
+        n_threads = np.empty(n, dtype=np.int64)
+        for (_, n_cpus), rows in self._by_shape.items():
+            values = np.array([self._values[i] for i in rows])  # np.stack is 5x slower
+            block_sums = _thread_reduce(values, np.add)
+            bad = ~np.isfinite(values)
+            n_bad = bad.sum(axis=2)
+            partial = (n_bad > 0) & (n_bad < n_cpus)
+            counts = np.where(partial, n_bad, 0)
+            rows = np.asarray(rows, dtype=np.intp)
+            for k in np.unique(lists[rows]).tolist():
+                chosen = lists[rows] == k
+                sums[k][row_in_list[rows[chosen]]] = block_sums[chosen]
+                unmeasured[k][row_in_list[rows[chosen]]] = counts[chosen]
+            for j, k in zip(*np.nonzero(partial)):
+                cpu_ids = self._cpus[rows[j]]()
+                unmeasured_names[int(rows[j]), int(k)] = tuple(
+                    f"HWThread {int(c)}" for c in cpu_ids[bad[j, k]])
+            runtime[rows] = _thread_reduce(_rows(self._times, rows, n_cpus), np.fmax)
+            calls[rows] = _thread_reduce(_rows(self._calls, rows, n_cpus), np.fmax)
+            n_threads[rows] = n_cpus
+        return RankSums(self.rank, self.tags, n_threads, runtime, calls, self.groups,
+                        list(self._list_index), lists, sums, unmeasured, unmeasured_names)
+
+
+def _rows(vectors: list, rows: list, width: int) -> np.ndarray:
+    """The given 1-D arrays of one length as the rows of a 2-D array."""
+    return np.array([vectors[i] for i in rows]) if width else np.empty((len(rows), 0))
+
+
+def read_rank_h5py(handle, path: str, rank: int, group: str) -> RankSums:
+    """One rank through h5py's low-level API: reads every HDF5 file, makes the errors.
+
+    Parameters
+    ----------
+    handle : h5py.File
+        The open file (:func:`~roofline_widget.io.scope_check.open_h5`).
+    path : str
+        Its path, for the messages.
+    rank : int
+    group : str
+        The rank's group (``"rank<r>"``).
+
+    Raises
+    ------
+    LikwidFormatError
+        For a damaged or incomplete region, naming file, rank and region.
+    """
+    try:
+        regions_id = handle[f"{group}/{_REGIONS_PATH}"].id
+        links = list(regions_id)  # name order, as h5py's Group.values()
+    except H5_ERRORS as exc:
+        raise damaged(f"{path} (rank {rank})", exc) from None
+    reader = _RegionReader(path, rank)
+    for link in links:
+        try:
+            _h5py_region(reader, regions_id, link)
+        except H5_ERRORS as exc:
+            raise _problem(reader, regions_id, link, exc) from None
+    return reader.result()
+
+
+def _problem(reader: _RegionReader, regions_id, link: bytes,
+             exc: BaseException) -> LikwidFormatError:
+    """What is wrong with a region whose read failed: a missing dataset, or damage."""
+    import h5py
+
+    where = reader.where(link.decode("utf-8", "replace").replace("|", "/"))
+    try:
+        error = missing_dataset(h5py.Group(h5py.h5o.open(regions_id, link)), where,
+                                ("metrics", "times", "call_counts"))
+    except H5_ERRORS:
+        error = None
+    return error or damaged(where, exc)
+
+
+def _h5py_region(reader: _RegionReader, regions_id, link: bytes) -> None:
+    import h5py
+
+    region = h5py.h5o.open(regions_id, link)
+    name = link.decode("utf-8", "replace")
+    # scope-profiler writes the tag with "/" replaced by "|" as the group name
+    tag = name if "|" not in name else (_string_attribute(region, b"tag") or "")
+    where = reader.where(tag)
+    names = reader.check_names(_string_attribute(region, b"metric_names"), tag)
+    metrics = h5py.h5d.open(region, b"metrics")
+    reader.check_shape(tuple(metrics.shape), names, tag)
+    values = np.empty(tuple(metrics.shape), dtype=np.float64)
+    if values.size:
+        metrics.read(h5py.h5s.ALL, h5py.h5s.ALL, values)
+    times = _read_vector(region, b"times", where)
+    calls = _read_vector(region, b"call_counts", where)
+    group = _string_attribute(region, b"group_name") or \
+        f"Group {_scalar_attribute(region, b'group_id')}"
+    reader.add(tag, names, values, times, calls, group,
+               lambda: _read_vector(region, b"cpus", where))
+
+
+def read_rank_raw(raw: RawH5, path: str, rank: int, group: str) -> RankSums:
+    """One rank read straight from the file (:mod:`~roofline_widget.io.h5_raw`).
+
+    Same parameters and result as :func:`read_rank_h5py`, with ``raw`` the
+    open :class:`~roofline_widget.io.h5_raw.RawH5` of ``path``; about four
+    times faster (no HDF5 library call per object).
+
+    Raises
+    ------
+    NotSupported, struct.error, ValueError, ...
+        One of :data:`~roofline_widget.io.h5_raw.PARSE_ERRORS` when the rank is
+        outside what that module reads, or damaged: read it with
+        :func:`read_rank_h5py` then (which names what is wrong).
+    LikwidFormatError
+        For what both readers refuse alike (``metric_names`` one string,
+        ``metrics`` of the wrong shape, ``times`` of another length).
+    """
+    regions = raw.member(raw.header(raw.root), f"{group}/{_REGIONS_PATH}")
+    reader = _RegionReader(path, rank)
+    for name, address in raw.links(regions):
+        _raw_region(reader, raw, name, address)
+    return reader.result()
+
+
+def _raw_region(reader: _RegionReader, raw: RawH5, name: str, address: int) -> None:
+    header = raw.header(address)
+    tag = name if "|" not in name else (header.attribute("tag") or "")
+    names = reader.check_names(header.attribute("metric_names"), tag)
+    members = dict(raw.links(header))
+    metrics = _raw_dataset(raw, members, "metrics")
+    reader.check_shape(metrics.shape, names, tag)
+    values = raw.values(metrics, np.float64)
+    times = raw.values(_raw_dataset(raw, members, "times"), np.float64).ravel()
+    calls = raw.values(_raw_dataset(raw, members, "call_counts"), np.float64).ravel()
+    group = header.attribute("group_name")
+    if not group:
+        group_id = header.attribute("group_id")
+        if group_id is not None and not isinstance(group_id, int):
+            raise NotSupported("group_id not one integer")
+        group = f"Group {-1 if group_id is None else group_id}"
+    reader.add(tag, names, values, times, calls, group,
+               lambda: raw.values(_raw_dataset(raw, members, "cpus"), np.float64).ravel())
+
+
+def _raw_dataset(raw: RawH5, members: dict, name: str) -> RawDataset:
+    if name not in members:
+        raise NotSupported(f"no {name!r} dataset")  # h5py's path names it
+    return raw.dataset(members[name])
+
+
+def _open_raw(path: str) -> RawH5 | None:
+    try:
+        return RawH5(path)
+    except PARSE_ERRORS:
+        return None
 
 
 def read_rank_sums(path, ranks: list[tuple[int, str]]) -> list[RankSums]:
     """Read the given ``(rank, group name)`` pairs of one file (what one worker does).
+
+    Each rank is read straight from the file by
+    :mod:`~roofline_widget.io.h5_raw` when it can, else (another layout,
+    damage) through h5py, which also makes the errors.
 
     Parameters
     ----------
@@ -282,18 +423,24 @@ def read_rank_sums(path, ranks: list[tuple[int, str]]) -> list[RankSums]:
     list of RankSums
         In the order given.
     """
-    out = []
-    with open_h5(path) as handle:
+    path, out, handle = str(path), [], None
+    raw = _open_raw(path)
+    try:
         for rank, group in ranks:
-            try:
-                regions_id = handle[f"{group}/{_REGIONS_PATH}"].id
-                links = list(regions_id)  # name order, as h5py's Group.values()
-            except H5_ERRORS as exc:
-                raise damaged(f"{path} (rank {rank})", exc) from None
-            reader = _RegionReader(str(path), rank)
-            for link in links:
-                reader.read(regions_id, link)
-            out.append(reader.result())
+            if raw is not None:
+                try:
+                    out.append(read_rank_raw(raw, path, rank, group))
+                    continue
+                except PARSE_ERRORS:
+                    pass
+            if handle is None:
+                handle = open_h5(path)
+            out.append(read_rank_h5py(handle, path, rank, group))
+    finally:
+        if raw is not None:
+            raw.close()
+        if handle is not None:
+            handle.close()
     return out
 
 
@@ -370,15 +517,11 @@ def _tabulate(blocks: list[RankSums]) -> dict:
             where = np.flatnonzero(block.list_of_region == index)
             if len(where) and names:
                 rows = [column[n] for n in names]
-                values = np.stack([block.sums[i] for i in where], axis=1)
-                sums[np.ix_(rows, start + where)] = values
-                if block.unmeasured:
-                    counts = np.stack([block.unmeasured[i] for i in where], axis=1)
-                    unmeasured[np.ix_(rows, start + where)] = counts
-        for i, found in enumerate(block.unmeasured_names):
+                sums[np.ix_(rows, start + where)] = block.sums[index].T
+                unmeasured[np.ix_(rows, start + where)] = block.unmeasured[index].T
+        for (i, k), threads in block.unmeasured_names.items():
             names = block.name_lists[block.list_of_region[i]]
-            named.update(((column[names[k]], start + i), "\n".join(threads))
-                         for k, threads in found.items())
+            named[(column[names[k]], start + i)] = "\n".join(threads)
         start += len(block.tags)
     # the names of every non-zero count, in the order of np.nonzero(unmeasured)
     unmeasured_names = [named[(int(m), int(r))] for m, r in zip(*np.nonzero(unmeasured))]
