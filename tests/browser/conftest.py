@@ -325,7 +325,13 @@ def page(request, browser_context, artifacts_dir):
 
 
 def screenshot_widths(page, locator, path_stem: Path) -> list[Path]:
-    """Screenshots of ``locator`` at each of ``SCREENSHOT_WIDTHS``: ``<stem>-<width>px.png``."""
+    """Screenshots of ``locator`` at each of ``SCREENSHOT_WIDTHS``: ``<stem>-<width>px.png``.
+
+    At each width the figure must fit the widget, and every ceiling and ridge label
+    must lie inside the plot area, apart from the others (``assert_labels_inside_and_apart``).
+    """
+    from .ui import assert_labels_inside_and_apart
+
     size = page.viewport_size or {"width": 1400, "height": 1000}
     paths = []
     try:
@@ -335,6 +341,7 @@ def screenshot_widths(page, locator, path_stem: Path) -> list[Path]:
             widget, figure = locator.bounding_box(), locator.locator(".roofline-figure").first.bounding_box()
             assert figure["x"] + figure["width"] <= widget["x"] + widget["width"] + 4, (  # 4: borders
                 f"at {width} px the figure overflows the widget: {figure} in {widget}")
+            assert_labels_inside_and_apart(locator.locator(".roofline-figure").first, width)
             path = path_stem.with_name(f"{path_stem.name}-{width}px.png")
             locator.screenshot(path=str(path))
             paths.append(path)
