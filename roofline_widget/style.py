@@ -22,7 +22,8 @@ __all__ = [
     "LABEL_SIZE", "MIN_PLOT_PX", "RIDGE_ROOM_PLOT_PX", "PLOT_HEIGHT_PX", "FIG_MARGIN",
     "LABEL_GAP_PX",
     "LABEL_LINE_GAP_PX", "LABEL_HALF_HEIGHT_PX", "RIDGE_LABEL_DROP_PX", "SLOPE_LABEL_ALONG",
-    "ceiling_value_label", "TooltipField", "TOOLTIP_FIELDS", "strong_first",
+    "ceiling_value_label", "TOOLTIP_STYLE", "TOOLTIP_CLASS", "TOOLTIP_CSS",
+    "TooltipField", "TOOLTIP_FIELDS", "strong_first",
     "PLAIN_TICKS", "ceiling_label", "ridge_text", "text_px", "positive", "padded_range",
     "tick_format", "label_room_decades", "ridge_label_end", "NO_FLOP_WORK_FRACTION",
     "NO_FLOP_NAMES_SHOWN", "split_flop_work", "no_flop_work_text", "pinned",
@@ -81,6 +82,20 @@ RIDGE_LABEL_DROP_PX = 12
 SLOPE_LABEL_ALONG = 0.2
 #: Axis limits inside which ticks read best as plain numbers; outside, as powers of ten.
 PLAIN_TICKS = (1e-3, 1e4)
+
+
+#: CSS of every hover tooltip of the widget's marks (bqplot's ``tooltip_style``, applied to
+#: the mark's tooltip div each time it is shown, after bqplot's own ``pointer-events``):
+#: clicks go through a tooltip that opens under the pointer to the mark beneath it.
+TOOLTIP_STYLE = {"opacity": 0.95, "pointer-events": "none"}
+#: DOM class of the main tooltip's content (``RooflineFigure.tooltip``).
+TOOLTIP_CLASS = "roofline-tooltip"
+#: A stylesheet for the one container bqplot puts every tooltip of a figure in (a div
+#: ``.bqplot_tooltip_div`` in the page's body, which ``tooltip_style`` does not reach and
+#: which takes the pointer's clicks wherever it covers a mark): the figure's containers,
+#: those holding a ``TOOLTIP_CLASS`` element, let clicks through too.
+TOOLTIP_CSS = (f".bqplot_tooltip_div:has(.{TOOLTIP_CLASS}), .bqplot_tooltip_div:has(.{TOOLTIP_CLASS}) "
+               "* { pointer-events: none !important; }")
 
 
 @dataclass(frozen=True)

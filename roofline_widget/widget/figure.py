@@ -156,6 +156,9 @@ class RooflineFigure:
         The ridge point's label.
     tooltip : ipywidgets.HTML
         The hover text of a point (DOM class ``roofline-tooltip``).
+    tooltip_css : ipywidgets.HTML
+        ``style.TOOLTIP_CSS`` (hidden, shown with the tooltip): every tooltip of the
+        figure lets clicks through to the marks.
     interactions : dict
         bqplot interactions by name (``INTERACTIONS``).
     layers : dict
@@ -198,12 +201,18 @@ class RooflineFigure:
         # ``color_by``, in one message, so the browser never mixes old codes and new colours.
         color_scale = bq.ColorScale(colors=list(style.PALETTE), min=0, max=len(style.PALETTE) - 1)
         self.tooltip = widgets.HTML()
-        self.tooltip.add_class("roofline-tooltip")
+        self.tooltip.add_class(style.TOOLTIP_CLASS)
+        # A <style> element applies wherever it is in the page, shown or not; this one is
+        # in the page as long as the figure is (bqplot renders a mark's tooltip with it).
+        self.tooltip_css = widgets.HTML(f"<style>{style.TOOLTIP_CSS}</style>",
+                                        layout=widgets.Layout(display="none"))
         self.scatter = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
             scales={"x": self.x_scale, "y": self.y_scale, "color": color_scale,
                     "size": bq.LinearScale(min=0, max=1)},
-            default_size=90, stroke="#222222", stroke_width=0.8, tooltip=self.tooltip,
+            default_size=90, stroke="#222222", stroke_width=0.8,
+            tooltip=widgets.VBox([self.tooltip_css, self.tooltip]),
+            tooltip_style=dict(style.TOOLTIP_STYLE),
             interactions={"click": "select", "hover": "tooltip"},
             # bqplot applies these only while a selection exists.
             selected_style={"opacity": 1.0, "stroke": "black", "stroke-width": 2.5},
