@@ -230,8 +230,10 @@ def _bandwidth_candidates(segment: dict, texts: Sequence[str],
         preferred = enter + style.SLOPE_LABEL_ALONG * (leave - enter)
         for x in _grid(low, leave, preferred):
             yield _Candidate(text, (x, _slope_y(axes, gbs, x) + offset), "end")
-        # Below and right of the slope: the slope is lowest at the text's left end.
-        for x in _grid(max(width, enter), axes.width, max(width, enter)):
+        # Below and right of the slope, the text's left end under the part inside the
+        # axes: the slope is lowest there.
+        start = max(width, enter + width)
+        for x in _grid(start, min(leave + width, axes.width), start):
             yield _Candidate(text, (x, _slope_y(axes, gbs, x - width) - offset), "end")
 
 
