@@ -153,9 +153,9 @@ def test_every_tooltip_lets_clicks_through(quickstart):
     figure = quickstart.figure
     assert figure.scatter.tooltip_style == style.TOOLTIP_STYLE
     assert style.TOOLTIP_STYLE["pointer-events"] == "none"
-    # The stylesheet for bqplot's tooltip container travels with the scatter's tooltip.
-    assert figure.tooltip in figure.scatter.tooltip.children
-    assert figure.tooltip_css in figure.scatter.tooltip.children
+    # The stylesheet for bqplot's tooltip container is rendered with the ridge label (as its
+    # tooltip, never shown), into the figure's tooltip container.
+    assert figure.ridge.tooltip is figure.tooltip_css and figure.ridge.enable_hover is False
     assert figure.tooltip_css.value == f"<style>{style.TOOLTIP_CSS}</style>"
     assert ".bqplot_tooltip_div:has(.roofline-tooltip)" in style.TOOLTIP_CSS
     assert figure.tooltip_css.layout.display == "none"
@@ -167,3 +167,14 @@ def test_the_spread_squares_tooltip_lets_clicks_through(pmgpu):
     w = RooflineWidget(pmgpu)
     layer = RanksLayer(w.figure)
     assert layer.medians.tooltip_style == style.TOOLTIP_STYLE
+
+
+def test_a_zoom_drops_the_labels_of_lines_out_of_view(pmgpu):
+    w = RooflineWidget(pmgpu)  # empirical: 28.58 GB/s, 2.134 GFLOP/s (ridge 0.0747 FLOP/byte)
+    w.figure.x_scale.min, w.figure.x_scale.max = 1.0, 2.0  # a zoom in the browser
+    # the slope is at 28.6 to 57 GFLOP/s there, above the y axis' 6.4: no label; the
+    # compute roof (2.134) runs across the view and keeps its label, as does no ridge
+    texts = dict(zip(w.figure.ceilings.labels, w.figure.ceiling_labels.text))
+    assert texts["Empirical bandwidth: 28.58 GB/s (empirical)"] == ""
+    assert texts["Empirical peak: 2.134 GFLOP/s (empirical)"].startswith("Empirical peak")
+    assert list(w.figure.ridge.text) == [""]

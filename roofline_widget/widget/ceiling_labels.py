@@ -68,7 +68,8 @@ class LabelSpot:
     Attributes
     ----------
     text : str
-        What the label says (the full ceiling label, or its value and unit).
+        What the label says: the full ceiling label, its value and unit, or ``""``
+        when the line (the ridge point) is not inside the axes.
     x, y : float
         Data coordinates of the anchor: the text ends (``align="end"``) or
         begins (``"start"``) ``style.LABEL_GAP_PX`` from ``x`` (the Label's
@@ -181,6 +182,17 @@ def _line_pixels(segments: Sequence[dict], axes: _Axes) -> list[tuple]:
     return pieces
 
 
+def _visible(segment: dict, axes: _Axes) -> bool:
+    """Whether some of the line ``segment`` is inside the axes."""
+    area = _Box(0.0, axes.width, 0.0, axes.height)
+    return any(_segment_hits(area, p, q) for p, q in _line_pixels([segment], axes))
+
+
+def _inside_point(axes: _Axes, x: float, y: float) -> bool:
+    px_x, px_y = axes.px(x, y)
+    return 0.0 <= px_x <= axes.width and 0.0 <= px_y <= axes.height
+
+
 def _conflicts(candidate: _Candidate, axes: _Axes, lines: list, placed: list[_Box]) -> tuple:
     """(outside the plot, labels overlapped, line pieces crossed) of a candidate."""
     box = candidate.box()
@@ -235,6 +247,10 @@ def _bandwidth_candidates(segment: dict, texts: Sequence[str],
         start = max(width, enter + width)
         for x in _grid(start, min(leave + width, axes.width), start):
             yield _Candidate(text, (x, _slope_y(axes, gbs, x - width) - offset), "end")
+    # Last resort (a slope barely inside the axes): the short text at the right edge.
+    half = style.LABEL_HALF_HEIGHT_PX
+    y = min(max(_slope_y(axes, gbs, leave), half), axes.height - half)
+    yield _Candidate(texts[-1], (axes.width, y), "end")
 
 
 def _inverse_slope(axes: _Axes, gbs: float, px_y: float) -> float:
@@ -308,6 +324,10 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
     order = sorted(range(len(ceilings)), key=lambda i: ceilings[i]["kind"] != "compute")
     for i in order:
         segment = ceilings[i]
+        if not _visible(segment, axes):  # zoomed away: no label
+            spots[i] = LabelSpot("", float(segment["x"][0]), float(segment["y"][0]), "end",
+                                 inside=True, clear=True)
+            continue
         texts = (style.ceiling_label(segment), style.ceiling_value_label(segment))
         if segment["kind"] == "compute":
             candidates = _compute_candidates(segment, texts, axes)
@@ -317,7 +337,9 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
         placed.append(candidate.box())
         spots[i] = _spot(candidate, cost, axes)
     ridge_spot = None
-    if ridge is not None:
+    if ridge is not None and not _inside_point(axes, *ridge):
+        ridge_spot = LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
+    elif ridge is not None:
         candidate, cost = _choose(_ridge_candidates(style.ridge_text(ridge[0]), ridge, axes),
                                   axes, lines, placed)
         ridge_spot = _spot(candidate, cost, axes, anchor=ridge)

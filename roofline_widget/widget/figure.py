@@ -157,8 +157,8 @@ class RooflineFigure:
     tooltip : ipywidgets.HTML
         The hover text of a point (DOM class ``roofline-tooltip``).
     tooltip_css : ipywidgets.HTML
-        ``style.TOOLTIP_CSS`` (hidden, shown with the tooltip): every tooltip of the
-        figure lets clicks through to the marks.
+        ``style.TOOLTIP_CSS`` in a hidden ``<style>``, the never shown tooltip of
+        ``ridge``: every tooltip of the figure lets clicks through to the marks.
     interactions : dict
         bqplot interactions by name (``INTERACTIONS``).
     layers : dict
@@ -203,15 +203,15 @@ class RooflineFigure:
         self.tooltip = widgets.HTML()
         self.tooltip.add_class(style.TOOLTIP_CLASS)
         # A <style> element applies wherever it is in the page, shown or not; this one is
-        # in the page as long as the figure is (bqplot renders a mark's tooltip with it).
+        # in the page as long as the figure is: bqplot renders a mark's tooltip with the
+        # mark, into the figure's tooltip container (the ridge label carries it, never shown).
         self.tooltip_css = widgets.HTML(f"<style>{style.TOOLTIP_CSS}</style>",
                                         layout=widgets.Layout(display="none"))
         self.scatter = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
             scales={"x": self.x_scale, "y": self.y_scale, "color": color_scale,
                     "size": bq.LinearScale(min=0, max=1)},
-            default_size=90, stroke="#222222", stroke_width=0.8,
-            tooltip=widgets.VBox([self.tooltip_css, self.tooltip]),
+            default_size=90, stroke="#222222", stroke_width=0.8, tooltip=self.tooltip,
             tooltip_style=dict(style.TOOLTIP_STYLE),
             interactions={"click": "select", "hover": "tooltip"},
             # bqplot applies these only while a selection exists.
@@ -233,7 +233,8 @@ class RooflineFigure:
         self.ridge = bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, colors=[style.RIDGE_COLOR],
             default_size=style.LABEL_SIZE, font_weight="normal", align="start",
-            x_offset=style.LABEL_GAP_PX, y_offset=style.RIDGE_LABEL_DROP_PX, visible=False)
+            x_offset=style.LABEL_GAP_PX, y_offset=style.RIDGE_LABEL_DROP_PX, visible=False,
+            tooltip=self.tooltip_css, enable_hover=False)
 
     @property
     def marks(self) -> list:
