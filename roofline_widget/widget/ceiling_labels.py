@@ -207,8 +207,7 @@ def _slope_y(axes: _Axes, gbs: float, px_x: float) -> float:
 
 
 def _compute_candidates(segment: dict, texts: Sequence[str], axes: _Axes) -> Iterator[_Candidate]:
-    start = axes.px(segment["x"][0], segment["value"])[0]
-    y = axes.px(segment["x"][0], segment["value"])[1]
+    start, y = axes.px(segment["x"][0], segment["value"])
     offset = style.LABEL_LINE_GAP_PX + style.LABEL_HALF_HEIGHT_PX
     for text in texts:
         width = style.text_px(text) + style.LABEL_GAP_PX
