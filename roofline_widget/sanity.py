@@ -7,7 +7,8 @@ level, check, detail``):
     Traffic must not grow outward (every byte from memory passed L3, L2 and
     L1), so the arithmetic intensity must not fall from L1 to L2 to L3 to
     MEM by more than :data:`INTENSITY_TOLERANCE`.  The finding names both
-    levels and the factor.  On AMD Zen/Zen2 the L3 is a victim cache:
+    levels, how much lower the outer intensity is (percent) and the factor
+    between the two levels' traffic.  On AMD Zen/Zen2 the L3 is a victim cache:
     ``L3 access`` counts only the L2 misses that look up L3, while memory
     traffic also holds prefetches and write-backs that bypass it, so MEM
     traffic above L3 traffic is expected there and the finding says so.
@@ -19,10 +20,19 @@ level, check, detail``):
     reported by one socket only while the region's threads ran on several:
     the other sockets' traffic is missing.  Needs the sockets of the hardware
     threads: likwid-topology output in the same file, or ``topology=``.
+
+A finding names one level, or none (NaN) when it concerns the whole region;
+:func:`flagged_points` maps findings onto the points they mark (a finding
+without a level marks every level of its region), for the rings the widget
+and the static plot draw.  Only ``above roof`` depends on the ceilings:
+:func:`above_roof_findings` recomputes it alone on the points, and
+:func:`merge_findings` puts it back among the others in
+:func:`sanity_check`'s order.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .ceilings import ROOF_TOLERANCE, Roofline
@@ -30,13 +40,16 @@ from .io.topology import Topology, find_topology
 from .levels import LEVELS, select_levels
 from .points import RegionSums
 
-__all__ = ["sanity_check", "INTENSITY_TOLERANCE", "CHECKS"]
+__all__ = ["sanity_check", "INTENSITY_TOLERANCE", "CHECKS", "FINDING_COLUMNS",
+           "above_roof_findings", "checkable_roofs", "flagged_points", "merge_findings"]
 
 #: Relative fall of the intensity from one level to the next that is tolerated (counter noise).
 INTENSITY_TOLERANCE = 0.05
 #: The names in the ``check`` column.
 CHECKS = ("intensity order", "above roof", "uncore on one socket")
-_COLUMNS = ["file", "rank", "region", "level", "check", "detail"]
+#: The columns of :func:`sanity_check`'s frame.
+FINDING_COLUMNS = ("file", "rank", "region", "level", "check", "detail")
+_COLUMNS = list(FINDING_COLUMNS)
 _VICTIM_L3 = ("on AMD Zen/Zen2 the L3 is a victim cache: 'L3 access' counts only L2 misses that "
               "look up L3, while memory traffic also includes prefetches and write-backs that "
               "bypass it, so more memory than L3 traffic is expected; read the L3 dot as a lower "
@@ -59,8 +72,9 @@ def _intensity_order(points: pd.DataFrame) -> list[dict]:
             if not a_out < a_in * (1.0 - INTENSITY_TOLERANCE):
                 continue
             factor = inner.arithmetic_intensity_flops_per_byte / a_out
+            fall = 100.0 * (1.0 - a_out / a_in)
             detail = (f"intensity falls from {a_in:.4g} FLOP/byte at {inner.level} to "
-                      f"{a_out:.4g} at {outer.level}: {outer.level} traffic "
+                      f"{a_out:.4g} at {outer.level} ({fall:.3g} % lower): {outer.level} traffic "
                       f"({outer.bandwidth_gbs:.4g} GB/s, {outer.bandwidth_metric}) is "
                       f"{factor:.3g}x the {inner.level} traffic ({inner.bandwidth_gbs:.4g} GB/s, "
                       f"{inner.bandwidth_metric}), but traffic cannot grow outward")
@@ -93,6 +107,107 @@ def _above_roof(points: pd.DataFrame, ceilings: Roofline) -> list[dict]:
                 f"{row.performance_gflops:.4g} GFLOP/s ({row.flops_metric}) is above the peak "
                 f"{peak.label}: a FLOP metric of another precision, or a peak set too low")))
     return findings
+
+
+def above_roof_findings(points: pd.DataFrame, ceilings: Roofline | None) -> pd.DataFrame:
+    """The ``above roof`` findings of hierarchical points against ``ceilings`` (none without).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Rows of :func:`~roofline_widget.hierarchical_points` (or
+        :attr:`LevelSelection.points`).
+    ceilings : Roofline or None
+        The roofs; a bandwidth roof applies to the level in its ``level``
+        attribute (or its name), the top compute roof to every point.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`FINDING_COLUMNS`, as in :func:`sanity_check`.
+    """
+    findings = [] if ceilings is None else _above_roof(points, ceilings)
+    return _frame(findings)
+
+
+def merge_findings(*frames: pd.DataFrame) -> pd.DataFrame:
+    """Findings frames joined in :func:`sanity_check`'s order (by check, then as given)."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return _frame([])
+    frame = pd.concat(frames, ignore_index=True)
+    order = frame["check"].map({check: i for i, check in enumerate(CHECKS)}).fillna(len(CHECKS))
+    frame = frame.iloc[np.argsort(order.to_numpy(), kind="stable")].reset_index(drop=True)
+    frame["level"] = pd.Categorical(frame["level"].astype(object), categories=list(LEVELS),
+                                    ordered=True)
+    return frame
+
+
+def checkable_roofs(roofline: Roofline | None) -> Roofline | None:
+    """The roofs of ``roofline`` that are machine limits (None without a compute and a bandwidth one).
+
+    An empirical roof is the largest observation of the main points, not a
+    limit: checking level dots against it would report every dot above the
+    main points as a problem.
+    """
+    if roofline is None:
+        return None
+    compute = [roof for roof in roofline.compute if not roof.empirical]
+    bandwidth = [roof for roof in roofline.bandwidth if not roof.empirical]
+    return Roofline(compute, bandwidth) if compute and bandwidth else None
+
+
+def flagged_points(points: pd.DataFrame, findings: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``points`` that a finding marks, with the findings' checks and details.
+
+    A finding marks the point of its (file, rank, region, level); one without a
+    level (NaN) marks every level of its (file, rank, region).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Hierarchical points (``file, rank, region, level`` and the coordinates).
+    findings : pandas.DataFrame
+        Rows of :func:`sanity_check`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The marked rows of ``points`` in their order (index reset), plus
+        ``checks`` (the checks' names, joined by ``", "``, in :data:`CHECKS`
+        order) and ``details`` (a tuple of ``"check: detail"`` texts, one per
+        finding).
+    """
+    empty = points.iloc[:0].assign(checks=pd.Series(dtype=object),
+                                   details=pd.Series(dtype=object))
+    if not len(points) or not len(findings):
+        return empty.reset_index(drop=True)
+    by_key: dict = {}
+    for row in findings.itertuples(index=False):
+        level = None if pd.isna(row.level) else str(row.level)
+        by_key.setdefault((str(row.file), int(row.rank), str(row.region)), []).append(
+            (level, row.check, row.detail))
+    keys = zip(points["file"].astype(str), points["rank"].astype(int),
+               points["region"].astype(str), points["level"].astype(str))
+    kept, checks, details = [], [], []
+    for i, (file, rank, region, level) in enumerate(keys):
+        found = [(c, d) for lv, c, d in by_key.get((file, rank, region), ())
+                 if lv is None or lv == level]
+        if found:
+            kept.append(i)
+            names = {c for c, _ in found}
+            checks.append(", ".join([c for c in CHECKS if c in names]
+                                    + sorted(names - set(CHECKS))))
+            details.append(tuple(f"{c}: {d}" for c, d in found))
+    if not kept:
+        return empty.reset_index(drop=True)
+    return points.iloc[kept].reset_index(drop=True).assign(checks=checks, details=details)
+
+
+def _frame(findings: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(findings, columns=_COLUMNS)
+    frame["level"] = pd.Categorical(frame["level"], categories=list(LEVELS), ordered=True)
+    return frame
 
 
 def _topologies(sums: RegionSums, topology: Topology | None) -> dict:
@@ -171,6 +286,4 @@ def sanity_check(data, *, ceilings: Roofline | None = None, topology: Topology |
         findings += _above_roof(points, ceilings)
     if not selection.get("combine_ranks"):
         findings += _uncore_sockets(sums, chosen.levels, points, topology)
-    frame = pd.DataFrame(findings, columns=_COLUMNS)
-    frame["level"] = pd.Categorical(frame["level"], categories=list(LEVELS), ordered=True)
-    return frame
+    return _frame(findings)

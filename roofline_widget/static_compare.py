@@ -4,8 +4,9 @@
 by :func:`~roofline_widget.compare_points`, with the plot's own selection (its
 metrics, ranks, include/exclude and ``combine_ranks``).
 :func:`draw_comparison` draws the frame on a matplotlib ``Axes``: each
-baseline point hollow, and a dashed arrow from it to the point it became
-(a chain: one arrow per step), coloured as the point's region (or run).
+baseline point hollow, one marker shape per baseline run (:data:`RUN_MARKERS`,
+the widget's shapes), and a dashed arrow from it to the point it became (a
+chain: one arrow per step), coloured as the point's region (or run).
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ import pandas as pd
 from .compare import compare_points
 
 __all__ = ["comparison_frame", "with_baseline", "row_colours", "draw_comparison", "ARROW_GID", "BASELINE_GID",
-           "CURRENT_LABEL", "BASELINE_LABEL"]
+           "CURRENT_LABEL", "BASELINE_LABEL", "RUN_MARKERS"]
 
 #: ``gid`` of every arrow annotation (to find them: ``[t for t in axes.texts if t.get_gid() == ARROW_GID]``).
 ARROW_GID = "roofline-compare-arrow"
-#: ``gid`` of the hollow baseline points' collection.
+#: ``gid`` of the hollow baseline points' collections (one per baseline run).
 BASELINE_GID = "roofline-compare-baseline"
+#: matplotlib markers of the baseline runs in chain order, cycled: the widget's square,
+#: diamond, cross and triangle-down (``widget.compare_layer.RUN_MARKERS``).
+RUN_MARKERS = ("s", "D", "P", "v")
 #: Labels of the two sides of a pair (a chain keeps its own labels, the plotted data last).
 BASELINE_LABEL = "baseline"
 CURRENT_LABEL = "current"
@@ -117,17 +121,25 @@ def draw_comparison(axes, frame: pd.DataFrame, colours: list) -> dict:
     Returns
     -------
     dict
-        ``arrows`` (the annotations, gid :data:`ARROW_GID`) and ``baseline``
-        (the hollow points' PathCollection or None, gid :data:`BASELINE_GID`).
+        ``arrows`` (the annotations, gid :data:`ARROW_GID`), ``runs`` (one
+        hollow PathCollection per baseline run in chain order, gid
+        :data:`BASELINE_GID`, marker from :data:`RUN_MARKERS`) and ``baseline``
+        (the first of them, or None).
     """
     colours = np.asarray(colours, dtype=object)
     before = frame[_Y + "_before"].notna().to_numpy()
-    baseline = None
+    runs = []
+    labels = list(dict.fromkeys(frame.loc[before, "run_before"])) if before.any() else []
+    for index, label in enumerate(labels):
+        rows = before & (frame["run_before"] == label).to_numpy()
+        marker = RUN_MARKERS[index % len(RUN_MARKERS)]
+        collection = axes.scatter(
+            frame.loc[rows, _X + "_before"], frame.loc[rows, _Y + "_before"], marker=marker,
+            facecolors="none", edgecolors=list(colours[rows]), s=40, linewidths=1.4,
+            alpha=0.8, zorder=4, label=f"{label} (hollow)")
+        collection.set_gid(BASELINE_GID)
+        runs.append(collection)
     if before.any():
-        baseline = axes.scatter(frame.loc[before, _X + "_before"], frame.loc[before, _Y + "_before"],
-                                facecolors="none", edgecolors=list(colours[before]), s=40,
-                                linewidths=1.4, alpha=0.8, zorder=4, label="baseline (hollow)")
-        baseline.set_gid(BASELINE_GID)
         _hold_in_view(axes, frame.loc[before, _X + "_before"].to_numpy(dtype=float),
                       frame.loc[before, _Y + "_before"].to_numpy(dtype=float))
     arrows = []
@@ -140,7 +152,7 @@ def draw_comparison(axes, frame: pd.DataFrame, colours: list) -> dict:
             "shrinkA": 3, "shrinkB": 5, "mutation_scale": 12})
         arrow.set_gid(ARROW_GID)
         arrows.append(arrow)
-    return {"arrows": arrows, "baseline": baseline}
+    return {"arrows": arrows, "runs": runs, "baseline": runs[0] if runs else None}
 
 
 def _hold_in_view(axes, x: np.ndarray, y: np.ndarray, margin: float = 1.3) -> None:

@@ -25,7 +25,7 @@ from . import output_files, static_compare, style
 from .ceilings import Roofline
 from .points import RegionSums
 from .static_labels import place_region_labels
-from .static_levels import draw_levels, level_points
+from .static_levels import draw_levels, level_findings, level_points
 
 __all__ = ["plot_roofline", "DEFAULT_CMAP", "BACKENDS", "DATA_FORMATS", "NO_FLOP_WHERE"]
 
@@ -507,8 +507,13 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
                 comparison, colour_column, colour_map))
         if level_frame is not None:
-            draw_levels(figure.axes[0], level_frame, colour_column, colour_map)
+            findings = level_findings(sums, level_frame, roofline,
+                                      flops_metric=selection.flops_metric, ranks=ranks,
+                                      include=include, exclude=exclude,
+                                      combine_ranks=combine_ranks)
+            draw_levels(figure.axes[0], level_frame, colour_column, colour_map, findings)
             payload["levels"] = _records(level_frame)
+            payload["level_findings"] = _records(findings)
     else:
         figure = _bqplot_figure(table, lines, colour_column, colour_map, roofline)
     payload["figure"] = figure

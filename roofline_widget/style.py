@@ -19,11 +19,10 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "TAB20", "PALETTE", "STRONG_COLORS", "X_LABEL", "Y_LABEL", "LINE_COLORS", "RIDGE_COLOR",
-    "LABEL_SIZE", "MIN_PLOT_PX", "RIDGE_ROOM_PLOT_PX", "PLOT_HEIGHT_PX", "FIG_MARGIN",
-    "LABEL_GAP_PX",
-    "LABEL_LINE_GAP_PX", "LABEL_HALF_HEIGHT_PX", "RIDGE_LABEL_DROP_PX", "SLOPE_LABEL_ALONG",
-    "ceiling_value_label", "TOOLTIP_STYLE", "TOOLTIP_CLASS", "TOOLTIP_CSS",
-    "TooltipField", "TOOLTIP_FIELDS", "strong_first",
+    "FINDING_COLOR", "LABEL_SIZE", "MIN_PLOT_PX", "RIDGE_ROOM_PLOT_PX", "PLOT_HEIGHT_PX",
+    "FIG_MARGIN", "LABEL_GAP_PX", "LABEL_LINE_GAP_PX", "LABEL_HALF_HEIGHT_PX",
+    "RIDGE_LABEL_DROP_PX", "SLOPE_LABEL_ALONG", "ceiling_value_label", "TOOLTIP_STYLE",
+    "TOOLTIP_CLASS", "TOOLTIP_CSS", "TooltipField", "TOOLTIP_FIELDS", "strong_first",
     "PLAIN_TICKS", "ceiling_label", "ridge_text", "text_px", "positive", "padded_range",
     "tick_format", "label_room_decades", "ridge_label_end", "NO_FLOP_WORK_FRACTION",
     "NO_FLOP_NAMES_SHOWN", "split_flop_work", "no_flop_work_text", "pinned",
@@ -56,6 +55,8 @@ Y_LABEL = "Attained performance [GFLOP/s]"
 #: Colour of a ceiling line (and its label) by kind.
 LINE_COLORS = {"bandwidth": "#3d5a80", "compute": "#9b3d2a"}
 RIDGE_COLOR = "#6b6b6b"
+#: Stroke of the hollow ring over a point with a sanity finding (widget and static plot).
+FINDING_COLOR = "#e8590c"
 #: Font size (px) of ceiling and ridge labels.
 LABEL_SIZE = 12
 #: The narrowest plot (CSS px inside the axes) the widget's labels are placed for: the

@@ -113,3 +113,15 @@ def test_state_file_follows_the_widget(executed):
                      # Solve is no longer among the points once include='<function'.
                      "selected_regions": ["<function_a>"]}
     assert not Path(str(state_file) + ".partial").exists()
+
+
+def test_hierarchical_section_reads_the_rendered_runs_and_says_so(executed):
+    nb, _, _ = executed
+    section = nb.cells[next(i for i, c in enumerate(nb.cells) if c.source.startswith(
+        "## Memory levels")):]
+    assert "rendered by `tests/render_likwid.py`, not measured" in section[0].source
+    code = "\n".join(c.source for c in section if c.cell_type == "code")
+    assert "rendered_not_measured_clx_2t_" in code and "mpirun_clx" not in code
+    text = "\n".join(_text(c) for c in section if c.cell_type == "code")
+    # stencil<3d>: 3.04 GFLOP/s over 22.4 GB/s of L3 traffic, more than its 11.52 GB/s at L2
+    assert "ringed dots: [('stencil<3d>', 'L3')]" in text and "intensity order" in text

@@ -25,8 +25,10 @@ def test_zen2_l3_victim_cache_is_explained(tmp_path):
     assert findings[["region", "level", "check"]].astype(str).values.tolist() == [
         ["kernel", "MEM", "intensity order"]]
     detail = findings["detail"].iloc[0]
-    # 1 GFLOP/s / 2 GB/s = 0.5 at L3, 1 / 5 = 0.2 at MEM: memory traffic is 2.5x the L3 traffic
-    assert detail.startswith("intensity falls from 0.5 FLOP/byte at L3 to 0.2 at MEM: MEM traffic "
+    # 1 GFLOP/s / 2 GB/s = 0.5 at L3, 1 / 5 = 0.2 at MEM (1 - 0.2 / 0.5 = 60 % lower): memory
+    # traffic is 2.5x the L3 traffic
+    assert detail.startswith("intensity falls from 0.5 FLOP/byte at L3 to 0.2 at MEM (60 % lower): "
+                             "MEM traffic "
                              f"(5 GB/s, Memory bandwidth {B}) is 2.5x the L3 traffic (2 GB/s, "
                              f"L3 access bandwidth {B})")
     assert "the L3 is a victim cache" in detail

@@ -16,7 +16,7 @@ from traitlets import TraitError
 
 from roofline_widget import BandwidthRoof, ComputeRoof, read_likwid, sample_path
 from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
-from roofline_widget.widget import RooflineWidget
+from roofline_widget.widget import DEFAULT_MAX_POINTS, RooflineWidget
 
 PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 GMGPOLAR = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
@@ -514,8 +514,8 @@ def test_reset_view_refits_the_axes(pmgpu):
 # --------------------------------------------------------------------------
 def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent):
     """Timings of these updates are measured in benchmarks/bench_widget.py, not here."""
-    w = RooflineWidget(synthetic_run(500, 100))  # 50,000 (rank, region) points
-    assert len(w.to_dataframe()) == 50_000 and len(w.figure.scatter.x) == 5000
+    w = RooflineWidget(synthetic_run(500, 100), rank_view="points")  # 50,000 (rank, region) points
+    assert len(w.to_dataframe()) == 50_000 and len(w.figure.scatter.x) == DEFAULT_MAX_POINTS == 2000
     sent.clear()
     w.flops_metric = "SP [MFLOP/s]"
     assert len(sent.by(w.figure.scatter)) == 1  # new point arrays, in one message

@@ -149,7 +149,8 @@ def test_combined_ranks_stay_points(five_ranks):
 
 def test_budget_at_1024_ranks():
     results = make_profiling_results(n_ranks=1024, n_regions=3, n_threads=1, seed=5)
-    w = RooflineWidget(results, flops_metric=DP, bandwidth_metric=BW, max_points=1000)
+    w = RooflineWidget(results, flops_metric=DP, bandwidth_metric=BW, max_points=1000,
+                       rank_view="points")
     layer = ranks_layer(w)
     assert len(w.to_dataframe()) == 3072 and len(w.figure.scatter.x) == 1000
     status = w.controls.status_html.value
@@ -164,6 +165,17 @@ def test_budget_at_1024_ranks():
     w.max_points = 5000  # under the budget: auto is the points view again
     assert not layer.active and len(w.figure.scatter.x) == 3072
     assert "points drawn" not in w.controls.status_html.value
+
+
+def test_the_default_view_spreads_ranks_over_the_default_budget():
+    """rank_view="auto" and max_points=2,000 by default (docs/performance.md has the figures)."""
+    results = make_profiling_results(n_ranks=1024, n_regions=3, n_threads=1, seed=5)
+    w = RooflineWidget(results, flops_metric=DP, bandwidth_metric=BW)
+    assert (w.rank_view, w.max_points) == ("auto", 2000)
+    assert ranks_layer(w).active and len(ranks_layer(w).medians.x) == 3
+    assert "3,072 points exceed max_points=2,000" in w.controls.status_html.value
+    small = RooflineWidget(MPIRUN)  # 48 ranks: every rank point fits the budget
+    assert not ranks_layer(small).active and len(small.figure.scatter.x) == len(small.to_dataframe())
 
 
 def test_region_names_are_escaped_in_the_spread_tooltip(five_ranks):

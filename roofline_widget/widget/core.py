@@ -27,7 +27,7 @@ from .levels_layer import LevelsLayer, available_levels
 
 __all__ = ["RooflineWidget", "DEFAULT_MAX_POINTS"]
 
-DEFAULT_MAX_POINTS = 5000
+DEFAULT_MAX_POINTS = 2000
 _SELECTION_TRAITS = ("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include",
                      "exclude", "max_points")
 
@@ -80,7 +80,9 @@ class RooflineWidget(widgets.VBox):
     color_by : {"region", "run", "rank"}
     size_by : {"none", "runtime"}
     max_points : int
-        Most points drawn (SVG); above it the longest-running are drawn.
+        Most points drawn (SVG; default ``DEFAULT_MAX_POINTS`` = 2,000, chosen from
+        the browser figures in docs/performance.md); above it the
+        longest-running are drawn.
     levels : list of str
         Memory levels drawn as a hierarchical roofline (``["L2", "MEM"]``; ``[]``:
         none); one of ``available_levels`` each, else ``TraitError``.
@@ -92,7 +94,7 @@ class RooflineWidget(widgets.VBox):
         "points": one point per rank; "spread": per region the rank median
         with min–max whiskers over the ranks, coloured by imbalance (the rank
         points hidden); "auto": "spread" while more points than
-        ``max_points`` are selected from several ranks.
+        ``max_points`` are selected from several ranks (the default).
     expanded_regions : list of str
         Regions whose ranks the spread view draws as points (a click on a
         median point toggles its region, see :meth:`toggle_region`).
@@ -133,7 +135,7 @@ class RooflineWidget(widgets.VBox):
     selected = List(help="selected points as (file, rank, region) tuples")
     message = Unicode("", read_only=True, help="error or remark shown with the plot")
     # ranks view (RanksLayer): one point per region with whiskers over its ranks
-    rank_view = Enum(RANK_VIEWS, "points", help="points: one per rank; spread: per region")
+    rank_view = Enum(RANK_VIEWS, "auto", help="points: one per rank; spread: per region")
     expanded_regions = List(help="regions whose ranks the spread view shows as points")
     baseline = Any(None, allow_none=True, help="baseline run(s) the points are compared with")
 
@@ -479,7 +481,8 @@ class RooflineWidget(widgets.VBox):
         """Register the baseline layer when a baseline was given."""
         if self.baseline is not None and "baseline" not in self.figure.layers:
             self.figure.add_layer("baseline", CompareLayer(
-                self.figure.x_scale, self.figure.y_scale, self.baseline, match=self._match))
+                self.figure.x_scale, self.figure.y_scale, self.baseline, match=self._match,
+                plot=self.figure.plot))
 
     @observe("baseline")
     def _on_baseline(self, change) -> None:
@@ -493,6 +496,7 @@ class RooflineWidget(widgets.VBox):
             raise
         if "baseline" in self.figure.layers:
             self.figure.layers["baseline"].runs = runs
+            self.figure.plot.marks = self.figure.marks  # a chain of another length: new marks
         else:
             self._start_baseline()
         self._refresh_points()

@@ -6,6 +6,16 @@ rate.  This layer draws one bqplot Scatter per level with its own marker
 (:data:`MARKERS`), joins the dots of one region/rank by a thin line in the
 region's colour, and says in the status line which levels are shown, how many
 rows each level left out and what :func:`~roofline_widget.sanity_check` found.
+Every drawn dot with a finding gets a hollow ring (``layer.rings``, colour
+:data:`~roofline_widget.style.FINDING_COLOR`) whose tooltip names the checks
+and their details.
+
+The findings are computed in two parts: the checks that do not depend on the
+ceilings (intensity order, uncore on one socket) once per selection, and the
+``above roof`` check (:func:`~roofline_widget.sanity.above_roof_findings`, a
+pass over the level points) again only when the measured roofs change, so a
+peak drag reruns no :func:`~roofline_widget.sanity_check`; the ring arrays
+are assigned only when they change.
 
 The levels come from the widget's ``levels`` trait (``data.options["levels"]``,
 ``[]``: the layer draws nothing); the selection is the widget's
@@ -28,13 +38,14 @@ import pandas as pd
 from .. import style
 from ..ceilings import Roofline
 from ..levels import LEVELS, LevelSelection, detect_levels, select_levels
-from ..sanity import sanity_check
+from ..sanity import (above_roof_findings, checkable_roofs, flagged_points, merge_findings,
+                      sanity_check)
 from .layers import LayerInput, set_if_changed
 from .text import rank_text
 
-__all__ = ["LevelsLayer", "MARKERS", "LEVEL_SELECT_KEYS", "MAX_LISTED_FINDINGS", "available_levels",
-           "findings_list_html", "level_tooltip_html", "levels_status_html", "limit_groups",
-           "measured_roofs"]
+__all__ = ["LevelsLayer", "MARKERS", "LEVEL_SELECT_KEYS", "MAX_LISTED_FINDINGS", "RING_SIZE",
+           "available_levels", "findings_list_html", "level_tooltip_html", "levels_status_html",
+           "limit_groups", "measured_roofs", "ring_tooltip_html", "shown_findings"]
 
 #: One bqplot marker per level, inner to outer.
 MARKERS = {"L1": "triangle-up", "L2": "diamond", "L3": "square", "MEM": "circle"}
@@ -44,6 +55,8 @@ _KEY = ["file", "rank", "region"]
 _X = "arithmetic_intensity_flops_per_byte"
 _Y = "performance_gflops"
 _DOT_SIZE = 60
+#: bqplot marker area of a finding's ring (a dot is 60).
+RING_SIZE = 260
 _EMPTY = np.zeros(0)
 
 
@@ -104,11 +117,28 @@ def findings_list_html(findings: pd.DataFrame, limit: int = MAX_LISTED_FINDINGS)
         return ""
     items = []
     for _, row in findings.head(limit).iterrows():
-        where = f"{row['region']} (rank {rank_text(row['rank'])}, {row['level']}, {row['check']})"
+        level = "all levels" if pd.isna(row["level"]) else row["level"]
+        where = f"{row['region']} (rank {rank_text(row['rank'])}, {level}, {row['check']})"
         items.append(f"<li>{html.escape(where)}: {html.escape(str(row['detail']))}</li>")
     if len(findings) > limit:
         items.append(f"<li>and {len(findings) - limit:,} more (<code>sanity_check</code>)</li>")
     return f"<ul class='roofline-level-findings'>{''.join(items)}</ul>"
+
+
+def ring_tooltip_html(row: pd.Series) -> str:
+    """Hover text of a finding's ring: where, then each finding's check and detail (escaped)."""
+    where = (f"{row['region']} (run {row['file']}, rank {rank_text(row['rank'])}, "
+             f"{row['level']}: {row['bandwidth_metric']})")
+    items = "".join(f"<li>{html.escape(str(text))}</li>" for text in row["details"])
+    return (f"<div><b>{html.escape(str(row['checks']))}</b></div>"
+            f"<div>{html.escape(where)}</div><ul>{items}</ul>")
+
+
+def shown_findings(findings: pd.DataFrame, levels) -> pd.DataFrame:
+    """The findings of the shown ``levels``, and those of whole regions (no level)."""
+    level = findings["level"]
+    keep = level.isna() | level.astype(str).isin(list(levels))
+    return findings[keep.to_numpy()].reset_index(drop=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,12 +166,19 @@ class LevelsLayer:
         ``roofline-level-<level>``.
     joins : bqplot.Lines
         One thin line per region/rank through its level dots.
+    rings : bqplot.Scatter
+        A hollow ring (stroke :data:`~roofline_widget.style.FINDING_COLOR`) over
+        every drawn dot with a finding, drawn after the dots.
     tooltip : ipywidgets.HTML
         The hover text of a level dot (DOM class ``roofline-level-tooltip``).
+    ring_tooltip : ipywidgets.HTML
+        The hover text of a ring (DOM class ``roofline-finding-tooltip``).
     frame : pandas.DataFrame
         The rows drawn (:attr:`LevelSelection.points` of the shown levels).
     findings : pandas.DataFrame
-        :func:`~roofline_widget.sanity_check` of the shown levels.
+        :func:`~roofline_widget.sanity_check` of the shown levels (and of whole regions).
+    flagged : pandas.DataFrame
+        The drawn rows that have a ring (:func:`~roofline_widget.sanity.flagged_points`).
     """
 
     def __init__(self, figure) -> None:
@@ -161,10 +198,19 @@ class LevelsLayer:
         self.joins = bq.Lines(x=np.ones((1, 2)), y=np.ones((1, 2)), scales=scales,
                               colors=["#888888"], stroke_width=1.0, opacities=[0.7],
                               labels_visibility="none", visible=False)
+        self.ring_tooltip = widgets.HTML()
+        self.ring_tooltip.add_class("roofline-finding-tooltip")
+        self.rings = bq.Scatter(x=_EMPTY, y=_EMPTY, scales=scales, marker="circle", fill=False,
+                                colors=[style.FINDING_COLOR], stroke_width=2.5,
+                                default_size=RING_SIZE, tooltip=self.ring_tooltip,
+                                interactions={"hover": "tooltip"}, visible=False,
+                                labels=["sanity findings"], display_legend=False)
+        self.rings.on_hover(lambda mark, content: self._on_ring_hover(content))
         self.frame = pd.DataFrame(columns=[*_KEY, "level", _X, _Y])
-        self.findings = pd.DataFrame(columns=["file", "rank", "region", "level", "check",
-                                              "detail"])
+        self.findings = merge_findings()
+        self.flagged = flagged_points(self.frame, self.findings)
         self._drawn: _Drawn | None = None
+        self._base_findings = None  # (drawn, findings of the checks without ceilings)
         self._findings_key = None
         self._frames: dict = {}
         self._status = ""
@@ -172,7 +218,7 @@ class LevelsLayer:
     # ------------------------------------------------------------ Layer protocol
     @property
     def marks(self) -> tuple:
-        return (self.joins, *self.dots.values())
+        return (self.joins, *self.dots.values(), self.rings)
 
     def update(self, data: LayerInput) -> None:
         """Select the level points for the widget's selection and assign the marks."""
@@ -191,10 +237,12 @@ class LevelsLayer:
         self.frame = drawn.frame
         roofs = measured_roofs(data.roofline)
         key = (drawn, None if roofs is None else (roofs.compute, roofs.bandwidth))
-        if self._findings_key != key:  # sanity_check takes a second on 48 ranks: once per key
-            self.findings = self._sanity(data, options, levels, roofs)
+        if self._findings_key != key:
+            self.findings = self._sanity(data, options, drawn, roofs)
+            self.flagged = flagged_points(drawn.frame, self.findings)
             self._findings_key = key
         self._assign(drawn.frame, levels, data.color_codes(drawn.frame))
+        self._assign_rings(self.flagged)
         self._status = levels_status_html(list(levels), drawn.selection.left_out, self.findings)
 
     def extent(self) -> tuple[np.ndarray, np.ndarray]:
@@ -204,17 +252,26 @@ class LevelsLayer:
         return self._status
 
     # ------------------------------------------------------------ helpers
-    @staticmethod
-    def _sanity(data: LayerInput, options: dict, levels: tuple,
+    def _sanity(self, data: LayerInput, options: dict, drawn: _Drawn,
                 roofs: Roofline | None) -> pd.DataFrame:
-        findings = sanity_check(data.sums, ceilings=roofs, **options)
-        return findings[findings["level"].astype(str).isin(levels)].reset_index(drop=True)
+        """sanity_check(sums, ceilings=roofs) of the shown levels, its roof-free part cached.
+
+        sanity_check takes a second on 48 ranks: the checks that ignore the
+        ceilings run once per selection, the roof check again per set of roofs.
+        """
+        if self._base_findings is None or self._base_findings[0] is not drawn:
+            self._base_findings = (drawn, sanity_check(data.sums, ceilings=None, **options))
+        roof = above_roof_findings(drawn.selection.points, roofs)
+        return shown_findings(merge_findings(self._base_findings[1], roof), drawn.levels)
 
     def _hide(self) -> None:
         self._drawn = None
+        self._base_findings = None
         self._findings_key = None
         self.frame = self.frame.iloc[:0]
         self.findings = self.findings.iloc[:0]
+        self.flagged = self.flagged.iloc[:0]
+        self._assign_rings(self.flagged)
         self._frames = {}
         self._status = ""
         for dots in self.dots.values():  # no dots left in the page (hidden or not)
@@ -246,6 +303,19 @@ class LevelsLayer:
                 self.joins.opacities = [0.7] * len(x)
             self.joins.visible = bool(len(x))
 
+    def _assign_rings(self, flagged: pd.DataFrame) -> None:
+        """Rings at the flagged dots; arrays sent only when they changed."""
+        with self.rings.hold_sync():
+            set_if_changed(self.rings, "x", flagged[_X].to_numpy(dtype=float))
+            set_if_changed(self.rings, "y", flagged[_Y].to_numpy(dtype=float))
+            self.rings.visible = bool(len(flagged))
+
+    def _on_ring_hover(self, content: dict) -> None:
+        point = content.get("point") or content.get("data") or {}
+        index = point.get("index")
+        if isinstance(index, int) and 0 <= index < len(self.flagged):
+            self.ring_tooltip.value = ring_tooltip_html(self.flagged.iloc[index])
+
     def _on_hover(self, level: str, content: dict) -> None:
         point = content.get("point") or content.get("data") or {}
         index = point.get("index")
@@ -256,17 +326,8 @@ class LevelsLayer:
 
 
 def measured_roofs(roofline: Roofline | None) -> Roofline | None:
-    """The roofs of ``roofline`` that are not empirical (None if no compute or no bandwidth roof).
-
-    An empirical roof is the largest observation of the main points: checking
-    the level dots against it would report every dot above the main points
-    as a problem.
-    """
-    if roofline is None:
-        return None
-    compute = [roof for roof in roofline.compute if not roof.empirical]
-    bandwidth = [roof for roof in roofline.bandwidth if not roof.empirical]
-    return Roofline(compute, bandwidth) if compute and bandwidth else None
+    """The roofs of ``roofline`` that are not empirical (:func:`~roofline_widget.sanity.checkable_roofs`)."""
+    return checkable_roofs(roofline)
 
 
 def _join_lines(frame: pd.DataFrame, codes: np.ndarray) -> tuple:

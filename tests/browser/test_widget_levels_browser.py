@@ -1,24 +1,26 @@
-"""Memory levels in JupyterLab: the level toggles and the joined dots, in Chromium.
+"""Memory levels in JupyterLab: the level toggles, the joined dots and the finding's ring, in Chromium.
 
 A notebook written at test time (into the server's temp copy of ``notebooks/``)
-shows ``RooflineWidget(caches + flops, levels=["L2", "MEM"])`` on the real
-48-rank CACHES sample joined with a rendered FLOPS_DP group (see
-tests/test_widget_levels.py); the expected counts come from
-``hierarchical_points`` here, in the test process.
+shows ``RooflineWidget(run, levels=["L2", "MEM"])`` on the L2, L3 and MEM_DP
+outputs **rendered by tests/render_likwid.py, not measured** that the package
+ships (``sample_path("rendered/...")``, read by the quickstart too): two regions,
+``stencil<3d>`` with more L3 than L2 traffic, so its L3 dot has a sanity finding
+and a ring.  The expected counts come from ``hierarchical_points`` and
+``sanity_check`` here, in the test process.
 """
 
 from __future__ import annotations
 
-import warnings
-from pathlib import Path
-
 import nbformat
 import pytest
 
-from .conftest import REPO
 from .quickstart import DOTS, FIGURE, LINES
 from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_for_count, wait_until_still
 
+pytestmark = pytest.mark.browser
+
+#: The rings' stroke (style.FINDING_COLOR, #e8590c) as the browser reports it.
+RING_STROKE = "rgb(232, 89, 12)"
 
 
 def shown_lines(page) -> int:
@@ -28,22 +30,20 @@ def shown_lines(page) -> int:
     return page.locator(LINES).evaluate_all(
         "els => els.filter(e => !e.closest('[style*=\"display: none\"]')).length")
 
-pytestmark = pytest.mark.browser
+
+def shown_rings(page) -> int:
+    """Dots drawn with the rings' stroke and no fill, in no hidden mark."""
+    return page.locator(DOTS).evaluate_all(
+        "(els, stroke) => els.filter(e => !e.closest('[style*=\"display: none\"]')"
+        " && getComputedStyle(e).stroke === stroke).length", RING_STROKE)
+
 
 NOTEBOOK = "levels_browser.ipynb"
-SETUP = f'''import sys
-from pathlib import Path
-sys.path.insert(0, {str(REPO / "tests")!r})
-from likwid_render import mpirun_region
-from roofline_widget import RooflineWidget, read_likwid, sample_path
+SETUP = '''from roofline_widget import RooflineWidget, read_likwid, sample_path
 
-caches = sample_path("mpirun_clx_sonata_48ranks_CACHES_marker.txt")
-header = next(line for line in Path(caches).read_text().splitlines()
-              if line.startswith("|") and "Metric" in line)
-columns = [c.strip() for c in header.strip().strip("|").split("|")][1:]
-flops = [100.0 + int(c.split(":")[1]) for c in columns]
-Path("flops_dp.txt").write_text(mpirun_region("wr-only", 2, columns, {{"DP [MFLOP/s]": flops}}, 28.0))
-run = read_likwid([caches, "flops_dp.txt"])'''
+# rendered by tests/render_likwid.py, not measured
+run = read_likwid([sample_path(f"rendered/rendered_not_measured_clx_2t_{group}.txt")
+                   for group in ("L2", "L3", "MEM_DP")])'''
 SHOW = 'wl = RooflineWidget(run, levels=["L2", "MEM"])\nwl'
 
 
@@ -62,52 +62,53 @@ def levels_page(lab, page, browser_tmp):
     return page
 
 
-def _counts(tmp_path: Path):
-    """(main points, dots per level) of the notebook's data, from the package here."""
-    from likwid_render import mpirun_region
+def _counts():
+    """(main points, dots per level, findings per level) of the notebook's data, from the package here."""
     from roofline_widget import hierarchical_points, points_dataframe, read_likwid, sample_path
+    from roofline_widget import sanity_check
 
-    caches = sample_path("mpirun_clx_sonata_48ranks_CACHES_marker.txt")
-    header = next(line for line in Path(caches).read_text().splitlines()
-                  if line.startswith("|") and "Metric" in line)
-    columns = [c.strip() for c in header.strip().strip("|").split("|")][1:]
-    flops = [100.0 + int(c.split(":")[1]) for c in columns]
-    path = tmp_path / "flops_dp.txt"
-    path.write_text(mpirun_region("wr-only", 2, columns, {"DP [MFLOP/s]": flops}, 28.0))
-    run = read_likwid([caches, path])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        points = hierarchical_points(run)
-        main = len(points_dataframe(run))
+    run = read_likwid([sample_path(f"rendered/rendered_not_measured_clx_2t_{group}.txt")
+                       for group in ("L2", "L3", "MEM_DP")])
+    points = hierarchical_points(run)
     per_level = points["level"].astype(str).value_counts().to_dict()
-    return main, per_level
+    findings = sanity_check(run)["level"].astype(str).value_counts().to_dict()
+    return len(points_dataframe(run)), per_level, findings
 
 
-def test_level_toggles_add_and_remove_joined_dots(levels_page, tmp_path, artifacts_dir):
+def test_level_toggles_add_and_remove_joined_dots_and_rings(levels_page, artifacts_dir):
     page = levels_page
-    main, per_level = _counts(tmp_path)
-    assert (main, per_level) == (2, {"L2": 48, "L3": 48, "MEM": 2})
+    main, per_level, findings = _counts()
+    assert (main, per_level, findings) == (2, {"L2": 2, "L3": 2, "MEM": 2}, {"L3": 1})
     shown = main + per_level["L2"] + per_level["MEM"]
     assert wait_for_count(page, DOTS, shown) == shown
+    assert shown_rings(page) == 0  # the finding is an L3 dot's
     lines_before = shown_lines(page)
     status = page.locator(".roofline-status").inner_text()
-    assert "levels: L2, MEM" in status and "MEM 46" in status
+    assert "levels: L2, MEM" in status and "no sanity findings" in status
 
-    # L3 on: 48 more dots; every rank now has two or more levels: 48 joining lines, not 2
+    # L3 on: two more dots and the ring over stencil<3d>'s L3 dot; still one joining line per region
     page.locator(".roofline-level-toggle", has_text="L3").locator("input").click()
-    shown += per_level["L3"]
+    shown += per_level["L3"] + findings["L3"]
     assert wait_for_count(page, DOTS, shown) == shown
+    wait_until_still(page, DOTS)
+    assert shown_rings(page) == 1
+    status = page.locator(".roofline-status").inner_text()
+    assert "1 sanity finding(s)" in status and "stencil<3d> (rank 0, L3, intensity order)" in status
     wait_until_still(page, LINES)
-    assert shown_lines(page) == lines_before + 48 - 2
+    assert shown_lines(page) == lines_before
+    # tall enough for the whole widget, the status line with the finding included
+    page.set_viewport_size({"width": page.viewport_size["width"], "height": 1400})
+    page.locator(".roofline-widget").scroll_into_view_if_needed()
+    wait_until_still(page, DOTS)
     page.locator(".roofline-widget").screenshot(
         path=str(artifacts_dir / "screenshot-levels.png"))
 
     # the levels off one by one (each click answered before the next): down to the main points
     for level in ("L2", "L3", "MEM"):
         page.locator(".roofline-level-toggle", has_text=level).locator("input").click()
-        shown -= per_level[level]
+        shown -= per_level[level] + findings.get(level, 0)
         assert wait_for_count(page, DOTS, shown) == shown, level
-    assert shown == main
+    assert shown == main and shown_rings(page) == 0
     wait_until_still(page, LINES)
-    assert shown_lines(page) == lines_before - 2
+    assert shown_lines(page) == lines_before - 2  # no region has two levels shown
     assert "levels:" not in page.locator(".roofline-status").inner_text()
