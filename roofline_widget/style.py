@@ -19,7 +19,10 @@ from numpy.typing import ArrayLike
 
 __all__ = [
     "TAB20", "PALETTE", "STRONG_COLORS", "X_LABEL", "Y_LABEL", "LINE_COLORS", "RIDGE_COLOR",
-    "FINDING_COLOR", "LABEL_SIZE", "MIN_PLOT_PX", "TooltipField", "TOOLTIP_FIELDS", "strong_first",
+    "FINDING_COLOR", "LABEL_SIZE", "MIN_PLOT_PX", "RIDGE_ROOM_PLOT_PX", "PLOT_HEIGHT_PX",
+    "FIG_MARGIN", "LABEL_GAP_PX", "LABEL_LINE_GAP_PX", "LABEL_HALF_HEIGHT_PX",
+    "RIDGE_LABEL_DROP_PX", "SLOPE_LABEL_ALONG", "ceiling_value_label", "TOOLTIP_STYLE",
+    "TOOLTIP_CLASS", "TOOLTIP_CSS", "TooltipField", "TOOLTIP_FIELDS", "strong_first",
     "PLAIN_TICKS", "ceiling_label", "ridge_text", "text_px", "positive", "padded_range",
     "tick_format", "label_room_decades", "ridge_label_end", "NO_FLOP_WORK_FRACTION",
     "NO_FLOP_NAMES_SHOWN", "split_flop_work", "no_flop_work_text", "pinned",
@@ -56,10 +59,44 @@ RIDGE_COLOR = "#6b6b6b"
 FINDING_COLOR = "#e8590c"
 #: Font size (px) of ceiling and ridge labels.
 LABEL_SIZE = 12
-#: Plots at least this wide (px, inside the axes) keep every label inside (estimated).
-MIN_PLOT_PX = 700
+#: The narrowest plot (CSS px inside the axes) the widget's labels are placed for: the
+#: figure's ``min_width`` is this plus its left and right margins.  JupyterLab at a
+#: 900 px wide window (file browser open) draws the plot about 380 px wide.
+MIN_PLOT_PX = 360
+#: The x axis reaches far enough right of the ridge for the ridge label in a plot this
+#: wide (px); in narrower plots the label goes elsewhere (``widget.ceiling_labels``).
+RIDGE_ROOM_PLOT_PX = 700
+#: Height (CSS px) of the widget's plot inside the axes; the figure is this plus its margins.
+PLOT_HEIGHT_PX = 426
+#: The widget figure's margins (px) around the plot.
+FIG_MARGIN = {"top": 24, "bottom": 50, "left": 70, "right": 16}
+#: Horizontal gap (px) between a label's text and its anchor.
+LABEL_GAP_PX = 5
+#: Vertical gap (px) between a label's text and the line it names.
+LABEL_LINE_GAP_PX = 2
+#: Half the height (px) of a label's text box (a 12 px font draws 14 px high).
+LABEL_HALF_HEIGHT_PX = 0.6 * 12
+#: The ridge label's centre sits this far (px) below the roof.
+RIDGE_LABEL_DROP_PX = 12
+#: A bandwidth label preferably ends this fraction along the part of its slope inside
+#: the axes.
+SLOPE_LABEL_ALONG = 0.2
 #: Axis limits inside which ticks read best as plain numbers; outside, as powers of ten.
 PLAIN_TICKS = (1e-3, 1e4)
+
+
+#: CSS of every hover tooltip of the widget's marks (bqplot's ``tooltip_style``, applied to
+#: the mark's tooltip div each time it is shown, after bqplot's own ``pointer-events``):
+#: clicks go through a tooltip that opens under the pointer to the mark beneath it.
+TOOLTIP_STYLE = {"opacity": 0.95, "pointer-events": "none"}
+#: DOM class of the main tooltip's content (``RooflineFigure.tooltip``).
+TOOLTIP_CLASS = "roofline-tooltip"
+#: A stylesheet for the one container bqplot puts every tooltip of a figure in (a div
+#: ``.bqplot_tooltip_div`` in the page's body, which ``tooltip_style`` does not reach and
+#: which takes the pointer's clicks wherever it covers a mark): the figure's containers,
+#: those holding a ``TOOLTIP_CLASS`` element, let clicks through too.
+TOOLTIP_CSS = (f".bqplot_tooltip_div:has(.{TOOLTIP_CLASS}), .bqplot_tooltip_div:has(.{TOOLTIP_CLASS}) "
+               "* { pointer-events: none !important; }")
 
 
 @dataclass(frozen=True)
@@ -108,14 +145,32 @@ def ceiling_label(segment: dict) -> str:
     return f"{segment['name']}: {segment['value']:.4g} {unit}{empirical}"
 
 
+def ceiling_value_label(segment: dict) -> str:
+    """The short label of a ceiling (value and unit) where its full label does not fit."""
+    unit = "GB/s" if segment["kind"] == "bandwidth" else "GFLOP/s"
+    return f"{segment['value']:.4g} {unit}"
+
+
 def ridge_text(ridge: float) -> str:
     """The label of the ridge point (intensity where the main roofs meet)."""
     return f"ridge {ridge:.3g} FLOP/byte"
 
 
+#: Character widths (em) a little above DejaVu Sans', the widest common sans-serif
+#: (its 12 px "Peak bandwidth: 204.8 GB/s" is 152 px wide in Chromium; estimated: 178 px).
+_EM_WIDTHS = ((" .,:;/()[]'|-!ijlrtIf", 0.4), ("0123456789", 0.64),
+              ("abcdeghknopqsuvxyz", 0.6), ("ABCDEFGHJKLNOPQRSTUVXYZmw", 0.76))
+
+
 def text_px(text: str) -> float:
-    """Rough width in pixels of a label (``LABEL_SIZE`` px sans-serif) with its offset."""
-    return 0.55 * LABEL_SIZE * len(text) + 10
+    """Width in pixels a label (``LABEL_SIZE`` px sans-serif) takes at most (an estimate).
+
+    Characters not in the table (M, W, %, ...) count as 0.9 em.
+    """
+    em = 0.0
+    for char in text:
+        em += next((width for chars, width in _EM_WIDTHS if char in chars), 0.9)
+    return em * LABEL_SIZE
 
 
 def positive(values: ArrayLike) -> np.ndarray:
@@ -150,16 +205,16 @@ def tick_format(low: float, high: float) -> str:
     return ".0e"
 
 
-def label_room_decades(text: str, decades: float) -> float:
-    """Decades a label takes on an axis spanning ``decades`` in a ``MIN_PLOT_PX`` plot."""
-    width = text_px(text)
-    return max(decades, 1.0) * width / (MIN_PLOT_PX - width)
+def label_room_decades(text: str, decades: float, plot_px: float = RIDGE_ROOM_PLOT_PX) -> float:
+    """Decades a label takes next to ``decades`` of axis in a plot ``plot_px`` wide."""
+    width = text_px(text) + LABEL_GAP_PX
+    return max(decades, 1.0) * width / (plot_px - width)
 
 
 def ridge_label_end(ridge: float, x_low: float) -> float:
     """The intensity up to which the x axis must reach for the ridge label to fit.
 
-    The label starts at the ridge and takes ``width / (MIN_PLOT_PX - width)``
+    The label starts at the ridge and takes ``width / (RIDGE_ROOM_PLOT_PX - width)``
     of the decades left of the ridge.
     """
     return ridge * 10 ** label_room_decades(ridge_text(ridge), math.log10(ridge / x_low))

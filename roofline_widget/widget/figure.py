@@ -10,6 +10,8 @@ and the points.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
@@ -22,6 +24,7 @@ from bqplot.interacts import BrushSelector, LassoSelector, PanZoom
 
 from .. import style
 from ..ceilings import Roofline
+from .ceiling_labels import DEFAULT_AREA, PlotArea, place_labels
 from .state import UpdateGuard, classify
 from .text import tooltip_html
 
@@ -30,10 +33,6 @@ __all__ = ["FigureState", "RooflineFigure", "INTERACTIONS", "roof_marks_data"]
 #: Figure interactions by name; "inspect" is none (bqplot's PanZoom swallows hover and
 #: click, bqplot issue #1352), so it gives tooltips and click selection.
 INTERACTIONS = ("inspect", "pan-zoom", "brush", "lasso")
-_LABEL_OFFSET = (-5, -9)      # px: ceiling labels end left of and sit above their anchor
-#: A bandwidth label's right end sits at least this far (a fraction of the decades)
-#: along the part of its slope inside the axes.
-_SLOPE_LABEL_ALONG = 0.2
 _POINTS_PER_LINE = 3          # every ceiling line is padded to this many vertices
 
 
@@ -70,57 +69,54 @@ class FigureState:
     title: str = ""
 
 
+def _figure_px(plot_px: float, *margins: str) -> int:
+    """The figure's size (px) for a plot ``plot_px`` wide or high with its ``margins``."""
+    return int(math.ceil(plot_px + sum(style.FIG_MARGIN[m] for m in margins)))
+
+
+def _px(size: str | None, default: float) -> float:
+    """A CSS size in px (``"500px"``) as a number; ``default`` for any other size."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*px\s*", size or "")
+    return float(match.group(1)) if match else float(default)
+
+
 def _pad(values) -> list:
     return list(values) + [values[-1]] * (_POINTS_PER_LINE - len(values))
 
 
-def _label_anchors(ceilings: list[dict], x_range, y_range):
-    """Where each ceiling label ends (right-aligned text, drawn just above the point).
-
-    A compute roof's label ends at the right edge of the plot, on its line; a
-    bandwidth slope's label sits on the lower-left part of the slope that is
-    inside the axes, far enough from the left edge for the text.
-    """
-    lx0, lx1 = np.log10(x_range)
-    ly0, ly1 = np.log10(y_range)
-    values = np.array([s["value"] for s in ceilings], dtype=float)
-    bandwidth = np.array([s["kind"] == "bandwidth" for s in ceilings])
-    slope_end = np.log10([s["x"][-1] for s in ceilings])
-    log_b = np.log10(values)
-    start = np.maximum(lx0, ly0 - log_b)              # the slope enters the axes here
-    end = np.minimum.reduce([slope_end, np.full_like(log_b, lx1), ly1 - log_b])
-    # Room for the text left of the anchor, in a plot style.MIN_PLOT_PX wide.
-    room = np.array([style.text_px(style.ceiling_label(s)) for s in ceilings]) / style.MIN_PLOT_PX
-    anchor = np.maximum(start + _SLOPE_LABEL_ALONG * (end - start), lx0 + room * (lx1 - lx0))
-    anchor = np.minimum(anchor, np.maximum(end, start))
-    x = np.where(bandwidth, 10.0 ** anchor, x_range[1])
-    y = np.where(bandwidth, values * x, values)
-    return x, y
-
-
 def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
-                    y_range: tuple[float, float]) -> dict:
-    """Arrays for the ceiling Lines and labels, the main roof and the ridge marks ({} for None)."""
+                    y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA) -> dict:
+    """Arrays for the ceiling Lines and labels, the main roof and the ridge marks ({} for None).
+
+    The labels are placed by :func:`~roofline_widget.widget.ceiling_labels.place_labels`
+    for a plot ``area`` (its height and smallest width).
+    """
     if roofline is None:
         return {}
     segments = roofline.lines(*x_range)
     ceilings = [s for s in segments if s["kind"] != "roof"]
     roof = segments[-1]
     ridge_x = roofline.ridge_point()
-    label_x, label_y = _label_anchors(ceilings, x_range, y_range)
+    layout = place_labels(ceilings, segments, (ridge_x, roofline.peak_flops), x_range, y_range,
+                          area)
+    ridge = layout.ridge
     return {
         "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
         "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
         "ceiling_labels": [style.ceiling_label(s) for s in ceilings],
         "ceiling_colors": [style.LINE_COLORS[s["kind"]] for s in ceilings],
-        "label_x": label_x,
-        "label_y": label_y,
+        "label_texts": [spot.text for spot in layout.ceilings],
+        "label_x": np.array([spot.x for spot in layout.ceilings]),
+        "label_y": np.array([spot.y for spot in layout.ceilings]),
         "roof_x": np.array(roof["x"]),
         "roof_y": np.array(roof["y"]),
         "roof_labels": [roof["label"]],
         "ridge_x": np.array([ridge_x]),
         "ridge_y": np.array([roofline.peak_flops]),
-        "ridge_text": [style.ridge_text(ridge_x)],
+        "ridge_text": [ridge.text],
+        "ridge_align": ridge.align,
+        "ridge_offset": (style.LABEL_GAP_PX * (1 if ridge.align == "start" else -1),
+                         ridge.y_offset_px),
     }
 
 
@@ -160,6 +156,9 @@ class RooflineFigure:
         The ridge point's label.
     tooltip : ipywidgets.HTML
         The hover text of a point (DOM class ``roofline-tooltip``).
+    tooltip_css : ipywidgets.HTML
+        ``style.TOOLTIP_CSS`` in a hidden ``<style>``, the never shown tooltip of
+        ``ridge``: every tooltip of the figure lets clicks through to the marks.
     interactions : dict
         bqplot interactions by name (``INTERACTIONS``).
     layers : dict
@@ -187,8 +186,9 @@ class RooflineFigure:
         }
         self.plot = bq.Figure(
             marks=self.marks, axes=[self.x_axis, self.y_axis], interaction=None,
-            fig_margin={"top": 24, "bottom": 50, "left": 70, "right": 16},
-            layout=widgets.Layout(width="100%", min_width="320px", height="500px"))
+            fig_margin=dict(style.FIG_MARGIN), layout=widgets.Layout(
+                width="100%", min_width=f"{_figure_px(style.MIN_PLOT_PX, 'left', 'right')}px",
+                height=f"{_figure_px(style.PLOT_HEIGHT_PX, 'top', 'bottom')}px"))
         self.plot.add_class("roofline-figure")
         self.scatter.on_hover(self._on_hover)
         for scale in (self.x_scale, self.y_scale):
@@ -201,12 +201,18 @@ class RooflineFigure:
         # ``color_by``, in one message, so the browser never mixes old codes and new colours.
         color_scale = bq.ColorScale(colors=list(style.PALETTE), min=0, max=len(style.PALETTE) - 1)
         self.tooltip = widgets.HTML()
-        self.tooltip.add_class("roofline-tooltip")
+        self.tooltip.add_class(style.TOOLTIP_CLASS)
+        # A <style> element applies wherever it is in the page, shown or not; this one is
+        # in the page as long as the figure is: bqplot renders a mark's tooltip with the
+        # mark, into the figure's tooltip container (the ridge label carries it, never shown).
+        self.tooltip_css = widgets.HTML(f"<style>{style.TOOLTIP_CSS}</style>",
+                                        layout=widgets.Layout(display="none"))
         self.scatter = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
             scales={"x": self.x_scale, "y": self.y_scale, "color": color_scale,
                     "size": bq.LinearScale(min=0, max=1)},
             default_size=90, stroke="#222222", stroke_width=0.8, tooltip=self.tooltip,
+            tooltip_style=dict(style.TOOLTIP_STYLE),
             interactions={"click": "select", "hover": "tooltip"},
             # bqplot applies these only while a selection exists.
             selected_style={"opacity": 1.0, "stroke": "black", "stroke-width": 2.5},
@@ -222,12 +228,13 @@ class RooflineFigure:
         # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
         self.ceiling_labels = bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=style.LABEL_SIZE,
-            font_weight="normal", align="end", x_offset=_LABEL_OFFSET[0],
-            y_offset=_LABEL_OFFSET[1], visible=False)
+            font_weight="normal", align="end", x_offset=-style.LABEL_GAP_PX, y_offset=0,
+            visible=False)
         self.ridge = bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, colors=[style.RIDGE_COLOR],
-            default_size=style.LABEL_SIZE, font_weight="normal", align="start", x_offset=6,
-            y_offset=12, visible=False)
+            default_size=style.LABEL_SIZE, font_weight="normal", align="start",
+            x_offset=style.LABEL_GAP_PX, y_offset=style.RIDGE_LABEL_DROP_PX, visible=False,
+            tooltip=self.tooltip_css, enable_hover=False)
 
     @property
     def marks(self) -> list:
@@ -251,10 +258,23 @@ class RooflineFigure:
         """The marks drawn from the ceilings."""
         return self.ceilings, self.roof, self.ceiling_labels, self.ridge
 
+    def plot_area(self) -> PlotArea:
+        """The plot's height and smallest width (px), from the figure's layout and margins.
+
+        The labels are placed for it.  A size not given in px (``"60vh"``) counts as
+        the default one.
+        """
+        margin = {**style.FIG_MARGIN, **(self.plot.fig_margin or {})}
+        height = _px(self.plot.layout.height, _figure_px(style.PLOT_HEIGHT_PX, "top", "bottom"))
+        width = _px(self.plot.layout.min_width, _figure_px(style.MIN_PLOT_PX, "left", "right"))
+        return PlotArea(min_width=max(width - margin["left"] - margin["right"], 1.0),
+                        height=max(height - margin["top"] - margin["bottom"], 1.0))
+
     # ------------------------------------------------------------ assigning
     def assign(self, state: FigureState) -> None:
         """Draw ``state``: every mark's data replaced in place, one message per mark."""
-        roof_data = roof_marks_data(state.roofline, state.x_range, state.y_range)
+        roof_data = roof_marks_data(state.roofline, state.x_range, state.y_range,
+                                    self.plot_area())
         points = state.points
         x = points["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
         y = points["performance_gflops"].to_numpy(dtype=float)
@@ -271,7 +291,7 @@ class RooflineFigure:
     def assign_roofline(self, roofline: Roofline | None, x_range: tuple[float, float],
                         y_range: tuple[float, float]) -> None:
         """New ceilings and axis limits; the points' arrays are not sent again."""
-        roof_data = roof_marks_data(roofline, x_range, y_range)
+        roof_data = roof_marks_data(roofline, x_range, y_range, self.plot_area())
         with self._guard.hold(), holding(self.x_scale, self.y_scale, *self.roof_marks):
             self.state = _replace(self.state, roofline=roofline, x_range=x_range,
                                   y_range=y_range)
@@ -330,12 +350,14 @@ class RooflineFigure:
         self.ceilings.labels = data["ceiling_labels"]
         self.ceilings.colors = data["ceiling_colors"]
         self.ceiling_labels.x, self.ceiling_labels.y = data["label_x"], data["label_y"]
-        self.ceiling_labels.text = data["ceiling_labels"]
+        self.ceiling_labels.text = data["label_texts"]
         self.ceiling_labels.colors = data["ceiling_colors"]
         self.roof.x, self.roof.y = data["roof_x"], data["roof_y"]
         self.roof.labels = data["roof_labels"]
         self.ridge.x, self.ridge.y = data["ridge_x"], data["ridge_y"]
         self.ridge.text = data["ridge_text"]
+        self.ridge.align = data["ridge_align"]
+        self.ridge.x_offset, self.ridge.y_offset = data["ridge_offset"]
 
     # ------------------------------------------------------------ browser events
     def _on_hover(self, mark, content: dict) -> None:
@@ -355,7 +377,7 @@ class RooflineFigure:
         self._set_tick_formats(*ranges)
         if self._guard.active or self.state is None or self.state.roofline is None:
             return
-        data = roof_marks_data(self.state.roofline, *ranges)
+        data = roof_marks_data(self.state.roofline, *ranges, self.plot_area())
         with self._guard.hold(), holding(*self.roof_marks):
             self._assign_roof_marks(data)
 

@@ -21,6 +21,7 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
+from .. import style
 from ..spread import rank_spread
 from .layers import LayerInput, set_if_changed
 from .state import PointState, apply_budget
@@ -155,6 +156,7 @@ class RanksLayer:
                                   scales=scales, marker="square", default_size=80,
                                   stroke="#222222", stroke_width=1.2, visible=False,
                                   tooltip=self.tooltip,
+                                  tooltip_style=dict(style.TOOLTIP_STYLE),
                                   interactions={"hover": "tooltip", "click": "select"})
         self.medians.on_hover(self._hover)
         self.medians.on_element_click(self._click)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import screenshot_widths
+from .conftest import assert_no_gone_console_errors, screenshot_widths
 from .quickstart import (
     DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, dot_inside_figure, drag_peak_bandwidth_and_check,
     expected_points, line_paths, tooltip_fields,
@@ -53,6 +53,7 @@ def test_notebook7_renders_the_quickstarts_marks(notebook7, page, artifacts_dir)
     page.mouse.move(0, 0)
     screenshot_widths(page, page.locator(".roofline-widget").first,
                       artifacts_dir / "screenshot-notebook7")
+    assert_no_gone_console_errors(page)  # no "widget model not found"
 
 
 def test_notebook7_peak_drag_moves_the_roof_and_the_kernels_trait(notebook7, page):
@@ -63,3 +64,5 @@ def test_notebook7_peak_drag_moves_the_roof_and_the_kernels_trait(notebook7, pag
     page.locator(".roofline-peak-bandwidth").first.scroll_into_view_if_needed()
     state = drag_peak_bandwidth_and_check(page, notebook7.state_file)
     assert state["peak_bandwidth"] < NOTEBOOK_PEAK_BANDWIDTH
+    # The same notebook, opened a second time: no saved widget view of the first kernel.
+    assert_no_gone_console_errors(page)

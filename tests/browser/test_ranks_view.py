@@ -6,7 +6,9 @@ import nbformat
 import pytest
 
 from .conftest import REPO
-from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_for_count, wait_until_still
+from .ui import (
+    RENDER_TIMEOUT_MS, box_centre, open_in_lab, run_all_cells, wait_for_count, wait_until_still,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -15,6 +17,18 @@ RANKS, REGIONS = 48, 3
 WIDGET = ".ranks-view-test"
 DOTS = f"{WIDGET} .roofline-figure .dot"
 LINES = f"{WIDGET} .roofline-figure path.line"
+TOOLTIP_CONTAINER = ".bqplot_tooltip_div"
+#: What the pointer hits at the tooltip's centre and at the square's (the page's hit test,
+#: which skips elements with ``pointer-events: none``).
+HITS = """([container, x, y]) => {
+    const div = [...document.querySelectorAll(container)]
+        .find(d => d.getBoundingClientRect().width > 0);
+    const box = div ? div.getBoundingClientRect() : {x: 0, y: 0, width: 0, height: 0};
+    const mid = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+    return {tooltip: {x: box.x, y: box.y, width: box.width, height: box.height},
+            tooltip_takes_clicks: !!(div && mid && div.contains(mid)),
+            at_pointer: document.elementFromPoint(x, y).getAttribute('class')};
+}"""
 CODE = f"""\
 import sys
 sys.path[:0] = [{str(REPO)!r}, {str(REPO / 'tests')!r}]
@@ -55,16 +69,31 @@ def test_spread_toggle_draws_medians_and_a_click_expands_a_region(ranks_notebook
 
     wait_until_still(page, DOTS)
     square = page.locator(DOTS).first
-    square.hover()
-    tooltip = page.locator(".roofline-spread-tooltip", has_text="Slowest rank")
-    tooltip.first.wait_for(timeout=30_000)
-    assert f"{RANKS}" in tooltip.first.inner_text()
+    tooltip = hover(page, square)
+    assert f"{RANKS}" in tooltip.inner_text()
     page.locator(f"{WIDGET} .roofline-widget, {WIDGET}").first.screenshot(
         path=str(artifacts_dir / "screenshot-ranks-spread.png"))
 
-    # Known limitation: a real mouse click lands on bqplot's hover tooltip, which opens under
-    # the pointer (seen here: no element_click message reaches the kernel; without the tooltip
-    # the same click expands). The click event on the square itself goes through bqplot's own
-    # handler and the comm: the kernel adds the region to expanded_regions, its ranks are drawn.
-    square.dispatch_event("click")
+    # The screenshot may have scrolled the page: hover again where the square is now.
+    centre = box_centre(square)
+    hover(page, square)
+    # bqplot puts every tooltip of the figure in one container at the pointer; wherever it
+    # opens, a click on it goes to what is beneath (style.TOOLTIP_CSS, TOOLTIP_STYLE).
+    hits = page.evaluate(HITS, [TOOLTIP_CONTAINER, *centre])
+    assert hits["tooltip"]["width"] > 0, "the tooltip is not shown"
+    assert not hits["tooltip_takes_clicks"], hits
+    assert hits["at_pointer"] == "dot element", hits
+    # A real click at the square's centre, the tooltip shown: the kernel expands the
+    # region (adds it to expanded_regions), its 48 ranks are drawn beside the 3 squares.
+    page.mouse.click(*centre)
     assert wait_for_count(page, DOTS, REGIONS + RANKS) == REGIONS + RANKS
+
+
+def hover(page, square):
+    """Move the mouse onto ``square`` as a user would; return its tooltip once shown."""
+    x, y = box_centre(square)
+    page.mouse.move(x - 40, y - 40)
+    page.mouse.move(x, y, steps=5)
+    tooltip = page.locator(".roofline-spread-tooltip", has_text="Slowest rank").first
+    tooltip.wait_for(timeout=30_000)
+    return tooltip

@@ -9,7 +9,7 @@ from .quickstart import (
     notebook_code,
 )
 from .ui import RENDER_TIMEOUT_MS, read_json_when, wait_for_count, wait_until_still
-from .conftest import screenshot_widths
+from .conftest import assert_no_gone_console_errors, screenshot_widths
 
 pytestmark = pytest.mark.browser
 
@@ -32,3 +32,5 @@ def test_voila_shows_the_widget_and_answers_a_slider_drag(voila_server, page, ar
     wait_until_still(page, DOTS)
     screenshot_widths(page, page.locator(".roofline-widget"), artifacts_dir / "screenshot-voila")
     drag_peak_bandwidth_and_check(page, voila_server.state_file)
+    # Notebook 7's lab extension is not loaded (its "getter for the shared module" error).
+    assert_no_gone_console_errors(page)

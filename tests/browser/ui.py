@@ -218,3 +218,51 @@ def read_json_when(path: Path, predicate, timeout_s: float = 30):
         if time.monotonic() > deadline:
             raise AssertionError(f"{path} never satisfied the condition; last content: {last!r}")
         time.sleep(0.1)
+
+
+#: bqplot draws a Label mark's texts as ``text.label`` elements (the ceiling and ridge labels).
+LABEL_TEXTS = "text.label"
+#: The plot area inside the axes of a bqplot figure.
+PLOT_AREA = ".plotarea_background"
+
+
+def label_boxes(figure) -> tuple[dict, list[tuple[str, dict]]]:
+    """The plot area of the bqplot ``figure`` (a locator) and ``(text, box)`` of every label shown.
+
+    Boxes are the page's ``getBoundingClientRect`` in CSS pixels (x, y, width, height).
+    """
+    script = """(fig, [area, texts]) => {
+        const r = e => { const b = e.getBoundingClientRect();
+                         return {x: b.x, y: b.y, width: b.width, height: b.height}; };
+        const labels = [...fig.querySelectorAll(texts)]
+            .filter(t => t.textContent.trim() && getComputedStyle(t).visibility !== 'hidden')
+            .map(t => [t.textContent, r(t)]).filter(([_, b]) => b.width > 0);
+        return [r(fig.querySelector(area)), labels];
+    }"""
+    area, labels = figure.evaluate(script, [PLOT_AREA, LABEL_TEXTS])
+    return area, [(text, box) for text, box in labels]
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+def assert_labels_inside_and_apart(figure, width: int, tolerance_px: float = 0.5) -> list[str]:
+    """Assert every label of ``figure`` lies inside its plot area and overlaps no other one.
+
+    Returns the texts checked (``width`` only names the window width in messages).
+    """
+    area, labels = label_boxes(figure)
+    assert labels, f"at {width} px the figure shows no label"
+    for text, box in labels:
+        assert (box["x"] >= area["x"] - tolerance_px
+                and box["x"] + box["width"] <= area["x"] + area["width"] + tolerance_px
+                and box["y"] >= area["y"] - tolerance_px
+                and box["y"] + box["height"] <= area["y"] + area["height"] + tolerance_px), (
+            f"at {width} px the label {text!r} {box} is not inside the plot area {area}")
+    for i, (text, box) in enumerate(labels):
+        for other, other_box in labels[i + 1:]:
+            assert not _overlap(box, other_box), (
+                f"at {width} px the labels {text!r} {box} and {other!r} {other_box} overlap")
+    return [text for text, _box in labels]

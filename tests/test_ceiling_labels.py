@@ -1,0 +1,180 @@
+"""Ceiling and ridge labels of the widget: inside the plot and apart at every width from the narrowest.
+
+The numbers are the quickstart's: pmgpu and GMGPolar with the EPYC 7702 spec-sheet peaks (2048
+GFLOP/s, 204.8 GB/s: ridge at 10 FLOP/byte) and the "1 core" ceiling of 53.6 GFLOP/s.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from roofline_widget import (
+    BandwidthRoof, ComputeRoof, Roofline, RooflineWidget, read_likwid, sample_path, style,
+)
+from roofline_widget.widget.ceiling_labels import (
+    DEFAULT_AREA, PlotArea, label_boxes_px, place_labels,
+)
+from roofline_widget.widget.figure import roof_marks_data
+
+ONE_CORE = ComputeRoof("1 core at 3.35 GHz boost", 53.6, source="spec sheet")
+WIDTHS = (style.MIN_PLOT_PX, 382, 700, 1284)  # 382: JupyterLab at 900 px; 1284: Voila at 1400
+
+
+@pytest.fixture(scope="module")
+def quickstart(pmgpu, gmgpolar):
+    w = RooflineWidget([pmgpu, gmgpolar], ceilings=[ONE_CORE])
+    w.peak_flops, w.peak_bandwidth = 2048.0, 204.8
+    return w
+
+
+@pytest.fixture(scope="module")
+def pmgpu():
+    return read_likwid(sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"))
+
+
+@pytest.fixture(scope="module")
+def gmgpolar():
+    return read_likwid(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"))
+
+
+def layout_of(roofline: Roofline, x_range, y_range, area=DEFAULT_AREA):
+    segments = roofline.lines(*x_range)
+    ceilings = [s for s in segments if s["kind"] != "roof"]
+    return place_labels(ceilings, segments, (roofline.ridge_point(), roofline.peak_flops),
+                        x_range, y_range, area), ceilings
+
+
+def ranges(widget):
+    figure = widget.figure
+    return (figure.x_scale.min, figure.x_scale.max), (figure.y_scale.min, figure.y_scale.max)
+
+
+def assert_inside_and_apart(boxes, area: PlotArea):
+    for text, left, right, bottom, top in boxes:
+        assert left >= -1e-6 and right <= area.min_width + 1e-6, (text, left, right)
+        assert bottom >= -1e-6 and top <= area.height + 1e-6, (text, bottom, top)
+    for i, (text, left, right, bottom, top) in enumerate(boxes):
+        for other, o_left, o_right, o_bottom, o_top in boxes[i + 1:]:
+            apart = right <= o_left or o_right <= left or top <= o_bottom or o_top <= bottom
+            assert apart, f"{text!r} overlaps {other!r}"
+
+
+def test_figure_min_width_and_height_are_what_the_labels_are_placed_for(quickstart):
+    layout = quickstart.figure.plot.layout
+    # 360 px of plot + 70 + 16 px of margins; 426 + 24 + 50 px
+    assert (layout.min_width, layout.height) == ("446px", "500px")
+    assert quickstart.figure.plot_area() == PlotArea(min_width=360.0, height=426.0)
+    quickstart.figure.plot.layout.height = "600px"
+    try:
+        assert quickstart.figure.plot_area().height == 526.0
+    finally:
+        quickstart.figure.plot.layout.height = "500px"
+
+
+def test_quickstart_labels_fit_at_every_width_from_the_narrowest(quickstart):
+    x_range, y_range = ranges(quickstart)
+    layout, _ = layout_of(quickstart._roofline, x_range, y_range)
+    texts = [spot.text for spot in layout.ceilings]
+    assert texts == ["Peak bandwidth: 204.8 GB/s", "Peak: 2048 GFLOP/s",
+                     "1 core at 3.35 GHz boost: 53.6 GFLOP/s"]  # full texts, all of them
+    assert layout.ridge.text == "ridge 10 FLOP/byte"
+    assert all(spot.inside and spot.clear for spot in [*layout.ceilings, layout.ridge])
+    # A wider plot draws the same texts (same px) on wider decades: still inside and apart.
+    for width in WIDTHS:
+        area = PlotArea(min_width=width, height=DEFAULT_AREA.height)
+        assert_inside_and_apart(label_boxes_px(layout, x_range, y_range, area), area)
+
+
+def test_labels_sit_on_their_lines(quickstart):
+    x_range, y_range = ranges(quickstart)
+    layout, ceilings = layout_of(quickstart._roofline, x_range, y_range)
+    height, decades_y = DEFAULT_AREA.height, math.log10(y_range[1] / y_range[0])
+    above = style.LABEL_LINE_GAP_PX + style.LABEL_HALF_HEIGHT_PX  # 2 + 7.2 px
+    for spot, segment in zip(layout.ceilings, ceilings):
+        line_y = segment["value"] * (spot.x if segment["kind"] == "bandwidth" else 1.0)
+        px_above = math.log10(spot.y / line_y) / decades_y * height
+        assert px_above == pytest.approx(above), spot
+        if segment["kind"] == "compute":
+            assert spot.x == pytest.approx(x_range[1])  # ends at the right edge
+        else:  # ends on its slope, left of the ridge (10 FLOP/byte)
+            assert x_range[0] < spot.x <= 10.0
+    # the ridge label keeps the ridge point and hangs 12 px below and right of it
+    ridge = layout.ridge
+    assert (ridge.x, ridge.y, ridge.align, ridge.y_offset_px) == (10.0, 2048.0, "start", 12)
+
+
+def test_the_widget_draws_the_placement(quickstart):
+    figure = quickstart.figure
+    data = roof_marks_data(quickstart._roofline, *ranges(quickstart), figure.plot_area())
+    np.testing.assert_allclose(figure.ceiling_labels.x, data["label_x"])
+    np.testing.assert_allclose(figure.ceiling_labels.y, data["label_y"])
+    assert list(figure.ceiling_labels.text) == data["label_texts"]
+    assert (figure.ceiling_labels.x_offset, figure.ceiling_labels.y_offset) == (-5, 0)
+    assert (figure.ridge.align, figure.ridge.x_offset, figure.ridge.y_offset) == ("start", 5, 12)
+
+
+def test_crowded_ceilings_stay_inside_and_apart():
+    # A memory hierarchy: four slopes a factor of 2 to 4 apart, three compute roofs.
+    roofline = Roofline(
+        [ComputeRoof("Peak", 2048.0), ComputeRoof("AVX2 without FMA", 1024.0),
+         ComputeRoof("scalar", 128.0)],
+        [BandwidthRoof("L1", 6000.0, level="L1"), BandwidthRoof("L2", 2500.0, level="L2"),
+         BandwidthRoof("L3", 900.0, level="L3"), BandwidthRoof("MEM", 204.8, level="MEM")])
+    x_range, y_range = (0.01, 300.0), (0.3, 8000.0)
+    layout, _ = layout_of(roofline, x_range, y_range)
+    assert all(spot.inside for spot in [*layout.ceilings, layout.ridge])
+    for width in WIDTHS:
+        area = PlotArea(min_width=width, height=DEFAULT_AREA.height)
+        assert_inside_and_apart(label_boxes_px(layout, x_range, y_range, area), area)
+
+
+def test_a_name_too_long_for_the_plot_keeps_its_value():
+    name = "a compute ceiling whose name is much longer than the narrowest plot is wide"
+    roofline = Roofline([ComputeRoof("Peak", 2048.0), ComputeRoof(name, 53.6)],
+                        [BandwidthRoof("Peak bandwidth", 204.8)])
+    assert style.text_px(name) > style.MIN_PLOT_PX
+    layout, _ = layout_of(roofline, (0.02, 2000.0), (0.2, 6000.0))
+    texts = [spot.text for spot in layout.ceilings]
+    assert "53.6 GFLOP/s" in texts and all(spot.inside for spot in layout.ceilings)
+
+
+def test_text_width_estimate_is_above_what_chromium_draws():
+    # Widths of the 12 px labels measured in Chromium (DejaVu Sans) at 900 and 1400 px.
+    for text, drawn in [("Peak bandwidth: 204.8 GB/s", 152.1), ("Peak: 2048 GFLOP/s", 114.1),
+                        ("1 core at 3.35 GHz boost: 53.6 GFLOP/s", 216.8),
+                        ("ridge 10 FLOP/byte", 104.4)]:
+        assert drawn < style.text_px(text) < 1.3 * drawn
+
+
+def test_every_tooltip_lets_clicks_through(quickstart):
+    figure = quickstart.figure
+    assert figure.scatter.tooltip_style == style.TOOLTIP_STYLE
+    assert style.TOOLTIP_STYLE["pointer-events"] == "none"
+    # The stylesheet for bqplot's tooltip container is rendered with the ridge label (as its
+    # tooltip, never shown), into the figure's tooltip container.
+    assert figure.ridge.tooltip is figure.tooltip_css and figure.ridge.enable_hover is False
+    assert figure.tooltip_css.value == f"<style>{style.TOOLTIP_CSS}</style>"
+    assert ".bqplot_tooltip_div:has(.roofline-tooltip)" in style.TOOLTIP_CSS
+    assert figure.tooltip_css.layout.display == "none"
+
+
+def test_the_spread_squares_tooltip_lets_clicks_through(pmgpu):
+    from roofline_widget.widget.ranks_layer import RanksLayer
+
+    w = RooflineWidget(pmgpu)
+    layer = RanksLayer(w.figure)
+    assert layer.medians.tooltip_style == style.TOOLTIP_STYLE
+
+
+def test_a_zoom_drops_the_labels_of_lines_out_of_view(pmgpu):
+    w = RooflineWidget(pmgpu)  # empirical: 28.58 GB/s, 2.134 GFLOP/s (ridge 0.0747 FLOP/byte)
+    w.figure.x_scale.min, w.figure.x_scale.max = 1.0, 2.0  # a zoom in the browser
+    # the slope is at 28.6 to 57 GFLOP/s there, above the y axis' 6.4: no label; the
+    # compute roof (2.134) runs across the view and keeps its label, as does no ridge
+    texts = dict(zip(w.figure.ceilings.labels, w.figure.ceiling_labels.text))
+    assert texts["Empirical bandwidth: 28.58 GB/s (empirical)"] == ""
+    assert texts["Empirical peak: 2.134 GFLOP/s (empirical)"].startswith("Empirical peak")
+    assert list(w.figure.ridge.text) == [""]
