@@ -178,3 +178,18 @@ def test_a_zoom_drops_the_labels_of_lines_out_of_view(pmgpu):
     assert texts["Empirical bandwidth: 28.58 GB/s (empirical)"] == ""
     assert texts["Empirical peak: 2.134 GFLOP/s (empirical)"].startswith("Empirical peak")
     assert list(w.figure.ridge.text) == [""]
+
+
+def test_the_level_and_comparison_tooltips_let_clicks_through():
+    rendered = [sample_path(f"rendered/rendered_not_measured_clx_2t_{group}.txt")
+                for group in ("L2", "L3", "MEM_DP")]
+    levels = RooflineWidget(rendered, levels=["L2", "L3", "MEM"])
+    compared = RooflineWidget(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt"),
+                              baseline=sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"))
+    for widget in (levels, compared):
+        hovered = [mark for mark in widget.figure.plot.marks
+                   if mark.tooltip is not None and mark.enable_hover
+                   and (mark.interactions or {}).get("hover") == "tooltip"]
+        assert len(hovered) >= 2  # the main scatter and the layer's marks
+        for mark in hovered:
+            assert mark.tooltip_style.get("pointer-events") == "none", mark

@@ -400,7 +400,8 @@ class CompareLayer:
         scatter = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), scales=self._scales, marker=run_marker(index),
             fill=False, stroke_width=2, default_size=70, opacities=[0.7], colors=["gray"],
-            tooltip=self.tooltip, interactions={"hover": "tooltip"}, visible=False)
+            tooltip=self.tooltip, tooltip_style=dict(style.TOOLTIP_STYLE),
+            interactions={"hover": "tooltip"}, visible=False)
         scatter.on_hover(self._on_hover)
         return scatter
 

@@ -191,6 +191,7 @@ class LevelsLayer:
             dots = bq.Scatter(x=_EMPTY, y=_EMPTY, color=_EMPTY, marker=MARKERS[level],
                               scales={**scales, "color": colors}, default_size=_DOT_SIZE,
                               stroke="#222222", stroke_width=0.8, tooltip=self.tooltip,
+                              tooltip_style=dict(style.TOOLTIP_STYLE),
                               interactions={"hover": "tooltip"}, visible=False,
                               labels=[level], display_legend=False)
             dots.on_hover(lambda mark, content, lv=level: self._on_hover(lv, content))
@@ -203,6 +204,7 @@ class LevelsLayer:
         self.rings = bq.Scatter(x=_EMPTY, y=_EMPTY, scales=scales, marker="circle", fill=False,
                                 colors=[style.FINDING_COLOR], stroke_width=2.5,
                                 default_size=RING_SIZE, tooltip=self.ring_tooltip,
+                                tooltip_style=dict(style.TOOLTIP_STYLE),
                                 interactions={"hover": "tooltip"}, visible=False,
                                 labels=["sanity findings"], display_legend=False)
         self.rings.on_hover(lambda mark, content: self._on_ring_hover(content))
