@@ -54,13 +54,14 @@ def _per_rank(data, selection: dict) -> tuple[pd.DataFrame, str | None, str | No
 
 def _slowest_rank(table: pd.DataFrame, grouped) -> pd.Series:
     """Per group the rank with the longest runtime (the first such rank on ties; -1 if none)."""
-    runtime = table["runtime_seconds"]
-    ordered = table.assign(_missing=runtime.isna(), _neg=-runtime.fillna(0.0))
-    first = ordered.sort_values(["_missing", "_neg", "rank"], kind="stable") \
-        .groupby(_GROUP_KEYS, sort=False).head(1)
-    slowest = first.set_index(_GROUP_KEYS)["rank"].where(~first.set_index(_GROUP_KEYS)["_missing"],
-                                                        -1)
-    return slowest.reindex(grouped.size().index)
+    codes = grouped.ngroup().to_numpy()  # groups numbered in order of appearance, as grouped
+    runtime = table["runtime_seconds"].to_numpy(dtype=float)
+    ranks = table["rank"].to_numpy()
+    missing = np.isnan(runtime)
+    # per group: measured runtimes first, the longest first, then the lowest rank
+    order = np.lexsort((ranks, -np.where(missing, 0.0, runtime), missing, codes))
+    starts = order[np.r_[True, codes[order][1:] != codes[order][:-1]]]
+    return pd.Series(np.where(missing[starts], -1, ranks[starts]), index=grouped.size().index)
 
 
 def rank_spread(data, **selection) -> pd.DataFrame:

@@ -264,7 +264,8 @@ class RooflineWidget(widgets.VBox):
             self._levels_layer()
             self._update_layers(self._points, self._roofline)
             x_range, y_range = st.axis_ranges(self._points.points, self._roofline,
-                                              self._layer_extent())
+                                              self._layer_extent(),
+                                              bulk=self._points.flop_split[0])
             self.figure.assign_roofline(self._roofline, x_range, y_range)
             self.controls.status_html.value = self._status()
         except Exception:
@@ -303,7 +304,8 @@ class RooflineWidget(widgets.VBox):
                                       self._extra)
         self._update_layers(points, roofline)
         points = self._ranks_points(points)
-        x_range, y_range = st.axis_ranges(points.points, roofline, self._layer_extent())
+        x_range, y_range = st.axis_ranges(points.points, roofline, self._layer_extent(),
+                                          bulk=points.flop_split[0])
         selected = st.surviving_keys(self.selected, points.points)
         shown = points.shown
         figure_state = FigureState(
@@ -323,7 +325,8 @@ class RooflineWidget(widgets.VBox):
         points = self._points.points
         main, roofline = st.rooflines(self.peak_flops, self.peak_bandwidth, points, self._extra)
         self._update_layers(self._points, roofline)
-        (x0, x1), (y0, y1) = st.axis_ranges(points, roofline, self._layer_extent())
+        (x0, x1), (y0, y1) = st.axis_ranges(points, roofline, self._layer_extent(),
+                                            bulk=self._points.flop_split[0])
         xs, ys = self.figure.x_scale, self.figure.y_scale
         x_range = (min(x0, xs.min or x0), max(x1, xs.max or 0))
         y_range = (min(y0, ys.min or y0), max(y1, ys.max or 0))
@@ -381,7 +384,8 @@ class RooflineWidget(widgets.VBox):
                                   combine_ranks=self.combine_ranks,
                                   n_selected=len(self.selected))
         notes = [layer.status() for layer in self.figure.layers.values()]
-        notes.insert(0, text.no_flop_work_html(self._points.points))
+        notes.insert(0, text.no_flop_work_html(self._points.points,
+                                               no_flop=self._points.flop_split[1]))
         return " ".join([status, *filter(None, notes)])
 
     def _color_codes(self, shown: pd.DataFrame) -> np.ndarray:
@@ -437,7 +441,7 @@ class RooflineWidget(widgets.VBox):
     def reset_view(self) -> None:
         """Fit the axes to the points and ceilings again (undo pan and zoom)."""
         x_range, y_range = st.axis_ranges(self._points.points, self._roofline,
-                                          self._layer_extent())
+                                          self._layer_extent(), bulk=self._points.flop_split[0])
         self.figure.assign_roofline(self._roofline, x_range, y_range)
 
     @property

@@ -9,6 +9,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -64,6 +65,15 @@ class PointState:
     notes: list = field(default_factory=list)
     error: str = ""
     select_options: dict | None = None
+
+    @cached_property
+    def flop_split(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """``points`` split into the bulk and those doing almost no FLOPs, computed once.
+
+        :func:`~roofline_widget.style.split_flop_work` of ``points``; the axis
+        ranges and the status note of every peak change reuse it.
+        """
+        return style.split_flop_work(self.points)
 
     @property
     def over_budget(self) -> bool:
@@ -196,15 +206,19 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
 
 
 def axis_ranges(points: pd.DataFrame, roofline: Roofline | None,
-                extent: tuple = ((), ())) -> tuple[tuple[float, float], tuple[float, float]]:
+                extent: tuple = ((), ()), *, bulk: pd.DataFrame | None = None
+                ) -> tuple[tuple[float, float], tuple[float, float]]:
     """Log-axis limits that hold the points, every ridge point, the roofs and the ridge label.
 
     ``extent`` holds more (x, y) values to keep inside, e.g. the layers' marks.
     Points doing almost no FLOPs (:func:`~roofline_widget.style.split_flop_work`)
     do not stretch the axes: the ranges follow the other points, and so do
     ``extent`` pairs (x and y of equal length) below the same threshold.
+    ``bulk`` is the first part of that split when the caller has it already
+    (:attr:`PointState.flop_split`).
     """
-    bulk, _ = style.split_flop_work(points)
+    if bulk is None:
+        bulk, _ = style.split_flop_work(points)
     extent_x = np.asarray(extent[0], dtype=float)
     extent_y = np.asarray(extent[1], dtype=float)
     if len(bulk) < len(points) and extent_x.shape == extent_y.shape:

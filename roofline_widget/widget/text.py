@@ -241,7 +241,7 @@ def status_html(state: PointState, roofline: Roofline | None, *, max_points: int
     return " &middot; ".join(parts)
 
 
-def no_flop_work_html(points: pd.DataFrame) -> str:
+def no_flop_work_html(points: pd.DataFrame, *, no_flop: pd.DataFrame | None = None) -> str:
     """The status note on points doing almost no FLOPs, escaped ("" when there are none).
 
     Parameters
@@ -249,7 +249,10 @@ def no_flop_work_html(points: pd.DataFrame) -> str:
     points : pandas.DataFrame
         All current points (the axis ranges follow the others,
         :func:`~roofline_widget.style.split_flop_work`).
+    no_flop : pandas.DataFrame, optional
+        The second part of that split, when the caller has it already.
     """
-    _, no_flop = style.split_flop_work(points)
+    if no_flop is None:
+        _, no_flop = style.split_flop_work(points)
     note = style.no_flop_work_text(no_flop, NO_FLOP_WHERE)
     return f"<div class='roofline-no-flop'>{html.escape(note)}</div>" if note else ""
