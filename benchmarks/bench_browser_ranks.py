@@ -38,22 +38,17 @@ for this machine (2 shared cores) and vary with its load: read the ratios.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import secrets
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from _common import ROOT, command_line, median, ms, print_table
 
 sys.path.insert(0, str(ROOT / "tests"))
 from browser.quickstart import line_paths, wait_for_new_paths  # noqa: E402
+from browser.servers import isolated_env, start_server  # noqa: E402
 from browser.ui import (  # noqa: E402
     drag_slider,
     open_in_lab,
@@ -104,70 +99,14 @@ print("bench-setup-done")
 """
 
 
-class Server:
-    """The JupyterLab process and what ``tests/browser/ui.py`` asks of a server."""
-
-    def __init__(self, work: Path) -> None:
-        env = dict(os.environ)
-        for var in ("HOME", "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
-                    "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR"):
-            (work / var.lower()).mkdir()
-            env[var] = str(work / var.lower())
-        labconfig = work / "jupyter_config_dir" / "labconfig"
-        labconfig.mkdir(parents=True)
-        (labconfig / "page_config.json").write_text(json.dumps(
-            {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
-        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-        env["JUPYTER_PLATFORM_DIRS"] = "1"
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        self.token = secrets.token_hex(16)
-        self.base_url = f"http://127.0.0.1:{port}"
-        self.log_path = work / "lab.log"
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-                 f"--port={port}", f"--IdentityProvider.token={self.token}", "--allow-root",
-                 f"--ServerApp.root_dir={work / 'notebooks'}",
-                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-                cwd=work / "notebooks", env=env, stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                self.api("api/status")
-                return
-            except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    self.stop()
-                    raise RuntimeError(f"JupyterLab did not start:\n{self.log_tail()}") from None
-                time.sleep(0.25)
-
-    def url(self, path: str) -> str:
-        sep = "&" if "?" in path else "?"
-        return f"{self.base_url}/{path.lstrip('/')}{sep}token={self.token}"
-
-    def api(self, path: str, method: str = "GET"):
-        request = urllib.request.Request(self.url(path), method=method)
-        with urllib.request.urlopen(request, timeout=10) as response:
-            body = response.read()
-        return json.loads(body) if body else None
-
-    def log_tail(self, n_chars: int = 4000) -> str:
-        return self.log_path.read_text(errors="replace")[-n_chars:]
-
-    def stop(self) -> None:
-        """Terminate the server's own process group (it was started in a new session)."""
-        for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
-            try:
-                os.killpg(self.process.pid, sig)
-                self.process.wait(timeout=grace)
-                return
-            except ProcessLookupError:
-                return
-            except subprocess.TimeoutExpired:
-                continue
+def start_lab(work: Path):
+    """JupyterLab on ``work / "notebooks"`` (``tests/browser/servers.py``: isolated state, 127.0.0.1)."""
+    return start_server(
+        ["jupyterlab", "--no-browser", "--ip=127.0.0.1", "--allow-root",
+         f"--ServerApp.root_dir={work / 'notebooks'}",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        root_dir=work / "notebooks", env=isolated_env(work / "jupyter", work / "state.json"),
+        log_path=work / "lab.log", state_file=work / "state.json")
 
 
 def write_notebook(path: Path, ranks: list[int]) -> None:
@@ -266,7 +205,7 @@ def main() -> None:
         work = Path(tmp)
         (work / "notebooks").mkdir()
         write_notebook(work / "notebooks" / "ranks.ipynb", ranks)
-        server = Server(work)
+        server = start_lab(work)
         try:
             with sync_playwright() as playwright:
                 context = playwright.chromium.launch_persistent_context(

@@ -12,25 +12,16 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+from browser.servers import isolated_env, start_server
 
 REPO = Path(__file__).resolve().parents[1]
 POST_BUILD = REPO / "binder" / "postBuild"
 QUICKSTART_URL = "/lab/tree/notebooks/quickstart.ipynb"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture
@@ -58,34 +49,17 @@ def test_post_build_installs_the_checkout_with_the_static_extra(binder_home):
 
 def test_the_server_binder_starts_opens_the_quickstart(binder_home):
     repo, home, _ = binder_home
-    port, token = _free_port(), "binder-test-token"
-    env = dict(os.environ, HOME=str(home), JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
-               JUPYTER_RUNTIME_DIR=str(home / "runtime"), JUPYTER_DATA_DIR=str(home / "data"))
-    env.pop("JUPYTER_CONFIG_PATH", None)
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-               f"--port={port}", f"--IdentityProvider.token={token}", "--allow-root",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    log = (repo.parent / "lab.log").open("wb")
-    server = subprocess.Popen(command, cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, start_new_session=True)
+    env = isolated_env(repo.parent / "jupyter", repo.parent / "state.json")
+    # the home and configuration directory postBuild wrote to, as on Binder
+    env.update(HOME=str(home), JUPYTER_CONFIG_DIR=str(home / ".jupyter"))
+    server = start_server(
+        ["jupyterlab", "--no-browser", "--ip=127.0.0.1", "--allow-root",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        root_dir=repo, env=env, log_path=repo.parent / "lab.log",
+        state_file=repo.parent / "state.json")
     try:
-        final_url = _landing_url(f"http://127.0.0.1:{port}/?token={token}", server)
+        with urllib.request.urlopen(server.url("/"), timeout=10) as response:
+            landing = response.geturl()
     finally:
-        server.terminate()
-        server.wait(timeout=20)
-        log.close()
-    assert final_url.split("?")[0].endswith(QUICKSTART_URL), (repo.parent / "lab.log").read_text()
-
-
-def _landing_url(url: str, server: subprocess.Popen, timeout_s: float = 90.0) -> str:
-    """The URL ``url`` redirects to, once the server answers."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"JupyterLab exited with code {server.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=10) as response:
-                return response.geturl()
-        except (urllib.error.URLError, ConnectionError, OSError):
-            time.sleep(0.25)
-    pytest.fail(f"JupyterLab did not answer within {timeout_s} s")
+        server.stop()
+    assert landing.split("?")[0].endswith(QUICKSTART_URL), server.log_tail()

@@ -14,20 +14,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from .servers import isolated_env, start_server
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
@@ -69,7 +63,6 @@ SCREENSHOT_WIDTHS = (900, 1400)
 ARTIFACTS_KEY = pytest.StashKey[Path]()
 START_KEY = pytest.StashKey[float]()
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-SERVER_START_TIMEOUT_S = 90
 
 
 def _missing_browser_tools() -> str | None:
@@ -93,131 +86,17 @@ def _require_browser_tools() -> None:
     pytest.skip(message)
 
 
-def free_port() -> int:
-    """Return a TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@dataclass
-class Server:
-    """A running Jupyter (Lab or Voila) server."""
-
-    base_url: str
-    token: str
-    root_dir: Path
-    log_path: Path
-    state_file: Path
-    process: subprocess.Popen
-
-    def url(self, path: str) -> str:
-        """Full URL of ``path`` with the token appended."""
-        sep = "&" if "?" in path else "?"
-        return f"{self.base_url}/{path.lstrip('/')}{sep}token={self.token}"
-
-    def api(self, path: str, method: str = "GET"):
-        """Call the server's REST API; return the decoded JSON or ``None``."""
-        request = urllib.request.Request(self.url(path), method=method)
-        with urllib.request.urlopen(request, timeout=10) as response:
-            body = response.read()
-        return json.loads(body) if body else None
-
-    def log_tail(self, n_chars: int = 4000) -> str:
-        """The end of the server's log, for error messages."""
-        return self.log_path.read_text(errors="replace")[-n_chars:]
-
-
-def _isolated_env(base: Path, state_file: Path) -> dict[str, str]:
-    """Environment with every Jupyter state directory below ``base``."""
-    dirs = {
-        "HOME": "home",
-        "JUPYTER_CONFIG_DIR": "config",
-        "JUPYTER_DATA_DIR": "data",
-        "JUPYTER_RUNTIME_DIR": "runtime",
-        "JUPYTERLAB_SETTINGS_DIR": "settings",
-        "JUPYTERLAB_WORKSPACES_DIR": "workspaces",
-        "IPYTHONDIR": "ipython",
-    }
-    env = dict(os.environ)
-    for var, name in dirs.items():
-        (base / name).mkdir(parents=True, exist_ok=True)
-        env[var] = str(base / name)
-    labconfig = base / "config" / "labconfig"
-    labconfig.mkdir(parents=True, exist_ok=True)
-    (labconfig / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
-    )
-    # No autosave: a notebook saved with widget views whose kernel is gone shows "widget
-    # model not found" when the next test opens it (Lab and Notebook 7 share these settings).
-    docmanager = base / "settings" / "@jupyterlab" / "docmanager-extension"
-    docmanager.mkdir(parents=True, exist_ok=True)
-    (docmanager / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
-    # Kernels find the executables of this venv first and inherit the state file path.
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["ROOFLINE_STATE_FILE"] = str(state_file)
-    env["JUPYTER_PLATFORM_DIRS"] = "1"
-    env.pop("JUPYTER_PATH", None)
-    env.pop("JUPYTER_CONFIG_PATH", None)
-    return env
-
-
-def _wait_until_ready(server: Server, status_path: str) -> None:
-    deadline = time.monotonic() + SERVER_START_TIMEOUT_S
-    last_error: Exception | None = None
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(
-                f"server exited with code {server.process.returncode}:\n{server.log_tail()}"
-            )
-        try:
-            urllib.request.urlopen(server.url(status_path), timeout=5).read()
-            return
-        except (urllib.error.URLError, ConnectionError, OSError) as exc:
-            last_error = exc
-            time.sleep(0.25)
-    raise RuntimeError(
-        f"server not ready after {SERVER_START_TIMEOUT_S} s ({last_error}):\n{server.log_tail()}"
-    )
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """Terminate the process group of ``process``; kill it if it lingers."""
-    for sig, grace_s in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=grace_s)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def _serve(tmp: Path, name: str, args: list[str], token_option: str, ready_path: str):
-    """Start ``python -m <args>`` as a server; yield a ready :class:`Server`, stop it after.
-
-    ``token_option`` is the traitlets option that takes the token, ``ready_path``
-    a URL path that answers once the server is up without starting a kernel.
-    """
-    root_dir = tmp / "notebooks"
+    """Start ``python -m <args>`` as a server (``servers.start_server``); yield it, stop it after."""
     state_file = tmp / f"{name}-state.json"
-    env = _isolated_env(tmp / f"{name}-jupyter", state_file)
-    port, token = free_port(), secrets.token_hex(16)
-    log_path = tmp / f"{name}.log"
-    cmd = [sys.executable, "-m", *args, f"--port={port}", f"--{token_option}={token}"]
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            cmd, cwd=root_dir, env=env, stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    server = Server(f"http://127.0.0.1:{port}", token, root_dir, log_path, state_file, process)
+    server = start_server(args, root_dir=tmp / "notebooks",
+                          env=isolated_env(tmp / f"{name}-jupyter", state_file),
+                          log_path=tmp / f"{name}.log", state_file=state_file,
+                          token_option=token_option, ready_path=ready_path)
     try:
-        _wait_until_ready(server, ready_path)
         yield server
     finally:
-        _stop(process)
+        server.stop()
 
 
 @pytest.fixture(scope="session")
