@@ -132,6 +132,7 @@ def warm_up() -> None:
     8 x 100 x 8), which belong to neither side's per-call cost.
     """
     from scope_profiler.plotting_scripts.roofline import collect_roofline_points as reference
+
     from roofline_widget.points import collect_roofline_points as ours
 
     results = make_results(2, 10, 2)

@@ -23,7 +23,8 @@ except ImportError:  # run from a checkout without PYTHONPATH
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     import roofline_widget
 
-from roofline_widget import RooflineWidget, plot_roofline, sample_path, style
+from roofline_widget import RooflineWidget, plot_roofline, sample_path
+from roofline_widget.look import style
 
 SAMPLE = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 

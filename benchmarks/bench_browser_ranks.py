@@ -47,9 +47,9 @@ from pathlib import Path
 from _common import ROOT, command_line, median, ms, print_table
 
 sys.path.insert(0, str(ROOT / "tests"))
-from browser.quickstart import line_paths, wait_for_new_paths  # noqa: E402
-from browser.servers import isolated_env, start_server  # noqa: E402
-from browser.ui import (  # noqa: E402
+from browser.quickstart import line_paths, wait_for_new_paths
+from browser.servers import isolated_env, start_server
+from browser.ui import (
     drag_slider,
     open_in_lab,
     run_all_cells,

@@ -20,8 +20,20 @@ from __future__ import annotations
 
 import argparse
 
-from _common import (BANDWIDTH, FLOPS, command_line, make_results, median, ms, print_table,
-                     quiet, shown, timed, verdict, warm_up)
+from _common import (
+    BANDWIDTH,
+    FLOPS,
+    command_line,
+    make_results,
+    median,
+    ms,
+    print_table,
+    quiet,
+    shown,
+    timed,
+    verdict,
+    warm_up,
+)
 
 TARGET_SPEEDUP = 30.0
 SIZES = ((8, 100, 8), (64, 500, 32))
@@ -61,6 +73,7 @@ def compare_points(ours: list, reference: list) -> dict:
 
 def bench_size(n_ranks: int, n_regions: int, n_threads: int, repeat: int) -> dict:
     from scope_profiler.plotting_scripts.roofline import collect_roofline_points as reference
+
     from roofline_widget.points import collect_roofline_points as ours
 
     keywords = {"flops_metric": FLOPS, "bandwidth_metric": BANDWIDTH}

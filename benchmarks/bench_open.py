@@ -7,7 +7,7 @@ of the two per-rank readers (direct and through h5py).  The file is written by
 scope-profiler's own writer (``write_likwid_results`` per rank, through
 ``tests/scope_fixtures.write_scope_h5``), then, in one process, interleaved:
 
-* ours: :func:`~roofline_widget.io.scope_h5.read_scope_sums` (cache off,
+* ours: :func:`~roofline_widget.io.scope.h5.read_scope_sums` (cache off,
   default executor: a process pool for this size) + ``RegionSums(...).select(...).points``;
 * ours serial: the same in this process (no pool), to show what the pool adds;
 * reference: ``ProfilingResults.from_h5`` + scope-profiler's
@@ -42,7 +42,7 @@ class InlineExecutor(Executor):
 
 
 def ours(path, **keywords):
-    from roofline_widget.io.scope_h5 import read_scope_sums
+    from roofline_widget.io.scope.h5 import read_scope_sums
     from roofline_widget.points import RegionSums
 
     sums = read_scope_sums(path, progress=False, **keywords)
@@ -78,10 +78,11 @@ def replicate(base: Path, target: Path, ranks: int) -> Path:
 
 def import_both():
     """Import both sides' modules before timing (a notebook has them imported already)."""
-    import roofline_widget.io.scope_h5  # noqa: F401
-    import roofline_widget.points  # noqa: F401
-    import scope_profiler.plotting_scripts.roofline  # noqa: F401
+    import scope_profiler.plotting_scripts.roofline
     import scope_profiler.results  # noqa: F401
+
+    import roofline_widget.io.scope.h5
+    import roofline_widget.points  # noqa: F401
 
 
 def compare(path, repeat):
@@ -119,7 +120,7 @@ def cached(path, repeat, directory):
 
 
 def memory(path, ranks, regions, threads):
-    from roofline_widget.io.scope_h5 import read_scope_sums
+    from roofline_widget.io.scope.h5 import read_scope_sums
 
     numeric = ranks * regions * threads * (20 + 2) * 8  # metrics, times, call_counts as float64
     tracemalloc.start()
@@ -185,9 +186,9 @@ def readers(path, repeat) -> None:
     """CPU time per region of the two per-rank readers, and what a worker's result pickles to."""
     import pickle
 
-    from roofline_widget.io.h5_raw import RawH5
-    from roofline_widget.io.scope_check import open_h5
-    from roofline_widget.io.scope_h5 import rank_groups, read_rank_h5py, read_rank_raw
+    from roofline_widget.io.scope.check import open_h5
+    from roofline_widget.io.scope.h5 import rank_groups, read_rank_h5py, read_rank_raw
+    from roofline_widget.io.scope.h5_raw import RawH5
 
     ranks = rank_groups(path)
 

@@ -23,7 +23,6 @@ import operator
 import time
 
 import numpy as np
-
 from _common import BANDWIDTH, FLOPS, command_line, make_results, median, print_table, timed
 
 SIZE = (64, 500, 32)

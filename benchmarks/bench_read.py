@@ -31,8 +31,17 @@ import sys
 import time
 from pathlib import Path
 
-from _common import (ROOT, command_line, current_rss_mb, median, ms, peak_rss_mb, print_table,
-                     run_json_subprocess, verdict)
+from _common import (
+    ROOT,
+    command_line,
+    current_rss_mb,
+    median,
+    ms,
+    peak_rss_mb,
+    print_table,
+    run_json_subprocess,
+    verdict,
+)
 
 RATE_TARGET = 20.0      # MB/s
 MEMORY_TARGET = 3.0     # model bytes / numeric bytes

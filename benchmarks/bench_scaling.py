@@ -28,9 +28,23 @@ import json
 import sys
 from pathlib import Path
 
-from _common import (BANDWIDTH, FLOPS, command_line, current_rss_mb, make_results, median, ms,
-                     peak_rss_mb, print_table, quiet, reset_peak_rss, run_json_subprocess, shown,
-                     timed, warm_up)
+from _common import (
+    BANDWIDTH,
+    FLOPS,
+    command_line,
+    current_rss_mb,
+    make_results,
+    median,
+    ms,
+    peak_rss_mb,
+    print_table,
+    quiet,
+    reset_peak_rss,
+    run_json_subprocess,
+    shown,
+    timed,
+    warm_up,
+)
 
 BASE = (8, 100, 8)
 SCALES = {1: (8, 100, 8), 10: (80, 100, 8), 100: (80, 1000, 8), 1000: (800, 1000, 8)}
@@ -39,6 +53,7 @@ SCALES = {1: (8, 100, 8), 10: (80, 100, 8), 100: (80, 1000, 8), 1000: (800, 1000
 def child(scale: int, repeat: int, with_reference: bool) -> None:
     """One size, in a subprocess: print a JSON object."""
     from scope_profiler.plotting_scripts.roofline import collect_roofline_points as reference
+
     from roofline_widget.points import collect_roofline_points as ours
 
     quiet()

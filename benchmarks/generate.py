@@ -152,13 +152,13 @@ def render_block(block: Block, layout: str, *, blank_lines: bool = True,
     if layout == "mpirun" and block.calls:
         events.insert(0, ("Region calls", "CTR", block.calls))
     names = [e[0] for e in events]
-    labels = [["Event"] + names]
+    labels = [["Event", *names]]
     if layout != "3":
         labels.append(["Counter"] + [e[1] for e in events])
     emit(labels + [[t] + [e[2][k] for e in events] for k, t in enumerate(block.threads)])
     order = ("Sum", "Max", "Min", "Avg") if layout == "3" else ("Sum", "Min", "Max", "Avg")
     if stats and layout != "3":
-        stat_labels = [["Event"] + [n + " STAT" for n in names]] + labels[1:]
+        stat_labels = [["Event"] + [n + " STAT" for n in names], *labels[1:]]
         emit(stat_labels + stat_columns([e[2] for e in events], order))
     if block.metrics:
         emit([["Metric"] + [m[0] for m in block.metrics]]
@@ -167,9 +167,9 @@ def render_block(block: Block, layout: str, *, blank_lines: bool = True,
             fmt = "%g".__mod__ if layout == "3" else num2str
             columns = stat_columns([m[1] for m in block.metrics], order, fmt)
             if layout == "mpirun":
-                columns += [[f"%ile {p}"] + column[1:] for p, column in
+                columns += [[f"%ile {p}", *column[1:]] for p, column in
                             zip((25, 50, 75), columns[1:])]  # LIKWID's are not trustworthy
-            emit([["Metric"] + [m[0] + " STAT" for m in block.metrics]] + columns)
+            emit([["Metric"] + [m[0] + " STAT" for m in block.metrics], *columns])
     return out
 
 
@@ -224,7 +224,7 @@ def generate_perfctr(regions: int, threads: int, *, repeat_header: bool = True) 
 
 def measure(text: str, label: str) -> float:
     """Parse ``text`` with the text reader; print and return MB/s (best of 3)."""
-    from roofline_widget.io.text import parse_text
+    from roofline_widget.io.likwid_text import parse_text
 
     size = len(text.encode()) / 1e6
     best = math.inf

@@ -7,8 +7,8 @@ compute points with :func:`collect_roofline_points`, draw a static figure with
 
 from importlib import resources as _resources
 
-from .errors import LikwidFormatError, LikwidReadWarning
-from .model import LikwidRun
+from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.model import LikwidRun
 
 # Everything else is imported on first use (PEP 562), so that reading files
 # does not pay for ipywidgets, bqplot or matplotlib.
@@ -23,16 +23,16 @@ _LAZY = {
     "BandwidthRoof": ".ceilings",
     "ComputeRoof": ".ceilings",
     "Roofline": ".ceilings",
-    "plot_roofline": ".static_plot",
-    "OutputPathError": ".output_files",
+    "plot_roofline": ".static.plot",
+    "OutputPathError": ".static.output_files",
     "RooflineWidget": ".widget",
-    "hierarchical_points": ".levels",
-    "hierarchical_left_out": ".levels",
-    "machine_roofline": ".machine",
-    "sanity_check": ".sanity",
+    "hierarchical_points": ".analysis.levels",
+    "hierarchical_left_out": ".analysis.levels",
+    "machine_roofline": ".analysis.machine",
+    "sanity_check": ".analysis.sanity",
     "read_topology": ".io.topology",
-    "rank_spread": ".spread",
-    "compare_points": ".compare",
+    "rank_spread": ".analysis.spread",
+    "compare_points": ".analysis.compare",
     "View": ".views",
     "ViewError": ".views",
 }
@@ -74,13 +74,13 @@ __all__ = [
     "machine_roofline",
     "plot_roofline",
     "points_dataframe",
+    "rank_spread",
     "read_likwid",
     "read_likwid_bench",
     "read_topology",
-    "rank_spread",
+    "sample_names",
     "sample_path",
     "sanity_check",
-    "sample_names",
 ]
 
 

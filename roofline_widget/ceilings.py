@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["ComputeRoof", "BandwidthRoof", "Roofline", "EMPIRICAL", "USER"]
+__all__ = ["EMPIRICAL", "USER", "BandwidthRoof", "ComputeRoof", "Roofline"]
 
 EMPIRICAL = "empirical"
 USER = "user"
@@ -131,7 +131,7 @@ class BandwidthRoof(_Roof):
     #: The memory level (``"L1"``, ``"L2"``, ``"L3"``, ``"MEM"``) the roof bounds, None if not known.
     level: str | None = None
     #: Where the number came from in detail (file, kernel, threads, how the level was decided);
-    #: see :func:`roofline_widget.machine.machine_roofline`.
+    #: see :func:`roofline_widget.analysis.machine.machine_roofline`.
     provenance: dict | None = field(default=None, compare=False, repr=False)
     _field = "gbs"
     unit = "GB/s"

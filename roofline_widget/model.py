@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .enums import StrEnum
-from .units import Unit, parse_unit
+from roofline_widget.enums import StrEnum
+from roofline_widget.units import Unit, parse_unit
 
-__all__ = ["LikwidRun", "KEY_COLUMNS", "WHOLE_RUN_REGION", "Device", "Layout", "CPU", "GPU"]
+__all__ = ["CPU", "GPU", "KEY_COLUMNS", "WHOLE_RUN_REGION", "Device", "Layout", "LikwidRun"]
 
 #: Region name given to wrapper-mode output (likwid-perfctr without ``-m``),
 #: which measures the whole program as one implicit region.

@@ -18,10 +18,21 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .enums import StrEnum
+from roofline_widget.enums import StrEnum
 
-__all__ = ["Unit", "UnitKind", "parse_unit", "split_metric_name", "FLOP_RATE", "UOP_RATE",
-           "BYTE_RATE", "BYTE_VOLUME", "INTENSITY", "TIME", "OTHER"]
+__all__ = [
+    "BYTE_RATE",
+    "BYTE_VOLUME",
+    "FLOP_RATE",
+    "INTENSITY",
+    "OTHER",
+    "TIME",
+    "UOP_RATE",
+    "Unit",
+    "UnitKind",
+    "parse_unit",
+    "split_metric_name",
+]
 
 
 class UnitKind(StrEnum):

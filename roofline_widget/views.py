@@ -29,10 +29,10 @@ import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from . import output_files
-from .ceilings import BandwidthRoof, ComputeRoof
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
+from roofline_widget.static import output_files
 
-__all__ = ["View", "ViewError", "ViewWarning", "VIEW_FORMAT", "VIEW_VERSION"]
+__all__ = ["VIEW_FORMAT", "VIEW_VERSION", "View", "ViewError", "ViewWarning"]
 
 #: The ``format`` value every view file carries.
 VIEW_FORMAT = "roofline-widget view"
@@ -220,7 +220,7 @@ class View:
             Missing or wrong-kind metrics, absent ranks, filters that match
             no region, selected points whose run, rank or region is absent.
         """
-        from .points import ALL_RANKS, RegionSums
+        from roofline_widget.points import ALL_RANKS, RegionSums
 
         sums = RegionSums.from_runs(data)
         problems = []

@@ -17,7 +17,7 @@ def table(header: str, rows: list[tuple], columns: list[str]) -> list[str]:
     border = "+" + "+".join("-" * w for w in widths) + "+"
     out = [border, "|" + "|".join(c.center(w) for c, w in zip(cells[0], widths)) + "|", border]
     out += ["|" + "|".join(c.center(w) for c, w in zip(row, widths)) + "|" for row in cells[1:]]
-    return out + [border]
+    return [*out, border]
 
 
 def perfctr_region(region: str, group_index: int, group: str, threads: list[int],
@@ -29,8 +29,8 @@ def perfctr_region(region: str, group_index: int, group: str, threads: list[int]
     if marker:
         lines += table("Region Info", [("RDTSC Runtime [s]", *[runtime] * len(threads)),
                                        ("call count", *[1] * len(threads))], columns)
-    lines += table("Event", [("INSTR_RETIRED_ANY", "FIXC0", *[1000] * len(threads))],
-                   ["Counter", *columns]) + [""]
+    events = [("INSTR_RETIRED_ANY", "FIXC0", *([1000] * len(threads)))]
+    lines += [*table("Event", events, ["Counter", *columns]), ""]
     rows = [("Runtime (RDTSC) [s]", *[runtime] * len(threads))]
     rows += [(name, *values) for name, values in metrics.items()]
     return "\n".join(lines + table("Metric", rows, columns) + [""])

@@ -122,28 +122,12 @@ _CHANNELS = range(6)
 
 def _l2(c: dict, t: float) -> list:
     lines = c["PMC0"] + c["PMC1"] + c["PMC2"]
-    return _basic(c, t) + [
-        ("L2D load bandwidth [MBytes/s]", 1.0e-6 * c["PMC0"] * 64.0 / t),
-        ("L2D load data volume [GBytes]", 1.0e-9 * c["PMC0"] * 64.0),
-        ("L2D evict bandwidth [MBytes/s]", 1.0e-6 * c["PMC1"] * 64.0 / t),
-        ("L2D evict data volume [GBytes]", 1.0e-9 * c["PMC1"] * 64.0),
-        ("L2 bandwidth [MBytes/s]", 1.0e-6 * lines * 64.0 / t),
-        ("L2 data volume [GBytes]", 1.0e-9 * lines * 64.0)]
+    return [*_basic(c, t), ("L2D load bandwidth [MBytes/s]", 1e-06 * c["PMC0"] * 64.0 / t), ("L2D load data volume [GBytes]", 1e-09 * c["PMC0"] * 64.0), ("L2D evict bandwidth [MBytes/s]", 1e-06 * c["PMC1"] * 64.0 / t), ("L2D evict data volume [GBytes]", 1e-09 * c["PMC1"] * 64.0), ("L2 bandwidth [MBytes/s]", 1e-06 * lines * 64.0 / t), ("L2 data volume [GBytes]", 1e-09 * lines * 64.0)]
 
 
 def _l3(c: dict, t: float) -> list:
     lines = c["PMC0"] + c["PMC1"]
-    return _basic(c, t) + [
-        ("L3 load bandwidth [MBytes/s]", 1.0e-6 * c["PMC0"] * 64.0 / t),
-        ("L3 load data volume [GBytes]", 1.0e-9 * c["PMC0"] * 64.0),
-        ("L3 evict bandwidth [MBytes/s]", 1.0e-6 * c["PMC3"] * 64.0 / t),
-        ("L3 evict data volume [GBytes]", 1.0e-9 * c["PMC3"] * 64.0),
-        ("L3|MEM evict bandwidth [MBytes/s]", 1.0e-6 * c["PMC1"] * 64.0 / t),
-        ("L3|MEM evict data volume [GBytes]", 1.0e-9 * c["PMC1"] * 64.0),
-        ("Dropped CLs bandwidth [MBytes/s]", 1.0e-6 * c["PMC2"] * 64.0 / t),
-        ("Dropped CLs data volume [GBytes]", 1.0e-9 * c["PMC2"] * 64.0),
-        ("L3 bandwidth [MBytes/s]", 1.0e-6 * lines * 64.0 / t),
-        ("L3 data volume [GBytes]", 1.0e-9 * lines * 64.0)]
+    return [*_basic(c, t), ("L3 load bandwidth [MBytes/s]", 1e-06 * c["PMC0"] * 64.0 / t), ("L3 load data volume [GBytes]", 1e-09 * c["PMC0"] * 64.0), ("L3 evict bandwidth [MBytes/s]", 1e-06 * c["PMC3"] * 64.0 / t), ("L3 evict data volume [GBytes]", 1e-09 * c["PMC3"] * 64.0), ("L3|MEM evict bandwidth [MBytes/s]", 1e-06 * c["PMC1"] * 64.0 / t), ("L3|MEM evict data volume [GBytes]", 1e-09 * c["PMC1"] * 64.0), ("Dropped CLs bandwidth [MBytes/s]", 1e-06 * c["PMC2"] * 64.0 / t), ("Dropped CLs data volume [GBytes]", 1e-09 * c["PMC2"] * 64.0), ("L3 bandwidth [MBytes/s]", 1e-06 * lines * 64.0 / t), ("L3 data volume [GBytes]", 1e-09 * lines * 64.0)]
 
 
 def _mem_dp(c: dict, t: float) -> list:
@@ -155,22 +139,7 @@ def _mem_dp(c: dict, t: float) -> list:
     # counters (the operational intensity), so every thread gets its own FLOPs / socket bytes
     socket_bytes = c["socket MBOX bytes"]
     vector_base = c["PMC0"] + c["PMC1"] + c["PMC2"]
-    return _basic(c, t) + [
-        ("Energy [J]", c["PWR0"]), ("Power [W]", c["PWR0"] / t),
-        ("Energy DRAM [J]", c["PWR3"]), ("Power DRAM [W]", c["PWR3"] / t),
-        ("DP [MFLOP/s]", 1.0e-6 * flops / t),
-        ("AVX DP [MFLOP/s]", 1.0e-6 * (c["PMC2"] * 4.0 + c["PMC3"] * 8.0) / t),
-        ("Packed [MUOPS/s]", 1.0e-6 * packed / t),
-        ("Scalar [MUOPS/s]", 1.0e-6 * c["PMC1"] / t),
-        ("Memory read bandwidth [MBytes/s]", 1.0e-6 * reads * 64.0 / t),
-        ("Memory read data volume [GBytes]", 1.0e-9 * reads * 64.0),
-        ("Memory write bandwidth [MBytes/s]", 1.0e-6 * writes * 64.0 / t),
-        ("Memory write data volume [GBytes]", 1.0e-9 * writes * 64.0),
-        ("Memory bandwidth [MBytes/s]", 1.0e-6 * (reads + writes) * 64.0 / t),
-        ("Memory data volume [GBytes]", 1.0e-9 * (reads + writes) * 64.0),
-        ("Operational intensity [FLOP/Byte]", flops / socket_bytes),
-        ("Vectorization ratio [%]",
-         100.0 * (c["PMC0"] + c["PMC2"]) / vector_base if vector_base else float("nan"))]
+    return [*_basic(c, t), ("Energy [J]", c["PWR0"]), ("Power [W]", c["PWR0"] / t), ("Energy DRAM [J]", c["PWR3"]), ("Power DRAM [W]", c["PWR3"] / t), ("DP [MFLOP/s]", 1e-06 * flops / t), ("AVX DP [MFLOP/s]", 1e-06 * (c["PMC2"] * 4.0 + c["PMC3"] * 8.0) / t), ("Packed [MUOPS/s]", 1e-06 * packed / t), ("Scalar [MUOPS/s]", 1e-06 * c["PMC1"] / t), ("Memory read bandwidth [MBytes/s]", 1e-06 * reads * 64.0 / t), ("Memory read data volume [GBytes]", 1e-09 * reads * 64.0), ("Memory write bandwidth [MBytes/s]", 1e-06 * writes * 64.0 / t), ("Memory write data volume [GBytes]", 1e-09 * writes * 64.0), ("Memory bandwidth [MBytes/s]", 1e-06 * (reads + writes) * 64.0 / t), ("Memory data volume [GBytes]", 1e-09 * (reads + writes) * 64.0), ("Operational intensity [FLOP/Byte]", flops / socket_bytes), ("Vectorization ratio [%]", 100.0 * (c["PMC0"] + c["PMC2"]) / vector_base if vector_base else float("nan"))]
 
 
 GROUPS = {

@@ -27,8 +27,8 @@ from scope_profiler.results import ProfilingResults  # noqa: E402
 from roofline_widget.errors import LikwidFormatError  # noqa: E402
 from roofline_widget.io import read_likwid  # noqa: E402
 from roofline_widget.io.bench import read_likwid_bench  # noqa: E402
-from roofline_widget.io.scope import from_scope_profiler, read_scope_h5  # noqa: E402
-from roofline_widget.io.scope_h5 import read_scope_sums  # noqa: E402
+from roofline_widget.io.scope.h5 import read_scope_sums  # noqa: E402
+from roofline_widget.io.scope.objects import from_scope_profiler, read_scope_h5  # noqa: E402
 from roofline_widget.points import points_dataframe  # noqa: E402
 
 DP = "DP [MFLOP/s]"

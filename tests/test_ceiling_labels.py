@@ -12,10 +12,19 @@ import numpy as np
 import pytest
 
 from roofline_widget import (
-    BandwidthRoof, ComputeRoof, Roofline, RooflineWidget, read_likwid, sample_path, style,
+    BandwidthRoof,
+    ComputeRoof,
+    Roofline,
+    RooflineWidget,
+    read_likwid,
+    sample_path,
 )
-from roofline_widget.widget.ceiling_labels import (
-    DEFAULT_AREA, PlotArea, label_boxes_px, place_labels,
+from roofline_widget.look import style
+from roofline_widget.look.ceiling_labels import (
+    DEFAULT_AREA,
+    PlotArea,
+    label_boxes_px,
+    place_labels,
 )
 from roofline_widget.widget.figure import roof_marks_data
 
@@ -54,8 +63,10 @@ def ranges(widget):
 
 def assert_inside_and_apart(boxes, area: PlotArea):
     for text, left, right, bottom, top in boxes:
-        assert left >= -1e-6 and right <= area.min_width + 1e-6, (text, left, right)
-        assert bottom >= -1e-6 and top <= area.height + 1e-6, (text, bottom, top)
+        assert left >= -1e-6, (text, left)
+        assert right <= area.min_width + 1e-6, (text, right)
+        assert bottom >= -1e-6, (text, bottom)
+        assert top <= area.height + 1e-6, (text, top)
     for i, (text, left, right, bottom, top) in enumerate(boxes):
         for other, o_left, o_right, o_bottom, o_top in boxes[i + 1:]:
             apart = right <= o_left or o_right <= left or top <= o_bottom or o_top <= bottom
@@ -138,7 +149,8 @@ def test_a_name_too_long_for_the_plot_keeps_its_value():
     assert style.text_px(name) > style.MIN_PLOT_PX
     layout, _ = layout_of(roofline, (0.02, 2000.0), (0.2, 6000.0))
     texts = [spot.text for spot in layout.ceilings]
-    assert "53.6 GFLOP/s" in texts and all(spot.inside for spot in layout.ceilings)
+    assert "53.6 GFLOP/s" in texts
+    assert all(spot.inside for spot in layout.ceilings)
 
 
 def test_text_width_estimate_is_above_what_chromium_draws():
@@ -155,14 +167,15 @@ def test_every_tooltip_lets_clicks_through(quickstart):
     assert style.TOOLTIP_STYLE["pointer-events"] == "none"
     # The stylesheet for bqplot's tooltip container is rendered with the ridge label (as its
     # tooltip, never shown), into the figure's tooltip container.
-    assert figure.ridge.tooltip is figure.tooltip_css and figure.ridge.enable_hover is False
+    assert figure.ridge.tooltip is figure.tooltip_css
+    assert figure.ridge.enable_hover is False
     assert figure.tooltip_css.value == f"<style>{style.TOOLTIP_CSS}</style>"
     assert ".bqplot_tooltip_div:has(.roofline-tooltip)" in style.TOOLTIP_CSS
     assert figure.tooltip_css.layout.display == "none"
 
 
 def test_the_spread_squares_tooltip_lets_clicks_through(pmgpu):
-    from roofline_widget.widget.ranks_layer import RanksLayer
+    from roofline_widget.widget.layers.ranks import RanksLayer
 
     w = RooflineWidget(pmgpu)
     layer = RanksLayer(w.figure)

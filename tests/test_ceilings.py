@@ -44,7 +44,9 @@ def test_non_positive_or_non_finite_roofs_raise(bad):
 
 def test_roofs_are_frozen_and_need_names():
     roof = ComputeRoof("peak", np.float32(2.5))
-    assert roof.gflops == 2.5 and type(roof.gflops) is float and roof.source == "user"
+    assert roof.gflops == 2.5
+    assert type(roof.gflops) is float
+    assert roof.source == "user"
     with pytest.raises(dataclasses.FrozenInstanceError):
         roof.gflops = 3.0
     with pytest.raises(ValueError, match="name"):
@@ -70,14 +72,17 @@ def test_several_roofs_top_ones_and_exact_ridge_points():
     roof = skylake_roofs()
     assert [r.name for r in roof.compute] == ["AVX-512 FMA", "AVX2 FMA", "Scalar"]
     assert [r.name for r in roof.bandwidth] == ["L1", "L2", "L3", "DRAM"]
-    assert roof.peak_flops == 1600.0 and roof.peak_bandwidth == 3200.0
+    assert roof.peak_flops == 1600.0
+    assert roof.peak_bandwidth == 3200.0
     assert roof.ridge_point() == 0.5                        # 1600 / 3200
     assert roof.ridge_point("DRAM") == 16.0                 # 1600 / 100
     assert roof.ridge_point("DRAM", "Scalar") == 1.0        # 100 / 100
     assert roof.ridge_point(roof.bandwidth[2], roof.compute[1]) == 2.0   # 800 / 400
     with pytest.raises(ValueError, match="no bandwidth roof named 'HBM'"):
         roof.ridge_point("HBM")
-    assert not roof.empirical and not roof.empirical_flops and not roof.empirical_bandwidth
+    assert not roof.empirical
+    assert not roof.empirical_flops
+    assert not roof.empirical_bandwidth
 
 
 def test_attainable_efficiency_and_bound_vectorised():
@@ -98,8 +103,10 @@ def test_from_peaks_measured_and_empirical():
     measured = Roofline.from_peaks(100.0, 50.0)
     assert (measured.peak_flops, measured.peak_bandwidth, measured.empirical) == (100.0, 50.0, False)
     empirical = Roofline.from_peaks(None, 50.0, points)
-    assert empirical.peak_flops == 40.0 and empirical.empirical_flops
-    assert not empirical.empirical_bandwidth and empirical.empirical
+    assert empirical.peak_flops == 40.0
+    assert empirical.empirical_flops
+    assert not empirical.empirical_bandwidth
+    assert empirical.empirical
     both = Roofline.from_peaks(None, None, points)
     assert (both.peak_flops, both.peak_bandwidth) == (40.0, 8.0)
     assert all(r.source == "empirical" for r in both.compute + both.bandwidth)
@@ -146,27 +153,34 @@ def test_lines_run_to_the_ridges():
     assert len(lines) == 3 + 4 + 1
     dram = by_name[("bandwidth", "DRAM")]
     # DRAM slope from x_min up to its ridge with the top compute roof: 1600 / 100 = 16
-    assert dram["x"] == [0.01, 16.0] and dram["y"] == [1.0, 1600.0]
-    assert dram["value"] == 100.0 and dram["source"] == "likwid-bench triad, 14 threads"
+    assert dram["x"] == [0.01, 16.0]
+    assert dram["y"] == [1.0, 1600.0]
+    assert dram["value"] == 100.0
+    assert dram["source"] == "likwid-bench triad, 14 threads"
     l1 = by_name[("bandwidth", "L1")]
-    assert l1["x"] == [0.01, 0.5] and l1["y"] == [32.0, 1600.0]
+    assert l1["x"] == [0.01, 0.5]
+    assert l1["y"] == [32.0, 1600.0]
     # each compute roof from its ridge with the top (L1) slope: 800 / 3200 = 0.25, 100 / 3200
     assert by_name[("compute", "AVX2 FMA")]["x"] == [0.25, 100.0]
     assert by_name[("compute", "Scalar")]["x"] == [0.03125, 100.0]
     assert by_name[("compute", "Scalar")]["y"] == [100.0, 100.0]
     main = lines[-1]
-    assert main["kind"] == "roof" and main["value"] == 0.5
+    assert main["kind"] == "roof"
+    assert main["value"] == 0.5
     # the polyline passes exactly through the ridge point (0.5, 1600)
-    assert main["x"] == [0.01, 0.5, 100.0] and main["y"] == [32.0, 1600.0, 1600.0]
+    assert main["x"] == [0.01, 0.5, 100.0]
+    assert main["y"] == [32.0, 1600.0, 1600.0]
 
 
 def test_lines_clip_to_the_range_and_validate_it():
     roof = Roofline([ComputeRoof("peak", 1000.0)], [BandwidthRoof("DRAM", 200.0)])
     # ridge at 5, right of x_max: the slope stops at x_max and no knee appears in the roof
     lines = roof.lines(0.1, 2.0)
-    assert lines[0]["x"] == [0.1, 2.0] and lines[0]["y"] == [20.0, 400.0]
+    assert lines[0]["x"] == [0.1, 2.0]
+    assert lines[0]["y"] == [20.0, 400.0]
     assert lines[1]["x"] == [2.0, 2.0]
-    assert lines[-1]["x"] == [0.1, 2.0] and lines[-1]["y"] == [20.0, 400.0]
+    assert lines[-1]["x"] == [0.1, 2.0]
+    assert lines[-1]["y"] == [20.0, 400.0]
     with pytest.raises(ValueError, match="larger than x_min"):
         roof.lines(1.0, 1.0)
     with pytest.raises(ValueError, match="x_min"):
@@ -177,20 +191,25 @@ def test_empirical_is_labelled_in_lines():
     points = pd.DataFrame({"performance_gflops": [5.0], "bandwidth_gbs": [2.0],
                            "arithmetic_intensity_flops_per_byte": [2.5]})
     lines = Roofline.from_peaks(None, 10.0, points).lines(0.1, 10.0)
-    assert lines[-1]["name"] == "Empirical roofline" and lines[-1]["empirical"]
+    assert lines[-1]["name"] == "Empirical roofline"
+    assert lines[-1]["empirical"]
     assert "empirical" in lines[-1]["source"]
-    compute = [line for line in lines if line["kind"] == "compute"][0]
-    assert compute["empirical"] and "(empirical)" in compute["label"]
+    compute = next(line for line in lines if line["kind"] == "compute")
+    assert compute["empirical"]
+    assert "(empirical)" in compute["label"]
 
 
 def test_with_peaks_replaces_the_top_roofs():
     roof = skylake_roofs().with_peaks(peak_flops=2000.0)
-    assert roof.peak_flops == 2000.0 and roof.compute[0].name == "AVX-512 FMA"
-    assert roof.compute[0].source == "user" and len(roof.compute) == 3
+    assert roof.peak_flops == 2000.0
+    assert roof.compute[0].name == "AVX-512 FMA"
+    assert roof.compute[0].source == "user"
+    assert len(roof.compute) == 3
     assert roof.peak_bandwidth == 3200.0
     points = pd.DataFrame({"performance_gflops": [5.0], "bandwidth_gbs": [2.0]})
     fixed = Roofline.from_peaks(None, None, points).with_peaks(50.0, 20.0)
-    assert not fixed.empirical and (fixed.peak_flops, fixed.peak_bandwidth) == (50.0, 20.0)
+    assert not fixed.empirical
+    assert (fixed.peak_flops, fixed.peak_bandwidth) == (50.0, 20.0)
     assert fixed.compute[0].name == "Peak"
     with pytest.raises(ValueError, match="peak_bandwidth"):
         fixed.with_peaks(peak_bandwidth=-1)
@@ -247,4 +266,5 @@ def test_ridge_point_is_where_both_roofs_meet(peak_flops, peak_bandwidth):
     ridge = roof.ridge_point()
     assert math.isclose(peak_bandwidth * ridge, peak_flops, rel_tol=1e-12)
     main = roof.lines(ridge / 10, ridge * 10)[-1]
-    assert main["x"][1] == ridge and main["y"][1] == peak_flops
+    assert main["x"][1] == ridge
+    assert main["y"][1] == peak_flops

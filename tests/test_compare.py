@@ -1,4 +1,4 @@
-"""Tests of roofline_widget.compare: every number checked by hand from the real samples.
+"""Tests of roofline_widget.analysis.compare: every number checked by hand from the real samples.
 
 Pair: sample 2 ("give", GMGPolar 769x1024, 4 threads on socket 0) against sample 16
 ("take", the other implementation, same mesh, threads and pinning).  Chain: sample 17,
@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from roofline_widget import compare_points, points_dataframe, read_likwid, sample_names, sample_path
-from roofline_widget.compare import STATUSES
+from roofline_widget.analysis.compare import STATUSES
 from roofline_widget.points import SelectionWarning
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
@@ -118,7 +118,8 @@ def test_give_against_take_every_number_by_hand():
     assert table["region"].tolist() == ["Setup", "Solve"]
     assert table["rank"].tolist() == [0, 0]
     assert table["status"].tolist() == ["both", "both"]
-    assert set(table["run_before"]) == {"before"} and set(table["run_after"]) == {"after"}
+    assert set(table["run_before"]) == {"before"}
+    assert set(table["run_after"]) == {"after"}
     assert set(table["file_before"]) == {GIVE.removesuffix(".txt")}
     assert set(table["file_after"]) == {TAKE.removesuffix(".txt")}
     assert set(table["flops_metric"]) == {"DP [MFLOP/s]"}
@@ -159,7 +160,8 @@ def test_filters_and_ranks_apply_to_both_runs():
     # rank 3 exists in neither run: no rows, and one warning per run
     with pytest.warns(SelectionWarning) as caught:
         empty = compare_points(give, take, ranks=3)
-    assert len(empty) == 0 and "speedup" in empty.columns
+    assert len(empty) == 0
+    assert "speedup" in empty.columns
     texts = [str(w.message) for w in caught]
     assert any(t.startswith("before run: rank(s) [3]") for t in texts)
     assert any(t.startswith("after run: rank(s) [3]") for t in texts)
@@ -204,7 +206,8 @@ def test_regions_of_one_run_only_keep_their_rows(tmp_path):
     solve, solve_take = table.iloc[1], table.iloc[2]
     check_point(solve, "before", GIVE_SOLVE_DP, GIVE_SOLVE_BW, GIVE_SOLVE_T, 4, 1)
     assert solve["reason_after"] == "region 'Solve' not in the after run"
-    assert pd.isna(solve["performance_gflops_after"]) and pd.isna(solve["speedup"])
+    assert pd.isna(solve["performance_gflops_after"])
+    assert pd.isna(solve["speedup"])
     assert pd.isna(solve["region_after"])
     check_point(solve_take, "after", TAKE_SOLVE_DP, TAKE_SOLVE_BW, TAKE_SOLVE_T, 4, 1)
     assert solve_take["reason_before"] == "region 'Solve_take' not in the before run"
@@ -258,7 +261,8 @@ def test_a_region_left_out_of_one_run_keeps_its_row_and_reason(tmp_path):
     assert table["status"].tolist() == ["both", "only before"]
     solve = table.iloc[1]
     assert solve["reason_after"] == "'Memory bandwidth [MBytes/s]' not measured in this region"
-    assert pd.isna(solve["performance_gflops_after"]) and pd.isna(solve["bandwidth_gbs_after"])
+    assert pd.isna(solve["performance_gflops_after"])
+    assert pd.isna(solve["bandwidth_gbs_after"])
     assert pd.isna(solve["performance_change_percent"])
     # the region ran in both runs: its runtime and the speed-up are still there
     assert solve["runtime_seconds_after"] == approx(TAKE_SOLVE_T)

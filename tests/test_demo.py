@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import json
 import signal
 import socket
 import subprocess
@@ -26,18 +26,23 @@ def test_bundled_notebook_is_the_checkouts_quickstart():
 
 def test_prepare_folder_copies_once_and_keeps_the_users_copy(tmp_path):
     notebook, copied = demo.prepare_folder(tmp_path / "demo")
-    assert copied and notebook.read_bytes() == demo.bundled_notebook().read_bytes()
+    assert copied
+    assert notebook.read_bytes() == demo.bundled_notebook().read_bytes()
     notebook.write_text("my edits")
     again, copied = demo.prepare_folder(tmp_path / "demo")
-    assert again == notebook and not copied and notebook.read_text() == "my edits"
+    assert again == notebook
+    assert not copied
+    assert notebook.read_text() == "my edits"
     _, copied = demo.prepare_folder(tmp_path / "demo", fresh=True)
-    assert copied and notebook.read_bytes() == demo.bundled_notebook().read_bytes()
+    assert copied
+    assert notebook.read_bytes() == demo.bundled_notebook().read_bytes()
 
 
 def test_command_allows_root_only_as_root(tmp_path):
     as_user = demo.jupyter_command(tmp_path, as_root=False, extra=["--no-browser"])
     as_root = demo.jupyter_command(tmp_path, as_root=True)
-    assert "--allow-root" not in as_user and "--no-browser" in as_user
+    assert "--allow-root" not in as_user
+    assert "--no-browser" in as_user
     assert as_root[-1] == "--allow-root"
     assert f"--ServerApp.root_dir={tmp_path}" in as_root
 
@@ -75,7 +80,8 @@ def test_printed_url_opens_the_notebook(tmp_path):
         assert url.startswith(f"http://127.0.0.1:{port}/lab/tree/quickstart.ipynb?token="), url
         with urllib.request.urlopen(url, timeout=20) as response:
             page = response.read().decode()
-        assert response.status == 200 and "JupyterLab" in page
+        assert response.status == 200
+        assert "JupyterLab" in page
         token = url.rsplit("token=", 1)[1]
         api = f"http://127.0.0.1:{port}/api/contents/quickstart.ipynb?content=0&token={token}"
         with urllib.request.urlopen(api, timeout=20) as response:
@@ -92,4 +98,5 @@ def test_shipped_notebook_carries_no_outputs():
 
     nb = nbformat.read(REPO / "notebooks" / "quickstart.ipynb", as_version=4)
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert code and all(not cell.outputs and cell.execution_count is None for cell in code)
+    assert code
+    assert all(not cell.outputs and cell.execution_count is None for cell in code)

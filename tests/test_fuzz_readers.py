@@ -18,6 +18,7 @@ be a legitimate, different value).
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import warnings
 from pathlib import Path
@@ -83,10 +84,10 @@ def _cell_spans(line: str) -> list[tuple[int, int]]:
     """(start, end) of each cell of a table row (``|``-framed) or CSV line or ``key:\\tvalue`` line."""
     if line.startswith("|"):
         bars = [k for k, c in enumerate(line) if c == "|"]
-        return [(a + 1, b) for a, b in zip(bars, bars[1:]) if b - a > 3]
+        return [(a + 1, b) for a, b in itertools.pairwise(bars) if b - a > 3]
     if "," in line:
         commas = [-1] + [k for k, c in enumerate(line) if c == ","] + [len(line)]
-        return [(a + 1, b) for a, b in zip(commas, commas[1:]) if b > a + 1]
+        return [(a + 1, b) for a, b in itertools.pairwise(commas) if b > a + 1]
     if ":\t" in line:
         start = line.index(":\t") + 1
         return [(start, len(line))]

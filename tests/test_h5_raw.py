@@ -22,10 +22,9 @@ from scope_fixtures import write_scope_h5  # noqa: E402
 from scope_profiler.results import ProfilingResults  # noqa: E402
 
 from roofline_widget.errors import LikwidFormatError  # noqa: E402
-from roofline_widget.io.h5_raw import PARSE_ERRORS, NotSupported, RawH5  # noqa: E402
-from roofline_widget.io.scope_check import open_h5  # noqa: E402
-from roofline_widget.io.scope_h5 import (rank_groups, read_rank_h5py, read_rank_raw,  # noqa: E402
-                                         read_scope_sums)
+from roofline_widget.io.scope.check import open_h5  # noqa: E402
+from roofline_widget.io.scope.h5 import rank_groups, read_rank_h5py, read_rank_raw, read_scope_sums  # noqa: E402
+from roofline_widget.io.scope.h5_raw import PARSE_ERRORS, NotSupported, RawH5  # noqa: E402
 from roofline_widget.points import ScopeSums  # noqa: E402
 
 DTYPES = ["<f8", ">f8", "<f4", "<i8", ">i4", "<u2", "i1"]
@@ -68,7 +67,8 @@ def test_datasets_of_every_dtype_are_read_as_h5py_reads_them(typed, dtype):
     with h5py.File(typed, "r") as handle:
         expected = handle[name][()]
     ours = _values(typed, name)
-    assert ours.dtype == expected.dtype.newbyteorder("=") and ours.shape == (3, 5)
+    assert ours.dtype == expected.dtype.newbyteorder("=")
+    assert ours.shape == (3, 5)
     np.testing.assert_array_equal(ours, expected)
     assert ours.dtype.isnative
 
@@ -231,7 +231,8 @@ def test_damage_in_a_global_heap_names_file_rank_and_region(tmp_path):
     bad.write_bytes(bytes(data))
     with pytest.raises(LikwidFormatError) as info:
         read_scope_sums(bad, cache=False)
-    assert str(bad) in str(info.value) and "(rank 1, region" in str(info.value)
+    assert str(bad) in str(info.value)
+    assert "(rank 1, region" in str(info.value)
     assert "damaged" in str(info.value)
 
 

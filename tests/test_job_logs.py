@@ -49,7 +49,7 @@ def test_measurement_after_more_than_two_megabytes_of_output(tmp_path):
 @pytest.mark.parametrize("argument", [None, b"/path", 12, [GIVE, None]])
 def test_read_likwid_names_what_it_takes(argument):
     """Issue 9, item 5: one clear TypeError, not 'NoneType is not iterable'."""
-    with pytest.raises(TypeError, match="read_likwid takes a path .* got (NoneType|bytes|int)"):
+    with pytest.raises(TypeError, match=r"read_likwid takes a path .* got (NoneType|bytes|int)"):
         read_likwid(argument)
 
 
@@ -96,7 +96,8 @@ def test_job_log_with_lscpu_topology_group_and_kernel_lists_around_the_measureme
         run = read_likwid(log)
     # the measurement: the same rows and sums as the sample alone
     alone = read_likwid(GIVE)
-    assert run.regions == ["Setup", "Solve"] and len(run) == len(alone) == 8
+    assert run.regions == ["Setup", "Solve"]
+    assert len(run) == len(alone) == 8
     assert run.table.drop(columns=["source", "line"]).equals(alone.table.drop(columns=["source", "line"]))
     in_log = points_dataframe(run)
     assert in_log["performance_gflops"].tolist() == points_dataframe(GIVE)["performance_gflops"].tolist()
@@ -107,7 +108,8 @@ def test_job_log_with_lscpu_topology_group_and_kernel_lists_around_the_measureme
     assert (topo.sockets, topo.cores_per_socket, topo.threads_per_core) == (2, 4, 1)
     assert topo.caches[2] == CacheLevel(3, 16 * 2**20, 4, ((0, 1, 2, 3), (4, 5, 6, 7)))
     assert [c.size_bytes for c in topo.caches] == [32 * 1024, 2**20, 16 * 2**20]
-    assert topo.socket_of(5) == 1 and topo.cpu_name == "Intel(R) Xeon(R) Gold 6132 CPU @ 2.60GHz"
+    assert topo.socket_of(5) == 1
+    assert topo.cpu_name == "Intel(R) Xeon(R) Gold 6132 CPU @ 2.60GHz"
     assert topo.source == str(log)
     # the likwid-bench result after the measurement is read by read_likwid_bench from the same log
     (result,) = read_likwid_bench(log)
@@ -122,11 +124,13 @@ def test_topology_survives_merging_two_files(tmp_path):
     mem = _log(tmp_path, topology(sockets=1, cores=4))
     flops = sample_path("gmgpolar_skx4s_lw50_FLOPS_DP_spread4t_2regions.txt")
     run = read_likwid([flops, mem])
-    assert run.topology is not None and run.topology.sockets == 1
+    assert run.topology is not None
+    assert run.topology.sockets == 1
 
 
 def test_damaged_topology_block_is_a_warning_not_an_error(tmp_path):
     broken = topology().replace("Sockets:\t\t2", "Sockets:\t\ttwo")
     with pytest.warns(UserWarning, match=r"likwid-topology output not read .*an integer after 'Sockets:'"):
         run = read_likwid(_log(tmp_path, broken))
-    assert run.topology is None and run.regions == ["Setup", "Solve"]
+    assert run.topology is None
+    assert run.regions == ["Setup", "Solve"]

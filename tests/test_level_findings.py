@@ -24,15 +24,15 @@ from xml.etree import ElementTree
 
 import numpy as np
 import pandas as pd
-
 import render_likwid
+
 from roofline_widget import RooflineWidget, plot_roofline, read_likwid, sample_path, sanity_check
+from roofline_widget.analysis.levels import hierarchical_points
+from roofline_widget.analysis.sanity import flagged_points, merge_findings
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
-from roofline_widget.levels import hierarchical_points
-from roofline_widget.sanity import flagged_points, merge_findings
-from roofline_widget.static_levels import FINDING_GID
-from roofline_widget.widget import levels_layer
-from roofline_widget.widget.levels_layer import measured_roofs, ring_tooltip_html
+from roofline_widget.static.levels import FINDING_GID
+from roofline_widget.widget.layers import levels as levels_layer
+from roofline_widget.widget.layers.levels import measured_roofs, ring_tooltip_html
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 X = "arithmetic_intensity_flops_per_byte"
@@ -58,8 +58,10 @@ def _rings(layer):
 def test_rings_mark_the_points_above_the_roof_or_the_peak():
     widget = _widget(levels=["MEM"], ceilings=CEILINGS)
     layer = widget.figure.layers["levels"]
-    assert layer.rings.visible and layer.rings in widget.figure.plot.marks
-    assert layer.rings.fill is False and layer.rings.default_size > layer.dots["MEM"].default_size
+    assert layer.rings.visible
+    assert layer.rings in widget.figure.plot.marks
+    assert layer.rings.fill is False
+    assert layer.rings.default_size > layer.dots["MEM"].default_size
     np.testing.assert_allclose(layer.rings.x, [x for _, x, _ in FLAGGED], rtol=1e-12)
     np.testing.assert_allclose(layer.rings.y, [y for _, _, y in FLAGGED], rtol=1e-12)
     assert layer.flagged["region"].tolist() == [r for r, _, _ in FLAGGED]
@@ -70,7 +72,8 @@ def test_rings_mark_the_points_above_the_roof_or_the_peak():
     # the tooltip of <function_a>'s ring names the check and the detail, escaped
     layer._on_ring_hover({"data": {"index": 3}})
     tooltip = layer.ring_tooltip.value
-    assert "&lt;function_a&gt;" in tooltip and "<function_a>" not in tooltip
+    assert "&lt;function_a&gt;" in tooltip
+    assert "<function_a>" not in tooltip
     assert "above roof: 2.134 GFLOP/s (DP [MFLOP/s]) is above the peak bench peak: 2 GFLOP/s" \
         in tooltip
 
@@ -82,11 +85,13 @@ def test_rings_follow_the_filters():
     np.testing.assert_allclose(layer.rings.x, [FLAGGED[2][1], FLAGGED[3][1]], rtol=1e-12)
     assert layer.flagged["region"].tolist() == ["<function_b>", "<function_a>"]
     widget.include = "<function_c"  # below both roofs: no ring
-    assert not layer.rings.visible and len(layer.rings.x) == 0
+    assert not layer.rings.visible
+    assert len(layer.rings.x) == 0
     widget.include = None
     assert len(layer.rings.x) == 4
     widget.levels = []
-    assert not layer.rings.visible and len(layer.rings.x) == 0
+    assert not layer.rings.visible
+    assert len(layer.rings.x) == 0
 
 
 def test_peak_drag_reruns_only_the_roof_check_and_sends_rings_only_when_they_change(monkeypatch):
@@ -98,7 +103,8 @@ def test_peak_drag_reruns_only_the_roof_check_and_sends_rings_only_when_they_cha
                         lambda *a, **k: calls.append(k) or original(*a, **k))
     x, y = layer.rings.x, layer.rings.y
     widget.peak_bandwidth = 500.0  # a main roof the dots stay below: the same four rings
-    assert layer.rings.x is x and layer.rings.y is y  # not assigned, so not sent
+    assert layer.rings.x is x
+    assert layer.rings.y is y
     widget.peak_flops = 1.0  # the top compute roof is still the 2 GFLOP/s bench peak
     assert layer.rings.x is x
     widget.peak_flops = 3.0  # 3 GFLOP/s on top: <function_a> (2.134) is below the peak now
@@ -108,7 +114,8 @@ def test_peak_drag_reruns_only_the_roof_check_and_sends_rings_only_when_they_cha
     expected = sanity_check(widget.sums, ceilings=measured_roofs(widget.roofline))
     pd.testing.assert_frame_equal(layer.findings, expected)
     widget.include = "<function"  # a new selection: all checks again, once
-    assert len(calls) == 1 and calls[0]["include"] is not None
+    assert len(calls) == 1
+    assert calls[0]["include"] is not None
 
 
 def test_empirical_roofs_mark_nothing_and_a_region_finding_marks_every_level(monkeypatch,
@@ -148,10 +155,12 @@ def test_flagged_points_joins_checks_per_dot():
     flagged = flagged_points(points, findings)
     # <function_d>: 28.58 GB/s above 9 and 1.616 GFLOP/s above 1: two findings, one ring
     row = flagged[flagged["region"] == "<function_d>"].iloc[0]
-    assert row["checks"] == "above roof" and len(row["details"]) == 2
+    assert row["checks"] == "above roof"
+    assert len(row["details"]) == 2
     assert flagged["region"].tolist() == [r for r, _, _ in FLAGGED]
     text = ring_tooltip_html(row)
-    assert text.count("<li>") == 2 and "&lt;function_d&gt;" in text
+    assert text.count("<li>") == 2
+    assert "&lt;function_d&gt;" in text
     assert len(flagged_points(points, findings.iloc[:0])) == 0
 
 

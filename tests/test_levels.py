@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from likwid_render import mpirun_region, perfctr_header, perfctr_region
+
 from roofline_widget import hierarchical_points, read_likwid, sample_path
-from roofline_widget.levels import (
+from roofline_widget.analysis.levels import (
     LEVELS,
     detect_levels,
     hierarchical_left_out,
@@ -91,16 +91,19 @@ def test_load_only_part_is_used_only_without_total_and_announced():
     # EMR's L2 group measures only the load part
     chosen, notes = detect_levels(_named(["L2D load bandwidth", "Memory bandwidth"]))
     assert chosen["L2"] == f"L2D load bandwidth {B}"
-    assert len(notes) == 1 and "only the load/read part" in notes[0]
+    assert len(notes) == 1
+    assert "only the load/read part" in notes[0]
 
 
 def test_two_totals_of_one_level_are_announced_and_overridable():
     names = _named(["L2 bandwidth", "L1 to/from L2 bandwidth", "Memory bandwidth"])
     chosen, notes = detect_levels(names)
     assert chosen["L2"] == f"L2 bandwidth {B}"
-    assert "several total-traffic metrics" in notes[0] and "levels={'L2'" in notes[0]
+    assert "several total-traffic metrics" in notes[0]
+    assert "levels={'L2'" in notes[0]
     chosen, notes = detect_levels(names, {"L2": f"L1 to/from L2 bandwidth {B}"})
-    assert chosen["L2"] == f"L1 to/from L2 bandwidth {B}" and notes == []
+    assert chosen["L2"] == f"L1 to/from L2 bandwidth {B}"
+    assert notes == []
 
 
 def test_unknown_level_or_metric_names_the_valid_ones():
@@ -154,7 +157,8 @@ def test_caches_sample_gives_l2_l3_and_memory_per_rank(tmp_path):
     assert rank0.loc["MEM", "arithmetic_intensity_flops_per_byte"] == pytest.approx(0.1 / 0.0272278)
     left = hierarchical_left_out(run)
     # uncore memory counters are read on one rank per socket: 46 of 48 ranks read 0
-    assert len(left) == 46 and set(left["level"].astype(str)) == {"MEM"}
+    assert len(left) == 46
+    assert set(left["level"].astype(str)) == {"MEM"}
     assert set(left["reason"]) == {"'Memory bandwidth [MBytes/s]' is zero on every thread"}
     assert (left["bandwidth_gbs"] == 0).all()
 
@@ -229,7 +233,8 @@ def test_level_override_and_region_filter(tmp_path):
     assert selection.levels["L2"] == f"L2D load bandwidth {B}"
     l2 = selection.points[selection.points["level"] == "L2"].iloc[0]
     assert l2["bandwidth_gbs"] == pytest.approx(5.0)  # 3000 + 2000 MBytes/s
-    assert set(selection.points["region"]) == {"dot"} and len(selection.left_out) == 0
+    assert set(selection.points["region"]) == {"dot"}
+    assert len(selection.left_out) == 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         hierarchical_points(run, include="dot")  # nothing left out, nothing ambiguous

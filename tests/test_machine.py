@@ -1,11 +1,11 @@
 """machine_roofline: compute and per-level bandwidth roofs from likwid-bench job logs."""
 
 import pytest
-
 from likwid_render import bench, perfctr_header, perfctr_region, topology
+
 from roofline_widget import machine_roofline, plot_roofline, sample_path
+from roofline_widget.analysis.machine import kernel_isa, kernel_precision
 from roofline_widget.ceilings import Roofline
-from roofline_widget.machine import kernel_isa, kernel_precision
 
 B = "[MBytes/s]"
 ZEN2_WRAPPED = sample_path("bench_in_perfctr_zen2_epyc7702_MEM_dash_values_wrapper.txt")
@@ -61,7 +61,8 @@ def test_job_log_gives_compute_roofs_and_one_roof_per_level(tmp_path):
     # load_avx in -g L3: likwid-bench says 200000 MByte/s; the group counted 4 x 60000 MBytes/s
     # L3 bandwidth (loads and evictions) = 240 GB/s
     l3 = levels["L3"]
-    assert l3.gbs == 200.0 and l3.name == "node L3 (load_avx, likwid-bench)"
+    assert l3.gbs == 200.0
+    assert l3.name == "node L3 (load_avx, likwid-bench)"
     assert l3.provenance == {
         "file": str(tmp_path / "slurm-42.out"), "line": l3.provenance["line"],
         "kernel": "load_avx", "threads": 4, "working_set_per_thread_bytes": 2 * 2**20,
@@ -78,7 +79,8 @@ def test_counted_figure_and_precision(tmp_path):
     roof = machine_roofline(path, figure="counted", precision="SP")
     assert [r.gflops for r in roof.compute] == [800.0]
     levels = {r.level: r for r in roof.bandwidth}
-    assert levels["L3"].gbs == 240.0 and levels["L3"].name == "L3 (load_avx, counted)"
+    assert levels["L3"].gbs == 240.0
+    assert levels["L3"].name == "L3 (load_avx, counted)"
     # the counted MEM figures are 85 (triad) and 81 (stream) GB/s: triad again
     assert levels["MEM"].gbs == pytest.approx(85.0)
     assert levels["L1"].name == "L1 (copy_avx, likwid-bench)"  # unwrapped: no counted figure
@@ -117,15 +119,18 @@ def test_undecidable_level_is_a_clear_error_unless_given(tmp_path):
 
 def test_level_roofs_work_as_ceilings(tmp_path):
     roof = machine_roofline(_job_log(tmp_path))
-    assert isinstance(roof, Roofline) and list(roof) == [*roof.compute, *roof.bandwidth]
+    assert isinstance(roof, Roofline)
+    assert list(roof) == [*roof.compute, *roof.bandwidth]
     data = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
     result = plot_roofline(data, ceilings=roof, filepath=tmp_path / "r.png", verbose=False)
     assert (tmp_path / "r.png").stat().st_size > 0
     names = [c["name"] for c in result["ceilings"]]
-    assert "L3 (load_avx, likwid-bench)" in names and "DP AVX FMA peak" in names
+    assert "L3 (load_avx, likwid-bench)" in names
+    assert "DP AVX FMA peak" in names
     # a slider/user peak still replaces the top roof and keeps its level
     moved = roof.with_peaks(peak_bandwidth=700.0)
-    assert moved.bandwidth[0].gbs == 700.0 and moved.bandwidth[0].level == "L1"
+    assert moved.bandwidth[0].gbs == 700.0
+    assert moved.bandwidth[0].level == "L1"
 
 
 def test_widget_accepts_a_machine_roofline(tmp_path):

@@ -15,10 +15,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
-from roofline_widget import RooflineWidget, plot_roofline, points_dataframe, sample_path, style
-from roofline_widget.widget import state, text
 from test_points import DP, MEM_BW, block, make_run
+
+from roofline_widget import RooflineWidget, plot_roofline, points_dataframe, sample_path
+from roofline_widget.look import style
+from roofline_widget.widget import html as text
+from roofline_widget.widget import state
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 INIT = "<init_datastructures>"
@@ -91,16 +93,21 @@ def test_static_axes_follow_the_bulk_and_pin_the_outlier(tmp_path):
     payload = plot_roofline(PMGPU, verbose=False, data_filepath=csv)
     axes = payload["figure"].axes[0]
     x_limits, y_limits = axes.get_xlim(), axes.get_ylim()
-    assert decades(x_limits) < MAX_DECADES and decades(y_limits) < MAX_DECADES
-    assert x_limits[0] < BULK_INTENSITY[0] and BULK_INTENSITY[1] < x_limits[1]
-    assert y_limits[0] < BULK_GFLOPS[0] and BULK_GFLOPS[1] < y_limits[1]
+    assert decades(x_limits) < MAX_DECADES
+    assert decades(y_limits) < MAX_DECADES
+    assert x_limits[0] < BULK_INTENSITY[0]
+    assert BULK_INTENSITY[1] < x_limits[1]
+    assert y_limits[0] < BULK_GFLOPS[0]
+    assert BULK_GFLOPS[1] < y_limits[1]
     # the outlier is drawn at the lower-left corner, hollow, labelled in the legend
     pinned = [c for c in axes.collections if INIT in str(c.get_label())]
-    assert len(pinned) == 1 and "axis edge" in pinned[0].get_label()
+    assert len(pinned) == 1
+    assert "axis edge" in pinned[0].get_label()
     np.testing.assert_allclose(pinned[0].get_offsets(), [[x_limits[0], y_limits[0]]])
     assert INIT in [t.get_text() for t in axes.get_legend().get_texts()][-1]
     notes = [t.get_text() for t in axes.texts if "almost no FLOPs" in t.get_text()]
-    assert notes == [payload["no_flop_note"]] and INIT in notes[0]
+    assert notes == [payload["no_flop_note"]]
+    assert INIT in notes[0]
     assert [p["region"] for p in payload["no_flop_work"]] == [INIT]
     assert payload["no_flop_work"][0]["arithmetic_intensity_flops_per_byte"] == pytest.approx(
         INIT_INTENSITY, rel=1e-6)
@@ -116,7 +123,8 @@ def test_static_rule_off_spans_ten_decades(monkeypatch):
     monkeypatch.setattr(style, "NO_FLOP_WORK_FRACTION", 0.0)
     payload = plot_roofline(PMGPU, verbose=False)
     axes = payload["figure"].axes[0]
-    assert decades(axes.get_xlim()) > 9 and payload["no_flop_note"] == ""
+    assert decades(axes.get_xlim()) > 9
+    assert payload["no_flop_note"] == ""
 
 
 def test_static_bqplot_scales_follow_the_bulk():
@@ -125,7 +133,8 @@ def test_static_bqplot_scales_follow_the_bulk():
     assert decades((x_scale.min, x_scale.max)) < MAX_DECADES
     assert decades((y_scale.min, y_scale.max)) < MAX_DECADES
     labels = [m.labels[0] for m in payload["figure"].marks if type(m).__name__ == "Scatter"]
-    assert labels[0] == f"{INIT} (almost no FLOPs: outside the axes)" and labels[1:] == FUNCTIONS
+    assert labels[0] == f"{INIT} (almost no FLOPs: outside the axes)"
+    assert labels[1:] == FUNCTIONS
 
 
 def test_verbose_report_prints_the_note(capsys):
@@ -140,11 +149,14 @@ def test_widget_axes_follow_the_bulk_and_the_status_names_the_region(widget):
     figure = widget.figure
     x_limits, y_limits = (figure.x_scale.min, figure.x_scale.max), (figure.y_scale.min,
                                                                     figure.y_scale.max)
-    assert decades(x_limits) < MAX_DECADES and decades(y_limits) < MAX_DECADES
-    assert x_limits[0] < BULK_INTENSITY[0] and BULK_INTENSITY[1] < x_limits[1]
+    assert decades(x_limits) < MAX_DECADES
+    assert decades(y_limits) < MAX_DECADES
+    assert x_limits[0] < BULK_INTENSITY[0]
+    assert BULK_INTENSITY[1] < x_limits[1]
     status = widget.controls.status_html.value
     assert "1 region does almost no FLOPs" in status
-    assert "&lt;init_datastructures&gt;" in status and INIT not in status
+    assert "&lt;init_datastructures&gt;" in status
+    assert INIT not in status
     # nothing dropped: the outlier is still a point, drawn and exported
     frame = widget.to_dataframe()
     assert frame["region"].tolist() == [INIT, *FUNCTIONS]
@@ -168,7 +180,8 @@ def test_no_flop_work_html_escapes_region_names():
                    block("work", {DP: [1000.0], MEM_BW: [100.0]}, line=9))
     frame = points_dataframe(run)
     html = text.no_flop_work_html(frame)
-    assert "&lt;img src=x onerror=alert(1)&gt;" in html and "<img" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "<img" not in html
     assert text.no_flop_work_html(frame[frame["region"] == "work"]) == ""
     w = RooflineWidget(run)
     assert "&lt;img src=x onerror=alert(1)&gt;" in w.controls.status_html.value
@@ -181,5 +194,6 @@ def test_axis_ranges_ignore_layer_values_of_no_flop_work(points):
     # a layer point at the outlier's place, and one far right that must be kept
     extent = (np.array([INIT_INTENSITY, 50.0]), np.array([INIT_GFLOPS, 2.0]))
     x_range, y_range = state.axis_ranges(points, roofline, extent)
-    assert x_range[0] == pytest.approx(plain[0][0]) and y_range == pytest.approx(plain[1])
+    assert x_range[0] == pytest.approx(plain[0][0])
+    assert y_range == pytest.approx(plain[1])
     assert x_range[1] >= 50.0

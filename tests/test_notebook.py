@@ -80,7 +80,8 @@ def test_notebook_runs_in_this_venv_without_errors(executed):
 def test_first_code_cell_uses_only_the_installed_package(executed):
     nb, _, _ = executed
     first = _code_cells(nb)[0]
-    assert "sample_path(" in first.source and "/work" not in first.source
+    assert "sample_path(" in first.source
+    assert "/work" not in first.source
     assert "import roofline_widget" in first.source or "from roofline_widget import" in first.source
 
 
@@ -97,13 +98,17 @@ def test_notebook_outputs_hold_the_sample_numbers(executed):
     nb, _, _ = executed
     text = "\n".join(_text(cell) for cell in _code_cells(nb))
     # pmgpu: 5 regions, 1 thread; gmgpolar: 2 regions on 4 threads.
-    assert "5 region(s), 1 rank(s)" in text and "2 region(s), 1 rank(s)" in text
-    assert "Peak: 2048 GFLOP/s (user)" in text and "Peak bandwidth: 204.8 GB/s (user)" in text
+    assert "5 region(s), 1 rank(s)" in text
+    assert "2 region(s), 1 rank(s)" in text
+    assert "Peak: 2048 GFLOP/s (user)" in text
+    assert "Peak bandwidth: 204.8 GB/s (user)" in text
     assert "no FLOP-rate metric in the data" in text  # the 48-rank CACHES left-out list
     selection = next(_text(c) for c in _code_cells(nb) if "selection_dataframe()" in c.source)
     # <function_a>: 2134.1472 MFLOP/s -> 2.134147 GFLOP/s; Solve: STAT Sum 4383.3768 MFLOP/s.
-    assert "<function_a>" in selection and "Solve" in selection
-    assert "2.134147" in selection and "4.383377" in selection
+    assert "<function_a>" in selection
+    assert "Solve" in selection
+    assert "2.134147" in selection
+    assert "4.383377" in selection
 
 
 def test_state_file_follows_the_widget(executed):
@@ -121,7 +126,9 @@ def test_hierarchical_section_reads_the_rendered_runs_and_says_so(executed):
         "## Memory levels")):]
     assert "rendered by `tests/render_likwid.py`, not measured" in section[0].source
     code = "\n".join(c.source for c in section if c.cell_type == "code")
-    assert "rendered_not_measured_clx_2t_" in code and "mpirun_clx" not in code
+    assert "rendered_not_measured_clx_2t_" in code
+    assert "mpirun_clx" not in code
     text = "\n".join(_text(c) for c in section if c.cell_type == "code")
     # stencil<3d>: 3.04 GFLOP/s over 22.4 GB/s of L3 traffic, more than its 11.52 GB/s at L2
-    assert "ringed dots: [('stencil<3d>', 'L3')]" in text and "intensity order" in text
+    assert "ringed dots: [('stencil<3d>', 'L3')]" in text
+    assert "intensity order" in text

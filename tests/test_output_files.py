@@ -16,8 +16,14 @@ import pytest
 
 import roofline_widget
 from roofline_widget import OutputPathError, plot_roofline, sample_path
-from roofline_widget.output_files import (DATA_SUFFIXES, check_targets, data_target, image_formats,
-                                          image_target, write_atomically)
+from roofline_widget.static.output_files import (
+    DATA_SUFFIXES,
+    check_targets,
+    data_target,
+    image_formats,
+    image_target,
+    write_atomically,
+)
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -62,7 +68,8 @@ def test_data_path_a_directory_writes_nothing_not_even_the_png(tmp_path):
         _plot(filepath=png, data_filepath=tmp_path)
     assert isinstance(caught.value, ValueError)
     assert caught.value.problems == [(str(tmp_path), "data", "is a directory")]
-    assert str(tmp_path) in str(caught.value) and "is a directory" in str(caught.value)
+    assert str(tmp_path) in str(caught.value)
+    assert "is a directory" in str(caught.value)
     assert _listing(tmp_path) == []  # no PNG, no temporary file
 
 
@@ -95,7 +102,8 @@ def test_unknown_image_suffix_and_suffix_less_paths(tmp_path):
               data_format="json")
     reasons = [reason for _, _, reason in caught.value.problems]
     assert reasons[0].startswith("cannot write a docx image; matplotlib writes ")
-    assert ".png" in reasons[0] and ".svg" in reasons[0]
+    assert ".png" in reasons[0]
+    assert ".svg" in reasons[0]
     assert reasons[1] == "no suffix for data format 'json', which is written as .json"
     assert _listing(tmp_path) == []
 
@@ -192,7 +200,9 @@ def test_write_atomically_moves_only_after_every_writer_succeeded(tmp_path):
 
     with pytest.raises(ValueError, match="bad payload"):
         write_atomically([(first, write_first), (second, write_second)])
-    assert len(seen[0]) == 1 and seen[0][0].startswith(".a.json.") and seen[0][0].endswith(".part")
+    assert len(seen[0]) == 1
+    assert seen[0][0].startswith(".a.json.")
+    assert seen[0][0].endswith(".part")
     assert _listing(tmp_path) == []
     write_atomically([(first, write_first)])
     assert first.path.read_text() == "{}"
@@ -212,9 +222,11 @@ def test_written_png_and_csv_read_back(tmp_path):
     png, csv = tmp_path / "out" / "f.png", tmp_path / "out" / "points.csv"
     payload = _plot(filepath=png, data_filepath=csv)
     head = png.read_bytes()[:24]
-    assert head[:8] == PNG_MAGIC and head[12:16] == b"IHDR"
+    assert head[:8] == PNG_MAGIC
+    assert head[12:16] == b"IHDR"
     width, height = struct.unpack(">II", head[16:24])
-    assert width > 500 and height > 350  # a 10 x 6.5 inch figure at 100 dpi, cropped tight
+    assert width > 500
+    assert height > 350
     frame = pd.read_csv(csv)
     assert frame["region"].tolist() == [r for r, _, _ in SAMPLE_ROWS]
     expected_gflops = [flops / 1000 for _, flops, _ in SAMPLE_ROWS]
@@ -260,4 +272,5 @@ def test_a_saved_view_goes_through_the_same_checks(tmp_path, monkeypatch):
     monkeypatch.setattr(type(path), "write_text", full_disk)
     with pytest.raises(OSError, match="No space left"):
         View(peak_flops=1.0).save(path)
-    assert path.read_bytes() == before and _listing(tmp_path) == ["my.view"]
+    assert path.read_bytes() == before
+    assert _listing(tmp_path) == ["my.view"]

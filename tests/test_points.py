@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -11,16 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline_widget import read_likwid, sample_path
-from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
+from roofline_widget.io.parsed import RegionBlock, ThreadColumn, build_run
 from roofline_widget.points import (
     ALL_RANKS,
     POINT_KEYS,
     MetricChoiceWarning,
+    RegionsLeftOutWarning,
     RegionSource,
     RegionSums,
-    RegionsLeftOutWarning,
-    SelectionWarning,
     RunSums,
+    SelectionWarning,
     collect_roofline_points,
     detect_bandwidth_metric,
     detect_flops_metric,
@@ -28,8 +29,8 @@ from roofline_widget.points import (
     normalize_ranks,
     points_dataframe,
 )
-from roofline_widget.points.run_sums import cached_run_frame
-from roofline_widget.points.source import SOURCE_KEYS
+from roofline_widget.points.engines.run import cached_run_frame
+from roofline_widget.points.engines.source import SOURCE_KEYS
 
 MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 FLOPS_DP_4T = "gmgpolar_skx4s_lw50_FLOPS_DP_spread4t_2regions.txt"
@@ -108,14 +109,17 @@ def test_gmgpolar_frame_columns_and_thread_counts():
     assert list(sums.frame.columns[:8]) == ["file", "rank", "region", "device", "n_threads",
                                             "runtime_s", "call_count", "groups"]
     setup = sums.frame[sums.frame["region"] == "Setup"].iloc[0]
-    assert setup["n_threads"] == 4 and setup["call_count"] == 2 and setup["groups"] == "MEM_DP"
+    assert setup["n_threads"] == 4
+    assert setup["call_count"] == 2
+    assert setup["groups"] == "MEM_DP"
     # every metric column is the STAT Sum of that metric (sum over the 4 threads)
     run = sums.runs[0]
     for metric in (DP, MEM_BW, READ_BW, "AVX DP [MFLOP/s]", "Scalar [MUOPS/s]"):
         assert setup[metric] == pytest.approx(stat_sum(run, "Setup", metric), abs=1e-9)
     assert sums.flop_metrics == [DP, "AVX DP [MFLOP/s]", "Packed [MUOPS/s]", "Scalar [MUOPS/s]"]
     assert sums.bandwidth_metrics == [READ_BW, "Memory write bandwidth [MBytes/s]", MEM_BW]
-    assert sums.regions == ["Setup", "Solve"] and sums.ranks == [0]
+    assert sums.regions == ["Setup", "Solve"]
+    assert sums.ranks == [0]
 
 
 def test_total_bandwidth_not_read_bandwidth_unlike_reference():
@@ -198,21 +202,24 @@ def test_detect_flops_prefers_dp_total():
 
 def test_detect_flops_dp_and_sp_warns():
     name, notes = detect_flops_metric(["SP [MFLOP/s]", DP])
-    assert name == DP and "single-precision" in notes[0]
+    assert name == DP
+    assert "single-precision" in notes[0]
     a = block("r", {"SP [MFLOP/s]": [1.0], DP: [2.0], MEM_BW: [4.0]})
     with pytest.warns(MetricChoiceWarning, match="exact name"):
         points = collect_roofline_points(make_run(a))
-    assert points[0]["flops_metric"] == DP and points[0]["performance_gflops"] == pytest.approx(0.002)
+    assert points[0]["flops_metric"] == DP
+    assert points[0]["performance_gflops"] == pytest.approx(0.002)
 
 
 def test_detect_flops_never_uops_when_flop_rate_exists():
     assert detect_flops_metric(["Packed [MUOPS/s]", "Scalar [MUOPS/s]", "HP [MFLOP/s]"])[0] == \
         "HP [MFLOP/s]"
     name, notes = detect_flops_metric(["Packed [MUOPS/s]", "Scalar [MUOPS/s]"])
-    assert name == "Packed [MUOPS/s]" and "uops are not FLOPs" in notes[0]
+    assert name == "Packed [MUOPS/s]"
+    assert "uops are not FLOPs" in notes[0]
 
 
-@pytest.mark.parametrize("names, expected", [
+@pytest.mark.parametrize(("names", "expected"), [
     ([READ_BW, "Memory write bandwidth [MBytes/s]", MEM_BW], MEM_BW),
     (["L3 bandwidth [MBytes/s]", READ_BW, MEM_BW, "L2 bandwidth [MBytes/s]"], MEM_BW),
     (["HBM read bandwidth [MBytes/s] ", "HBM bandwidth [MBytes/s]", "L3 bandwidth [MBytes/s]"],
@@ -237,7 +244,8 @@ def test_detect_bandwidth_picks_the_total(names, expected):
 
 def test_detect_bandwidth_fallback_is_said():
     name, notes = detect_bandwidth_metric(["L3 load bandwidth [MBytes/s]", "L3 bandwidth [MBytes/s]"])
-    assert name == "L3 bandwidth [MBytes/s]" and "no total memory bandwidth" in notes[0]
+    assert name == "L3 bandwidth [MBytes/s]"
+    assert "no total memory bandwidth" in notes[0]
     assert detect_bandwidth_metric([MEM_BW])[1] == []
     assert detect_bandwidth_metric(["Memory data volume [GBytes]"]) == (None, [])
 
@@ -248,7 +256,8 @@ def test_one_metric_choice_for_the_whole_call():
     a = block("a", {"AVX DP [MFLOP/s]": [5.0], READ_BW: [10.0]})
     b = block("b", {DP: [8.0], MEM_BW: [20.0]}, line=20)
     selection = RegionSums.from_runs(make_run(a, b)).select()
-    assert selection.flops_metric == DP and selection.bandwidth_metric == MEM_BW
+    assert selection.flops_metric == DP
+    assert selection.bandwidth_metric == MEM_BW
     assert list(selection.points["region"]) == ["b"]
     assert list(selection.left_out["region"]) == ["a"]
     assert selection.left_out["reason"].iloc[0] == (
@@ -320,7 +329,8 @@ def test_all_dash_metric_stays_nan_and_is_reported():
     # min_count=1: a metric printed as '-' on every thread is NaN, not a 0 sum
     a = block("dash", {DP: [np.nan, np.nan], MEM_BW: [3.0, np.nan]})
     sums = RegionSums.from_runs(make_run(a))
-    assert np.isnan(sums.frame[DP].iloc[0]) and sums.frame[MEM_BW].iloc[0] == 3.0
+    assert np.isnan(sums.frame[DP].iloc[0])
+    assert sums.frame[MEM_BW].iloc[0] == 3.0
     # both true: DP absent from the region, and one thread without bandwidth (#9 item 2)
     assert sums.select().left_out["reason"].iloc[0] == (
         f"{DP!r} not measured in this region; thread HWThread 1 not measured ({MEM_BW})")
@@ -331,8 +341,11 @@ def test_runtime_is_max_over_threads_and_first_group():
     b = block("r", {DP: [10.0, 20.0], "AVX DP [MFLOP/s]": [1.0, 1.0]}, group="FLOPS_DP",
               runtime=[0.9, 0.8], line=40)
     row = RegionSums.from_runs(make_run(a, b)).frame.iloc[0]
-    assert row["runtime_s"] == 0.75 and row["call_count"] == 3
-    assert row[DP] == 3.0 and row["AVX DP [MFLOP/s]"] == 2.0 and row["groups"] == "MEM_DP+FLOPS_DP"
+    assert row["runtime_s"] == 0.75
+    assert row["call_count"] == 3
+    assert row[DP] == 3.0
+    assert row["AVX DP [MFLOP/s]"] == 2.0
+    assert row["groups"] == "MEM_DP+FLOPS_DP"
 
 
 # ---------------------------------------------------------------------------
@@ -376,7 +389,8 @@ def test_gpu_region_under_cpu_metrics_is_a_reason():
     gpu = block("kernel", {"GPU DP [MFLOP/s]": [900.0]}, group="FLOPS_DP_GPU", line=30,
                 devices=["gpu"])
     left = left_out_regions(make_run(cpu, gpu), flops_metric=DP)
-    assert list(left["region"]) == ["kernel"] and list(left["device"]) == ["gpu"]
+    assert list(left["region"]) == ["kernel"]
+    assert list(left["device"]) == ["gpu"]
     assert left["reason"].iloc[0].startswith(f"GPU region: {DP!r} is measured on CPUs only")
 
 
@@ -405,7 +419,8 @@ def _two_rank_run():
 def test_ranks_and_patterns_select_rows():
     r0, r1 = _two_rank_run()
     sums = RegionSums.from_runs([r0, r1])
-    assert sums.files == ["job", "job (2)"] and sums.ranks == [0, 1]
+    assert sums.files == ["job", "job (2)"]
+    assert sums.ranks == [0, 1]
     assert len(sums.select().points) == 5
     assert set(sums.select(ranks=np.int64(1)).points["rank"]) == {1}
     assert list(sums.select(ranks=[0]).points["region"]) == ["Setup", "Solve"]
@@ -453,7 +468,8 @@ def test_point_dicts_have_exact_keys_and_plain_types():
     points = collect_roofline_points(sample_path(PMGPU))
     for point in points:
         assert tuple(point) == POINT_KEYS
-        assert type(point["rank"]) is int and type(point["file"]) is str
+        assert type(point["rank"]) is int
+        assert type(point["file"]) is str
         assert type(point["region"]) is str
         for key in ("performance_gflops", "bandwidth_gbs", "arithmetic_intensity_flops_per_byte",
                     "runtime_seconds"):
@@ -463,9 +479,10 @@ def test_point_dicts_have_exact_keys_and_plain_types():
 
 def test_points_frame_column_order():
     frame = points_dataframe(sample_path(MEM_DP_4T))
-    assert list(frame.columns) == list(POINT_KEYS) + ["device", "n_threads", "call_count", "groups",
-                                                      "unmeasured_threads"]
-    assert list(frame["n_threads"]) == [4, 4] and list(frame["call_count"]) == [2.0, 1.0]
+    assert list(frame.columns) == [*POINT_KEYS, "device", "n_threads", "call_count", "groups",
+                                   "unmeasured_threads"]
+    assert list(frame["n_threads"]) == [4, 4]
+    assert list(frame["call_count"]) == [2.0, 1.0]
 
 
 def test_missing_runtime_is_none_in_dicts():
@@ -645,7 +662,9 @@ def test_mpirun_combined_bandwidth_is_the_stat_sum():
     assert sorted(per_rank.loc[per_rank[MEM_BW] > 0, "rank"]) == [0, 24]
     selection = sums.select(combine_ranks=True)
     frame = selection.frame
-    assert len(frame) == 1 and frame["rank"].iloc[0] == -1 and frame["n_threads"].iloc[0] == 48
+    assert len(frame) == 1
+    assert frame["rank"].iloc[0] == -1
+    assert frame["n_threads"].iloc[0] == 48
     # 27.2278 + 27.2282 = 54.4560 MB/s, the Metric STAT Sum column
     assert frame[MEM_BW].iloc[0] == pytest.approx(54.4560, abs=1e-9)
     assert frame[MEM_BW].iloc[0] == pytest.approx(stat_sum(run, "wr-only", MEM_BW), abs=1e-9)
@@ -692,10 +711,12 @@ def test_combine_ranks_sums_every_rank_by_hand():
     sums = RegionSums.from_runs(run)
     # per rank, ranks 1 and 3 have zero bandwidth for solve and are left out
     per_rank = sums.select(include="solve")
-    assert list(per_rank.points["rank"]) == [0, 2] and list(per_rank.left_out["rank"]) == [1, 3]
+    assert list(per_rank.points["rank"]) == [0, 2]
+    assert list(per_rank.left_out["rank"]) == [1, 3]
     selection = sums.select(combine_ranks=True)
     points = selection.points.set_index("region")
-    assert list(points.index) == ["solve"] and set(points["rank"]) == {-1}
+    assert list(points.index) == ["solve"]
+    assert set(points["rank"]) == {-1}
     solve = points.loc["solve"]
     # FLOPs: 100 + 200 + ... + 800 = 3600 MFLOP/s = 3.6 GFLOP/s (every rank)
     assert solve["performance_gflops"] == pytest.approx(3.6, rel=1e-15)
@@ -703,7 +724,8 @@ def test_combine_ranks_sums_every_rank_by_hand():
     assert solve["bandwidth_gbs"] == pytest.approx(3.0, rel=1e-15)
     assert solve["arithmetic_intensity_flops_per_byte"] == pytest.approx(1.2, rel=1e-15)
     # runtime the max over ranks (1.7 s), 8 threads, call count the max (2)
-    assert solve["runtime_seconds"] == 1.7 and solve["n_threads"] == 8
+    assert solve["runtime_seconds"] == 1.7
+    assert solve["n_threads"] == 8
     assert solve["call_count"] == 2.0
     # setup: '-' on every thread of ranks 1 and 3 is no silent skip (#9 item 2): left out...
     left = selection.left_out.set_index("region")
@@ -716,11 +738,13 @@ def test_combine_ranks_sums_every_rank_by_hand():
     assert kept.loc["setup", "unmeasured_threads"] == 4
     assert kept.loc["solve", "unmeasured_threads"] == 0
     # left out, with rank -1: idle (0 FLOP/s on every rank), dash ('-' everywhere stays NaN)
-    assert list(left.index) == ["setup", "idle", "dash"] and set(left["rank"]) == {-1}
+    assert list(left.index) == ["setup", "idle", "dash"]
+    assert set(left["rank"]) == {-1}
     assert left.loc["idle", "reason"] == f"{DP!r} is zero on every thread"
     assert left.loc["dash", "reason"] == f"{MEM_BW!r} not measured in this region"
     frame = selection.frame.set_index("region")
-    assert np.isnan(frame.loc["dash", MEM_BW]) and frame.loc["dash", DP] == 8.0
+    assert np.isnan(frame.loc["dash", MEM_BW])
+    assert frame.loc["dash", DP] == 8.0
     assert [p["rank"] for p in selection.to_dicts()] == [-1]
 
 
@@ -767,7 +791,8 @@ def test_combine_ranks_keeps_runs_and_devices_apart():
     gpu = block("kernel", {"GPU DP [MFLOP/s]": [900.0]}, group="FLOPS_DP_GPU", line=30,
                 devices=["gpu"])
     left = RegionSums.from_runs(make_run(cpu, gpu)).select(flops_metric=DP, combine_ranks=True)
-    assert list(left.points["device"]) == ["cpu"] and list(left.left_out["device"]) == ["gpu"]
+    assert list(left.points["device"]) == ["cpu"]
+    assert list(left.left_out["device"]) == ["gpu"]
     assert left.left_out["reason"].iloc[0].startswith("GPU region")
 
 
@@ -777,7 +802,8 @@ def test_combine_ranks_on_32000_region_rows():
                 "include": "region_[12]"}
     selection = sums.select(combine_ranks=True, **keywords)
     points = selection.points
-    assert len(points) == 22 and set(points["rank"]) == {-1}  # the 22 regions of the test above
+    assert len(points) == 22
+    assert set(points["rank"]) == {-1}
     assert set(points["n_threads"]) == {400 * 4}
     # cross-check against the per-rank points: the sums over the 400 even ranks
     per_rank = sums.select(**keywords).points
@@ -796,8 +822,8 @@ class _HandMadeSource:
     """A RegionSource written by hand: two regions of rank 3, no LikwidRun behind it."""
 
     label = "by hand"
-    metric_names = [DP, MEM_BW]
-    keys = {
+    metric_names: ClassVar[list[str]] = [DP, MEM_BW]
+    keys: ClassVar[dict] = {
         "rank": np.array([3, 3], dtype=np.int64),
         "region": pd.Categorical(["solve", "setup"], categories=["solve", "setup"]),
         "device": pd.Categorical(["cpu", "cpu"]),
@@ -806,7 +832,7 @@ class _HandMadeSource:
         "call_count": np.array([10.0, 1.0]),
         "groups": pd.Categorical(["MEM_DP", "MEM_DP"]),
     }
-    _sums = {DP: np.array([8000.0, 0.0]), MEM_BW: np.array([4000.0, 1000.0])}
+    _sums: ClassVar[dict] = {DP: np.array([8000.0, 0.0]), MEM_BW: np.array([4000.0, 1000.0])}
 
     def __len__(self):
         return 2
@@ -826,24 +852,31 @@ def test_run_sums_is_a_region_source_with_the_run_sums():
     run = make_run(block("r", {DP: [1.0, 2.0], MEM_BW: [4.0, 0.0]}, runtime=[0.5, 0.75]))
     source = RunSums(run)
     assert isinstance(source, RegionSource)
-    assert source.run is run and source.label == run.label and len(source) == 1
+    assert source.run is run
+    assert source.label == run.label
+    assert len(source) == 1
     assert source.metric_names == [DP, MEM_BW]
     assert tuple(source.keys) == SOURCE_KEYS
     # one row: DP 1 + 2, bandwidth 4 + 0 (uncore on the first thread only), runtime max
-    assert source.sums(DP).tolist() == [3.0] and source.sums(MEM_BW).tolist() == [4.0]
-    assert source.keys["runtime_s"].tolist() == [0.75] and source.keys["n_threads"].tolist() == [2]
+    assert source.sums(DP).tolist() == [3.0]
+    assert source.sums(MEM_BW).tolist() == [4.0]
+    assert source.keys["runtime_s"].tolist() == [0.75]
+    assert source.keys["n_threads"].tolist() == [2]
 
 
 def test_any_region_source_is_aggregated():
     source = _HandMadeSource()
     assert isinstance(source, RegionSource)
     sums = RegionSums([source], [source.label])
-    assert sums.files == ["by hand"] and sums.ranks == [3] and sums.regions == ["solve", "setup"]
+    assert sums.files == ["by hand"]
+    assert sums.ranks == [3]
+    assert sums.regions == ["solve", "setup"]
     with pytest.warns(RegionsLeftOutWarning, match="1 region/rank"):
         points = collect_roofline_points(sums)
     # solve: 8000 MFLOP/s over 4000 MB/s = 8 GFLOP/s / 4 GB/s; setup has zero FLOPs
     assert [(p["file"], p["region"], p["rank"]) for p in points] == [("by hand", "solve", 3)]
-    assert points[0]["performance_gflops"] == 8.0 and points[0]["bandwidth_gbs"] == 4.0
+    assert points[0]["performance_gflops"] == 8.0
+    assert points[0]["bandwidth_gbs"] == 4.0
     assert points[0]["arithmetic_intensity_flops_per_byte"] == 2.0
     assert points[0]["runtime_seconds"] == 1.5
 
@@ -861,7 +894,8 @@ def test_region_sums_public_columns():
     for metric in sums.metric_names:
         np.testing.assert_array_equal(sums.sums(metric), frame[metric].to_numpy())
     # the total is the sum of its parts per row; NaN where MEM2 did not measure (setup)
-    assert sums.sums(MEM_CH_ALL).tolist()[0] == 2000.0 and np.isnan(sums.sums(MEM_CH_ALL)[1])
+    assert sums.sums(MEM_CH_ALL).tolist()[0] == 2000.0
+    assert np.isnan(sums.sums(MEM_CH_ALL)[1])
     assert sums.sums(DP) is sums.sums(DP)  # kept
     assert frame["region"].tolist() == ["solve", "setup"]
     rows = np.array([1])
@@ -878,7 +912,8 @@ def test_rank_groups_of_the_selected_rows():
                      source=f"rank{r}.txt") for r in range(2)]
     sums = RegionSums.from_runs(runs)  # rows: run 0 solve, setup; run 1 solve, setup
     groups = sums.rank_groups(np.array([1, 2, 3]))
-    assert groups.n == 3 and groups.first_rows.tolist() == [1, 2, 3]
+    assert groups.n == 3
+    assert groups.first_rows.tolist() == [1, 2, 3]
     assert groups.sum(np.array([2.0, np.nan, 5.0])).tolist()[::2] == [2.0, 5.0]
     assert np.isnan(groups.sum(np.array([2.0, np.nan, 5.0]))[1])  # all-NaN stays NaN
     assert groups.column(sums, "rank").tolist() == [ALL_RANKS] * 3

@@ -1,4 +1,4 @@
-"""Tests of the likwid-perfctr / likwid-mpirun CSV reader (roofline_widget.io.csv)."""
+"""Tests of the likwid-perfctr / likwid-mpirun CSV reader (roofline_widget.io.likwid_csv)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from roofline_widget import sample_path
 from roofline_widget.errors import LikwidFormatError
-from roofline_widget.io.core import run_from
-from roofline_widget.io.csv import parse_csv
+from roofline_widget.io.likwid_csv import parse_csv
+from roofline_widget.io.parsed import run_from
 from roofline_widget.model import WHOLE_RUN_REGION
 
 SAMPLE = "ufpr_coffeelake_i5-7500_lw43_FLOPS_DP_4regions_1t_O.csv"
@@ -84,7 +84,7 @@ def render_block(block: dict, *, variant: str = "marker", cpu: bool = True) -> l
                   row(["CPU type:", "Intel Skylake SP processor"]), row(["CPU clock:", "2.593906 GHz"])]
     events = list(block["events"])
     if variant == "mpirun":
-        events = [("Region calls", "CTR", block["calls"])] + events
+        events = [("Region calls", "CTR", block["calls"]), *events]
     lines.append(table("Raw", len(events)))
     if variant in ("marker", "4.1"):
         lines.append(row(["Region Info", *threads]))
@@ -319,7 +319,8 @@ def test_mpirun_csv_ranks_hosts_and_region_calls():
 def test_likwid_41_mixed_case_stat_tables():
     block = dict(_mpirun_blocks()[0], threads=["Core 0", "Core 1", "Core 2", "Core 3"])
     text = render([block], variant="4.1")
-    assert "Raw Stat,CACHES" in text and "Metric Stat,CACHES" in text
+    assert "Raw Stat,CACHES" in text
+    assert "Metric Stat,CACHES" in text
     parsed = parse_csv(text, "old.csv")
     assert parsed.likwid_version == "4.1.x"
     run = read(text)
@@ -463,42 +464,51 @@ def _error(text: str) -> LikwidFormatError:
 def test_error_non_numeric_cell():
     # Line 16 of the sample is "INSTR_RETIRED_ANY,FIXC0,103637".
     err = _error(_replace_line(sample_text(), 16, "INSTR_RETIRED_ANY,FIXC0,10x637"))
-    assert err.line == 16 and err.found == "10x637"
+    assert err.line == 16
+    assert err.found == "10x637"
 
 
 def test_error_row_with_too_few_cells():
     err = _error(_replace_line(sample_text(), 16, "INSTR_RETIRED_ANY,FIXC0"))
-    assert err.line == 16 and "3 cells" in err.expected
+    assert err.line == 16
+    assert "3 cells" in err.expected
 
 
 def test_error_row_with_too_few_cells_in_multithread_table():
     # Line 11 of MULTI is the PWR_PKG_ENERGY row; drop Core 3's value.
     err = _error(_replace_line(MULTI, 11, "PWR_PKG_ENERGY,PWR0,3.4020,0,0"))
-    assert err.line == 11 and "6 cells" in err.expected
+    assert err.line == 11
+    assert "6 cells" in err.expected
 
 
 def test_error_table_without_header_line():
     # Line 23 is "Metric,Core 3," after the Metric TABLE line 22.
     err = _error(_replace_line(sample_text(), 23, None))
-    assert err.line == 23 and "'Metric,'" in err.expected and "line 22" in err.expected
+    assert err.line == 23
+    assert "'Metric,'" in err.expected
+    assert "line 22" in err.expected
 
 
 def test_error_file_ends_inside_a_table_before_any_row():
     lines = sample_text().splitlines()
     err = _error("\n".join(lines[:22]) + "\n")  # ends with the Metric TABLE line
-    assert err.line == 22 and err.found == "the end of the file"
+    assert err.line == 22
+    assert err.found == "the end of the file"
     err = _error("\n".join(lines[:23]) + "\n")  # ... with its header line
-    assert err.line == 23 and "data rows" in err.expected
+    assert err.line == 23
+    assert "data rows" in err.expected
 
 
 def test_error_metric_threads_differ_from_raw_threads():
     err = _error(_replace_line(sample_text(), 23, "Metric,Core 2,"))
-    assert err.line == 23 and "Core 3" in err.expected
+    assert err.line == 23
+    assert "Core 3" in err.expected
 
 
 def test_error_bad_thread_header():
     err = _error(_replace_line(sample_text(), 15, "Event,Counter,Kern 3"))
-    assert err.line == 15 and err.found == "Kern 3"
+    assert err.line == 15
+    assert err.found == "Kern 3"
 
 
 def test_error_no_table_at_all():
@@ -534,7 +544,8 @@ def test_cut_inside_a_number_drops_the_table_instead_of_keeping_21(tmp_path):
     assert run.regions == ["multMatVet_NAO_OTIM"]
     assert run.metric_names == []
     assert run.events["FP_ARITH_INST_RETIRED_SCALAR_DOUBLE:PMC1"].tolist() == [32778]
-    assert run.warnings and "incomplete" in run.warnings[0]
+    assert run.warnings
+    assert "incomplete" in run.warnings[0]
 
 
 def test_cut_at_a_line_end_inside_a_table_is_short_of_the_declared_rows(tmp_path):
@@ -554,7 +565,8 @@ def test_a_row_missing_in_the_middle_drops_only_that_table(tmp_path):
     path = tmp_path / "row.csv"
     path.write_text("".join(lines))
     run, message = _warned_run(path)
-    assert "TABLE declares 9 rows, 8 found" in message and "'multMatVet_COM_OTIM'" in message
+    assert "TABLE declares 9 rows, 8 found" in message
+    assert "'multMatVet_COM_OTIM'" in message
     dp = run.table.set_index("region")["DP MFLOP/s"]
     # the three complete regions keep their values, the damaged one has none
     assert dp["multMatVet_NAO_OTIM"] == 2116.0763

@@ -35,7 +35,7 @@ def test_formats_table_lists_the_registered_formats():
     assert FORMATS == ("text", "csv", "scope-h5")
 
 
-@pytest.mark.parametrize("name, fmt", [(TEXT, "text"), (CSV, "csv")])
+@pytest.mark.parametrize(("name", "fmt"), [(TEXT, "text"), (CSV, "csv")])
 def test_explicit_format_reads_like_detection(name, fmt):
     _same_run(read_likwid(sample_path(name), format=fmt), read_likwid(sample_path(name)))
 
@@ -52,7 +52,7 @@ def test_unknown_format_lists_the_valid_ones():
         read_likwid_text("+--+", format="perfctr")
 
 
-@pytest.mark.parametrize("compress, suffix", [(gzip.compress, ".gz"), (bz2.compress, ".bz2"),
+@pytest.mark.parametrize(("compress", "suffix"), [(gzip.compress, ".gz"), (bz2.compress, ".bz2"),
                                               (lzma.compress, ".xz")])
 @pytest.mark.parametrize("name", [TEXT, CSV])
 def test_compressed_files_read_to_identical_tables(tmp_path, compress, suffix, name):
@@ -83,7 +83,8 @@ def test_file_objects_text_and_binary():
     assert binary.sources == (sample_path(TEXT),)
     _same_run(binary, plain)
     text = read_likwid(io.StringIO(Path(sample_path(TEXT)).read_text()), label="mem")
-    assert text.sources == ("<stream>",) and text.label == "mem"
+    assert text.sources == ("<stream>",)
+    assert text.label == "mem"
     _same_run(text, plain)
     merged = read_likwid([io.BytesIO(Path(sample_path(TEXT)).read_bytes())])
     assert len(merged.table) == len(plain.table)
@@ -141,18 +142,24 @@ def test_bench_reads_compressed_and_file_objects(tmp_path):
     assert streamed.gbs == plain.gbs
 
 
-def BenchResultLike(result, source):  # noqa: N802 - reads like a constructor
+def BenchResultLike(result, source):
     from dataclasses import replace
     return replace(result, source=source)
 
 
 def test_enums_equal_their_strings():
-    assert CPU is Device.CPU and CPU == "cpu" and GPU == "gpu" and f"{GPU}" == "gpu"
-    assert FLOP_RATE is UnitKind.FLOP_RATE and FLOP_RATE == "flop_rate"
-    assert BYTE_RATE == "byte_rate" and UOP_RATE == "uop_rate"
+    assert CPU is Device.CPU
+    assert CPU == "cpu"
+    assert GPU == "gpu"
+    assert f"{GPU}" == "gpu"
+    assert FLOP_RATE is UnitKind.FLOP_RATE
+    assert FLOP_RATE == "flop_rate"
+    assert BYTE_RATE == "byte_rate"
+    assert UOP_RATE == "uop_rate"
     assert parse_unit("DP [MFLOP/s]").kind is UnitKind.FLOP_RATE
     run = read_likwid(sample_path(CSV))
-    assert run.layout is Layout.PERFCTR_CSV and run.layout == "perfctr-csv"
+    assert run.layout is Layout.PERFCTR_CSV
+    assert run.layout == "perfctr-csv"
     # the table holds plain strings, as before
     assert list(run.table["device"].cat.categories) == ["cpu"]
     assert type(run.table["device"].cat.categories[0]) is str
@@ -171,7 +178,8 @@ class _Endless(io.RawIOBase):
         return True
 
     def read(self, size=-1):
-        assert size is not None and 0 < size <= 16 * 2**20, "reads in bounded chunks"
+        assert size is not None, "reads in bounded chunks"
+        assert 0 < size <= 16 * 2**20, "reads in bounded chunks"
         self.asked.append(size)
         return b"0" * size
 
@@ -210,13 +218,13 @@ def test_compression_bomb_stops_at_the_cap(monkeypatch, tmp_path):
     bomb = tmp_path / "bomb.gz"
     bomb.write_bytes(gzip.compress(b"0" * (8 * 2**20)))
     assert bomb.stat().st_size < 2**20  # the file itself is under the cap
-    with pytest.raises(LikwidFormatError, match="bomb.gz: expected at most 1,048,576 bytes"):
+    with pytest.raises(LikwidFormatError, match=r"bomb\.gz: expected at most 1,048,576 bytes"):
         read_likwid(bomb)
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
 def test_dev_zero_is_refused_without_reading():
-    with pytest.raises(LikwidFormatError, match="a regular file.*device"):
+    with pytest.raises(LikwidFormatError, match=r"a regular file.*device"):
         read_likwid("/dev/zero")
     with pytest.raises(LikwidFormatError, match="a regular file"):
         read_likwid_bench("/dev/zero")
@@ -272,6 +280,7 @@ def test_file_longer_than_its_stat_size_is_read_to_the_end_and_capped(monkeypatc
     from roofline_widget.io import opener
     assert os.stat("/proc/self/status").st_size == 0
     data = opener.read_bytes("/proc/self/status")
-    assert data.startswith(b"Name:") and b"\nPid:" in data
+    assert data.startswith(b"Name:")
+    assert b"\nPid:" in data
     with pytest.raises(LikwidFormatError, match="/proc/self/status: expected at most 10 bytes"):
         opener.read_bytes("/proc/self/status", limit=10)

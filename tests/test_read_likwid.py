@@ -68,7 +68,7 @@ def test_same_region_and_group_twice_in_one_log(tmp_path):
     assert info.value.line == 178 + 9  # first region header of the repeated run
 
 
-@pytest.mark.parametrize("content, expected", [
+@pytest.mark.parametrize(("content", "expected"), [
     (b"", "an empty file"),
     (b"  \n\n\t\n", "an empty file"),
     (b"\x89HDF\r\n\x1a\n\x00\x00\x00binary", "an HDF5 file .*format='scope-h5'"),
@@ -79,7 +79,8 @@ def test_empty_and_binary_files(tmp_path, content, expected):
     path.write_bytes(content)
     with pytest.raises(LikwidFormatError, match=expected) as info:
         read_likwid(path)
-    assert info.value.source == str(path) and info.value.line is None
+    assert info.value.source == str(path)
+    assert info.value.line is None
 
 
 TIMELINE = """\
@@ -117,7 +118,7 @@ Socket 0:
 """
 
 
-@pytest.mark.parametrize("text, line, what", [
+@pytest.mark.parametrize(("text", "line", "what"), [
     (TIMELINE, 6, "timeline output"),
     (TOPOLOGY, 6, "likwid-topology output"),
     ("hello from the application\nno tables here\n", None, "no LIKWID table"),
@@ -147,7 +148,8 @@ def test_missing_file_and_directory(tmp_path):
 
 def test_read_likwid_text_names_the_source():
     run = read_likwid_text(Path(GMG_MEM).read_text(), "job-42.out")
-    assert run.label == "job-42" and run.sources == ("job-42.out",)
+    assert run.label == "job-42"
+    assert run.sources == ("job-42.out",)
     assert run.regions == ["Setup", "Solve"]
 
 

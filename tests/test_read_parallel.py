@@ -113,7 +113,7 @@ def test_a_bad_file_on_a_worker_names_the_file(tmp_path):
     with ProcessPoolExecutor(2) as pool, pytest.raises(LikwidFormatError) as info:
         read_likwid([*PATHS[:2], broken], executor=pool)
     assert info.value.source == str(broken)
-    with ThreadPoolExecutor(2) as pool, pytest.raises(FileNotFoundError, match="missing.txt"):
+    with ThreadPoolExecutor(2) as pool, pytest.raises(FileNotFoundError, match=r"missing\.txt"):
         read_likwid([PATHS[0], tmp_path / "missing.txt"], executor=pool)
 
 
@@ -130,7 +130,7 @@ def test_an_error_that_does_not_name_the_file_is_wrapped(tmp_path):
 
 
 def test_an_executor_without_submit_or_map_is_a_type_error():
-    with pytest.raises(TypeError, match="executor must be None .* got int"):
+    with pytest.raises(TypeError, match=r"executor must be None .* got int"):
         read_likwid(PATHS, executor=4)
 
 
@@ -145,5 +145,5 @@ def test_dask_local_cluster_gives_the_serial_run(serial):
             _assert_same_run(read_likwid(PATHS, executor=client), serial)
             _assert_same_run(read_likwid(PATHS, executor=client.get_executor()), serial)
             broken = Path(PATHS[0]).with_name("does_not_exist.txt")
-            with pytest.raises(FileNotFoundError, match="does_not_exist.txt"):
+            with pytest.raises(FileNotFoundError, match=r"does_not_exist\.txt"):
                 read_likwid([PATHS[0], broken], executor=client)

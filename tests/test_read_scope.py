@@ -1,4 +1,4 @@
-"""Tests of the scope-profiler adapter (roofline_widget.io.scope)."""
+"""Tests of the scope-profiler adapter (roofline_widget.io.scope.objects)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,14 @@ import pytest
 pytest.importorskip("scope_profiler")
 pytest.importorskip("h5py")
 
-from scope_profiler.likwid_data import LikwidRegionResult  # noqa: E402
-from scope_profiler.results import ProfilingResults  # noqa: E402
-from scope_fixtures import (  # noqa: E402
-    make_profiling_results, metric_names, socket_lock_mask, write_scope_h5)
+from scope_fixtures import make_profiling_results, metric_names, socket_lock_mask, write_scope_h5
+from scope_profiler.likwid_data import LikwidRegionResult
+from scope_profiler.results import ProfilingResults
 
-from roofline_widget.errors import LikwidFormatError  # noqa: E402
-from roofline_widget.io import as_runs  # noqa: E402
-from roofline_widget.io.scope import from_scope_profiler, read_scope_h5  # noqa: E402
-from roofline_widget.model import KEY_COLUMNS  # noqa: E402
+from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io import as_runs
+from roofline_widget.io.scope.objects import from_scope_profiler, read_scope_h5
+from roofline_widget.model import KEY_COLUMNS
 
 
 def _hand_made() -> ProfilingResults:
@@ -59,7 +58,9 @@ def test_table_keys_from_hand_made_results():
     run = from_scope_profiler(_hand_made())
     table = run.table
     assert list(table.columns[:len(KEY_COLUMNS)]) == list(KEY_COLUMNS)
-    assert run.label == "x" and run.layout == "scope-profiler" and run.sources == ("x.h5",)
+    assert run.label == "x"
+    assert run.layout == "scope-profiler"
+    assert run.sources == ("x.h5",)
     assert table["rank"].tolist() == [0, 0, 0, 1, 1]
     assert table["region"].astype(str).tolist() == ["solve", "solve", "setup", "solve", "solve"]
     assert run.regions == ["solve", "setup"]
@@ -95,7 +96,8 @@ def test_label_argument_and_cache():
     assert from_scope_profiler(results, label="other").label == "other"
     results.get_likwid_regions()[1]["extra"] = results.get_likwid_region("setup")
     rebuilt = from_scope_profiler(results)
-    assert rebuilt is not first and len(rebuilt) == 6
+    assert rebuilt is not first
+    assert len(rebuilt) == 6
 
 
 def test_generated_results_are_realistic():
@@ -108,7 +110,8 @@ def test_generated_results_are_realistic():
     lock = np.tile(socket_lock_mask(6, 2), 12)  # threads 0 and 3 lead their socket
     assert lock.tolist()[:6] == [True, False, False, True, False, False]
     bandwidth = run.values("Memory bandwidth [MBytes/s]")
-    assert (bandwidth[lock] > 0).all() and (bandwidth[~lock] == 0).all()
+    assert (bandwidth[lock] > 0).all()
+    assert (bandwidth[~lock] == 0).all()
     assert (run.values("DP [MFLOP/s]") > 0).all()
     # Per (rank, region) the table sums equal the sums of the source arrays.
     regions = results.get_likwid_regions()
@@ -144,7 +147,8 @@ def test_hdf5_from_params_and_hand_made(tmp_path):
     path = write_scope_h5(tmp_path / "params.h5", {"n_ranks": 1, "n_regions": 2, "n_threads": 1,
                                                     "n_metrics": 4, "seed": 5})
     run = read_scope_h5(path)
-    assert run.label == "params" and len(run) == 2
+    assert run.label == "params"
+    assert len(run) == 2
     assert run.metric_names == metric_names(4)
     hand = read_scope_h5(write_scope_h5(tmp_path / "hand.h5", _hand_made()))
     # h5py lists a rank's regions by name: rank 0's "setup" now comes first.
@@ -171,7 +175,7 @@ def test_misshaped_region_arrays_raise():
 
 
 def test_package_import_does_not_import_scope_profiler():
-    code = ("import sys, roofline_widget, roofline_widget.io, roofline_widget.io.scope; "
+    code = ("import sys, roofline_widget, roofline_widget.io, roofline_widget.io.scope.objects; "
             "print('scope_profiler' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -1,4 +1,4 @@
-"""Tests of the likwid-perfctr / likwid-mpirun text reader (roofline_widget.io.text).
+"""Tests of the likwid-perfctr / likwid-mpirun text reader (roofline_widget.io.likwid_text).
 
 Expected numbers come from the sample files (the arithmetic is written next to
 them) and from LIKWID's own STAT ``Sum`` column.  Synthetic texts are rendered
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from roofline_widget import LikwidFormatError, sample_path
 from roofline_widget.io import read_likwid, read_likwid_text
-from roofline_widget.io.core import run_from
-from roofline_widget.io.text import parse_text
+from roofline_widget.io.likwid_text import parse_text
+from roofline_widget.io.parsed import run_from
 from roofline_widget.model import WHOLE_RUN_REGION
 
 _spec = importlib.util.spec_from_file_location(
@@ -59,7 +59,7 @@ def stat_sum(run, region, name, kind="metric", group=None):
 
 
 # --------------------------------------------------------------- real samples
-@pytest.mark.parametrize("name, regions, ranks, threads, groups, version, layout", [
+@pytest.mark.parametrize(("name", "regions", "ranks", "threads", "groups", "version", "layout"), [
     (FLOPS_DP, ["Setup", "Solve"], [0], 8, ["FLOPS_DP"], "4.1 - 5.0.x", "perfctr-text"),
     (MEM_DP, ["Setup", "Solve"], [0], 8, ["MEM_DP"], "4.1 - 5.0.x", "perfctr-text"),
     (PMGPU, ["<init_datastructures>", "<function_d>", "<function_b>", "<function_a>",
@@ -205,7 +205,8 @@ def test_pylikwid_lw40_layout():
     run = read_likwid(sample_path(PYLIKWID))
     row = run.table.iloc[0]
     assert (row["region"], row["group_index"], row["group"]) == ("listappend", 1, "L3")
-    assert row["runtime_s"] == 0.091028 and row["call_count"] == 1
+    assert row["runtime_s"] == 0.091028
+    assert row["call_count"] == 1
     assert row["L3 bandwidth [MBytes/s]"] == 1502.832  # printed 1.502832e+03
     assert row["L3 load data volume [GBytes]"] == 0.078023552
     assert run.events["INSTR_RETIRED_ANY:FIXC0"].iloc[0] == 926208300.0  # 9.262083e+08
@@ -279,7 +280,7 @@ def test_likwid3_marker_layout():
 
 
 def test_likwid3_wrapper_layout_has_no_region_header():
-    lines = gen.cpu_header_lines("3") + ["Measuring group FLOPS_DP"]
+    lines = [*gen.cpu_header_lines("3"), "Measuring group FLOPS_DP"]
     lines += gen.render_table([["Event", "INSTR_RETIRED_ANY"], ["core 0", "1.2e+06"],
                                ["core 3", "1.4e+06"]], "3")
     lines += gen.render_table([["Event", "INSTR_RETIRED_ANY STAT"], ["Sum", "2.6e+06"],
@@ -304,7 +305,8 @@ def test_gpu_columns_and_pipe_in_metric_name():
     assert [(t.device, t.cpu) for t in block.threads] == [("gpu", 0), ("gpu", 1)]
     assert block.metric_names == ["DP [MFLOP/s]", "L3|MEM evict bandwidth [MBytes/s]"]
     assert block.metrics[1].tolist() == [1200, 6.864286e-06]
-    assert math.isnan(block.metrics[0, 1]) and math.isnan(block.events[0, 1])
+    assert math.isnan(block.metrics[0, 1])
+    assert math.isnan(block.events[0, 1])
     # STAT of a row with one '-' cell: Sum 250, Min 250, Max 250, Avg 125 (= 250 / 2 columns)
     assert ("metric", "DP [MFLOP/s]", 250, 250, 250, 125) in block.stats
 
@@ -345,7 +347,8 @@ def test_mpirun_tsc_row_gives_runtime_and_wrapper_mpirun_has_whole_run_region():
     (parsed,) = parse_text("\n".join(lines), "m").blocks
     assert (parsed.region, parsed.group_index, parsed.group) == (WHOLE_RUN_REGION, 2, "Group 2")
     assert parsed.runtime.tolist() == [2.5]
-    assert parsed.threads[0].rank == 0 and parsed.threads[0].cpu == 3
+    assert parsed.threads[0].rank == 0
+    assert parsed.threads[0].cpu == 3
 
 
 def test_garbage_and_unknown_tables_between_blocks():
@@ -354,7 +357,7 @@ def test_garbage_and_unknown_tables_between_blocks():
     lines = ["WARN: something", "+------+", "| pin  |", "+======+", "| 0, 1 |", "+------+",
              "+-+-+ not a table", "Region: looks like mpirun but no Group line",
              "Group: 0 Thread 0 Global Thread 0 running on core 2"]
-    lines += gen.render_block(block, "5") + ["ERROR: after", "Thread 2, Core 1"]
+    lines += [*gen.render_block(block, "5"), "ERROR: after", "Thread 2, Core 1"]
     header = lines.index("Region r, Group 1: MEM")
     lines[header + 1:header + 1] = ["+-----+", "| pid |", "+-----+"]  # right above Region Info
     parsed = parse_text("\n".join(lines), "g")
@@ -383,7 +386,7 @@ def test_metric_columns_must_match_event_columns():
 
 
 def test_region_header_without_tables():
-    lines = _block_text() + ["Region lost, Group 1: MEM", "WARN: killed"]
+    lines = [*_block_text(), "Region lost, Group 1: MEM", "WARN: killed"]
     with pytest.raises(LikwidFormatError, match="Event or Metric table") as info:
         parse_text("\n".join(lines), "x")
     assert info.value.line == len(lines) - 1
@@ -474,7 +477,7 @@ def documents(draw):
                                "result = 42"])
     lines = draw(st.lists(garbage, max_size=2))
     if render == "3":  # 3.x names the group once, before the run
-        lines += gen.cpu_header_lines("3") + [f"Measuring group {group}"]
+        lines += [*gen.cpu_header_lines("3"), f"Measuring group {group}"]
     for block in blocks:
         repeat = draw(st.booleans()) and render not in ("3", "mpirun")
         header = gen.cpu_header_lines(render) if repeat else None
@@ -570,7 +573,7 @@ def test_malformed_variants_name_the_line(doc, data):
         expected_line = cut + 1
     else:  # the file ends in the middle of a row
         cut = data.draw(st.integers(1, len(lines[row]) - 1))
-        lines = lines[:row] + [lines[row][:cut]]
+        lines = [*lines[:row], lines[row][:cut]]
         expected_line = row + 1
     with pytest.raises(LikwidFormatError) as info:
         parse_text("\n".join(lines), "bad.txt")
@@ -594,7 +597,8 @@ def test_tab_inside_a_table_row_is_a_blank_not_part_of_the_name():
     assert len(tabbed) == len(row)  # still aligned with the border: one character for one
     run = run_from(parse_text(text.replace(row, tabbed), "tab.txt"), source="tab.txt")
     plain = run_from(parse_text(text, "plain.txt"), source="plain.txt")
-    assert run.metric_names == plain.metric_names and "DP [MFLOP/s]" in run.metric_names
+    assert run.metric_names == plain.metric_names
+    assert "DP [MFLOP/s]" in run.metric_names
     assert run.values("DP [MFLOP/s]").tolist() == plain.values("DP [MFLOP/s]").tolist()
 
 
@@ -611,4 +615,5 @@ def test_text_cut_inside_the_last_table_is_an_error_never_a_number(tmp_path, kee
     with pytest.raises(LikwidFormatError, match="closing '\\+---\\+' border of the table that "
                                                 "starts at line 63; the file ends inside") as info:
         read_likwid(path)
-    assert info.value.source == str(path) and info.value.line == 74
+    assert info.value.source == str(path)
+    assert info.value.line == 74

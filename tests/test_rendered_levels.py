@@ -14,14 +14,20 @@ import warnings
 
 import numpy as np
 import pytest
-
 import render_likwid
 from render_likwid import FILE_NAMES, num2str, render_program
-from roofline_widget import RooflineWidget, hierarchical_points, plot_roofline, read_likwid
-from roofline_widget import sample_path, sanity_check
+
+from roofline_widget import (
+    RooflineWidget,
+    hierarchical_points,
+    plot_roofline,
+    read_likwid,
+    sample_path,
+    sanity_check,
+)
 from roofline_widget.io.stat_check import StatSumMismatchWarning, stat_comparisons
-from roofline_widget.static_levels import FINDING_GID, LEVEL_GID
-from roofline_widget.widget.levels_layer import MARKERS
+from roofline_widget.static.levels import FINDING_GID, LEVEL_GID
+from roofline_widget.widget.layers.levels import MARKERS
 
 X = "arithmetic_intensity_flops_per_byte"
 Y = "performance_gflops"
@@ -86,7 +92,8 @@ def test_rendered_layout(paths):
     assert headers == ["Region Info|HWThread 1", "Event|HWThread 1", "Event|Avg",
                        "Metric|HWThread 1", "Metric|Avg"] * 2
     borders = [i for i, line in enumerate(lines) if line.startswith("+-")]
-    assert len(borders) == 2 * 5 * 3 and all(lines[i + 1] == "" for i in borders[2::3])
+    assert len(borders) == 2 * 5 * 3
+    assert all(lines[i + 1] == "" for i in borders[2::3])
     # numbers right-aligned, names centred (LIKWID's printtable)
     assert "|            DP [MFLOP/s] STAT           |   7400 |   3300 |   4100 |   3700 |" in lines
     assert "|               CAS_COUNT_RD               | MBOX0C0 |   10000000 |          0 |" in lines
@@ -138,7 +145,8 @@ def test_hierarchical_points_by_hand(run):
         assert row.bandwidth_gbs == pytest.approx(gbs, rel=1e-12)
         assert row.performance_gflops == pytest.approx(gflops, rel=1e-12)
         assert row.arithmetic_intensity_flops_per_byte == pytest.approx(intensity, rel=1e-12)
-        assert row.n_threads == 2 and row.flops_metric == "DP [MFLOP/s]"
+        assert row.n_threads == 2
+        assert row.flops_metric == "DP [MFLOP/s]"
 
 
 def test_sanity_check_reports_l3_traffic_above_l2(run):
@@ -160,12 +168,14 @@ def test_widget_draws_the_levels_joined_with_a_ring_on_the_finding(run):
     layer = widget.figure.layers["levels"]
     for level in ("L2", "L3", "MEM"):
         dots = layer.dots[level]
-        assert dots.visible and dots.marker == MARKERS[level]
+        assert dots.visible
+        assert dots.marker == MARKERS[level]
         np.testing.assert_allclose(dots.x, [EXPECTED["triad", level][2],
                                             EXPECTED["stencil<3d>", level][2]], rtol=1e-12)
         np.testing.assert_allclose(dots.y, [7.4, 3.04], rtol=1e-12)
     # one line per region through its three dots, inner level first
-    assert layer.joins.visible and layer.joins.x.shape == (2, 3)
+    assert layer.joins.visible
+    assert layer.joins.x.shape == (2, 3)
     np.testing.assert_allclose(layer.joins.x[1], [EXPECTED["stencil<3d>", lv][2]
                                                   for lv in ("L2", "L3", "MEM")], rtol=1e-12)
     np.testing.assert_allclose(layer.joins.y[0], [7.4] * 3, rtol=1e-12)
@@ -175,13 +185,17 @@ def test_widget_draws_the_levels_joined_with_a_ring_on_the_finding(run):
     np.testing.assert_allclose(layer.rings.y, [3.04], rtol=1e-12)
     layer._on_ring_hover({"data": {"index": 0}})
     tooltip = layer.ring_tooltip.value
-    assert "stencil&lt;3d&gt;" in tooltip and "<3d>" not in tooltip
-    assert "intensity order" in tooltip and "48.6 % lower" in tooltip
+    assert "stencil&lt;3d&gt;" in tooltip
+    assert "<3d>" not in tooltip
+    assert "intensity order" in tooltip
+    assert "48.6 % lower" in tooltip
     status = widget.controls.status_html.value
-    assert "1 sanity finding(s)" in status and "stencil&lt;3d&gt; (rank 0, L3, intensity order)" \
+    assert "1 sanity finding(s)" in status
+    assert "stencil&lt;3d&gt; (rank 0, L3, intensity order)" \
         in status
     widget.levels = ["L2", "MEM"]  # the finding is the L3 dot's: no ring without L3
-    assert not layer.rings.visible and len(layer.rings.x) == 0
+    assert not layer.rings.visible
+    assert len(layer.rings.x) == 0
 
 
 def test_static_plot_rings_the_finding(run, tmp_path):

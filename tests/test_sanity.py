@@ -1,6 +1,7 @@
 """sanity_check: intensity order across levels, points above roofs, uncore on one socket."""
 
 from likwid_render import perfctr_header, perfctr_region, topology
+
 from roofline_widget import read_likwid, sample_path, sanity_check
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.io.topology import parse_topology

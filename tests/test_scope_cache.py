@@ -10,10 +10,10 @@ import pytest
 pytest.importorskip("scope_profiler")
 pytest.importorskip("h5py")
 
-from scope_fixtures import write_scope_h5  # noqa: E402
+from scope_fixtures import write_scope_h5
 
-from roofline_widget.io import scope_cache  # noqa: E402
-from roofline_widget.io.scope_h5 import read_scope_sums  # noqa: E402
+from roofline_widget.io.scope import cache as scope_cache
+from roofline_widget.io.scope.h5 import read_scope_sums
 
 DP = "DP [MFLOP/s]"
 
@@ -24,7 +24,8 @@ def _write(path, seed=1, n_ranks=2):
 
 
 def _same(a, b):
-    assert a.metric_names == b.metric_names and len(a) == len(b)
+    assert a.metric_names == b.metric_names
+    assert len(a) == len(b)
     for name in ("rank", "n_threads", "runtime_s", "call_count"):
         np.testing.assert_array_equal(a.keys[name], b.keys[name])
     assert list(a.keys["region"]) == list(b.keys["region"])
@@ -60,7 +61,8 @@ def test_rewritten_file_gives_the_new_numbers(tmp_path):
     _write(path, seed=2, n_ranks=3)
     os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))  # same mtime: the size differs
     new = read_scope_sums(path, cache_dir=tmp_path / "cache")
-    assert not new.from_cache and sorted(set(new.keys["rank"])) == [0, 1, 2]
+    assert not new.from_cache
+    assert sorted(set(new.keys["rank"])) == [0, 1, 2]
     assert not np.array_equal(new.sums(DP)[:6], old.sums(DP))
     _same(new, read_scope_sums(path, cache=False))
 
@@ -77,7 +79,8 @@ def test_other_package_version_is_not_served(tmp_path, monkeypatch):
 def test_cache_false_reads_and_writes_nothing(tmp_path):
     path = _write(tmp_path / "run.h5")
     sums = read_scope_sums(path, cache=False, cache_dir=tmp_path / "cache")
-    assert not sums.from_cache and not (tmp_path / "cache").exists()
+    assert not sums.from_cache
+    assert not (tmp_path / "cache").exists()
 
 
 def test_corrupt_entry_is_replaced(tmp_path):

@@ -17,14 +17,18 @@ import pytest
 pytest.importorskip("scope_profiler")
 pytest.importorskip("h5py")
 
-from scope_profiler.likwid_data import LikwidRegionResult  # noqa: E402
-from scope_profiler.results import ProfilingResults  # noqa: E402
-from scope_fixtures import write_scope_h5  # noqa: E402
+from scope_fixtures import write_scope_h5
+from scope_profiler.likwid_data import LikwidRegionResult
+from scope_profiler.results import ProfilingResults
 
-from roofline_widget.errors import LikwidFormatError  # noqa: E402
-from roofline_widget.points import ScopeSums  # noqa: E402
-from roofline_widget.io.scope_h5 import ScopeH5Sums, read_scope_sums  # noqa: E402
-from roofline_widget.points import RegionSums, collect_roofline_points, points_dataframe  # noqa: E402
+from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.scope.h5 import ScopeH5Sums, read_scope_sums
+from roofline_widget.points import (
+    RegionSums,
+    ScopeSums,
+    collect_roofline_points,
+    points_dataframe,
+)
 
 DP, BW = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"
 KEYS = ("rank", "region", "device", "n_threads", "runtime_s", "call_count", "groups")
@@ -85,10 +89,13 @@ def test_mixed_file_is_identical_to_from_h5(tmp_path):
     _assert_identical(ours, _reference(path))
     frame = RegionSums([ours], [ours.label]).frame.set_index(["rank", "region"])
     # rank 0 'a': DP 1 + 2 = 3; bandwidth 10 (the NaN thread ignored); runtime max(0.5, NaN)
-    assert frame.loc[(0, "a"), DP] == 3.0 and frame.loc[(0, "a"), BW] == 10.0
-    assert frame.loc[(0, "a"), "runtime_s"] == 0.5 and frame.loc[(0, "a"), "n_threads"] == 2
+    assert frame.loc[(0, "a"), DP] == 3.0
+    assert frame.loc[(0, "a"), BW] == 10.0
+    assert frame.loc[(0, "a"), "runtime_s"] == 0.5
+    assert frame.loc[(0, "a"), "n_threads"] == 2
     # rank 2 'a': every DP thread NaN stays NaN, never 0; bandwidth 1 + 2 + 4 = 7
-    assert np.isnan(frame.loc[(2, "a"), DP]) and frame.loc[(2, "a"), BW] == 7.0
+    assert np.isnan(frame.loc[(2, "a"), DP])
+    assert frame.loc[(2, "a"), BW] == 7.0
     # the tag keeps its '/', the group without a name is called after its id
     assert np.isnan(frame.loc[(0, "solver/inner"), DP])
     assert frame.loc[(2, "c"), "groups"] == "Group 7"
@@ -107,7 +114,8 @@ def test_points_of_a_path_equal_those_of_from_h5(tmp_path):
 def test_sources_of_a_path_are_the_fast_reader(tmp_path):
     path = write_scope_h5(tmp_path / "run.h5", {"n_ranks": 2, "n_regions": 2, "n_threads": 2})
     sums = RegionSums.from_runs(path)
-    assert sums.ranks == [0, 1] and sums.regions == ["region_000", "region_001"]
+    assert sums.ranks == [0, 1]
+    assert sums.regions == ["region_000", "region_001"]
     # the per-thread run is still there when asked for (read through scope-profiler)
     assert len(sums.runs[0].table) == 2 * 2 * 2
 

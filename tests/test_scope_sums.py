@@ -14,13 +14,14 @@ import pytest
 
 pytest.importorskip("scope_profiler")
 
-from scope_profiler.likwid_data import LikwidRegionResult  # noqa: E402
-from scope_profiler.results import ProfilingResults  # noqa: E402
-from scope_fixtures import make_profiling_results  # noqa: E402
+from scope_fixtures import make_profiling_results
+from scope_profiler.likwid_data import LikwidRegionResult
+from scope_profiler.results import ProfilingResults
 
-from roofline_widget.errors import LikwidFormatError  # noqa: E402
-from roofline_widget.io.scope import from_scope_profiler  # noqa: E402
-from roofline_widget.points import (  # noqa: E402
+from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.scope.objects import from_scope_profiler
+from roofline_widget.points import (
+    RegionsLeftOutWarning,
     RegionSource,
     RegionSums,
     RunSums,
@@ -29,7 +30,7 @@ from roofline_widget.points import (  # noqa: E402
     left_out_regions,
     points_dataframe,
 )
-from roofline_widget.points.source import SOURCE_KEYS  # noqa: E402
+from roofline_widget.points.engines.source import SOURCE_KEYS
 
 DP, BW = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"
 
@@ -75,19 +76,23 @@ def test_mixed_shapes_give_the_table_path_frame():
     _assert_same_frames(direct, table)
     frame = direct.frame.set_index(["rank", "region"])
     # rank 0 'a': DP 1 + 2 = 3, bandwidth 10 (NaN thread ignored), runtime max(0.5, NaN) = 0.5
-    assert frame.loc[(0, "a"), DP] == 3.0 and frame.loc[(0, "a"), BW] == 10.0
-    assert frame.loc[(0, "a"), "runtime_s"] == 0.5 and frame.loc[(0, "a"), "call_count"] == 2
+    assert frame.loc[(0, "a"), DP] == 3.0
+    assert frame.loc[(0, "a"), BW] == 10.0
+    assert frame.loc[(0, "a"), "runtime_s"] == 0.5
+    assert frame.loc[(0, "a"), "call_count"] == 2
     # rank 1 'a': every DP thread NaN -> NaN (not 0); bandwidth 1 + 2 + 4 = 7
-    assert np.isnan(frame.loc[(1, "a"), DP]) and frame.loc[(1, "a"), BW] == 7.0
+    assert np.isnan(frame.loc[(1, "a"), DP])
+    assert frame.loc[(1, "a"), BW] == 7.0
     # rank 0 'b' printed no DP at all
-    assert np.isnan(frame.loc[(0, "b"), DP]) and frame.loc[(0, "b"), "groups"] == "MEM"
+    assert np.isnan(frame.loc[(0, "b"), DP])
+    assert frame.loc[(0, "b"), "groups"] == "MEM"
 
 
 def test_points_and_left_out_agree_with_the_table_path():
     results = _mixed()
-    with pytest.warns(UserWarning):
+    with pytest.warns(RegionsLeftOutWarning):
         direct = collect_roofline_points(results, flops_metric=DP, bandwidth_metric=BW)
-    with pytest.warns(UserWarning):
+    with pytest.warns(RegionsLeftOutWarning):
         table = collect_roofline_points(from_scope_profiler(results, cache=False),
                                         flops_metric=DP, bandwidth_metric=BW)
     assert direct == table
@@ -98,7 +103,7 @@ def test_points_and_left_out_agree_with_the_table_path():
         results, flops_metric=DP, bandwidth_metric=BW).itertuples()}
     assert reasons[(0, "a")] == f"thread HWThread 1 not measured ({BW})"
     # kept on request: rank 0 'a' (3 MFLOP/s / 10 MB/s, one thread not measured)
-    with pytest.warns(UserWarning):
+    with pytest.warns(RegionsLeftOutWarning):
         kept = points_dataframe(results, flops_metric=DP, bandwidth_metric=BW,
                                 unmeasured="keep")
     assert kept[["rank", "region", "unmeasured_threads"]].values.tolist() == [
@@ -137,7 +142,7 @@ def _with_arrays(convert_metrics=None, convert_times=None) -> ProfilingResults:
     return results
 
 
-@pytest.mark.parametrize("convert_metrics, convert_times", [
+@pytest.mark.parametrize(("convert_metrics", "convert_times"), [
     (np.asfortranarray, None),                           # column-major metrics
     (lambda m: m.astype(np.float32), None),              # single-precision metrics
     (None, lambda t: [float(x) for x in t]),             # times as a plain list
@@ -186,7 +191,8 @@ def _engines(results):
                          ids=["fixture", "mixed"])
 def test_both_engines_are_region_sources_with_the_same_sums(make):
     scope, run = _engines(make())
-    assert isinstance(scope, RegionSource) and isinstance(run, RegionSource)
+    assert isinstance(scope, RegionSource)
+    assert isinstance(run, RegionSource)
     assert len(scope) == len(run) > 0
     assert scope.metric_names == run.metric_names
     assert scope.label == run.label

@@ -17,8 +17,10 @@ def test_48_ranks_of_likwid_mpirun_by_hand():
     spread = rank_spread(MPIRUN, bandwidth_metric=L1L2)
     assert len(spread) == 1
     row = spread.iloc[0]
-    assert row["region"] == "wr-only" and row["n_ranks"] == 48
-    assert row["flops_metric"] is None and row["bandwidth_metric"] == L1L2
+    assert row["region"] == "wr-only"
+    assert row["n_ranks"] == 48
+    assert row["flops_metric"] is None
+    assert row["bandwidth_metric"] == L1L2
     assert np.isnan(row["performance_gflops_median"])
     assert np.isnan(row["arithmetic_intensity_flops_per_byte_max"])
     # 'L1 to/from L2 bandwidth' row: min 33.0835 (rank 2) and max 34.1064 (rank 38), as the STAT
@@ -79,4 +81,5 @@ def test_1024_generated_ranks():
         assert row["runtime_seconds_median"] == pytest.approx(np.median(runtime), rel=1e-12)
         assert row["imbalance"] == pytest.approx(runtime.max() / runtime.mean(), rel=1e-12)
         assert row["slowest_rank"] == int(np.argmax(runtime))
-    assert spread.loc[1, "slowest_rank"] == 777 and spread.loc[1, "runtime_seconds_max"] == 50.0
+    assert spread.loc[1, "slowest_rank"] == 777
+    assert spread.loc[1, "runtime_seconds_max"] == 50.0

@@ -73,7 +73,8 @@ def test_every_intact_sample_agrees_with_its_stat_sums(name):
     assert len(run.stats) == WITH_STATS.get(name, 0)
     if name in WITH_STATS:
         # every printed Sum was compared (mpirun's 'Region calls' row has no thread column)
-        assert len(compared) >= len(run.stats) - 1 and compared["agree"].all()
+        assert len(compared) >= len(run.stats) - 1
+        assert compared["agree"].all()
     assert stat_mismatches(run) == []
 
 
@@ -84,7 +85,8 @@ def test_stat_sum_of_the_dp_rate_by_hand():
     # + 331.8538 + 331.5994 = 2708.1630, the printed STAT Sum
     row = compared.loc[("Setup", "DP [MFLOP/s]")]
     assert row["summed"] == pytest.approx(2708.1630, abs=1e-9)
-    assert row["stat_sum"] == 2708.1630 and row["tolerance"] < 0.1
+    assert row["stat_sum"] == 2708.1630
+    assert row["tolerance"] < 0.1
 
 
 def test_a_thread_changed_by_ten_percent_warns_with_both_values(tmp_path):
@@ -94,13 +96,16 @@ def test_a_thread_changed_by_ten_percent_warns_with_both_values(tmp_path):
     with pytest.warns(StatSumMismatchWarning) as record:
         run = read_likwid(path)
     message = str(record[0].message)
-    assert "region 'Setup'" in message and "'DP [MFLOP/s]'" in message
-    assert "2741.688" in message and "2708.163" in message
+    assert "region 'Setup'" in message
+    assert "'DP [MFLOP/s]'" in message
+    assert "2741.688" in message
+    assert "2708.163" in message
     assert str(path) in message
     [mismatch] = stat_mismatches(run)
     assert (mismatch.region, mismatch.group, mismatch.name, mismatch.rank) == (
         "Setup", "MEM_DP", "DP [MFLOP/s]", 0)
-    assert mismatch.summed == pytest.approx(2741.6884) and mismatch.stat_sum == 2708.1630
+    assert mismatch.summed == pytest.approx(2741.6884)
+    assert mismatch.stat_sum == 2708.1630
     assert [m for m in run.warnings if "STAT Sum" in m] == [f"STAT Sum mismatch: {mismatch}"]
 
 
@@ -112,7 +117,8 @@ def test_an_event_changed_by_ten_percent_warns(tmp_path):
         run = read_likwid(path)
     [mismatch] = stat_mismatches(run)
     # 2580904900 + 30775490
-    assert mismatch.summed == 2611680390 and mismatch.stat_sum == 2580904900
+    assert mismatch.summed == 2611680390
+    assert mismatch.stat_sum == 2580904900
 
 
 def test_rounding_of_the_last_printed_digit_is_no_mismatch(tmp_path):
@@ -131,7 +137,8 @@ def test_mpirun_stat_sums_are_over_every_rank(tmp_path):
     assert len(run.ranks) == 48
     compared = stat_comparisons(run).set_index("name")
     # CPI STAT Sum 4108.7746 over the 48 ranks' threads
-    assert compared.loc["CPI", "stat_sum"] == 4108.7746 and compared.loc["CPI", "rank"] == -1
+    assert compared.loc["CPI", "stat_sum"] == 4108.7746
+    assert compared.loc["CPI", "rank"] == -1
     assert compared.loc["CPI", "summed"] == pytest.approx(4108.7746, abs=1e-6)
     # rank 1 (sonata:1:25): CPI 1.7995 -> 1.9795 (+10 %)
     path = _write(tmp_path, "mpirun.txt", _replace_cell(text, "CPI", 1, "1.9795"))
@@ -139,7 +146,8 @@ def test_mpirun_stat_sums_are_over_every_rank(tmp_path):
         mutated = read_likwid(path)
     assert "region 'wr-only'" in str(record[0].message)
     [mismatch] = stat_mismatches(mutated)
-    assert mismatch.rank is None and mismatch.summed == pytest.approx(4108.9546)
+    assert mismatch.rank is None
+    assert mismatch.summed == pytest.approx(4108.9546)
 
 
 def test_a_dash_on_a_thread_shows_in_the_stat_check(tmp_path):
@@ -163,4 +171,5 @@ def test_a_log_of_two_runs_matches_each_stat_table_to_its_block(tmp_path):
         run = read_likwid(path)
     assert run.table.groupby("region").size().tolist() == [4, 4]
     compared = stat_comparisons(run)
-    assert len(compared) == 2 * 80 and compared["agree"].all()
+    assert len(compared) == 2 * 80
+    assert compared["agree"].all()

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from roofline_widget import plot_roofline, read_likwid, sample_path
-from roofline_widget.static_labels import MAX_LABELS, label_text, place_region_labels
+from roofline_widget.static.region_labels import MAX_LABELS, label_text, place_region_labels
 
 matplotlib = pytest.importorskip("matplotlib")
 
@@ -50,7 +50,8 @@ def test_real_sample_labels_do_not_overlap_and_every_region_is_named(plotted):
     axes = figure.axes[0]
     renderer = figure.canvas.get_renderer()
     regions = sorted({p["region"] for p in payload["points"]})
-    assert len(regions) == 7 and {"Solve", "Setup", "<function_a>"} <= set(regions)
+    assert len(regions) == 7
+    assert {"Solve", "Setup", "<function_a>"} <= set(regions)
     by_text = {label_text(r): r for r in regions}
     labels = [t for t in axes.texts if t.get_text() in by_text]
     others = [t for t in axes.texts if t.get_text() not in by_text]  # ceilings, no-FLOP note
@@ -120,9 +121,10 @@ def test_crowded_regions_get_labels_or_a_note_never_overlaps():
 def test_long_region_names_are_shortened_and_all_fit():
     assert label_text("x" * 40) == "x" * 31 + "\N{HORIZONTAL ELLIPSIS}"
     assert label_text("<init>") == "<init>"
-    figure, axes, points = crowded_axes(3, seed=4)
+    _figure, axes, points = crowded_axes(3, seed=4)
     placement = place_region_labels(axes, points)
-    assert sorted(placement.labels) == sorted(points["region"]) and placement.note is None
+    assert sorted(placement.labels) == sorted(points["region"])
+    assert placement.note is None
 
 
 def test_bandwidth_label_runs_along_its_slope_above_it(tmp_path):
@@ -136,7 +138,7 @@ def test_bandwidth_label_runs_along_its_slope_above_it(tmp_path):
                                 filepath=tmp_path / "r.png", verbose=False)
     axes = payload["figure"].axes[0]
     (label,) = [t for t in axes.texts if t.get_text().startswith("Peak bandwidth: 204.8 GB/s")]
-    slope = [line for line in payload["lines"] if line["kind"] == "bandwidth"][0]
+    slope = next(line for line in payload["lines"] if line["kind"] == "bandwidth")
     (x0, y0), (x1, y1) = axes.transData.transform(
         [(slope["x"][0], slope["y"][0]), (slope["x"][-1], slope["y"][-1])])
     assert label.get_rotation() == pytest.approx(np.degrees(np.arctan2(y1 - y0, x1 - x0)), abs=0.5)

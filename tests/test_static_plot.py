@@ -9,12 +9,12 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from test_points import DP, MEM_BW, block, make_run
 
 from roofline_widget import sample_path
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.points import POINT_KEYS, RegionsLeftOutWarning
-from roofline_widget.static_plot import plot_roofline
-from test_points import DP, MEM_BW, block, make_run
+from roofline_widget.static.plot import plot_roofline
 
 MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
@@ -65,7 +65,8 @@ def test_measured_peaks_and_several_ceilings():
                       BandwidthRoof("DRAM", 110.0, "likwid-bench triad, 14 threads")])
     payload = _plot(ceilings=roofs)
     assert payload["empirical_ceilings"] is False
-    assert payload["peak_flops_gflops"] == 1164.8 and payload["peak_bandwidth_gbs"] == 200.0
+    assert payload["peak_flops_gflops"] == 1164.8
+    assert payload["peak_bandwidth_gbs"] == 200.0
     assert [c["name"] for c in payload["ceilings"]] == ["AVX-512 FMA", "Scalar", "L3", "DRAM"]
     kinds = [line["kind"] for line in payload["lines"]]
     assert kinds == ["bandwidth", "bandwidth", "compute", "compute", "roof"]
@@ -74,7 +75,8 @@ def test_measured_peaks_and_several_ceilings():
     intensity = 1.9500623 / 0.5417965
     assert setup["attainable_gflops"] == pytest.approx(200.0 * intensity)
     assert setup["efficiency_percent"] == pytest.approx(100 * 1.9500623 / (200.0 * intensity))
-    assert setup["bound"] == "memory" and setup["above_roof"] is False
+    assert setup["bound"] == "memory"
+    assert setup["above_roof"] is False
     replaced = _plot(ceilings=roofs, peak_bandwidth=300.0)
     assert replaced["peak_bandwidth_gbs"] == 300.0
     assert [c["value"] for c in replaced["ceilings"]] == [1164.8, 145.6, 300.0, 110.0]
@@ -97,13 +99,14 @@ def test_verbose_reports_points_metrics_and_ceilings(capsys):
     _plot(verbose=True, peak_flops=1164.8, peak_bandwidth=128.0)
     out = capsys.readouterr().out
     assert "2 LIKWID region/rank point(s)" in out
-    assert "'Memory bandwidth [MBytes/s]'" in out and "Peak: 1165 GFLOP/s (user)" in out
+    assert "'Memory bandwidth [MBytes/s]'" in out
+    assert "Peak: 1165 GFLOP/s (user)" in out
 
 
 # ---------------------------------------------------------------------------
 # files written and read back
 # ---------------------------------------------------------------------------
-@pytest.mark.parametrize("suffix, magic", [(".png", PNG_MAGIC), (".pdf", b"%PDF"),
+@pytest.mark.parametrize(("suffix", "magic"), [(".png", PNG_MAGIC), (".pdf", b"%PDF"),
                                            (".svg", b"<?xml")])
 def test_image_files_are_written(tmp_path, suffix, magic):
     path = tmp_path / "sub" / f"roofline{suffix}"
@@ -111,7 +114,8 @@ def test_image_files_are_written(tmp_path, suffix, magic):
     assert path.read_bytes().startswith(magic)
     if suffix == ".svg":
         text = path.read_text()
-        assert "empirical" in text.lower() and "Setup" in text
+        assert "empirical" in text.lower()
+        assert "Setup" in text
     assert payload["figure"].axes[0].get_xscale() == "log"
     assert payload["figure"].axes[0].get_title() == "Roofline analysis (empirical ceilings)"
 
@@ -126,10 +130,11 @@ def test_matplotlib_figure_draws_the_exact_ridge_point():
     index = list(x).index(ridge)
     assert y[index] == 1164.8
     labels = [text.get_text() for text in axes.texts]
-    assert "Peak: 1165 GFLOP/s (user)" in labels and "Peak bandwidth: 128 GB/s (user)" in labels
+    assert "Peak: 1165 GFLOP/s (user)" in labels
+    assert "Peak bandwidth: 128 GB/s (user)" in labels
     assert axes.get_title() == "Roofline analysis"
     assert axes.get_yscale() == "log"
-    # the same axis labels as the widget (roofline_widget.style)
+    # the same axis labels as the widget (roofline_widget.look.style)
     assert axes.get_ylabel() == "Attained performance [GFLOP/s]"
     assert axes.get_xlabel().startswith("Arithmetic intensity [FLOP/byte]  (DP [MFLOP/s] / ")
 
@@ -150,9 +155,11 @@ def test_json_export_is_valid_json_without_nan(tmp_path):
     path = tmp_path / "points.json"
     _plot(run, data_filepath=path, data_format="json")
     text = path.read_text()
-    assert "NaN" not in text and "Infinity" not in text
+    assert "NaN" not in text
+    assert "Infinity" not in text
     document = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))
-    assert document["format"] == "scope-profiler-plot-data" and document["plot"] == "roofline"
+    assert document["format"] == "scope-profiler-plot-data"
+    assert document["plot"] == "roofline"
     assert document["points"][0]["runtime_seconds"] is None
     assert document["points"][1]["runtime_seconds"] == 1.0
     assert document["peak_flops_gflops"] == pytest.approx(1.0)
@@ -248,11 +255,13 @@ def test_bqplot_backend_returns_a_figure():
     assert all(isinstance(axis.scale, bqplot.LogScale) for axis in figure.axes)
     scatters = [m for m in figure.marks if isinstance(m, bqplot.Scatter)]
     lines = [m for m in figure.marks if isinstance(m, bqplot.Lines)]
-    assert len(scatters) == 5 and len(lines) == 3
+    assert len(scatters) == 5
+    assert len(lines) == 3
     assert [s.labels[0] for s in scatters][1] == "<function_d>"
-    roof = [m for m in lines if m.labels[0].startswith("Roofline")][0]
+    roof = next(m for m in lines if m.labels[0].startswith("Roofline"))
     # the polyline passes through the ridge 100 / 50 = 2 FLOP/byte at 100 GFLOP/s
-    assert 2.0 in list(roof.x) and roof.y[list(roof.x).index(2.0)] == 100.0
+    assert 2.0 in list(roof.x)
+    assert roof.y[list(roof.x).index(2.0)] == 100.0
     assert figure.title == "Roofline analysis"
     assert [axis.label for axis in figure.axes] == ["Arithmetic intensity [FLOP/byte]",
                                                     "Attained performance [GFLOP/s]"]
@@ -268,7 +277,8 @@ def test_several_runs_coloured_by_run():
     assert payload["colour_by"] == "file"
     assert list(payload["colors"]) == ["one", "two"]
     # a qualitative map is used in order: tab10 blue, then orange
-    assert payload["colors"]["one"] == "#1f77b4" and payload["colors"]["two"] == "#ff7f0e"
+    assert payload["colors"]["one"] == "#1f77b4"
+    assert payload["colors"]["two"] == "#ff7f0e"
     with pytest.raises(ValueError, match="unknown colormap"):
         _plot([first, second], cmap="no-such-map")
     assert math.isclose(payload["peak_flops_gflops"], 3.0)
@@ -294,7 +304,7 @@ def test_payload_agrees_with_scope_profiler_on_its_results():
 
 
 def test_run_without_metrics_is_left_out_not_an_error():
-    from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
+    from roofline_widget.io.parsed import RegionBlock, ThreadColumn, build_run
 
     custom = RegionBlock("events_only", 1, "Custom", 3, threads=[ThreadColumn("HWThread 0", 0)],
                          event_names=["INSTR_RETIRED_ANY:FIXC0"], events=np.array([[5.0]]))

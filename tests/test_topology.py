@@ -1,8 +1,8 @@
 """likwid-topology output inside job logs."""
 
 import pytest
-
 from likwid_render import topology
+
 from roofline_widget import LikwidFormatError, read_topology
 from roofline_widget.io.topology import find_topology, parse_topology
 
@@ -68,7 +68,8 @@ def test_counts_caches_and_sockets():
     assert [(c.level, c.size_bytes, c.shared_by) for c in topo.caches] == [
         (1, 32 * 1024, 2), (2, 256 * 1024, 2), (3, 8 * 1024 * 1024, 8)]
     assert topo.cache(3).groups == ((0, 4, 1, 5, 2, 6, 3, 7),)
-    assert topo.socket_of(5) == 0 and topo.socket_of(8) is None
+    assert topo.socket_of(5) == 0
+    assert topo.socket_of(8) is None
     # 8 MB L3 over 4 compactly pinned threads: 2 MiB each; L2 shared by 2 hardware threads
     assert topo.cache(3).bytes_per_thread(4) == 2 * 2**20
     assert topo.cache(2).bytes_per_thread(4) == 128 * 1024
@@ -79,7 +80,8 @@ def test_block_inside_a_longer_job_log(tmp_path):
     log.write_text("module load likwid\nstarting job\n" + topology(sockets=2, cores=4)
                    + "\nlikwid-bench output follows\n")
     topo = read_topology(log)
-    assert topo.sockets == 2 and topo.line == 7  # 2 log lines, hline, CPU name, CPU type, stars, header
+    assert topo.sockets == 2
+    assert topo.line == 7
     assert topo.socket_threads == {0: frozenset({0, 1, 2, 3}), 1: frozenset({4, 5, 6, 7})}
     assert [c.shared_by for c in topo.caches] == [1, 1, 4]
 

@@ -3,14 +3,24 @@
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from roofline_widget.errors import LikwidFormatError
-from roofline_widget.units import (BYTE_RATE, BYTE_VOLUME, FLOP_RATE, INTENSITY, OTHER, TIME,
-                                   UOP_RATE, parse_unit, split_metric_name)
+from roofline_widget.units import (
+    BYTE_RATE,
+    BYTE_VOLUME,
+    FLOP_RATE,
+    INTENSITY,
+    OTHER,
+    TIME,
+    UOP_RATE,
+    parse_unit,
+    split_metric_name,
+)
 
 
-@pytest.mark.parametrize("name, kind, to_giga", [
+@pytest.mark.parametrize(("name", "kind", "to_giga"), [
     # LIKWID >= 5.0 group names
     ("DP [MFLOP/s]", FLOP_RATE, 1e-3),
     ("AVX512 DP [MFLOP/s]", FLOP_RATE, 1e-3),
@@ -47,7 +57,7 @@ def test_rates_and_volumes(name, kind, to_giga):
     assert unit.to_giga == pytest.approx(to_giga, rel=1e-15)
 
 
-@pytest.mark.parametrize("name, kind", [
+@pytest.mark.parametrize(("name", "kind"), [
     ("Operational intensity", INTENSITY),
     ("Operational intensity [FLOP/Byte]", INTENSITY),
     ("Runtime (RDTSC) [s]", TIME),

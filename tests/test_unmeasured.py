@@ -21,8 +21,13 @@ import pytest
 from roofline_widget import LikwidRun, read_likwid, sample_path
 from roofline_widget.io.cells import parse_cells
 from roofline_widget.io.stat_check import StatSumMismatchWarning
-from roofline_widget.points import (RegionSums, RegionsLeftOutWarning, collect_roofline_points,
-                                    left_out_regions, points_dataframe)
+from roofline_widget.points import (
+    RegionsLeftOutWarning,
+    RegionSums,
+    collect_roofline_points,
+    left_out_regions,
+    points_dataframe,
+)
 
 MEM_DP_8T = "gmgpolar_skx4s_lw50_MEM_DP_compact8t_1537x2048_give.txt"
 CSV_1T = "ufpr_coffeelake_i5-7500_lw43_FLOPS_DP_4regions_1t_O.csv"
@@ -72,7 +77,8 @@ def test_parse_cells_makes_every_non_finite_value_nan():
     fast = parse_cells(["1.5", "inf", "1e400", "-inf"], "f.txt", 3, "values")
     slow = parse_cells(["1.5", "inf", "1e400", "-"], "f.txt", 3, "values")
     for values in (fast, slow):
-        assert values[0] == 1.5 and np.isnan(values[1:]).all()
+        assert values[0] == 1.5
+        assert np.isnan(values[1:]).all()
 
 
 @pytest.mark.parametrize("token", ["-", "nan", "inf", "1e400"])
@@ -112,8 +118,8 @@ def test_unmeasured_flop_thread_kept_on_request_and_marked(tmp_path):
     # and the widget tooltip says it (only for that point)
     pytest.importorskip("bqplot")
     from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+    from roofline_widget.widget.html import tooltip_html
     from roofline_widget.widget.state import classify
-    from roofline_widget.widget.text import tooltip_html
 
     roofline = Roofline([ComputeRoof("peak", 100.0)], [BandwidthRoof("DRAM", 50.0)])
     rows = classify(kept.reset_index(), roofline)
@@ -203,7 +209,7 @@ def test_scope_engines_count_unmeasured_threads(tmp_path):
     from scope_profiler.likwid_data import LikwidRegionResult
     from scope_profiler.results import ProfilingResults
 
-    from roofline_widget.io.scope_h5 import read_scope_sums
+    from roofline_widget.io.scope.h5 import read_scope_sums
     from roofline_widget.points import ScopeSums
 
     def region(tag, cpus, metrics):
@@ -221,9 +227,11 @@ def test_scope_engines_count_unmeasured_threads(tmp_path):
     for data in (results, path):
         engine = ScopeSums(results) if data is results else read_scope_sums(path, cache=False)
         counts, threads = engine.unmeasured(BW)
-        assert counts.tolist() == [1, 0, 0] and threads == {0: ("HWThread 14",)}
+        assert counts.tolist() == [1, 0, 0]
+        assert threads == {0: ("HWThread 14",)}
         counts, threads = engine.unmeasured(DP)
-        assert counts.tolist() == [0, 0, 2] and threads == {2: ("HWThread 3", "HWThread 7")}
+        assert counts.tolist() == [0, 0, 2]
+        assert threads == {2: ("HWThread 3", "HWThread 7")}
         # inf is not summed: 10 MBytes/s over the measured thread
         assert engine.sums(BW).tolist() == [10.0, 10.0, 7.0]
         frame = left_out_regions(data, flops_metric=DP, bandwidth_metric=BW)

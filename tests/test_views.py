@@ -37,7 +37,8 @@ def test_a_view_round_trips_through_json_and_a_file(tmp_path):
     path = view.save(tmp_path / "view.json")
     assert View.load(path) == view
     written = json.loads(path.read_text(encoding="utf-8"))
-    assert written["format"] == "roofline-widget view" and written["version"] == 1
+    assert written["format"] == "roofline-widget view"
+    assert written["version"] == 1
     assert written["selected"] == [[GIVE_LABEL, 0, "Solve"]]
     assert written["ceilings"] == [
         {"kind": "compute", "name": "AVX-512 FMA", "value": 1331.2, "source": "spec sheet"},
@@ -45,7 +46,8 @@ def test_a_view_round_trips_through_json_and_a_file(tmp_path):
          "source": "likwid-bench triad, 14 threads", "level": "MEM",
          "provenance": {"file": "triad.txt", "threads": 14}}]
     restored = View.load(path).ceilings
-    assert isinstance(restored[1], BandwidthRoof) and restored[1].source.startswith("likwid")
+    assert isinstance(restored[1], BandwidthRoof)
+    assert restored[1].source.startswith("likwid")
     # provenance is no part of a roof's equality: checked on its own
     assert restored[1].level == "MEM"
     assert restored[1].provenance == {"file": "triad.txt", "threads": 14}
@@ -55,7 +57,9 @@ def test_a_view_round_trips_through_json_and_a_file(tmp_path):
 def test_keys_left_out_take_the_defaults():
     assert View.from_dict(document()) == View()
     view = View.from_dict(document(ranks=[3, 1, 3]))
-    assert view.ranks == [1, 3] and view.color_by == "region" and view.max_points is None
+    assert view.ranks == [1, 3]
+    assert view.color_by == "region"
+    assert view.max_points is None
 
 
 def test_unknown_keys_are_named_with_the_known_ones():
@@ -63,7 +67,8 @@ def test_unknown_keys_are_named_with_the_known_ones():
         View.from_json(json.dumps(document(colour_by="run", rank=[0])), "my.json")
     message = str(error.value)
     assert message.startswith("my.json: unknown key(s) ['colour_by', 'rank']")
-    assert "'color_by'" in message and "'ranks'" in message
+    assert "'color_by'" in message
+    assert "'ranks'" in message
     assert error.value.source == "my.json"
 
 
@@ -137,9 +142,11 @@ def test_a_view_built_in_python_is_checked_too():
 def test_trait_values_for_the_widget():
     values = full_view().trait_values()
     assert values["selected"] == [(GIVE_LABEL, 0, "Solve")]
-    assert values["max_points"] == 800 and values["peak_bandwidth"] == 105.5
+    assert values["max_points"] == 800
+    assert values["peak_bandwidth"] == 105.5
     assert "max_points" not in View().trait_values()
-    assert "ceilings" not in values and "levels" not in values
+    assert "ceilings" not in values
+    assert "levels" not in values
 
 
 def test_check_against_real_data_names_what_is_missing():

@@ -15,7 +15,7 @@ import pytest
 from traitlets import TraitError
 
 from roofline_widget import BandwidthRoof, ComputeRoof, read_likwid, sample_path
-from roofline_widget.io.core import RegionBlock, ThreadColumn, build_run
+from roofline_widget.io.parsed import RegionBlock, ThreadColumn, build_run
 from roofline_widget.widget import DEFAULT_MAX_POINTS, RooflineWidget
 
 PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
@@ -111,7 +111,8 @@ def point(frame, region):
 def test_pmgpu_points_and_marks(pmgpu):
     w = RooflineWidget(pmgpu)
     frame = w.to_dataframe()
-    assert len(frame) == 5 and w.flops_metric == "DP [MFLOP/s]"
+    assert len(frame) == 5
+    assert w.flops_metric == "DP [MFLOP/s]"
     assert w.bandwidth_metric == "Memory bandwidth [MBytes/s]"
     a = point(frame, "<function_a>")
     # MEM_DP block of <function_a> (first group in the file), one thread HWThread 64:
@@ -127,12 +128,16 @@ def test_pmgpu_points_and_marks(pmgpu):
     # 2.1341472 GFLOP/s and <function_d>'s 28580.9575 MBytes/s = 28.5809575 GB/s.
     assert w.roofline.peak_flops == pytest.approx(2.1341472)
     assert w.roofline.peak_bandwidth == pytest.approx(28.5809575)
-    assert w.controls.flops_empirical.value and w.controls.bandwidth_empirical.value
+    assert w.controls.flops_empirical.value
+    assert w.controls.bandwidth_empirical.value
     assert "Empirical peak: 2.134 GFLOP/s (empirical)" in w.figure.ceilings.labels
     assert w.controls.flops_slider.value == pytest.approx(2.1341472)
     status = w.controls.status_html.value
-    assert "5 points" in status and "empirical" in status and "DP [MFLOP/s]" in status
-    assert w.figure.roof.visible and w.figure.ceilings.visible
+    assert "5 points" in status
+    assert "empirical" in status
+    assert "DP [MFLOP/s]" in status
+    assert w.figure.roof.visible
+    assert w.figure.ceilings.visible
 
 
 def test_dom_classes_and_axis_labels(pmgpu):
@@ -152,7 +157,8 @@ def test_dom_classes_and_axis_labels(pmgpu):
     assert labels == ["Arithmetic intensity [FLOP/byte]", "Attained performance [GFLOP/s]"]
     assert w.figure.scatter.tooltip is w.figure.tooltip
     # The ceilings are labelled on their lines inside the plot by a Label mark.
-    assert w.figure.ceilings.labels and list(w.figure.ceiling_labels.text) == list(w.figure.ceilings.labels)
+    assert w.figure.ceilings.labels
+    assert list(w.figure.ceiling_labels.text) == list(w.figure.ceilings.labels)
 
 
 def test_traits_stay_in_the_kernel(pmgpu):
@@ -167,7 +173,8 @@ def test_traits_stay_in_the_kernel(pmgpu):
                  "exclude", "peak_flops", "peak_bandwidth", "color_by", "size_by",
                  "max_points", "selected", "message"):
         assert name not in state
-    assert w.figure.plot in w.children and w.controls.status_html in w.children
+    assert w.figure.plot in w.children
+    assert w.controls.status_html in w.children
 
 
 def test_metric_change_replaces_data_in_place(gmgpolar, sent):
@@ -184,7 +191,9 @@ def test_metric_change_replaces_data_in_place(gmgpolar, sent):
     # AVX DP is non-zero on Core 0 only: Setup 1.1058, Solve 0.0570 MFLOP/s (STAT Sum).
     assert point(frame, "Setup")["performance_gflops"] == pytest.approx(1.1058e-3)
     assert point(frame, "Solve")["performance_gflops"] == pytest.approx(0.0570e-3)
-    assert w.figure.scatter is scatter and w.figure.plot is figure and list(figure.marks) == marks
+    assert w.figure.scatter is scatter
+    assert w.figure.plot is figure
+    assert list(figure.marks) == marks
     np.testing.assert_allclose(scatter.y, frame["performance_gflops"])
     scatter_updates = sent.by(scatter)
     assert len(scatter_updates) == 1, "one hold_sync: one message for the Scatter"
@@ -219,7 +228,8 @@ def test_unknown_metric_raises_naming_the_valid_ones_and_changes_nothing(gmgpola
         w.bandwidth_metric = "L2 bandwidth [MBytes/s]"
     with pytest.raises(TraitError, match="valid"):
         RooflineWidget(gmgpolar, flops_metric="nope")
-    assert w.flops_metric == "DP [MFLOP/s]" and w.controls.flops_choice.value == "DP [MFLOP/s]"
+    assert w.flops_metric == "DP [MFLOP/s]"
+    assert w.controls.flops_choice.value == "DP [MFLOP/s]"
     np.testing.assert_array_equal(w.figure.scatter.y, before)
     w.flops_metric = None  # back to the detected metric
     assert w.flops_metric == "DP [MFLOP/s]"
@@ -244,19 +254,24 @@ def test_invalid_regex_is_an_inline_message_not_a_traceback(pmgpu):
     assert w.include == "func(("
     assert "invalid include pattern 'func(('" in w.message
     assert "invalid include pattern" in w.controls.message_html.value
-    assert len(w.figure.scatter.x) == 0 and len(w.to_dataframe()) == 0
+    assert len(w.figure.scatter.x) == 0
+    assert len(w.to_dataframe()) == 0
     assert w.figure.plot.title.startswith("No points")
     w.include = "<function"
-    assert w.message == "" and len(w.figure.scatter.x) == 4 and w.figure.plot.title == ""
+    assert w.message == ""
+    assert len(w.figure.scatter.x) == 4
+    assert w.figure.plot.title == ""
     w.exclude = "[unclosed"
     assert "invalid exclude pattern" in w.message
 
 
 def test_ranks_trait_select_multiple_and_validation(mpirun):
     w = RooflineWidget(mpirun)
-    assert w.ranks is None and w.controls.rank_choice.value == tuple(range(48))
+    assert w.ranks is None
+    assert w.controls.rank_choice.value == tuple(range(48))
     w.ranks = np.int64(3)
-    assert w.ranks == [3] and w.controls.rank_choice.value == (3,)
+    assert w.ranks == [3]
+    assert w.controls.rank_choice.value == (3,)
     assert list(w.left_out_dataframe()["rank"]) == [3]
     w.controls.rank_choice.value = (1, 25)
     assert w.ranks == [1, 25]
@@ -273,20 +288,26 @@ def test_ranks_trait_select_multiple_and_validation(mpirun):
 def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
     # CACHES group: bandwidths but no FLOP metric, so all 48 (rank, wr-only) rows are left out.
     w = RooflineWidget(mpirun)
-    assert w.flops_metric is None and w.controls.flops_choice.disabled
-    assert len(w.figure.scatter.x) == 0 and len(w.to_dataframe()) == 0
+    assert w.flops_metric is None
+    assert w.controls.flops_choice.disabled
+    assert len(w.figure.scatter.x) == 0
+    assert len(w.to_dataframe()) == 0
     assert w.message.startswith("No plottable region: 48 region/rank row(s) left out")
     assert w.figure.plot.title == "No plottable region"
     left_out = w.left_out_dataframe()
-    assert len(left_out) == 48 and set(left_out["region"]) == {"wr-only"}
+    assert len(left_out) == 48
+    assert set(left_out["region"]) == {"wr-only"}
     assert left_out["reason"].str.contains("no FLOP-rate metric in the data").all()
-    assert w.controls.left_out.get_title(0) == "Left out (48)" and w.controls.left_out.selected_index == 0
+    assert w.controls.left_out.get_title(0) == "Left out (48)"
+    assert w.controls.left_out.selected_index == 0
     assert "no FLOP-rate metric in the data" in w.controls.left_out_html.value
-    assert not w.figure.roof.visible and "ceilings: none" in w.controls.status_html.value
+    assert not w.figure.roof.visible
+    assert "ceilings: none" in w.controls.status_html.value
     assert "None" not in w.controls.status_html.value
     assert "FLOP rate <i>none in the data</i>" in w.controls.status_html.value
     w.peak_flops, w.peak_bandwidth = 1000.0, 100.0  # user peaks draw a roof even without points
-    assert w.figure.roof.visible and w.roofline.ridge_point() == pytest.approx(10.0)
+    assert w.figure.roof.visible
+    assert w.roofline.ridge_point() == pytest.approx(10.0)
 
 
 # --------------------------------------------------------------------------
@@ -305,7 +326,8 @@ def test_peak_change_moves_only_the_ceilings(pmgpu, sent):
     np.testing.assert_allclose(w.figure.ridge.x, [10.0])
     np.testing.assert_allclose(w.figure.ridge.y, [2048.0])
     # The main roof passes exactly through the ridge point.
-    assert 10.0 in list(w.figure.roof.x) and 2048.0 in list(w.figure.roof.y)
+    assert 10.0 in list(w.figure.roof.x)
+    assert 2048.0 in list(w.figure.roof.y)
     assert "Peak bandwidth: 204.8 GB/s" in w.figure.ceilings.labels
     assert "Peak: 2048 GFLOP/s" in w.figure.ceilings.labels
     a = point(w.to_dataframe(), "<function_a>")
@@ -321,21 +343,26 @@ def test_peak_change_moves_only_the_ceilings(pmgpu, sent):
 def test_slider_and_trait_are_linked_both_ways(pmgpu):
     w = RooflineWidget(pmgpu)
     w.peak_flops = 2000
-    assert w.controls.flops_slider.value == pytest.approx(2000) and not w.controls.flops_empirical.value
+    assert w.controls.flops_slider.value == pytest.approx(2000)
+    assert not w.controls.flops_empirical.value
     w.controls.flops_slider.value = 500.0  # a drag
     assert w.peak_flops == pytest.approx(500.0)
     assert w.roofline.peak_flops == pytest.approx(500.0)
     w.controls.bandwidth_slider.value = 100.0
-    assert w.peak_bandwidth == pytest.approx(100.0) and not w.controls.bandwidth_empirical.value
+    assert w.peak_bandwidth == pytest.approx(100.0)
+    assert not w.controls.bandwidth_empirical.value
     w.controls.flops_empirical.value = True
-    assert w.peak_flops is None and w.roofline.empirical_flops
+    assert w.peak_flops is None
+    assert w.roofline.empirical_flops
     assert w.controls.flops_slider.value == pytest.approx(2.1341472)  # shows the empirical peak
     w.controls.flops_empirical.value = False
     assert w.peak_flops == pytest.approx(2.1341472)
     w.peak_bandwidth = 1e7  # beyond the slider's range: the range widens, no clamping
-    assert w.controls.bandwidth_slider.value == pytest.approx(1e7) and w.peak_bandwidth == 1e7
+    assert w.controls.bandwidth_slider.value == pytest.approx(1e7)
+    assert w.peak_bandwidth == 1e7
     w.peak_bandwidth = None
-    assert w.controls.bandwidth_empirical.value and w.roofline.peak_bandwidth == pytest.approx(28.5809575)
+    assert w.controls.bandwidth_empirical.value
+    assert w.roofline.peak_bandwidth == pytest.approx(28.5809575)
 
 
 def test_browser_snapping_a_slider_to_its_step_grid_is_not_a_drag(pmgpu):
@@ -345,7 +372,8 @@ def test_browser_snapping_a_slider_to_its_step_grid_is_not_a_drag(pmgpu):
     w.controls.flops_slider.value = 10 ** round(math.log10(2048.0), 4)
     assert w.peak_flops == 2048.0
     w.controls.bandwidth_slider.value = 10 ** round(math.log10(28.5809575), 4)  # the empirical value
-    assert w.peak_bandwidth is None and w.controls.bandwidth_empirical.value
+    assert w.peak_bandwidth is None
+    assert w.controls.bandwidth_empirical.value
     # The snapped echo of an earlier value may arrive after the kernel moved on.
     w.peak_flops = 1000.0
     w.controls.flops_slider.set_state({"value": 10 ** round(math.log10(2048.0), 4)})
@@ -361,7 +389,8 @@ def test_non_positive_peaks_raise(pmgpu, bad):
         w.peak_flops = bad
     with pytest.raises(TraitError):
         w.peak_bandwidth = bad
-    assert w.peak_flops == 100.0 and w.peak_bandwidth is None
+    assert w.peak_flops == 100.0
+    assert w.peak_bandwidth is None
 
 
 def test_extra_ceilings_are_drawn_together(pmgpu):
@@ -371,7 +400,8 @@ def test_extra_ceilings_are_drawn_together(pmgpu):
     labels = w.figure.ceilings.labels
     assert any(label.startswith("1 core boost: 53.6 GFLOP/s") for label in labels)
     assert any(label.startswith("L3: 1000 GB/s") for label in labels)
-    assert len(labels) == 4 and w.figure.ceilings.x.shape == (4, 3)
+    assert len(labels) == 4
+    assert w.figure.ceilings.x.shape == (4, 3)
     # The attainable performance uses the highest roofs: 2048 GFLOP/s and L3's 1000 GB/s.
     assert w.roofline.ridge_point() == pytest.approx(2.048)
     with pytest.raises(TypeError):
@@ -419,7 +449,8 @@ def test_filters_after_selection_leave_no_stale_rows(pmgpu):
     regions = list(w.to_dataframe()["region"])
     assert list(w.figure.scatter.selected) == [regions.index("<function_b>")]
     w.include = "("  # invalid: no points, so nothing can stay selected
-    assert w.selected == [] and len(w.selection_dataframe()) == 0
+    assert w.selected == []
+    assert len(w.selection_dataframe()) == 0
 
 
 # --------------------------------------------------------------------------
@@ -434,17 +465,21 @@ def test_region_names_are_escaped_in_tooltip_legend_and_left_out_table(pmgpu):
     hover(w, {"event": "hover", "data": {"x": 1.0, "y": 1.0, "color": 0,
                                                         "index": 0, "name": "Dot0"}})
     tooltip = w.figure.tooltip.value
-    assert "&lt;img src=x onerror=alert(1)&gt;" in tooltip and "<img" not in tooltip
+    assert "&lt;img src=x onerror=alert(1)&gt;" in tooltip
+    assert "<img" not in tooltip
     for field in ("region", "rank", "GFLOP/s", "FLOP/byte", "bound"):  # compact
         assert f">{field}<" in tooltip
     table = w.controls.left_out_html.value
-    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in table and "<script>" not in table
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in table
+    assert "<script>" not in table
     assert "is zero on every thread" in table
-    assert "<img" not in w.controls.legend_html.value and "&lt;img" in w.controls.legend_html.value
+    assert "<img" not in w.controls.legend_html.value
+    assert "&lt;img" in w.controls.legend_html.value
     # The real pmgpu names carry angle brackets too.
     w = RooflineWidget(pmgpu)
     hover(w, {"event": "hover", "data": {"index": 3}})
-    assert "&lt;function_a&gt;" in w.figure.tooltip.value and "<function_a>" not in w.figure.tooltip.value
+    assert "&lt;function_a&gt;" in w.figure.tooltip.value
+    assert "<function_a>" not in w.figure.tooltip.value
 
 
 def test_point_budget_draws_the_longest_running(pmgpu):
@@ -453,10 +488,12 @@ def test_point_budget_draws_the_longest_running(pmgpu):
     # function_c 0.000121, function_b 0.000105, function_d 0.000050.
     drawn = w.figure.state.points["region"].tolist()
     assert drawn == ["<init_datastructures>", "<function_a>"]
-    assert len(w.figure.scatter.x) == 2 and len(w.to_dataframe()) == 5
+    assert len(w.figure.scatter.x) == 2
+    assert len(w.to_dataframe()) == 5
     assert "drawing the 2 longest-running" in w.controls.status_html.value
     w.max_points = 5000
-    assert len(w.figure.scatter.x) == 5 and "longest-running" not in w.controls.status_html.value
+    assert len(w.figure.scatter.x) == 5
+    assert "longest-running" not in w.controls.status_html.value
 
 
 def test_color_and_size_change_restyle_without_touching_positions(gmgpolar, pmgpu, sent):
@@ -489,9 +526,11 @@ def test_failed_refresh_leaves_the_widget_unchanged(pmgpu, monkeypatch):
     monkeypatch.setattr(w.sums, "select", broken)
     with pytest.raises(RuntimeError, match="boom"):
         w.include = "<function_a"
-    assert w.include == "" and w.controls.include_text.value == ""
+    assert w.include == ""
+    assert w.controls.include_text.value == ""
     np.testing.assert_array_equal(w.figure.scatter.x, before[0])
-    assert w.controls.status_html.value == before[1] and w.figure.state is before[2]
+    assert w.controls.status_html.value == before[1]
+    assert w.figure.state is before[2]
     assert w.to_dataframe().equals(before[3])
 
 
@@ -500,7 +539,8 @@ def test_reset_view_refits_the_axes(pmgpu):
     fitted = (w.figure.x_scale.min, w.figure.x_scale.max, w.figure.y_scale.min, w.figure.y_scale.max)
     w.figure.x_scale.min, w.figure.x_scale.max = 1.0, 2.0  # a zoom in the browser
     assert w.figure.ceilings.x.min() == pytest.approx(1.0)  # ceilings follow the zoom
-    assert w.controls.interaction_choice.value == "inspect" and w.figure.plot.interaction is None
+    assert w.controls.interaction_choice.value == "inspect"
+    assert w.figure.plot.interaction is None
     w.controls.interaction_choice.value = "lasso"
     assert w.figure.plot.interaction is w.figure.interactions["lasso"]
     w.controls.interaction_choice.value = "pan-zoom"
@@ -515,7 +555,8 @@ def test_reset_view_refits_the_axes(pmgpu):
 def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent):
     """Timings of these updates are measured in benchmarks/bench_widget.py, not here."""
     w = RooflineWidget(synthetic_run(500, 100), rank_view="points")  # 50,000 (rank, region) points
-    assert len(w.to_dataframe()) == 50_000 and len(w.figure.scatter.x) == DEFAULT_MAX_POINTS == 2000
+    assert len(w.to_dataframe()) == 50_000
+    assert len(w.figure.scatter.x) == DEFAULT_MAX_POINTS == 2000
     sent.clear()
     w.flops_metric = "SP [MFLOP/s]"
     assert len(sent.by(w.figure.scatter)) == 1  # new point arrays, in one message
@@ -541,7 +582,8 @@ def test_log_ticks_are_compact_over_wide_ranges(pmgpu):
 def test_ceiling_labels_name_each_ceiling_with_its_value(pmgpu):
     w = RooflineWidget(pmgpu, peak_flops=2048.0, peak_bandwidth=204.8)
     texts = list(w.figure.ceilings.labels)
-    assert "Peak: 2048 GFLOP/s" in texts and "Peak bandwidth: 204.8 GB/s" in texts
+    assert "Peak: 2048 GFLOP/s" in texts
+    assert "Peak bandwidth: 204.8 GB/s" in texts
     w.peak_flops = None
     assert any(t.startswith("Empirical peak: 2.134 GFLOP/s") for t in w.figure.ceilings.labels)
 
@@ -561,7 +603,8 @@ def test_scope_profiler_results_are_accepted_as_they_are():
                                   [p["performance_gflops"] for p in expected])
     np.testing.assert_array_equal(frame["bandwidth_gbs"], [p["bandwidth_gbs"] for p in expected])
     w.ranks = [2]
-    assert set(w.to_dataframe()["rank"]) == {2} and len(w.figure.scatter.x) == 4
+    assert set(w.to_dataframe()["rank"]) == {2}
+    assert len(w.figure.scatter.x) == 4
 
 
 # --------------------------------------------------------------------------
@@ -591,10 +634,12 @@ def test_sum_over_ranks_by_hand():
     frame = w.to_dataframe()
     solve = point(frame, "solve")
     # (1000 + 3000) MFLOP/s over (2000 + 0) MB/s: 4 GFLOP/s, 2 GB/s, 2 FLOP/byte
-    assert solve["rank"] == -1 and solve["performance_gflops"] == pytest.approx(4.0)
+    assert solve["rank"] == -1
+    assert solve["performance_gflops"] == pytest.approx(4.0)
     assert solve["bandwidth_gbs"] == pytest.approx(2.0)
     assert solve["arithmetic_intensity_flops_per_byte"] == pytest.approx(2.0)
-    assert solve["runtime_seconds"] == 2.5 and solve["n_threads"] == 2
+    assert solve["runtime_seconds"] == 2.5
+    assert solve["n_threads"] == 2
     # EVIL: (500 + 500) MFLOP/s over (0 + 250) MB/s = 4 FLOP/byte
     assert point(frame, EVIL)["arithmetic_intensity_flops_per_byte"] == pytest.approx(4.0)
     assert len(w.left_out_dataframe()) == 0
@@ -604,22 +649,28 @@ def test_sum_over_ranks_by_hand():
     assert point(w.to_dataframe(), "solve")["performance_gflops"] == pytest.approx(1.0)
     left = w.left_out_dataframe()
     assert left[["region", "rank"]].values.tolist() == [[EVIL, -1]]
-    assert "all ranks" in w.controls.left_out_html.value and "&lt;img" in w.controls.left_out_html.value
+    assert "all ranks" in w.controls.left_out_html.value
+    assert "&lt;img" in w.controls.left_out_html.value
 
 
 def test_combine_ranks_toggle_replaces_the_scatter_data_in_place(sent):
     w = RooflineWidget(synthetic_run(6, 4))
     per_rank = w.to_dataframe()
-    assert len(per_rank) == 24 and len(w.figure.scatter.x) == 24
+    assert len(per_rank) == 24
+    assert len(w.figure.scatter.x) == 24
     scatter, figure, marks = w.figure.scatter, w.figure.plot, list(w.figure.plot.marks)
     sent.clear()
     w.combine_ranks = True
     assert w.controls.combine_box.value is True
-    assert w.figure.scatter is scatter and w.figure.plot is figure and list(figure.marks) == marks
+    assert w.figure.scatter is scatter
+    assert w.figure.plot is figure
+    assert list(figure.marks) == marks
     updates = sent.by(scatter)
-    assert len(updates) == 1 and {"x", "y"} <= set(updates[0]), "one hold_sync, data replaced"
+    assert len(updates) == 1, "one hold_sync"
+    assert {"x", "y"} <= set(updates[0]), "data replaced"
     frame = w.to_dataframe()
-    assert len(frame) == len(scatter.x) == 6 and set(frame["rank"]) == {-1}
+    assert len(frame) == len(scatter.x) == 6
+    assert set(frame["rank"]) == {-1}
     # the combined point of each region: the sums over its 4 ranks, intensity their ratio
     totals = per_rank.groupby("region")[["performance_gflops", "bandwidth_gbs"]].sum()
     combined = frame.set_index("region").loc[totals.index]
@@ -629,16 +680,21 @@ def test_combine_ranks_toggle_replaces_the_scatter_data_in_place(sent):
     np.testing.assert_allclose(scatter.y, frame["performance_gflops"])
     np.testing.assert_allclose(frame["arithmetic_intensity_flops_per_byte"],
                                frame["performance_gflops"] / frame["bandwidth_gbs"])
-    assert "ranks summed" in w.controls.status_html.value and "6 points" in w.controls.status_html.value
+    assert "ranks summed" in w.controls.status_html.value
+    assert "6 points" in w.controls.status_html.value
     w.controls.combine_box.value = False
-    assert w.combine_ranks is False and len(w.figure.scatter.x) == 24 and w.figure.scatter is scatter
+    assert w.combine_ranks is False
+    assert len(w.figure.scatter.x) == 24
+    assert w.figure.scatter is scatter
     assert "ranks summed" not in w.controls.status_html.value
 
 
 def test_combined_points_show_all_ranks_and_can_be_selected():
     w = RooflineWidget(two_rank_run(), combine_ranks=True, color_by="rank")
-    assert w.controls.combine_box.value is True and len(w.figure.scatter.x) == 2
-    assert "all ranks" in w.controls.legend_html.value and ">-1<" not in w.controls.legend_html.value
+    assert w.controls.combine_box.value is True
+    assert len(w.figure.scatter.x) == 2
+    assert "all ranks" in w.controls.legend_html.value
+    assert ">-1<" not in w.controls.legend_html.value
     np.testing.assert_array_equal(w.figure.scatter.color, [0, 0])
     hover(w, {"event": "hover", "data": {"index": 0}})
     assert ">all ranks</td>" in w.figure.tooltip.value
@@ -650,6 +706,7 @@ def test_combined_points_show_all_ranks_and_can_be_selected():
     w.figure.scatter.selected = np.array([regions.index(EVIL)])  # a click
     assert w.selected == [(run, -1, EVIL)]
     w.combine_ranks = False  # rank -1 is no longer among the points: no stale selection
-    assert w.selected == [] and "all ranks" not in w.controls.legend_html.value
+    assert w.selected == []
+    assert "all ranks" not in w.controls.legend_html.value
     with pytest.raises(TraitError, match="not among the current points"):
         w.selected = [(run, -1, "solve")]

@@ -19,12 +19,12 @@ import pytest
 
 from roofline_widget import RooflineWidget, compare_points, read_likwid, sample_path
 from roofline_widget.io import read_likwid_text
-from roofline_widget.static_compare import ARROW_GID, BASELINE_GID
-from roofline_widget.static_plot import plot_roofline
-from roofline_widget.style import PALETTE
+from roofline_widget.look.style import PALETTE
+from roofline_widget.static.compare import ARROW_GID, BASELINE_GID
+from roofline_widget.static.plot import plot_roofline
 from roofline_widget.views import View, ViewError, ViewWarning
-from roofline_widget.widget.compare_layer import CompareLayer
-from roofline_widget.widget.layers import Layer
+from roofline_widget.widget.layers.base import Layer
+from roofline_widget.widget.layers.compare import CompareLayer
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 TAKE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt"
@@ -73,12 +73,15 @@ def line_rows(layer):
 # ---------------------------------------------------------------------------
 def test_lines_go_from_the_baseline_points_to_the_current_points(widget):
     layer = widget.baseline_layer
-    assert isinstance(layer, CompareLayer) and isinstance(layer, Layer)
+    assert isinstance(layer, CompareLayer)
+    assert isinstance(layer, Layer)
     marks = widget.figure.plot.marks
-    assert layer.lines in marks and layer.baseline_points in marks
+    assert layer.lines in marks
+    assert layer.baseline_points in marks
     assert marks[-1] is widget.figure.scatter  # the points stay on top
     table = compare_points(run(GIVE), run(TAKE))
-    assert layer.lines.visible and layer.lines.x.shape == (2, 2)
+    assert layer.lines.visible
+    assert layer.lines.x.shape == (2, 2)
     np.testing.assert_allclose(layer.lines.x[:, 0], table[X + "_before"], rtol=1e-12)
     np.testing.assert_allclose(layer.lines.x[:, 1], table[X + "_after"], rtol=1e-12)
     np.testing.assert_allclose(layer.lines.y[:, 0], table[Y + "_before"], rtol=1e-12)
@@ -114,8 +117,10 @@ def test_axes_hold_the_baseline_points(widget):
     # give: Setup 1950.0623 / 541.7965 FLOP/byte, Solve 8.54 FLOP/byte
     assert sorted(x) == pytest.approx(sorted([GIVE_SOLVE[0], 1950.0623 / 541.7965]), rel=1e-12)
     assert sorted(y) == pytest.approx(sorted([GIVE_SOLVE[1], 1.9500623]), rel=1e-12)
-    assert xs.min <= x.min() and x.max() <= xs.max
-    assert ys.min <= y.min() and y.max() <= ys.max
+    assert xs.min <= x.min()
+    assert x.max() <= xs.max
+    assert ys.min <= y.min()
+    assert y.max() <= ys.max
 
 
 def test_status_gives_the_median_speedup(widget):
@@ -134,17 +139,20 @@ def test_include_filter_updates_the_lines(widget):
     assert list(widget.comparison_dataframe()["region"]) == ["Solve"]
     assert f"{GIVE_SOLVE_T / TAKE_SOLVE_T:.3g}× over 1 point" in widget.controls.status_html.value
     widget.include = "Nothing"
-    assert not layer.lines.visible and not layer.baseline_points.visible
+    assert not layer.lines.visible
+    assert not layer.baseline_points.visible
     assert len(layer.baseline_points.x) == 0
     widget.include = ""
-    assert layer.lines.visible and layer.lines.x.shape == (2, 2)
+    assert layer.lines.visible
+    assert layer.lines.x.shape == (2, 2)
 
 
 def test_comparison_dataframe_rows(widget):
     frame = widget.comparison_dataframe()
     assert list(frame["region"]) == ["Setup", "Solve"]
     assert set(frame["status"]) == {"both"}
-    assert set(frame["run_before"]) == {"baseline"} and set(frame["run_after"]) == {"current"}
+    assert set(frame["run_before"]) == {"baseline"}
+    assert set(frame["run_after"]) == {"current"}
     solve = frame.set_index("region").loc["Solve"]
     assert solve["speedup"] == pytest.approx(GIVE_SOLVE_T / TAKE_SOLVE_T, rel=1e-12)
     assert solve["performance_change_percent"] == pytest.approx(
@@ -166,7 +174,8 @@ def test_regions_in_one_run_only_are_named_escaped():
     status = w.controls.status_html.value
     assert "1 region only in baseline: Init&lt;b&gt;" in status
     assert "1 region only in current: Setup" in status
-    assert "<b>," not in status and "Init<b>" not in status
+    assert "<b>," not in status
+    assert "Init<b>" not in status
     assert np.atleast_2d(w.baseline_layer.lines.x).shape == (1, 2)  # Solve only
     assert len(w.baseline_layer.baseline_points.x) == 2  # Init<b> and Solve, hollow
     # a region the widget's data lacks has no colour of its own: grey
@@ -185,7 +194,8 @@ def test_tooltip_shows_both_points_and_changes(widget):
     solve = list(widget.comparison_dataframe()["region"]).index("Solve")
     layer._on_hover(layer.baseline_points, {"data": {"index": solve}})
     text = layer.tooltip.value
-    assert "Solve" in text and f"{GIVE_SOLVE[1]:.4g} → {TAKE_SOLVE[1]:.4g}" in text
+    assert "Solve" in text
+    assert f"{GIVE_SOLVE[1]:.4g} → {TAKE_SOLVE[1]:.4g}" in text
     assert f"{GIVE_SOLVE_T / TAKE_SOLVE_T:.3g}×" in text
 
 
@@ -208,7 +218,8 @@ def test_chain_draws_one_segment_per_step():
 def test_a_baseline_without_the_metric_is_reported_not_drawn():
     w = RooflineWidget(run(TAKE), baseline=run(FLOPS_DP))  # FLOPS_DP: no memory bandwidth
     layer = w.baseline_layer
-    assert layer.error and not layer.lines.visible
+    assert layer.error
+    assert not layer.lines.visible
     assert "Baseline not compared" in w.controls.status_html.value
     assert len(w.to_dataframe()) == 2  # the widget's own points are still drawn
     with pytest.raises(ValueError, match="cannot be compared"):
@@ -243,7 +254,8 @@ def test_save_and_load_view_round_trip(widget, tmp_path):
     widget.selected = [(widget.sums.files[0], 0, "Solve")]
     path = widget.save_view(tmp_path / "view.json")
     document = json.loads(path.read_text())
-    assert document["format"] == "roofline-widget view" and document["include"] == "Sol"
+    assert document["format"] == "roofline-widget view"
+    assert document["include"] == "Sol"
     assert document["baseline"] == ["gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket"]
     fresh = RooflineWidget(run(TAKE), baseline=run(GIVE))
     with warnings.catch_warnings():
@@ -259,7 +271,8 @@ def test_save_and_load_view_round_trip(widget, tmp_path):
     assert fresh.roofline.peak_flops == 50.0
     # and the constructor form
     again = RooflineWidget(run(TAKE), baseline=run(GIVE), view=path)
-    assert again.selected == widget.selected and again.include == "Sol"
+    assert again.selected == widget.selected
+    assert again.include == "Sol"
 
 
 def test_load_view_is_one_refresh(widget, tmp_path):
@@ -281,16 +294,19 @@ def test_view_naming_what_the_data_lacks_warns_once(widget, tmp_path):
         problems = widget.load_view(path)
     assert len(caught) == 1
     message = str(caught[0].message)
-    assert "Smoother" in message and "SP [MFLOP/s]" in message and "other" in message
+    assert "Smoother" in message
+    assert "SP [MFLOP/s]" in message
+    assert "other" in message
     assert str(path) in message
     assert len(problems) == 3
     # what fits was applied, the rest left as it was
-    assert widget.include == "Solve" and widget.flops_metric == "DP [MFLOP/s]"
+    assert widget.include == "Solve"
+    assert widget.flops_metric == "DP [MFLOP/s]"
     assert widget.selected == [(file, 0, "Solve")]
 
 
 def test_a_failing_load_view_puts_every_trait_back(widget, tmp_path, monkeypatch):
-    from roofline_widget.widget import core
+    from roofline_widget.widget import roofline_widget as core
 
     path = View(include="Solve", peak_flops=40.0, color_by="rank").save(tmp_path / "v.json")
     original = core.st.select_points
@@ -314,7 +330,8 @@ def test_a_failing_load_view_puts_every_trait_back(widget, tmp_path, monkeypatch
 def test_view_with_ranks_the_data_lacks_keeps_the_widgets_ranks(widget):
     with pytest.warns(ViewWarning, match=r"ranks \[3\]"):
         widget.load_view(View(ranks=[3]))
-    assert widget.ranks is None and len(widget.to_dataframe()) == 2
+    assert widget.ranks is None
+    assert len(widget.to_dataframe()) == 2
 
 
 def test_invalid_view_file_changes_nothing(widget, tmp_path):
@@ -334,7 +351,8 @@ def test_static_plot_draws_the_arrows(tmp_path):
     pytest.importorskip("matplotlib")
     path = tmp_path / "compare.png"
     payload = plot_roofline(run(TAKE), baseline=run(GIVE), filepath=path, verbose=False)
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert path.stat().st_size > 10_000
     axes = payload["figure"].axes[0]
     arrows = [t for t in axes.texts if t.get_gid() == ARROW_GID]
     assert len(arrows) == 2
@@ -398,10 +416,12 @@ def pmgpu_max_gflops(payload):
 def test_peak_change_sends_no_line_arrays_and_does_not_compare_again(widget, monkeypatch):
     layer = widget.baseline_layer
     x, y, bx = layer.lines.x, layer.lines.y, layer.baseline_points.x
-    import roofline_widget.widget.compare_layer as compare_layer
+    import roofline_widget.widget.layers.compare as compare_layer
     monkeypatch.setattr(compare_layer, "compare_points",
                         lambda *a, **k: pytest.fail("compared again on a peak change"))
     widget.peak_flops = 1000.0
     widget.peak_bandwidth = 50.0
-    assert layer.lines.x is x and layer.lines.y is y and layer.baseline_points.x is bx
+    assert layer.lines.x is x
+    assert layer.lines.y is y
+    assert layer.baseline_points.x is bx
     assert "median speed-up" in widget.controls.status_html.value

@@ -15,9 +15,18 @@ import numpy as np
 import pytest
 
 from roofline_widget import RooflineWidget, compare_points, points_dataframe, read_likwid, sample_path
-from roofline_widget.widget.compare_layer import (
-    ASSUMED_FIGURE_WIDTH_PX, HEAD_GAP_PX, HEAD_MARKER, RUN_MARKERS, bqplot_rotation,
-    head_positions, head_rotation, plot_area_size, run_marker, runs_legend_html, screen_angle,
+from roofline_widget.widget.layers.compare import (
+    ASSUMED_FIGURE_WIDTH_PX,
+    HEAD_GAP_PX,
+    HEAD_MARKER,
+    RUN_MARKERS,
+    bqplot_rotation,
+    head_positions,
+    head_rotation,
+    plot_area_size,
+    run_marker,
+    runs_legend_html,
+    screen_angle,
 )
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
@@ -105,12 +114,14 @@ def test_head_positions_step_back_along_the_segment():
     # the end is 0.2 decades back: x = 10**1.8, y stays 1
     x, y = head_positions(1.0, 1.0, 100.0, 1.0, TWO_DECADES, TWO_DECADES, (200.0, 200.0),
                           gap_px=20.0)
-    assert x == pytest.approx(10 ** 1.8) and y == pytest.approx(1.0)
+    assert x == pytest.approx(10 ** 1.8)
+    assert y == pytest.approx(1.0)
     # a diagonal: 10 px back from the end of a 200*sqrt(2) px segment, on the segment
     x, y = head_positions(1.0, 1.0, 100.0, 100.0, TWO_DECADES, TWO_DECADES, (200.0, 200.0),
                           gap_px=10.0)
     back = 10.0 / (200.0 * math.sqrt(2)) * 2  # decades
-    assert math.log10(x) == pytest.approx(2 - back) and math.log10(y) == pytest.approx(2 - back)
+    assert math.log10(x) == pytest.approx(2 - back)
+    assert math.log10(y) == pytest.approx(2 - back)
     # shorter than the gap: the head sits at the start
     x, y = head_positions(1.0, 1.0, 1.1, 1.1, TWO_DECADES, TWO_DECADES, SQUARE, gap_px=50.0)
     assert (x, y) == (pytest.approx(1.0), pytest.approx(1.0))
@@ -170,7 +181,8 @@ def expected_heads(w):
 def test_one_head_per_line_at_its_end_turned_along_it(widget):
     layer = widget.baseline_layer
     heads = layer.heads
-    assert heads in widget.figure.plot.marks and heads.visible
+    assert heads in widget.figure.plot.marks
+    assert heads.visible
     assert heads.marker == HEAD_MARKER == "triangle-up"
     rotation_scale = heads.scales["rotation"]
     assert isinstance(rotation_scale, bq.LinearScale)
@@ -224,7 +236,8 @@ def test_peak_drag_that_keeps_the_axes_sends_no_head_arrays(widget):
     widget.peak_flops = 3.9  # dragging back: the axes stay
     widget.peak_flops = 3.8
     assert scale_ranges(widget) == ranges
-    assert changes == [] and heads.rotation is rotation
+    assert changes == []
+    assert heads.rotation is rotation
 
 
 def test_heads_turn_again_when_the_axes_move(widget):
@@ -238,7 +251,7 @@ def test_heads_turn_again_when_the_axes_move(widget):
     assert not np.allclose(heads.rotation, before)
     # a zoom in the browser sets the scales' ranges: the heads follow
     widget.figure.x_scale.min, widget.figure.x_scale.max = 0.5, 10.0
-    hx, hy, rotation = expected_heads(widget)
+    hx, _hy, rotation = expected_heads(widget)
     np.testing.assert_allclose(heads.rotation, rotation, rtol=1e-12)
     np.testing.assert_allclose(heads.x, hx, rtol=1e-12)
 
@@ -256,11 +269,14 @@ def test_heads_turn_again_when_the_figure_size_is_given(widget):
 def test_heads_follow_the_filter_and_hide_with_the_lines(widget):
     heads = widget.baseline_layer.heads
     widget.include = "Solve"
-    assert len(heads.x) == 1 and len(np.atleast_2d(widget.baseline_layer.lines.x)) == 1
+    assert len(heads.x) == 1
+    assert len(np.atleast_2d(widget.baseline_layer.lines.x)) == 1
     widget.include = "Nothing"
-    assert not heads.visible and not widget.baseline_layer.lines.visible
+    assert not heads.visible
+    assert not widget.baseline_layer.lines.visible
     widget.include = ""
-    assert heads.visible and len(heads.x) == 2
+    assert heads.visible
+    assert len(heads.x) == 2
     widget.baseline = None
     assert not heads.visible
     assert not any(s.visible for s in widget.baseline_layer.run_points)
@@ -284,7 +300,8 @@ def test_each_run_of_the_chain_has_its_own_scatter_and_shape(chain_widget):
     assert chain_widget.figure.scatter.marker == "circle"  # the current run: 8 threads
     assert all(s.fill is False for s in layer.run_points)
     # the chain is drawn as a path: 2 regions x 2 steps, one head per segment
-    assert layer.lines.x.shape == (4, 2) and len(layer.heads.x) == 4
+    assert layer.lines.x.shape == (4, 2)
+    assert len(layer.heads.x) == 4
     for label, scatter in zip(("1t", "2t"), layer.run_points):
         drawn = layer.drawn_points(label)
         assert list(drawn["run_before"]) == [label] * 2
@@ -313,7 +330,7 @@ def test_the_chain_path_joins_the_runs_in_order(chain_widget):
     one, two = layer.run_points
     assert set(np.round(layer.lines.x[:2, 0], 12)) == set(np.round(one.x, 12))
     assert set(np.round(layer.lines.x[2:, 0], 12)) == set(np.round(two.x, 12))
-    hx, hy, rotation = expected_heads(chain_widget)
+    _hx, _hy, rotation = expected_heads(chain_widget)
     np.testing.assert_allclose(layer.heads.rotation, rotation, rtol=1e-12)
 
 
@@ -329,14 +346,16 @@ def test_hover_on_a_runs_marker_shows_that_runs_row(chain_widget):
     layer._on_hover(two, {"data": {"index": 1}})
     region = drawn.iloc[1]["region"]
     text = layer.tooltip.value
-    assert region in text and "2t → current" in text
+    assert region in text
+    assert "2t → current" in text
     assert f"{BY_HAND['2t'][region][1]:.4g} →" in text
 
 
 def test_labels_are_escaped_and_shapes_cycle_with_a_note():
     labels = ["<1t>", "2t", "a", "b", "c"]
     text = runs_legend_html(labels)
-    assert "&lt;1t&gt; □ square" in text and "<1t>" not in text
+    assert "&lt;1t&gt; □ square" in text
+    assert "<1t>" not in text
     assert [run_marker(i) for i in range(5)] == [*RUN_MARKERS, RUN_MARKERS[0]]
     assert "only 4 shapes: c as &lt;1t&gt; share a shape" in text
     w = RooflineWidget(run(CHAIN["8t"]), baseline={label: run(CHAIN["1t"]) for label in labels})
@@ -348,11 +367,13 @@ def test_labels_are_escaped_and_shapes_cycle_with_a_note():
 def test_a_longer_chain_set_later_brings_its_marks():
     w = RooflineWidget(run(CHAIN["8t"]), baseline=run(CHAIN["1t"]))
     layer = w.baseline_layer
-    assert len(layer.run_points) == 1 and layer.baseline_points.marker == "square"
+    assert len(layer.run_points) == 1
+    assert layer.baseline_points.marker == "square"
     w.baseline = {"1t": run(CHAIN["1t"]), "2t": run(CHAIN["2t"])}
     assert len(layer.run_points) == 2
     assert all(scatter in w.figure.plot.marks for scatter in layer.run_points)
-    assert layer.lines.x.shape == (4, 2) and len(layer.heads.x) == 4
+    assert layer.lines.x.shape == (4, 2)
+    assert len(layer.heads.x) == 4
     assert [len(s.x) for s in layer.run_points] == [2, 2]
 
 
@@ -363,9 +384,9 @@ def test_static_plot_draws_one_shape_per_run():
     pytest.importorskip("matplotlib")
     from matplotlib.markers import MarkerStyle
 
-    from roofline_widget.static_compare import BASELINE_GID
-    from roofline_widget.static_compare import RUN_MARKERS as MPL_MARKERS
-    from roofline_widget.static_plot import plot_roofline
+    from roofline_widget.static.compare import BASELINE_GID
+    from roofline_widget.static.compare import RUN_MARKERS as MPL_MARKERS
+    from roofline_widget.static.plot import plot_roofline
 
     # the widget's shapes, as matplotlib names them
     assert dict(zip(RUN_MARKERS, MPL_MARKERS)) == {

@@ -11,15 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from likwid_render import mpirun_region
 from traitlets import TraitError
 
-from likwid_render import mpirun_region
-from roofline_widget import RooflineWidget, hierarchical_points, plot_roofline, read_likwid
-from roofline_widget import sample_path
+from roofline_widget import RooflineWidget, hierarchical_points, plot_roofline, read_likwid, sample_path
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
-from roofline_widget.static_levels import LEVEL_GID
-from roofline_widget.widget.layers import Layer
-from roofline_widget.widget.levels_layer import MARKERS, level_tooltip_html
+from roofline_widget.static.levels import LEVEL_GID
+from roofline_widget.widget.layers.base import Layer
+from roofline_widget.widget.layers.levels import MARKERS, level_tooltip_html
 
 CACHES = sample_path("mpirun_clx_sonata_48ranks_CACHES_marker.txt")
 X = "arithmetic_intensity_flops_per_byte"
@@ -64,7 +63,8 @@ def _marks_hold(layer, expected):
 
 
 def test_levels_off_by_default_and_the_toggles_list_the_measured_levels(widget):
-    assert widget.levels == [] and widget.available_levels == ["L2", "L3", "MEM"]
+    assert widget.levels == []
+    assert widget.available_levels == ["L2", "L3", "MEM"]
     assert _layer(widget) is None  # registered when levels are first shown
     assert list(widget.controls.level_boxes) == ["L2", "L3", "MEM"]
     assert "levels:" not in widget.controls.status_html.value
@@ -72,7 +72,8 @@ def test_levels_off_by_default_and_the_toggles_list_the_measured_levels(widget):
     layer = _layer(widget)
     assert isinstance(layer, Layer)
     marks = widget.figure.plot.marks
-    assert all(mark in marks for mark in layer.marks) and marks[-1] is widget.figure.scatter
+    assert all(mark in marks for mark in layer.marks)
+    assert marks[-1] is widget.figure.scatter
     assert layer.dots["L3"].visible
 
 
@@ -83,15 +84,18 @@ def test_levels_draw_exactly_the_hierarchical_points(widget, run):
     expected = _expected(run, ["L2", "MEM"])
     _marks_hold(layer, expected)
     # 48 ranks at L2; memory is read on one rank per socket (46 ranks read 0 and are left out)
-    assert len(layer.dots["L2"].x) == 48 and len(layer.dots["MEM"].x) == 2
+    assert len(layer.dots["L2"].x) == 48
+    assert len(layer.dots["MEM"].x) == 2
     # rank 0 by hand: 100 MFLOP/s over L1 to/from L2 33.5467 MBytes/s
     rank0 = expected[(expected["rank"] == 0) & (expected["level"] == "L2")].iloc[0]
     assert layer.dots["L2"].x[0] == pytest.approx(0.1 / 0.0335467)
     assert layer.dots["L2"].y[0] == pytest.approx(0.1) == rank0[Y]
     assert {layer.dots[lv].marker for lv in ("L2", "MEM")} == {MARKERS["L2"], MARKERS["MEM"]}
-    assert not layer.dots["L3"].visible and not layer.dots["L1"].visible
+    assert not layer.dots["L3"].visible
+    assert not layer.dots["L1"].visible
     # one line per rank with two dots (L2 and MEM): the two memory-reading ranks
-    assert layer.joins.visible and layer.joins.x.shape == (2, 2)
+    assert layer.joins.visible
+    assert layer.joins.x.shape == (2, 2)
     mem_ranks = expected[expected["level"] == "MEM"]["rank"].tolist()
     for line_x, line_y, rank in zip(layer.joins.x, layer.joins.y, mem_ranks):
         rows = expected[expected["rank"] == rank]
@@ -103,7 +107,8 @@ def test_levels_draw_exactly_the_hierarchical_points(widget, run):
     assert widget.figure.x_scale.min <= layer.dots["L2"].x.min()
     assert widget.figure.x_scale.max >= layer.dots["MEM"].x.max()
     status = widget.controls.status_html.value
-    assert "levels: L2, MEM" in status and "left out per level: MEM 46" in status
+    assert "levels: L2, MEM" in status
+    assert "left out per level: MEM 46" in status
     assert [box.value for box in widget.controls.level_boxes.values()] == [True, False, True]
 
 
@@ -133,7 +138,8 @@ def test_unknown_level_raises_and_empty_hides(widget):
     layer = _layer(widget)
     assert not any(mark.visible for mark in layer.marks)
     assert all(len(dots.x) == 0 for dots in layer.dots.values())
-    assert layer.status() == "" and "levels:" not in widget.controls.status_html.value
+    assert layer.status() == ""
+    assert "levels:" not in widget.controls.status_html.value
 
 
 def test_toggles_set_the_trait(widget, run):
@@ -161,14 +167,16 @@ def test_peak_change_sends_no_level_arrays_and_findings_follow_the_ceilings(run)
     status = widget.controls.status_html.value
     assert f"{len(layer.findings)} sanity finding(s)" in status
     # the first five listed, one <li> each, the rest counted
-    assert status.count("<li>") == 6 and f"and {len(layer.findings) - 5} more" in status
+    assert status.count("<li>") == 6
+    assert f"and {len(layer.findings) - 5} more" in status
     first = layer.findings.iloc[0]
     assert f"{first['region']} (rank {first['rank']}, L2, above roof)" in status
     # the level roof is one of the figure's labelled ceilings (not drawn a second time)
     assert any(label.startswith("L2 (bench): 0.02 GB/s")
                for label in widget.figure.ceiling_labels.text)
     widget.peak_flops = 1000.0
-    assert layer.dots["L2"].x is x and layer.dots["L2"].y is y
+    assert layer.dots["L2"].x is x
+    assert layer.dots["L2"].y is y
 
 
 def test_tooltip_names_the_level_and_metric_escaped(widget):
@@ -176,8 +184,10 @@ def test_tooltip_names_the_level_and_metric_escaped(widget):
     row = _layer(widget).frame.iloc[0].copy()
     row["region"] = "<b>kernel&</b>"
     text = level_tooltip_html(row)
-    assert "&lt;b&gt;kernel&amp;&lt;/b&gt;" in text and "<b>kernel" not in text
-    assert "L1 to/from L2 bandwidth [MBytes/s]" in text and ">L2<" in text
+    assert "&lt;b&gt;kernel&amp;&lt;/b&gt;" in text
+    assert "<b>kernel" not in text
+    assert "L1 to/from L2 bandwidth [MBytes/s]" in text
+    assert ">L2<" in text
     assert format(0.1 / 0.0335467, ".4g") in text
 
 
@@ -187,7 +197,8 @@ def test_static_plot_draws_one_collection_per_level(run, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         payload = plot_roofline(run, levels=["L2", "L3", "MEM"], filepath=path, verbose=False)
-    assert path.stat().st_size > 10_000 and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert path.stat().st_size > 10_000
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     axes = payload["figure"].axes[0]
     gids = {c.get_gid(): c for c in axes.collections if c.get_gid()}
     assert set(gids) == {LEVEL_GID.format(lv) for lv in ("L2", "L3", "MEM")}
@@ -215,7 +226,8 @@ def test_data_without_levels_has_no_toggles_and_refuses_levels():
         warnings.simplefilter("ignore")
         widget = RooflineWidget(read_likwid(sample_path(
             "likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")))
-    assert widget.available_levels == [] and widget.controls.level_boxes == {}
+    assert widget.available_levels == []
+    assert widget.controls.level_boxes == {}
     with pytest.raises(TraitError, match="levels measured in the data: none"):
         widget.levels = ["MEM"]
 

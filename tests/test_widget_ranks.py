@@ -9,7 +9,7 @@ from traitlets import TraitError
 from roofline_widget import RooflineWidget, rank_spread, sample_path
 
 pytest.importorskip("scope_profiler")
-from scope_fixtures import make_profiling_results  # noqa: E402
+from scope_fixtures import make_profiling_results
 
 MPIRUN = sample_path("mpirun_clx_sonata_48ranks_CACHES_marker.txt")
 DP, BW, RT = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]", "Runtime (RDTSC) [s]"
@@ -44,13 +44,16 @@ def ranks_layer(widget):
 def test_spread_marks_worked_by_hand(five_ranks):
     w = RooflineWidget(five_ranks, flops_metric=DP, bandwidth_metric=BW)
     layer = ranks_layer(w)
-    assert len(w.figure.scatter.x) == 10 and not layer.medians.visible  # points view: 5 x 2
+    assert len(w.figure.scatter.x) == 10
+    assert not layer.medians.visible
     w.rank_view = "spread"
     assert len(w.figure.scatter.x) == 0  # the rank points are hidden
-    assert layer.medians.visible and layer.whiskers.visible
+    assert layer.medians.visible
+    assert layer.whiskers.visible
     assert list(layer.spread["region"]) == ["region_000", "region_001"]
     # region_000: medians 3 GFLOP/s (sorted 1 2 3 4 10) and intensity 2 (sorted 1 1.5 2 2.5 8)
-    assert layer.medians.x[0] == pytest.approx(2.0) and layer.medians.y[0] == pytest.approx(3.0)
+    assert layer.medians.x[0] == pytest.approx(2.0)
+    assert layer.medians.y[0] == pytest.approx(3.0)
     # whiskers: intensity 1 .. 8 at 3 GFLOP/s, GFLOP/s 1 .. 10 at intensity 2
     np.testing.assert_allclose(layer.whiskers.x[0], [1.0, 8.0])
     np.testing.assert_allclose(layer.whiskers.y[0], [3.0, 3.0])
@@ -62,13 +65,17 @@ def test_spread_marks_worked_by_hand(five_ranks):
     assert layer.color_scale.min == 1.0
     assert layer.color_scale.max == pytest.approx(max(layer.spread["imbalance"]))
     # the axes hold the whiskers
-    assert w.figure.x_scale.min <= 1.0 and w.figure.y_scale.max >= 10.0
+    assert w.figure.x_scale.min <= 1.0
+    assert w.figure.y_scale.max >= 10.0
     status = w.controls.status_html.value
-    assert "ranks view: 2 region(s)" in status and "min–max over ranks" in status
-    assert "linear-gradient" in status and "drawing the" not in status
+    assert "ranks view: 2 region(s)" in status
+    assert "min–max over ranks" in status
+    assert "linear-gradient" in status
+    assert "drawing the" not in status
     # the tooltip of the median point names the slowest rank and the whiskers
     layer.medians._handle_custom_msgs(layer.medians, {"event": "hover", "data": {"index": 0}})
-    assert "<td>4</td>" in layer.tooltip.value and "min–max over ranks" in layer.tooltip.value
+    assert "<td>4</td>" in layer.tooltip.value
+    assert "min–max over ranks" in layer.tooltip.value
     assert "<td>3.000</td>" in layer.tooltip.value  # imbalance
 
 
@@ -97,7 +104,9 @@ def test_the_48_rank_likwid_mpirun_sample_has_no_flop_rate_to_draw():
     # CACHES group: no FLOP metric, so neither the rank points nor a median can be placed
     w = RooflineWidget(MPIRUN, rank_view="spread")
     layer = ranks_layer(w)
-    assert layer.active and len(layer.spread) == 0 and not layer.medians.visible
+    assert layer.active
+    assert len(layer.spread) == 0
+    assert not layer.medians.visible
     assert "1 region(s) without a positive median FLOP rate and intensity not drawn" in \
         w.controls.status_html.value
     assert w.controls.rank_view_choice.value == "spread"
@@ -114,7 +123,8 @@ def test_include_filter_changes_the_spread(five_ranks):
     assert layer.medians.y.tolist() == [pytest.approx(expected["performance_gflops_median"])]
     w.include = ""
     w.ranks = [0, 1, 2]  # region_000 over ranks 0..2: GFLOP/s 1 2 3, intensity 1 2 1.5
-    assert layer.medians.y[0] == pytest.approx(2.0) and layer.medians.x[0] == pytest.approx(1.5)
+    assert layer.medians.y[0] == pytest.approx(2.0)
+    assert layer.medians.x[0] == pytest.approx(1.5)
     np.testing.assert_allclose(layer.whiskers.y[1], [1.0, 3.0])
     w.include = "("  # invalid pattern: nothing drawn
     assert not layer.medians.visible
@@ -138,13 +148,15 @@ def test_expanded_regions_draw_their_ranks(five_ranks):
         w.expanded_regions = ["nope"]
     assert w.expanded_regions == ["region_000"]
     w.rank_view = "points"  # back to one point per rank, all of them
-    assert len(w.figure.scatter.x) == 10 and not layer.medians.visible
+    assert len(w.figure.scatter.x) == 10
+    assert not layer.medians.visible
 
 
 def test_combined_ranks_stay_points(five_ranks):
     w = RooflineWidget(five_ranks, flops_metric=DP, bandwidth_metric=BW, rank_view="spread",
                        combine_ranks=True)
-    assert not ranks_layer(w).active and len(w.figure.scatter.x) == 2
+    assert not ranks_layer(w).active
+    assert len(w.figure.scatter.x) == 2
 
 
 def test_budget_at_1024_ranks():
@@ -152,18 +164,23 @@ def test_budget_at_1024_ranks():
     w = RooflineWidget(results, flops_metric=DP, bandwidth_metric=BW, max_points=1000,
                        rank_view="points")
     layer = ranks_layer(w)
-    assert len(w.to_dataframe()) == 3072 and len(w.figure.scatter.x) == 1000
+    assert len(w.to_dataframe()) == 3072
+    assert len(w.figure.scatter.x) == 1000
     status = w.controls.status_html.value
-    assert "1,000 of 3,072 points drawn" in status and "rank_view='spread'" in status
+    assert "1,000 of 3,072 points drawn" in status
+    assert "rank_view='spread'" in status
     w.rank_view = "auto"  # over the budget: the spread
-    assert layer.active and len(layer.medians.x) == 3 and len(w.figure.scatter.x) == 0
+    assert layer.active
+    assert len(layer.medians.x) == 3
+    assert len(w.figure.scatter.x) == 0
     assert "rank_view='auto': 3,072 points exceed max_points=1,000" in \
         w.controls.status_html.value
     w.expanded_regions = ["region_002"]  # 1,024 ranks, but 3 medians are drawn already
     assert len(w.figure.scatter.x) == 997
     assert "expanded: drawing 997 of 1,024 rank points" in w.controls.status_html.value
     w.max_points = 5000  # under the budget: auto is the points view again
-    assert not layer.active and len(w.figure.scatter.x) == 3072
+    assert not layer.active
+    assert len(w.figure.scatter.x) == 3072
     assert "points drawn" not in w.controls.status_html.value
 
 
@@ -172,10 +189,12 @@ def test_the_default_view_spreads_ranks_over_the_default_budget():
     results = make_profiling_results(n_ranks=1024, n_regions=3, n_threads=1, seed=5)
     w = RooflineWidget(results, flops_metric=DP, bandwidth_metric=BW)
     assert (w.rank_view, w.max_points) == ("auto", 2000)
-    assert ranks_layer(w).active and len(ranks_layer(w).medians.x) == 3
+    assert ranks_layer(w).active
+    assert len(ranks_layer(w).medians.x) == 3
     assert "3,072 points exceed max_points=2,000" in w.controls.status_html.value
     small = RooflineWidget(MPIRUN)  # 48 ranks: every rank point fits the budget
-    assert not ranks_layer(small).active and len(small.figure.scatter.x) == len(small.to_dataframe())
+    assert not ranks_layer(small).active
+    assert len(small.figure.scatter.x) == len(small.to_dataframe())
 
 
 def test_region_names_are_escaped_in_the_spread_tooltip(five_ranks):
@@ -196,13 +215,15 @@ def test_region_names_are_escaped_in_the_spread_tooltip(five_ranks):
 def test_the_toggle_buttons_set_rank_view(five_ranks):
     w = RooflineWidget(five_ranks, flops_metric=DP, bandwidth_metric=BW)
     w.controls.rank_view_choice.value = "spread"  # what a click in the browser does
-    assert w.rank_view == "spread" and ranks_layer(w).active
+    assert w.rank_view == "spread"
+    assert ranks_layer(w).active
     w.rank_view = "points"
     assert w.controls.rank_view_choice.value == "points"
     single = RooflineWidget(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"),
                             rank_view="spread")
     assert single.controls.rank_view_choice.disabled  # one rank: nothing to spread
-    assert not ranks_layer(single).active and len(single.figure.scatter.x) == 2
+    assert not ranks_layer(single).active
+    assert len(single.figure.scatter.x) == 2
 
 
 def test_peak_change_sends_no_spread_arrays(five_ranks):

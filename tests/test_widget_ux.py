@@ -19,7 +19,7 @@ from traitlets import TraitError
 from roofline_widget import read_likwid, sample_path
 from roofline_widget.widget import RooflineWidget
 from roofline_widget.widget.controls import PEAK_RANGE_ABOVE, PEAK_RANGE_BELOW, peak_range
-from roofline_widget.widget.text import display_value
+from roofline_widget.widget.html import display_value
 
 PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 EMPIRICAL_FLOPS = 2.1341472
@@ -79,7 +79,8 @@ def test_typing_a_value_sets_the_trait_exactly(pmgpu):
     w = RooflineWidget(pmgpu)
     w.controls.flops_text.value = 1433.6  # a spec-sheet number, inside the slider's range
     assert w.peak_flops == 1433.6  # exact, not snapped to the slider's step grid
-    assert w.roofline.peak_flops == 1433.6 and not w.roofline.empirical_flops
+    assert w.roofline.peak_flops == 1433.6
+    assert not w.roofline.empirical_flops
     assert w.controls.flops_slider.value == pytest.approx(1433.6, rel=1e-3)
     assert w.controls.flops_empirical.value is False
     assert "Peak: 1434 GFLOP/s" in " ".join(w.figure.ceilings.labels)
@@ -94,31 +95,37 @@ def test_typed_value_outside_the_slider_range_extends_it(pmgpu):
     assert slider.max == pytest.approx(3.5)
     w.controls.bandwidth_text.value = 1.0e5  # 10**5 GB/s, beyond 10**3.5
     assert w.peak_bandwidth == 1.0e5
-    assert slider.max >= 5 and slider.value == pytest.approx(1.0e5, rel=1e-3)
+    assert slider.max >= 5
+    assert slider.value == pytest.approx(1.0e5, rel=1e-3)
     w.controls.bandwidth_text.value = 0.002  # below 10**1.1
     assert w.peak_bandwidth == 0.002
-    assert slider.min <= math.log10(0.002) and slider.value == pytest.approx(0.002, rel=1e-3)
+    assert slider.min <= math.log10(0.002)
+    assert slider.value == pytest.approx(0.002, rel=1e-3)
 
 
 def test_an_invalid_typed_value_is_refused_and_the_box_shows_the_peak_again(pmgpu):
     w = RooflineWidget(pmgpu, peak_flops=100.0)
     with pytest.raises(TraitError, match="positive finite number of GFLOP/s"):
         w.controls.flops_text.value = -5.0
-    assert w.peak_flops == 100.0 and w.controls.flops_text.value == 100.0
+    assert w.peak_flops == 100.0
+    assert w.controls.flops_text.value == 100.0
 
 
 def test_empirical_button_resets_the_peak_to_none(pmgpu):
     w = RooflineWidget(pmgpu, peak_flops=2048.0)
     button = w.controls.flops_empirical
-    assert button.description == "empirical" and button.value is False
+    assert button.description == "empirical"
+    assert button.value is False
     button.value = True  # pressed
-    assert w.peak_flops is None and w.roofline.empirical_flops
+    assert w.peak_flops is None
+    assert w.roofline.empirical_flops
     assert w.roofline.peak_flops == pytest.approx(EMPIRICAL_FLOPS)
     assert w.controls.flops_text.value == pytest.approx(EMPIRICAL_FLOPS)
     assert "(empirical)" in w.controls.status_html.value
     # Typing a value leaves the empirical state.
     w.controls.flops_text.value = 50.0
-    assert w.peak_flops == 50.0 and button.value is False
+    assert w.peak_flops == 50.0
+    assert button.value is False
 
 
 # --------------------------------------------------------------------------
@@ -134,20 +141,25 @@ def test_tooltip_is_compact(pmgpu):
         "region", "rank", "GFLOP/s", "FLOP/byte", "bound"]
     # 2134.1472 MFLOP/s; 2134.1472 / 8554.1612 = 0.2494864 FLOP/byte, above the
     # empirical ridge 2.134 / 28.58 = 0.0747.
-    assert ">2.134<" in tooltip and ">0.2495<" in tooltip and ">compute<" in tooltip
-    assert "&lt;function_a&gt;" in tooltip and "GB/s" not in tooltip
+    assert ">2.134<" in tooltip
+    assert ">0.2495<" in tooltip
+    assert ">compute<" in tooltip
+    assert "&lt;function_a&gt;" in tooltip
+    assert "GB/s" not in tooltip
 
 
 def test_detail_panel_shows_the_clicked_points_record_escaped_and_rounded(evil_run):
     w = RooflineWidget(evil_run)
     panel = w.controls.detail_html
-    assert panel in w.children and "Click a point" in panel.value
+    assert panel in w.children
+    assert "Click a point" in panel.value
     # A click in the browser: bqplot sets the Scatter's ``selected`` to the dot's index.
     index = list(w.figure.state.points["region"]).index("<b>evil</b>")
     w.figure.scatter.selected = [index]
     assert w.selected == [key(w.to_dataframe(), "<b>evil</b>")]
     detail = panel.value
-    assert "&lt;b&gt;evil&lt;/b&gt;" in detail and "<b>evil</b>" not in detail
+    assert "&lt;b&gt;evil&lt;/b&gt;" in detail
+    assert "<b>evil</b>" not in detail
     # Every field of the record is there.
     fields = re.findall(r"<th[^>]*>([^<]*)</th>", detail)
     assert fields == list(w.to_dataframe().columns)
@@ -155,7 +167,8 @@ def test_detail_panel_shows_the_clicked_points_record_escaped_and_rounded(evil_r
     # 0.2494864 FLOP/byte, 1.499428 s; the frame keeps every digit.
     for shown in (">2.13<", ">8.55<", ">0.249<", ">1.5<"):
         assert shown in detail, shown
-    assert "2.134" not in detail and "8.554" not in detail
+    assert "2.134" not in detail
+    assert "8.554" not in detail
     frame = w.selection_dataframe()
     assert frame["performance_gflops"].iloc[0] == pytest.approx(2.1341472, rel=1e-12)
     assert frame["bandwidth_gbs"].iloc[0] == pytest.approx(8.5541612, rel=1e-12)
@@ -171,11 +184,15 @@ def test_detail_panel_follows_the_peaks_and_the_selection(pmgpu):
     assert ">53.4<" in w.controls.detail_html.value
     w.selected = [key(frame, "<function_a>"), key(frame, "<function_d>")]
     panel = w.controls.detail_html.value
-    assert "2 points selected" in panel and "roofline-selection" in panel
+    assert "2 points selected" in panel
+    assert "roofline-selection" in panel
     # <function_d>: 1.616301 GFLOP/s, 28.580958 GB/s, rounded; key columns first.
-    assert ">1.62<" in panel and ">28.6<" in panel and "1.616" not in panel
+    assert ">1.62<" in panel
+    assert ">28.6<" in panel
+    assert "1.616" not in panel
     header = re.findall(r"<th>([^<]*)</th>", panel)
-    assert header[:3] == ["region", "rank", "GFLOP/s"] and header[-1] == "run"
+    assert header[:3] == ["region", "rank", "GFLOP/s"]
+    assert header[-1] == "run"
     assert w.selection_dataframe()["bandwidth_gbs"].max() == pytest.approx(28.5809575, rel=1e-12)
     w.selected = []
     assert "Click a point" in w.controls.detail_html.value
@@ -186,6 +203,8 @@ def test_display_value_rounds_floats_only():
     assert display_value(6.864286e-09) == "6.86e-09"
     assert display_value(123456.0) == "1.23e+05"
     assert display_value(1234567) == "1,234,567"
-    assert display_value(float("nan")) == "n/a" and display_value(None) == "n/a"
+    assert display_value(float("nan")) == "n/a"
+    assert display_value(None) == "n/a"
     assert display_value(-1, "rank") == "all ranks"
-    assert display_value(True) == "True" and display_value("<x>") == "<x>"  # escaped later
+    assert display_value(True) == "True"
+    assert display_value("<x>") == "<x>"

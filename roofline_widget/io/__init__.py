@@ -19,18 +19,24 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..errors import LikwidFormatError
-from ..model import LikwidRun
-from .core import ParsedLikwid, merge_runs, run_from, warn_passed_over
-from .stat_check import StatSumMismatchWarning, check_stat_sums
-from .csv import parse_csv
-from .parallel import check_executor, read_each
-from .opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
-from .text import parse_text
-from .topology import parse_topology
+from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.likwid_csv import parse_csv
+from roofline_widget.io.likwid_text import parse_text
+from roofline_widget.io.opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
+from roofline_widget.io.parallel import check_executor, read_each
+from roofline_widget.io.parsed import ParsedLikwid, merge_runs, run_from, warn_passed_over
+from roofline_widget.io.stat_check import StatSumMismatchWarning, check_stat_sums
+from roofline_widget.io.topology import parse_topology
+from roofline_widget.model import LikwidRun
 
-__all__ = ["read_likwid", "read_likwid_text", "as_runs", "FORMATS", "detect_format",
-           "StatSumMismatchWarning"]
+__all__ = [
+    "FORMATS",
+    "StatSumMismatchWarning",
+    "as_runs",
+    "detect_format",
+    "read_likwid",
+    "read_likwid_text",
+]
 
 _TOPOLOGY_MARKERS = ("Hardware Thread Topology", "Cache Topology", "NUMA Topology")
 
@@ -43,7 +49,7 @@ TEXT_PARSERS: dict[str, Callable[[str, str], ParsedLikwid]] = {
 
 
 def _read_scope(path_or_buffer: PathOrBuffer, label: str | None) -> LikwidRun:
-    from .scope import read_scope_h5
+    from roofline_widget.io.scope.objects import read_scope_h5
     if is_file_like(path_or_buffer):
         raise LikwidFormatError(source_name(path_or_buffer), None,
                                 "a path to a scope-profiler HDF5 file, not a file object")
@@ -276,12 +282,12 @@ def as_runs(data) -> list[LikwidRun]:
     if isinstance(data, LikwidRun):
         return [data]
     if is_scope_results(data):
-        from .scope import from_scope_profiler
+        from roofline_widget.io.scope.objects import from_scope_profiler
         return [from_scope_profiler(data)]
     if isinstance(data, (str, os.PathLike)):
         path = Path(data)
         if peek(path) == HDF5_MAGIC:
-            from .scope import read_scope_h5
+            from roofline_widget.io.scope.objects import read_scope_h5
             return [read_scope_h5(path)]
         return [read_likwid(path)]
     if isinstance(data, Iterable):

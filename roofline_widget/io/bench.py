@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import LikwidFormatError
-from .core import warn_passed_over
-from .opener import PathOrBuffer, open_text
+from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.opener import PathOrBuffer, open_text
+from roofline_widget.io.parsed import warn_passed_over
 
 __all__ = ["BenchResult", "read_likwid_bench"]
 
@@ -101,7 +101,7 @@ class BenchResult:
             If the kernel performed no floating-point operations (``load``,
             ``copy``, ... print ``MFlops/s: 0.00``).
         """
-        from ..ceilings import ComputeRoof
+        from roofline_widget.ceilings import ComputeRoof
 
         if not self.gflops > 0:
             raise ValueError(f"likwid-bench {self.kernel} (line {self.line} of {self.source}) "
@@ -116,7 +116,7 @@ class BenchResult:
         name : str, optional
             Label of the roof (default: the kernel name).
         """
-        from ..ceilings import BandwidthRoof
+        from roofline_widget.ceilings import BandwidthRoof
 
         return BandwidthRoof(name or self.kernel, self.gbs, self.provenance)
 
@@ -131,7 +131,7 @@ def _number(values: dict, key: str) -> float:
 def _split_runs(lines):
     """Yield (banner index, lines of the run) for each likwid-bench banner."""
     starts = [i for i, line in enumerate(lines) if line.strip() == _BANNER]
-    for start, end in zip(starts, starts[1:] + [len(lines)]):
+    for start, end in zip(starts, [*starts[1:], len(lines)]):
         yield start, lines[start:end]
 
 

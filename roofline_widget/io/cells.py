@@ -13,11 +13,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import LikwidFormatError
-from ..model import CPU, GPU, Device
+from roofline_widget.errors import LikwidFormatError
+from roofline_widget.model import CPU, GPU, Device
 
-__all__ = ["ThreadColumn", "parse_thread_header", "thread_columns", "version_from_threads",
-           "parse_cells", "NAN_TOKENS"]
+__all__ = [
+    "NAN_TOKENS",
+    "ThreadColumn",
+    "parse_cells",
+    "parse_thread_header",
+    "thread_columns",
+    "version_from_threads",
+]
 
 #: Cell texts that mean "not measured" (LIKWID prints ``-``) or not a number.
 #: Every non-finite value (these, and numbers such as ``1e400`` that overflow)

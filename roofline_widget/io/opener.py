@@ -24,10 +24,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ..errors import LikwidFormatError
+from roofline_widget.errors import LikwidFormatError
 
-__all__ = ["Source", "PathOrBuffer", "open_text", "read_bytes", "source_name",
-           "is_file_like", "decompress", "decode", "peek", "HDF5_MAGIC", "MAX_BYTES"]
+__all__ = [
+    "HDF5_MAGIC",
+    "MAX_BYTES",
+    "PathOrBuffer",
+    "Source",
+    "decode",
+    "decompress",
+    "is_file_like",
+    "open_text",
+    "peek",
+    "read_bytes",
+    "source_name",
+]
 
 #: A path, or an open file (text or binary).
 PathOrBuffer = str | os.PathLike | IO[str] | IO[bytes]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-__all__ = ["read_each", "ParallelReadError", "check_executor"]
+__all__ = ["ParallelReadError", "check_executor", "read_each"]
 
 
 class ParallelReadError(RuntimeError):
@@ -120,7 +120,7 @@ def read_each(items: Sequence, read: Callable, executor=None) -> list:
         try:
             value = outcome()
             results[i] = value.result() if _is_future(value) else value
-        except Exception as error:  # noqa: BLE001 - raised again, naming the file
+        except Exception as error:
             _raise_named(error, items[i])
     return results
 

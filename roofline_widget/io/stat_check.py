@@ -25,11 +25,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..model import LikwidRun
+from roofline_widget.model import LikwidRun
 
-__all__ = ["StatSumMismatchWarning", "StatMismatch", "stat_comparisons", "stat_mismatches",
-           "check_stat_sums", "COMPARISON_COLUMNS",
-           "ABSOLUTE_DIGIT", "RELATIVE_DIGITS", "LISTED"]
+__all__ = [
+    "ABSOLUTE_DIGIT",
+    "COMPARISON_COLUMNS",
+    "LISTED",
+    "RELATIVE_DIGITS",
+    "StatMismatch",
+    "StatSumMismatchWarning",
+    "check_stat_sums",
+    "stat_comparisons",
+    "stat_mismatches",
+]
 
 #: Half a unit of the last printed digit of a fixed-point value (LIKWID prints 4 decimals).
 ABSOLUTE_DIGIT = 5e-5

@@ -31,10 +31,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from ..errors import LikwidFormatError
-from .opener import open_text
 
-__all__ = ["CacheLevel", "Topology", "parse_topology", "find_topology", "read_topology"]
+from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.opener import open_text
+
+__all__ = ["CacheLevel", "Topology", "find_topology", "parse_topology", "read_topology"]
 
 _HEADER = "Hardware Thread Topology"
 _KEY_VALUE = re.compile(r"^([A-Za-z][A-Za-z0-9 ()]*?):\s+(\S.*?)\s*$")

@@ -34,34 +34,40 @@ Modules, in the direction of the imports:
 
 from __future__ import annotations
 
-from .api import collect_roofline_points, left_out_regions, points_dataframe
-from .arguments import compile_patterns, normalize_ranks
-from .detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
-from .region_sums import RegionSums
-from .run_sums import RunSums
-from .scope_sums import ScopeSums
-from .selection import (POINT_KEYS, MetricChoiceWarning, PointSelection, RegionsLeftOutWarning,
-                        SelectionWarning, note_warning)
-from .source import ALL_RANKS, RegionSource
+from roofline_widget.points.api import collect_roofline_points, left_out_regions, points_dataframe
+from roofline_widget.points.arguments import compile_patterns, normalize_ranks
+from roofline_widget.points.detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
+from roofline_widget.points.engines.run import RunSums
+from roofline_widget.points.engines.scope import ScopeSums
+from roofline_widget.points.engines.source import ALL_RANKS, RegionSource
+from roofline_widget.points.region_sums import RegionSums
+from roofline_widget.points.selection import (
+                        POINT_KEYS,
+                        MetricChoiceWarning,
+                        PointSelection,
+                        RegionsLeftOutWarning,
+                        SelectionWarning,
+                        note_warning,
+)
 
 __all__ = [
-    "RegionsLeftOutWarning",
-    "MetricChoiceWarning",
-    "SelectionWarning",
-    "note_warning",
-    "RegionSums",
-    "PointSelection",
-    "RegionSource",
-    "RunSums",
-    "ScopeSums",
-    "collect_roofline_points",
-    "points_dataframe",
-    "left_out_regions",
-    "detect_flops_metric",
-    "detect_bandwidth_metric",
-    "channel_totals",
-    "normalize_ranks",
-    "compile_patterns",
-    "POINT_KEYS",
-    "ALL_RANKS",
+                        "ALL_RANKS",
+                        "POINT_KEYS",
+                        "MetricChoiceWarning",
+                        "PointSelection",
+                        "RegionSource",
+                        "RegionSums",
+                        "RegionsLeftOutWarning",
+                        "RunSums",
+                        "ScopeSums",
+                        "SelectionWarning",
+                        "channel_totals",
+                        "collect_roofline_points",
+                        "compile_patterns",
+                        "detect_bandwidth_metric",
+                        "detect_flops_metric",
+                        "left_out_regions",
+                        "normalize_ranks",
+                        "note_warning",
+                        "points_dataframe",
 ]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .region_sums import RegionSums
-from .selection import PointSelection
+from roofline_widget.points.region_sums import RegionSums
+from roofline_widget.points.selection import PointSelection
 
-__all__ = ["collect_roofline_points", "points_dataframe", "left_out_regions"]
+__all__ = ["collect_roofline_points", "left_out_regions", "points_dataframe"]
 
 
 def _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude,

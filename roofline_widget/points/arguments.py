@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-__all__ = ["normalize_ranks", "compile_patterns", "names_selected", "check_combine_ranks"]
+__all__ = ["check_combine_ranks", "compile_patterns", "names_selected", "normalize_ranks"]
 
 
 def _is_int(value) -> bool:

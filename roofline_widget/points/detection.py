@@ -8,12 +8,13 @@ memory-channel groups, whose sum is offered as a metric of its own.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
-from ..units import BYTE_RATE, FLOP_RATE, UOP_RATE, parse_unit, split_metric_name
+from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, parse_unit, split_metric_name
 
-__all__ = ["detect_flops_metric", "detect_bandwidth_metric", "channel_totals"]
+__all__ = ["channel_totals", "detect_bandwidth_metric", "detect_flops_metric"]
 
 _SUB_RATE = re.compile(
     r"avx|sse|packed|scalar|neon|sve|fma|vector|\b(?:128|256|512)b?\b|\(fp\)", re.IGNORECASE)
@@ -189,7 +190,7 @@ def channel_totals(names: Iterable[str]) -> dict[str, list[str]]:
     totals = {}
     for (stem, unit), ranges in parts.items():
         ranges.sort()
-        contiguous = all(b[0] == a[1] + 1 for a, b in zip(ranges, ranges[1:]))
+        contiguous = all(b[0] == a[1] + 1 for a, b in itertools.pairwise(ranges))
         if len(ranges) > 1 and contiguous:
             total = f"{stem} (channels {ranges[0][0]}-{ranges[-1][1]}) [{unit}]"
             if total not in names:

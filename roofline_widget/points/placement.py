@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..units import BYTE_RATE, FLOP_RATE, UOP_RATE
-from .rank_groups import RankGroups
-from .unmeasured import unmeasured_reason
+from roofline_widget.points.rank_groups import RankGroups
+from roofline_widget.points.unmeasured import unmeasured_reason
+from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE
 
 if TYPE_CHECKING:
-    from .region_sums import RegionSums
+    from roofline_widget.points.region_sums import RegionSums
 
 __all__ = ["giga_rates", "joined_reasons", "unmeasured_union"]
 

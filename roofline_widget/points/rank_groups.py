@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .source import ALL_RANKS
+from roofline_widget.points.engines.source import ALL_RANKS
 
 if TYPE_CHECKING:
-    from .region_sums import RegionSums
+    from roofline_widget.points.region_sums import RegionSums
 
 __all__ = ["RankGroups"]
 

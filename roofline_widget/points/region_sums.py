@@ -1,9 +1,9 @@
 """The aggregation front: :class:`RegionSums`, the sums of every run, and its selections.
 
 :class:`RegionSums` concatenates the rows of its sources (one
-:class:`~roofline_widget.points.source.RegionSource` per run: a
-:class:`~roofline_widget.points.run_sums.RunSums` for a :class:`LikwidRun`, a
-:class:`~roofline_widget.points.scope_sums.ScopeSums` for scope-profiler
+:class:`~roofline_widget.points.engines.source.RegionSource` per run: a
+:class:`~roofline_widget.points.engines.run.RunSums` for a :class:`LikwidRun`, a
+:class:`~roofline_widget.points.engines.scope.ScopeSums` for scope-profiler
 results) and asks a source for a metric's sums only when a selection first
 needs it.  :meth:`RegionSums.select` then picks metrics, ranks and regions
 with column look-ups and boolean masks, cheap enough to run on every widget
@@ -20,19 +20,29 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from ..model import GPU, LikwidRun
-from ..units import BYTE_RATE, FLOP_RATE, UOP_RATE, Unit, parse_unit
-from .arguments import (check_combine_ranks, check_metric_argument, compile_patterns, names_selected,
-                        normalize_ranks)
-from .detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
-from .placement import giga_rates, joined_reasons, unmeasured_union
-from .rank_groups import RankGroups
-from .run_sums import RunSums
-from .scope_sums import ScopeSums
-from .selection import PointSelection, SelectionNote
-from .source import FRAME_KEYS, RegionSource
-from .unmeasured import (Unmeasured, check_unmeasured, joined_unmeasured, no_unmeasured,
-                         union_unmeasured)
+from roofline_widget.model import GPU, LikwidRun
+from roofline_widget.points.arguments import (
+    check_combine_ranks,
+    check_metric_argument,
+    compile_patterns,
+    names_selected,
+    normalize_ranks,
+)
+from roofline_widget.points.detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
+from roofline_widget.points.engines.run import RunSums
+from roofline_widget.points.engines.scope import ScopeSums
+from roofline_widget.points.engines.source import FRAME_KEYS, RegionSource
+from roofline_widget.points.placement import giga_rates, joined_reasons, unmeasured_union
+from roofline_widget.points.rank_groups import RankGroups
+from roofline_widget.points.selection import PointSelection, SelectionNote
+from roofline_widget.points.unmeasured import (
+    Unmeasured,
+    check_unmeasured,
+    joined_unmeasured,
+    no_unmeasured,
+    union_unmeasured,
+)
+from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, Unit, parse_unit
 
 __all__ = ["RegionSums"]
 
@@ -53,12 +63,12 @@ def _sources(data) -> list[RegionSource]:
     scope-profiler results are read directly (:class:`ScopeSums`, one metric
     at a time); everything else becomes a :class:`LikwidRun` first.
     """
-    from ..io import as_runs, is_scope_results
+    from roofline_widget.io import as_runs, is_scope_results
 
     if is_scope_results(data):
         return [ScopeSums(data)]
     if isinstance(data, (str, os.PathLike)):
-        from ..io.scope_h5 import is_hdf5, read_scope_sums
+        from roofline_widget.io.scope.h5 import is_hdf5, read_scope_sums
 
         if is_hdf5(data):
             return [read_scope_sums(data)]
@@ -85,7 +95,7 @@ class RegionSums:
     Build it with :meth:`from_runs`; pick metrics, ranks and regions with
     :meth:`select`.  A metric's sums are computed when a selection first
     uses it (for scope-profiler results straight from the region arrays,
-    see :class:`~roofline_widget.points.scope_sums.ScopeSums`) and kept.
+    see :class:`~roofline_widget.points.engines.scope.ScopeSums`) and kept.
 
     Parameters
     ----------

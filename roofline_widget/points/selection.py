@@ -16,14 +16,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .rank_groups import RankGroups
-from .source import FRAME_KEYS
+from roofline_widget.points.engines.source import FRAME_KEYS
+from roofline_widget.points.rank_groups import RankGroups
 
 if TYPE_CHECKING:
-    from .region_sums import RegionSums
+    from roofline_widget.points.region_sums import RegionSums
 
-__all__ = ["PointSelection", "RegionsLeftOutWarning", "MetricChoiceWarning", "SelectionWarning",
-           "SelectionNote", "note_warning", "POINT_KEYS"]
+__all__ = [
+    "POINT_KEYS",
+    "MetricChoiceWarning",
+    "PointSelection",
+    "RegionsLeftOutWarning",
+    "SelectionNote",
+    "SelectionWarning",
+    "note_warning",
+]
 
 #: Keys of one point dict, exactly as scope-profiler 0.7.5 returns them.
 POINT_KEYS = (

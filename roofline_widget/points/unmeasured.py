@@ -22,8 +22,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Unmeasured", "UNMEASURED_CHOICES", "check_unmeasured", "no_unmeasured",
-           "joined_unmeasured", "union_unmeasured", "unmeasured_reason", "NAMED_THREADS"]
+__all__ = [
+    "NAMED_THREADS",
+    "UNMEASURED_CHOICES",
+    "Unmeasured",
+    "check_unmeasured",
+    "joined_unmeasured",
+    "no_unmeasured",
+    "union_unmeasured",
+    "unmeasured_reason",
+]
 
 #: The values of the ``unmeasured=`` option.
 UNMEASURED_CHOICES = ("leave_out", "keep")

@@ -22,10 +22,18 @@ computed before anything is assigned) and ``text`` (escaped HTML).
 
 from __future__ import annotations
 
-from .controls import RooflineControls
-from .core import DEFAULT_MAX_POINTS, RooflineWidget
-from .figure import FigureState, RooflineFigure
-from .state import POINT_KEY, PointState, UpdateGuard
+from roofline_widget.widget.controls import RooflineControls
+from roofline_widget.widget.figure import FigureState, RooflineFigure
+from roofline_widget.widget.roofline_widget import DEFAULT_MAX_POINTS, RooflineWidget
+from roofline_widget.widget.state import POINT_KEY, PointState, UpdateGuard
 
-__all__ = ["RooflineWidget", "RooflineFigure", "RooflineControls", "FigureState", "PointState",
-           "UpdateGuard", "POINT_KEY", "DEFAULT_MAX_POINTS"]
+__all__ = [
+           "DEFAULT_MAX_POINTS",
+           "POINT_KEY",
+           "FigureState",
+           "PointState",
+           "RooflineControls",
+           "RooflineFigure",
+           "RooflineWidget",
+           "UpdateGuard",
+]

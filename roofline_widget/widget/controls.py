@@ -16,15 +16,22 @@ import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
-from ..ceilings import Roofline
-from ..points import RegionSums
-from .figure import INTERACTIONS, RooflineFigure
-from .state import UpdateGuard
-from .text import details_html
+from roofline_widget.ceilings import Roofline
+from roofline_widget.points import RegionSums
+from roofline_widget.widget.figure import INTERACTIONS, RooflineFigure
+from roofline_widget.widget.html import details_html
+from roofline_widget.widget.state import UpdateGuard
 
-__all__ = ["RooflineControls", "SLIDER_STEP", "PEAK_TRAITS", "PEAK_RANGE_BELOW", "PEAK_RANGE_ABOVE",
-           "PEAK_HEADROOM",
-           "peak_range", "fit_slider"]
+__all__ = [
+    "PEAK_HEADROOM",
+    "PEAK_RANGE_ABOVE",
+    "PEAK_RANGE_BELOW",
+    "PEAK_TRAITS",
+    "SLIDER_STEP",
+    "RooflineControls",
+    "fit_slider",
+    "peak_range",
+]
 
 #: Peak sliders' step in decades (0.023 %).
 SLIDER_STEP = 0.0001

@@ -3,7 +3,7 @@
 The figure draws what it is given (:class:`FigureState`, :meth:`RooflineFigure.assign`)
 and computes nothing about the data itself except where ceiling labels sit.
 To draw more (memory levels, a baseline run, rank whiskers): write a
-:class:`~roofline_widget.widget.layers.Layer` and register it with
+:class:`~roofline_widget.widget.layers.base.Layer` and register it with
 :meth:`RooflineFigure.add_layer`; its marks are drawn between the ceilings
 and the points.
 """
@@ -22,13 +22,13 @@ import numpy as np
 import pandas as pd
 from bqplot.interacts import BrushSelector, LassoSelector, PanZoom
 
-from .. import style
-from ..ceilings import Roofline
-from .ceiling_labels import DEFAULT_AREA, PlotArea, place_labels
-from .state import UpdateGuard, classify
-from .text import tooltip_html
+from roofline_widget.ceilings import Roofline
+from roofline_widget.look import style
+from roofline_widget.look.ceiling_labels import DEFAULT_AREA, PlotArea, place_labels
+from roofline_widget.widget.html import tooltip_html
+from roofline_widget.widget.state import UpdateGuard, classify
 
-__all__ = ["FigureState", "RooflineFigure", "INTERACTIONS", "roof_marks_data"]
+__all__ = ["INTERACTIONS", "FigureState", "RooflineFigure", "roof_marks_data"]
 
 #: Figure interactions by name; "inspect" is none (bqplot's PanZoom swallows hover and
 #: click, bqplot issue #1352), so it gives tooltips and click selection.
@@ -71,7 +71,7 @@ class FigureState:
 
 def _figure_px(plot_px: float, *margins: str) -> int:
     """The figure's size (px) for a plot ``plot_px`` wide or high with its ``margins``."""
-    return int(math.ceil(plot_px + sum(style.FIG_MARGIN[m] for m in margins)))
+    return math.ceil(plot_px + sum(style.FIG_MARGIN[m] for m in margins))
 
 
 def _px(size: str | None, default: float) -> float:
@@ -88,7 +88,7 @@ def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
                     y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA) -> dict:
     """Arrays for the ceiling Lines and labels, the main roof and the ridge marks ({} for None).
 
-    The labels are placed by :func:`~roofline_widget.widget.ceiling_labels.place_labels`
+    The labels are placed by :func:`~roofline_widget.look.ceiling_labels.place_labels`
     for a plot ``area`` (its height and smallest width).
     """
     if roofline is None:
@@ -243,7 +243,7 @@ class RooflineFigure:
         return [*self.roof_marks, *layer_marks, self.scatter]
 
     def add_layer(self, name: str, layer) -> None:
-        """Register ``layer`` (a :class:`~roofline_widget.widget.layers.Layer`) as ``name``.
+        """Register ``layer`` (a :class:`~roofline_widget.widget.layers.base.Layer`) as ``name``.
 
         Its marks join the figure at once, drawn over the ceilings and under
         the points, in the order the layers were added.

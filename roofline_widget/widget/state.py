@@ -15,14 +15,28 @@ import numpy as np
 import pandas as pd
 from traitlets import TraitError
 
-from .. import style
-from ..ceilings import BandwidthRoof, ComputeRoof, Roofline
-from ..points import ALL_RANKS, RegionSums, compile_patterns
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+from roofline_widget.look import style
+from roofline_widget.points import ALL_RANKS, RegionSums, compile_patterns
 
-__all__ = ["POINT_KEY", "PointState", "UpdateGuard", "key_index", "normalize_key",
-           "select_points", "rooflines", "axis_ranges", "classify", "check_ceilings",
-           "surviving_keys", "COLOR_COLUMN", "color_categories", "color_codes",
-           "runtime_log_range", "marker_sizes"]
+__all__ = [
+    "COLOR_COLUMN",
+    "POINT_KEY",
+    "PointState",
+    "UpdateGuard",
+    "axis_ranges",
+    "check_ceilings",
+    "classify",
+    "color_categories",
+    "color_codes",
+    "key_index",
+    "marker_sizes",
+    "normalize_key",
+    "rooflines",
+    "runtime_log_range",
+    "select_points",
+    "surviving_keys",
+]
 
 #: The columns that identify one point; ``RooflineWidget.selected`` holds such tuples.
 POINT_KEY = ("file", "rank", "region")
@@ -70,7 +84,7 @@ class PointState:
     def flop_split(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """``points`` split into the bulk and those doing almost no FLOPs, computed once.
 
-        :func:`~roofline_widget.style.split_flop_work` of ``points``; the axis
+        :func:`~roofline_widget.look.style.split_flop_work` of ``points``; the axis
         ranges and the status note of every peak change reuse it.
         """
         return style.split_flop_work(self.points)
@@ -211,7 +225,7 @@ def axis_ranges(points: pd.DataFrame, roofline: Roofline | None,
     """Log-axis limits that hold the points, every ridge point, the roofs and the ridge label.
 
     ``extent`` holds more (x, y) values to keep inside, e.g. the layers' marks.
-    Points doing almost no FLOPs (:func:`~roofline_widget.style.split_flop_work`)
+    Points doing almost no FLOPs (:func:`~roofline_widget.look.style.split_flop_work`)
     do not stretch the axes: the ranges follow the other points, and so do
     ``extent`` pairs (x and y of equal length) below the same threshold.
     ``bulk`` is the first part of that split when the caller has it already

@@ -20,7 +20,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Server", "free_port", "isolated_env", "start_server", "SERVER_START_TIMEOUT_S"]
+__all__ = ["SERVER_START_TIMEOUT_S", "Server", "free_port", "isolated_env", "start_server"]
 
 SERVER_START_TIMEOUT_S = 90
 #: Jupyter's state directories, each set to a folder of its own below the base.

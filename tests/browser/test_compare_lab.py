@@ -29,8 +29,14 @@ import pytest
 from playwright.sync_api import expect
 
 from .ui import (
-    RENDER_TIMEOUT_MS, box_centre, open_in_lab, read_json_when, run_all_cells, shutdown_kernels,
-    wait_for_count, wait_until_still,
+    RENDER_TIMEOUT_MS,
+    box_centre,
+    open_in_lab,
+    read_json_when,
+    run_all_cells,
+    shutdown_kernels,
+    wait_for_count,
+    wait_until_still,
 )
 
 pytestmark = pytest.mark.browser
@@ -125,7 +131,7 @@ def check_heads(page, lines: list[dict], heads: list[dict]) -> None:
     triangle-up points up at 0); the head's visible error (its rotation against the line
     on the page) is at most the error of the assumed aspect ratio.
     """
-    from roofline_widget.widget.compare_layer import HEAD_GAP_PX, plot_area_size
+    from roofline_widget.widget.layers.compare import HEAD_GAP_PX, plot_area_size
 
     assert len(heads) == len(lines), (heads, lines)
     width, height = plot_area(page)
@@ -177,7 +183,8 @@ def test_baseline_arrows_are_drawn_between_hollow_and_filled_points(lab, page, a
     assert sorted(found) == ["circle", "square", "triangle-up"], found
     filled = np.array([m["centre"] for m in found["circle"]], dtype=float)
     hollow = np.array([m["centre"] for m in found["square"]], dtype=float)
-    assert len(filled) == 2 and len(hollow) == 2, found
+    assert len(filled) == 2, found
+    assert len(hollow) == 2, found
     assert all(m["fill"] != "none" for m in found["circle"])
     assert all(m["fill"] == "none" for m in found["square"])
 
@@ -252,7 +259,8 @@ def test_saved_view_is_restored_in_a_fresh_kernel(lab, page):
     run_all_cells(page)
     page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
     second_kernel = kernel_ids(lab, "_compare_restore.ipynb")
-    assert len(second_kernel) == 1 and second_kernel != first_kernel
+    assert len(second_kernel) == 1
+    assert second_kernel != first_kernel
     assert kernel_ids(lab, "_compare_save.ipynb") == []
 
     # The restored state, as the page shows it.

@@ -11,17 +11,39 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from .conftest import screenshot_widths
 from .quickstart import (
-    DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, PEAK_SLIDERS, SAMPLES, close,
-    dot_inside_figure, drag_peak_and_check, drag_peak_bandwidth_and_check, expected_points, horizontal_line_ys,
-    line_paths, locate_points, notebook_code, readout, tooltip_fields,
+    DOTS,
+    FIGURE,
+    NOTEBOOK,
+    NOTEBOOK_PEAK_BANDWIDTH,
+    PEAK_SLIDERS,
+    SAMPLES,
+    close,
+    dot_inside_figure,
+    drag_peak_and_check,
+    drag_peak_bandwidth_and_check,
+    expected_points,
+    horizontal_line_ys,
+    line_paths,
+    locate_points,
+    notebook_code,
+    readout,
+    tooltip_fields,
     wait_for_horizontal_line_at,
 )
 from .ui import (
-    RENDER_TIMEOUT_MS, drag, draw_closed_path, inside_path, open_in_lab,
-    path_around, read_json_when, run_all_cells, wait_for_count, wait_until_still,
+    RENDER_TIMEOUT_MS,
+    drag,
+    draw_closed_path,
+    inside_path,
+    open_in_lab,
+    path_around,
+    read_json_when,
+    run_all_cells,
+    wait_for_count,
+    wait_until_still,
 )
-from .conftest import screenshot_widths
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +76,8 @@ def test_renders_every_region_and_the_ceilings(quickstart, page, artifacts_dir):
     assert quickstart["peak_bandwidth"] == pytest.approx(NOTEBOOK_PEAK_BANDWIDTH)
     # The roof from the two peaks plus the notebook's extra "1 core" compute ceiling.
     paths = line_paths(page)
-    assert len(paths) >= 2 and all(d and d.startswith("M") for d in paths), paths
+    assert len(paths) >= 2, paths
+    assert all(d and d.startswith("M") for d in paths), paths
     assert str(expected) in page.locator(".roofline-status").inner_text()
     screenshot_widths(page, page.locator(".roofline-widget"), artifacts_dir / "screenshot-jupyterlab")
 
@@ -123,7 +146,8 @@ def test_lasso_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):
     wanted = points["region"].str.startswith("<function_").to_numpy()
     path = path_around(dots[wanted], margin=12)
     inside = sorted(points["region"][inside_path(path, dots)])
-    assert inside == sorted(points["region"][wanted]) and len(inside) == 4, inside
+    assert inside == sorted(points["region"][wanted]), inside
+    assert len(inside) == 4, inside
     # The notebook selected <function_a> and Solve in code: the lasso must replace that.
     assert quickstart["selected_regions"] == ["<function_a>", "Solve"]
     draw_closed_path(page, path)

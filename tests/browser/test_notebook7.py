@@ -12,12 +12,23 @@ from playwright.sync_api import expect
 
 from .conftest import assert_no_gone_console_errors, screenshot_widths
 from .quickstart import (
-    DOTS, FIGURE, NOTEBOOK, NOTEBOOK_PEAK_BANDWIDTH, dot_inside_figure, drag_peak_bandwidth_and_check,
-    expected_points, line_paths, tooltip_fields,
+    DOTS,
+    FIGURE,
+    NOTEBOOK,
+    NOTEBOOK_PEAK_BANDWIDTH,
+    dot_inside_figure,
+    drag_peak_bandwidth_and_check,
+    expected_points,
+    line_paths,
+    tooltip_fields,
 )
 from .ui import (
-    RENDER_TIMEOUT_MS, open_in_notebook7, read_json_when, run_all_cells,
-    wait_for_count, wait_until_still,
+    RENDER_TIMEOUT_MS,
+    open_in_notebook7,
+    read_json_when,
+    run_all_cells,
+    wait_for_count,
+    wait_until_still,
 )
 
 pytestmark = pytest.mark.browser
@@ -33,7 +44,8 @@ def test_notebook7_renders_the_quickstarts_marks(notebook7, page, artifacts_dir)
     expected = len(expected_points())  # 7: see test_jupyterlab
     assert wait_for_count(page, DOTS, expected) == expected
     paths = line_paths(page)
-    assert len(paths) >= 2 and all(d and d.startswith("M") for d in paths), paths
+    assert len(paths) >= 2, paths
+    assert all(d and d.startswith("M") for d in paths), paths
     page.locator(FIGURE).first.scroll_into_view_if_needed()
     wait_until_still(page, DOTS)
     points = expected_points().set_index("region")

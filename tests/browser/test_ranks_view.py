@@ -7,7 +7,12 @@ import pytest
 
 from .conftest import REPO
 from .ui import (
-    RENDER_TIMEOUT_MS, box_centre, open_in_lab, run_all_cells, wait_for_count, wait_until_still,
+    RENDER_TIMEOUT_MS,
+    box_centre,
+    open_in_lab,
+    run_all_cells,
+    wait_for_count,
+    wait_until_still,
 )
 
 pytestmark = pytest.mark.browser
@@ -65,7 +70,8 @@ def test_spread_toggle_draws_medians_and_a_click_expands_a_region(ranks_notebook
     whiskers = lines_before - 1 + 2 * REGIONS
     assert wait_for_count(page, LINES, whiskers) == whiskers
     status = page.locator(f"{WIDGET} .roofline-status").inner_text()
-    assert f"ranks view: {REGIONS} region(s)" in status and "min–max over ranks" in status
+    assert f"ranks view: {REGIONS} region(s)" in status
+    assert "min–max over ranks" in status
 
     wait_until_still(page, DOTS)
     square = page.locator(DOTS).first

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import assert_no_gone_console_errors, screenshot_widths
 from .quickstart import (
-    DOTS, FIGURE, NOTEBOOK_PEAK_BANDWIDTH, drag_peak_bandwidth_and_check, expected_points,
+    DOTS,
+    FIGURE,
+    NOTEBOOK_PEAK_BANDWIDTH,
+    drag_peak_bandwidth_and_check,
+    expected_points,
     notebook_code,
 )
 from .ui import RENDER_TIMEOUT_MS, read_json_when, wait_for_count, wait_until_still
-from .conftest import assert_no_gone_console_errors, screenshot_widths
 
 pytestmark = pytest.mark.browser
 

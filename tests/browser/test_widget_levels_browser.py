@@ -64,8 +64,7 @@ def levels_page(lab, page, browser_tmp):
 
 def _counts():
     """(main points, dots per level, findings per level) of the notebook's data, from the package here."""
-    from roofline_widget import hierarchical_points, points_dataframe, read_likwid, sample_path
-    from roofline_widget import sanity_check
+    from roofline_widget import hierarchical_points, points_dataframe, read_likwid, sample_path, sanity_check
 
     run = read_likwid([sample_path(f"rendered/rendered_not_measured_clx_2t_{group}.txt")
                        for group in ("L2", "L3", "MEM_DP")])
@@ -84,7 +83,8 @@ def test_level_toggles_add_and_remove_joined_dots_and_rings(levels_page, artifac
     assert shown_rings(page) == 0  # the finding is an L3 dot's
     lines_before = shown_lines(page)
     status = page.locator(".roofline-status").inner_text()
-    assert "levels: L2, MEM" in status and "no sanity findings" in status
+    assert "levels: L2, MEM" in status
+    assert "no sanity findings" in status
 
     # L3 on: two more dots and the ring over stencil<3d>'s L3 dot; still one joining line per region
     page.locator(".roofline-level-toggle", has_text="L3").locator("input").click()
@@ -93,7 +93,8 @@ def test_level_toggles_add_and_remove_joined_dots_and_rings(levels_page, artifac
     wait_until_still(page, DOTS)
     assert shown_rings(page) == 1
     status = page.locator(".roofline-status").inner_text()
-    assert "1 sanity finding(s)" in status and "stencil<3d> (rank 0, L3, intensity order)" in status
+    assert "1 sanity finding(s)" in status
+    assert "stencil<3d> (rank 0, L3, intensity order)" in status
     wait_until_still(page, LINES)
     assert shown_lines(page) == lines_before
     # tall enough for the whole widget, the status line with the finding included
@@ -108,7 +109,8 @@ def test_level_toggles_add_and_remove_joined_dots_and_rings(levels_page, artifac
         page.locator(".roofline-level-toggle", has_text=level).locator("input").click()
         shown -= per_level[level] + findings.get(level, 0)
         assert wait_for_count(page, DOTS, shown) == shown, level
-    assert shown == main and shown_rings(page) == 0
+    assert shown == main
+    assert shown_rings(page) == 0
     wait_until_still(page, LINES)
     assert shown_lines(page) == lines_before - 2  # no region has two levels shown
     assert "levels:" not in page.locator(".roofline-status").inner_text()

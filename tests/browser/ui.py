@@ -142,7 +142,8 @@ def slider_px_per_decade(page, slider_class: str) -> float:
     handle = page.locator(f".{slider_class} .noUi-handle").first
     low, high = (float(handle.get_attribute(name)) for name in ("aria-valuemin", "aria-valuemax"))
     box = page.locator(f".{slider_class} .noUi-base").first.bounding_box()
-    assert box is not None and high > low, f"no usable slider .{slider_class}"
+    assert box is not None, f"no slider .{slider_class} on the page"
+    assert high > low, f"slider .{slider_class} has an empty range"
     return box["width"] / (high - low)
 
 
@@ -256,11 +257,11 @@ def assert_labels_inside_and_apart(figure, width: int, tolerance_px: float = 0.5
     area, labels = label_boxes(figure)
     assert labels, f"at {width} px the figure shows no label"
     for text, box in labels:
-        assert (box["x"] >= area["x"] - tolerance_px
-                and box["x"] + box["width"] <= area["x"] + area["width"] + tolerance_px
-                and box["y"] >= area["y"] - tolerance_px
-                and box["y"] + box["height"] <= area["y"] + area["height"] + tolerance_px), (
-            f"at {width} px the label {text!r} {box} is not inside the plot area {area}")
+        inside = (box["x"] >= area["x"] - tolerance_px
+                  and box["x"] + box["width"] <= area["x"] + area["width"] + tolerance_px
+                  and box["y"] >= area["y"] - tolerance_px
+                  and box["y"] + box["height"] <= area["y"] + area["height"] + tolerance_px)
+        assert inside, f"at {width} px the label {text!r} {box} is not inside the plot area {area}"
     for i, (text, box) in enumerate(labels):
         for other, other_box in labels[i + 1:]:
             assert not _overlap(box, other_box), (

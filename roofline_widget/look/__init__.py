@@ -1,0 +1,1 @@
+"""How a roofline looks, shared by the widget and the static plot: palette, labels, axis ranges."""

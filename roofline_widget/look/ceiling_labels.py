@@ -1,0 +1,364 @@
+"""Where the ceiling and ridge labels of the widget's figure sit.
+
+The kernel does not know how wide the browser draws the plot; it knows the
+plot's height and its smallest width (the figure's layout: ``height``,
+``min_width`` and ``fig_margin``, :class:`PlotArea`).  A label is a text of a
+fixed size in pixels, while a log axis' decades stretch with the width.  In
+axis fractions (``u``: 0 at the left edge, 1 at the right) every line stays
+where it is at any width, and a label right-aligned at an anchor covers
+``[u - width_px / plot_width, u]``: in a wider plot, a part of what it covers
+in the narrowest one.  A label that lies inside the plot, clear of the lines
+and of the other labels in a plot ``min_width`` wide, therefore does so in
+every wider plot; the placement is worked out for that width only
+(:func:`place_labels`).
+
+Each label tries its candidate spots in order of preference (a compute roof's
+label at the right end of its line, above it; a bandwidth label ending on its
+slope, above it; the ridge label right of and below the ridge point) and takes
+the first that is inside and clear; a shorter text (value and unit only) is
+tried when the full one fits nowhere, and the least bad spot is taken when
+nothing fits.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from roofline_widget.look import style
+
+__all__ = [
+    "DEFAULT_AREA",
+    "LabelLayout",
+    "LabelSpot",
+    "PlotArea",
+    "label_boxes_px",
+    "place_labels",
+]
+
+#: Anchors tried along a bandwidth slope.
+_SLOPE_STEPS = 12
+#: Right ends (axis fractions) tried for a compute roof's label, right edge first.
+_COMPUTE_ENDS = (1.0, 0.8, 0.6, 0.4)
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class PlotArea:
+    """The plot area (inside the axes) the labels are placed for, in CSS pixels.
+
+    Attributes
+    ----------
+    min_width : float
+        The narrowest the plot is drawn (the figure's ``min_width`` less its
+        left and right margins).
+    height : float
+        The plot's height (the figure's height less its top and bottom margins).
+    """
+
+    min_width: float = float(style.MIN_PLOT_PX)
+    height: float = float(style.PLOT_HEIGHT_PX)
+
+
+#: The widget figure's plot area by default (``style.MIN_PLOT_PX`` x ``style.PLOT_HEIGHT_PX``).
+DEFAULT_AREA = PlotArea()
+
+
+@dataclass(frozen=True)
+class LabelSpot:
+    """One placed label.
+
+    Attributes
+    ----------
+    text : str
+        What the label says: the full ceiling label, its value and unit, or ``""``
+        when the line (the ridge point) is not inside the axes.
+    x, y : float
+        Data coordinates of the anchor: the text ends (``align="end"``) or
+        begins (``"start"``) ``style.LABEL_GAP_PX`` from ``x`` (the Label's
+        ``x_offset``), its vertical centre is at ``y`` (bqplot's Label draws
+        ``dominant-baseline: central``; ``y_offset`` 0).
+    align : str
+        ``"end"`` or ``"start"``.
+    inside : bool
+        The text is inside the plot at every width from ``PlotArea.min_width``.
+    clear : bool
+        ...and crosses no line and no other label.
+    y_offset_px : int
+        How far (px, downwards) the text's centre is from ``y``: 0 for the
+        ceilings; the ridge label keeps the ridge point as its anchor.
+    """
+
+    text: str
+    x: float
+    y: float
+    align: str
+    inside: bool
+    clear: bool
+    y_offset_px: int = 0
+
+
+@dataclass(frozen=True)
+class LabelLayout:
+    """Every label of a roofline: the ceilings' in the order given, and the ridge's."""
+
+    ceilings: tuple[LabelSpot, ...]
+    ridge: LabelSpot | None
+
+
+@dataclass(frozen=True)
+class _Box:
+    """A text's extent in the narrowest plot: pixels from the left and from the bottom."""
+
+    left: float
+    right: float
+    bottom: float
+    top: float
+
+    def overlaps(self, other: _Box) -> bool:
+        return (self.left < other.right and other.left < self.right
+                and self.bottom < other.top and other.bottom < self.top)
+
+
+class _Axes:
+    """Data coordinates to pixels of the narrowest plot, and back (log axes)."""
+
+    def __init__(self, x_range, y_range, area: PlotArea) -> None:
+        self.lx0, self.lx1 = np.log10(x_range)
+        self.ly0, self.ly1 = np.log10(y_range)
+        self.width, self.height = float(area.min_width), float(area.height)
+
+    def px(self, x, y) -> tuple[float, float]:
+        return (self.width * (math.log10(x) - self.lx0) / (self.lx1 - self.lx0),
+                self.height * (math.log10(y) - self.ly0) / (self.ly1 - self.ly0))
+
+    def data(self, px_x: float, px_y: float) -> tuple[float, float]:
+        return (10.0 ** (self.lx0 + px_x / self.width * (self.lx1 - self.lx0)),
+                10.0 ** (self.ly0 + px_y / self.height * (self.ly1 - self.ly0)))
+
+    def inside(self, box: _Box) -> bool:
+        return (box.left >= -_EPS and box.right <= self.width + _EPS
+                and box.bottom >= -_EPS and box.top <= self.height + _EPS)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    text: str
+    anchor: tuple[float, float]   # px: x of the anchor, y of the text's centre
+    align: str
+
+    def box(self) -> _Box:
+        width = style.text_px(self.text) + style.LABEL_GAP_PX
+        x, y = self.anchor
+        half = style.LABEL_HALF_HEIGHT_PX
+        left, right = (x - width, x) if self.align == "end" else (x, x + width)
+        return _Box(left, right, y - half, y + half)
+
+
+def _segment_hits(box: _Box, p: tuple[float, float], q: tuple[float, float]) -> bool:
+    """Whether the segment ``p``-``q`` passes through the inside of ``box`` (Liang-Barsky)."""
+    (x0, y0), (x1, y1) = p, q
+    dx, dy = x1 - x0, y1 - y0
+    low, high = 0.0, 1.0
+    for step, distance in ((-dx, x0 - box.left), (dx, box.right - x0),
+                           (-dy, y0 - box.bottom), (dy, box.top - y0)):
+        if abs(step) < _EPS:
+            if distance <= 0:
+                return False
+            continue
+        t = distance / step
+        if step < 0:
+            low = max(low, t)
+        else:
+            high = min(high, t)
+        if low >= high:
+            return False
+    return True
+
+
+def _line_pixels(segments: Sequence[dict], axes: _Axes) -> list[tuple]:
+    """Every straight piece of the drawn lines, as pixel end points."""
+    pieces = []
+    for segment in segments:
+        points = [axes.px(x, y) for x, y in zip(segment["x"], segment["y"]) if x > 0 and y > 0]
+        pieces += list(itertools.pairwise(points))
+    return pieces
+
+
+def _visible(segment: dict, axes: _Axes) -> bool:
+    """Whether some of the line ``segment`` is inside the axes."""
+    area = _Box(0.0, axes.width, 0.0, axes.height)
+    return any(_segment_hits(area, p, q) for p, q in _line_pixels([segment], axes))
+
+
+def _inside_point(axes: _Axes, x: float, y: float) -> bool:
+    px_x, px_y = axes.px(x, y)
+    return 0.0 <= px_x <= axes.width and 0.0 <= px_y <= axes.height
+
+
+def _conflicts(candidate: _Candidate, axes: _Axes, lines: list, placed: list[_Box]) -> tuple:
+    """(outside the plot, labels overlapped, line pieces crossed) of a candidate."""
+    box = candidate.box()
+    return (0 if axes.inside(box) else 1, sum(box.overlaps(other) for other in placed),
+            sum(_segment_hits(box, p, q) for p, q in lines))
+
+
+def _slope_y(axes: _Axes, gbs: float, px_x: float) -> float:
+    """Pixel height of the slope ``gbs`` GB/s at pixel ``px_x``."""
+    x, _ = axes.data(px_x, 0.0)
+    return axes.px(x, gbs * x)[1]
+
+
+def _compute_candidates(segment: dict, texts: Sequence[str], axes: _Axes) -> Iterator[_Candidate]:
+    start, y = axes.px(segment["x"][0], segment["value"])
+    offset = style.LABEL_LINE_GAP_PX + style.LABEL_HALF_HEIGHT_PX
+    for text in texts:
+        width = style.text_px(text) + style.LABEL_GAP_PX
+        for end in _COMPUTE_ENDS:
+            right = end * axes.width
+            if end < 1.0 and right - width < start:
+                continue  # only the right edge may stick out over the line's start
+            for centre in (y + offset, y - offset):
+                yield _Candidate(text, (right, centre), "end")
+
+
+def _grid(low: float, high: float, preferred: float) -> list[float]:
+    """Positions between ``low`` and ``high``, nearest ``preferred`` first."""
+    if high < low:
+        return []
+    steps = np.linspace(low, high, _SLOPE_STEPS)
+    return sorted(steps, key=lambda v: abs(v - preferred))
+
+
+def _bandwidth_candidates(segment: dict, texts: Sequence[str],
+                          axes: _Axes) -> Iterator[_Candidate]:
+    gbs = segment["value"]
+    end = min(axes.px(segment["x"][-1], segment["y"][-1])[0], axes.width)
+    enter = max(0.0, _inverse_slope(axes, gbs, 0.0))          # the slope enters the axes
+    leave = min(end, _inverse_slope(axes, gbs, axes.height))  # ...and leaves them
+    offset = style.LABEL_LINE_GAP_PX + style.LABEL_HALF_HEIGHT_PX
+    for text in texts:
+        width = style.text_px(text) + style.LABEL_GAP_PX
+        # Above the slope, ending on it: the slope is lowest left of the anchor.
+        low = max(enter, width)
+        preferred = enter + style.SLOPE_LABEL_ALONG * (leave - enter)
+        for x in _grid(low, leave, preferred):
+            yield _Candidate(text, (x, _slope_y(axes, gbs, x) + offset), "end")
+        # Below and right of the slope, the text's left end under the part inside the
+        # axes: the slope is lowest there.
+        start = max(width, enter + width)
+        for x in _grid(start, min(leave + width, axes.width), start):
+            yield _Candidate(text, (x, _slope_y(axes, gbs, x - width) - offset), "end")
+    # Last resort (a slope barely inside the axes): the short text at the right edge.
+    half = style.LABEL_HALF_HEIGHT_PX
+    y = min(max(_slope_y(axes, gbs, leave), half), axes.height - half)
+    yield _Candidate(texts[-1], (axes.width, y), "end")
+
+
+def _inverse_slope(axes: _Axes, gbs: float, px_y: float) -> float:
+    """Pixel x where the slope ``gbs`` is at pixel height ``px_y``."""
+    _, y = axes.data(0.0, px_y)
+    return axes.px(y / gbs, y)[0]
+
+
+def _ridge_candidates(text: str, ridge: tuple[float, float], axes: _Axes) -> Iterator[_Candidate]:
+    x, y = axes.px(*ridge)
+    for step in range(4):  # right of the ridge, below the roof, further down each time
+        drop = style.RIDGE_LABEL_DROP_PX + 2 * step * style.LABEL_HALF_HEIGHT_PX
+        yield _Candidate(text, (x, y - drop), "start")
+    # left of the ridge, above the height of the roof
+    yield _Candidate(text, (x, y + style.LABEL_LINE_GAP_PX + style.LABEL_HALF_HEIGHT_PX), "end")
+
+
+def _choose(candidates: Iterator[_Candidate], axes: _Axes, lines: list,
+            placed: list[_Box]) -> tuple[_Candidate, tuple]:
+    """The first clear candidate, else the least bad one (inside first)."""
+    best, best_cost = None, None
+    for candidate in candidates:
+        cost = _conflicts(candidate, axes, lines, placed)
+        if cost == (0, 0, 0):
+            return candidate, cost
+        if best_cost is None or cost < best_cost:
+            best, best_cost = candidate, cost
+    return best, best_cost
+
+
+def _spot(candidate: _Candidate, cost: tuple, axes: _Axes,
+          anchor: tuple[float, float] | None = None) -> LabelSpot:
+    """The spot of ``candidate``; its data anchor is ``anchor`` if given (then offset in px)."""
+    data_x, data_y = axes.data(*candidate.anchor)
+    offset = 0
+    if anchor is not None:  # bqplot's offsets are whole pixels
+        data_x, data_y = anchor
+        offset = round(axes.px(*anchor)[1] - candidate.anchor[1])
+    return LabelSpot(candidate.text, float(data_x), float(data_y), candidate.align,
+                     inside=cost[0] == 0, clear=cost == (0, 0, 0), y_offset_px=offset)
+
+
+def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
+                 ridge: tuple[float, float] | None, x_range: tuple[float, float],
+                 y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA) -> LabelLayout:
+    """Place the label of every ceiling and the ridge label.
+
+    Parameters
+    ----------
+    ceilings : sequence of dict
+        The labelled lines: entries of :meth:`~roofline_widget.Roofline.lines`
+        of kind ``"compute"`` or ``"bandwidth"``.
+    segments : sequence of dict
+        Every line drawn (the ceilings and the main roof): what labels must not cross.
+    ridge : (float, float) or None
+        The ridge point (intensity, GFLOP/s) whose label ``style.ridge_text`` is placed.
+    x_range, y_range : (float, float)
+        The axis limits.
+    area : PlotArea
+        The plot's height and smallest width.
+
+    Returns
+    -------
+    LabelLayout
+        A spot per ceiling (in the order of ``ceilings``) and the ridge's.
+    """
+    axes = _Axes(x_range, y_range, area)
+    lines = _line_pixels(segments, axes)
+    placed: list[_Box] = []
+    spots: dict[int, LabelSpot] = {}
+    order = sorted(range(len(ceilings)), key=lambda i: ceilings[i]["kind"] != "compute")
+    for i in order:
+        segment = ceilings[i]
+        if not _visible(segment, axes):  # zoomed away: no label
+            spots[i] = LabelSpot("", float(segment["x"][0]), float(segment["y"][0]), "end",
+                                 inside=True, clear=True)
+            continue
+        texts = (style.ceiling_label(segment), style.ceiling_value_label(segment))
+        if segment["kind"] == "compute":
+            candidates = _compute_candidates(segment, texts, axes)
+        else:
+            candidates = _bandwidth_candidates(segment, texts, axes)
+        candidate, cost = _choose(candidates, axes, lines, placed)
+        placed.append(candidate.box())
+        spots[i] = _spot(candidate, cost, axes)
+    ridge_spot = None
+    if ridge is not None and not _inside_point(axes, *ridge):
+        ridge_spot = LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
+    elif ridge is not None:
+        candidate, cost = _choose(_ridge_candidates(style.ridge_text(ridge[0]), ridge, axes),
+                                  axes, lines, placed)
+        ridge_spot = _spot(candidate, cost, axes, anchor=ridge)
+    return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot)
+
+
+def label_boxes_px(layout: LabelLayout, x_range, y_range, area: PlotArea) -> list[tuple]:
+    """``(text, left, right, bottom, top)`` of every label in the narrowest plot (pixels)."""
+    axes = _Axes(x_range, y_range, area)
+    spots = [*layout.ceilings, *([layout.ridge] if layout.ridge is not None else [])]
+    boxes = []
+    for spot in spots:
+        x, y = axes.px(spot.x, spot.y)
+        box = _Candidate(spot.text, (x, y - spot.y_offset_px), spot.align).box()
+        boxes.append((spot.text, box.left, box.right, box.bottom, box.top))
+    return boxes

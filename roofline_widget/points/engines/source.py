@@ -1,0 +1,86 @@
+"""The interface of a sums engine: what :class:`~roofline_widget.points.RegionSums` aggregates.
+
+A *region source* holds the per-(rank, region, device) sums over threads of
+one run, one row per such key.  :class:`RegionSums` concatenates the rows of
+its sources and asks each for a metric's sums only when a selection first
+needs that metric.  Two engines implement it:
+
+* :class:`~roofline_widget.points.engines.run.RunSums`: a :class:`LikwidRun`
+  (any LIKWID file), aggregated with one pandas groupby, cached per run;
+* :class:`~roofline_widget.points.engines.scope.ScopeSums`: scope-profiler
+  ``ProfilingResults``, summed straight from the region arrays without
+  building the per-thread table.
+
+Any other object with these members can be a source too (structural typing:
+no base class to inherit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from roofline_widget.model import LikwidRun
+
+__all__ = ["ALL_RANKS", "FRAME_KEYS", "SOURCE_KEYS", "RegionSource"]
+
+#: The key columns every :class:`RegionSource` gives, in order, one value per row.
+SOURCE_KEYS = ("rank", "region", "device", "n_threads", "runtime_s", "call_count", "groups")
+#: The key columns of :attr:`RegionSums.frame`: the run label ``file``, then :data:`SOURCE_KEYS`.
+FRAME_KEYS = ("file", *SOURCE_KEYS)
+#: The ``rank`` of a point whose ranks were summed (``combine_ranks=True``): "all ranks combined".
+ALL_RANKS = -1
+
+
+@runtime_checkable
+class RegionSource(Protocol):
+    """Per-(rank, region, device) sums over threads of one run, one row per key.
+
+    Attributes
+    ----------
+    label : str
+        The run label (the ``file`` column of the points).
+    metric_names : list of str
+        Every metric the source has sums of, in order of first appearance.
+    keys : mapping of str to numpy.ndarray or pandas.Categorical
+        The :data:`SOURCE_KEYS` columns, each one value per row: ``rank``
+        (int64), ``region``, ``device`` and ``groups`` (``"MEM_DP+FLOPS_DP"``)
+        as :class:`pandas.Categorical`, ``n_threads`` (int64), ``runtime_s``
+        and ``call_count`` (float, the maxima over threads).  A source may
+        build a column on first access (``keys[name]``); :class:`RegionSums`
+        reads only the columns a selection needs.
+
+    Notes
+    -----
+    A source may also offer ``unmeasured(metric) ->``
+    :class:`~roofline_widget.points.unmeasured.Unmeasured`: per row the
+    threads whose value is not finite (``-``, NaN, inf).  It is optional (not
+    part of the Protocol); a source without it is taken as fully measured.
+
+    ``isinstance(obj, RegionSource)`` checks that the members exist; on
+    Python < 3.12 that reads :attr:`run`, which may build a whole run: check
+    in tests, not on a hot path.
+    """
+
+    label: str
+    metric_names: list[str]
+    keys: Mapping[str, object]
+
+    def __len__(self) -> int:
+        """The number of rows (per-(rank, region, device) keys)."""
+        ...
+
+    def sums(self, metric: str) -> np.ndarray:
+        """Per row the sum over threads of ``metric`` (a name of :attr:`metric_names`).
+
+        Float64, the metric's native unit (as LIKWID printed it), NaN where
+        the row did not measure the metric (all threads NaN stays NaN).
+        """
+        ...
+
+    @property
+    def run(self) -> LikwidRun:
+        """The run as a per-thread :class:`LikwidRun` (may be built on first access)."""
+        ...

@@ -1,0 +1,174 @@
+"""Memory levels in the static plot: ``plot_roofline(..., levels=[...])``.
+
+:func:`level_points` checks the ``levels`` argument and selects the rows of
+:func:`~roofline_widget.analysis.levels.select_levels` for those levels (warning about
+what was left out); :func:`draw_levels` draws them on a matplotlib Axes: one
+marker per level (:data:`MARKERS`), the dots of one region/rank joined by a
+thin line in the region's colour, and the levels in the legend.
+:func:`level_findings` runs :func:`~roofline_widget.sanity_check` on the same
+selection against the plot's measured (not empirical) roofs; ``draw_levels``
+rings every dot with a finding (gid :data:`FINDING_GID`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from roofline_widget.analysis.levels import LEVELS, select_levels
+from roofline_widget.analysis.sanity import checkable_roofs, flagged_points, sanity_check
+from roofline_widget.look import style
+
+__all__ = ["FINDING_GID", "LEVEL_GID", "MARKERS", "draw_levels", "level_findings", "level_points"]
+
+#: One matplotlib marker per level (the widget's shapes: triangle, diamond, square, circle).
+MARKERS = {"L1": "^", "L2": "D", "L3": "s", "MEM": "o"}
+#: ``gid`` of a level's scatter collection, formatted with the level.
+LEVEL_GID = "roofline-level-{}"
+#: ``gid`` of the rings over the level dots with a sanity finding.
+FINDING_GID = "roofline-level-findings"
+_KEY = ["file", "rank", "region"]
+_X = "arithmetic_intensity_flops_per_byte"
+_Y = "performance_gflops"
+_OTHER_COLOUR = "0.45"
+
+
+def level_points(sums, levels, *, backend: str, flops_metric=None, ranks=None, include=None,
+                 exclude=None, combine_ranks=False) -> pd.DataFrame | None:
+    """The hierarchical points of ``levels`` (None when ``levels`` is empty or None).
+
+    Parameters
+    ----------
+    sums : RegionSums
+        The data of the plot.
+    levels : sequence of str or None
+        Levels to draw (``"L1"``, ``"L2"``, ``"L3"``, ``"MEM"``), each measured in the data.
+    backend : str
+        The plot's backend; only ``"matplotlib"`` draws levels.
+    flops_metric, ranks, include, exclude, combine_ranks
+        The plot's selection.
+
+    Raises
+    ------
+    ValueError
+        For the bqplot backend, a level not measured in the data, or levels
+        without any placed point.
+    """
+    if not levels:
+        return None
+    if isinstance(levels, str):
+        levels = [levels]
+    if backend != "matplotlib":
+        raise ValueError(f"levels= is drawn by the matplotlib backend only, not {backend!r}; "
+                         "use backend='matplotlib' or RooflineWidget(data, levels=...)")
+    selection = select_levels(sums, flops_metric=flops_metric, ranks=ranks, include=include,
+                              exclude=exclude, combine_ranks=combine_ranks)
+    unknown = [level for level in levels if level not in selection.levels]
+    if unknown:
+        measured = [level for level in LEVELS if level in selection.levels]
+        raise ValueError(f"unknown memory level(s) {unknown}; levels measured in the data: "
+                         f"{measured}")
+    selection.left_out = selection.left_out[
+        selection.left_out["level"].astype(str).isin(levels)]
+    selection.warn(stacklevel=4)
+    frame = selection.points[selection.points["level"].astype(str).isin(levels)]
+    if frame.empty:
+        raise ValueError(f"no point of the levels {list(levels)} could be placed; see "
+                         "hierarchical_left_out() for the reasons")
+    return frame.reset_index(drop=True)
+
+
+def level_findings(sums, frame: pd.DataFrame | None, roofline, *, flops_metric=None,
+                   ranks=None, include=None, exclude=None,
+                   combine_ranks=False) -> pd.DataFrame | None:
+    """:func:`~roofline_widget.sanity_check` of the drawn levels (None without levels).
+
+    Parameters
+    ----------
+    sums : RegionSums
+        The data of the plot.
+    frame : pandas.DataFrame or None
+        The rows of :func:`level_points`.
+    roofline : Roofline
+        The plot's ceilings; only the measured ones are checked against
+        (:func:`~roofline_widget.analysis.sanity.checkable_roofs`).
+    flops_metric, ranks, include, exclude, combine_ranks
+        The plot's selection.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        The findings of the levels in ``frame`` and of whole regions (no level).
+    """
+    if frame is None:
+        return None
+    findings = sanity_check(sums, ceilings=checkable_roofs(roofline), flops_metric=flops_metric,
+                            ranks=ranks, include=include, exclude=exclude,
+                            combine_ranks=combine_ranks)
+    drawn = set(frame["level"].astype(str))
+    keep = findings["level"].isna() | findings["level"].astype(str).isin(drawn)
+    return findings[keep.to_numpy()].reset_index(drop=True)
+
+
+def _colours(frame: pd.DataFrame, colour_column: str, colour_map: dict) -> list:
+    return [colour_map.get(key, _OTHER_COLOUR) for key in frame[colour_column].astype(object)]
+
+
+def draw_levels(axes, frame: pd.DataFrame, colour_column: str = "region",
+                colour_map: dict | None = None, findings: pd.DataFrame | None = None) -> dict:
+    """Draw the level dots of ``frame`` (rows of :func:`level_points`) on ``axes``.
+
+    Parameters
+    ----------
+    axes : matplotlib.axes.Axes
+    frame : pandas.DataFrame
+        Hierarchical points; the rows of one (file, rank, region) consecutive.
+    colour_column : str
+        The column whose value picks a row's colour in ``colour_map``.
+    colour_map : dict, optional
+        Value -> colour; rows with another value are grey.
+    findings : pandas.DataFrame, optional
+        Rows of :func:`~roofline_widget.sanity_check`: every dot they mark
+        (:func:`~roofline_widget.analysis.sanity.flagged_points`) gets a hollow ring.
+
+    Returns
+    -------
+    dict
+        Level -> its ``PathCollection`` (``gid`` :data:`LEVEL_GID`), and
+        :data:`FINDING_GID` -> the rings when a dot has a finding.  The
+        legend is redrawn with one entry per level (and one for the rings).
+    """
+    from matplotlib.lines import Line2D
+
+    colour_map = colour_map or {}
+    for _key, group in frame.groupby(_KEY, sort=False, observed=True):
+        if len(group) > 1:
+            axes.plot(group[_X], group[_Y], color=_colours(group.iloc[:1], colour_column,
+                                                           colour_map)[0],
+                      linewidth=0.8, alpha=0.7, zorder=4)
+    drawn = {}
+    level_of = frame["level"].astype(str)
+    for level in [lv for lv in LEVELS if (level_of == lv).any()]:
+        rows = frame[level_of == level]
+        collection = axes.scatter(rows[_X], rows[_Y], marker=MARKERS[level], s=30,
+                                  c=_colours(rows, colour_column, colour_map),
+                                  edgecolor="black", linewidth=0.4, zorder=5,
+                                  label=f"_{level}")
+        collection.set_gid(LEVEL_GID.format(level))
+        drawn[level] = collection
+    handles, _labels = axes.get_legend_handles_labels()
+    metrics = frame.groupby(level_of, sort=False)["bandwidth_metric"].first()
+    proxies = [Line2D([], [], marker=MARKERS[level], linestyle="none", color="0.35",
+                      markeredgecolor="black", label=f"{level}: {metrics[level]}")
+               for level in drawn]
+    flagged = flagged_points(frame, findings) if findings is not None else frame.iloc[:0]
+    if len(flagged):
+        rings = axes.scatter(flagged[_X], flagged[_Y], marker="o", s=150, facecolors="none",
+                             edgecolors=style.FINDING_COLOR, linewidths=1.6, zorder=6,
+                             label="_findings")
+        rings.set_gid(FINDING_GID)
+        drawn[FINDING_GID] = rings
+        proxies.append(Line2D([], [], marker="o", linestyle="none", markersize=9,
+                              markerfacecolor="none", markeredgecolor=style.FINDING_COLOR,
+                              label=f"sanity finding ({len(flagged)})"))
+    axes.legend(handles=[*handles, *proxies], fontsize=8, loc="lower right")
+    return drawn

@@ -1,0 +1,203 @@
+"""Region labels in static (matplotlib) roofline plots, placed so that none overlap.
+
+Greedy placement in display (pixel) space: regions in order of importance
+(longest runtime first) try a few positions around their point; the first
+position whose text extent stays inside the axes and overlaps no label
+already placed, no other text of the axes (ceiling labels, the legend), no
+point marker and no line (roofs, ceilings) is taken.  A region with no free position is listed in a note
+under the axes instead, so every region is either labelled or named.
+"""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "CANDIDATE_OFFSETS",
+    "LABEL_FONT_SIZE",
+    "MAX_LABELS",
+    "LabelPlacement",
+    "label_text",
+    "place_region_labels",
+]
+
+#: (dx, dy) offsets in points and the text alignment they go with, tried in order,
+#: each at 1x, 2x, 3.5x and 5x the distance.
+CANDIDATE_OFFSETS = (
+    ((5, 4), "left", "bottom"), ((-5, 4), "right", "bottom"),
+    ((5, -4), "left", "top"), ((-5, -4), "right", "top"),
+    ((0, 7), "center", "bottom"), ((0, -7), "center", "top"),
+    ((7, 0), "left", "center"), ((-7, 0), "right", "center"),
+)
+_DISTANCES = (1.0, 2.0, 3.5, 5.0)
+#: At most this many regions get a label; the rest are named in the note.
+MAX_LABELS = 40
+LABEL_FONT_SIZE = 7
+_LONGEST_LABEL = 32           # characters of a region name on the plot (the note has all)
+_NOTE_NAMES = 30              # region names the note spells out
+_MARKER_RADIUS_PT = 4.0       # a point marker's radius (scatter s=36: 6 pt across)
+_PAD_PX = 1.0
+_LINE_STEP_PX = 2.0           # lines are obstacles sampled this densely
+
+
+@dataclass
+class LabelPlacement:
+    """The result of :func:`place_region_labels`.
+
+    Attributes
+    ----------
+    labels : dict
+        ``{region: matplotlib.text.Annotation}`` of the regions labelled.
+    unlabelled : list of str
+        Regions that found no free position (or were past ``MAX_LABELS``), in order.
+    note : matplotlib.text.Text or None
+        The note naming ``unlabelled`` (None when every region is labelled).
+    """
+
+    labels: dict = field(default_factory=dict)
+    unlabelled: list = field(default_factory=list)
+    note: object = None
+
+
+def label_text(region: str) -> str:
+    """A region name as drawn next to its point (long names shortened with an ellipsis)."""
+    region = str(region)
+    if len(region) <= _LONGEST_LABEL:
+        return region
+    return region[:_LONGEST_LABEL - 1] + "\N{HORIZONTAL ELLIPSIS}"
+
+
+def _anchors(points: pd.DataFrame) -> pd.DataFrame:
+    """One anchor point per region: its best-performing point, longest-running regions first."""
+    order = points.sort_values("performance_gflops", ascending=False, kind="stable")
+    anchors = order.drop_duplicates("region")
+    if "runtime_seconds" in anchors.columns:
+        anchors = anchors.sort_values("runtime_seconds", ascending=False, kind="stable")
+    return anchors
+
+
+def _boxes_overlap(box, others: np.ndarray) -> bool:
+    """Whether the box ``(x0, y0, x1, y1)`` overlaps any row of ``others`` (n x 4)."""
+    if not len(others):
+        return False
+    x0, y0, x1, y1 = box
+    return bool(np.any((others[:, 0] < x1) & (x0 < others[:, 2])
+                       & (others[:, 1] < y1) & (y0 < others[:, 3])))
+
+
+def _extent(artist, renderer) -> tuple:
+    box = artist.get_window_extent(renderer)
+    return (box.x0 - _PAD_PX, box.y0 - _PAD_PX, box.x1 + _PAD_PX, box.y1 + _PAD_PX)
+
+
+def _line_samples(axes, step_px: float = _LINE_STEP_PX) -> np.ndarray:
+    """Points every ``step_px`` along every drawn line of ``axes`` (display space, n x 2)."""
+    samples = [np.zeros((0, 2))]
+    for line in axes.get_lines():
+        if not line.get_visible():
+            continue
+        xy = axes.transData.transform(np.column_stack(line.get_data()).astype(float))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        for start, end in itertools.pairwise(xy):
+            count = max(int(np.hypot(*(end - start)) // step_px), 1) + 1
+            samples.append(start + np.linspace(0, 1, count)[:, None] * (end - start))
+    return np.vstack(samples)
+
+
+def _squares(centres: np.ndarray, radius: float) -> np.ndarray:
+    return np.column_stack([centres[:, 0] - radius, centres[:, 1] - radius,
+                            centres[:, 0] + radius, centres[:, 1] + radius])
+
+
+def _obstacles(axes, renderer, xy_px: np.ndarray) -> np.ndarray:
+    """Boxes labels must avoid: the axes' texts, the legend, every point marker and line."""
+    boxes = [_extent(text, renderer) for text in axes.texts if text.get_visible()]
+    legend = axes.get_legend()
+    if legend is not None:
+        boxes.append(_extent(legend, renderer))
+    radius = _MARKER_RADIUS_PT * axes.figure.dpi / 72
+    return np.vstack([np.asarray(boxes, dtype=float).reshape(-1, 4), _squares(xy_px, radius),
+                      _squares(_line_samples(axes), _LINE_STEP_PX / 2)])
+
+
+def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None:
+    """Move ``annotation`` through the candidate positions; the first free box, or None."""
+    for distance in _DISTANCES:
+        for (dx, dy), ha, va in CANDIDATE_OFFSETS:
+            annotation.xyann = (dx * distance, dy * distance)
+            annotation.set_ha(ha)
+            annotation.set_va(va)
+            box = _extent(annotation, renderer)
+            inside = (box[0] >= frame.x0 and box[2] <= frame.x1
+                      and box[1] >= frame.y0 and box[3] <= frame.y1)
+            if inside and not _boxes_overlap(box, blocked):
+                return box
+    return None
+
+
+def _note(axes, unlabelled: list):
+    """A note under the axes naming the regions without a label."""
+    names = ", ".join(str(r) for r in unlabelled[:_NOTE_NAMES])
+    if len(unlabelled) > _NOTE_NAMES:
+        names += f" and {len(unlabelled) - _NOTE_NAMES:,} more (see the data export)"
+    text = textwrap.fill(f"Not labelled (no room): {names}", width=150)
+    return axes.figure.text(0.01, 0.0, text, fontsize=LABEL_FONT_SIZE, color="0.3",
+                            ha="left", va="top")
+
+
+def place_region_labels(axes, points: pd.DataFrame, *,
+                        max_labels: int = MAX_LABELS) -> LabelPlacement:
+    """Label each region's point on ``axes`` with no two labels overlapping.
+
+    Call it after everything else is drawn on ``axes`` (points, ceiling labels,
+    legend, limits): those are obstacles.
+
+    Parameters
+    ----------
+    axes : matplotlib.axes.Axes
+        Log-log roofline axes (x: ``arithmetic_intensity_flops_per_byte``,
+        y: ``performance_gflops``) on a figure with a canvas.
+    points : pandas.DataFrame
+        The plotted points (``region``, the two coordinates, optionally
+        ``runtime_seconds`` for the order).
+    max_labels : int
+        Most regions labelled; the others are named in the note.
+
+    Returns
+    -------
+    LabelPlacement
+    """
+    placement = LabelPlacement()
+    if points.empty:
+        return placement
+    figure = axes.figure
+    axes.get_xlim(), axes.get_ylim()  # the autoscaled limits, final before the transforms
+    renderer = figure.canvas.get_renderer()
+    frame = axes.get_window_extent(renderer)
+    xy = points[["arithmetic_intensity_flops_per_byte", "performance_gflops"]].to_numpy(float)
+    blocked = _obstacles(axes, renderer, axes.transData.transform(xy))
+    for index, (_, row) in enumerate(_anchors(points).iterrows()):
+        region = str(row["region"])
+        if index >= max_labels:
+            placement.unlabelled.append(region)
+            continue
+        annotation = axes.annotate(
+            label_text(region), (row["arithmetic_intensity_flops_per_byte"],
+                                 row["performance_gflops"]),
+            textcoords="offset points", xytext=(0, 0), fontsize=LABEL_FONT_SIZE,
+            color="0.15", zorder=5, annotation_clip=False)
+        box = _try_place(annotation, renderer, frame, blocked)
+        if box is None:
+            annotation.remove()
+            placement.unlabelled.append(region)
+            continue
+        placement.labels[region] = annotation
+        blocked = np.vstack([blocked, np.asarray(box, dtype=float)[None, :]])
+    if placement.unlabelled:
+        placement.note = _note(axes, placement.unlabelled)
+    return placement

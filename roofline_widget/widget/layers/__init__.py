@@ -1,0 +1,1 @@
+"""Mark layers of the widget beside its points: memory levels, baseline arrows, rank spread."""
