@@ -7,38 +7,50 @@ compute points with :func:`collect_roofline_points`, draw a static figure with
 
 from importlib import resources as _resources
 
-from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.errors import (
+    LikwidFormatError,
+    LikwidReadWarning,
+    MetricChoiceWarning,
+    OutputPathError,
+    ParallelReadError,
+    RegionsLeftOutWarning,
+    RooflineError,
+    RooflineWarning,
+    SelectionWarning,
+    StatSumMismatchWarning,
+    ViewError,
+    ViewWarning,
+)
 from roofline_widget.model import LikwidRun
+
+__version__ = "0.1.0"
 
 # Everything else is imported on first use (PEP 562), so that reading files
 # does not pay for ipywidgets, bqplot or matplotlib.
 _LAZY = {
     "read_likwid": ".io",
     "read_likwid_bench": ".io.bench",
+    "read_topology": ".io.topology",
+    "RegionSums": ".points",
     "collect_roofline_points": ".points",
     "left_out_regions": ".points",
     "points_dataframe": ".points",
-    "RegionsLeftOutWarning": ".points",
-    "StatSumMismatchWarning": ".io.stat_check",
     "BandwidthRoof": ".ceilings",
     "ComputeRoof": ".ceilings",
     "Roofline": ".ceilings",
-    "plot_roofline": ".static.plot",
-    "OutputPathError": ".static.output_files",
-    "RooflineWidget": ".widget",
-    "hierarchical_points": ".analysis.levels",
-    "hierarchical_left_out": ".analysis.levels",
-    "machine_roofline": ".analysis.machine",
-    "sanity_check": ".analysis.sanity",
-    "read_topology": ".io.topology",
-    "rank_spread": ".analysis.spread",
     "compare_points": ".analysis.compare",
+    "hierarchical_left_out": ".analysis.levels",
+    "hierarchical_points": ".analysis.levels",
+    "machine_roofline": ".analysis.machine",
+    "rank_spread": ".analysis.spread",
+    "sanity_check": ".analysis.sanity",
+    "plot_roofline": ".static.plot",
+    "RooflineWidget": ".widget",
     "View": ".views",
-    "ViewError": ".views",
 }
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         from importlib import import_module
 
@@ -48,10 +60,9 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
-__version__ = "0.1.0"
 
 __all__ = [
     "BandwidthRoof",
@@ -59,13 +70,20 @@ __all__ = [
     "LikwidFormatError",
     "LikwidReadWarning",
     "LikwidRun",
+    "MetricChoiceWarning",
     "OutputPathError",
+    "ParallelReadError",
+    "RegionSums",
     "RegionsLeftOutWarning",
     "Roofline",
+    "RooflineError",
+    "RooflineWarning",
     "RooflineWidget",
+    "SelectionWarning",
     "StatSumMismatchWarning",
     "View",
     "ViewError",
+    "ViewWarning",
     "collect_roofline_points",
     "compare_points",
     "hierarchical_left_out",

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
+
 __all__ = ["EMPIRICAL", "USER", "BandwidthRoof", "ComputeRoof", "Roofline"]
 
 EMPIRICAL = "empirical"
@@ -209,12 +211,12 @@ class Roofline:
             points to take it from.
         """
         if peak_flops is None:
-            compute = ComputeRoof("Empirical peak", _observed_max(points, "performance_gflops"),
+            compute = ComputeRoof("Empirical peak", _observed_max(points, schema.PERFORMANCE),
                                   EMPIRICAL)
         else:
             compute = ComputeRoof("Peak", _positive_finite(peak_flops, "peak_flops (GFLOP/s)"))
         if peak_bandwidth is None:
-            bandwidth = BandwidthRoof("Empirical bandwidth", _observed_max(points, "bandwidth_gbs"),
+            bandwidth = BandwidthRoof("Empirical bandwidth", _observed_max(points, schema.BANDWIDTH),
                                       EMPIRICAL)
         else:
             bandwidth = BandwidthRoof("Peak bandwidth",
@@ -291,8 +293,8 @@ class Roofline:
         FLOP metric that does not match the peak.  Only those points can have
         an efficiency above 100 %.
         """
-        intensity = points["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
-        performance = points["performance_gflops"].to_numpy(dtype=float)
+        intensity = points[schema.INTENSITY].to_numpy(dtype=float)
+        performance = points[schema.PERFORMANCE].to_numpy(dtype=float)
         attainable = self.attainable(intensity)
         out = points.copy()
         out["attainable_gflops"] = attainable

@@ -1,11 +1,44 @@
-"""The one exception raised for input files that cannot be read."""
+"""Every exception and warning of roofline-widget, in one place (like :mod:`pandas.errors`).
+
+Errors derive from :class:`RooflineError`, warnings from
+:class:`RooflineWarning`, so a caller can catch or filter all of the
+package's own at once::
+
+    import warnings
+    from roofline_widget.errors import RooflineWarning
+    warnings.simplefilter("error", RooflineWarning)
+
+Each error also derives from the built-in class a caller would expect
+(``ValueError`` for bad input, ``RuntimeError`` for a failed worker), so code
+written against those keeps working.
+"""
 
 from __future__ import annotations
 
-__all__ = ["LikwidFormatError", "LikwidReadWarning"]
+from collections.abc import Sequence
+
+__all__ = [
+    "LikwidFormatError",
+    "LikwidReadWarning",
+    "MetricChoiceWarning",
+    "OutputPathError",
+    "ParallelReadError",
+    "RegionsLeftOutWarning",
+    "RooflineError",
+    "RooflineWarning",
+    "SelectionWarning",
+    "StatSumMismatchWarning",
+    "ViewError",
+    "ViewWarning",
+]
 
 
-class LikwidFormatError(ValueError):
+# ---------------------------------------------------------------- errors
+class RooflineError(Exception):
+    """Base class of every error roofline-widget raises on purpose."""
+
+
+class LikwidFormatError(RooflineError, ValueError):
     """A LIKWID output file that does not have the layout it should.
 
     Parameters
@@ -32,7 +65,8 @@ class LikwidFormatError(ValueError):
     "run.txt, line 12: expected a table row with 5 cells, found '| a | b |'"
     """
 
-    def __init__(self, source, line: int | None, expected: str, found: str | None = None):
+    def __init__(self, source: object, line: int | None, expected: str,
+                 found: str | None = None) -> None:
         self.source = str(source)
         self.line = line
         self.expected = expected
@@ -51,10 +85,111 @@ class LikwidFormatError(ValueError):
         return (type(self), (self.source, self.line, self.expected, self.found))
 
 
-class LikwidReadWarning(UserWarning):
+class ParallelReadError(RooflineError, RuntimeError):
+    """Reading one file on an executor failed with an error that did not name the file.
+
+    Parameters
+    ----------
+    source : str
+        The file.
+    error : BaseException
+        What the worker raised.
+
+    Attributes
+    ----------
+    source : str
+        The file.
+    """
+
+    def __init__(self, source: object, error: BaseException) -> None:
+        self.source = str(source)
+        super().__init__(f"{self.source}: reading failed on the executor: "
+                         f"{type(error).__name__}: {error}")
+
+    def __reduce__(self):
+        return (_rebuild_parallel_error, (self.source, str(self)))
+
+
+def _rebuild_parallel_error(source: str, message: str) -> ParallelReadError:
+    error = ParallelReadError.__new__(ParallelReadError)
+    RuntimeError.__init__(error, message)
+    error.source = source
+    return error
+
+
+class OutputPathError(RooflineError, ValueError):
+    """One or more output paths of a call cannot be written; nothing was written.
+
+    Parameters
+    ----------
+    problems : sequence of (path, kind, reason)
+        Every bad path, what it was to hold (``"image"``, ``"data"``) and why it
+        cannot be written (one entry per reason).
+
+    Attributes
+    ----------
+    problems : list of (str, str, str)
+    """
+
+    def __init__(self, problems: Sequence[tuple[object, object, object]]) -> None:
+        self.problems = [(str(path), str(kind), str(reason)) for path, kind, reason in problems]
+        lines = "".join(f"\n  - {path!r} ({kind}): {reason}"
+                        for path, kind, reason in self.problems)
+        files = len({(path, kind) for path, kind, _ in self.problems})
+        super().__init__(f"cannot write {files} output file(s); nothing was written:{lines}")
+
+
+class ViewError(RooflineError, ValueError):
+    """A saved view that cannot be used.
+
+    Parameters
+    ----------
+    source : str
+        The file (or ``"<string>"``, ``"View"``) the view came from.
+    problems : list of str
+        Every problem found, one sentence each.
+
+    Attributes
+    ----------
+    source : str
+    problems : list of str
+    """
+
+    def __init__(self, source: str, problems: Sequence[str]) -> None:
+        self.source = source
+        self.problems = list(problems)
+        super().__init__(f"{source}: " + "; ".join(self.problems))
+
+
+# ---------------------------------------------------------------- warnings
+class RooflineWarning(UserWarning):
+    """Base class of every warning roofline-widget emits."""
+
+
+class LikwidReadWarning(RooflineWarning):
     """A LIKWID file was read, but the reader passed over part of it.
 
     The message lists what was passed over and where (an unrecognised table,
     Region Info rows that do not match, ...); the same texts are kept in
     :attr:`roofline_widget.model.LikwidRun.warnings`.
     """
+
+
+class StatSumMismatchWarning(RooflineWarning):
+    """The threads read do not add up to the ``Sum`` LIKWID printed in its STAT table."""
+
+
+class RegionsLeftOutWarning(RooflineWarning):
+    """Some selected regions could not be placed on the roofline."""
+
+
+class MetricChoiceWarning(RooflineWarning):
+    """An automatically detected metric may not be the one meant."""
+
+
+class SelectionWarning(RooflineWarning):
+    """A selection argument names what is not in the data (ranks), or selects nothing (``include=[]``)."""
+
+
+class ViewWarning(RooflineWarning):
+    """A view applied only in part: what the data lacks was left out (listed in the message)."""

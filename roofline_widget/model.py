@@ -20,9 +20,10 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.enums import StrEnum
+from roofline_widget.schema import KEY_COLUMNS
 from roofline_widget.units import Unit, parse_unit
 
-__all__ = ["CPU", "GPU", "KEY_COLUMNS", "WHOLE_RUN_REGION", "Device", "Layout", "LikwidRun"]
+__all__ = ["CPU", "GPU", "WHOLE_RUN_REGION", "Device", "Layout", "LikwidRun"]
 
 #: Region name given to wrapper-mode output (likwid-perfctr without ``-m``),
 #: which measures the whole program as one implicit region.
@@ -50,23 +51,6 @@ class Layout(StrEnum):
     MPIRUN_TEXT = "mpirun-text"
     MPIRUN_CSV = "mpirun-csv"
     SCOPE_PROFILER = "scope-profiler"
-
-#: The key columns of :attr:`LikwidRun.table`, in order.  Metric columns follow.
-KEY_COLUMNS = (
-    "source",       # file the row was read from (category)
-    "line",         # 1-based line of the region block's header in that file
-    "rank",         # MPI rank (0 when the output has no ranks)
-    "region",       # marker region tag, exactly as printed (category)
-    "group_index",  # LIKWID group id ("Group 2")
-    "group",        # group name (MEM_DP, FLOPS_DP, Custom, ...) (category)
-    "thread",       # column header as printed: "HWThread 3", "Core 0", "GPU 1", "host:2:8"
-    "host",         # host name from likwid-mpirun headers, "" otherwise (category)
-    "cpu",          # OS id of the hardware thread (or GPU id), -1 if unknown
-    "device",       # "cpu" or "gpu" (category)
-    "call_count",   # region call count (float, NaN if not printed)
-    "runtime_s",    # region runtime of this thread in seconds (NaN if unknown)
-)
-
 
 @dataclass
 class LikwidRun:

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
+from roofline_widget.errors import ViewError
 from roofline_widget.static import output_files
 
-__all__ = ["VIEW_FORMAT", "VIEW_VERSION", "View", "ViewError", "ViewWarning"]
+__all__ = ["VIEW_FORMAT", "VIEW_VERSION", "View",]
 
 #: The ``format`` value every view file carries.
 VIEW_FORMAT = "roofline-widget view"
@@ -41,27 +42,6 @@ VIEW_VERSION = 1
 
 COLOR_CHOICES = ("region", "run", "rank")
 SIZE_CHOICES = ("none", "runtime")
-
-
-class ViewWarning(UserWarning):
-    """A view applied only in part: what the data lacks was left out (listed in the message)."""
-
-
-class ViewError(ValueError):
-    """A saved view that cannot be used.
-
-    Attributes
-    ----------
-    source : str
-        The file (or ``"<string>"``, ``"View"``) the view came from.
-    problems : list of str
-        Every problem found, one sentence each.
-    """
-
-    def __init__(self, source: str, problems: list[str]):
-        self.source = source
-        self.problems = list(problems)
-        super().__init__(f"{source}: " + "; ".join(self.problems))
 
 
 @dataclass
@@ -220,7 +200,8 @@ class View:
             Missing or wrong-kind metrics, absent ranks, filters that match
             no region, selected points whose run, rank or region is absent.
         """
-        from roofline_widget.points import ALL_RANKS, RegionSums
+        from roofline_widget.points import RegionSums
+        from roofline_widget.schema import ALL_RANKS
 
         sums = RegionSums.from_runs(data)
         problems = []

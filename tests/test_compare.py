@@ -19,7 +19,7 @@ import pytest
 
 from roofline_widget import compare_points, points_dataframe, read_likwid, sample_names, sample_path
 from roofline_widget.analysis.compare import STATUSES
-from roofline_widget.points import SelectionWarning
+from roofline_widget.errors import SelectionWarning
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 TAKE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt"

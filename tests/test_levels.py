@@ -15,7 +15,7 @@ from roofline_widget.analysis.levels import (
     metric_level,
     select_levels,
 )
-from roofline_widget.points import MetricChoiceWarning, RegionsLeftOutWarning
+from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning
 
 CACHES = sample_path("mpirun_clx_sonata_48ranks_CACHES_marker.txt")
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 import roofline_widget
-from roofline_widget import OutputPathError, plot_roofline, sample_path
+from roofline_widget import plot_roofline, sample_path
+from roofline_widget.errors import OutputPathError
 from roofline_widget.static.output_files import (
     DATA_SUFFIXES,
     check_targets,

@@ -12,16 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline_widget import read_likwid, sample_path
+from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
 from roofline_widget.io.parsed import RegionBlock, ThreadColumn, build_run
 from roofline_widget.points import (
-    ALL_RANKS,
-    POINT_KEYS,
-    MetricChoiceWarning,
-    RegionsLeftOutWarning,
     RegionSource,
     RegionSums,
     RunSums,
-    SelectionWarning,
     collect_roofline_points,
     detect_bandwidth_metric,
     detect_flops_metric,
@@ -30,7 +26,7 @@ from roofline_widget.points import (
     points_dataframe,
 )
 from roofline_widget.points.engines.run import cached_run_frame
-from roofline_widget.points.engines.source import SOURCE_KEYS
+from roofline_widget.schema import ALL_RANKS, POINT_KEYS, SOURCE_KEYS
 
 MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 FLOPS_DP_4T = "gmgpolar_skx4s_lw50_FLOPS_DP_spread4t_2regions.txt"

@@ -525,7 +525,8 @@ def test_text_after_the_csv_ends_the_last_table():
 
 # --------------------------------------------------------------------------- truncated files (issue 9, item 3)
 def _warned_run(path):
-    from roofline_widget import LikwidReadWarning, read_likwid
+    from roofline_widget import read_likwid
+    from roofline_widget.errors import LikwidReadWarning
     with pytest.warns(LikwidReadWarning) as caught:
         run = read_likwid(path)
     return run, "\n".join(str(w.message) for w in caught)

@@ -5,7 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from roofline_widget import LikwidFormatError, points_dataframe, read_likwid, sample_path
+from roofline_widget import points_dataframe, read_likwid, sample_path
+from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io import as_runs, read_likwid_text
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
@@ -169,7 +170,7 @@ def test_as_runs_accepts_runs_paths_and_lists():
 
 
 def test_a_table_passed_over_is_a_visible_warning(tmp_path):
-    from roofline_widget import LikwidReadWarning
+    from roofline_widget.errors import LikwidReadWarning
 
     foreign = ("+-----------+-------+\n"
                "|  Kernel   | GB/s  |\n"

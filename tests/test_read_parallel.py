@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 from roofline_widget import sample_path
-from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.errors import LikwidFormatError, LikwidReadWarning, ParallelReadError
 from roofline_widget.io import read_likwid
-from roofline_widget.io.parallel import ParallelReadError, read_each
+from roofline_widget.io.parallel import read_each
 
 #: Samples whose (rank, region, group, thread) rows do not collide: they merge into one run.
 SAMPLES = [

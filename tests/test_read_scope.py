@@ -18,7 +18,7 @@ from scope_profiler.results import ProfilingResults
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io import as_runs
 from roofline_widget.io.scope.objects import from_scope_profiler, read_scope_h5
-from roofline_widget.model import KEY_COLUMNS
+from roofline_widget.schema import KEY_COLUMNS
 
 
 def _hand_made() -> ProfilingResults:

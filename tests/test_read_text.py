@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from roofline_widget import LikwidFormatError, sample_path
+from roofline_widget import sample_path
+from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io import read_likwid, read_likwid_text
 from roofline_widget.io.likwid_text import parse_text
 from roofline_widget.io.parsed import run_from

@@ -25,7 +25,8 @@ from roofline_widget import (
     sample_path,
     sanity_check,
 )
-from roofline_widget.io.stat_check import StatSumMismatchWarning, stat_comparisons
+from roofline_widget.errors import StatSumMismatchWarning
+from roofline_widget.io.stat_check import stat_comparisons
 from roofline_widget.static.levels import FINDING_GID, LEVEL_GID
 from roofline_widget.widget.layers.levels import MARKERS
 

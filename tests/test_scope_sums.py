@@ -18,10 +18,9 @@ from scope_fixtures import make_profiling_results
 from scope_profiler.likwid_data import LikwidRegionResult
 from scope_profiler.results import ProfilingResults
 
-from roofline_widget.errors import LikwidFormatError
+from roofline_widget.errors import LikwidFormatError, RegionsLeftOutWarning
 from roofline_widget.io.scope.objects import from_scope_profiler
 from roofline_widget.points import (
-    RegionsLeftOutWarning,
     RegionSource,
     RegionSums,
     RunSums,
@@ -30,7 +29,7 @@ from roofline_widget.points import (
     left_out_regions,
     points_dataframe,
 )
-from roofline_widget.points.engines.source import SOURCE_KEYS
+from roofline_widget.schema import SOURCE_KEYS
 
 DP, BW = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"
 

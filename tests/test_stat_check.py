@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import roofline_widget
-from roofline_widget import StatSumMismatchWarning, read_likwid, sample_path
+from roofline_widget import read_likwid, sample_path
+from roofline_widget.errors import StatSumMismatchWarning
 from roofline_widget.io.stat_check import stat_comparisons, stat_mismatches
 
 SAMPLES = Path(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact8t_1537x2048_give.txt")).parent

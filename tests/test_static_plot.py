@@ -13,7 +13,8 @@ from test_points import DP, MEM_BW, block, make_run
 
 from roofline_widget import sample_path
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
-from roofline_widget.points import POINT_KEYS, RegionsLeftOutWarning
+from roofline_widget.errors import RegionsLeftOutWarning
+from roofline_widget.schema import POINT_KEYS
 from roofline_widget.static.plot import plot_roofline
 
 MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"

@@ -3,7 +3,8 @@
 import pytest
 from likwid_render import topology
 
-from roofline_widget import LikwidFormatError, read_topology
+from roofline_widget import read_topology
+from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.topology import find_topology, parse_topology
 
 # likwid-topology of a Core i7-6700K (1 socket, 4 cores, 2 threads per core), the layout of

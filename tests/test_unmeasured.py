@@ -19,15 +19,9 @@ import pandas as pd
 import pytest
 
 from roofline_widget import LikwidRun, read_likwid, sample_path
+from roofline_widget.errors import RegionsLeftOutWarning, StatSumMismatchWarning
 from roofline_widget.io.cells import parse_cells
-from roofline_widget.io.stat_check import StatSumMismatchWarning
-from roofline_widget.points import (
-    RegionsLeftOutWarning,
-    RegionSums,
-    collect_roofline_points,
-    left_out_regions,
-    points_dataframe,
-)
+from roofline_widget.points import RegionSums, collect_roofline_points, left_out_regions, points_dataframe
 
 MEM_DP_8T = "gmgpolar_skx4s_lw50_MEM_DP_compact8t_1537x2048_give.txt"
 CSV_1T = "ufpr_coffeelake_i5-7500_lw43_FLOPS_DP_4regions_1t_O.csv"

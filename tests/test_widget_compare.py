@@ -18,11 +18,12 @@ import numpy as np
 import pytest
 
 from roofline_widget import RooflineWidget, compare_points, read_likwid, sample_path
+from roofline_widget.errors import ViewError, ViewWarning
 from roofline_widget.io import read_likwid_text
 from roofline_widget.look.style import PALETTE
 from roofline_widget.static.compare import ARROW_GID, BASELINE_GID
 from roofline_widget.static.plot import plot_roofline
-from roofline_widget.views import View, ViewError, ViewWarning
+from roofline_widget.views import View
 from roofline_widget.widget.layers.base import Layer
 from roofline_widget.widget.layers.compare import CompareLayer
 

@@ -247,7 +247,8 @@ def test_saved_view_keeps_the_levels_shown(widget, run, tmp_path):
 
 
 def test_view_naming_a_level_the_data_lacks_warns_and_applies_the_rest(widget, tmp_path):
-    from roofline_widget.views import View, ViewWarning
+    from roofline_widget.errors import ViewWarning
+    from roofline_widget.views import View
     metric = widget.sums.bandwidth_metrics[0]
     view = View(levels={"L1": metric, "MEM": metric})
     with pytest.warns(ViewWarning, match=r"memory level\(s\) \['L1'\] are not measured"):

@@ -23,13 +23,9 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from roofline_widget.points import (
-    MetricChoiceWarning,
-    RegionSums,
-    detect_bandwidth_metric,
-    detect_flops_metric,
-    note_warning,
-)
+from roofline_widget import schema
+from roofline_widget.errors import MetricChoiceWarning
+from roofline_widget.points import RegionSums, detect_bandwidth_metric, detect_flops_metric, note_warning
 
 __all__ = ["CHANGE_COLUMNS", "STATUSES", "compare_points"]
 
@@ -37,13 +33,13 @@ __all__ = ["CHANGE_COLUMNS", "STATUSES", "compare_points"]
 STATUSES = ("both", "only before", "only after", "neither")
 
 #: The per-point columns that get a ``_before`` and an ``_after`` copy.
-POINT_COLUMNS = ("performance_gflops", "bandwidth_gbs", "arithmetic_intensity_flops_per_byte",
-                 "runtime_seconds", "n_threads", "call_count")
+POINT_COLUMNS = (schema.PERFORMANCE, schema.BANDWIDTH, schema.INTENSITY,
+                 schema.RUNTIME, "n_threads", "call_count")
 #: Change column -> the point column it compares (after / before - 1, in percent).
 CHANGE_COLUMNS = {
-    "performance_change_percent": "performance_gflops",
-    "intensity_change_percent": "arithmetic_intensity_flops_per_byte",
-    "bandwidth_change_percent": "bandwidth_gbs",
+    "performance_change_percent": schema.PERFORMANCE,
+    "intensity_change_percent": schema.INTENSITY,
+    "bandwidth_change_percent": schema.BANDWIDTH,
 }
 _SIDE = ["region", "file", *POINT_COLUMNS, "reason"]
 
@@ -249,7 +245,7 @@ def _side_table(selection, label: str, rename) -> pd.DataFrame:
     table = pd.DataFrame({
         "file": _plain(every["file"]), "region": _plain(every["region"]),
         "rank": np.asarray(every["rank"], dtype=np.int64), "device": _plain(every["device"]),
-        "runtime_seconds": np.asarray(every["runtime_s"], dtype=float),
+        schema.RUNTIME: np.asarray(every["runtime_s"], dtype=float),
         "n_threads": np.asarray(every["n_threads"], dtype=float),
         "call_count": np.asarray(every["call_count"], dtype=float),
     })
@@ -317,7 +313,7 @@ def _pair_frame(table_a: pd.DataFrame, table_b: pd.DataFrame, label_a: str,
         reason[~present] = _absent_reasons(index[~present], table, label)
         side["reason"] = reason
         sides[suffix] = side
-    placed = {s: sides[s]["performance_gflops"].notna().to_numpy() for s in sides}
+    placed = {s: sides[s][schema.PERFORMANCE].notna().to_numpy() for s in sides}
     status = np.select([placed["before"] & placed["after"], placed["before"], placed["after"]],
                        list(STATUSES[:3]), default=STATUSES[3])
     frame = pd.DataFrame({
@@ -351,7 +347,7 @@ def _add_changes_vs_first(frame: pd.DataFrame, first: pd.DataFrame) -> None:
     """The ``after`` point of each row against the first run's point of the same key."""
     index = pd.MultiIndex.from_arrays([frame["region"], frame["rank"], frame["device"]])
     base = first.reindex(index)
-    frame["speedup_vs_first"] = _ratio(base["runtime_seconds"], frame["runtime_seconds_after"])
+    frame["speedup_vs_first"] = _ratio(base[schema.RUNTIME], frame["runtime_seconds_after"])
     for change, name in CHANGE_COLUMNS.items():
         frame[change.replace("_percent", "_vs_first_percent")] = _change_percent(
             base[name].to_numpy(dtype=float), frame[f"{name}_after"].to_numpy())

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from roofline_widget.points import RegionsLeftOutWarning, RegionSums, note_warning
+from roofline_widget import schema
+from roofline_widget.errors import RegionsLeftOutWarning
+from roofline_widget.points import RegionSums, note_warning
 from roofline_widget.units import BYTE_RATE, parse_unit, split_metric_name
 
 __all__ = [
@@ -269,10 +271,10 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
     return out.iloc[order].reset_index(drop=True)[columns]
 
 
-_POINT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", "bandwidth_gbs",
-                  "performance_gflops", "arithmetic_intensity_flops_per_byte", "runtime_seconds",
+_POINT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
+                  schema.PERFORMANCE, schema.INTENSITY, schema.RUNTIME,
                   "flops_metric", "device", "n_threads", "call_count", "groups"]
-_LEFT_OUT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", "bandwidth_gbs",
+_LEFT_OUT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
                      "reason"]
 
 
@@ -299,7 +301,7 @@ def select_levels(data, *, flops_metric=None, levels=None, ranks=None, include=N
         points.append(_with_level(selection.points, level))
         left = _with_level(selection.left_out, level)
         left["bandwidth_metric"] = metric
-        left["bandwidth_gbs"] = _left_out_bandwidth(sums, selection, metric) if len(left) else []
+        left[schema.BANDWIDTH] = _left_out_bandwidth(sums, selection, metric) if len(left) else []
         left_out.append(left)
     return LevelSelection(_concat(points, _POINT_COLUMNS), _concat(left_out, _LEFT_OUT_COLUMNS),
                           chosen, flops_metric, notes)

@@ -13,16 +13,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
 from roofline_widget.points import RegionSums
 
 __all__ = ["SPREAD_QUANTITIES", "rank_spread"]
 
 #: Output column stem -> what it is; each gets ``_min``, ``_median`` and ``_max`` columns.
 SPREAD_QUANTITIES = {
-    "performance_gflops": "sum over the rank's threads of the FLOP metric, GFLOP/s",
-    "bandwidth_gbs": "sum over the rank's threads of the bandwidth metric, GB/s",
-    "arithmetic_intensity_flops_per_byte": "GFLOP/s / GB/s of the rank (NaN when GB/s is 0)",
-    "runtime_seconds": "the rank's runtime (max over its threads)",
+    schema.PERFORMANCE: "sum over the rank's threads of the FLOP metric, GFLOP/s",
+    schema.BANDWIDTH: "sum over the rank's threads of the bandwidth metric, GB/s",
+    schema.INTENSITY: "GFLOP/s / GB/s of the rank (NaN when GB/s is 0)",
+    schema.RUNTIME: "the rank's runtime (max over its threads)",
 }
 _GROUP_KEYS = ["file", "region", "device"]
 
@@ -45,9 +46,9 @@ def _per_rank(data, selection: dict) -> tuple[pd.DataFrame, str | None, str | No
     table = pd.DataFrame({
         "file": frame["file"].astype(object), "region": frame["region"].astype(object),
         "device": frame["device"].astype(object), "rank": frame["rank"].to_numpy(),
-        "performance_gflops": performance, "bandwidth_gbs": bandwidth,
-        "arithmetic_intensity_flops_per_byte": intensity,
-        "runtime_seconds": frame["runtime_s"].to_numpy(dtype=float),
+        schema.PERFORMANCE: performance, schema.BANDWIDTH: bandwidth,
+        schema.INTENSITY: intensity,
+        schema.RUNTIME: frame["runtime_s"].to_numpy(dtype=float),
     })
     return table, chosen.flops_metric, chosen.bandwidth_metric
 
@@ -55,7 +56,7 @@ def _per_rank(data, selection: dict) -> tuple[pd.DataFrame, str | None, str | No
 def _slowest_rank(table: pd.DataFrame, grouped) -> pd.Series:
     """Per group the rank with the longest runtime (the first such rank on ties; -1 if none)."""
     codes = grouped.ngroup().to_numpy()  # groups numbered in order of appearance, as grouped
-    runtime = table["runtime_seconds"].to_numpy(dtype=float)
+    runtime = table[schema.RUNTIME].to_numpy(dtype=float)
     ranks = table["rank"].to_numpy()
     missing = np.isnan(runtime)
     # per group: measured runtimes first, the longest first, then the lowest rank
@@ -107,7 +108,7 @@ def rank_spread(data, **selection) -> pd.DataFrame:
         out[f"{name}_min"] = column.min()
         out[f"{name}_median"] = column.median()
         out[f"{name}_max"] = column.max()
-    runtime = grouped["runtime_seconds"]
+    runtime = grouped[schema.RUNTIME]
     out["imbalance"] = runtime.max() / runtime.mean()
     out["slowest_rank"] = _slowest_rank(table, grouped).astype(np.int64)
     out["flops_metric"] = flops_metric

@@ -25,13 +25,12 @@ from roofline_widget.io.likwid_text import parse_text
 from roofline_widget.io.opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
 from roofline_widget.io.parallel import check_executor, read_each
 from roofline_widget.io.parsed import ParsedLikwid, merge_runs, run_from, warn_passed_over
-from roofline_widget.io.stat_check import StatSumMismatchWarning, check_stat_sums
+from roofline_widget.io.stat_check import check_stat_sums
 from roofline_widget.io.topology import parse_topology
 from roofline_widget.model import LikwidRun
 
 __all__ = [
     "FORMATS",
-    "StatSumMismatchWarning",
     "as_runs",
     "detect_format",
     "read_likwid",

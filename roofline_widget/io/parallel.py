@@ -23,32 +23,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
-__all__ = ["ParallelReadError", "check_executor", "read_each"]
+from roofline_widget.errors import ParallelReadError
 
-
-class ParallelReadError(RuntimeError):
-    """Reading one file on an executor failed with an error that did not name the file.
-
-    Attributes
-    ----------
-    source : str
-        The file.
-    """
-
-    def __init__(self, source: str, error: BaseException):
-        self.source = str(source)
-        super().__init__(f"{self.source}: reading failed on the executor: "
-                         f"{type(error).__name__}: {error}")
-
-    def __reduce__(self):
-        return (_rebuild, (self.source, str(self)))
-
-
-def _rebuild(source: str, message: str) -> ParallelReadError:
-    error = ParallelReadError.__new__(ParallelReadError)
-    RuntimeError.__init__(error, message)
-    error.source = source
-    return error
+__all__ = [ "check_executor", "read_each"]
 
 
 def check_executor(executor) -> None:

@@ -25,7 +25,8 @@ from roofline_widget.io.cells import (
     thread_columns,
     version_from_threads,
 )
-from roofline_widget.model import KEY_COLUMNS, Layout, LikwidRun
+from roofline_widget.model import Layout, LikwidRun
+from roofline_widget.schema import KEY_COLUMNS
 
 __all__ = [
     "NAN_TOKENS",

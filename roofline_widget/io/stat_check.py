@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from roofline_widget.errors import StatSumMismatchWarning
 from roofline_widget.model import LikwidRun
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
     "LISTED",
     "RELATIVE_DIGITS",
     "StatMismatch",
-    "StatSumMismatchWarning",
     "check_stat_sums",
     "stat_comparisons",
     "stat_mismatches",
@@ -51,10 +51,6 @@ LISTED = 10
 
 #: A STAT table belongs to the region block printed at ``line`` of ``source`` (as the table's rows).
 _KEYS = ["line", "region", "group_index"]
-
-
-class StatSumMismatchWarning(UserWarning):
-    """The threads read do not add up to the ``Sum`` LIKWID printed in its STAT table."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from roofline_widget import schema
+
 __all__ = [
     "FIG_MARGIN",
     "FINDING_COLOR",
@@ -154,9 +156,9 @@ TOOLTIP_FIELDS = (
     TooltipField("region", "region"),
     TooltipField("run", "file"),
     TooltipField("rank", "rank"),
-    TooltipField("GFLOP/s", "performance_gflops", ".4g"),
-    TooltipField("GB/s", "bandwidth_gbs", ".4g"),
-    TooltipField("FLOP/byte", "arithmetic_intensity_flops_per_byte", ".4g"),
+    TooltipField("GFLOP/s", schema.PERFORMANCE, ".4g"),
+    TooltipField("GB/s", schema.BANDWIDTH, ".4g"),
+    TooltipField("FLOP/byte", schema.INTENSITY, ".4g"),
     TooltipField("efficiency %", "efficiency_percent", ".1f"),
     TooltipField("bound", "bound"),
 )
@@ -281,7 +283,7 @@ def split_flop_work(frame: pd.DataFrame, fraction: float | None = None
         exactly one.  Rows with a NaN rate stay in the bulk.
     """
     fraction = NO_FLOP_WORK_FRACTION if fraction is None else fraction
-    performance = frame["performance_gflops"].to_numpy(dtype=float)
+    performance = frame[schema.PERFORMANCE].to_numpy(dtype=float)
     largest = positive(performance)
     if not largest.size:
         return frame, frame.iloc[:0]

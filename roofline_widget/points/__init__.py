@@ -39,28 +39,16 @@ from roofline_widget.points.arguments import compile_patterns, normalize_ranks
 from roofline_widget.points.detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
 from roofline_widget.points.engines.run import RunSums
 from roofline_widget.points.engines.scope import ScopeSums
-from roofline_widget.points.engines.source import ALL_RANKS, RegionSource
+from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.region_sums import RegionSums
-from roofline_widget.points.selection import (
-                        POINT_KEYS,
-                        MetricChoiceWarning,
-                        PointSelection,
-                        RegionsLeftOutWarning,
-                        SelectionWarning,
-                        note_warning,
-)
+from roofline_widget.points.selection import PointSelection, note_warning
 
 __all__ = [
-                        "ALL_RANKS",
-                        "POINT_KEYS",
-                        "MetricChoiceWarning",
                         "PointSelection",
                         "RegionSource",
                         "RegionSums",
-                        "RegionsLeftOutWarning",
                         "RunSums",
                         "ScopeSums",
-                        "SelectionWarning",
                         "channel_totals",
                         "collect_roofline_points",
                         "compile_patterns",

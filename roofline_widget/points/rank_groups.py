@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from roofline_widget.points.engines.source import ALL_RANKS
+from roofline_widget.schema import ALL_RANKS
 
 if TYPE_CHECKING:
     from roofline_widget.points.region_sums import RegionSums

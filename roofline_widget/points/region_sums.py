@@ -31,7 +31,7 @@ from roofline_widget.points.arguments import (
 from roofline_widget.points.detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
 from roofline_widget.points.engines.run import RunSums
 from roofline_widget.points.engines.scope import ScopeSums
-from roofline_widget.points.engines.source import FRAME_KEYS, RegionSource
+from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.placement import giga_rates, joined_reasons, unmeasured_union
 from roofline_widget.points.rank_groups import RankGroups
 from roofline_widget.points.selection import PointSelection, SelectionNote
@@ -42,6 +42,7 @@ from roofline_widget.points.unmeasured import (
     no_unmeasured,
     union_unmeasured,
 )
+from roofline_widget.schema import FRAME_KEYS
 from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, Unit, parse_unit
 
 __all__ = ["RegionSums"]

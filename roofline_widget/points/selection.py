@@ -16,41 +16,22 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from roofline_widget.points.engines.source import FRAME_KEYS
+from roofline_widget import schema
+from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
 from roofline_widget.points.rank_groups import RankGroups
+from roofline_widget.schema import FRAME_KEYS
 
 if TYPE_CHECKING:
     from roofline_widget.points.region_sums import RegionSums
 
 __all__ = [
-    "POINT_KEYS",
-    "MetricChoiceWarning",
+
     "PointSelection",
-    "RegionsLeftOutWarning",
     "SelectionNote",
-    "SelectionWarning",
     "note_warning",
 ]
 
-#: Keys of one point dict, exactly as scope-profiler 0.7.5 returns them.
-POINT_KEYS = (
-    "file", "region", "rank", "performance_gflops", "bandwidth_gbs",
-    "arithmetic_intensity_flops_per_byte", "runtime_seconds", "flops_metric",
-    "bandwidth_metric",
-)
 _LABEL_KEYS = ("file", "region", "device", "groups")
-
-
-class RegionsLeftOutWarning(UserWarning):
-    """Some selected regions could not be placed on the roofline."""
-
-
-class MetricChoiceWarning(UserWarning):
-    """An automatically detected metric may not be the one meant."""
-
-
-class SelectionWarning(UserWarning):
-    """A selection argument names what is not in the data (ranks), or selects nothing (``include=[]``)."""
 
 
 class SelectionNote(str):
@@ -77,10 +58,10 @@ def _points_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], n
         "file": sums.label_column("file", rows),
         "region": sums.label_column("region", rows),
         "rank": numbers("rank"),
-        "performance_gflops": performance,
-        "bandwidth_gbs": bandwidth,
-        "arithmetic_intensity_flops_per_byte": performance / bandwidth,
-        "runtime_seconds": numbers("runtime_s"),
+        schema.PERFORMANCE: performance,
+        schema.BANDWIDTH: bandwidth,
+        schema.INTENSITY: performance / bandwidth,
+        schema.RUNTIME: numbers("runtime_s"),
         "flops_metric": _constant_column(flops_metric, n),
         "bandwidth_metric": _constant_column(bandwidth_metric, n),
         "device": sums.label_column("device", rows),
@@ -234,8 +215,8 @@ class PointSelection:
                       self._bandwidth.tolist(), (self._performance / self._bandwidth).tolist(),
                       runtime_list)
         # a dict display per point: the fastest way CPython builds many small dicts
-        return [{"file": f, "region": r, "rank": k, "performance_gflops": p, "bandwidth_gbs": b,
-                 "arithmetic_intensity_flops_per_byte": a, "runtime_seconds": t,
+        return [{"file": f, "region": r, "rank": k, schema.PERFORMANCE: p, schema.BANDWIDTH: b,
+                 schema.INTENSITY: a, schema.RUNTIME: t,
                  "flops_metric": flops_metric, "bandwidth_metric": bandwidth_metric}
                 for f, r, k, p, b, a, t in columns]
 

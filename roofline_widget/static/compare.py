@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
 from roofline_widget.analysis.compare import compare_points
 
 __all__ = [
@@ -40,8 +41,8 @@ RUN_MARKERS = ("s", "D", "P", "v")
 #: Labels of the two sides of a pair (a chain keeps its own labels, the plotted data last).
 BASELINE_LABEL = "baseline"
 CURRENT_LABEL = "current"
-_X = "arithmetic_intensity_flops_per_byte"
-_Y = "performance_gflops"
+_X = schema.INTENSITY
+_Y = schema.PERFORMANCE
 _FALLBACK_COLOUR = "0.45"
 
 

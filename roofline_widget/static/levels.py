@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from roofline_widget import schema
 from roofline_widget.analysis.levels import LEVELS, select_levels
 from roofline_widget.analysis.sanity import checkable_roofs, flagged_points, sanity_check
 from roofline_widget.look import style
@@ -27,8 +28,8 @@ LEVEL_GID = "roofline-level-{}"
 #: ``gid`` of the rings over the level dots with a sanity finding.
 FINDING_GID = "roofline-level-findings"
 _KEY = ["file", "rank", "region"]
-_X = "arithmetic_intensity_flops_per_byte"
-_Y = "performance_gflops"
+_X = schema.INTENSITY
+_Y = schema.PERFORMANCE
 _OTHER_COLOUR = "0.45"
 
 

@@ -23,11 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from roofline_widget.errors import OutputPathError
+
 __all__ = [
     "DATA",
     "DATA_SUFFIXES",
     "IMAGE",
-    "OutputPathError",
     "OutputTarget",
     "check_targets",
     "data_target",
@@ -45,28 +46,6 @@ _DATA_EXTRAS = {"parquet": ("pyarrow", "fastparquet")}
 #: matplotlib formats written through Pillow.
 _PILLOW_FORMATS = ("gif", "jpg", "jpeg", "tif", "tiff", "webp", "avif")
 _TEMP_SUFFIX = ".part"
-
-
-class OutputPathError(ValueError):
-    """One or more output paths of a call cannot be written; nothing was written.
-
-    Parameters
-    ----------
-    problems : sequence of (path, kind, reason)
-        Every bad path, what it was to hold (``"image"``, ``"data"``) and why it
-        cannot be written (one entry per reason).
-
-    Attributes
-    ----------
-    problems : list of (str, str, str)
-    """
-
-    def __init__(self, problems: Sequence[tuple[str, str, str]]) -> None:
-        self.problems = [(str(path), str(kind), str(reason)) for path, kind, reason in problems]
-        lines = "".join(f"\n  - {path!r} ({kind}): {reason}"
-                        for path, kind, reason in self.problems)
-        files = len({(path, kind) for path, kind, _ in self.problems})
-        super().__init__(f"cannot write {files} output file(s); nothing was written:{lines}")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look import style
 from roofline_widget.points import RegionSums
@@ -112,7 +113,7 @@ def _intensity_range(points: pd.DataFrame, roofline: Roofline) -> tuple[float, f
     ``points`` are the bulk (:func:`~roofline_widget.look.style.split_flop_work`).
     """
     ridge = roofline.ridge_point()
-    intensity = np.append(points["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float),
+    intensity = np.append(points[schema.INTENSITY].to_numpy(dtype=float),
                           ridge)
     return style.padded_range(intensity, _INTENSITY_MARGIN, (ridge, ridge))
 
@@ -121,7 +122,7 @@ def _roofline_rows(roofline: Roofline, x_min: float, x_max: float) -> list[dict]
     """The roof sampled on a log grid (scope-profiler's rows), the ridge point included."""
     grid = np.logspace(math.log10(x_min), math.log10(x_max), _GRID_POINTS)
     grid = np.unique(np.append(grid, roofline.ridge_point()))
-    return [{"arithmetic_intensity_flops_per_byte": float(x), "performance_gflops": float(y)}
+    return [{schema.INTENSITY: float(x), schema.PERFORMANCE: float(y)}
             for x, y in zip(grid, roofline.attainable(grid))]
 
 
@@ -219,8 +220,8 @@ def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: di
         return
     axes.autoscale_view()
     x_limits, y_limits = axes.get_xlim(), axes.get_ylim()
-    x = no_flop["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
-    y = no_flop["performance_gflops"].to_numpy(dtype=float)
+    x = no_flop[schema.INTENSITY].to_numpy(dtype=float)
+    y = no_flop[schema.PERFORMANCE].to_numpy(dtype=float)
     # Pinned left (the usual case: intensity = GFLOP/s / bandwidth is tiny too), else down.
     markers = np.where(x < x_limits[0], "<", np.where(y < y_limits[0], "v", "o"))
     labelled = set()
@@ -276,7 +277,7 @@ def _matplotlib_figure(points, lines, colour_column, colour_map, roofline, flops
         chosen = bulk[bulk[colour_column] == key]
         if chosen.empty:
             continue  # only points at the axis edge (_pin_no_flop labels them)
-        axes.scatter(chosen["arithmetic_intensity_flops_per_byte"], chosen["performance_gflops"],
+        axes.scatter(chosen[schema.INTENSITY], chosen[schema.PERFORMANCE],
                      color=colour, label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
     axes.set_xscale("log")
     axes.set_yscale("log")
@@ -297,17 +298,17 @@ def _bqplot_tooltip():
     import bqplot
 
     by_column = {field.column: field for field in style.TOOLTIP_FIELDS}
-    shown = [by_column[c] for c in ("region", "arithmetic_intensity_flops_per_byte",
-                                    "performance_gflops")]
+    shown = [by_column[c] for c in ("region", schema.INTENSITY,
+                                    schema.PERFORMANCE)]
     return bqplot.Tooltip(fields=["name", "x", "y"], formats=[f.spec for f in shown],
                           labels=[f.label for f in shown])
 
 
 def _bqplot_ranges(bulk: pd.DataFrame, lines: list[dict]) -> tuple[tuple, tuple]:
     """Scale limits that follow the bulk of the points and the ceilings drawn."""
-    x = np.concatenate([bulk["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float),
+    x = np.concatenate([bulk[schema.INTENSITY].to_numpy(dtype=float),
                         *[np.asarray(line["x"], dtype=float) for line in lines]])
-    y = np.concatenate([bulk["performance_gflops"].to_numpy(dtype=float),
+    y = np.concatenate([bulk[schema.PERFORMANCE].to_numpy(dtype=float),
                         *[np.asarray(line["y"], dtype=float) for line in lines]])
     return (style.padded_range(x, 1.0, (0.01, 100.0)),
             style.padded_range(y, _INTENSITY_MARGIN, (0.1, 1000.0)))
@@ -334,8 +335,8 @@ def _bqplot_figure(points, lines, colour_column, colour_map, roofline):
         chosen = (points[colour_column] == key).to_numpy()
         subset = points[chosen]
         marks.append(bqplot.Scatter(
-            x=subset["arithmetic_intensity_flops_per_byte"].to_numpy(),
-            y=subset["performance_gflops"].to_numpy(), scales=scales, colors=[colour],
+            x=subset[schema.INTENSITY].to_numpy(),
+            y=subset[schema.PERFORMANCE].to_numpy(), scales=scales, colors=[colour],
             names=[str(r) for r in subset["region"]], display_names=False,
             labels=[f"{key} (almost no FLOPs: outside the axes)" if key in outside
                     else str(key)], display_legend=True,
@@ -497,8 +498,8 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         "bandwidth_metric": selection.bandwidth_metric,
         "colour_by": colour_column,
         "point_colors": {str(k): v for k, v in colour_map.items()},
-        "no_flop_work": _records(no_flop[["file", "region", "rank", "performance_gflops",
-                                          "arithmetic_intensity_flops_per_byte"]]),
+        "no_flop_work": _records(no_flop[["file", "region", "rank", schema.PERFORMANCE,
+                                          schema.INTENSITY]]),
         "no_flop_note": style.no_flop_work_text(no_flop, NO_FLOP_WHERE),
     }
     if backend == "matplotlib":

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
+
 __all__ = [
     "CANDIDATE_OFFSETS",
     "LABEL_FONT_SIZE",
@@ -74,10 +76,10 @@ def label_text(region: str) -> str:
 
 def _anchors(points: pd.DataFrame) -> pd.DataFrame:
     """One anchor point per region: its best-performing point, longest-running regions first."""
-    order = points.sort_values("performance_gflops", ascending=False, kind="stable")
+    order = points.sort_values(schema.PERFORMANCE, ascending=False, kind="stable")
     anchors = order.drop_duplicates("region")
-    if "runtime_seconds" in anchors.columns:
-        anchors = anchors.sort_values("runtime_seconds", ascending=False, kind="stable")
+    if schema.RUNTIME in anchors.columns:
+        anchors = anchors.sort_values(schema.RUNTIME, ascending=False, kind="stable")
     return anchors
 
 
@@ -179,7 +181,7 @@ def place_region_labels(axes, points: pd.DataFrame, *,
     axes.get_xlim(), axes.get_ylim()  # the autoscaled limits, final before the transforms
     renderer = figure.canvas.get_renderer()
     frame = axes.get_window_extent(renderer)
-    xy = points[["arithmetic_intensity_flops_per_byte", "performance_gflops"]].to_numpy(float)
+    xy = points[[schema.INTENSITY, schema.PERFORMANCE]].to_numpy(float)
     blocked = _obstacles(axes, renderer, axes.transData.transform(xy))
     for index, (_, row) in enumerate(_anchors(points).iterrows()):
         region = str(row["region"])
@@ -187,8 +189,8 @@ def place_region_labels(axes, points: pd.DataFrame, *,
             placement.unlabelled.append(region)
             continue
         annotation = axes.annotate(
-            label_text(region), (row["arithmetic_intensity_flops_per_byte"],
-                                 row["performance_gflops"]),
+            label_text(region), (row[schema.INTENSITY],
+                                 row[schema.PERFORMANCE]),
             textcoords="offset points", xytext=(0, 0), fontsize=LABEL_FONT_SIZE,
             color="0.15", zorder=5, annotation_clip=False)
         box = _try_place(annotation, renderer, frame, blocked)

@@ -16,6 +16,7 @@ import ipywidgets as widgets
 import pandas as pd
 import traitlets
 
+from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
 from roofline_widget.points import RegionSums
 from roofline_widget.widget.figure import INTERACTIONS, RooflineFigure
@@ -372,7 +373,7 @@ class RooflineControls:
             The points; their largest performance and bandwidth (the largest
             observations) are held by the ranges too.
         """
-        columns = {"peak_flops": "performance_gflops", "peak_bandwidth": "bandwidth_gbs"}
+        columns = {"peak_flops": schema.PERFORMANCE, "peak_bandwidth": schema.BANDWIDTH}
         with self._guard.hold():
             for trait, slider, _box in self.peak_widgets():
                 observed = None

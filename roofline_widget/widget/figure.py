@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from bqplot.interacts import BrushSelector, LassoSelector, PanZoom
 
+from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look import style
 from roofline_widget.look.ceiling_labels import DEFAULT_AREA, PlotArea, place_labels
@@ -276,8 +277,8 @@ class RooflineFigure:
         roof_data = roof_marks_data(state.roofline, state.x_range, state.y_range,
                                     self.plot_area())
         points = state.points
-        x = points["arithmetic_intensity_flops_per_byte"].to_numpy(dtype=float)
-        y = points["performance_gflops"].to_numpy(dtype=float)
+        x = points[schema.INTENSITY].to_numpy(dtype=float)
+        y = points[schema.PERFORMANCE].to_numpy(dtype=float)
         with self._guard.hold(), holding(self.scatter, self.x_scale, self.y_scale,
                                          *self.roof_marks):
             self.state = state

@@ -11,9 +11,10 @@ import html
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look import style
-from roofline_widget.points import ALL_RANKS
+from roofline_widget.schema import ALL_RANKS
 from roofline_widget.widget.state import PointState
 
 __all__ = [
@@ -65,7 +66,7 @@ def _field_text(row: pd.Series, item: style.TooltipField) -> str:
 
 
 #: The hover tooltip's fields (compact: the full record goes to the detail panel on click).
-TOOLTIP_COLUMNS = ("region", "rank", "performance_gflops", "arithmetic_intensity_flops_per_byte",
+TOOLTIP_COLUMNS = ("region", "rank", schema.PERFORMANCE, schema.INTENSITY,
                    "bound")
 _TOOLTIP_STYLE = "font-size:11px;line-height:1.25;border-collapse:collapse"
 _CELL_STYLE = "padding:0 4px"
@@ -93,8 +94,8 @@ def tooltip_html(row: pd.Series) -> str:
 DISPLAY_DIGITS = 3
 SELECTION_ROWS_SHOWN = 50
 #: The selection table's columns, key columns first (the long run name last).
-SELECTION_COLUMNS = ("region", "rank", "performance_gflops", "bandwidth_gbs",
-                     "arithmetic_intensity_flops_per_byte", "efficiency_percent", "bound", "file")
+SELECTION_COLUMNS = ("region", "rank", schema.PERFORMANCE, schema.BANDWIDTH,
+                     schema.INTENSITY, "efficiency_percent", "bound", "file")
 
 
 def display_value(value, column: str = "") -> str:

@@ -13,10 +13,11 @@ from traitlets import Any, Bool, CFloat, Enum, Int, List, TraitError, Unicode, o
 
 from roofline_widget.analysis.levels import detect_levels
 from roofline_widget.ceilings import Roofline
+from roofline_widget.errors import ViewWarning
 from roofline_widget.points import RegionSums, normalize_ranks
 
 # -- baseline comparison and saved views (issue 13)
-from roofline_widget.views import View, ViewWarning
+from roofline_widget.views import View
 from roofline_widget.widget import html as text
 from roofline_widget.widget import state as st
 from roofline_widget.widget.controls import PEAK_TRAITS, RooflineControls

@@ -15,9 +15,11 @@ import numpy as np
 import pandas as pd
 from traitlets import TraitError
 
+from roofline_widget import schema
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.look import style
-from roofline_widget.points import ALL_RANKS, RegionSums, compile_patterns
+from roofline_widget.points import RegionSums, compile_patterns
+from roofline_widget.schema import ALL_RANKS
 
 __all__ = [
     "COLOR_COLUMN",
@@ -163,7 +165,7 @@ def apply_budget(points: pd.DataFrame, max_points: int) -> pd.DataFrame:
     """The points to draw: all, or the ``max_points`` longest-running ones."""
     if len(points) <= max_points:
         return points
-    order = points.sort_values("runtime_seconds", ascending=False, na_position="last",
+    order = points.sort_values(schema.RUNTIME, ascending=False, na_position="last",
                                kind="stable")
     return order.head(max_points).reset_index(drop=True)
 
@@ -236,11 +238,11 @@ def axis_ranges(points: pd.DataFrame, roofline: Roofline | None,
     extent_x = np.asarray(extent[0], dtype=float)
     extent_y = np.asarray(extent[1], dtype=float)
     if len(bulk) < len(points) and extent_x.shape == extent_y.shape:
-        keep = ~(extent_y < style.NO_FLOP_WORK_FRACTION * points["performance_gflops"].max())
+        keep = ~(extent_y < style.NO_FLOP_WORK_FRACTION * points[schema.PERFORMANCE].max())
         extent_x, extent_y = extent_x[keep], extent_y[keep]
-    x = np.concatenate([style.positive(bulk["arithmetic_intensity_flops_per_byte"]),
+    x = np.concatenate([style.positive(bulk[schema.INTENSITY]),
                         style.positive(extent_x)])
-    y = np.concatenate([style.positive(bulk["performance_gflops"]),
+    y = np.concatenate([style.positive(bulk[schema.PERFORMANCE]),
                         style.positive(extent_y)])
     if roofline is not None:
         ridges = [roofline.ridge_point(bandwidth=b) for b in roofline.bandwidth]
@@ -305,6 +307,6 @@ def marker_sizes(shown: pd.DataFrame, size_by: str,
         return None
     low, high = log_range
     with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.log10(shown["runtime_seconds"].to_numpy(dtype=float))
+        logs = np.log10(shown[schema.RUNTIME].to_numpy(dtype=float))
     scaled = 0.15 + 0.85 * np.clip((logs - low) / (high - low), 0.0, 1.0)
     return np.where(np.isfinite(scaled), scaled, 0.15)

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.model import LikwidRun
-from roofline_widget.points.engines.source import SOURCE_KEYS
 from roofline_widget.points.unmeasured import Unmeasured
+from roofline_widget.schema import SOURCE_KEYS
 
 __all__ = ["RunSums", "cached_run_frame", "unmeasured_threads"]
 

@@ -24,15 +24,7 @@ import numpy as np
 
 from roofline_widget.model import LikwidRun
 
-__all__ = ["ALL_RANKS", "FRAME_KEYS", "SOURCE_KEYS", "RegionSource"]
-
-#: The key columns every :class:`RegionSource` gives, in order, one value per row.
-SOURCE_KEYS = ("rank", "region", "device", "n_threads", "runtime_s", "call_count", "groups")
-#: The key columns of :attr:`RegionSums.frame`: the run label ``file``, then :data:`SOURCE_KEYS`.
-FRAME_KEYS = ("file", *SOURCE_KEYS)
-#: The ``rank`` of a point whose ranks were summed (``combine_ranks=True``): "all ranks combined".
-ALL_RANKS = -1
-
+__all__ = ["RegionSource"]
 
 @runtime_checkable
 class RegionSource(Protocol):

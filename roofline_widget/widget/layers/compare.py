@@ -58,6 +58,7 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
 from roofline_widget.analysis.compare import compare_points
 from roofline_widget.look import style
 from roofline_widget.points import RegionSums
@@ -116,8 +117,8 @@ ROTATION_SCALE_RANGE = (0.0, 180.0)
 _BASELINE_LABEL = "baseline"
 #: Colour of a baseline point whose region (run, rank) the widget's data lacks.
 _UNKNOWN_COLOUR = "#7f7f7f"
-_X = "arithmetic_intensity_flops_per_byte"
-_Y = "performance_gflops"
+_X = schema.INTENSITY
+_Y = schema.PERFORMANCE
 
 
 # ---------------------------------------------------------------------------

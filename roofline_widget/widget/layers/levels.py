@@ -35,6 +35,7 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
 from roofline_widget.analysis.levels import LEVELS, LevelSelection, detect_levels, select_levels
 from roofline_widget.analysis.sanity import (
     above_roof_findings,
@@ -69,8 +70,8 @@ MARKERS = {"L1": "triangle-up", "L2": "diamond", "L3": "square", "MEM": "circle"
 #: The widget's selection keywords that :func:`~roofline_widget.analysis.levels.select_levels` takes.
 LEVEL_SELECT_KEYS = ("flops_metric", "ranks", "include", "exclude", "combine_ranks")
 _KEY = ["file", "rank", "region"]
-_X = "arithmetic_intensity_flops_per_byte"
-_Y = "performance_gflops"
+_X = schema.INTENSITY
+_Y = schema.PERFORMANCE
 _DOT_SIZE = 60
 #: bqplot marker area of a finding's ring (a dot is 60).
 RING_SIZE = 260
@@ -90,7 +91,7 @@ def limit_groups(frame: pd.DataFrame, max_groups: int) -> pd.DataFrame:
     if len(groups) <= max_groups:
         return frame
     runtime = frame.groupby([keys.get_level_values(i) for i in range(3)], sort=False)[
-        "runtime_seconds"].max()
+        schema.RUNTIME].max()
     kept = runtime.sort_values(ascending=False, kind="stable").index[:max_groups]
     return frame[keys.isin(kept)]
 
@@ -102,7 +103,7 @@ def level_tooltip_html(row: pd.Series) -> str:
              ("rank", rank_text(row["rank"])),
              ("FLOP/byte", format(float(row[_X]), ".4g")),
              ("GFLOP/s", format(float(row[_Y]), ".4g")),
-             ("GB/s", format(float(row["bandwidth_gbs"]), ".4g"))]
+             ("GB/s", format(float(row[schema.BANDWIDTH]), ".4g"))]
     body = "".join(f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
                    f"<td>{html.escape(value)}</td></tr>" for label, value in cells)
     return f"<table>{body}</table>"

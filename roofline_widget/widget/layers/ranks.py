@@ -21,6 +21,7 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
 from roofline_widget.analysis.spread import rank_spread
 from roofline_widget.look import style
 from roofline_widget.widget.layers.base import LayerInput, set_if_changed
@@ -44,8 +45,8 @@ RANK_VIEWS = ("points", "spread", "auto")
 WHISKERS = "min–max over ranks"
 #: The imbalance colour scale, from 1 (balanced) to the largest imbalance drawn.
 IMBALANCE_COLORS = ("#1a9850", "#fee08b", "#d73027")
-_X = "arithmetic_intensity_flops_per_byte"
-_Y = "performance_gflops"
+_X = schema.INTENSITY
+_Y = schema.PERFORMANCE
 
 
 def effective_view(rank_view: str, n_points: int, max_points: int, n_ranks: int,
@@ -101,8 +102,8 @@ def spread_tooltip_html(row: pd.Series) -> str:
              ("Ranks", f"{int(row['n_ranks']):,}"),
              ("GFLOP/s min / median / max", triple(_Y, ".4g")),
              ("Intensity min / median / max", triple(_X, ".4g")),
-             ("GB/s min / median / max", triple("bandwidth_gbs", ".4g")),
-             ("Runtime s min / median / max", triple("runtime_seconds", ".4g")),
+             ("GB/s min / median / max", triple(schema.BANDWIDTH, ".4g")),
+             ("Runtime s min / median / max", triple(schema.RUNTIME, ".4g")),
              ("Imbalance (max / mean runtime)", format(row["imbalance"], ".3f")),
              ("Slowest rank", str(int(row["slowest_rank"]))),
              ("Whiskers", WHISKERS), ("Click", "show / hide this region's ranks")]

@@ -1,0 +1,67 @@
+"""Column names and keys of every table the package builds, written once.
+
+The per-thread table of a run (:data:`KEY_COLUMNS`, then one column per
+metric), the per-(run, rank, region, device) sums (:data:`FRAME_KEYS`), the
+points (:data:`POINT_COLUMNS`, whose first columns are scope-profiler 0.7.5's
+point dict keys :data:`POINT_KEYS`) and the regions left out
+(:data:`LEFT_OUT_COLUMNS`).  Code that reads or writes one of these columns
+uses the names here (``points[schema.INTENSITY]``), so a rename is one edit.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ALL_RANKS",
+    "BANDWIDTH",
+    "FRAME_KEYS",
+    "INTENSITY",
+    "KEY_COLUMNS",
+    "LEFT_OUT_COLUMNS",
+    "PERFORMANCE",
+    "POINT_COLUMNS",
+    "POINT_KEYS",
+    "RUNTIME",
+    "SOURCE_KEYS",
+]
+
+#: Attained performance of a point, GFLOP/s (the sum over its threads).
+PERFORMANCE = "performance_gflops"
+#: Memory traffic of a point, GB/s (the sum over its threads).
+BANDWIDTH = "bandwidth_gbs"
+#: Arithmetic intensity of a point, FLOP/byte: :data:`PERFORMANCE` / :data:`BANDWIDTH`.
+INTENSITY = "arithmetic_intensity_flops_per_byte"
+#: Runtime of a point, seconds (the largest over its threads).
+RUNTIME = "runtime_seconds"
+
+#: The key columns of :attr:`LikwidRun.table`, in order.  Metric columns follow.
+KEY_COLUMNS = (
+    "source",       # file the row was read from (category)
+    "line",         # 1-based line of the region block's header in that file
+    "rank",         # MPI rank (0 when the output has no ranks)
+    "region",       # marker region tag, exactly as printed (category)
+    "group_index",  # LIKWID group id ("Group 2")
+    "group",        # group name (MEM_DP, FLOPS_DP, Custom, ...) (category)
+    "thread",       # column header as printed: "HWThread 3", "Core 0", "GPU 1", "host:2:8"
+    "host",         # host name from likwid-mpirun headers, "" otherwise (category)
+    "cpu",          # OS id of the hardware thread (or GPU id), -1 if unknown
+    "device",       # "cpu" or "gpu" (category)
+    "call_count",   # region call count (float, NaN if not printed)
+    "runtime_s",    # region runtime of this thread in seconds (NaN if unknown)
+)
+
+#: The key columns every sums engine gives, in order, one value per (rank, region, device).
+SOURCE_KEYS = ("rank", "region", "device", "n_threads", "runtime_s", "call_count", "groups")
+#: The key columns of ``RegionSums.frame``: the run label ``file``, then :data:`SOURCE_KEYS`.
+FRAME_KEYS = ("file", *SOURCE_KEYS)
+#: The ``rank`` of a point whose ranks were summed (``combine_ranks=True``): "all ranks combined".
+ALL_RANKS = -1
+
+#: Keys of one point dict, exactly as scope-profiler 0.7.5 returns them.
+POINT_KEYS = (
+    "file", "region", "rank", PERFORMANCE, BANDWIDTH, INTENSITY, RUNTIME, "flops_metric",
+    "bandwidth_metric",
+)
+#: Columns of a points DataFrame (``points_dataframe``): :data:`POINT_KEYS`, then what a dict lacks.
+POINT_COLUMNS = (*POINT_KEYS, "device", "n_threads", "call_count", "groups", "unmeasured_threads")
+#: Columns of the left-out table (``left_out_regions``).
+LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "groups")
