@@ -8,6 +8,7 @@ compute points with :func:`collect_roofline_points`, draw a static figure with
 from importlib import resources as _resources
 
 from roofline_widget.errors import (
+    EngineFallbackWarning,
     LikwidFormatError,
     LikwidReadWarning,
     MetricChoiceWarning,
@@ -67,6 +68,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "BandwidthRoof",
     "ComputeRoof",
+    "EngineFallbackWarning",
     "LikwidFormatError",
     "LikwidReadWarning",
     "LikwidRun",

@@ -13,7 +13,7 @@ pytest.importorskip("h5py")
 from scope_fixtures import write_scope_h5
 
 from roofline_widget.io.scope import cache as scope_cache
-from roofline_widget.io.scope.h5 import read_scope_sums
+from roofline_widget.points import read_scope_sums
 
 DP = "DP [MFLOP/s]"
 

@@ -34,6 +34,7 @@ __all__ = [
     "decode",
     "decompress",
     "is_file_like",
+    "is_hdf5",
     "open_text",
     "peek",
     "read_bytes",
@@ -271,3 +272,8 @@ def peek(path_or_buffer: PathOrBuffer, size: int = 8) -> bytes:
     except OSError:
         return b""
 
+
+
+def is_hdf5(path_or_buffer: PathOrBuffer) -> bool:
+    """Whether a path is a regular file starting with :data:`HDF5_MAGIC` (False for file objects)."""
+    return peek(path_or_buffer, len(HDF5_MAGIC)) == HDF5_MAGIC

@@ -23,9 +23,13 @@ Modules, in the direction of the imports:
 
 * :mod:`.detection`: which metrics to plot by default, channel totals;
 * :mod:`.arguments`: checking ``ranks``, ``include``/``exclude``, ``combine_ranks``;
-* :mod:`.source`: :class:`RegionSource`, the interface of a sums engine;
-* :mod:`.run_sums`, :mod:`.scope_sums`: the two engines (LIKWID runs, scope-profiler results);
-* :mod:`.rank_groups`, :mod:`.placement`, :mod:`.selection`: combining ranks,
+* :mod:`.engines`: :class:`RegionSource` (the interface of a sums engine),
+  the one thread reduction (:mod:`.engines.threads`), the engines
+  (:class:`RunSource` for a LikwidRun, :class:`ScopeResultsSource` for
+  ``ProfilingResults``, :class:`ScopeH5Source` for HDF5 files) and the
+  dispatcher from the user's data to them (:mod:`.engines.dispatch`);
+* :mod:`.columns`: :class:`RegionColumns`, the keys and sums of all runs;
+* :mod:`.combined_ranks`, :mod:`.placement`, :mod:`.selection`: combining ranks,
   reasons for leaving rows out, :class:`PointSelection`;
 * :mod:`.region_sums`: :class:`RegionSums`;
 * :mod:`.api`: :func:`collect_roofline_points`, :func:`points_dataframe`,
@@ -37,25 +41,29 @@ from __future__ import annotations
 from roofline_widget.points.api import collect_roofline_points, left_out_regions, points_dataframe
 from roofline_widget.points.arguments import compile_patterns, normalize_ranks
 from roofline_widget.points.detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
-from roofline_widget.points.engines.run import RunSums
-from roofline_widget.points.engines.scope import ScopeSums
+from roofline_widget.points.engines.h5 import ScopeH5Source
+from roofline_widget.points.engines.h5_read import read_scope_sums
+from roofline_widget.points.engines.run import RunSource
+from roofline_widget.points.engines.scope import ScopeResultsSource
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.region_sums import RegionSums
 from roofline_widget.points.selection import PointSelection, note_warning
 
 __all__ = [
-                        "PointSelection",
-                        "RegionSource",
-                        "RegionSums",
-                        "RunSums",
-                        "ScopeSums",
-                        "channel_totals",
-                        "collect_roofline_points",
-                        "compile_patterns",
-                        "detect_bandwidth_metric",
-                        "detect_flops_metric",
-                        "left_out_regions",
-                        "normalize_ranks",
-                        "note_warning",
-                        "points_dataframe",
+    "PointSelection",
+    "RegionSource",
+    "RegionSums",
+    "RunSource",
+    "ScopeH5Source",
+    "ScopeResultsSource",
+    "channel_totals",
+    "collect_roofline_points",
+    "compile_patterns",
+    "detect_bandwidth_metric",
+    "detect_flops_metric",
+    "left_out_regions",
+    "normalize_ranks",
+    "note_warning",
+    "points_dataframe",
+    "read_scope_sums",
 ]
