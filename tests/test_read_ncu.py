@@ -72,11 +72,15 @@ def _frame_by_region(run):
 
 def test_n1_kernels_summed_over_launches_by_hand(n1):
     assert n1.regions == list(N1_POINTS)
-    assert n1.layout == "ncu-details" and n1.groups == ["NCU"] and n1.ranks == [0]
+    assert n1.layout == "ncu-details"
+    assert n1.groups == ["NCU"]
+    assert n1.ranks == [0]
     table = _frame_by_region(n1)
     for region in N1_POINTS:
         row = table.loc[region]
-        assert row["device"] == "gpu" and row["thread"] == "GPU" and row["host"] == "127.0.0.1"
+        assert row["device"] == "gpu"
+        assert row["thread"] == "GPU"
+        assert row["host"] == "127.0.0.1"
         assert row["call_count"] == 4
         assert row["runtime_s"] == pytest.approx(N1_SECONDS[region], rel=1e-12)
         assert row["DP [MFLOP/s]"] == pytest.approx(N1_FLOP[region] / N1_SECONDS[region] / 1e6,
@@ -101,7 +105,8 @@ def test_n1_points_downstream(n1):
         assert point["performance_gflops"] == pytest.approx(gflops, abs=5e-4)
         assert point["bandwidth_gbs"] == pytest.approx(gbs, abs=5e-4)
         assert point["arithmetic_intensity_flops_per_byte"] == pytest.approx(intensity, abs=5e-7)
-        assert point["device"] == "gpu" and point["call_count"] == 4
+        assert point["device"] == "gpu"
+        assert point["call_count"] == 4
 
 
 def test_n1_full_template_names_kept_behind_the_short_names(n1):
@@ -114,7 +119,8 @@ def test_n1_full_template_names_kept_behind_the_short_names(n1):
 def test_raw_page_rendered_from_the_same_numbers_reads_identically(n1, tmp_path):
     passes = write_raw_passes(tmp_path)
     raw = read_likwid(passes)
-    assert raw.layout == "ncu-raw" and raw.sources == tuple(map(str, passes))
+    assert raw.layout == "ncu-raw"
+    assert raw.sources == tuple(map(str, passes))
     pd.testing.assert_frame_equal(raw.table.drop(columns=["source", "line"]),
                                   n1.table.drop(columns=["source", "line"]))
     pd.testing.assert_frame_equal(raw.events, n1.events)
@@ -133,7 +139,8 @@ def test_raw_passes_concatenated_in_one_file_read_as_two_files(n1, tmp_path):
 def test_scaled_units_read_as_base_units(n1, tmp_path):
     scaled = read_likwid(write_raw_passes(tmp_path, scale=True))
     text = write_raw_passes(tmp_path, scale=True)[0].read_text()
-    assert '"Mbyte","Kcycle","cycle/nsecond"' in text and '"450.24976"' in text
+    assert '"Mbyte","Kcycle","cycle/nsecond"' in text
+    assert '"450.24976"' in text
     metrics = ["runtime_s", "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"]
     np.testing.assert_allclose(scaled.table[metrics].to_numpy(dtype=float),
                                n1.table[metrics].to_numpy(dtype=float), rtol=1e-12)
@@ -165,7 +172,8 @@ def test_launches_mean_and_each(n1):
                                                 rel=1e-12)
     assert row["runtime_s"] == pytest.approx(np.mean(times), rel=1e-12)
     each = read_ncu(sample_path(N1), launches="each")
-    assert len(each.table) == 12 and set(each.table["call_count"]) == {1.0}
+    assert len(each.table) == 12
+    assert set(each.table["call_count"]) == {1.0}
     assert each.regions[:3] == ["kernel_assign_6 #1, launch 0", "kernel_assign_6 #2, launch 1",
                                 "kernel_assign_6 #3, launch 2"]
     launch_4 = each.table.set_index("region").loc["kernel_assign_6 #2, launch 4"]
@@ -179,7 +187,8 @@ def test_detection_and_the_format_table():
     text = open(sample_path(N1), encoding="utf-8").read()
     assert detect_format("program output\n" + text, "x") == "ncu"
     run = read_likwid_text(text, "n1.csv")
-    assert run.regions == list(N1_POINTS) and run.label == "n1"
+    assert run.regions == list(N1_POINTS)
+    assert run.label == "n1"
     with pytest.raises(LikwidFormatError, match="Nsight Compute CSV header"):
         read_likwid(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"), format="ncu")
 
@@ -268,7 +277,8 @@ def test_bad_exports_name_file_line_and_expectation(tmp_path, rows, line, expect
     path.write_text(details(rows))
     with pytest.raises(LikwidFormatError, match=expected) as info:
         read_ncu(path)
-    assert info.value.source == str(path) and info.value.line == line
+    assert info.value.source == str(path)
+    assert info.value.line == line
 
 
 def test_ragged_row_and_summary_header_are_format_errors(tmp_path):
@@ -287,4 +297,5 @@ def test_ragged_row_and_summary_header_are_format_errors(tmp_path):
 def test_raw_page_line_of_n1_units_row():
     rows = n1_rows()
     table = render_raw(rows, "126788").splitlines()
-    assert table[1].startswith('"","","",') and table[1].endswith('"byte","cycle","cycle/second"')
+    assert table[1].startswith('"","","",')
+    assert table[1].endswith('"byte","cycle","cycle/second"')

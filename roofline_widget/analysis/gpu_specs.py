@@ -1,4 +1,4 @@
-"""Datasheet peaks of common HPC GPUs: the fallback ceilings of :func:`~roofline_widget.analysis.gpu.gpu_ceilings`.
+"""Datasheet peaks of common HPC GPUs: the fallback ceilings of :func:`.gpu.gpu_ceilings`.
 
 Each entry gives the vendor's peak double- and single-precision rates of the
 vector (CUDA-core / stream-processor) units, not the tensor or matrix

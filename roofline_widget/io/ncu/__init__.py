@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 from roofline_widget.io.ncu.counters import launch_counts
 from roofline_widget.io.ncu.export import NcuExport, is_ncu_export, parse_ncu, rank_from_name
@@ -130,8 +131,11 @@ def read_ncu(path_or_paths: PathOrBuffer | Iterable[PathOrBuffer], *, label: str
     [4.0, 4.0, 4.0]
     """
     check_launch_mode(launches)
-    items = ([path_or_paths] if isinstance(path_or_paths, (str, os.PathLike))
-             or is_file_like(path_or_paths) else list(path_or_paths))
+    items: list[PathOrBuffer]
+    if isinstance(path_or_paths, (str, os.PathLike)) or is_file_like(path_or_paths):
+        items = [cast(PathOrBuffer, path_or_paths)]
+    else:
+        items = list(cast(Iterable[PathOrBuffer], path_or_paths))
     if not items:
         raise ValueError("read_ncu needs at least one file")
     exports = []

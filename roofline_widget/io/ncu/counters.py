@@ -90,12 +90,15 @@ def launch_counts(launches: pd.DataFrame,
     LaunchCounts
     """
     notes: list[str] = []
-    flops = {}
+    flops: dict[str, np.ndarray] = {}
     for precision, counters in FLOP_COUNTERS.items():
-        columns = [_column(launches, c.name) for c in counters]
-        present = [c.name for c, col in zip(counters, columns) if col is not None]
+        columns = {c.name: col for c in counters if (col := _column(launches, c.name)) is not None}
+        present = list(columns)
         if len(present) == len(counters):
-            flops[precision] = sum(c.weight * col for c, col in zip(counters, columns))
+            total = np.zeros(len(launches))
+            for counter in counters:
+                total = total + counter.weight * columns[counter.name]
+            flops[precision] = total
         elif present:
             missing = [c.name for c in counters if c.name not in present]
             notes.append(f"{precision} FLOPs need add, mul and fma counters; {', '.join(missing)} "

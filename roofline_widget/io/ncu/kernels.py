@@ -94,7 +94,7 @@ def _missing_notes(launches, regions, counts: LaunchCounts, quantities) -> list[
         if not rate:
             continue
         bad = np.isnan(amount) | np.isnan(counts.seconds)
-        if not bad.any() or bad.all() and np.isnan(counts.seconds).all():
+        if not bad.any() or (bad.all() and np.isnan(counts.seconds).all()):
             continue
         frame = pd.DataFrame({"rank": launches["rank"].to_numpy()[bad], "region": regions[bad]})
         for (rank, region), size in frame.value_counts(sort=False).items():

@@ -16,9 +16,10 @@ from functools import lru_cache
 
 __all__ = ["UnitError", "expected_dimension", "to_base"]
 
-_PREFIXES = {"": 1.0, "n": 1e-9, "u": 1e-6, "\u00b5": 1e-6, "m": 1e-3, "K": 1e3, "k": 1e3,
-             "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
-             "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+# prefix -> (radix, exponent): exact powers, so that cycle/nsecond is exactly 1e9 cycle/second
+_PREFIXES = {"": (10, 0), "n": (10, -9), "u": (10, -6), "\u00b5": (10, -6), "m": (10, -3),
+             "K": (10, 3), "k": (10, 3), "M": (10, 6), "G": (10, 9), "T": (10, 12), "P": (10, 15),
+             "Ki": (2, 10), "Mi": (2, 20), "Gi": (2, 30), "Ti": (2, 40)}
 # base unit text -> dimension
 _BASES = {"inst": "inst", "byte": "byte", "B": "byte", "cycle": "cycle", "second": "second",
           "s": "second", "hz": "cycle/second", "Hz": "cycle/second"}
@@ -50,11 +51,13 @@ def expected_dimension(metric: str) -> str:
     return f"{base}/cycle" if per_cycle else base
 
 
-def _part(text: str) -> tuple[float, str]:
+def _part(text: str) -> tuple[dict[int, int], str]:
+    """({radix: exponent}, dimension) of one side of a unit."""
     match = _PART.match(text)
     if match is None:
         raise UnitError(text)
-    return _PREFIXES[match["prefix"]], _BASES[match["base"]]
+    radix, exponent = _PREFIXES[match["prefix"]]
+    return {radix: exponent}, _BASES[match["base"]]
 
 
 @lru_cache(maxsize=256)
@@ -85,11 +88,15 @@ def to_base(unit: str, dimension: str) -> float:
     if not text:
         return 1.0
     head, _, tail = text.partition("/")
-    factor, found = _part(head)
+    powers, found = _part(head)
     if tail:
-        tail_factor, tail_dimension = _part(tail)
-        factor /= tail_factor
+        tail_powers, tail_dimension = _part(tail)
+        for radix, exponent in tail_powers.items():
+            powers[radix] = powers.get(radix, 0) - exponent
         found = f"{found}/{tail_dimension}"
     if found != dimension:
         raise UnitError(text)
+    factor = 1.0
+    for radix, exponent in powers.items():
+        factor *= float(radix) ** exponent
     return factor
