@@ -21,7 +21,6 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +37,10 @@ __all__ = ["LAUNCH_COLUMNS", "NcuExport", "is_ncu_export", "parse_ncu", "rank_fr
 #: The header line both layouts start with.
 HEADER = re.compile(r'^"ID","Process ID",', re.M)
 #: Cell texts that mean "no value".
-NA_TOKENS = frozenset({"", "n/a", "N/A", "-", "nan", "NaN"})
+NA_TOKENS = frozenset({"", "n/a", "N/A", "-", "nan", "-nan", "NaN"})
+# Numbers as ncu prints them: thousands separators in groups of three, optional decimals, exponent.
+_INTEGER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)")
+_NUMBER = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 #: The key columns of :attr:`NcuExport.launches`, before the metric columns.
 LAUNCH_COLUMNS = ("source", "line", "pid", "launch", "kernel", "host", "device", "rank",
                   "device_name")
@@ -113,32 +115,75 @@ def _shown(text: str) -> str:
     return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN - 3] + "..."
 
 
-def _rows(lines: list[str], start: int, stop: int,
-          source: str) -> Iterator[tuple[int, list[str]]]:
-    """(1-based line, cells) of every CSV row in ``lines[start:stop]`` (lines starting with a quote)."""
+def _table_rows(lines: list[str], start: int, stop: int,
+                source: str) -> tuple[np.ndarray, list[list[str]]]:
+    """(1-based lines, cells) of the CSV rows in ``lines[start:stop]`` (the lines starting with a quote)."""
     numbers = [i for i in range(start, stop) if lines[i].startswith('"')]
     reader = csv.reader(lines[i] for i in numbers)
-    done = 0
-    while True:
+    firsts, rows, done = [], [], 0
+    try:
+        for cells in reader:
+            firsts.append(numbers[done] + 1)
+            rows.append(cells)
+            done = reader.line_num  # a row with an unclosed quote takes several lines
+    except csv.Error as exc:  # a cell over csv's field size limit (128 kB), say
+        raise LikwidFormatError(source, numbers[done] + 1, "a CSV row", str(exc)) from None
+    return np.asarray(firsts, dtype=np.int64), rows
+
+
+def _parse_each(texts: np.ndarray, parse) -> np.ndarray:
+    """``parse`` of every cell; the position of the first it refuses raised as IndexError."""
+    out = np.empty(len(texts))
+    for at, text in enumerate(texts.tolist()):
         try:
-            cells = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:  # a cell over csv's field size limit (128 kB), say
-            raise LikwidFormatError(source, numbers[done] + 1, "a CSV row", str(exc)) from None
-        yield numbers[done] + 1, cells
-        done = reader.line_num  # a row with an unclosed quote takes several lines
+            out[at] = parse(text)
+        except ValueError:
+            raise IndexError(at) from None
+    return out
 
 
-def _number(text: str, source: str, line: int, what: str) -> float:
+def _integers(texts: np.ndarray, lines: np.ndarray, source: str, what: str,
+              missing: int | None = None) -> np.ndarray:
+    """Integer cells (thousands separators allowed); empty cells ``missing`` if given."""
+    def parse(text: str) -> float:
+        cell = text.strip()
+        if not cell and missing is not None:
+            return missing
+        if _INTEGER.fullmatch(cell) is None:
+            raise ValueError(cell)
+        return int(cell.replace(",", ""))
+
+    codes, uniques = pd.factorize(texts)  # launch IDs, process ids: each parsed once
+    try:
+        return _parse_each(np.asarray(uniques, dtype=object), parse).astype(np.int64)[codes]
+    except IndexError as where:
+        at = int(np.flatnonzero(codes == where.args[0])[0])
+        raise LikwidFormatError(source, int(lines[at]), f"an integer {what}",
+                                _shown(texts[at])) from None
+
+
+def _value(text: str) -> float:
+    """A metric value; ValueError for what is no number (``450,1e,760``), NaN for n/a and overflow."""
     cell = text.strip()
     if cell in NA_TOKENS:
         return math.nan
+    if _NUMBER.fullmatch(cell) is None:
+        raise ValueError(cell)
+    value = float(cell.replace(",", ""))
+    return value if math.isfinite(value) else math.nan
+
+
+def _numbers(texts: np.ndarray, lines: np.ndarray, metrics: np.ndarray | str,
+             source: str) -> np.ndarray:
+    """Metric values: thousands separators allowed, n/a (and empty) NaN."""
     try:
-        return float(cell.replace(",", ""))
-    except ValueError:
-        raise LikwidFormatError(source, line, f"a number for {what} (digits with optional "
-                                "thousands separators, or n/a)", _shown(cell)) from None
+        return _parse_each(texts, _value)
+    except IndexError as where:
+        at = where.args[0]
+        what = metrics if isinstance(metrics, str) else metrics[at]
+        raise LikwidFormatError(source, int(lines[at]), f"a number for {what} (digits with "
+                                "optional thousands separators, or n/a)",
+                                _shown(texts[at].strip())) from None
 
 
 def _factor(unit: str, metric: str, source: str, line: int) -> float:
@@ -149,158 +194,149 @@ def _factor(unit: str, metric: str, source: str, line: int) -> float:
                                 f"{metric}", unit) from None
 
 
-def _integer(text: str, source: str, line: int, what: str, missing: int | None = None) -> int:
-    cell = text.strip().replace(",", "")
-    if not cell and missing is not None:
-        return missing
-    try:
-        return int(cell)
-    except ValueError:
-        raise LikwidFormatError(source, line, f"an integer {what}", _shown(text)) from None
+def _factors(units: np.ndarray, metrics: np.ndarray, lines: np.ndarray, source: str) -> np.ndarray:
+    """Per row the factor of its unit to its metric's base unit (one look-up per pair)."""
+    codes, uniques = pd.factorize(pd.MultiIndex.from_arrays([units, metrics]))
+    first = np.unique(codes, return_index=True)[1]
+    table = np.array([_factor(unit, metric, source, int(lines[at]))
+                      for (unit, metric), at in zip(uniques, first)], dtype=float)
+    return table[codes]
 
 
-class _Table:
-    """The column positions of one header, and the launches read under it."""
+class _Header:
+    """The columns of one header line, checked."""
 
     def __init__(self, cells: list[str], source: str, line: int):
         self.cells = cells
         self.source = source
         self.line = line
-        position = {name: i for i, name in enumerate(cells)}
-        missing = [name for name in _REQUIRED if name not in position]
-        if missing:
+        if not all(name in cells for name in _REQUIRED):
             raise LikwidFormatError(source, line, "an Nsight Compute CSV header with the columns "
                                     "'ID' and 'Kernel Name'", _shown(",".join(cells)))
-        if "Metric Name" in position and any(c in position for c in _SUMMARY_COLUMNS):
+        if "Metric Name" in cells and any(c in cells for c in _SUMMARY_COLUMNS):
             raise LikwidFormatError(
                 source, line, "one row per kernel launch (ncu --csv without --print-summary: "
                 "a summary has no launch to join passes by)", "a per-kernel summary header")
-        self.long = all(name in position for name in _LONG_COLUMNS)
-        self.position = position
-        lowered = {name.lower(): i for i, name in enumerate(cells)}
-        self.rank_at = next((lowered[n] for n in _RANK_COLUMNS if n in lowered), None)
+        if len(set(cells)) < len(cells):
+            twice = sorted({c for c in cells if cells.count(c) > 1})
+            raise LikwidFormatError(source, line, "each column once in the header",
+                                    f"{twice} twice")
+        self.long = all(name in cells for name in _LONG_COLUMNS)
+        lowered = {name.lower(): name for name in cells}
+        self.rank = next((lowered[n] for n in _RANK_COLUMNS if n in lowered), None)
 
-    def cell(self, cells: list[str], name: str, default: str = "") -> str:
-        at = self.position.get(name)
-        return cells[at] if at is not None else default
+    def columns(self, lines: np.ndarray, rows: list[list[str]]) -> dict[str, np.ndarray]:
+        """Column name -> its cells (object array), after checking each row's width."""
+        widths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
+        bad = widths != len(self.cells)
+        if bad.any():
+            at = np.flatnonzero(bad)[0]
+            raise LikwidFormatError(self.source, int(lines[at]), f"a row of {len(self.cells)} "
+                                    f"cells like the header of line {self.line}",
+                                    f"{widths[at]} cells")
+        cells = zip(*rows) if rows else ([] for _ in self.cells)
+        return {name: np.array(column, dtype=object) for name, column in zip(self.cells, cells)}
 
-    def check_width(self, cells: list[str], line: int) -> None:
-        if len(cells) != len(self.cells):
-            raise LikwidFormatError(self.source, line, f"a row of {len(self.cells)} cells like "
-                                    f"the header of line {self.line}",
-                                    f"{len(cells)} cells")
+
+def _keys(columns: dict[str, np.ndarray], header: _Header, lines: np.ndarray,
+          file_rank: int | None) -> pd.DataFrame:
+    """The launch columns of the rows: source, line, pid, launch, kernel, host, device, rank."""
+    source, n = header.source, len(lines)
+    blank = np.full(n, "", dtype=object)
+    default_rank = -1 if file_rank is None else file_rank
+    rank = (_integers(columns[header.rank], lines, source, "MPI rank", missing=default_rank)
+            if header.rank is not None else np.full(n, default_rank, dtype=np.int64))
+    return pd.DataFrame({
+        "source": np.full(n, source, dtype=object),
+        "line": lines,
+        "pid": _integers(columns.get("Process ID", blank), lines, source, "Process ID",
+                         missing=-1),
+        "launch": _integers(columns["ID"], lines, source, "launch ID (column 'ID')"),
+        "kernel": columns["Kernel Name"],
+        "host": columns.get("Host Name", blank),
+        "device": _integers(columns.get("Device", blank), lines, source,
+                            "device (column 'Device')", missing=-1),
+        "rank": rank,
+    })
 
 
-class _Launches:
-    """Launch keys and metric values collected over the tables of one file."""
+def _device_names(keys: pd.DataFrame, names: np.ndarray) -> pd.DataFrame:
+    return keys.assign(device_name=[name.strip() for name in names.tolist()])
 
-    def __init__(self, source: str, file_rank: int | None):
-        self.source = source
-        self.file_rank = file_rank
-        self.keys: dict[tuple[int, int, str], int] = {}
-        self.rows: list[dict] = []
-        self.values: dict[str, dict[int, float]] = {}
-        self.exported: dict[int, set[str]] = {}
-        self.device_names: dict[tuple[int, int, str], str] = {}
 
-    def key(self, table: _Table, cells: list[str], line: int) -> tuple[int, int, str]:
-        """(process id, launch ID, kernel name) of a data row."""
-        source = self.source
-        launch = _integer(table.cell(cells, "ID"), source, line, "launch ID (column 'ID')")
-        pid = _integer(table.cell(cells, "Process ID"), source, line, "Process ID", missing=-1)
-        return pid, launch, table.cell(cells, "Kernel Name")
+def _long_cells(header: _Header, lines, rows, file_rank) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(cells: the launch columns, metric and value in base units; device names) of a details table."""
+    columns = header.columns(lines, rows)
+    metric = columns["Metric Name"]
+    used = np.fromiter((m in USED_METRICS for m in metric.tolist()), dtype=bool, count=len(metric))
+    named = metric == DEVICE_NAME
+    pick = {name: values[used] for name, values in columns.items()}
+    cells = _keys(pick, header, lines[used], file_rank)
+    names_at = {name: values[named] for name, values in columns.items()}
+    names = _device_names(_keys(names_at, header, lines[named], file_rank),
+                          names_at["Metric Value"])
+    units = pick.get("Metric Unit", np.full(int(used.sum()), "", dtype=object))
+    numbers = _numbers(pick["Metric Value"], lines[used], pick["Metric Name"], header.source)
+    cells["metric"] = pick["Metric Name"]
+    cells["value"] = numbers * _factors(units, pick["Metric Name"], lines[used], header.source)
+    return cells, names
 
-    def name_device(self, table: _Table, cells: list[str], line: int, name: str) -> None:
-        """Keep the GPU name a row gives for its launch."""
-        self.device_names[self.key(table, cells, line)] = name.strip()
 
-    def launch(self, table: _Table, cells: list[str], line: int) -> int:
-        """The row number of the launch a data row belongs to (added on first sight)."""
-        source = self.source
-        key = self.key(table, cells, line)
-        pid, launch, kernel = key
-        row = self.keys.get(key)
-        if row is None:
-            rank = self.file_rank if self.file_rank is not None else -1
-            if table.rank_at is not None:
-                rank = _integer(cells[table.rank_at], source, line, "MPI rank", missing=rank)
-            row = self.keys[key] = len(self.rows)
-            self.rows.append({
-                "source": source, "line": line, "pid": pid, "launch": launch, "kernel": kernel,
-                "host": table.cell(cells, "Host Name"),
-                "device": _integer(table.cell(cells, "Device"), source, line, "device (column "
-                                   "'Device')", missing=-1),
-                "rank": rank, "device_name": None})
-        return row
+def _wide_cells(header: _Header, lines, rows, file_rank,
+                warnings: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(cells, device names) of a raw-page table: its units row applied, one cell per (launch, metric)."""
+    columns = header.columns(lines, rows)
+    unit_rows = np.array([not text.strip() for text in columns["ID"].tolist()], dtype=bool)
+    unit_lines = lines[unit_rows]
+    if len(unit_lines) > 1:
+        raise LikwidFormatError(header.source, int(unit_lines[1]), "one units row under the "
+                                "header", "a second row without launch ID")
+    if len(unit_lines):
+        at = np.flatnonzero(unit_rows)[0]
+        units, unit_line = {name: column[at] for name, column in columns.items()}, int(unit_lines[0])
+    else:
+        units, unit_line = dict.fromkeys(columns, ""), header.line
+        warnings.append(f"{header.source}, line {header.line}: no units row under the raw-page "
+                        "header; values read as base units (byte, cycle, inst, second)")
+    data = {name: column[~unit_rows] for name, column in columns.items()}
+    data_lines = lines[~unit_rows]
+    keys = _keys(data, header, data_lines, file_rank)
+    names = (_device_names(keys, data[DEVICE_NAME]) if DEVICE_NAME in data
+             else keys.iloc[:0].assign(device_name=[]))
+    parts = [keys.iloc[:0].assign(metric=[], value=[])]
+    for metric in (name for name in header.cells if name in USED_METRICS):
+        factor = _factor(units[metric], metric, header.source, unit_line)
+        numbers = _numbers(data[metric], data_lines, metric, header.source)
+        parts.append(keys.assign(metric=metric, value=numbers * factor))
+    return pd.concat(parts, ignore_index=True), names
 
-    def put(self, row: int, metric: str, value: float, line: int) -> None:
-        column = self.values.setdefault(metric, {})
-        before = column.get(row)
-        if before is not None and not (before == value or (math.isnan(before) and math.isnan(value))):
-            key = self.rows[row]
+
+def _launches(cells: pd.DataFrame, names: pd.DataFrame, source: str) -> pd.DataFrame:
+    """One row per (process, launch, kernel): the launch columns and one column per metric."""
+    keys = ["pid", "launch", "kernel"]
+    row = cells.groupby(keys, sort=False).ngroup().to_numpy()
+    metric_codes, metrics = pd.factorize(cells["metric"])
+    values = cells["value"].to_numpy(dtype=float)
+    pair = pd.Series(row * len(metrics) + metric_codes)
+    repeated = pair.duplicated(keep=False).to_numpy()
+    if repeated.any():  # one metric of one launch twice: fine only with the same value
+        spread = pd.DataFrame({"pair": pair[repeated], "value": values[repeated]}).groupby(
+            "pair")["value"].nunique(dropna=False)
+        conflicting = pair.isin(spread.index[spread > 1]).to_numpy() & pair.duplicated().to_numpy()
+        if conflicting.any():
+            at = np.flatnonzero(conflicting)[0]
             raise LikwidFormatError(
-                self.source, line, f"each metric once per launch: {metric} of launch "
-                f"{key['launch']} (process {key['pid']}) again with another value",
-                f"{value:g} after {before:g}")
-        column[row] = value
-        self.exported.setdefault(self.rows[row]["pid"], set()).add(metric)
-
-    def frame(self) -> pd.DataFrame:
-        for key, name in self.device_names.items():
-            row = self.keys.get(key)
-            if row is not None:
-                self.rows[row]["device_name"] = name
-        frame = pd.DataFrame(self.rows, columns=list(LAUNCH_COLUMNS))
-        for metric, column in self.values.items():
-            values = np.full(len(frame), np.nan)
-            if column:
-                values[np.fromiter(column, dtype=np.intp)] = np.fromiter(column.values(), dtype=float)
-            frame[metric] = values
-        return frame
-
-
-def _read_long(table: _Table, rows, launches: _Launches) -> None:
-    source = launches.source
-    name_at, value_at = table.position["Metric Name"], table.position["Metric Value"]
-    unit_at = table.position.get("Metric Unit")
-    for line, cells in rows:
-        table.check_width(cells, line)
-        metric = cells[name_at]
-        if metric == DEVICE_NAME:
-            launches.name_device(table, cells, line, cells[value_at])
-            continue
-        if metric not in USED_METRICS:
-            continue
-        row = launches.launch(table, cells, line)
-        unit = cells[unit_at] if unit_at is not None else ""
-        value = _number(cells[value_at], source, line, metric)
-        launches.put(row, metric, value * _factor(unit, metric, source, line), line)
-
-
-def _read_wide(table: _Table, rows, launches: _Launches, warnings: list[str]) -> None:
-    source = launches.source
-    used = [(i, name) for i, name in enumerate(table.cells) if name in USED_METRICS]
-    name_at = table.position.get(DEVICE_NAME)
-    factors = dict.fromkeys((i for i, _ in used), 1.0)
-    units_seen = False
-    for line, cells in rows:
-        table.check_width(cells, line)
-        if not cells[table.position["ID"]].strip():
-            if units_seen:
-                raise LikwidFormatError(source, line, "one units row under the header",
-                                        "a second row without launch ID")
-            units_seen = True
-            factors = {i: _factor(cells[i], name, source, line) for i, name in used}
-            continue
-        if not units_seen:
-            warnings.append(f"{source}, line {table.line}: no units row under the raw-page "
-                            "header; values read as base units (byte, cycle, inst, second)")
-            units_seen = True
-        row = launches.launch(table, cells, line)
-        if name_at is not None:
-            launches.name_device(table, cells, line, cells[name_at])
-        for i, name in used:
-            launches.put(row, name, _number(cells[i], source, line, name) * factors[i], line)
+                source, int(cells["line"].iloc[at]), f"each metric once per launch: "
+                f"{cells['metric'].iloc[at]} of launch {cells['launch'].iloc[at]} (process "
+                f"{cells['pid'].iloc[at]}) again with another value", f"{values[at]:g}")
+    first = np.unique(row, return_index=True)[1]
+    launches = cells.iloc[first][list(LAUNCH_COLUMNS[:-1])].reset_index(drop=True)
+    by_key = names.drop_duplicates(keys, keep="last").set_index(keys)["device_name"]
+    launches["device_name"] = by_key.reindex(pd.MultiIndex.from_frame(launches[keys])).to_numpy(
+        dtype=object) if len(by_key) else None
+    table = np.full((len(launches), len(metrics)), np.nan)
+    table[row, metric_codes] = values
+    return pd.concat([launches, pd.DataFrame(table, columns=list(metrics))], axis=1)
 
 
 def parse_ncu(text: str, source: str) -> NcuExport:
@@ -320,33 +356,42 @@ def parse_ncu(text: str, source: str) -> NcuExport:
     Raises
     ------
     LikwidFormatError
-        For a header without ``ID``/``Kernel Name``, a per-kernel summary, a
-        row whose cell count differs from its header's, a launch ID that is
-        no integer, a value that is no number (or ``n/a``), a unit that does
-        not fit its metric, one metric of one launch twice with different
-        values, or an export without any launch row.
+        For a header without ``ID``/``Kernel Name`` (or with a column twice), a
+        per-kernel summary, a row whose cell count differs from its header's,
+        a launch ID that is no integer, a value that is no number (or ``n/a``),
+        a unit that does not fit its metric, one metric of one launch twice
+        with different values, or an export without any launch row.
     """
     lines = text.splitlines()
+    warnings: list[str] = []
+    if lines and lines[-1].startswith('"') and not text.endswith(("\n", "\r")):
+        # ncu ends every row: the file was cut off, maybe inside a number
+        warnings.append(f"{source}, line {len(lines)}: the file ends inside this row (no final "
+                        "newline); the row was not read")
+        lines.pop()
     starts = [i for i, line in enumerate(lines) if line.startswith('"ID","Process ID",')]
     if not starts:
         raise LikwidFormatError(source, None, 'an Nsight Compute CSV header ("ID","Process ID",...)')
-    launches = _Launches(source, rank_from_name(source))
-    warnings: list[str] = []
-    layouts = set()
+    file_rank = rank_from_name(source)
+    cells, names, layouts = [], [], set()
     for start, stop in zip(starts, [*starts[1:], len(lines)]):
-        header = next(csv.reader([lines[start]]))
-        table = _Table(header, source, start + 1)
-        rows = _rows(lines, start + 1, stop, source)
-        if table.long:
+        header = _Header(next(csv.reader([lines[start]])), source, start + 1)
+        numbers, rows = _table_rows(lines, start + 1, stop, source)
+        if header.long:
             layouts.add(Layout.NCU_DETAILS)
-            _read_long(table, rows, launches)
+            table_cells, table_names = _long_cells(header, numbers, rows, file_rank)
         else:
             layouts.add(Layout.NCU_RAW)
-            _read_wide(table, rows, launches, warnings)
-    if not launches.rows:
+            table_cells, table_names = _wide_cells(header, numbers, rows, file_rank, warnings)
+        cells.append(table_cells)
+        names.append(table_names)
+    joined = pd.concat(cells, ignore_index=True)
+    if joined.empty:
         raise LikwidFormatError(source, starts[0] + 1, "at least one kernel launch row with a "
                                 "roofline metric (FLOP counters, bytes, cycles or duration)",
                                 "none")
     layout = Layout.NCU_DETAILS if Layout.NCU_DETAILS in layouts else Layout.NCU_RAW
-    return NcuExport(source, layout, launches.frame(),
-                     {pid: frozenset(m) for pid, m in launches.exported.items()}, warnings)
+    exported = {int(pid): frozenset(group) for pid, group in
+                joined.groupby("pid", sort=False)["metric"]}
+    return NcuExport(source, layout, _launches(joined, pd.concat(names, ignore_index=True), source),
+                     exported, warnings)
