@@ -11,18 +11,16 @@ not having more launches than the intact file.
 
 from __future__ import annotations
 
-import io
 import math
-import warnings
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mutations import cut, delete_lines, read_quietly
 from render_ncu import N1, n1_passes, n1_rows, render_raw
 
 from roofline_widget import read_ncu, sample_path
-from roofline_widget.errors import LikwidFormatError
 
 GARBAGE = ["x", "?", "12a", "1.2.3", "0x1f", "#", "1e", "abc", "--", "+-1", "1..0", "e5", '"']
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True, database=None,
@@ -31,19 +29,6 @@ TEXTS = {
     "details": open(sample_path(N1), encoding="utf-8").read(),
     "raw": "".join(render_raw(n1_rows(), pid) for pid in n1_passes()),
 }
-
-
-def _cut(text: str, data) -> str:
-    at = data.draw(st.sampled_from(range(len(text))), label="cut at")
-    return text[:at]
-
-
-def _delete_lines(text: str, data) -> str:
-    lines = text.splitlines(keepends=True)
-    for _ in range(data.draw(st.integers(1, 3), label="lines deleted")):
-        if len(lines) > 1:
-            del lines[data.draw(st.sampled_from(range(len(lines))), label="line")]
-    return "".join(lines)
 
 
 def _replace_pieces(text: str, data) -> str:
@@ -63,16 +48,11 @@ def _replace_pieces(text: str, data) -> str:
     return "\n".join(lines) + "\n"
 
 
-MUTATIONS = {"cut": _cut, "delete": _delete_lines, "pieces": _replace_pieces}
+MUTATIONS = {"cut": cut, "delete": delete_lines, "pieces": _replace_pieces}
 
 
 def _read(text: str):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # warnings are allowed; the numbers are checked
-        try:
-            return read_ncu(io.BytesIO(text.encode("utf-8")))
-        except LikwidFormatError:
-            return None
+    return read_quietly(read_ncu, text)
 
 
 def _by_kernel(run) -> dict:
