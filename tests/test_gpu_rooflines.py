@@ -222,3 +222,12 @@ def test_widget_shows_gpu_kernels_under_gpu_roofs():
     assert widget.roofline.bandwidth[0] == roofs.bandwidth[0]
     assert isinstance(roofs, Roofline)
     assert isinstance(roofs.bandwidth[0], BandwidthRoof)
+
+
+def test_the_exported_device_name_picks_the_table_entry(tmp_path):
+    rows = [r for r in _stencil_rows(0, "1.00") if "peak_sustained" not in r[2]]
+    rows.append((0, KERNEL, "device__attribute_display_name", "", "Tesla V100-SXM2-16GB"))
+    path = tmp_path / "named.csv"
+    path.write_text(details(rows))
+    roofs = gpu_ceilings(path)
+    assert [r.name for r in roofs] == ["V100-SXM2 DP peak", "V100-SXM2 HBM"]

@@ -299,3 +299,44 @@ def test_raw_page_line_of_n1_units_row():
     table = render_raw(rows, "126788").splitlines()
     assert table[1].startswith('"","","",')
     assert table[1].endswith('"byte","cycle","cycle/second"')
+
+
+NEW_HEADER = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+              "Block Size", "Grid Size", "Device", "CC", "MPI Rank", "Section Name", "Metric Name",
+              "Metric Unit", "Metric Value")
+
+
+def _new_layout(rows) -> str:
+    """The details page of newer ncu (Block Size, Grid Size, Device, CC), an MPI Rank column added."""
+    lines = ['"' + '","'.join(NEW_HEADER) + '"']
+    for launch, device, rank, metric, unit, value in rows:
+        cells = [str(launch), "77", "app", "nid7", KERNEL, "1", "7", "(256, 1, 1)", "(80, 1, 1)",
+                 str(device), "9.0", str(rank), "Command line profiler metrics", metric, unit, value]
+        lines.append('"' + '","'.join(cells) + '"')
+    return "\n".join(lines) + "\n"
+
+
+def test_newer_header_device_column_and_mpi_rank_column(tmp_path):
+    rows = []
+    for launch, device in ((0, 0), (1, 1)):  # the kernel on GPU 0, then on GPU 1
+        rows += [(launch, device, 3, m, u, v) for _, _, m, u, v in _launch(launch)]
+        rows.append((launch, device, 3, "device__attribute_display_name", "", "NVIDIA H100 80GB HBM3"))
+    path = tmp_path / "h100.csv"
+    path.write_text(_new_layout(rows))
+    run = read_ncu(path)
+    assert run.ranks == [3]
+    assert run.cpu_name == "NVIDIA H100 80GB HBM3"
+    assert run.table["thread"].tolist() == ["GPU 0", "GPU 1"]
+    assert run.table["cpu"].tolist() == [0, 1]
+    # one launch per GPU: 9e6 FLOP / 1 ms = 9000 MFLOP/s each; the point sums the GPUs
+    assert run.table["DP [MFLOP/s]"].tolist() == pytest.approx([9000, 9000])
+    assert points_dataframe(run)["performance_gflops"].tolist() == pytest.approx([18.0])
+
+
+def test_passes_read_on_an_executor_join_as_read_serially(n1, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        parallel = read_likwid(write_raw_passes(tmp_path), executor=pool)
+    pd.testing.assert_frame_equal(parallel.table.drop(columns=["source", "line"]),
+                                  n1.table.drop(columns=["source", "line"]))
