@@ -3,11 +3,14 @@
 libhdf5 spins forever at 100 % CPU on some damaged files (one zeroed global
 heap object header is enough), and Ctrl-C does not stop it: a notebook
 kernel that called it is dead.  So the package never calls h5py on a file in
-its own process: :func:`guarded_map` runs each call in a worker process
-(``forkserver`` where there is one, else ``spawn``: never a fork of a kernel
-with threads), waits at most ``timeout`` seconds per call, and kills the
-workers when one does not answer (or dies).  Both end in the package's
-:class:`~roofline_widget.errors.LikwidFormatError` naming the file.
+its own process: :func:`guarded_map` runs each call in a worker process (a
+fresh ``python`` running :func:`serve`: no fork of a kernel with threads, no
+re-import of the caller's ``__main__``), waits at most ``timeout`` seconds
+per call, and kills a worker that does not answer (or dies).  Both end in the
+package's :class:`~roofline_widget.errors.LikwidFormatError` naming the file.
+Up to :data:`IDLE_WORKERS` idle workers are kept for the next calls
+(starting one costs about half a second); a worker left idle for
+:data:`IDLE_SECONDS` exits by itself.
 
 The raw engine (:mod:`~roofline_widget.io.scope.h5_raw`) needs no guard: it
 bounds everything a file controls, so it cannot hang.
@@ -15,21 +18,30 @@ bounds everything a file controls, so it cannot hang.
 
 from __future__ import annotations
 
-import importlib.util
-import multiprocessing
+import atexit
+import contextlib
 import os
+import pickle
+import queue
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 
 from roofline_widget.errors import LikwidFormatError
 
-__all__ = ["SECONDS_BASE", "SECONDS_PER_RANK", "guarded_map", "h5py_missing", "timeout_for"]
+__all__ = ["IDLE_SECONDS", "IDLE_WORKERS", "SECONDS_BASE", "SECONDS_PER_RANK", "guarded_map",
+           "h5py_missing", "serve", "timeout_for"]
 
 #: How long one guarded call may take: this, plus :data:`SECONDS_PER_RANK` per rank it reads.
 SECONDS_BASE = 60.0
 SECONDS_PER_RANK = 30.0
-_PRELOAD = ["numpy", "h5py", "roofline_widget.io.scope.h5_engines"]
-_lock = threading.Lock()
+#: Idle workers kept for the next call, and how long one waits before it exits.
+IDLE_WORKERS = min(4, os.cpu_count() or 1)
+IDLE_SECONDS = 120.0
+_STARTUP_SECONDS = 120.0
+_idle: list[_Worker] = []
+_idle_lock = threading.Lock()
 
 
 def timeout_for(n_ranks: int) -> float:
@@ -43,66 +55,151 @@ def h5py_missing(path: str, why: str) -> ImportError:
                        "(or pip install 'roofline-widget[hdf5]')")
 
 
-def _context():
-    methods = multiprocessing.get_all_start_methods()
-    if "forkserver" in methods:
-        context = multiprocessing.get_context("forkserver")
-        with _lock:
-            context.set_forkserver_preload(
-                [name for name in _PRELOAD if importlib.util.find_spec(name.split(".")[0])])
-        return context
-    return multiprocessing.get_context("spawn")
+def _send(stream, message: object) -> None:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(len(data).to_bytes(8, "little") + data)
+    stream.flush()
 
 
-def _serve(connection) -> None:
-    """A worker: run every ``(function, args)`` received, send back ``(ok, value)``."""
+def _read_exactly(stream, size: int) -> bytes:
+    parts, done = [], 0
+    while done < size:
+        part = stream.read(size - done)
+        if not part:
+            raise EOFError
+        parts.append(part)
+        done += len(part)
+    return b"".join(parts)
+
+
+def _receive(stream) -> object:
+    """One message, or EOFError when the other side is gone."""
+    size = int.from_bytes(_read_exactly(stream, 8), "little")
+    return pickle.loads(_read_exactly(stream, size))
+
+
+def serve() -> None:
+    """A worker's main loop: run every ``(function, args)`` received, send back ``(ok, value)``.
+
+    The messages travel on stdin and on a copy of stdout; what the called
+    code prints goes to stderr.  Idle for :data:`IDLE_SECONDS`, it exits.
+    """
+    incoming = os.fdopen(os.dup(0), "rb", buffering=0)  # unbuffered: select sees every byte
+    outgoing = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    with contextlib.suppress(ImportError):
+        import h5py  # noqa: F401  (loaded once, before the first call)
+    _send(outgoing, "ready")
     while True:
+        if os.name == "posix":
+            import select
+
+            if not select.select([incoming], [], [], IDLE_SECONDS)[0]:
+                return
         try:
-            function, args = connection.recv()
-        except (EOFError, OSError):
+            function, args = _receive(incoming)
+        except EOFError:
             return
         try:
             result = (True, function(*args))
         except BaseException as exc:  # sent back and raised in the caller
             result = (False, exc)
         try:
-            connection.send(result)
+            _send(outgoing, result)
         except Exception as exc:  # an unpicklable result or error
-            connection.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            _send(outgoing, (False, RuntimeError(f"{type(exc).__name__}: {exc}")))
 
 
 class _Worker:
-    """One worker process and the pipe to it."""
+    """One worker process; a thread reads its answers into a queue (so waiting can time out)."""
 
-    def __init__(self, context):
-        self.connection, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child,), daemon=True,
-                                       name="roofline-widget h5py worker")
-        self.process.start()
-        child.close()
+    def __init__(self):
+        path = os.pathsep.join(entry or os.curdir for entry in sys.path)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from roofline_widget.io.scope.guard import serve; serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": path})
+        self.answers: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        try:
+            ready = self.answers.get(timeout=_STARTUP_SECONDS)
+        except queue.Empty:
+            ready = None
+        if ready != "ready":
+            self.kill()
+            raise RuntimeError("the h5py worker process did not start")
+
+    def _read(self) -> None:
+        while True:
+            try:
+                self.answers.put(_receive(self.process.stdout))
+            except Exception:  # EOF, or the pipe closed: the worker is gone
+                self.answers.put(None)
+                return
 
     def call(self, function: Callable, args: tuple, timeout: float, where: str):
-        self.connection.send((function, args))
-        if not self.connection.poll(timeout):
+        try:
+            _send(self.process.stdin, (function, args))
+            answer = self.answers.get(timeout=timeout)
+        except queue.Empty:
+            self.kill()
             raise LikwidFormatError(where, None, f"h5py to finish reading within {timeout:g} s "
                                     "(libhdf5 hangs on some damaged files; it was stopped)",
-                                    "no answer")
-        try:
-            ok, value = self.connection.recv()
-        except (EOFError, OSError):
-            self.process.join(1)
+                                    "no answer") from None
+        except OSError:
+            answer = None
+        if answer is None:
+            self.kill()
             raise LikwidFormatError(where, None, "h5py to read the file without crashing",
-                                    f"its process died (exit code {self.process.exitcode})") from None
+                                    f"its process died (exit code {self.process.returncode})")
+        ok, value = answer
         if not ok:
             raise value
         return value
 
-    def stop(self) -> None:
-        self.connection.close()
-        self.process.join(0.5)
-        if self.process.is_alive():
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def kill(self) -> None:
+        if self.alive():
             self.process.kill()
-            self.process.join()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+
+
+def _take() -> _Worker:
+    with _idle_lock:
+        while _idle:
+            worker = _idle.pop()
+            if worker.alive():
+                return worker
+    return _Worker()
+
+
+def _give_back(worker: _Worker) -> None:
+    if worker.alive():
+        with _idle_lock:
+            if len(_idle) < IDLE_WORKERS:
+                _idle.append(worker)
+                return
+    worker.stop()
+
+
+@atexit.register
+def _stop_idle() -> None:
+    with _idle_lock:
+        while _idle:
+            _idle.pop().stop()
 
 
 def guarded_map(function: Callable, calls: Sequence[tuple], *, timeouts: Sequence[float],
@@ -125,41 +222,40 @@ def guarded_map(function: Callable, calls: Sequence[tuple], *, timeouts: Sequenc
     Raises
     ------
     LikwidFormatError
-        When a call does not finish in time or its worker dies (every worker
-        is then stopped); any error a call raised is raised again.
+        When a call does not finish in time or its worker dies (that worker
+        is killed); any error a call raised is raised again.
     """
-    if not calls:
-        return []
-    context = _context()
-    pool = [_Worker(context) for _ in range(max(1, min(workers, len(calls), os.cpu_count() or 1)))]
     results: list = [None] * len(calls)
     errors: list[BaseException] = []
-    next_call = iter(range(len(calls)))
+    pending = iter(range(len(calls)))
     take = threading.Lock()
 
-    def run(worker: _Worker) -> None:
-        while not errors:
-            with take:
-                index = next(next_call, None)
-            if index is None:
-                return
-            try:
-                results[index] = worker.call(function, calls[index], timeouts[index], where)
-            except BaseException as exc:
-                errors.append(exc)
+    def run() -> None:
+        worker = _take()
+        try:
+            while not errors:
+                with take:
+                    index = next(pending, None)
+                if index is None:
+                    return
+                try:
+                    results[index] = worker.call(function, calls[index], timeouts[index], where)
+                except BaseException as exc:
+                    errors.append(exc)
+        finally:
+            _give_back(worker)
 
-    try:
-        if len(pool) == 1:
-            run(pool[0])
-        else:
-            threads = [threading.Thread(target=run, args=(worker,), daemon=True) for worker in pool]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-    finally:
-        for worker in pool:
-            worker.stop()
+    if not calls:
+        return []
+    n = max(1, min(workers, len(calls), os.cpu_count() or 1))
+    if n == 1:
+        run()
+    else:
+        threads = [threading.Thread(target=run, daemon=True) for _ in range(n)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     if errors:
         raise errors[0]
     return results

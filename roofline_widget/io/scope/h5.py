@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roofline_widget.errors import EngineFallbackWarning, LikwidFormatError
+from roofline_widget.io.opener import regular_file
 from roofline_widget.io.scope.guard import guarded_map, h5py_missing, timeout_for
 from roofline_widget.io.scope.h5_engines import H5pyReader, RawReader, ScopeFileReader
 from roofline_widget.io.scope.h5_format import NotSupported
@@ -113,14 +114,6 @@ def _not_read(where: str, reason: str) -> LikwidFormatError:
                              "'h5py' reads the others)", reason)
 
 
-def _checked_path(path) -> str:
-    if not Path(path).is_file():
-        if not Path(path).exists():
-            raise FileNotFoundError(f"scope-profiler HDF5 file not found: {path}")
-        raise LikwidFormatError(str(path), None, "a regular file", "a directory, FIFO or device")
-    return str(path)
-
-
 def _overview(reader: ScopeFileReader, path: str, raw_reason: str = "") -> ScopeFileOverview:
     try:
         ranks = reader.ranks()
@@ -128,7 +121,10 @@ def _overview(reader: ScopeFileReader, path: str, raw_reason: str = "") -> Scope
         count = reader.count_regions(ranks[0][1]) if ranks else 0
     finally:
         reader.close()
-    return ScopeFileOverview(ranks, str(label) if label else Path(path).stem, count, raw_reason)
+    if label is not None and not isinstance(label, str):
+        raise LikwidFormatError(path, None, "the metadata label to be one string",
+                                f"{type(label).__name__} {str(label)[:40]}")
+    return ScopeFileOverview(ranks, label or Path(path).stem, count, raw_reason)
 
 
 def h5py_overview(path: str, raw_reason: str = "") -> ScopeFileOverview:
@@ -163,7 +159,7 @@ def scope_file_overview(path, engine: str = "auto") -> ScopeFileOverview:
         If the file is damaged, or (``engine="raw"``) in a layout the raw
         engine does not read.
     """
-    path = _checked_path(path)
+    path = regular_file(path, "a scope-profiler HDF5 file")
     reason = "engine='h5py'"
     if check_engine(engine) != "h5py":
         try:

@@ -137,7 +137,7 @@ class RawReader:
         return self._checked(self.path, read)
 
     def count_regions(self, group: str) -> int:
-        where = f"{self.path} (rank group {group!r})"
+        where = f"{self.path} (rank {rank_number(group)})"
         return self._checked(where, lambda: len(self.raw.links(self._regions(group))))
 
     def _regions(self, group: str) -> RawHeader:
@@ -146,10 +146,14 @@ class RawReader:
     def read_rank(self, rank: int, group: str, detail: bool) -> list[RegionArrays]:
         where_rank = f"{self.path} (rank {rank}"
         links = self._checked(f"{where_rank})", lambda: self.raw.links(self._regions(group)))
-        regions = [self._checked(f"{where_rank}, region {link.replace('|', '/')!r})",
-                                 read_region, _RawRegion(self.raw, address), link, where_rank,
-                                 detail)
-                   for link, address in links]
+        regions = []
+        for link, address in links:
+            try:
+                regions.append(read_region(_RawRegion(self.raw, address), link, where_rank, detail))
+            except LikwidFormatError:
+                raise
+            except (Damaged, *_RAW_SLIPS) as exc:
+                raise damaged(f"{where_rank}, region {link.replace('|', '/')!r})", exc) from None
         check_unique_tags(regions, where_rank)
         return regions
 
@@ -212,7 +216,7 @@ class H5pyReader:
         return self._checked(self.path, read)
 
     def count_regions(self, group: str) -> int:
-        return self._checked(f"{self.path} (rank group {group!r})",
+        return self._checked(f"{self.path} (rank {rank_number(group)})",
                              lambda: len(self.handle[f"{group}/{REGIONS_PATH}"]))
 
     def read_rank(self, rank: int, group: str, detail: bool) -> list[RegionArrays]:

@@ -47,6 +47,8 @@ __all__ = ["HEADER_PREFIX", "HeaderContext", "RawDataset", "RawFile", "RawHeader
            "read_header_block"]
 
 _U16 = struct.Struct("<H")
+_ATTRIBUTE_HEAD = struct.Struct("<BBHHH")     # version, flags, name, datatype, dataspace sizes
+_MAX_LAYOUTS = 256
 _MESSAGE = struct.Struct("<HHB3x")            # type, size, flags
 #: The first 16 bytes of a version-1 object header: version, messages, references, size.
 HEADER_PREFIX = struct.Struct("<BxHII")
@@ -93,6 +95,8 @@ class RawFile:
             os.close(self._fd)
             raise NotSupported("not a regular file")
         self.size = status.st_size
+        #: Reads must end before this address (HDF5's end of allocated space, at most the size).
+        self.limit = self.size
         self._pages: dict[int, bytes] = {}
         self._last_index, self._last_page = -1, b""
 
@@ -110,9 +114,9 @@ class RawFile:
         Damaged
             If the range is not inside the file, or the file is shorter now.
         """
-        if offset < 0 or size < 0 or offset + size > self.size:
-            raise Damaged(f"{size} bytes at address {offset}: outside the file "
-                          f"({self.size} bytes)")
+        if offset < 0 or size < 0 or offset + size > self.limit:
+            raise Damaged(f"{size} bytes at address {offset}: past the end of the file "
+                          f"({self.limit} bytes)")
         first, last = offset >> _PAGE_BITS, (offset + size - 1) >> _PAGE_BITS
         if size and first == last:
             if first == self._last_index:
@@ -132,17 +136,16 @@ class RawFile:
 
     def read_upto(self, offset: int, size: int) -> bytes:
         """At most ``size`` bytes at ``offset``: fewer at the end of the file (a guess read at once)."""
-        if offset < 0 or offset >= self.size:
-            raise Damaged(f"address {offset}: outside the file ({self.size} bytes)")
-        return self.read(offset, min(size, self.size - offset))
+        if offset < 0 or offset >= self.limit:
+            raise Damaged(f"address {offset}: past the end of the file ({self.limit} bytes)")
+        return self.read(offset, min(size, self.limit - offset))
 
     def _pread(self, offset: int, size: int) -> bytes:
         parts, done = [], 0
         while done < size:
             part = os.pread(self._fd, size - done, offset + done)
             if not part:
-                raise Damaged(f"the file is shorter than the {self.size} bytes it had when "
-                              "opened (cut while it was read?)")
+                raise Damaged(f"the file was cut while it was read ({self.size} bytes when opened)")
             parts.append(part)
             done += len(part)
         return parts[0] if len(parts) == 1 else b"".join(parts)
@@ -178,6 +181,8 @@ class HeaderContext(Protocol):
 
     base: int
     file: RawFile
+    #: Attribute messages checked before, up to their data: (name, offsets).
+    attribute_layouts: dict[bytes, tuple[str, int, int, int]]
 
     def datatype(self, message: bytes) -> np.dtype | str:
         """The datatype message ``message`` decoded (numpy dtype or ``"string"``)."""
@@ -209,7 +214,7 @@ class RawHeader:
         start = raw.base + address
         self.first_block = read_header_block(raw.file, start)
         count = HEADER_PREFIX.unpack_from(self.first_block)[1]
-        blocks, visited, seen = [(self.first_block, 16)], {start}, 0
+        blocks, visited, seen = [(self.first_block, 16)], {start + 16}, 0
         while blocks:
             block, begin = blocks.pop()
             seen += self._read_block(block, begin, blocks, visited)
@@ -246,27 +251,78 @@ class RawHeader:
         return n
 
     def attribute_names(self) -> dict[str, tuple[bytes, int, int]]:
-        """{name: (block, start, size) of its attribute message}."""
+        """{name: (block, start, size) of its attribute message}.
+
+        Every attribute message is checked as HDF5 checks it when it looks one
+        up (:meth:`_parts`), also those never read.
+        """
         if self._attributes is None:
             if ATTRIBUTE_INFO in self.messages:
                 raise NotSupported("attributes in dense storage")
             found = {}
             for block, start, size in self.messages.get(ATTRIBUTE, ()):
-                version, name_size = block[start], _U16.unpack_from(block, start + 2)[0]
-                if version == 2:
-                    raise NotSupported("attribute message version 2")
-                if version not in (1, 3):
-                    raise Damaged(f"attribute message version {version}")
-                begin = start + (8 if version == 1 else 9)
-                end = block.find(b"\0", begin, min(begin + name_size, start + size))
-                if end <= begin:
-                    raise Damaged("attribute name empty or not terminated inside its message")
-                name = decode_utf8(block[begin:end], "attribute name")
+                name = self._parts(block, start, size)[0]
                 if name in found:
                     raise Damaged(f"attribute {name!r} twice in one object header")
                 found[name] = (block, start, size)
             self._attributes = found
         return self._attributes
+
+    def _parts(self, block: bytes, start: int, size: int) -> tuple[str, int, int, int, int]:
+        """(name, datatype offset and size, dataspace offset, data offset) of an attribute message.
+
+        Checked: the version, the name (as long as its stored length, UTF-8),
+        the datatype and the dataspace (a valid type outside the subset read
+        here is refused only when that attribute is read).  Messages alike up
+        to their data (the same attribute of every region) are checked once.
+        """
+        version, _, name_size, type_size, space_size = _ATTRIBUTE_HEAD.unpack_from(block, start)
+        if version == 1:
+            length = 8 + pad8(name_size) + pad8(type_size) + pad8(space_size)
+        else:
+            length = 9 + name_size + type_size + space_size
+        layout = block[start:start + length]
+        known = self.raw.attribute_layouts.get(layout)
+        if known is None:
+            known = self._layout(block, start, size)
+            if len(self.raw.attribute_layouts) < _MAX_LAYOUTS:
+                self.raw.attribute_layouts[layout] = known
+        name, type_at, space_at, data = known
+        if start + data > start + size:
+            raise Damaged(f"attribute {name!r}: its parts run past its message")
+        return name, start + type_at, type_size, start + space_at, start + data
+
+    def _layout(self, block: bytes, start: int, size: int) -> tuple[str, int, int, int]:
+        """:meth:`_parts` of one message, offsets relative to its start (see there)."""
+        version, name_size = block[start], _U16.unpack_from(block, start + 2)[0]
+        if version == 2:
+            raise NotSupported("attribute message version 2")
+        if version not in (1, 3):
+            raise Damaged(f"attribute message version {version}")
+        if version == 3 and block[start + 1] & 0x03:
+            raise NotSupported("attribute with a shared datatype or dataspace")
+        type_size, space_size = struct.unpack_from("<HH", block, start + 4)
+        begin = start + (8 if version == 1 else 9)
+        end = block.find(b"\0", begin, min(begin + name_size, start + size))
+        if end <= begin or end != begin + name_size - 1:
+            raise Damaged("attribute name empty, or not as long as its stored length")
+        name = decode_utf8(block[begin:end], "attribute name")
+        if version == 1:
+            type_at = begin + pad8(name_size)
+            space_at = type_at + pad8(type_size)
+            data = space_at + pad8(space_size)
+        else:
+            type_at = begin + name_size
+            space_at = type_at + type_size
+            data = space_at + space_size
+        if data > start + size or type_size < 8:
+            raise Damaged(f"attribute {name!r}: its parts run past its message")
+        try:
+            self.raw.datatype(block[type_at:type_at + type_size])
+            dataspace_dims(block, space_at)
+        except NotSupported:
+            pass
+        return name, type_at - start, space_at - start, data - start
 
     def attribute(self, name: str):
         """The value of attribute ``name``: int, str, list of int/str; None if absent.
@@ -277,20 +333,8 @@ class RawHeader:
         if where is None:
             return None
         block, start, size = where
-        version, end = block[start], start + size
-        if version == 3 and block[start + 1] & 0x03:
-            raise NotSupported("attribute with a shared datatype or dataspace")
-        name_size, type_size, space_size = struct.unpack_from("<HHH", block, start + 2)
-        if version == 1:
-            type_at = start + 8 + pad8(name_size)
-            space_at = type_at + pad8(type_size)
-            data = space_at + pad8(space_size)
-        else:
-            type_at = start + 9 + name_size
-            space_at = type_at + type_size
-            data = space_at + space_size
-        if data > end or type_size < 8:
-            raise Damaged(f"attribute {name!r}: its parts run past its message")
+        _, type_at, type_size, space_at, data = self._parts(block, start, size)
+        end = start + size
         shape = dataspace_dims(block, space_at)
         if len(shape) > 1:
             raise NotSupported("attribute of more than one dimension")
@@ -340,7 +384,7 @@ class RawHeader:
                 return RawDataset(shape, dtype, -1)
             if address == UNDEFINED:
                 raise NotSupported("dataset never written (h5py reads its fill value)")
-            if stored != nbytes or self.raw.base + address + nbytes > self.raw.file.size:
+            if stored != nbytes or self.raw.base + address + nbytes > self.raw.file.limit:
                 raise Damaged(f"contiguous dataset of {stored} bytes for {nbytes}, "
                               f"or past the end of the file")
             return RawDataset(shape, dtype, self.raw.base + address)

@@ -49,6 +49,7 @@ _ENTRY = struct.Struct("<QQI4xQQ")            # name offset, header, cache type,
 _TREE_PREFIX = struct.Struct("<4sBBH")        # "TREE", node type, level, entries used
 _HEAP = struct.Struct("<4sB3xQQQ")            # "HEAP", version, size, free list, data
 _GLOBAL_OBJECT = struct.Struct("<HH4xQ")      # index, references, size
+_NO_FREE_BLOCK = 1                            # HDF5's "no free block" in a local heap
 _MAX_CACHED = 256                             # global heap collections, datatypes kept
 #: Bytes of local heap data read with its header at once (a longer heap is read again).
 _HEAP_GUESS = 256
@@ -89,6 +90,7 @@ class RawH5:
         self._collections: dict[int, _GlobalHeap] = {}
         self._types: dict[bytes, np.dtype | str] = {}
         self._templates: dict[int, list[_Template]] = {}
+        self.attribute_layouts: dict[bytes, tuple[str, int, int, int]] = {}
         try:
             self.base, self.root, self._leaf_k, self._node_k = self._superblock()
         except BaseException:
@@ -119,6 +121,7 @@ class RawH5:
                           f"address {end} (truncated)")
         if not leaf_k or not node_k:
             raise Damaged("group B-tree sizes of 0 in the superblock")
+        self.file.limit = end  # HDF5 reads nothing past its end-of-file address
         return base, root, leaf_k, node_k
 
     def close(self) -> None:
@@ -157,7 +160,7 @@ class RawH5:
                     values = _U64.unpack_from(data, offset)[0]
                     if values == UNDEFINED:
                         raise NotSupported("dataset never written (h5py reads its fill value)")
-                    if self.base + values + nbytes > self.file.size:
+                    if self.base + values + nbytes > self.file.limit:
                         raise Damaged("contiguous dataset past the end of the file")
                     return RawDataset(shape, dtype, self.base + values)
         header = RawHeader(self, address)
@@ -180,18 +183,22 @@ class RawH5:
         block = self.file.read_upto(self.base + heap, 32 + _HEAP_GUESS)
         if len(block) < 32:
             raise Damaged("local heap cut by the end of the file")
-        signature, version, size, _, data = _HEAP.unpack_from(block)
+        signature, version, size, free, data = _HEAP.unpack_from(block)
         if signature != b"HEAP" or version != 0:
             raise Damaged("bad local heap")
         # h5py writes the names right after the heap's header
         names = block[32:32 + size] if data == heap + 32 and 32 + size <= len(block) else \
             self.file.read(self.base + data, size)
+        free_blocks = _free_blocks(names, free)
         entries = [entry for node in self._leaves(tree) for entry in self._symbols(node, names)]
-        raw_names = [name for name, _ in entries]
+        for begin, end in free_blocks:
+            if any(begin <= name_at < end for _, _, name_at in entries):
+                raise Damaged("a group member name in the free space of its local heap")
+        raw_names = [name for name, _, _ in entries]
         if raw_names != sorted(set(raw_names)):
             raise Damaged("group member names out of order (a damaged name or B-tree)")
         try:
-            return [(name.decode("utf-8"), address) for name, address in entries]
+            return [(name.decode("utf-8"), address) for name, address, _ in entries]
         except UnicodeDecodeError:
             raise Damaged("a group member name is no UTF-8") from None
 
@@ -200,10 +207,11 @@ class RawH5:
 
         Walked with an explicit stack: a file cannot make it recurse, loop
         (visited set) or go deeper than the root's level (each child one
-        level below its parent).
+        level below its parent); a node's siblings must be nodes of the tree.
         """
         leaves: list[int] = []
         seen: set[int] = set()
+        siblings: set[int] = set()
         stack = [(root, -1)]
         while stack:
             address, level_wanted = stack.pop()
@@ -218,20 +226,24 @@ class RawH5:
             if signature != b"TREE" or node_type != 0:
                 raise Damaged("bad group B-tree node")
             if level_wanted >= 0 and level != level_wanted:
-                raise Damaged(f"group B-tree node of level {level} below one of {level + 1}")
+                raise Damaged(f"group B-tree node of level {level} below a node of level "
+                              f"{level_wanted + 1}")
             if used > 2 * self._node_k:
                 raise Damaged(f"group B-tree node with {used} entries (at most {2 * self._node_k})")
             if 32 + 16 * used > len(node):
                 raise Damaged("group B-tree node cut by the end of the file")
             children = [_U64.unpack_from(node, 32 + 16 * i)[0] for i in range(used)]
+            siblings.update(struct.unpack_from("<QQ", node, 8))
             if level == 0:
                 leaves += children
             else:
                 stack += [(child, level - 1) for child in reversed(children)]
+        if not siblings <= seen | {UNDEFINED}:
+            raise Damaged("group B-tree node whose sibling is outside its tree")
         return leaves
 
-    def _symbols(self, address: int, names: bytes) -> list[tuple[bytes, int]]:
-        """(name bytes, header address) of the entries of one symbol-table node."""
+    def _symbols(self, address: int, names: bytes) -> list[tuple[bytes, int, int]]:
+        """(name bytes, header address, name offset) of the entries of one symbol-table node."""
         node = self.file.read_upto(self.base + address, 8 + 80 * self._leaf_k)
         if node[:4] != b"SNOD" or len(node) < 8 or node[4] != 1:
             raise Damaged("bad symbol table node")
@@ -244,7 +256,7 @@ class RawH5:
             end = names.find(b"\0", name_at) if name_at < len(names) else -1
             if end <= name_at:
                 raise Damaged("link name empty, outside its local heap or not terminated")
-            out.append((names[name_at:end], header))
+            out.append((names[name_at:end], header, name_at))
         return out
 
     def member(self, header: RawHeader, path: str) -> RawHeader:
@@ -288,15 +300,14 @@ class RawH5:
         fields = struct.unpack_from("<" + "IQI" * count, data, start)
         lengths, collections, indices = fields[0::3], fields[1::3], fields[2::3]
         texts: list[bytes] | None = None
-        if count and min(lengths) > 0 and collections.count(collections[0]) == count:
+        if count and collections[0] and collections.count(collections[0]) == count:
             heap = self._heap(collections[0])
             heap.find(max(indices))
             spans = [heap.objects.get(i) for i in indices]
             if None not in spans:
                 texts = [heap.data[span[0]:span[0] + span[1]] for span in spans if span]
-        if texts is None:
-            texts = [self._heap(c).find(i) if n else b""
-                     for n, c, i in zip(lengths, collections, indices)]
+        if texts is None:  # a zero heap address is an empty string (h5py writes one object per "")
+            texts = [self._heap(c).find(i) if c else b"" for c, i in zip(collections, indices)]
         if tuple(map(len, texts)) != lengths or b"\0" in b"".join(texts):
             raise Damaged("variable-length string not exactly its global heap object")
         try:
@@ -312,6 +323,20 @@ class RawH5:
                 del self._collections[next(iter(self._collections))]
             self._collections[address] = heap
         return heap
+
+
+def _free_blocks(names: bytes, offset: int) -> list[tuple[int, int]]:
+    """The (start, end) of the free blocks of a local heap, checked as HDF5 checks them."""
+    blocks: list[tuple[int, int]] = []
+    while offset not in (_NO_FREE_BLOCK, UNDEFINED):
+        if offset + 16 > len(names) or len(blocks) > len(names) // 16:
+            raise Damaged("bad local heap free list")
+        following, size = struct.unpack_from("<QQ", names, offset)
+        if size == 0 or offset + size > len(names):
+            raise Damaged(f"local heap free block of {size} bytes at {offset}")
+        blocks.append((offset, offset + size))
+        offset = following
+    return blocks
 
 
 class _GlobalHeap:

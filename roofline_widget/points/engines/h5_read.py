@@ -16,6 +16,7 @@ import os
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
+from roofline_widget.io.opener import regular_file
 from roofline_widget.io.scope import cache as scope_cache
 from roofline_widget.io.scope.h5 import (
     UnreadRank,
@@ -145,13 +146,13 @@ def read_scope_sums(path, *, label: str | None = None, executor: Executor | None
         Once, with ``engine="auto"``, when ranks were read through h5py.
     """
     check_engine(engine)
-    source = str(path)
+    source = regular_file(path, "a scope-profiler HDF5 file")
     if cache:
         key = scope_cache.cache_key(path)
         table = scope_cache.load(path, cache_dir)
         if table is not None:
-            overview_label = label or scope_file_overview(path, engine).label
-            return ScopeH5Source(source, overview_label, table, from_cache=True, engine=engine)
+            return ScopeH5Source(source, label or table["label"], table, from_cache=True,
+                                 engine=engine)
     overview = scope_file_overview(path, engine)
     blocks, unread = _read_all(source, overview.ranks, overview.first_rank_regions, engine,
                                executor, progress)
@@ -160,5 +161,5 @@ def read_scope_sums(path, *, label: str | None = None, executor: Executor | None
     if not len(table["rank"]):
         raise no_likwid_data(source)
     if cache:
-        scope_cache.store(path, cache_dir, table, key)
+        scope_cache.store(path, cache_dir, {**table, "label": overview.label}, key)
     return ScopeH5Source(source, label or overview.label, table, engine=engine)
