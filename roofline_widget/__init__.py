@@ -44,6 +44,7 @@ _LAZY = {
     "machine_roofline": ".analysis.machine",
     "rank_spread": ".analysis.spread",
     "sanity_check": ".analysis.sanity",
+    "stat_comparisons": ".io.stat_check",
     "plot_roofline": ".static.plot",
     "RooflineWidget": ".widget",
     "View": ".views",
@@ -99,6 +100,7 @@ __all__ = [
     "sample_names",
     "sample_path",
     "sanity_check",
+    "stat_comparisons",
 ]
 
 
