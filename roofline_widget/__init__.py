@@ -6,6 +6,7 @@ compute points with :func:`collect_roofline_points`, draw a static figure with
 """
 
 from importlib import resources as _resources
+from typing import TYPE_CHECKING
 
 from roofline_widget.errors import (
     LikwidFormatError,
@@ -24,6 +25,27 @@ from roofline_widget.errors import (
 from roofline_widget.model import LikwidRun
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run)
+    from roofline_widget.analysis.compare import compare_points
+    from roofline_widget.analysis.levels import hierarchical_left_out, hierarchical_points
+    from roofline_widget.analysis.machine import machine_roofline
+    from roofline_widget.analysis.sanity import sanity_check
+    from roofline_widget.analysis.spread import rank_spread
+    from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+    from roofline_widget.io import read_likwid
+    from roofline_widget.io.bench import read_likwid_bench
+    from roofline_widget.io.stat_check import stat_comparisons
+    from roofline_widget.io.topology import read_topology
+    from roofline_widget.points import (
+        RegionSums,
+        collect_roofline_points,
+        left_out_regions,
+        points_dataframe,
+    )
+    from roofline_widget.static.plot import plot_roofline
+    from roofline_widget.views import View
+    from roofline_widget.widget import RooflineWidget
 
 # Everything else is imported on first use (PEP 562), so that reading files
 # does not pay for ipywidgets, bqplot or matplotlib.

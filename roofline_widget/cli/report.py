@@ -71,17 +71,22 @@ def printable(text: object) -> str:
 
 
 def one_line(exc: BaseException) -> str:
-    """An exception's message on one line: its lines joined by ``"; "``, list bullets dropped.
+    r"""An exception's message on one line: its lines joined by ``"; "`` (after a colon by a
+    blank), list bullets dropped, an OS error as ``file: reason``.
 
     Examples
     --------
     >>> one_line(ValueError("cannot write:\n  - a.png: no such directory\n  - b.csv: read-only"))
-    'cannot write:; a.png: no such directory; b.csv: read-only'
+    'cannot write: a.png: no such directory; b.csv: read-only'
     """
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         return f"{exc.filename}: {exc.strerror}"
-    lines = [line.strip().removeprefix("- ").strip() for line in str(exc).splitlines()]
-    return printable("; ".join(line for line in lines if line)) or type(exc).__name__
+    text = ""
+    for line in str(exc).splitlines():
+        line = line.strip().removeprefix("- ").strip()
+        if line:
+            text += (" " if not text or text.endswith(":") else "; ") + line
+    return printable(text.strip()) or type(exc).__name__
 
 
 def error_line(command: str | None, exc: BaseException) -> str:
