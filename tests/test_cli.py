@@ -147,7 +147,9 @@ def test_plot_with_baseline_and_json_data(tmp_path):
     assert setup["speedup"] == pytest.approx(0.091758 / 0.128629)
     titles = _titles(tmp_path / "compare.svg")
     assert len(titles) == 4  # two regions, each with a baseline point
-    assert any("baseline run" in t and "speed-up 0.713x" in t for t in titles)
+    [setup_before] = [t for t in titles if t.startswith("Setup, baseline ")]
+    assert setup_before.startswith("Setup, baseline gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket\n")
+    assert setup_before.endswith("speed-up 0.713x")
 
 
 def test_plot_levels_against_the_machines_ceilings(tmp_path):

@@ -99,7 +99,7 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
             if row["status"] in ("both", "only before"):
                 texts.append((row["arithmetic_intensity_flops_per_byte_before"],
                               row["performance_gflops_before"],
-                              f"{_where(row, ranks)}, baseline run {row['run_before']}\n"
+                              f"{_where(row, ranks)}, baseline {row['file_before']}\n"
                               f"{_numbers(row, '_before')}\nspeed-up {row['speedup']:.3g}x"))
     return texts, pinned
 
@@ -132,7 +132,7 @@ def _svg_with_titles(figure, lookup: _Lookup) -> tuple[bytes, int, int]:
     for number, collection in enumerate(collections):
         collection.set_gid(f"{GID_PREFIX}{number}")
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="svg")
+    figure.savefig(buffer, format="svg", bbox_inches="tight")  # as plot_roofline saves it
     ET.register_namespace("", SVG_NAMESPACE)
     ET.register_namespace("xlink", _XLINK_NAMESPACE)
     root = ET.fromstring(buffer.getvalue())
@@ -153,6 +153,7 @@ def _svg_with_titles(figure, lookup: _Lookup) -> tuple[bytes, int, int]:
                 title = ET.Element(f"{{{SVG_NAMESPACE}}}title")
                 title.text = text
                 element.insert(0, title)
+                element.set("pointer-events", "visible")  # hollow markers hover inside too
                 titled += 1
     return ET.tostring(root, xml_declaration=True, encoding="utf-8"), titled, drawn
 
