@@ -127,17 +127,39 @@ __all__ = [
 
 
 def sample_names() -> list[str]:
-    """Names of the real LIKWID outputs bundled with the package.
+    """List the real LIKWID outputs bundled with the package.
 
     Their provenance (repository, commit, path) is in ``SOURCES.md`` next to
     them: ``sample_path("SOURCES.md")``.
+
+    Returns
+    -------
+    list of str
+        The file names, for :func:`sample_path`.
     """
     folder = _resources.files(__name__) / "data"
     return sorted(p.name for p in folder.iterdir() if p.name.endswith((".txt", ".csv")))
 
 
 def sample_path(name: str) -> str:
-    """Path of a bundled real LIKWID output file (see :func:`sample_names`)."""
+    """Path of a bundled real LIKWID output file (see :func:`sample_names`).
+
+    Parameters
+    ----------
+    name : str
+        A file name of :func:`sample_names`, ``"SOURCES.md"`` or a path inside the samples'
+        folder (``"machine_milan_epyc7763_16c/milan_l2_16c.log"``).
+
+    Returns
+    -------
+    str
+        The path.
+
+    Raises
+    ------
+    FileNotFoundError
+        If no such file is bundled.
+    """
     path = _resources.files(__name__) / "data" / name
     if not path.is_file():
         raise FileNotFoundError(f"no bundled sample {name!r}; available: {sample_names()}")

@@ -353,7 +353,16 @@ def hierarchical_points(data, *, flops_metric=None, levels=None, ranks=None, inc
 def hierarchical_left_out(data, **keywords) -> pd.DataFrame:
     """The (region, rank, level) rows :func:`hierarchical_points` could not place, with the reason.
 
-    Takes the same keywords as :func:`hierarchical_points`; see
-    :attr:`LevelSelection.left_out` for the columns.
+    Parameters
+    ----------
+    data
+        What :func:`hierarchical_points` accepts.
+    **keywords
+        As for :func:`hierarchical_points`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per row left out; see :attr:`LevelSelection.left_out` for the columns.
     """
     return select_levels(data, **keywords).left_out

@@ -87,6 +87,19 @@ def points_dataframe(profiling_data, **keywords) -> pd.DataFrame:
     FLOP or bandwidth metric; ``"keep"`` places it with the sums over the
     measured threads and counts those threads in ``unmeasured_threads``
     (0 otherwise), see :meth:`RegionSums.select`.  Warns like :func:`collect_roofline_points`.
+
+    Parameters
+    ----------
+    profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
+        As for :func:`collect_roofline_points`.
+    **keywords
+        ``flops_metric, bandwidth_metric, ranks, include, exclude``, as for
+        :func:`collect_roofline_points`, and ``combine_ranks``, ``unmeasured``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per placed (run, region, rank, device).
     """
     selection = _select(profiling_data, **_keywords(keywords))
     selection.warn()
@@ -98,6 +111,13 @@ def left_out_regions(profiling_data, **keywords) -> pd.DataFrame:
 
     Takes the same keywords as :func:`points_dataframe` (``combine_ranks``
     included: the left-out rows then have rank -1).
+
+    Parameters
+    ----------
+    profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
+        As for :func:`points_dataframe`.
+    **keywords
+        As for :func:`points_dataframe`.
 
     Returns
     -------
