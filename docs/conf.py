@@ -80,6 +80,9 @@ html_theme_options = {
     "footer_end": [],
 }
 html_sidebars = {"**": ["sidebar-nav-bs"]}
+# "auto" follows the reader's system; set, so that the theme's script does not log an error for
+# an empty mode (a page opened from a file has no stored choice).
+html_context = {"default_mode": "auto"}
 
 
 def _copy_quickstart(app) -> None:
