@@ -162,6 +162,13 @@ def test_plot_levels_against_the_machines_ceilings(tmp_path):
         "DP AVX FMA peak": 820.02222, "L2 (load, likwid-bench)": 771.74215,
         "MEM (stream_mem_avx_fma, likwid-bench)": 41.27267}
     assert [f["check"] for f in result["level_findings"]] == ["intensity order"]
+    done = run("plot", *RENDERED, "--levels", "L2", "L3", "MEM", "-o", "levels.svg", cwd=tmp_path)
+    assert done.returncode == 0
+    # 2 regions x (a point + 3 level dots) + 1 ring, every one titled; the ring keeps its id
+    assert "9 of 9 drawn point(s) carry their numbers" in done.stdout
+    root = ET.parse(tmp_path / "levels.svg").getroot()
+    [ring] = [g for g in root.iter(f"{SVG}g") if g.get("id") == "roofline-level-findings"]
+    assert "finding (intensity order): intensity falls from 0.2639" in "".join(ring.itertext())
 
 
 # --------------------------------------------------------------------------

@@ -5,7 +5,7 @@ file written by ``roofline-widget plot -o roofline.svg`` answers "which
 region is this, how fast, how far from its roof" on its own.
 
 How: every scatter collection of the figure :func:`~roofline_widget.plot_roofline`
-returned gets an SVG id (matplotlib's ``gid``); the figure is saved again,
+returned gets an SVG id (matplotlib's ``gid``) unless it has one; the figure is saved again,
 and in that SVG each collection's group holds one element per point, in the
 order of the collection's offsets.  Each offset is matched to the rows of
 the payload drawn at that spot (points, memory-level dots, baseline points,
@@ -29,7 +29,7 @@ __all__ = ["GID_PREFIX", "NO_FLOP_DRAWN", "SVG_NAMESPACE", "add_hover_titles", "
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 _XLINK_NAMESPACE = "http://www.w3.org/1999/xlink"
-#: The SVG id of the n-th scatter collection is ``f"{GID_PREFIX}{n}"``.
+#: The SVG id of the n-th scatter collection that has none is ``f"{GID_PREFIX}{n}"``.
 GID_PREFIX = "roofline-points-"
 #: Where plot_roofline draws the regions doing almost no FLOPs (said in their titles).
 NO_FLOP_DRAWN = "drawn at the axis edge"
@@ -130,7 +130,8 @@ def _svg_with_titles(figure, lookup: _Lookup) -> tuple[bytes, int, int]:
     """The figure as SVG bytes with titles; how many points got one, how many were drawn."""
     collections = [c for axes in figure.axes for c in axes.collections if len(c.get_offsets())]
     for number, collection in enumerate(collections):
-        collection.set_gid(f"{GID_PREFIX}{number}")
+        if not collection.get_gid():  # ids plot_roofline gave (the level findings' rings) stay
+            collection.set_gid(f"{GID_PREFIX}{number}")
     buffer = io.BytesIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight")  # as plot_roofline saves it
     ET.register_namespace("", SVG_NAMESPACE)
@@ -138,8 +139,8 @@ def _svg_with_titles(figure, lookup: _Lookup) -> tuple[bytes, int, int]:
     root = ET.fromstring(buffer.getvalue())
     groups = {g.get("id"): g for g in root.iter(f"{{{SVG_NAMESPACE}}}g")}
     titled = drawn = 0
-    for number, collection in enumerate(collections):
-        group = groups.get(f"{GID_PREFIX}{number}")
+    for collection in collections:
+        group = groups.get(collection.get_gid())
         offsets = collection.get_offsets()
         drawn += len(offsets)
         if group is None:
