@@ -117,8 +117,14 @@ def _list_the_rest(app, docname: str, source: list[str]) -> None:
                       f"roofline_widget\n\n.. autosummary::\n   :toctree: generated\n\n{names}\n```\n")
 
 
+def _always_reread(app, env, added, changed, removed) -> list[str]:
+    """The two pages whose lists conf.py writes are read on every build (a note may be new)."""
+    return ["notes/index", "api/index"]
+
+
 def setup(app) -> dict:
     app.connect("builder-inited", _copy_quickstart)
+    app.connect("env-get-outdated", _always_reread)
     app.connect("source-read", _list_notes)
     app.connect("source-read", _list_the_rest)
     return {"parallel_read_safe": True}

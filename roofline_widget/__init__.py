@@ -28,6 +28,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run)
     from roofline_widget.analysis.compare import compare_points
+    from roofline_widget.analysis.gpu import gpu_ceilings, machine_rooflines
     from roofline_widget.analysis.levels import hierarchical_left_out, hierarchical_points
     from roofline_widget.analysis.machine import machine_roofline
     from roofline_widget.analysis.sanity import sanity_check
@@ -35,6 +36,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
     from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.io import read_likwid
     from roofline_widget.io.bench import read_likwid_bench
+    from roofline_widget.io.ncu import read_ncu
     from roofline_widget.io.stat_check import stat_comparisons
     from roofline_widget.io.topology import read_topology
     from roofline_widget.points import (
