@@ -311,6 +311,8 @@ def test_bad_options(tmp_path):
     assert done.returncode == 2
     assert "argument --ranks: rank range '3-1'" in done.stderr
     assert run("frobnicate", cwd=tmp_path).returncode == 2
+    unknown_format = one_error_line(run("points", PMGPU, "--format", "xml", cwd=tmp_path), "points")
+    assert "unknown format 'xml'; valid formats: 'text', 'csv'" in unknown_format
     both = run("points", PMGPU, "--csv", "--json", cwd=tmp_path)
     assert both.returncode == 2
     assert "choose one" in both.stderr

@@ -186,9 +186,10 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_format(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=("text", "csv", "scope-h5"), default=None,
-                        help="the files' layout; detected from the content when omitted "
-                             "(scope-profiler HDF5 files need --format scope-h5)")
+    parser.add_argument("--format", metavar="FORMAT", default=None,
+                        help="the files' layout, one of read_likwid's formats (text, csv, scope-h5, "
+                             "...); detected from the content when omitted (scope-profiler HDF5 "
+                             "files need --format scope-h5)")
 
 
 def _add_selection(parser: argparse.ArgumentParser, *, levels: bool = False) -> None:
