@@ -17,7 +17,7 @@ import traceback
 import warnings
 from collections.abc import Sequence
 
-from roofline_widget.errors import RooflineError, RooflineWarning
+from roofline_widget import RooflineError, RooflineWarning
 
 __all__ = ["main"]
 
