@@ -341,7 +341,7 @@ class RooflineWidget(widgets.VBox):
         """Hand the new selection to every layer (they assign their own marks)."""
         if not self.figure.layers:
             return
-        data = LayerInput(sums=self.sums, select_options=points.select_options, points=points,
+        data = LayerInput(sums=self.sums, selection=points.selection, points=points,
                           roofline=roofline, color_codes=self._color_codes,
                           options={name: getattr(self, name)
                                    for name in type(self).class_own_traits()})
