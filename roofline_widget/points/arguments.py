@@ -6,8 +6,8 @@ is built; every function raises :class:`~roofline_widget.errors.SelectionError`
 name that is no string, so a bad argument fails before any work is done.
 
 Region names are matched with the ``regex`` package (the syntax of Python's
-:mod:`re`) under a time budget, :data:`MATCH_SECONDS` for all names of one
-selection: a pattern that backtracks catastrophically (``(\\w|\\w)+!``, from a
+:mod:`re`) under a time budget, :data:`MATCH_SECONDS` of CPU time for all
+names of one selection: a pattern that backtracks catastrophically (``(\\w|\\w)+!``, from a
 saved view someone sent) raises a ``SelectionError`` instead of hanging the
 kernel.
 """
@@ -45,7 +45,7 @@ PatternsArgument: TypeAlias = "str | re.Pattern[str] | Iterable[str | re.Pattern
 
 #: The largest rank accepted (MPI numbers ranks with a C ``int``).
 MAX_RANK = 2**31 - 1
-#: Seconds all region names of one selection may take to match its patterns.
+#: CPU seconds all region names of one selection may take to match its patterns.
 MATCH_SECONDS = 1.0
 
 
@@ -156,7 +156,10 @@ def _matcher(pattern: re.Pattern[str], what: str) -> Any:
 def _any_match(patterns: Sequence[re.Pattern[str]], name: str, what: str, deadline: float) -> bool:
     for pattern in patterns:
         try:
-            if _matcher(pattern, what).match(name, timeout=max(deadline - time.monotonic(), 0.0)):
+            remaining = deadline - time.process_time()
+            if remaining <= 0:
+                raise TimeoutError
+            if _matcher(pattern, what).match(name, timeout=remaining):
                 return True
         except TimeoutError:
             raise SelectionError(
@@ -185,7 +188,7 @@ def names_selected(names: Sequence[str], include: Sequence[re.Pattern[str]] | No
         When matching all names takes more than :data:`MATCH_SECONDS`
         (naming the pattern and the region it stopped at).
     """
-    deadline = time.monotonic() + MATCH_SECONDS
+    deadline = time.process_time() + MATCH_SECONDS  # regex's timeout counts CPU time too
     keep = np.ones(len(names), dtype=bool)
     for index, name in enumerate(names):
         if include is not None and not _any_match(include, name, "include", deadline):

@@ -188,8 +188,8 @@ def _no_points_error(selection, flops_metric, bandwidth_metric) -> ValueError:
 # --------------------------------------------------------------------------
 def _data_writer(data_format: str, table: pd.DataFrame, payload: dict):
     """``write(path)`` for the data file (see :func:`output_files.write_atomically`)."""
-    if data_format == "csv":
-        return lambda path: table.to_csv(path, index=False)
+    if data_format == "csv":  # text cells that start like a formula get a leading '
+        return lambda path: output_files.spreadsheet_safe(table).to_csv(path, index=False)
     if data_format == "parquet":
         return lambda path: table.to_parquet(path, index=False)
     return lambda path: _write_json(path, payload)

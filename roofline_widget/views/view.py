@@ -11,37 +11,47 @@ choices), never data.  The JSON form::
                    "provenance": {"file": "triad.txt", "threads": 14}}],
      "selected": [["run", 0, "Solve"]], ...}
 
-Reading checks everything and reports every problem at once in a
-:class:`ViewError` (unknown keys, wrong types, a view written by a newer
-roofline-widget); :meth:`View.check_against` then names what the data lacks
-(metrics, ranks, regions of the selection), so the widget can show a message
-instead of a traceback.  Keys left out of a hand-written view take the
-defaults below.
+Its selection fields (``flops_metric``, ``bandwidth_metric``, ``ranks``,
+``combine_ranks``, ``include``, ``exclude`` and the ``levels``' metrics) are
+those of a :class:`~roofline_widget.Selection`: :attr:`View.selection`.
+
+A view file may come from someone else.  Reading checks everything and
+reports every problem at once in a :class:`ViewError` naming the file and
+each field: unknown keys, wrong types, values out of range (a peak of
+``1e308``, a 5,000-digit integer), nesting deeper than a view needs, a view
+written by a newer roofline-widget (:mod:`.fields`, :mod:`.json_text`).
+:meth:`View.check_against` then names what the data lacks (metrics, ranks,
+regions of the selection), so the widget can show a message instead of a
+traceback; a pattern that takes too long on the data's region names (it
+backtracks catastrophically) is a ``ViewError`` there.  Keys left out of a
+hand-written view take the defaults below.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import numbers
 import os
-import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
-from roofline_widget.errors import ViewError
+from roofline_widget.errors import LikwidFormatError, SelectionError, ViewError
+from roofline_widget.io.opener import read_bytes
+from roofline_widget.points import RegionSums, Selection
+from roofline_widget.points.arguments import compile_patterns, names_selected
+from roofline_widget.schema import ALL_RANKS
 from roofline_widget.static import output_files
+from roofline_widget.views import json_text
+from roofline_widget.views.fields import ceiling_document, checked, shown
 
-__all__ = ["VIEW_FORMAT", "VIEW_VERSION", "View",]
+__all__ = ["MAX_VIEW_BYTES", "VIEW_FORMAT", "VIEW_VERSION", "View"]
 
 #: The ``format`` value every view file carries.
 VIEW_FORMAT = "roofline-widget view"
 #: The format version written; views of a higher version are refused.
 VIEW_VERSION = 1
-
-COLOR_CHOICES = ("region", "run", "rank")
-SIZE_CHOICES = ("none", "runtime")
+#: The largest view file read (a view of 2,000 selected points is about 150 kB).
+MAX_VIEW_BYTES = 8 * 2**20
 
 
 @dataclass
@@ -88,7 +98,7 @@ class View:
     exclude: str = ""
     peak_flops: float | None = None
     peak_bandwidth: float | None = None
-    ceilings: list = field(default_factory=list)
+    ceilings: list[ComputeRoof | BandwidthRoof] = field(default_factory=list)
     levels: dict[str, str] | None = None
     color_by: str = "region"
     size_by: str = "none"
@@ -96,8 +106,8 @@ class View:
     selected: list[tuple[str, int, str]] = field(default_factory=list)
     baseline: list[str] | None = None
 
-    def __post_init__(self):
-        values, problems = _checked({f.name: getattr(self, f.name) for f in fields(self)})
+    def __post_init__(self) -> None:
+        values, problems = checked({f.name: getattr(self, f.name) for f in fields(self)})
         if problems:
             raise ViewError("View", problems)
         for name, value in values.items():
@@ -106,10 +116,10 @@ class View:
     # ------------------------------------------------------------ JSON
     def to_dict(self) -> dict:
         """The JSON-ready dict: ``format``, ``version``, then every field."""
-        document = {"format": VIEW_FORMAT, "version": VIEW_VERSION}
+        document: dict[str, object] = {"format": VIEW_FORMAT, "version": VIEW_VERSION}
         for item in fields(self):
             document[item.name] = getattr(self, item.name)
-        document["ceilings"] = [_ceiling_dict(c) for c in self.ceilings]
+        document["ceilings"] = [ceiling_document(c) for c in self.ceilings]
         document["selected"] = [list(key) for key in self.selected]
         return document
 
@@ -118,7 +128,7 @@ class View:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     @classmethod
-    def from_dict(cls, document, source: str = "<dict>") -> View:
+    def from_dict(cls, document: object, source: str = "<dict>") -> View:
         """Check a decoded view document and build the :class:`View`.
 
         Raises
@@ -138,23 +148,22 @@ class View:
         unknown = sorted(set(given) - known)
         if unknown:
             problems.append(f"unknown key(s) {unknown} (known keys: {sorted(known)})")
-        values, more = _checked({k: v for k, v in given.items() if k in known})
+        values, more = checked({k: v for k, v in given.items() if k in known})
         problems += more
         if problems:
             raise ViewError(source, problems)
-        return cls(**values)
+        return cls(**values)  # type: ignore[arg-type]
 
     @classmethod
     def from_json(cls, text: str, source: str = "<string>") -> View:
-        """Parse JSON text (see :meth:`from_dict`); invalid JSON is a :class:`ViewError` too."""
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ViewError(source, [f"not valid JSON at line {exc.lineno}, column {exc.colno}: "
-                                     f"{exc.msg}"]) from None
-        return cls.from_dict(document, source)
+        """Parse JSON text (see :meth:`from_dict`).
 
-    def save(self, path) -> Path:
+        Invalid JSON, nesting deeper than a view needs and integers longer
+        than 20 digits are a :class:`ViewError` too, naming the field.
+        """
+        return cls.from_dict(json_text.parse(text, source), source)
+
+    def save(self, path: str | os.PathLike) -> Path:
         """Write the view to ``path`` as JSON (UTF-8), atomically; returns the path.
 
         A path that cannot be written raises ``OutputPathError`` before anything is written.
@@ -167,16 +176,32 @@ class View:
         return target.path
 
     @classmethod
-    def load(cls, path) -> View:
-        """Read a view file; errors name the file."""
-        path = Path(path)
+    def load(cls, path: str | os.PathLike) -> View:
+        """Read a view file (UTF-8, at most :data:`MAX_VIEW_BYTES`); errors name the file.
+
+        A directory, a FIFO or a device is refused without reading it.
+        """
+        name = os.fspath(path)
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ViewError(os.fspath(path), [f"cannot read the view file: {exc}"]) from None
-        return cls.from_json(text, os.fspath(path))
+            text = read_bytes(path, limit=MAX_VIEW_BYTES).decode("utf-8")
+        except (OSError, UnicodeDecodeError, LikwidFormatError) as exc:
+            raise ViewError(name, [f"cannot read the view file: {exc}"]) from None
+        return cls.from_json(text, name)
 
     # ------------------------------------------------------------ use
+    @property
+    def selection(self) -> Selection:
+        """The view's selection fields as a :class:`~roofline_widget.Selection`.
+
+        ``include``/``exclude`` ``""`` is no filter; ``levels`` gives the
+        level metrics.  Pass it to any public function (``selection=``) to
+        select the points the view shows.
+        """
+        return Selection(flops_metric=self.flops_metric, bandwidth_metric=self.bandwidth_metric,
+                         ranks=self.ranks, include=self.include or None,
+                         exclude=self.exclude or None, combine_ranks=self.combine_ranks,
+                         levels=self.levels)
+
     def trait_values(self) -> dict:
         """The widget trait values of the view (``max_points`` only when set)."""
         names = ("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include",
@@ -187,22 +212,27 @@ class View:
         values["selected"] = [tuple(key) for key in self.selected]
         return values
 
-    def check_against(self, data) -> list[str]:
+    def check_against(self, data: object, source: str = "View") -> list[str]:
         """What the view names that the data lacks, one sentence each (empty: usable).
 
         Parameters
         ----------
         data : RegionSums or anything RegionSums.from_runs accepts
+        source : str
+            Where the view came from, for the error.
 
         Returns
         -------
         list of str
             Missing or wrong-kind metrics, absent ranks, filters that match
             no region, selected points whose run, rank or region is absent.
-        """
-        from roofline_widget.points import RegionSums
-        from roofline_widget.schema import ALL_RANKS
 
+        Raises
+        ------
+        ViewError
+            Naming ``source`` and the field, for an ``include``/``exclude``
+            pattern that takes too long on the region names.
+        """
         sums = RegionSums.from_runs(data)
         problems = []
         problems += _metric_problems(self.flops_metric, "flops_metric", sums.flop_metrics,
@@ -217,7 +247,7 @@ class View:
             problems.append(f"ranks {missing} are not in the data (ranks: {sums.ranks})")
         for name in ("include", "exclude"):
             pattern = getattr(self, name)
-            if pattern and not any(re.match(pattern, r) for r in sums.regions):
+            if pattern and not _matches_any(pattern, name, sums.regions, source):
                 problems.append(f"{name} pattern {pattern!r} matches no region of the data "
                                 f"(regions: {sums.regions})")
         for run, rank, region in self.selected:
@@ -231,182 +261,35 @@ class View:
         return problems
 
 
-# --------------------------------------------------------------------------
-# validation: each checker returns the normalised value or raises _Bad
-# --------------------------------------------------------------------------
-class _Bad(Exception):
-    """One field's problem (the message completes "key ...")."""
+def _matches_any(pattern: str, name: str, regions: list[str], source: str) -> bool:
+    """Whether the ``include``/``exclude`` ``pattern`` matches some region, in bounded time.
 
-
-def _optional_text(value):
-    if value is not None and not isinstance(value, str):
-        raise _Bad(f"must be a string or null, got {value!r}")
-    return value
-
-
-def _pattern(value):
-    if not isinstance(value, str):
-        raise _Bad(f"must be a string (\"\" for no filter), got {value!r}")
+    A pattern that takes too long is a ViewError naming ``source`` and the field.
+    """
+    patterns = compile_patterns(pattern, name)
     try:
-        re.compile(value)
-    except re.error as exc:
-        raise _Bad(f"is not a valid regular expression ({exc}): {value!r}") from None
-    return value
-
-
-def _flag(value):
-    if not isinstance(value, bool):
-        raise _Bad(f"must be true or false, got {value!r}")
-    return value
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _ranks(value):
-    if value is None:
-        return None
-    if not isinstance(value, (list, tuple)) or not all(_is_int(r) and r >= 0 for r in value):
-        raise _Bad(f"must be a list of non-negative integers or null, got {value!r}")
-    return sorted({int(r) for r in value})
-
-
-def _positive(value):
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or value <= 0:
-        raise _Bad(f"must be a positive number or null, got {value!r}")
-    return float(value)
-
-
-def _choice(options):
-    def check(value):
-        if value not in options:
-            raise _Bad(f"must be one of {list(options)}, got {value!r}")
-        return value
-    return check
-
-
-def _max_points(value):
-    if value is not None and not (_is_int(value) and value > 0):
-        raise _Bad(f"must be a positive integer or null, got {value!r}")
-    return value
-
-
-def _levels(value):
-    if value is None:
-        return None
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
-                                              for k, v in value.items()):
-        raise _Bad(f"must be an object of level name -> metric name, or null, got {value!r}")
-    return dict(value)
-
-
-def _selected(value):
-    if not isinstance(value, (list, tuple)):
-        raise _Bad(f"must be a list of [run, rank, region] keys, got {value!r}")
-    keys = []
-    for key in value:
-        if not (isinstance(key, (list, tuple)) and len(key) == 3 and isinstance(key[0], str)
-                and _is_int(key[1]) and isinstance(key[2], str)):
-            raise _Bad(f"must hold [run, rank, region] keys (string, integer, string), "
-                       f"got {key!r}")
-        keys.append((key[0], int(key[1]), key[2]))
-    return keys
-
-
-def _labels(value):
-    if value is None:
-        return None
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise _Bad(f"must be a list of run labels (strings) or null, got {value!r}")
-    return list(value)
-
-
-_CEILING_KEYS = {"kind", "name", "value", "source"}
-_CEILING_OPTIONAL = {"level", "provenance"}
-
-
-def _ceiling(item):
-    if isinstance(item, (ComputeRoof, BandwidthRoof)):
-        return item
-    if not isinstance(item, dict) or not _CEILING_KEYS <= set(item) \
-            or not set(item) <= _CEILING_KEYS | _CEILING_OPTIONAL:
-        raise _Bad(f"must hold objects with the keys {sorted(_CEILING_KEYS)} (and optionally "
-                   f"{sorted(_CEILING_OPTIONAL)}), got {item!r}")
-    kinds = {"compute": ComputeRoof, "bandwidth": BandwidthRoof}
-    if item["kind"] not in kinds:
-        raise _Bad(f"kind must be 'compute' or 'bandwidth', got {item['kind']!r}")
-    if isinstance(item["value"], bool) or not isinstance(item["value"], (int, float)):
-        raise _Bad(f"value must be a number, got {item['value']!r}")
-    provenance = item.get("provenance")
-    if provenance is not None and not isinstance(provenance, dict):
-        raise _Bad(f"provenance must be an object or null, got {provenance!r}")
-    extra = {"provenance": provenance}
-    level = item.get("level")
-    if level is not None:
-        if item["kind"] != "bandwidth" or not isinstance(level, str):
-            raise _Bad(f"level must be a string on a bandwidth ceiling, got {level!r}")
-        extra["level"] = level
-    try:
-        return kinds[item["kind"]](item["name"], item["value"], item["source"], **extra)
-    except ValueError as exc:
-        raise _Bad(str(exc)) from None
-
-
-def _ceilings(value):
-    if not isinstance(value, (list, tuple)):
-        raise _Bad(f"must be a list of ceilings, got {value!r}")
-    return [_ceiling(item) for item in value]
-
-
-def _ceiling_dict(roof) -> dict:
-    """A roof as JSON: provenance values that JSON lacks (paths, ...) written as text."""
-    document = {"kind": roof.kind, "name": roof.name, "value": roof.value,
-                "source": roof.source}
-    if getattr(roof, "level", None) is not None:
-        document["level"] = roof.level
-    if roof.provenance is not None:
-        document["provenance"] = json.loads(json.dumps(roof.provenance, default=str))
-    return document
-
-
-_CHECKERS = {
-    "flops_metric": _optional_text, "bandwidth_metric": _optional_text, "ranks": _ranks,
-    "combine_ranks": _flag, "include": _pattern, "exclude": _pattern,
-    "peak_flops": _positive, "peak_bandwidth": _positive, "ceilings": _ceilings,
-    "levels": _levels, "color_by": _choice(COLOR_CHOICES), "size_by": _choice(SIZE_CHOICES),
-    "max_points": _max_points, "selected": _selected, "baseline": _labels,
-}
-
-
-def _checked(values: dict) -> tuple[dict, list[str]]:
-    """The normalised values and one sentence per bad field."""
-    result, problems = {}, []
-    for name, value in values.items():
-        try:
-            result[name] = _CHECKERS[name](value)
-        except _Bad as bad:
-            problems.append(f"{name!r} {bad}")
-    return result, problems
+        if name == "include":
+            return bool(names_selected(regions, patterns, None).any())
+        return not names_selected(regions, None, patterns).all()
+    except SelectionError as exc:
+        raise ViewError(source, [f"{name!r}: {exc}"]) from None
 
 
 def _header_problems(document: dict) -> list[str]:
     if document.get("format") != VIEW_FORMAT:
         return [f"not a roofline-widget view: expected \"format\": {VIEW_FORMAT!r}, "
-                f"got {document.get('format')!r}"]
+                f"got {shown(document.get('format'))}"]
     version = document.get("version")
-    if not _is_int(version) or version < 1:
-        return [f"'version' must be a positive integer, got {version!r}"]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        return [f"'version' must be a positive integer, got {shown(version)}"]
     if version > VIEW_VERSION:
         return [f"written by a newer roofline-widget (view format version {version}); this "
                 f"version reads up to version {VIEW_VERSION}: upgrade roofline-widget"]
     return []
 
 
-def _metric_problems(metric, what: str, of_kind: list, every: list, kind_text: str) -> list:
+def _metric_problems(metric: str | None, what: str, of_kind: list[str], every: list[str],
+                     kind_text: str) -> list[str]:
     if metric is None or metric in of_kind:
         return []
     if metric in every:
