@@ -6,10 +6,10 @@ is built; every function raises :class:`~roofline_widget.errors.SelectionError`
 name that is no string, so a bad argument fails before any work is done.
 
 Region names are matched with the ``regex`` package (the syntax of Python's
-:mod:`re`) under a time budget, :data:`MATCH_SECONDS` of CPU time for all
-names of one selection: a pattern that backtracks catastrophically (``(\\w|\\w)+!``, from a
-saved view someone sent) raises a ``SelectionError`` instead of hanging the
-kernel.
+:mod:`re`) under a time budget, :data:`MATCH_SECONDS` of CPU time (and
+:data:`NAME_SECONDS` more per name) for the names of one selection: a pattern
+that backtracks catastrophically (``(\\w|\\w)+!``, from a saved view someone
+sent) raises a ``SelectionError`` instead of hanging the kernel.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from roofline_widget.errors import SelectionError
 __all__ = [
     "MATCH_SECONDS",
     "MAX_RANK",
+    "NAME_SECONDS",
     "PatternsArgument",
     "RanksArgument",
     "check_combine_ranks",
@@ -45,8 +46,10 @@ PatternsArgument: TypeAlias = "str | re.Pattern[str] | Iterable[str | re.Pattern
 
 #: The largest rank accepted (MPI numbers ranks with a C ``int``).
 MAX_RANK = 2**31 - 1
-#: CPU seconds all region names of one selection may take to match its patterns.
+#: CPU seconds the region names of one selection may take to match its patterns, and
+#: more per name (matching a plain pattern takes about 4 microseconds a name).
 MATCH_SECONDS = 1.0
+NAME_SECONDS = 1e-5
 
 
 def _is_int(value: object) -> TypeGuard[int | np.integer]:
@@ -145,27 +148,34 @@ def _bounded(text: str, flags: int) -> Any:
                                    if flags & getattr(re, name)))
 
 
-def _matcher(pattern: re.Pattern[str], what: str) -> Any:
-    try:
-        return _bounded(pattern.pattern, pattern.flags)
-    except regex.error as exc:  # re accepted it: a corner where the two modules differ
-        raise SelectionError(f"{what} pattern {pattern.pattern!r:.80} cannot be matched in "
-                             f"bounded time ({exc}); write it another way") from None
-
-
-def _any_match(patterns: Sequence[re.Pattern[str]], name: str, what: str, deadline: float) -> bool:
+def _matchers(patterns: Sequence[re.Pattern[str]] | None, what: str) -> list[tuple[str, Any]] | None:
+    """(pattern text, its ``regex`` twin) of each pattern, or None."""
+    if patterns is None:
+        return None
+    matchers = []
     for pattern in patterns:
+        try:
+            matchers.append((pattern.pattern, _bounded(pattern.pattern, pattern.flags)))
+        except regex.error as exc:  # re accepted it: a corner where the two modules differ
+            raise SelectionError(f"{what} pattern {pattern.pattern!r:.80} cannot be matched in "
+                                 f"bounded time ({exc}); write it another way") from None
+    return matchers
+
+
+def _any_match(matchers: list[tuple[str, Any]], name: str, what: str, deadline: float,
+               budget: float) -> bool:
+    for text, matcher in matchers:
         try:
             remaining = deadline - time.process_time()
             if remaining <= 0:
                 raise TimeoutError
-            if _matcher(pattern, what).match(name, timeout=remaining):
+            if matcher.match(name, timeout=remaining):
                 return True
         except TimeoutError:
             raise SelectionError(
-                f"{what} pattern {pattern.pattern!r:.80} took more than {MATCH_SECONDS:g} s on the "
-                f"region names (stopped at {name!r:.80}): it backtracks catastrophically "
-                "(nested or overlapping repeats such as (a|a)+ or (a+)+); simplify it") from None
+                f"{what} pattern {text!r:.80} took more than {budget:.3g} s on the region names "
+                f"(stopped at {name!r:.80}): it backtracks catastrophically (nested or "
+                "overlapping repeats such as (a|a)+ or (a+)+); simplify it") from None
     return False
 
 
@@ -185,15 +195,18 @@ def names_selected(names: Sequence[str], include: Sequence[re.Pattern[str]] | No
     Raises
     ------
     SelectionError
-        When matching all names takes more than :data:`MATCH_SECONDS`
-        (naming the pattern and the region it stopped at).
+        When matching all names takes more than :data:`MATCH_SECONDS` plus
+        :data:`NAME_SECONDS` per name of CPU time (naming the pattern and the
+        region it stopped at).
     """
-    deadline = time.process_time() + MATCH_SECONDS  # regex's timeout counts CPU time too
+    budget = MATCH_SECONDS + NAME_SECONDS * len(names)
+    deadline = time.process_time() + budget  # regex's timeout counts CPU time too
+    includes, excludes = _matchers(include, "include"), _matchers(exclude, "exclude")
     keep = np.ones(len(names), dtype=bool)
     for index, name in enumerate(names):
-        if include is not None and not _any_match(include, name, "include", deadline):
+        if includes is not None and not _any_match(includes, name, "include", deadline, budget):
             keep[index] = False
-        elif exclude is not None and _any_match(exclude, name, "exclude", deadline):
+        elif excludes is not None and _any_match(excludes, name, "exclude", deadline, budget):
             keep[index] = False
     return keep
 

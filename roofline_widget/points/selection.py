@@ -184,7 +184,7 @@ include, exclude : str, re.Pattern, or a list of them, optional
     Regular expressions matched at the start of region names
     (:func:`re.match`); a region is kept when it matches some ``include``
     pattern (None: every region; ``[]``: none) and no ``exclude`` pattern.
-    Matching all names may take at most one second
+    Matching the names may take about one second of CPU time
     (:data:`~roofline_widget.points.arguments.MATCH_SECONDS`): a pattern
     that backtracks catastrophically raises ``SelectionError``.""",
     "combine_ranks": """\
