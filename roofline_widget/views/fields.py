@@ -16,6 +16,7 @@ import math
 import numbers
 import reprlib
 from collections.abc import Callable
+from typing import TypeGuard
 
 from roofline_widget.analysis.levels import LEVELS
 from roofline_widget.ceilings import PEAK_LIMITS, BandwidthRoof, ComputeRoof, check_peak
@@ -64,7 +65,7 @@ def shown(value: object) -> str:
         return f"<a {type(value).__name__}>"
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
@@ -125,7 +126,7 @@ def _choice(options: tuple[str, ...]) -> Callable[[object], str]:
 def _max_points(value: object) -> int | None:
     if value is None:
         return None
-    if not (_is_int(value) and value > 0):
+    if not _is_int(value) or value <= 0:
         raise BadField(f"must be a positive integer or null, got {shown(value)}")
     if value > MAX_POINTS:
         raise BadField(f"must be at most {MAX_POINTS:,}, got {shown(value)}")

@@ -170,9 +170,12 @@ class View:
         """
         target = output_files.OutputTarget(Path(path), "view", "json")
         document = self.to_json() + "\n"
+
+        def write(name: str) -> None:
+            Path(name).write_text(document, encoding="utf-8")
+
         output_files.check_targets([target])
-        output_files.write_atomically(
-            [(target, lambda name: Path(name).write_text(document, encoding="utf-8"))])
+        output_files.write_atomically([(target, write)])
         return target.path
 
     @classmethod
