@@ -17,7 +17,8 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -361,14 +362,18 @@ def _show(figure) -> None:
 # --------------------------------------------------------------------------
 @selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "combine_ranks", "selection")
-def plot_roofline(profiling_data, *, flops_metric: str | None = None,
-                  bandwidth_metric: str | None = None, peak_flops=None, peak_bandwidth=None,
-                  ranks: RanksArgument = None, include: PatternsArgument = None,
-                  exclude: PatternsArgument = None, filepath=None, show=False, verbose=True,
-                  cmap=DEFAULT_CMAP, data_filepath=None, data_format="csv",
-                  backend="matplotlib",
+def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
+                  bandwidth_metric: str | None = None, peak_flops: float | None = None,
+                  peak_bandwidth: float | None = None, ranks: RanksArgument = None,
+                  include: PatternsArgument = None, exclude: PatternsArgument = None,
+                  filepath: str | os.PathLike | None = None, show: bool = False,
+                  verbose: bool = True, cmap: str = DEFAULT_CMAP,
+                  data_filepath: str | os.PathLike | None = None, data_format: str = "csv",
+                  backend: str = "matplotlib",
                   ceilings: Roofline | Sequence[ComputeRoof | BandwidthRoof] | None = None,
-                  baseline=None, match=None, combine_ranks: bool = False, levels=None,
+                  baseline: object = None,
+                  match: Mapping[str, str] | Callable[[str], str | None] | None = None,
+                  combine_ranks: bool = False, levels: Sequence[str] | str | None = None,
                   selection: Selection | None = None) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
@@ -482,6 +487,7 @@ def plot_roofline(profiling_data, *, flops_metric: str | None = None,
     colour_map = colors if colour_column == "file" else dict(zip(keys, _colors(cmap, len(keys))))
     hover = _hover_texts(table, file_ranks)
 
+    no_flop_note = style.no_flop_work_text(no_flop, NO_FLOP_WHERE)
     payload = {
         "points": selected.to_dicts(),
         "colors": colors,
@@ -503,7 +509,7 @@ def plot_roofline(profiling_data, *, flops_metric: str | None = None,
         "point_colors": {str(k): v for k, v in colour_map.items()},
         "no_flop_work": _records(no_flop[["file", "region", "rank", schema.PERFORMANCE,
                                           schema.INTENSITY]]),
-        "no_flop_note": style.no_flop_work_text(no_flop, NO_FLOP_WHERE),
+        "no_flop_note": no_flop_note,
     }
     if backend == "matplotlib":
         figure = _matplotlib_figure(table, lines, colour_column, colour_map, roofline,
@@ -529,7 +535,7 @@ def plot_roofline(profiling_data, *, flops_metric: str | None = None,
         writes.append((data, _data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
     if verbose:
-        _report(selected, roofline, payload["no_flop_note"])
+        _report(selected, roofline, no_flop_note)
     if show:
         _show(figure)
     return payload
