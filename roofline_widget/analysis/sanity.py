@@ -144,10 +144,10 @@ def above_roof_findings(points: pd.DataFrame, ceilings: Roofline | None) -> pd.D
 
 def merge_findings(*frames: pd.DataFrame) -> pd.DataFrame:
     """Findings frames joined in :func:`sanity_check`'s order (by check, then as given)."""
-    frames = [f for f in frames if len(f)]
-    if not frames:
+    found = [f for f in frames if len(f)]
+    if not found:
         return _frame([])
-    frame = pd.concat(frames, ignore_index=True)
+    frame = pd.concat(found, ignore_index=True)
     order = frame["check"].map({check: i for i, check in enumerate(CHECKS)}).fillna(len(CHECKS))
     frame = frame.iloc[np.argsort(order.to_numpy(), kind="stable")].reset_index(drop=True)
     frame["level"] = pd.Categorical(frame["level"].astype(object), categories=list(LEVELS),
