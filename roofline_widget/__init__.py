@@ -17,6 +17,7 @@ from roofline_widget.errors import (
     RegionsLeftOutWarning,
     RooflineError,
     RooflineWarning,
+    SelectionError,
     SelectionWarning,
     StatSumMismatchWarning,
     ViewError,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
     from roofline_widget.io.topology import read_topology
     from roofline_widget.points import (
         RegionSums,
+        Selection,
         collect_roofline_points,
         left_out_regions,
         points_dataframe,
@@ -57,6 +59,7 @@ _LAZY = {
     "read_ncu": ".io.ncu",
     "read_topology": ".io.topology",
     "RegionSums": ".points",
+    "Selection": ".points",
     "collect_roofline_points": ".points",
     "left_out_regions": ".points",
     "points_dataframe": ".points",
@@ -107,6 +110,8 @@ __all__ = [
     "RooflineError",
     "RooflineWarning",
     "RooflineWidget",
+    "Selection",
+    "SelectionError",
     "SelectionWarning",
     "StatSumMismatchWarning",
     "View",
