@@ -160,6 +160,10 @@ def _plain(value):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, pd.DataFrame):  # payload["comparison"] of a plot with a baseline
+        return _records(value)
+    if value is pd.NA:  # nullable integer columns (n_threads of a region found in one run)
+        return None
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer,)):
