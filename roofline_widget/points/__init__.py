@@ -16,21 +16,24 @@ region, device): one point per region for the whole job, rank ``-1``.
 
 Regions that cannot be placed (metric missing, zero, NaN or infinite sums, a
 unit that is no rate, a GPU region under CPU metrics) are never dropped
-silently: :attr:`PointSelection.left_out` lists them with the reason, and
+silently: :attr:`SelectedPoints.left_out` lists them with the reason, and
 :func:`collect_roofline_points` warns with :class:`RegionsLeftOutWarning`.
 
 Modules, in the direction of the imports:
 
 * :mod:`.detection`: which metrics to plot by default, channel totals;
-* :mod:`.arguments`: checking ``ranks``, ``include``/``exclude``, ``combine_ranks``;
+* :mod:`.arguments`: the check of each selection field (``ranks``,
+  ``include``/``exclude``, ...), region names matched in bounded time;
+* :mod:`.selection`: :class:`Selection`, the request, and the parameter texts
+  of every function that takes one;
 * :mod:`.engines`: :class:`RegionSource` (the interface of a sums engine),
   the one thread reduction (:mod:`.engines.threads`), the engines
   (:class:`RunSource` for a LikwidRun, :class:`ScopeResultsSource` for
   ``ProfilingResults``, :class:`ScopeH5Source` for HDF5 files) and the
   dispatcher from the user's data to them (:mod:`.engines.dispatch`);
 * :mod:`.columns`: :class:`RegionColumns`, the keys and sums of all runs;
-* :mod:`.combined_ranks`, :mod:`.placement`, :mod:`.selection`: combining ranks,
-  reasons for leaving rows out, :class:`PointSelection`;
+* :mod:`.combined_ranks`, :mod:`.placement`, :mod:`.selected_points`: combining ranks,
+  reasons for leaving rows out, :class:`SelectedPoints` (the result);
 * :mod:`.region_sums`: :class:`RegionSums`;
 * :mod:`.api`: :func:`collect_roofline_points`, :func:`points_dataframe`,
   :func:`left_out_regions`.
@@ -47,15 +50,17 @@ from roofline_widget.points.engines.run import RunSource
 from roofline_widget.points.engines.scope import ScopeResultsSource
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.region_sums import RegionSums
-from roofline_widget.points.selection import PointSelection, note_warning
+from roofline_widget.points.selected_points import SelectedPoints, note_warning
+from roofline_widget.points.selection import Selection, selection_parameters
 
 __all__ = [
-    "PointSelection",
     "RegionSource",
     "RegionSums",
     "RunSource",
     "ScopeH5Source",
     "ScopeResultsSource",
+    "SelectedPoints",
+    "Selection",
     "channel_totals",
     "collect_roofline_points",
     "compile_patterns",
@@ -66,4 +71,5 @@ __all__ = [
     "note_warning",
     "points_dataframe",
     "read_scope_sums",
+    "selection_parameters",
 ]
