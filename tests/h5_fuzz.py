@@ -19,13 +19,12 @@ a different number.
 
 from __future__ import annotations
 
-import signal
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+from time_limits import alarm
 
 #: Seconds one raw or auto read may take before the case counts as a hang.
 ALARM_SECONDS = 20
@@ -121,21 +120,6 @@ def tables_equal(a: dict, b: dict) -> bool:
         if not np.array_equal(np.asarray(a[name]), np.asarray(b[name]), equal_nan=True):
             return False
     return True
-
-
-@contextmanager
-def alarm(seconds: int):
-    """Raise TimeoutError after ``seconds`` (main thread, POSIX)."""
-    def ring(signum, frame):
-        raise TimeoutError(f"no answer within {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def read(path, engine: str) -> Outcome:

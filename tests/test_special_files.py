@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 import signal
-from contextlib import contextmanager
 
 import pytest
+from time_limits import alarm
 
 from roofline_widget import RooflineWidget, machine_roofline, plot_roofline, points_dataframe, read_likwid
 from roofline_widget.errors import LikwidFormatError, ViewError
@@ -24,20 +24,6 @@ from roofline_widget.views import View
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="needs SIGALRM")
 
 SAMPLE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
-
-
-@contextmanager
-def _at_most(seconds: int):
-    def ring(signum, frame):
-        raise TimeoutError(f"still running after {seconds} s (blocked on the path?)")
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(params=["fifo", "device", "directory", "symlink loop"])
@@ -83,7 +69,7 @@ ENTRY_POINTS = {
 @pytest.mark.parametrize("entry", list(ENTRY_POINTS))
 def test_data_entry_points_refuse_what_is_no_file(entry, not_a_file):
     path, said = not_a_file
-    with _at_most(30), pytest.raises(LikwidFormatError) as info:
+    with alarm(30), pytest.raises(LikwidFormatError) as info:
         ENTRY_POINTS[entry](path)
     assert str(path) in str(info.value)
     assert said in str(info.value)
@@ -91,8 +77,8 @@ def test_data_entry_points_refuse_what_is_no_file(entry, not_a_file):
 
 def test_views_refuse_what_is_no_file(not_a_file):
     path, said = not_a_file
-    with _at_most(30), pytest.raises(ViewError, match=said) as info:
+    with alarm(30), pytest.raises(ViewError, match=said) as info:
         View.load(path)
     assert info.value.source == os.fspath(path)
-    with _at_most(30), pytest.raises(ViewError, match=said):
+    with alarm(30), pytest.raises(ViewError, match=said):
         RooflineWidget(_sample(), view=path)

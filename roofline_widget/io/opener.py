@@ -21,7 +21,7 @@ import lzma
 import os
 import stat
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, cast
 
 from roofline_widget.errors import LikwidFormatError
 
@@ -95,7 +95,8 @@ def _too_large(name, limit: int) -> LikwidFormatError:
 
 def _read_chunks(read, name, limit: int, cap: int | None = None) -> bytes:
     """Call ``read(size)`` until it returns nothing; raise past ``limit`` bytes (naming ``cap``)."""
-    chunks, total = [], 0
+    chunks: list[bytes] = []
+    total = 0
     while True:
         chunk = read(min(_CHUNK, limit + 1 - total))
         if not chunk:
@@ -131,8 +132,8 @@ def read_bytes(path_or_buffer: PathOrBuffer, limit: int | None = None) -> bytes:
     limit = MAX_BYTES if limit is None else limit
     name = source_name(path_or_buffer)
     if is_file_like(path_or_buffer):
-        return _read_chunks(path_or_buffer.read, name, limit)
-    with open_regular(path_or_buffer) as handle:
+        return _read_chunks(cast(IO, path_or_buffer).read, name, limit)
+    with open_regular(cast(os.PathLike, path_or_buffer)) as handle:
         info = os.fstat(handle.fileno())
         if info.st_size > limit:
             raise _too_large(name, limit)

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from typing import IO, cast
 
 from roofline_widget.errors import LikwidFormatError
 
@@ -97,7 +98,7 @@ def serve() -> None:
             if not select.select([incoming], [], [], IDLE_SECONDS)[0]:
                 return
         try:
-            function, args = _receive(incoming)
+            function, args = cast(tuple[Callable, tuple], _receive(incoming))
         except EOFError:
             return
         try:
@@ -118,6 +119,8 @@ class _Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-c", "from roofline_widget.io.scope.guard import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={**os.environ, "PYTHONPATH": path})
+        self.stdin = cast(IO[bytes], self.process.stdin)
+        self.stdout = cast(IO[bytes], self.process.stdout)
         self.answers: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         try:
@@ -131,14 +134,14 @@ class _Worker:
     def _read(self) -> None:
         while True:
             try:
-                self.answers.put(_receive(self.process.stdout))
+                self.answers.put(_receive(self.stdout))
             except Exception:  # EOF, or the pipe closed: the worker is gone
                 self.answers.put(None)
                 return
 
     def call(self, function: Callable, args: tuple, timeout: float, where: str):
         try:
-            _send(self.process.stdin, (function, args))
+            _send(self.stdin, (function, args))
             answer = self.answers.get(timeout=timeout)
         except queue.Empty:
             self.kill()
@@ -163,13 +166,13 @@ class _Worker:
         if self.alive():
             self.process.kill()
         self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
+        for stream in (self.stdin, self.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
 
     def stop(self) -> None:
         with contextlib.suppress(OSError):
-            self.process.stdin.close()
+            self.stdin.close()
         try:
             self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:

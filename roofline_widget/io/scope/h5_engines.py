@@ -61,6 +61,16 @@ class ScopeFileReader(Protocol):
         ...
 
 
+def _translated(where: str, errors: tuple[type[BaseException], ...], read, *args):
+    """``read(*args)``; one of ``errors`` becomes :func:`damaged` naming ``where``."""
+    try:
+        return read(*args)
+    except LikwidFormatError:
+        raise
+    except errors as exc:
+        raise damaged(where, exc) from None
+
+
 def rank_number(name: str) -> int | None:
     """The rank of a group named ``rank<digits>`` (ASCII digits), else None."""
     digits = name[4:]
@@ -103,12 +113,7 @@ class RawReader:
 
     def _checked(self, where: str, read, *args):
         """``read(*args)``; damage becomes the package's error naming ``where``."""
-        try:
-            return read(*args)
-        except LikwidFormatError:
-            raise
-        except (Damaged, *_RAW_SLIPS) as exc:
-            raise damaged(where, exc) from None
+        return _translated(where, (Damaged, *_RAW_SLIPS), read, *args)
 
     def _root(self) -> RawHeader:
         return self._checked(self.path, self.raw.header, self.raw.root)
@@ -195,12 +200,8 @@ class H5pyReader:
         self.handle.close()
 
     def _checked(self, where: str, read, *args):
-        try:
-            return read(*args)
-        except LikwidFormatError:
-            raise
-        except (*H5_ERRORS, TypeError, ValueError) as exc:
-            raise damaged(where, exc) from None
+        """``read(*args)``; what h5py raises on damage becomes the package's error."""
+        return _translated(where, (*H5_ERRORS, TypeError, ValueError), read, *args)
 
     def ranks(self) -> list[tuple[int, str]]:
         def read():
