@@ -18,8 +18,8 @@ from traitlets import TraitError
 
 from roofline_widget import read_likwid, sample_path
 from roofline_widget.widget import RooflineWidget
-from roofline_widget.widget.controls import PEAK_RANGE_ABOVE, PEAK_RANGE_BELOW, peak_range
 from roofline_widget.widget.html import display_value
+from roofline_widget.widget.peak_controls import PEAK_RANGE_ABOVE, PEAK_RANGE_BELOW, peak_range
 
 PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 EMPIRICAL_FLOPS = 2.1341472
