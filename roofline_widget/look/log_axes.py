@@ -68,15 +68,15 @@ def log_ranges(x_scale, y_scale) -> tuple | None:
 _EPS = 1e-9
 
 
-def clip_segment(start: ArrayLike, end: ArrayLike, lower: ArrayLike,
-                 upper: ArrayLike) -> tuple[float, float] | None:
+def clip_segment(start: Sequence[float], end: Sequence[float], lower: Sequence[float],
+                 upper: Sequence[float]) -> tuple[float, float] | None:
     """The part of the segment ``start``-``end`` strictly inside a box (Liang-Barsky).
 
     Parameters
     ----------
-    start, end : array-like of float
+    start, end : sequence of float
         The segment's ends, in linear coordinates (pixels; log10 of data on log axes).
-    lower, upper : array-like of float
+    lower, upper : sequence of float
         The box's lower and upper corner.
 
     Returns
@@ -85,9 +85,7 @@ def clip_segment(start: ArrayLike, end: ArrayLike, lower: ArrayLike,
         The fractions ``(t0, t1)`` of the segment between which it is inside,
         or None when it only touches the box or misses it.
     """
-    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
-    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
-    low, high = 0.0, 1.0
+    low, high = 0.0, 1.0  # plain floats: the label placement calls this thousands of times
     for axis in range(len(start)):
         step = end[axis] - start[axis]
         for direction, distance in ((-step, start[axis] - lower[axis]),
@@ -96,7 +94,7 @@ def clip_segment(start: ArrayLike, end: ArrayLike, lower: ArrayLike,
                 if distance <= 0:
                     return None
                 continue
-            t = float(distance / direction)
+            t = distance / direction
             if direction < 0:
                 low = max(low, t)
             else:
@@ -115,10 +113,10 @@ def visible_part(x: Sequence[float], y: Sequence[float], x_limits: Sequence[floa
     ((float, float), (float, float)) or None
         Its ends in data units, or None when none of it is inside.
     """
-    start = np.log10([x[0], y[0]])
-    end = np.log10([x[-1], y[-1]])
-    part = clip_segment(start, end, np.log10([x_limits[0], y_limits[0]]),
-                        np.log10([x_limits[1], y_limits[1]]))
+    start = np.log10([x[0], y[0]]).tolist()
+    end = np.log10([x[-1], y[-1]]).tolist()
+    part = clip_segment(start, end, np.log10([x_limits[0], y_limits[0]]).tolist(),
+                        np.log10([x_limits[1], y_limits[1]]).tolist())
     if part is None:
         return None
     return tuple((float(10.0 ** (start[0] + t * (end[0] - start[0]))),
