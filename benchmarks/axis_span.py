@@ -24,6 +24,7 @@ except ImportError:  # run from a checkout without PYTHONPATH
     import roofline_widget
 
 from roofline_widget import RooflineWidget, plot_roofline, sample_path
+
 try:
     from roofline_widget.look import no_flop as rule
 except ImportError:  # a checkout from before look/ was split

@@ -300,6 +300,24 @@ def test_several_runs_coloured_by_run():
     assert math.isclose(payload["peak_flops_gflops"], 3.0)
 
 
+def test_bqplot_backend_colours_by_the_colormap_and_exports_no_widgets(tmp_path):
+    first = make_run(block("a", {DP: [1000.0], MEM_BW: [100.0]}), source="one.txt")
+    second = make_run(block("a", {DP: [3000.0], MEM_BW: [100.0]}), source="two.txt")
+    path = tmp_path / "plot.json"
+    payload = _plot([first, second], cmap="tab10", backend="bqplot", data_filepath=path,
+                    data_format="json")
+    drawn = payload["roofline_figure"]
+    # by run, tab10 in order: the scatter's codes 0 and 1 are the payload's two colours
+    assert payload["colour_by"] == "file"
+    assert drawn.color_scale.colors == ["#1f77b4", "#ff7f0e"]
+    assert list(drawn.scatter.color) == [0.0, 1.0]
+    assert "<b>Runs</b>" in payload["legend"].value
+    # the JSON holds data, not the figure, its RooflineFigure or its legend
+    document = json.loads(path.read_text())
+    assert not {"figure", "roofline_figure", "legend"} & set(document)
+    assert document["point_colors"] == {"one": "#1f77b4", "two": "#ff7f0e"}
+
+
 def test_payload_agrees_with_scope_profiler_on_its_results():
     reference = pytest.importorskip("scope_profiler.plotting_scripts.roofline")
     from scope_fixtures import make_profiling_results
