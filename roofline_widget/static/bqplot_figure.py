@@ -26,22 +26,15 @@ _LEGEND_KIND = {"region": "region", "file": "run"}
 
 
 def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column: str,
-                  colour_map: dict, note: str = "") -> tuple[RooflineFigure, widgets.HTML]:
+         colour_map: dict, note: str = "") -> tuple[RooflineFigure, widgets.HTML]:
     """A :class:`RooflineFigure` drawing ``points`` and ``roofline``, and its legend.
 
     Parameters
     ----------
-    points : pandas.DataFrame
-        The classified points (all of them: those doing almost no FLOPs lie
-        outside ``ranges``).
-    roofline : Roofline
-        The ceilings.
-    ranges : ((float, float), (float, float))
-        The axis limits (:func:`~roofline_widget.look.axis_ranges.axis_ranges`).
-    colour_column : str
-        ``"region"`` or ``"file"``: what picks a point's colour in ``colour_map``.
-    colour_map : dict
-        Value -> colour, in legend order.
+    points, roofline, ranges, colour_column, colour_map
+        As for :func:`roofline_widget.static.matplotlib_figure.draw`; every point
+        is in the scatter (those doing almost no FLOPs lie outside ``ranges``) and
+        ``colour_map``'s order is the legend's.
     note : str
         Plain text after the legend's entries (the no-FLOP note), "" for none.
 

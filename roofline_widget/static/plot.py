@@ -208,10 +208,13 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
 
 
 def _bqplot_view(figure, legend):
-    """The bqplot figure with its legend below, as the notebook shows it."""
+    """The bqplot figure with its legend below, as the notebook shows it (DOM class
+    ``roofline-static``)."""
     import ipywidgets as widgets
 
-    return widgets.VBox([figure, legend])
+    view = widgets.VBox([figure, legend])
+    view.add_class("roofline-static")
+    return view
 
 
 def _show(figure) -> None:
