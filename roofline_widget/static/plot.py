@@ -20,11 +20,15 @@ axis ranges, colours and texts of :mod:`roofline_widget.look`.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping, Sequence
+
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
-from roofline_widget.points import RegionSums
+from roofline_widget.points import RegionSums, Selection, selection_parameters
+from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.static import bqplot_figure, matplotlib_figure, output_files
 from roofline_widget.static import compare as static_compare
 from roofline_widget.static.exports import (
@@ -45,20 +49,28 @@ NO_FLOP_WHERE = {"matplotlib": matplotlib_figure.NO_FLOP_WHERE,
                  "bqplot": bqplot_figure.NO_FLOP_WHERE}
 
 
-def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, peak_flops=None,
-                  peak_bandwidth=None, ranks=None, include=None, exclude=None, filepath=None,
-                  show=False, verbose=True, cmap=DEFAULT_CMAP, data_filepath=None,
-                  data_format="csv", backend="matplotlib", ceilings: Roofline | None = None,
-                  baseline=None, match=None, combine_ranks=False,
-                  levels=None) -> dict:
+@selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude",
+                      "combine_ranks", "selection")
+def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
+                  bandwidth_metric: str | None = None, peak_flops: float | None = None,
+                  peak_bandwidth: float | None = None, ranks: RanksArgument = None,
+                  include: PatternsArgument = None, exclude: PatternsArgument = None,
+                  filepath: str | os.PathLike | None = None, show: bool = False,
+                  verbose: bool = True, cmap: str = DEFAULT_CMAP,
+                  data_filepath: str | os.PathLike | None = None, data_format: str = "csv",
+                  backend: str = "matplotlib",
+                  ceilings: Roofline | Sequence[ComputeRoof | BandwidthRoof] | None = None,
+                  baseline: object = None,
+                  match: Mapping[str, str] | Callable[[str], str | None] | None = None,
+                  combine_ranks: bool = False, levels: Sequence[str] | str | None = None,
+                  selection: Selection | None = None) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
     ----------
     profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
         What :func:`~roofline_widget.collect_roofline_points` accepts.
-    flops_metric, bandwidth_metric, ranks, include, exclude
-        As for :func:`~roofline_widget.collect_roofline_points`.
+    {selection_parameters}
     peak_flops : float, optional
         Measured compute ceiling in GFLOP/s.  When omitted, the largest
         selected performance is used and labelled *empirical*.
@@ -90,9 +102,11 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         ``payload["figure"]``, the RooflineFigure ``payload["roofline_figure"]``
         and its legend (an ``ipywidgets.HTML``) ``payload["legend"]``;
         ``show=True`` displays the figure with the legend below.
-    ceilings : Roofline, optional
+    ceilings : Roofline or sequence of ComputeRoof / BandwidthRoof, optional
         Several roofs to draw (L1/L2/L3/DRAM slopes, scalar/AVX compute
         roofs); ``peak_flops``/``peak_bandwidth`` then replace its top roofs.
+        A kind the roofs lack comes from the peak or the points
+        (:meth:`~roofline_widget.Roofline.from_ceilings`).
     levels : sequence of str, optional
         Memory levels to draw as a hierarchical roofline (``["L2", "L3",
         "MEM"]``; matplotlib backend only): one marker per level, the dots of
@@ -101,7 +115,7 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         A run to compare with (or an ordered ``{label: run}`` chain ending at
         ``profiling_data``): hollow baseline points and a dashed arrow to each
         matched point (matplotlib only); the rows are ``payload["comparison"]``.
-    match, combine_ranks
+    match
         As for :func:`~roofline_widget.compare_points`.
 
     Returns
@@ -141,46 +155,38 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     if baseline is not None and backend != "matplotlib":
         raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
                                   "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
+    request = Selection.of(selection, flops_metric=flops_metric,
+                           bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
+                           exclude=exclude, combine_ranks=combine_ranks)
     sums = RegionSums.from_runs(profiling_data)
-    selection = sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                            ranks=ranks, include=include, exclude=exclude,
-                            combine_ranks=combine_ranks)
-    selection.warn()
-    if selection.points.empty:
-        raise no_points_error(selection, flops_metric, bandwidth_metric)
-    level_frame = level_points(sums, levels, backend=backend, flops_metric=selection.flops_metric,
-                               ranks=ranks, include=include, exclude=exclude,
-                               combine_ranks=combine_ranks)  # memory levels (static/levels.py)
-    if ceilings is None:
-        roofline = Roofline.from_peaks(peak_flops, peak_bandwidth, selection.points)
-    else:
-        roofline = ceilings.with_peaks(peak_flops, peak_bandwidth)
-    table = roofline.classify(selection.points)
+    selected = sums.select(request)
+    selected.warn()
+    if selected.points.empty:
+        raise no_points_error(selected, request.flops_metric, request.bandwidth_metric)
+    level_frame = level_points(sums, levels, backend=backend,
+                               selection=selected.selection)  # memory levels (static/levels.py)
+    roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, selected.points)
+    table = roofline.classify(selected.points)
     bulk, no_flop = split_flop_work(table)
     comparison = None if baseline is None else static_compare.comparison_frame(
-        baseline, sums, flops_metric=selection.flops_metric,
-        bandwidth_metric=selection.bandwidth_metric, ranks=ranks, include=include,
-        exclude=exclude, combine_ranks=combine_ranks, match=match)
+        baseline, sums, selection=selected.selection, match=match)
     drawn = static_compare.with_baseline(
         level_frame if level_frame is not None else table.iloc[:0], comparison)
     ranges = axis_ranges(table, roofline, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
                          bulk=bulk)
     note = no_flop_work_text(no_flop, NO_FLOP_WHERE[backend])
-    payload = build_payload(sums, selection, roofline, table, no_flop, note, ranges[0], cmap)
+    payload = build_payload(sums, selected, roofline, table, no_flop, note, ranges[0], cmap)
     colour_column, colour_map = payload["colour_by"], payload["point_colors"]
     if backend == "matplotlib":
         figure = matplotlib_figure.draw(
-            table, roofline, ranges, colour_column, colour_map, selection.flops_metric,
-            selection.bandwidth_metric, note)
+            table, roofline, ranges, colour_column, colour_map, selected.flops_metric,
+            selected.bandwidth_metric, note)
         if comparison is not None:  # arrows from the baseline (static/compare.py)
             payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
                 comparison, colour_column, colour_map))
         if level_frame is not None:
-            findings = level_findings(sums, level_frame, roofline,
-                                      flops_metric=selection.flops_metric, ranks=ranks,
-                                      include=include, exclude=exclude,
-                                      combine_ranks=combine_ranks)
+            findings = level_findings(sums, level_frame, roofline, selection=selected.selection)
             draw_levels(figure.axes[0], level_frame, colour_column, colour_map, findings)
             payload["levels"] = records(level_frame)
             payload["level_findings"] = records(findings)
@@ -201,7 +207,7 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         writes.append((data, data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
     if verbose:
-        _report(selection, roofline, note)
+        _report(selected, roofline, note)
     if show:
         _show(shown)
     return payload

@@ -250,7 +250,7 @@ class RefreshPipeline:
     def _update_layers(self, points: PointState, roofline: Roofline | None) -> None:
         """Hand the new selection to every layer (they assign their own marks)."""
         owner = self.owner
-        data = LayerInput(sums=owner.sums, select_options=points.select_options, points=points,
+        data = LayerInput(sums=owner.sums, selection=points.selection, points=points,
                           roofline=roofline, color_codes=self.color_codes,
                           options={name: getattr(owner, name)
                                    for name in type(owner).class_own_traits()})

@@ -328,6 +328,7 @@ class RooflineWidget(widgets.VBox):
         Raises
         ------
         ViewError
-            For a file that is not a valid view (nothing is changed).
+            For a file that is not a valid view, or an include/exclude
+            pattern that takes too long on the region names (nothing is changed).
         """
         return apply_view(self, view, pipeline=self._refresh, guard=self._guard)

@@ -56,9 +56,13 @@ def _shown_level_metrics(widget: RooflineWidget) -> dict[str, str] | None:
     return {level: chosen[level] for level in widget.levels}
 
 
-def view_problems(widget: RooflineWidget, view: View) -> list[str]:
-    """What of ``view`` this widget's data cannot show, one sentence each."""
-    problems = view.check_against(widget.sums)
+def view_problems(widget: RooflineWidget, view: View, source: str = "View") -> list[str]:
+    """What of ``view`` this widget's data cannot show, one sentence each.
+
+    ``source`` (where the view came from) is named by a ``ViewError`` for a
+    pattern that takes too long on the region names.
+    """
+    problems = view.check_against(widget.sums, source)
     mine = _baseline_labels(widget)
     if view.baseline is not None and view.baseline != mine:
         if mine is None:
@@ -115,11 +119,12 @@ def apply_view(widget: RooflineWidget, view: View | str, *, pipeline: RefreshPip
     Raises
     ------
     ViewError
-        For a file that is not a valid view (nothing is changed).
+        For a file that is not a valid view, or an include/exclude pattern
+        that takes too long on the region names (nothing is changed).
     """
     source = "View" if isinstance(view, View) else str(view)
     view = view if isinstance(view, View) else View.load(view)
-    problems = view_problems(widget, view)
+    problems = view_problems(widget, view, source)
     values = _applicable(widget, view)
     selected = values.pop("selected")
     old = {name: getattr(widget, name) for name in values}

@@ -20,7 +20,7 @@ are assigned only when they change.
 
 The levels come from the widget's ``levels`` trait (``data.options["levels"]``,
 ``[]``: the layer draws nothing); the selection is the widget's
-(``data.select_options``), passed on to
+(``data.selection``), passed on to
 :func:`~roofline_widget.analysis.levels.select_levels`.  The bandwidth roofs of the
 levels are the widget's ceilings (``ceilings=machine_roofline(...)``), which
 the figure already draws, one labelled slope each.
@@ -47,6 +47,7 @@ from roofline_widget.analysis.sanity import (
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look.colors import FINDING_COLOR, PALETTE, POINT_STROKE, palette_color
 from roofline_widget.look.markers import LEVEL_MARKERS
+from roofline_widget.points import Selection
 from roofline_widget.widget.html import (
     TOOLTIP_STYLE,
     level_tooltip_html,
@@ -56,7 +57,6 @@ from roofline_widget.widget.html import (
 from roofline_widget.widget.layers.base import LayerInput, set_if_changed
 
 __all__ = [
-    "LEVEL_SELECT_KEYS",
     "RING_SIZE",
     "LevelsLayer",
     "available_levels",
@@ -65,8 +65,6 @@ __all__ = [
     "shown_findings",
 ]
 
-#: The widget's selection keywords that :func:`~roofline_widget.analysis.levels.select_levels` takes.
-LEVEL_SELECT_KEYS = ("flops_metric", "ranks", "include", "exclude", "combine_ranks")
 _KEY = ["file", "rank", "region"]
 _X = schema.INTENSITY
 _Y = schema.PERFORMANCE
@@ -186,13 +184,12 @@ class LevelsLayer:
     def update(self, data: LayerInput) -> None:
         """Select the level points for the widget's selection and assign the marks."""
         levels = tuple(data.options.get("levels") or ())
-        if not levels or data.select_options is None:
+        if not levels or data.selection is None:
             self._hide()
             return
-        options = {k: data.select_options[k] for k in LEVEL_SELECT_KEYS}
         drawn = self._drawn
         if drawn is None or drawn.points is not data.points or drawn.levels != levels:
-            selection = select_levels(data.sums, **options)
+            selection = select_levels(data.sums, selection=data.selection)
             frame = selection.points[selection.points["level"].astype(str).isin(levels)]
             frame = limit_groups(frame, int(data.options.get("max_points") or len(frame) or 1))
             drawn = _Drawn(data.points, levels, selection, frame.reset_index(drop=True))
@@ -201,7 +198,7 @@ class LevelsLayer:
         roofs = measured_roofs(data.roofline)
         key = (drawn, None if roofs is None else (roofs.compute, roofs.bandwidth))
         if self._findings_key != key:
-            self.findings = self._sanity(data, options, drawn, roofs)
+            self.findings = self._sanity(data, data.selection, drawn, roofs)
             self.flagged = flagged_points(drawn.frame, self.findings)
             self._findings_key = key
         self._assign(drawn.frame, levels, data.color_codes(drawn.frame))
@@ -215,7 +212,7 @@ class LevelsLayer:
         return self._status
 
     # ------------------------------------------------------------ helpers
-    def _sanity(self, data: LayerInput, options: dict, drawn: _Drawn,
+    def _sanity(self, data: LayerInput, selection: Selection, drawn: _Drawn,
                 roofs: Roofline | None) -> pd.DataFrame:
         """sanity_check(sums, ceilings=roofs) of the shown levels, its roof-free part cached.
 
@@ -224,7 +221,8 @@ class LevelsLayer:
         """
         base = self._base_findings
         if base is None or base[0] is not drawn:
-            base = self._base_findings = (drawn, sanity_check(data.sums, ceilings=None, **options))
+            base = self._base_findings = (drawn, sanity_check(data.sums, ceilings=None,
+                                                              selection=selection))
         roof = above_roof_findings(drawn.selection.points, roofs)
         return shown_findings(merge_findings(base[1], roof), drawn.levels)
 
