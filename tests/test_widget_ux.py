@@ -1,5 +1,5 @@
 """Widget UX without a browser: peak text boxes and slider ranges, the 'empirical' button,
-the compact tooltip, the detail panel and rounded display (issue 11, items 4 to 6).
+the compact tooltip, the detail panel and rounded display.
 
 Numbers come from the bundled pmgpu sample (1 thread, 5 regions): its largest
 ``DP [MFLOP/s]`` is ``<function_a>``'s 2134.1472 (2.1341472 GFLOP/s, the empirical
