@@ -110,6 +110,8 @@ class ComputeRoof(_Roof):
     source : str
         Provenance: ``"user"``, ``"spec sheet"``, ``"likwid-bench <kernel>,
         <n> threads"`` or ``"empirical"``.
+    provenance : dict, optional
+        Where the number came from in detail (file, kernel, threads, precision, ISA).
 
     Raises
     ------
@@ -139,6 +141,10 @@ class BandwidthRoof(_Roof):
         The bandwidth in GB/s (1e9 bytes per second); positive and finite.
     source : str
         Provenance, as for :class:`ComputeRoof`.
+    level : str, optional
+        The memory level (``"L1"``, ``"L2"``, ``"L3"``, ``"MEM"``) the roof bounds.
+    provenance : dict, optional
+        Where the number came from in detail (file, kernel, threads, how the level was decided).
 
     Raises
     ------

@@ -58,7 +58,9 @@ class Layout(StrEnum):
 class LikwidRun:
     """One LIKWID measurement, per hardware thread.
 
-    Attributes
+    The readers build it; each parameter is kept as the attribute of the same name.
+
+    Parameters
     ----------
     label : str
         Name of the run in plots and tables (the file stem unless given).

@@ -88,6 +88,10 @@ def plain(value):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
+    if isinstance(value, pd.DataFrame):  # payload["comparison"] of a plot with a baseline
+        return records(value)
+    if value is pd.NA:  # nullable integer columns (n_threads of a region found in one run)
+        return None
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer,)):
