@@ -7,7 +7,7 @@ of the two per-rank readers (direct and through h5py).  The file is written by
 scope-profiler's own writer (``write_likwid_results`` per rank, through
 ``tests/scope_fixtures.write_scope_h5``), then, in one process, interleaved:
 
-* ours: :func:`~roofline_widget.io.scope.h5.read_scope_sums` (cache off,
+* ours: :func:`~roofline_widget.points.read_scope_sums` (cache off,
   default executor: a process pool for this size) + ``RegionSums(...).select(...).points``;
 * ours serial: the same in this process (no pool), to show what the pool adds;
 * reference: ``ProfilingResults.from_h5`` + scope-profiler's
@@ -42,8 +42,7 @@ class InlineExecutor(Executor):
 
 
 def ours(path, **keywords):
-    from roofline_widget.io.scope.h5 import read_scope_sums
-    from roofline_widget.points import RegionSums
+    from roofline_widget.points import RegionSums, read_scope_sums
 
     sums = read_scope_sums(path, progress=False, **keywords)
     return RegionSums([sums], [sums.label]).select(flops_metric=FLOPS,
@@ -81,7 +80,6 @@ def import_both():
     import scope_profiler.plotting_scripts.roofline
     import scope_profiler.results  # noqa: F401
 
-    import roofline_widget.io.scope.h5
     import roofline_widget.points  # noqa: F401
 
 
@@ -120,7 +118,7 @@ def cached(path, repeat, directory):
 
 
 def memory(path, ranks, regions, threads):
-    from roofline_widget.io.scope.h5 import read_scope_sums
+    from roofline_widget.points import read_scope_sums
 
     numeric = ranks * regions * threads * (20 + 2) * 8  # metrics, times, call_counts as float64
     tracemalloc.start()
@@ -186,34 +184,38 @@ def readers(path, repeat) -> None:
     """CPU time per region of the two per-rank readers, and what a worker's result pickles to."""
     import pickle
 
-    from roofline_widget.io.scope.check import open_h5
-    from roofline_widget.io.scope.h5 import rank_groups, read_rank_h5py, read_rank_raw
-    from roofline_widget.io.scope.h5_raw import RawH5
+    from roofline_widget.io.scope.h5 import scope_file_overview
+    from roofline_widget.io.scope.h5_engines import H5pyReader, RawReader
+    from roofline_widget.points.engines.h5 import rank_rows
 
-    ranks = rank_groups(path)
+    ranks = scope_file_overview(path).ranks
 
-    def run(opener, reader):
+    def run(engine):
         start = time.process_time()
-        with opener(path) as handle:
-            blocks = [reader(handle, str(path), rank, group) for rank, group in ranks]
+        reader = engine(path)
+        try:
+            blocks = [rank_rows(rank, reader.read_rank(rank, group, False), reader.name)
+                      for rank, group in ranks]
+        finally:
+            reader.close()
         return time.process_time() - start, blocks
 
     direct, through_h5py = [], []
     for _ in range(repeat):  # interleaved, best of ``repeat``
-        seconds, blocks = run(RawH5, read_rank_raw)
+        seconds, blocks = run(RawReader)
         direct.append(seconds)
-        through_h5py.append(run(open_h5, read_rank_h5py)[0])
+        through_h5py.append(run(H5pyReader)[0])
     n = sum(len(b.tags) for b in blocks)
     start = time.perf_counter()
     data = pickle.dumps(blocks[0])
     pickle.loads(data)
     pickled = time.perf_counter() - start
-    rows = [["read_rank_raw (io/h5_raw.py)", f"{min(direct) / n * 1e6:.0f} us"],
-            ["read_rank_h5py (h5py low-level API)", f"{min(through_h5py) / n * 1e6:.0f} us"],
+    rows = [["raw engine (io/scope/h5_raw.py) + reduction", f"{min(direct) / n * 1e6:.0f} us"],
+            ["h5py engine (low-level API) + reduction", f"{min(through_h5py) / n * 1e6:.0f} us"],
             ["ratio", f"{min(through_h5py) / min(direct):.1f}x"]]
     print_table(f"per-rank readers, CPU time per region (best of {repeat}, {n} regions)",
                 ["reader", "per region"], rows)
-    print(f"one rank's RankSums: {len(data) / 1e3:.0f} kB pickled, dumps + loads "
+    print(f"one rank's RankRows: {len(data) / 1e3:.0f} kB pickled, dumps + loads "
           f"{ms(pickled)}")
 
 

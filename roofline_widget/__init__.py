@@ -9,6 +9,7 @@ from importlib import resources as _resources
 from typing import TYPE_CHECKING
 
 from roofline_widget.errors import (
+    EngineFallbackWarning,
     LikwidFormatError,
     LikwidReadWarning,
     MetricChoiceWarning,
@@ -98,6 +99,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "BandwidthRoof",
     "ComputeRoof",
+    "EngineFallbackWarning",
     "LikwidFormatError",
     "LikwidReadWarning",
     "LikwidRun",

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "EngineFallbackWarning",
     "LikwidFormatError",
     "LikwidReadWarning",
     "MetricChoiceWarning",
@@ -200,6 +201,10 @@ class MetricChoiceWarning(RooflineWarning):
 
 class SelectionWarning(RooflineWarning):
     """A selection argument names what is not in the data (ranks), or selects nothing (``include=[]``)."""
+
+
+class EngineFallbackWarning(RooflineWarning):
+    """Part of an HDF5 file is in a layout the package's own reader does not read: h5py read it."""
 
 
 class ViewWarning(RooflineWarning):

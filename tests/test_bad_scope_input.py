@@ -6,7 +6,7 @@ short, a dataset deleted, an attribute replaced. Both HDF5 paths are tried:
 the h5py reader (``read_scope_sums``, what ``RegionSums(path)`` and the widget
 use) and the scope-profiler adapter (``read_scope_h5``, ``read_likwid(...,
 format="scope-h5")``). In-memory ``ProfilingResults`` go through both engines
-(``from_scope_profiler`` and ``ScopeSums`` via ``points_dataframe``). Issue 9,
+(``from_scope_profiler`` and ``ScopeResultsSource`` via ``points_dataframe``). Issue 9,
 items 5 and 8.
 """
 
@@ -27,9 +27,9 @@ from scope_profiler.results import ProfilingResults  # noqa: E402
 from roofline_widget.errors import LikwidFormatError  # noqa: E402
 from roofline_widget.io import read_likwid  # noqa: E402
 from roofline_widget.io.bench import read_likwid_bench  # noqa: E402
-from roofline_widget.io.scope.h5 import read_scope_sums  # noqa: E402
-from roofline_widget.io.scope.objects import from_scope_profiler, read_scope_h5  # noqa: E402
-from roofline_widget.points import points_dataframe  # noqa: E402
+from roofline_widget.io.scope.h5 import read_scope_h5  # noqa: E402
+from roofline_widget.io.scope.objects import from_scope_profiler  # noqa: E402
+from roofline_widget.points import points_dataframe, read_scope_sums  # noqa: E402
 
 DP = "DP [MFLOP/s]"
 

@@ -1,11 +1,12 @@
-"""The direct HDF5 reader (``io/h5_raw.py``) against h5py, and its fallback to h5py.
+"""The direct HDF5 reader (``io/scope/h5_raw.py``) against h5py, and the fallback to h5py.
 
 Every expected value comes from h5py reading the same file. Files outside the
 subset the module reads (h5py's default ``libver="earliest"`` layout) must be
 refused with :class:`NotSupported`, never misread; damaged files must raise
-one of ``PARSE_ERRORS``, after which the scope-profiler reader goes through
-h5py and names the file, rank and region (``tests/test_bad_scope_input.py``
-covers those messages; here one more kind of damage, in a global heap).
+:class:`Damaged`, which the scope-profiler reader reports as the package's
+error naming the file, rank and region without calling h5py
+(``tests/test_bad_scope_input.py`` covers those messages; here one more kind
+of damage, in a global heap).
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ pytest.importorskip("scope_profiler")
 from scope_fixtures import write_scope_h5  # noqa: E402
 from scope_profiler.results import ProfilingResults  # noqa: E402
 
-from roofline_widget.errors import LikwidFormatError  # noqa: E402
-from roofline_widget.io.scope.check import open_h5  # noqa: E402
-from roofline_widget.io.scope.h5 import rank_groups, read_rank_h5py, read_rank_raw, read_scope_sums  # noqa: E402
-from roofline_widget.io.scope.h5_raw import PARSE_ERRORS, NotSupported, RawH5  # noqa: E402
-from roofline_widget.points import ScopeSums  # noqa: E402
+from roofline_widget.errors import EngineFallbackWarning, LikwidFormatError  # noqa: E402
+from roofline_widget.io.scope.h5 import scope_file_overview  # noqa: E402
+from roofline_widget.io.scope.h5_engines import RawReader  # noqa: E402
+from roofline_widget.io.scope.h5_format import Damaged, NotSupported  # noqa: E402
+from roofline_widget.io.scope.h5_raw import RawH5  # noqa: E402
+from roofline_widget.points import ScopeResultsSource, read_scope_sums  # noqa: E402
+from roofline_widget.points.engines.h5 import read_rank_rows  # noqa: E402
 
 DTYPES = ["<f8", ">f8", "<f4", "<i8", ">i4", "<u2", "i1"]
 
@@ -146,7 +149,7 @@ def test_other_layouts_are_refused_not_misread(tmp_path, make):
             raw.values(_header(raw, "g/d").dataset())
 
 
-def test_a_broken_global_heap_is_a_parse_error(tmp_path):
+def test_a_broken_global_heap_is_damage(tmp_path):
     path = write_scope_h5(tmp_path / "run.h5", {"n_ranks": 1, "n_regions": 2, "n_threads": 2})
     data = bytearray(path.read_bytes())
     first = data.find(b"GCOL")
@@ -154,12 +157,13 @@ def test_a_broken_global_heap_is_a_parse_error(tmp_path):
     path.write_bytes(bytes(data))
     with RawH5(path) as raw:
         header = _header(raw, "rank0/likwid/regions/region_000")
-        with pytest.raises(PARSE_ERRORS):
+        with pytest.raises(Damaged, match="global heap"):
             header.attribute("metric_names")
 
 
 def _same_rank(a, b) -> None:
     assert (a.rank, a.tags, a.groups, a.name_lists) == (b.rank, b.tags, b.groups, b.name_lists)
+    assert (a.engine, b.engine) == ("raw", "h5py")
     for name in ("n_threads", "runtime_s", "call_count", "list_of_region"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
     for mine, theirs in zip(a.sums, b.sums, strict=True):
@@ -176,14 +180,16 @@ def test_every_rank_of_a_writer_file_is_read_raw_as_h5py_reads_it(tmp_path):
     for path in (write_scope_h5(tmp_path / "mixed.h5", _mixed()),
                  write_scope_h5(tmp_path / "run.h5", {"n_ranks": 3, "n_regions": 40,
                                                       "n_threads": 5, "seed": 2})):
-        with RawH5(path) as raw, open_h5(path) as handle:
-            for rank, group in rank_groups(path):
-                _same_rank(read_rank_raw(raw, str(path), rank, group),  # raises if refused
-                           read_rank_h5py(handle, str(path), rank, group))
+        ranks = scope_file_overview(path).ranks
+        for raw, h5 in zip(read_rank_rows(str(path), ranks, "raw"),  # raises if refused
+                           read_rank_rows(str(path), ranks, "h5py"), strict=True):
+            _same_rank(raw, h5)
 
 
-def _assert_equal_to_from_h5(path) -> None:
-    ours, reference = read_scope_sums(path, cache=False), ScopeSums(ProfilingResults.from_h5(path))
+def _assert_equal_to_from_h5(path, fallback: str) -> None:
+    with pytest.warns(EngineFallbackWarning, match=fallback):
+        ours = read_scope_sums(path, cache=False)
+    reference = ScopeResultsSource(ProfilingResults.from_h5(path))
     assert ours.metric_names == reference.metric_names
     for name in ("rank", "n_threads", "runtime_s", "call_count"):
         np.testing.assert_array_equal(ours.keys[name], reference.keys[name])
@@ -203,7 +209,7 @@ def test_a_file_written_with_libver_latest_is_read_through_h5py(tmp_path):
             write_likwid_results(handle.create_group(f"rank{rank}"), regions.values())
     with pytest.raises(NotSupported):
         RawH5(path)
-    _assert_equal_to_from_h5(path)
+    _assert_equal_to_from_h5(path, r"2 of 2 rank\(s\) .*\(superblock version 3\)")
 
 
 def test_a_rank_outside_the_subset_falls_back_alone(tmp_path):
@@ -214,11 +220,16 @@ def test_a_rank_outside_the_subset_falls_back_alone(tmp_path):
         values = group["metrics"][()]
         del group["metrics"]
         group.create_dataset("metrics", data=values, compression="gzip")
-    with RawH5(path) as raw:
-        read_rank_raw(raw, str(path), 0, "rank0")
+    reader = RawReader(path)
+    try:
+        reader.read_rank(0, "rank0", False)
         with pytest.raises(NotSupported):
-            read_rank_raw(raw, str(path), 1, "rank1")
-    _assert_equal_to_from_h5(path)
+            reader.read_rank(1, "rank1", False)
+    finally:
+        reader.close()
+    parts = read_rank_rows(str(path), [(0, "rank0"), (1, "rank1")], "auto")
+    assert [type(part).__name__ for part in parts] == ["RankRows", "UnreadRank"]
+    _assert_equal_to_from_h5(path, r"1 of 2 rank\(s\) .*\(filtered or external dataset\)")
 
 
 def test_damage_in_a_global_heap_names_file_rank_and_region(tmp_path):
@@ -240,7 +251,7 @@ def test_a_truncated_file_is_refused(tmp_path):
     path = write_scope_h5(tmp_path / "run.h5", {"n_ranks": 1, "n_regions": 2, "n_threads": 2})
     with open(path, "r+b") as handle:
         handle.truncate(path.stat().st_size - 8)
-    with pytest.raises(NotSupported, match="truncated"):
+    with pytest.raises(Damaged, match="truncated"):
         RawH5(path)
 
 

@@ -17,7 +17,7 @@ from roofline_widget.io.parsed import RegionBlock, ThreadColumn, build_run
 from roofline_widget.points import (
     RegionSource,
     RegionSums,
-    RunSums,
+    RunSource,
     collect_roofline_points,
     detect_bandwidth_metric,
     detect_flops_metric,
@@ -846,7 +846,7 @@ class _HandMadeSource:
 
 def test_run_sums_is_a_region_source_with_the_run_sums():
     run = make_run(block("r", {DP: [1.0, 2.0], MEM_BW: [4.0, 0.0]}, runtime=[0.5, 0.75]))
-    source = RunSums(run)
+    source = RunSource(run)
     assert isinstance(source, RegionSource)
     assert source.run is run
     assert source.label == run.label
@@ -903,11 +903,11 @@ def test_region_sums_public_columns():
     assert sums.gpu_rows.tolist() == [False, False]
 
 
-def test_rank_groups_of_the_selected_rows():
+def test_combined_ranks_of_the_selected_rows():
     runs = [make_run(block("solve", {DP: [1.0]}), block("setup", {DP: [2.0]}, line=20),
                      source=f"rank{r}.txt") for r in range(2)]
     sums = RegionSums.from_runs(runs)  # rows: run 0 solve, setup; run 1 solve, setup
-    groups = sums.rank_groups(np.array([1, 2, 3]))
+    groups = sums.combined_ranks(np.array([1, 2, 3]))
     assert groups.n == 3
     assert groups.first_rows.tolist() == [1, 2, 3]
     assert groups.sum(np.array([2.0, np.nan, 5.0])).tolist()[::2] == [2.0, 5.0]

@@ -17,7 +17,8 @@ from scope_profiler.results import ProfilingResults
 
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io import as_runs
-from roofline_widget.io.scope.objects import from_scope_profiler, read_scope_h5
+from roofline_widget.io.scope.h5 import read_scope_h5
+from roofline_widget.io.scope.objects import from_scope_profiler
 from roofline_widget.schema import KEY_COLUMNS
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 
 import numpy as np
@@ -13,7 +14,7 @@ pytest.importorskip("h5py")
 from scope_fixtures import write_scope_h5
 
 from roofline_widget.io.scope import cache as scope_cache
-from roofline_widget.io.scope.h5 import read_scope_sums
+from roofline_widget.points import read_scope_sums
 
 DP = "DP [MFLOP/s]"
 
@@ -98,3 +99,114 @@ def test_default_directory_is_the_user_cache(tmp_path, monkeypatch):
     read_scope_sums(path)
     assert scope_cache.entry_path(path).is_file()
     assert str(scope_cache.entry_path(path)).startswith(str(tmp_path / "xdg"))
+
+
+def _same_size_rewrite(path, seed):
+    """The file written again with other numbers, same shape (and so the same size)."""
+    size = path.stat().st_size
+    _write(path, seed=seed)
+    assert path.stat().st_size == size
+
+
+def test_a_same_size_rewrite_with_the_mtime_put_back_is_a_miss(tmp_path):
+    path = _write(tmp_path / "run.h5", seed=1)
+    old = read_scope_sums(path, cache_dir=tmp_path / "cache")
+    status = path.stat()
+    _same_size_rewrite(path, seed=2)
+    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert path.stat().st_mtime_ns == status.st_mtime_ns
+    new = read_scope_sums(path, cache_dir=tmp_path / "cache")
+    assert not new.from_cache
+    assert not np.array_equal(new.sums(DP), old.sums(DP))
+    _same(new, read_scope_sums(path, cache=False))
+
+
+def test_a_file_replaced_by_a_copy_of_equal_mtime_is_a_miss(tmp_path):
+    path = _write(tmp_path / "run.h5", seed=1)
+    read_scope_sums(path, cache_dir=tmp_path / "cache")
+    status = path.stat()
+    other = _write(tmp_path / "other.h5", seed=3)
+    os.utime(other, ns=(status.st_atime_ns, status.st_mtime_ns))
+    os.replace(other, path)
+    new = read_scope_sums(path, cache_dir=tmp_path / "cache")
+    assert not new.from_cache
+    _same(new, read_scope_sums(path, cache=False))
+
+
+def test_a_rewrite_within_a_one_second_timestamp_is_a_miss(tmp_path, monkeypatch):
+    # a file system keeping whole seconds: a rewrite within the second keeps every timestamp,
+    # the inode and (same shape) the size; only the content tells
+    path = _write(tmp_path / "run.h5", seed=1)
+    frozen = scope_cache.file_status(path)
+    frozen = scope_cache.FileStatus(frozen.inode, frozen.size, frozen.mtime_ns // 10**9 * 10**9,
+                                    frozen.ctime_ns // 10**9 * 10**9)
+    monkeypatch.setattr(scope_cache, "file_status", lambda _: frozen)
+    old = read_scope_sums(path, cache_dir=tmp_path / "cache")
+    _same_size_rewrite(path, seed=2)
+    new = read_scope_sums(path, cache_dir=tmp_path / "cache")
+    assert not new.from_cache
+    assert not np.array_equal(new.sums(DP), old.sums(DP))
+    assert read_scope_sums(path, cache_dir=tmp_path / "cache").from_cache
+
+
+def _corruptions(entry_bytes: bytes) -> list[tuple[str, bytes]]:
+    n = len(entry_bytes)
+    cut = [(f"cut at {k}/8", entry_bytes[:n * k // 8]) for k in range(8)]
+    flipped = []
+    for k in range(1, 10):
+        data = bytearray(entry_bytes)
+        at = n * k // 10
+        data[at:at + 16] = bytes(b ^ 0x5A for b in data[at:at + 16])
+        flipped.append((f"16 bytes flipped at {k}/10", bytes(data)))
+    other = io.BytesIO()
+    np.savez(other, something=np.arange(3))
+    return [*cut, *flipped, ("text", b"not an npz file"), ("zeros", bytes(n)),
+            ("another npz", other.getvalue()), ("tail only", entry_bytes[n // 2:])]
+
+
+def test_any_entry_that_does_not_load_is_a_miss_deleted_and_rebuilt(tmp_path):
+    path = _write(tmp_path / "run.h5")
+    cache_dir = tmp_path / "cache"
+    reference = read_scope_sums(path, cache=False)
+    read_scope_sums(path, cache_dir=cache_dir)
+    entry = scope_cache.entry_path(path, cache_dir)
+    corruptions = _corruptions(entry.read_bytes())
+    assert len(corruptions) == 21
+    for what, data in corruptions:
+        entry.write_bytes(data)
+        sums = read_scope_sums(path, cache_dir=cache_dir)  # never EOFError, BadZipFile, IndexError
+        assert not sums.from_cache, what
+        _same(sums, reference)
+        again = read_scope_sums(path, cache_dir=cache_dir)
+        assert again.from_cache, what  # rebuilt
+        _same(again, reference)
+
+
+def test_an_entry_whose_columns_do_not_fit_is_a_miss(tmp_path):
+    path = _write(tmp_path / "run.h5")
+    cache_dir = tmp_path / "cache"
+    read_scope_sums(path, cache_dir=cache_dir)
+    entry = scope_cache.entry_path(path, cache_dir)
+    with np.load(entry) as stored:
+        columns = {name: stored[name] for name in stored.files}
+    columns["rank"] = columns["rank"][:-1]  # one rank short: would be an IndexError later
+    np.savez(entry, **columns)
+    assert not read_scope_sums(path, cache_dir=cache_dir).from_cache
+    assert read_scope_sums(path, cache_dir=cache_dir).from_cache
+
+
+def test_a_full_disk_leaves_no_temporary_file(tmp_path, monkeypatch):
+    import errno
+
+    path = _write(tmp_path / "run.h5")
+    cache_dir = tmp_path / "cache"
+
+    def full_disk(stream, **columns):
+        stream.write(b"PK\x03\x04 half an entry")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(scope_cache.np, "savez", full_disk)
+    sums = read_scope_sums(path, cache_dir=cache_dir)
+    assert not sums.from_cache
+    _same(sums, read_scope_sums(path, cache=False))
+    assert list(cache_dir.iterdir()) == []

@@ -2,7 +2,7 @@
 
 Every file here is written by scope-profiler's own writer
 (``write_likwid_results``, through ``scope_fixtures.write_scope_h5``); the
-reference is :class:`ScopeSums` on ``ProfilingResults.from_h5`` of the same
+reference is :class:`ScopeResultsSource` on ``ProfilingResults.from_h5`` of the same
 file, so the numbers must be identical (bit for bit), key columns included.
 """
 
@@ -22,19 +22,20 @@ from scope_profiler.likwid_data import LikwidRegionResult
 from scope_profiler.results import ProfilingResults
 
 from roofline_widget.errors import LikwidFormatError
-from roofline_widget.io.scope.h5 import ScopeH5Sums, read_scope_sums
 from roofline_widget.points import (
     RegionSums,
-    ScopeSums,
+    ScopeH5Source,
+    ScopeResultsSource,
     collect_roofline_points,
     points_dataframe,
+    read_scope_sums,
 )
 
 DP, BW = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"
 KEYS = ("rank", "region", "device", "n_threads", "runtime_s", "call_count", "groups")
 
 
-def _assert_identical(ours: ScopeH5Sums, reference: ScopeSums) -> None:
+def _assert_identical(ours: ScopeH5Source, reference: ScopeResultsSource) -> None:
     assert ours.metric_names == reference.metric_names
     assert len(ours) == len(reference)
     assert ours.label == reference.label
@@ -73,8 +74,8 @@ def _mixed() -> ProfilingResults:
                             metadata={"label": "mixed run"})
 
 
-def _reference(path) -> ScopeSums:
-    return ScopeSums(ProfilingResults.from_h5(path))
+def _reference(path) -> ScopeResultsSource:
+    return ScopeResultsSource(ProfilingResults.from_h5(path))
 
 
 def test_fixture_file_is_identical_to_from_h5(tmp_path):

@@ -1,4 +1,4 @@
-"""The direct scope-profiler path of RegionSums (points.scope_sums.ScopeSums) against the table path.
+"""The direct scope-profiler path of RegionSums (points.scope_sums.ScopeResultsSource) against the table path.
 
 ``RegionSums.from_runs(results)`` reads per-region sums straight from the
 region arrays; ``RegionSums.from_runs(from_scope_profiler(results))`` builds
@@ -23,8 +23,8 @@ from roofline_widget.io.scope.objects import from_scope_profiler
 from roofline_widget.points import (
     RegionSource,
     RegionSums,
-    RunSums,
-    ScopeSums,
+    RunSource,
+    ScopeResultsSource,
     collect_roofline_points,
     left_out_regions,
     points_dataframe,
@@ -111,7 +111,7 @@ def test_points_and_left_out_agree_with_the_table_path():
 
 
 def test_metric_sums_are_computed_once_per_metric():
-    sums = ScopeSums(make_profiling_results(2, 2, 2, seed=3))
+    sums = ScopeResultsSource(make_profiling_results(2, 2, 2, seed=3))
     assert sums.sums(DP) is sums.sums(DP)
 
 
@@ -183,7 +183,7 @@ def test_misshaped_call_counts_are_named_when_used():
 # both engines implement RegionSource and give the same sums
 # ---------------------------------------------------------------------------
 def _engines(results):
-    return ScopeSums(results), RunSums(from_scope_profiler(results, cache=False))
+    return ScopeResultsSource(results), RunSource(from_scope_profiler(results, cache=False))
 
 
 @pytest.mark.parametrize("make", [lambda: make_profiling_results(3, 4, 6, seed=2), _mixed],
@@ -204,7 +204,7 @@ def test_both_engines_are_region_sources_with_the_same_sums(make):
 
 
 def test_scope_engine_sums_by_hand():
-    scope = ScopeSums(_mixed())
+    scope = ScopeResultsSource(_mixed())
     # rows: rank 0 'a', rank 0 'b', rank 1 'a', rank 1 'c' (see _mixed)
     assert scope.keys["rank"].tolist() == [0, 0, 1, 1]
     assert list(scope.keys["region"]) == ["a", "b", "a", "c"]

@@ -219,8 +219,7 @@ def test_scope_engines_count_unmeasured_threads(tmp_path):
     from scope_profiler.likwid_data import LikwidRegionResult
     from scope_profiler.results import ProfilingResults
 
-    from roofline_widget.io.scope.h5 import read_scope_sums
-    from roofline_widget.points import ScopeSums
+    from roofline_widget.points import ScopeResultsSource, read_scope_sums
 
     def region(tag, cpus, metrics):
         return LikwidRegionResult(
@@ -235,7 +234,7 @@ def test_scope_engines_count_unmeasured_threads(tmp_path):
     results = ProfilingResults(regions={}, likwid=likwid, num_ranks=2, file_path="u.h5")
     path = write_scope_h5(tmp_path / "u.h5", results)
     for data in (results, path):
-        engine = ScopeSums(results) if data is results else read_scope_sums(path, cache=False)
+        engine = ScopeResultsSource(results) if data is results else read_scope_sums(path, cache=False)
         counts, threads = engine.unmeasured(BW)
         assert counts.tolist() == [1, 0, 0]
         assert threads == {0: ("HWThread 14",)}

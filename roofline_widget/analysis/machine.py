@@ -28,6 +28,7 @@ from roofline_widget.analysis.levels import LEVELS, detect_levels
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.io import read_likwid_text
 from roofline_widget.io.bench import BenchResult, read_likwid_bench
+from roofline_widget.io.opener import open_text
 from roofline_widget.io.topology import Topology, parse_topology
 from roofline_widget.points import RegionSums
 
@@ -148,7 +149,7 @@ def _segments(lines: list[str]):
 
 def _file_roofs(path, level):
     source = str(path)
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    text = open_text(path, "likwid-bench output").text  # a regular file only, capped
     topology = parse_topology(text, source)
     results = {r.line: r for r in read_likwid_bench(path)}
     compute, bandwidth = [], []
@@ -237,7 +238,8 @@ def machine_roofline(paths, *, precision: str = "DP", label: str | None = None, 
         precision, no bandwidth benchmark, or a benchmark whose level
         cannot be decided.
     LikwidFormatError
-        For a file without likwid-bench results.
+        For a file without likwid-bench results, and for a path that is no
+        regular file (a directory, a FIFO, a device, a symbolic link loop).
     """
     if precision not in ("DP", "SP"):
         raise ValueError(f"precision must be 'DP' or 'SP', got {precision!r}")

@@ -3,29 +3,32 @@
 The entry point is :func:`read_likwid`, which detects the layout from the
 content (never from the file suffix) and dispatches to one reader per format:
 
-* :mod:`.text` -- likwid-perfctr text tables (3.x, 4.0.x, 4.1+, 5.x; marker
+* :mod:`.likwid_text` -- likwid-perfctr text tables (3.x, 4.0.x, 4.1+, 5.x; marker
   and wrapper mode) and likwid-mpirun text output;
-* :mod:`.csv` -- likwid-perfctr ``-O``/``-o file.csv`` output and
+* :mod:`.likwid_csv` -- likwid-perfctr ``-O``/``-o file.csv`` output and
   likwid-mpirun CSV;
 * :mod:`.bench` -- likwid-bench results, as measured ceilings;
 * :mod:`.scope` -- scope-profiler ``ProfilingResults`` and HDF5 files;
 * :mod:`.ncu` -- Nsight Compute CSV exports (GPU kernels), all files of one
   call read together so that their profiling passes are joined.
+
+What a list means (the files of one run, here) is decided by the one
+dispatcher, :mod:`.inputs`; :func:`as_runs` turns anything the public
+functions take into runs through it.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import re
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Callable
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.inputs import InputKind, RunInput, is_scope_results, run_files, run_inputs
 from roofline_widget.io.likwid_csv import parse_csv
 from roofline_widget.io.likwid_text import parse_text
 from roofline_widget.io.ncu import NcuExport, is_ncu_export, ncu_run, parse_ncu
-from roofline_widget.io.opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
+from roofline_widget.io.opener import PathOrBuffer, is_file_like, open_text, source_name
 from roofline_widget.io.parallel import check_executor, read_each
 from roofline_widget.io.parsed import ParsedLikwid, merge_runs, run_from, warn_passed_over
 from roofline_widget.io.stat_check import check_stat_sums
@@ -36,8 +39,10 @@ __all__ = [
     "FORMATS",
     "as_runs",
     "detect_format",
+    "is_scope_results",
     "read_likwid",
     "read_likwid_text",
+    "run_of",
 ]
 
 _TOPOLOGY_MARKERS = ("Hardware Thread Topology", "Cache Topology", "NUMA Topology")
@@ -50,16 +55,16 @@ TEXT_PARSERS: dict[str, Callable[[str, str], ParsedLikwid]] = {
 }
 
 
-def _read_scope(path_or_buffer: PathOrBuffer, label: str | None) -> LikwidRun:
-    from roofline_widget.io.scope.objects import read_scope_h5
+def _read_scope(path_or_buffer: PathOrBuffer, label: str | None, engine: str) -> LikwidRun:
+    from roofline_widget.io.scope.h5 import read_scope_h5
     if is_file_like(path_or_buffer):
         raise LikwidFormatError(source_name(path_or_buffer), None,
                                 "a path to a scope-profiler HDF5 file, not a file object")
-    return read_scope_h5(path_or_buffer, label)
+    return read_scope_h5(path_or_buffer, label, engine=engine)
 
 
-#: The binary formats: name -> reader ``(path, label) -> LikwidRun``.
-FILE_READERS: dict[str, Callable[[PathOrBuffer, str | None], LikwidRun]] = {
+#: The binary formats: name -> reader ``(path, label, engine) -> LikwidRun``.
+FILE_READERS: dict[str, Callable[[PathOrBuffer, str | None, str], LikwidRun]] = {
     "scope-h5": _read_scope,
 }
 
@@ -76,10 +81,6 @@ _BENCH_BANNER = "LIKWID MICRO BENCHMARK"
 _BENCH_RESULT = re.compile(r"^(?:MFlops/s|MByte/s):\t", re.M)
 _CSV_TABLE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
 _TEXT_TABLE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
-
-
-_NOT_A_FILE = ("read_likwid takes a path (str or os.PathLike), a file object or a list of them; "
-               "got {what} {value}")
 
 
 def detect_format(text: str, source) -> str:
@@ -181,14 +182,15 @@ def _topology(text: str, source: str, warnings: list):
         return None
 
 
-def _read_one(path_or_buffer: PathOrBuffer, format: str | None) -> LikwidRun | NcuExport:
+def _read_one(path_or_buffer: PathOrBuffer, format: str | None,
+              engine: str = "auto") -> LikwidRun | NcuExport:
     """One file, without warning (what one worker does; read_likwid warns).
 
     An Nsight Compute export comes back parsed, not yet a run: :func:`_join_exports`
     makes one run of all exports of the call.
     """
     if format in FILE_READERS:
-        return FILE_READERS[format](path_or_buffer, None)
+        return FILE_READERS[format](path_or_buffer, None, engine)
     source = open_text(path_or_buffer)
     layout = format or detect_format(source.text, source.name)
     if layout in JOINED_PARSERS:
@@ -208,7 +210,7 @@ def _join_exports(results: list) -> list[LikwidRun]:
 
 
 def read_likwid(path_or_paths, *, label: str | None = None,
-                format: str | None = None, executor=None) -> LikwidRun:
+                format: str | None = None, executor=None, engine: str = "auto") -> LikwidRun:
     """Read likwid-perfctr or likwid-mpirun output into a :class:`LikwidRun`.
 
     The layout is recognised from the content, not the file name: text
@@ -225,10 +227,12 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     Parameters
     ----------
     path_or_paths : str, path-like, file object or sequence of them
-        One file, or several files of one job (e.g. a MEM_DP run and a
-        FLOPS_DP run), which are merged into one run so that a FLOP metric
-        of one group and a bandwidth metric of another form one point.
-        Open files (text or binary) are read to their end.
+        One file, or the files of one run (e.g. a MEM_DP run and a FLOPS_DP
+        run of one job), which are merged so that a FLOP metric of one group
+        and a bandwidth metric of another form one point (the rule of
+        :mod:`roofline_widget.io.inputs`: ``read_likwid`` reads one run, so
+        its list is that run's files).  Open files (text or binary) are
+        read to their end.
     label : str, optional
         Name of the run in plots and tables; defaults to the (first) file's
         stem.
@@ -242,6 +246,10 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         ``distributed.Client`` or anything with ``submit``/``map``
         (:mod:`roofline_widget.io.parallel`). The merged run is the one the
         serial read (None, the default) gives, files in the given order.
+    engine : {"auto", "h5py", "raw"}
+        Who reads scope-profiler HDF5 files (``format="scope-h5"``): the
+        direct reader, h5py, or the direct reader with h5py for layouts it
+        does not read (default); see :mod:`roofline_widget.io.scope.h5`.
 
     Returns
     -------
@@ -275,59 +283,51 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     """
     _check_format(format)
     check_executor(executor)
-    if isinstance(path_or_paths, (str, os.PathLike)) or is_file_like(path_or_paths):
-        items = [path_or_paths]
-    elif isinstance(path_or_paths, (bytes, bytearray)) or not isinstance(path_or_paths, Iterable):
-        raise TypeError(_NOT_A_FILE.format(what=type(path_or_paths).__name__,
-                                           value=repr(path_or_paths)[:80]))
-    else:
-        items = list(path_or_paths)
-        if not items:
-            raise ValueError("read_likwid needs at least one file")
-        for item in items:
-            if not (isinstance(item, (str, os.PathLike)) or is_file_like(item)):
-                raise TypeError(_NOT_A_FILE.format(what=type(item).__name__, value=repr(item)[:80]))
-    runs = _join_exports(read_each(items, functools.partial(_read_one, format=format), executor))
+    from roofline_widget.io.scope.h5 import check_engine
+
+    check_engine(engine)
+    items = run_files(path_or_paths)
+    runs = _join_exports(read_each(items, functools.partial(_read_one, format=format, engine=engine),
+                                   executor))
     for run in runs:
         warn_passed_over(run.sources[0], run.warnings, stacklevel=2)
         check_stat_sums(run, stacklevel=2)  # LIKWID's STAT Sum against the threads read
     return merge_runs(runs, label=label)
 
 
-def is_scope_results(obj: object) -> bool:
-    """Whether ``obj`` is scope-profiler ``ProfilingResults`` (checked without importing scope-profiler)."""
-    return type(obj).__name__ == "ProfilingResults" and hasattr(obj, "get_likwid_regions")
+def run_of(run_input: RunInput, engine: str = "auto") -> LikwidRun:
+    """The per-thread :class:`LikwidRun` of one run of the user's argument.
+
+    ``engine`` picks the reader of a scope-profiler HDF5 file (see
+    :func:`read_likwid`).
+    """
+    item = run_input.items[0]
+    if run_input.kind == InputKind.RUN:
+        return item
+    if run_input.kind == InputKind.SCOPE_RESULTS:
+        from roofline_widget.io.scope.objects import from_scope_profiler
+        return from_scope_profiler(item)
+    if run_input.kind == InputKind.SCOPE_H5:
+        return read_likwid(item, format="scope-h5", engine=engine)
+    if run_input.kind == InputKind.LIKWID_FILES:
+        return read_likwid(list(run_input.items))
+    raise TypeError(f"no LikwidRun for {type(item).__name__}")
 
 
-def as_runs(data) -> list[LikwidRun]:
+def as_runs(data, engine: str = "auto") -> list[LikwidRun]:
     """Normalise anything the public functions accept to a list of runs.
 
     Parameters
     ----------
-    data : LikwidRun, ProfilingResults, str, path-like, or a sequence of them
-        Runs, scope-profiler results (in memory or as HDF5 file paths) or
-        LIKWID output files (each file one run).
+    data : run or list of runs
+        Runs, scope-profiler results (in memory or as HDF5 file paths),
+        LIKWID output files, or lists of files (the files of one run); see
+        :mod:`roofline_widget.io.inputs` for what a list means.
+    engine : {"auto", "h5py", "raw"}
+        The reader of scope-profiler HDF5 files.
 
     Returns
     -------
     list of LikwidRun
     """
-    if isinstance(data, LikwidRun):
-        return [data]
-    if is_scope_results(data):
-        from roofline_widget.io.scope.objects import from_scope_profiler
-        return [from_scope_profiler(data)]
-    if isinstance(data, (str, os.PathLike)):
-        path = Path(data)
-        if peek(path) == HDF5_MAGIC:
-            from roofline_widget.io.scope.objects import read_scope_h5
-            return [read_scope_h5(path)]
-        return [read_likwid(path)]
-    if isinstance(data, Iterable):
-        runs = [run for item in data for run in as_runs(item)]
-        if not runs:
-            raise ValueError("no runs given")
-        return runs
-    raise TypeError(
-        "expected a LikwidRun, a scope-profiler ProfilingResults, a path to LIKWID "
-        f"output or a scope-profiler HDF5 file, or a sequence of them; got {type(data).__name__}")
+    return [run_of(run_input, engine) for run_input in run_inputs(data)]

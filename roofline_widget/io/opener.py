@@ -21,8 +21,7 @@ import lzma
 import os
 import stat
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from roofline_widget.errors import LikwidFormatError
 
@@ -34,9 +33,12 @@ __all__ = [
     "decode",
     "decompress",
     "is_file_like",
+    "is_hdf5",
+    "open_regular",
     "open_text",
     "peek",
     "read_bytes",
+    "regular_file",
     "source_name",
 ]
 
@@ -93,7 +95,8 @@ def _too_large(name, limit: int) -> LikwidFormatError:
 
 def _read_chunks(read, name, limit: int, cap: int | None = None) -> bytes:
     """Call ``read(size)`` until it returns nothing; raise past ``limit`` bytes (naming ``cap``)."""
-    chunks, total = [], 0
+    chunks: list[bytes] = []
+    total = 0
     while True:
         chunk = read(min(_CHUNK, limit + 1 - total))
         if not chunk:
@@ -129,16 +132,11 @@ def read_bytes(path_or_buffer: PathOrBuffer, limit: int | None = None) -> bytes:
     limit = MAX_BYTES if limit is None else limit
     name = source_name(path_or_buffer)
     if is_file_like(path_or_buffer):
-        return _read_chunks(path_or_buffer.read, name, limit)
-    path = Path(path_or_buffer)
-    info = path.stat()
-    if stat.S_ISDIR(info.st_mode):
-        raise LikwidFormatError(path, None, "a file, not a directory")
-    if not stat.S_ISREG(info.st_mode):
-        raise LikwidFormatError(path, None, "a regular file", "a FIFO, socket or device")
-    if info.st_size > limit:
-        raise _too_large(name, limit)
-    with open(path, "rb") as handle:
+        return _read_chunks(cast(IO, path_or_buffer).read, name, limit)
+    with open_regular(cast(os.PathLike, path_or_buffer)) as handle:
+        info = os.fstat(handle.fileno())
+        if info.st_size > limit:
+            raise _too_large(name, limit)
         data = handle.read(info.st_size + 1)  # one read of the size stat gave, and one byte more
         if len(data) <= info.st_size:
             return data
@@ -259,15 +257,64 @@ def _hdf5_advice() -> str:
     return advice
 
 
+def regular_file(path: str | os.PathLike, what: str = "a regular file") -> str:
+    """``path`` as a string if it names a regular file (following symbolic links).
+
+    Nothing is opened, so a FIFO cannot block and a device is never read.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no such file.
+    LikwidFormatError
+        For a directory, a FIFO, socket or device, a symbolic link loop or
+        any other path that cannot be looked at, naming the path.
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:  # a symbolic link loop, a name too long, no permission
+        raise LikwidFormatError(path, None, what, exc.strerror or str(exc)) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise LikwidFormatError(path, None, f"{what}, not a directory")
+    if not stat.S_ISREG(info.st_mode):
+        raise LikwidFormatError(path, None, what, "a FIFO, socket or device")
+    return os.fspath(path)
+
+
+def open_regular(path: str | os.PathLike, what: str = "a regular file") -> IO[bytes]:
+    """Open ``path`` for reading in binary if it is a regular file (see :func:`regular_file`).
+
+    The file is opened non-blocking and checked again once open, so a path
+    swapped for a FIFO or a device in between is refused too.
+    """
+    regular_file(path, what)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise LikwidFormatError(path, None, what, exc.strerror or str(exc)) from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise LikwidFormatError(path, None, what, "a FIFO, socket or device")
+    return os.fdopen(descriptor, "rb")
+
+
 def peek(path_or_buffer: PathOrBuffer, size: int = 8) -> bytes:
-    """The first ``size`` bytes of a file (``b""`` for file objects and unreadable paths)."""
+    """The first ``size`` bytes of a regular file (``b""`` for file objects and other paths)."""
     if is_file_like(path_or_buffer):
         return b""
     try:
-        if not stat.S_ISREG(os.stat(path_or_buffer).st_mode):
-            return b""  # never open a FIFO or device just to look at it
-        with open(path_or_buffer, "rb") as handle:
+        with open_regular(path_or_buffer) as handle:  # type: ignore[arg-type]
             return handle.read(size)
-    except OSError:
+    except (OSError, LikwidFormatError):
         return b""
 
+
+
+
+def is_hdf5(path_or_buffer: PathOrBuffer) -> bool:
+    """Whether a path is a regular file starting with :data:`HDF5_MAGIC` (False for file objects)."""
+    return peek(path_or_buffer, len(HDF5_MAGIC)) == HDF5_MAGIC

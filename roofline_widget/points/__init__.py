@@ -26,9 +26,13 @@ Modules, in the direction of the imports:
   ``include``/``exclude``, ...), region names matched in bounded time;
 * :mod:`.selection`: :class:`Selection`, the request, and the parameter texts
   of every function that takes one;
-* :mod:`.engines`: :class:`RegionSource`, the interface of a sums engine, and
-  the engines (LIKWID runs, scope-profiler results);
-* :mod:`.rank_groups`, :mod:`.placement`, :mod:`.selected_points`: combining ranks,
+* :mod:`.engines`: :class:`RegionSource` (the interface of a sums engine),
+  the one thread reduction (:mod:`.engines.threads`), the engines
+  (:class:`RunSource` for a LikwidRun, :class:`ScopeResultsSource` for
+  ``ProfilingResults``, :class:`ScopeH5Source` for HDF5 files) and the
+  dispatcher from the user's data to them (:mod:`.engines.dispatch`);
+* :mod:`.columns`: :class:`RegionColumns`, the keys and sums of all runs;
+* :mod:`.combined_ranks`, :mod:`.placement`, :mod:`.selected_points`: combining ranks,
   reasons for leaving rows out, :class:`SelectedPoints` (the result);
 * :mod:`.region_sums`: :class:`RegionSums`;
 * :mod:`.api`: :func:`collect_roofline_points`, :func:`points_dataframe`,
@@ -40,8 +44,10 @@ from __future__ import annotations
 from roofline_widget.points.api import collect_roofline_points, left_out_regions, points_dataframe
 from roofline_widget.points.arguments import compile_patterns, normalize_ranks
 from roofline_widget.points.detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
-from roofline_widget.points.engines.run import RunSums
-from roofline_widget.points.engines.scope import ScopeSums
+from roofline_widget.points.engines.h5 import ScopeH5Source
+from roofline_widget.points.engines.h5_read import read_scope_sums
+from roofline_widget.points.engines.run import RunSource
+from roofline_widget.points.engines.scope import ScopeResultsSource
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.region_sums import RegionSums
 from roofline_widget.points.selected_points import SelectedPoints, note_warning
@@ -50,8 +56,9 @@ from roofline_widget.points.selection import Selection, selection_parameters
 __all__ = [
     "RegionSource",
     "RegionSums",
-    "RunSums",
-    "ScopeSums",
+    "RunSource",
+    "ScopeH5Source",
+    "ScopeResultsSource",
     "SelectedPoints",
     "Selection",
     "channel_totals",
@@ -63,5 +70,6 @@ __all__ = [
     "normalize_ranks",
     "note_warning",
     "points_dataframe",
+    "read_scope_sums",
     "selection_parameters",
 ]

@@ -9,29 +9,26 @@ bandwidth metric into one categorical column.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
-from roofline_widget.points.rank_groups import RankGroups
+from roofline_widget.points.columns import RegionColumns
+from roofline_widget.points.combined_ranks import CombinedRanks
 from roofline_widget.points.unmeasured import unmeasured_reason
 from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE
-
-if TYPE_CHECKING:
-    from roofline_widget.points.region_sums import RegionSums
 
 __all__ = ["giga_rates", "joined_reasons", "unmeasured_union"]
 
 
-def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: str,
-               rows: np.ndarray, groups: RankGroups | None = None, *, keep: bool = False
+def giga_rates(sums: RegionColumns, metric: str | None, role: str, expected_kind: str,
+               rows: np.ndarray, groups: CombinedRanks | None = None, *, keep: bool = False
                ) -> tuple[np.ndarray, np.ndarray, list[str], dict]:
     """Values in giga units, a reason code per selected row, the reason texts, unmeasured threads.
 
     Parameters
     ----------
-    sums : RegionSums
+    sums : RegionColumns
+        The sums (a :class:`~roofline_widget.points.RegionSums`).
     metric : str or None
         The metric (None: none was found in the data).
     role : str
@@ -40,7 +37,7 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
         ``FLOP_RATE`` (a uop rate is accepted too) or ``BYTE_RATE``.
     rows : numpy.ndarray
         The selected rows of ``sums``.
-    groups : RankGroups, optional
+    groups : CombinedRanks, optional
         With it, one value per group (the sum over its rows) instead.
     keep : bool, default False
         Place a row with threads that did not measure ``metric`` (summed
@@ -71,8 +68,8 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
         if unit.kind not in kinds_ok:
             wanted = "a FLOP rate" if expected_kind == FLOP_RATE else "a byte rate"
             problem = f"unit of {metric!r} ({unit.text or 'none'}) is not {wanted}"
-    if problem is not None:
-        return np.full(n, np.nan), np.ones(n, dtype=np.intp), ["", problem], {}
+    if problem is not None or metric is None:
+        return np.full(n, np.nan), np.ones(n, dtype=np.intp), ["", str(problem)], {}
     raw = sums.sums(metric)
     values = raw[rows] if groups is None else groups.sum(raw[rows])
     values = values * unit.to_giga
@@ -114,8 +111,8 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
     return values, codes, texts, missing
 
 
-def _unmeasured_names(sums: RegionSums, metric: str, rows: np.ndarray,
-                      groups: RankGroups | None) -> dict:
+def _unmeasured_names(sums: RegionColumns, metric: str, rows: np.ndarray,
+                      groups: CombinedRanks | None) -> dict:
     """{row (or group) position: {name: threads it stands for}} of the threads that did
     not measure ``metric``.
 

@@ -1,52 +1,43 @@
 """The aggregation front: :class:`RegionSums`, the sums of every run, and its selections.
 
-:class:`RegionSums` concatenates the rows of its sources (one
-:class:`~roofline_widget.points.engines.source.RegionSource` per run: a
-:class:`~roofline_widget.points.engines.run.RunSums` for a :class:`LikwidRun`, a
-:class:`~roofline_widget.points.engines.scope.ScopeSums` for scope-profiler
-results) and asks a source for a metric's sums only when a selection first
-needs it.  :meth:`RegionSums.select` then picks metrics, ranks and regions
-with column look-ups and boolean masks, cheap enough to run on every widget
-change; with ``combine_ranks=True`` it sums the selected ranks per (run,
-region, device).
+:meth:`RegionSums.from_runs` turns what the user passed into one
+:class:`~roofline_widget.points.engines.source.RegionSource` per run
+(:func:`~roofline_widget.points.engines.dispatch.region_sources`, after the
+one rule of :mod:`roofline_widget.io.inputs`); the columns are those of
+:class:`~roofline_widget.points.columns.RegionColumns`.
+:meth:`RegionSums.select` then picks metrics, ranks and regions with column
+look-ups and boolean masks, cheap enough to run on every widget change;
+with ``combine_ranks=True`` it sums the selected ranks per (run, region,
+device).
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import union_categoricals
 
-from roofline_widget.model import GPU, LikwidRun
+from roofline_widget.model import LikwidRun
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument, names_selected
-from roofline_widget.points.detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
-from roofline_widget.points.engines.run import RunSums
-from roofline_widget.points.engines.scope import ScopeSums
+from roofline_widget.points.columns import RegionColumns
+from roofline_widget.points.combined_ranks import CombinedRanks
+from roofline_widget.points.detection import detect_bandwidth_metric, detect_flops_metric
+from roofline_widget.points.engines.dispatch import region_sources
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.placement import giga_rates, joined_reasons, unmeasured_union
-from roofline_widget.points.rank_groups import RankGroups
 from roofline_widget.points.selected_points import SelectedPoints, SelectionNote
 from roofline_widget.points.selection import Selection, selection_parameters
-from roofline_widget.points.unmeasured import (
-    Unmeasured,
-    joined_unmeasured,
-    no_unmeasured,
-    union_unmeasured,
-)
-from roofline_widget.schema import FRAME_KEYS
-from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, Unit, parse_unit
+from roofline_widget.units import BYTE_RATE, FLOP_RATE
 
 __all__ = ["RegionSums"]
 
 
 def _unique_labels(sources: list[RegionSource]) -> list[str]:
     """The run labels, a repeated one numbered: ``run``, ``run (2)``, ..."""
-    labels, seen = [], {}
+    labels: list[str] = []
+    seen: dict[str, int] = {}
     for source in sources:
         label = str(source.label)
         seen[label] = seen.get(label, 0) + 1
@@ -54,45 +45,15 @@ def _unique_labels(sources: list[RegionSource]) -> list[str]:
     return labels
 
 
-def _sources(data) -> list[RegionSource]:
-    """Per-run sums of anything :func:`roofline_widget.io.as_runs` accepts.
-
-    scope-profiler results are read directly (:class:`ScopeSums`, one metric
-    at a time); everything else becomes a :class:`LikwidRun` first.
-    """
-    from roofline_widget.io import as_runs, is_scope_results
-
-    if is_scope_results(data):
-        return [ScopeSums(data)]
-    if isinstance(data, (str, os.PathLike)):
-        from roofline_widget.io.scope.h5 import is_hdf5, read_scope_sums
-
-        if is_hdf5(data):
-            return [read_scope_sums(data)]
-    if isinstance(data, (LikwidRun, str, os.PathLike)) or not isinstance(data, Iterable):
-        return [RunSums(run) for run in as_runs(data)]
-    parts = [part for item in data for part in _sources(item)]
-    if not parts:
-        raise ValueError("no runs given")
-    return parts
-
-
-def _combined(columns: list):
-    """One key column of several runs (categoricals keep first-appearance order)."""
-    if len(columns) == 1:
-        return columns[0]
-    if isinstance(columns[0], pd.Categorical):
-        return union_categoricals(columns, ignore_order=True)
-    return np.concatenate(columns)
-
-
-class RegionSums:
-    """Per-(run, rank, region, device) sums over threads of every metric.
+class RegionSums(RegionColumns):
+    """Per-(run, rank, region, device) sums over threads of every metric, and their selections.
 
     Build it with :meth:`from_runs`; pick metrics, ranks and regions with
     :meth:`select`.  A metric's sums are computed when a selection first
     uses it (for scope-profiler results straight from the region arrays,
-    see :class:`~roofline_widget.points.engines.scope.ScopeSums`) and kept.
+    see :class:`~roofline_widget.points.engines.scope.ScopeResultsSource`) and
+    kept.  The columns (:attr:`frame`, :meth:`key`, :meth:`sums`, ...) are
+    those of :class:`~roofline_widget.points.columns.RegionColumns`.
 
     Parameters
     ----------
@@ -105,177 +66,73 @@ class RegionSums:
     ----------
     runs : list of LikwidRun
         Built on first access for scope-profiler results.
-    frame : pandas.DataFrame
-        One row per (run, rank, region, device): ``file`` (run label),
-        ``rank``, ``region``, ``device``, ``n_threads``, ``runtime_s`` (max
-        over threads), ``call_count`` (max), ``groups`` (``"MEM_DP+FLOPS_DP"``),
-        then one column per metric (sum over threads, native unit); built on
-        first access.
-    metrics : list of str
-        Every metric (also :attr:`metric_names`): channel totals first (see
-        :func:`~roofline_widget.points.channel_totals`), then the measured ones.
-    units : dict of str to Unit
-        The unit of every metric, parsed from its name.
-    flop_metrics : list of str
-        FLOP-rate metrics present, then uop rates.
-    bandwidth_metrics : list of str
-        Byte-rate metrics present.
-    ranks, regions, files : list
-        Ranks (ascending), region names and run labels (order of appearance).
-    gpu_rows : numpy.ndarray
-        Per row, whether its device is a GPU.
+    metric_names : list of str
+        As :attr:`metrics`.
     """
 
     def __init__(self, parts: list[RegionSource], labels: list[str]):
-        self._parts = list(parts)
-        self.files = list(labels)
-        measured = list(dict.fromkeys(n for part in self._parts for n in part.metric_names))
-        # Sums of channel-split bandwidths come first, so detection prefers them to a half.
-        self._channel_totals = channel_totals(measured)
-        self.metrics = list(self._channel_totals) + measured
-        self.units: dict[str, Unit] = {name: parse_unit(name) for name in self.metrics}
-        self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == FLOP_RATE]
-                             + [m for m in self.metrics if self.units[m].kind == UOP_RATE])
-        self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == BYTE_RATE]
-        lengths = [len(part) for part in self._parts]
-        file_codes = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
-        self._keys = {"file": pd.Categorical.from_codes(file_codes, categories=self.files)}
-        self._frame = None
-        self.ranks = np.unique(self.key("rank")).astype(int).tolist()
-        self.regions = list(self.key("region").categories)
-        self._region_codes = self.label_codes("region")[0]
-        device_codes, devices = self.label_codes("device")
-        self.gpu_rows = np.asarray(devices == GPU)[device_codes] if len(devices) else \
-            np.zeros(len(file_codes), dtype=bool)
-        self._metric_values: dict[str, np.ndarray] = {}
-        self._unmeasured: dict[str, Unmeasured] = {}
+        super().__init__(parts, labels)
         self._region_masks: dict[tuple, np.ndarray] = {}
-        self._group_of_row: tuple | None = None
+        self._group_of_row: tuple[np.ndarray, int] | None = None
 
     @classmethod
-    def from_runs(cls, data) -> RegionSums:
-        """Aggregate runs (anything :func:`roofline_widget.io.as_runs` accepts).
+    def from_runs(cls, data, *, engine: str = "auto") -> RegionSums:
+        """Aggregate one run or a list of runs.
 
+        Parameters
+        ----------
+        data : run or list of runs
+            A run is a :class:`LikwidRun`, scope-profiler ``ProfilingResults``,
+            a path (LIKWID text/CSV output or a scope-profiler HDF5 file), an
+            open file, a ``RegionSums``, or a list of paths and open files
+            (the files of one run, merged as :func:`~roofline_widget.read_likwid`
+            merges them).  The items of an outer list are the runs
+            (:mod:`roofline_widget.io.inputs` states the rule).
+        engine : {"auto", "h5py", "raw"}
+            Who reads scope-profiler HDF5 files (see
+            :func:`~roofline_widget.points.engines.h5_read.read_scope_sums`).
+
+        Notes
+        -----
         Per-run sums of a :class:`LikwidRun` are cached on the run object, so
         building a ``RegionSums`` of runs seen before costs one concatenation.
-        scope-profiler results are not converted to a per-thread table at all.
-        A ``RegionSums`` is returned as it is.
+        scope-profiler results and HDF5 files are not converted to a
+        per-thread table at all.  A ``RegionSums`` is returned as it is.
         """
         if isinstance(data, RegionSums):
             return data
-        parts = _sources(data)
+        parts = region_sources(data, engine=engine, keep=(RegionSums,))
         return cls(parts, _unique_labels(parts))
 
     @property
     def runs(self) -> list[LikwidRun]:
         """The runs as :class:`LikwidRun` (scope-profiler results converted on first use)."""
-        return [part.run for part in self._parts]
+        return [part.run for part in self.sources]
 
     @property
     def metric_names(self) -> list[str]:
         """Every metric name, as :attr:`metrics`: channel totals first, then the measured ones."""
         return list(self.metrics)
 
-    @property
-    def frame(self) -> pd.DataFrame:
-        """Keys and every metric's sums as one DataFrame (built on first access)."""
-        if self._frame is None:
-            columns = {name: self.key(name) for name in FRAME_KEYS}
-            columns.update((name, self.sums(name)) for name in self.metrics)
-            self._frame = pd.DataFrame(columns)
-        return self._frame
-
-    def __len__(self) -> int:
-        """The number of (run, rank, region, device) rows."""
-        return len(self._region_codes)
-
     def __repr__(self) -> str:
         return (f"<RegionSums: {len(self)} (run, rank, region, device) row(s), "
                 f"{len(self.files)} run(s), FLOP metrics {self.flop_metrics}, "
                 f"bandwidth metrics {self.bandwidth_metrics}>")
 
-    # ------------------------------------------------------------ columns
-    def key(self, name: str) -> np.ndarray | pd.Categorical:
-        """One key column of all runs (a name of ``FRAME_KEYS``), combined on first use and kept.
+    def combined_ranks(self, rows: np.ndarray) -> CombinedRanks:
+        """The selected ``rows`` grouped by (run, region, device), to sum their ranks.
 
-        Columns a selection does not need (``call_count``, ``groups`` for point
-        dicts) are then never read from scope-profiler results.
+        The groups are numbered over all rows once (kept), so a combined
+        point keeps its place whatever ranks are selected.
         """
-        column = self._keys.get(name)
-        if column is None:
-            column = self._keys[name] = _combined([part.keys[name] for part in self._parts])
-        return column
-
-    def key_numbers(self, name: str) -> np.ndarray:
-        """A numeric key column as a plain array (rank and n_threads int64, else float)."""
-        dtype = np.int64 if name in ("rank", "n_threads") else float
-        return np.asarray(self.key(name), dtype=dtype)
-
-    def label_codes(self, name: str) -> tuple[np.ndarray, pd.Index]:
-        """(codes, categories) of a categorical key column (``file, region, device, groups``)."""
-        column = self.key(name)
-        return np.asarray(column.codes), column.categories
-
-    def label_column(self, name: str, rows: np.ndarray) -> pd.Categorical:
-        """A categorical key column at ``rows`` (the categories of all rows kept)."""
-        codes, categories = self.label_codes(name)
-        return pd.Categorical.from_codes(codes[rows], categories=categories)
-
-    def plain_labels(self, name: str, rows: np.ndarray) -> list[str]:
-        """A categorical key column at ``rows`` as plain ``str`` (converted once per category)."""
-        codes, categories = self.label_codes(name)
-        plain = np.array([str(c) for c in categories] + [""], dtype=object)
-        return plain[codes[rows]].tolist()
-
-    def sums(self, metric: str) -> np.ndarray:
-        """The sums of one metric (a name of :attr:`metrics`) over all rows, kept.
-
-        Native unit; NaN for the rows of runs without the metric.  A channel
-        total is the sum of its parts (NaN where a region lacks a part).
-        """
-        values = self._metric_values.get(metric)
-        if values is None:
-            if metric in self._channel_totals:
-                # NaN where a region lacks a part: half a socket's traffic is no total.
-                values = np.sum([self.sums(part) for part in self._channel_totals[metric]],
-                                axis=0)
-            else:
-                pieces = [part.sums(metric) if metric in part.metric_names
-                          else np.full(len(part), np.nan) for part in self._parts]
-                values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
-            self._metric_values[metric] = values
-        return values
-
-    def unmeasured(self, metric: str) -> Unmeasured:
-        """Per row the threads whose ``metric`` is not finite (kept per metric).
-
-        A source without an ``unmeasured`` method, or without the metric,
-        counts as fully measured; a channel total's threads are those of
-        any of its parts.
-        """
-        found = self._unmeasured.get(metric)
-        if found is None:
-            if metric in self._channel_totals:
-                found = union_unmeasured([self.unmeasured(part)
-                                          for part in self._channel_totals[metric]])
-            else:
-                found = joined_unmeasured([
-                    Unmeasured(*part.unmeasured(metric)) if metric in part.metric_names
-                    and hasattr(part, "unmeasured") else no_unmeasured(len(part))
-                    for part in self._parts])
-            self._unmeasured[metric] = found
-        return found
-
-    def rank_groups(self, rows: np.ndarray) -> RankGroups:
-        """The selected ``rows`` grouped by (run, region, device) (the numbering is kept)."""
         if self._group_of_row is None:
             file_codes = self.label_codes("file")[0].astype(np.int64)
             device_codes, devices = self.label_codes("device")
-            key = ((file_codes * max(len(self.regions), 1) + self._region_codes)
+            key = ((file_codes * max(len(self.regions), 1) + self.region_codes)
                    * (len(devices) + 1) + device_codes + 1)
             codes, uniques = pd.factorize(key)
             self._group_of_row = (codes.astype(np.intp), len(uniques))
-        return RankGroups(*self._group_of_row, rows)
+        return CombinedRanks(*self._group_of_row, rows)
 
     # ------------------------------------------------------------ detection
     def detect_flops_metric(self) -> str | None:
@@ -294,7 +151,7 @@ class RegionSums:
         mask = self._region_masks.get(key)
         if mask is None:
             keep = names_selected(self.regions, include, exclude)
-            mask = keep[self._region_codes]
+            mask = keep[self.region_codes]
             self._region_masks[key] = mask
         return mask
 
@@ -345,7 +202,7 @@ class RegionSums:
             notes.append(SelectionNote("include=[] selects no region "
                                        "(include=None selects every region)"))
         rows = np.flatnonzero(mask)
-        groups = self.rank_groups(rows) if chosen.combine_ranks else None
+        groups = self.combined_ranks(rows) if chosen.combine_ranks else None
         performance, flops_codes, flops_texts, flops_missing = giga_rates(
             self, flops_metric, "FLOP-rate", FLOP_RATE, rows, groups, keep=keep)
         bandwidth, bw_codes, bw_texts, bw_missing = giga_rates(

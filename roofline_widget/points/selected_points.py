@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
-from roofline_widget.points.rank_groups import RankGroups
+from roofline_widget.points.columns import RegionColumns
+from roofline_widget.points.combined_ranks import CombinedRanks
+from roofline_widget.points.selection import Selection
 from roofline_widget.schema import FRAME_KEYS
-
-if TYPE_CHECKING:
-    from roofline_widget.points.region_sums import RegionSums
-    from roofline_widget.points.selection import Selection
 
 __all__ = ["SelectedPoints", "SelectionNote", "note_warning"]
 
@@ -45,7 +42,7 @@ def _constant_column(value, n: int) -> pd.Categorical:
     return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
 
 
-def _points_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
+def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
                   performance: np.ndarray, bandwidth: np.ndarray, flops_metric: str | None,
                   bandwidth_metric: str | None, unmeasured: np.ndarray) -> pd.DataFrame:
     """The points frame; ``numbers(name)`` gives the numeric key columns of the rows."""
@@ -68,7 +65,7 @@ def _points_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], n
     })
 
 
-def _left_out_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
+def _left_out_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
                     reasons: pd.Categorical) -> pd.DataFrame:
     return pd.DataFrame({
         "file": sums.label_column("file", rows),
@@ -80,7 +77,7 @@ def _left_out_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str],
     })
 
 
-def _combined_frame(sums: RegionSums, groups: RankGroups) -> pd.DataFrame:
+def _combined_frame(sums: RegionColumns, groups: CombinedRanks) -> pd.DataFrame:
     """Like :attr:`RegionSums.frame`, one row per group of ``groups``: the ranks summed."""
     columns = {name: (sums.label_column(name, groups.first_rows) if name in _LABEL_KEYS
                       else groups.column(sums, name)) for name in FRAME_KEYS}
@@ -110,7 +107,7 @@ class SelectedPoints:
         The request, its metrics resolved (given or detected).
     notes : list of str, optional
         Remarks on the metric choice.
-    combined : (RankGroups, numpy.ndarray), optional
+    combined : (CombinedRanks, numpy.ndarray), optional
         With ``combine_ranks``: the groups and the placed mask over them.
     unmeasured_threads : numpy.ndarray, optional
         Per placed point, how many of its threads did not measure the FLOP
@@ -145,15 +142,15 @@ class SelectedPoints:
         :class:`SelectionWarning`); :func:`collect_roofline_points` warns them.
     """
 
-    def __init__(self, sums: RegionSums, rows: np.ndarray, performance: np.ndarray,
+    def __init__(self, sums: RegionColumns, rows: np.ndarray, performance: np.ndarray,
                  bandwidth: np.ndarray, left_out_rows: np.ndarray, reasons: pd.Categorical,
                  selection: Selection, notes: list[str] | None = None, *,
-                 combined: tuple[RankGroups, np.ndarray] | None = None,
+                 combined: tuple[CombinedRanks, np.ndarray] | None = None,
                  unmeasured_threads: np.ndarray | None = None) -> None:
         self._sums = sums
         self._rows, self._performance, self._bandwidth = rows, performance, bandwidth
         self._left_out_rows, self._reasons = left_out_rows, reasons
-        # (RankGroups, placed mask over its groups) when the ranks were summed
+        # (CombinedRanks, placed mask over its groups) when the ranks were summed
         self._combined = combined
         self.combine_ranks = combined is not None
         self.selection = selection

@@ -53,8 +53,10 @@ class RooflineWidget(widgets.VBox):
     Parameters
     ----------
     data : LikwidRun, path, ProfilingResults, RegionSums, or a sequence of them
-        Anything :func:`~roofline_widget.collect_roofline_points` accepts.
-        The per-region sums are computed once, here.
+        Anything :func:`~roofline_widget.collect_roofline_points` accepts
+        (a list inside the list: the files of one run, see
+        :mod:`roofline_widget.io.inputs`).  The per-region sums are computed
+        once, here.
     ceilings : sequence of ComputeRoof / BandwidthRoof, optional
         Extra roofs (e.g. from likwid-bench) drawn together with the peaks;
         the attainable performance uses the highest compute and bandwidth roof.
@@ -62,6 +64,11 @@ class RooflineWidget(widgets.VBox):
         Region renames for the baseline comparison (``compare_points(match=)``).
     view : path or View, optional
         A saved view restored after construction (:meth:`load_view`).
+    engine : {"auto", "h5py", "raw"}
+        Who reads scope-profiler HDF5 files (like pandas' ``read_csv(engine=)``):
+        the package's own reader, h5py, or the own reader with h5py for the
+        layouts it does not read (default); see
+        :func:`~roofline_widget.points.read_scope_sums`.
     **options
         Initial values of the traits below and ipywidgets Box options (``layout``).
 
@@ -143,9 +150,10 @@ class RooflineWidget(widgets.VBox):
     baseline = Any(None, allow_none=True, help="baseline run(s) the points are compared with")
     levels = List(Unicode(), help="memory levels drawn as a hierarchical roofline, [] for none")
 
-    def __init__(self, data, *, ceilings=(), match=None, view=None, **options) -> None:
+    def __init__(self, data, *, ceilings=(), match=None, view=None, engine: str = "auto",
+                 **options) -> None:
         self._guard = UpdateGuard()
-        self.sums = RegionSums.from_runs(data)
+        self.sums = RegionSums.from_runs(data, engine=engine)
         self.figure = RooflineFigure(self._guard)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         self._layers = LayerStack(self.figure, on_region_click=self.toggle_region)

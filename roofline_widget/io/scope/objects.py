@@ -10,9 +10,10 @@ one list of metric names are stacked with a single ``np.concatenate`` and
 the key columns are built with ``np.repeat`` over per-region values, so the
 only Python loop is the unavoidable one that collects the region objects.
 
-scope-profiler is imported only inside :func:`read_scope_h5` (and not at
-all by :func:`from_scope_profiler`, which only reads attributes), never when
-:mod:`roofline_widget` is imported.
+scope-profiler is never imported: :func:`from_scope_profiler` only reads
+attributes, and :func:`run_from_regions` takes any region objects with the
+attributes of ``LikwidRegionResult`` (the HDF5 reader's
+:class:`~roofline_widget.io.scope.regions_h5.RegionArrays` among them).
 
 Conversions are cached per results object (a repeated call with the same
 object and the same regions returns the same run, so that aggregates cached
@@ -24,24 +25,25 @@ from __future__ import annotations
 
 import operator
 import weakref
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.parsed import STATS_FRAME_COLUMNS, check_metric_names, key_table
-from roofline_widget.io.scope.check import H5_ERRORS, check_scope_file
 from roofline_widget.io.scope.regions import (
     change_starts,
     collect_regions,
     constant_categorical,
+    group_label,
+    no_likwid_data,
     non_numeric_region,
     repeated_categorical,
+    thread_name,
 )
 from roofline_widget.model import CPU, Layout, LikwidRun
 
-__all__ = ["from_scope_profiler", "read_scope_h5"]
+__all__ = ["from_scope_profiler", "run_from_regions"]
 
 LAYOUT = Layout.SCOPE_PROFILER
 
@@ -66,7 +68,7 @@ def _cpu_columns(results, counts):
     unique = np.unique(np.concatenate(distinct)) if distinct else np.zeros(0, dtype=np.int64)
     lookup = np.zeros(int(unique.max()) + 1 if unique.size else 0, dtype=np.int32)
     lookup[unique] = np.arange(unique.size)
-    thread = pd.Categorical.from_codes(lookup[cpu], [f"HWThread {c}" for c in unique])
+    thread = pd.Categorical.from_codes(lookup[cpu], [thread_name(c) for c in unique.tolist()])
     return cpu, thread
 
 
@@ -115,7 +117,7 @@ def _stack(results, keys, names_of, values_of, counts, source, tags, what) -> pd
     for names, data in stacked.items():
         indices = batches[names]
         rows = _segments(starts[indices], counts[indices])
-        out[np.ix_([position[n] for n in names], rows)] = data
+        out[np.ix_(np.array([position[n] for n in names], dtype=np.intp), rows)] = data
     return pd.DataFrame(out.T, columns=columns, copy=False)
 
 
@@ -161,16 +163,31 @@ def _per_thread(results, attr, counts, source, tags) -> np.ndarray:
     return values
 
 
-def _build(results_obj, label) -> LikwidRun:
-    source = str(results_obj.file_path)
-    ranks, tags, results = collect_regions(results_obj.get_likwid_regions(), source)
+def run_from_regions(regions_by_rank, source: str, label: str) -> LikwidRun:
+    """The per-thread :class:`LikwidRun` of ``{rank: {tag: region}}``.
+
+    Parameters
+    ----------
+    regions_by_rank : mapping
+        Region objects with the attributes of scope-profiler's
+        ``LikwidRegionResult`` (``ProfilingResults.get_likwid_regions()``, or
+        the :class:`~roofline_widget.io.scope.regions_h5.RegionArrays` the
+        HDF5 reader makes).
+    source, label : str
+        The file named in the run and in errors; the run's label.
+
+    Raises
+    ------
+    LikwidFormatError
+        If there is no region, or a region's arrays do not have one column per cpu.
+    """
+    ranks, tags, results = collect_regions(regions_by_rank, source)
     if not results:
-        raise LikwidFormatError(source, None, "scope-profiler results with LIKWID regions "
-                                "(run under likwid-perfctr -m)", "no LIKWID data")
+        raise no_likwid_data(source)
     counts = np.fromiter((len(r.cpus) for r in results), np.intp, len(results))
     total = int(counts.sum())
     group_ids = [int(r.group_id) for r in results]
-    groups = [r.group_name or f"Group {g}" for r, g in zip(results, group_ids)]
+    groups = [group_label(r.group_name, g) for r, g in zip(results, group_ids)]
     cpu, thread = _cpu_columns(results, counts)
     places = list(zip(ranks, tags))  # (rank, tag): what the errors below name
     keys = key_table(
@@ -230,7 +247,7 @@ def from_scope_profiler(results, label: str | None = None, *, cache: bool = True
     """
     label = label or results.display_label
     if not cache:
-        return _build(results, label)
+        return run_from_regions(results.get_likwid_regions(), str(results.file_path), label)
     regions = [r for _, regs in sorted(results.get_likwid_regions().items())
                for r in regs.values()]
     entry = _CACHE.get(id(results))
@@ -239,47 +256,10 @@ def from_scope_profiler(results, label: str | None = None, *, cache: bool = True
         if (ref() is results and cached_label == label and len(cached_regions) == len(regions)
                 and all(map(operator.is_, cached_regions, regions))):
             return run
-    run = _build(results, label)
+    run = run_from_regions(results.get_likwid_regions(), str(results.file_path), label)
     try:
         _CACHE[id(results)] = (weakref.ref(results), label, regions, run)
         weakref.finalize(results, _CACHE.pop, id(results), None)
     except TypeError:  # not weak-referenceable: no caching
         pass
     return run
-
-
-def read_scope_h5(path, label: str | None = None) -> LikwidRun:
-    """Read a scope-profiler HDF5 file (``ProfilingResults.from_h5``) as a run.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The merged profiling file.
-    label : str, optional
-        Name of the run (default: the run's label or the file stem).
-
-    Raises
-    ------
-    LikwidFormatError
-        If the file holds no LIKWID data, or cannot be read: truncated or
-        damaged, a region without one of its datasets, ``metric_names`` one
-        string instead of a list, arrays of the wrong shape. The message
-        names the file and, where it can, the rank and region.
-    FileNotFoundError
-        If the file does not exist.
-    """
-    from scope_profiler.results import ProfilingResults
-
-    path = Path(path)
-    try:
-        return from_scope_profiler(ProfilingResults.from_h5(path), label, cache=False)
-    except FileNotFoundError:
-        raise
-    except (*H5_ERRORS, ValueError) as exc:
-        # scope-profiler's errors name neither the region nor (KeyError) the file, and
-        # a metric_names string arrives split into characters: find what is wrong here
-        check_scope_file(path)
-        if isinstance(exc, LikwidFormatError):
-            raise
-        raise LikwidFormatError(str(path), None, "a scope-profiler HDF5 file that "
-                                "scope-profiler can read", f"{type(exc).__name__}: {exc}") from exc

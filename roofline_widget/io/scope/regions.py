@@ -20,8 +20,11 @@ __all__ = [
     "change_starts",
     "collect_regions",
     "constant_categorical",
+    "group_label",
+    "no_likwid_data",
     "non_numeric_region",
     "repeated_categorical",
+    "thread_name",
 ]
 
 _METRIC_NAMES = operator.attrgetter("metric_names")
@@ -154,3 +157,19 @@ def change_starts(values: Sequence) -> np.ndarray:
     differs = np.fromiter(map(operator.ne, values[1:], values[:-1]), dtype=bool,
                           count=len(values) - 1)
     return np.concatenate([[0], np.flatnonzero(differs) + 1])
+
+
+def no_likwid_data(source: str) -> LikwidFormatError:
+    """The error for results or a file without any LIKWID region."""
+    return LikwidFormatError(source, None, "scope-profiler results with LIKWID regions "
+                             "(run under likwid-perfctr -m)", "no LIKWID data")
+
+
+def group_label(group_name: str, group_id: int) -> str:
+    """A region's group as the tables show it: its name, or ``"Group <id>"`` without one."""
+    return group_name or f"Group {int(group_id)}"
+
+
+def thread_name(cpu: int) -> str:
+    """How a scope-profiler thread is named in tables and reasons: ``"HWThread <cpu>"``."""
+    return f"HWThread {int(cpu)}"

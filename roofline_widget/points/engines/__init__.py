@@ -1,1 +1,1 @@
-"""Sums engines: per-(rank, region, device) sums over threads, one engine per kind of input."""
+"""The sums engines: one :class:`~.source.RegionSource` per run, one thread reduction, one dispatcher."""

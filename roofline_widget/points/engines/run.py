@@ -1,30 +1,62 @@
 """The sums engine of a :class:`LikwidRun`: per (rank, region, device) sums over threads.
 
-:func:`cached_run_frame` aggregates a run's per-thread table once with
-pandas: per (rank, region, device, group) the sum over threads of every
-metric (``min_count=1``: all-NaN stays NaN), then per (rank, region,
-device) the first group (in file order) with a value for each metric.  That
-joins a FLOPS_DP run and a MEM_DP run of the same regions into one row and
-never counts a metric twice when both groups print it (``DP [MFLOP/s]``).
-The frame is cached per run object; :class:`RunSums` serves it as a
+:func:`cached_run_frame` aggregates a run's per-thread table once: per
+(rank, region, device, group) the sum over threads of every metric, through
+the one thread reduction (:mod:`~roofline_widget.points.engines.threads`:
+a non-finite thread is not measured, all-NaN stays NaN, the unmeasured
+threads counted), then per (rank, region, device) the first group (in file
+order) with a value for each metric.  That joins a FLOPS_DP run and a MEM_DP
+run of the same regions into one row and never counts a metric twice when
+both groups print it (``DP [MFLOP/s]``).  The frame is cached per run
+object; :class:`RunSource` serves it as a
 :class:`~roofline_widget.points.engines.source.RegionSource`.
 """
 
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget.model import LikwidRun
+from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
 from roofline_widget.schema import SOURCE_KEYS
 
-__all__ = ["RunSums", "cached_run_frame", "unmeasured_threads"]
+__all__ = ["RunAggregate", "RunSource", "cached_run_frame", "run_aggregate"]
 
-# id(run) -> (weakref to the run, its table, the table's shape, the frame)
+_GROUP_KEYS = ["rank", "region", "device", "group"]
+
+# id(run) -> (weakref to the run, its table, the table's shape, the aggregate)
 _RUN_CACHE: dict[int, tuple] = {}
+
+
+@dataclass(frozen=True)
+class RunAggregate:
+    """A run's sums: the frame, and what names its unmeasured threads.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        One row per (rank, region, device): the :data:`SOURCE_KEYS`, then one
+        column per metric (sum over threads, native unit).
+    group_rows : numpy.ndarray
+        Per (rank, region, device, group), its row of ``frame``.
+    group_sums, unmeasured : numpy.ndarray
+        (metrics, groups): the sums and the unmeasured threads of each group
+        (:class:`~roofline_widget.points.engines.threads.ThreadSums`).
+    order, starts : numpy.ndarray
+        The table rows sorted by group, and where each group starts in that order.
+    """
+
+    frame: pd.DataFrame
+    group_rows: np.ndarray
+    group_sums: np.ndarray
+    unmeasured: np.ndarray
+    order: np.ndarray
+    starts: np.ndarray
 
 
 def _group_labels(stage1: pd.DataFrame, group_id: np.ndarray, n_keys: int) -> np.ndarray:
@@ -38,34 +70,54 @@ def _group_labels(stage1: pd.DataFrame, group_id: np.ndarray, n_keys: int) -> np
     return labels[np.asarray(inverse).ravel()]
 
 
-def _aggregate_run(run: LikwidRun) -> pd.DataFrame:
+def _aggregate_run(run: LikwidRun) -> RunAggregate:
     """Per (rank, region, device) sums over threads; see the module docstring."""
     table = run.table
     metrics = run.metric_names
-    if metrics and np.isinf(table[metrics].to_numpy(dtype=float)).any():
-        # a non-finite thread is not measured: summed like NaN (and counted, see unmeasured_threads)
-        table = table.assign(**{m: table[m].where(np.isfinite(table[m])) for m in metrics})
-    stage1_keys = ["rank", "region", "device", "group"]
-    grouped = table.groupby(stage1_keys, observed=True, sort=False)
-    stage1 = grouped[metrics].sum(min_count=1) if metrics else grouped.size().to_frame().iloc[:, :0]
-    stage1["n_threads"] = grouped.size()
-    stage1["runtime_s"] = grouped["runtime_s"].max()
-    stage1["call_count"] = grouped["call_count"].max()
-    stage1 = stage1.reset_index()
+    codes = table.groupby(_GROUP_KEYS, observed=True, sort=False).ngroup().to_numpy()
+    used = codes >= 0  # a row without a key (none in practice) belongs to no group
+    order = np.flatnonzero(used)[np.argsort(codes[used], kind="stable")]
+    counts = np.bincount(codes[used], minlength=int(codes.max()) + 1 if used.any() else 0)
+    starts = np.cumsum(counts) - counts
+    first_rows = order[starts]
+    values = table[metrics].to_numpy(dtype=float).T[:, order] if metrics else np.zeros((0, len(order)))
+    reduced = sum_over_segments(values, counts)
+    stage1 = table[_GROUP_KEYS].iloc[first_rows].reset_index(drop=True)
+    stage1 = pd.concat([stage1, pd.DataFrame(reduced.sums.T, columns=metrics)], axis=1)
+    stage1["n_threads"] = counts
+    for name in ("runtime_s", "call_count"):
+        stage1[name] = max_over_segments(table[name].to_numpy(dtype=float)[order], counts)
     grouped2 = stage1.groupby(["rank", "region", "device"], observed=True, sort=False)
-    group_id = grouped2.ngroup().to_numpy()
+    group_rows = grouped2.ngroup().to_numpy()
     frame = grouped2[["runtime_s", "call_count", *metrics]].first()
     frame.insert(0, "n_threads", grouped2["n_threads"].max())
     frame = frame.reset_index()
-    frame.insert(frame.columns.get_loc("call_count") + 1, "groups", _group_labels(stage1, group_id, len(frame)))
+    frame.insert(frame.columns.get_loc("call_count") + 1, "groups",
+                 _group_labels(stage1, group_rows, len(frame)))
     frame["region"] = frame["region"].astype(object)
     frame["device"] = frame["device"].astype(object)
     frame["rank"] = frame["rank"].astype(np.int64)
-    return frame
+    return RunAggregate(frame, group_rows, reduced.sums, reduced.unmeasured, order, starts)
+
+
+def run_aggregate(run: LikwidRun) -> RunAggregate:
+    """The :class:`RunAggregate` of ``run``, computed once per run object.
+
+    The same object is returned until the run's table is replaced or resized.
+    """
+    entry = _RUN_CACHE.get(id(run))
+    if entry is not None:
+        ref, table, shape, aggregate = entry
+        if ref() is run and table is run.table and shape == run.table.shape:
+            return aggregate
+    aggregate = _aggregate_run(run)
+    _RUN_CACHE[id(run)] = (weakref.ref(run), run.table, run.table.shape, aggregate)
+    weakref.finalize(run, _RUN_CACHE.pop, id(run), None)
+    return aggregate
 
 
 def cached_run_frame(run: LikwidRun) -> pd.DataFrame:
-    """The per-(rank, region, device) sums of ``run``, computed once per run object.
+    """The per-(rank, region, device) sums of ``run`` (:attr:`RunAggregate.frame`), computed once.
 
     Parameters
     ----------
@@ -74,78 +126,43 @@ def cached_run_frame(run: LikwidRun) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~roofline_widget.points.engines.source.SOURCE_KEYS`, then one
-        column per metric (sum over threads, native unit).  The same object
-        is returned until the run's table is replaced or resized.
+        Columns :data:`~roofline_widget.schema.SOURCE_KEYS`, then one
+        column per metric (sum over threads, native unit).
     """
-    entry = _RUN_CACHE.get(id(run))
-    if entry is not None:
-        ref, table, shape, frame = entry
-        if ref() is run and table is run.table and shape == run.table.shape:
-            return frame
-    frame = _aggregate_run(run)
-    _RUN_CACHE[id(run)] = (weakref.ref(run), run.table, run.table.shape, frame)
-    weakref.finalize(run, _RUN_CACHE.pop, id(run), None)
-    return frame
+    return run_aggregate(run).frame
 
 
-def _group_codes(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Per table row its (rank, region, device, group) number and per such group its
-    (rank, region, device) number: the row of the sums frame (both in first-appearance order)."""
-    stage1 = table.groupby(["rank", "region", "device", "group"], observed=True,
-                           sort=False).ngroup().to_numpy()
-    stage2 = table.groupby(["rank", "region", "device"], observed=True,
-                           sort=False).ngroup().to_numpy()
-    row_of_group = np.zeros(int(stage1.max()) + 1 if len(stage1) else 0, dtype=np.intp)
-    row_of_group[stage1] = stage2
-    return stage1, row_of_group
-
-
-def unmeasured_threads(run: LikwidRun, metric: str, n_rows: int,
-                       codes: tuple[np.ndarray, np.ndarray] | None = None) -> Unmeasured:
-    """The threads of each sums row whose ``metric`` is not finite.
+def _unmeasured_threads(run: LikwidRun, aggregate: RunAggregate, metric: str) -> Unmeasured:
+    """The threads of each row whose ``metric`` is not finite.
 
     Per (rank, region, device) row the group that gives the sum (the first
     one, in file order, with a finite value on some thread) is looked at:
-    its threads whose value is NaN or infinite are counted and named (the
-    ``thread`` column: the header as printed).  A group without any finite
-    value does not give the sum, so it adds nothing.
-
-    Parameters
-    ----------
-    run : LikwidRun
-    metric : str
-        A metric of ``run``.
-    n_rows : int
-        The number of rows of the sums frame.
-    codes : tuple, optional
-        :func:`_group_codes` of the run's table, if already computed.
+    its unmeasured threads are counted and named (the ``thread`` column:
+    the header as printed).  A group without any finite value does not give
+    the sum, so it adds nothing.
     """
-    table = run.table
-    stage1, row_of_group = codes if codes is not None else _group_codes(table)
-    finite = np.isfinite(table[metric].to_numpy(dtype=float))
-    counts = np.zeros(n_rows, dtype=np.int64)
-    if finite.all() or not len(stage1):
+    index = run.metric_names.index(metric)
+    group_counts = aggregate.unmeasured[index]
+    counts = np.zeros(len(aggregate.frame), dtype=np.int64)
+    if not group_counts.any():
         return Unmeasured(counts, {})
-    n_groups = len(row_of_group)
-    has_value = np.bincount(stage1[finite], minlength=n_groups) > 0
-    bad_count = np.bincount(stage1[~finite], minlength=n_groups)
-    candidates = np.flatnonzero(has_value)  # ascending: first appearance, i.e. file order
-    rows, first = np.unique(row_of_group[candidates], return_index=True)
+    values = run.table[metric].to_numpy(dtype=float)
+    # the group whose sum the frame took: the first (file order) with a sum
+    candidates = np.flatnonzero(~np.isnan(aggregate.group_sums[index]))
+    rows, first = np.unique(aggregate.group_rows[candidates], return_index=True)
     chosen = candidates[first]
-    counts[rows] = bad_count[chosen]
-    bad_groups = chosen[bad_count[chosen] > 0]
+    counts[rows] = group_counts[chosen]
+    labels = run.table["thread"].to_numpy(dtype=object)
     threads: dict[int, tuple] = {}
-    if len(bad_groups):
-        where = np.flatnonzero(~finite & np.isin(stage1, bad_groups))
-        labels = table["thread"].to_numpy(dtype=object)[where]
-        for group, label in zip(stage1[where].tolist(), labels.tolist()):
-            row = int(row_of_group[group])
-            threads[row] = (*threads.get(row, ()), str(label))
+    sizes = np.diff(np.append(aggregate.starts, len(aggregate.order)))
+    for group in chosen[group_counts[chosen] > 0].tolist():
+        rows_of_group = aggregate.order[aggregate.starts[group]:aggregate.starts[group] + sizes[group]]
+        bad = rows_of_group[nonfinite_threads(values[rows_of_group])]
+        threads[int(aggregate.group_rows[group])] = tuple(str(label) for label in labels[bad])
     return Unmeasured(counts, threads)
 
 
-class RunSums:
+class RunSource:
     """The per-region sums of one :class:`LikwidRun` (its cached groupby frame).
 
     A :class:`~roofline_widget.points.engines.source.RegionSource`.
@@ -168,10 +185,10 @@ class RunSums:
     def __init__(self, run: LikwidRun):
         self.run = run
         self.label = run.label
-        self._frame = frame = cached_run_frame(run)
+        self._aggregate = run_aggregate(run)
+        frame = self._frame = self._aggregate.frame
         self.metric_names = list(frame.columns[len(SOURCE_KEYS):])
         self.keys = {name: frame[name].to_numpy() for name in SOURCE_KEYS}
-        self._codes: tuple | None = None
         for name in ("region", "device", "groups"):
             self.keys[name] = pd.Categorical(self.keys[name])
 
@@ -184,7 +201,10 @@ class RunSums:
         return self._frame[metric].to_numpy(dtype=float)
 
     def unmeasured(self, metric: str) -> Unmeasured:
-        """Per row the threads whose ``metric`` is not finite (see :func:`unmeasured_threads`)."""
-        if self._codes is None:
-            self._codes = _group_codes(self.run.table)
-        return unmeasured_threads(self.run, metric, len(self._frame), self._codes)
+        """Per row the threads whose ``metric`` is not finite, named as the table prints them.
+
+        Per row the group that gives its sum (the first, in file order, with
+        a finite value on some thread) is looked at; a group without any
+        finite value does not give the sum, so it adds nothing.
+        """
+        return _unmeasured_threads(self.run, self._aggregate, metric)

@@ -1,6 +1,6 @@
 """The sums engine of scope-profiler results: per-region sums straight from the arrays.
 
-:class:`ScopeSums` is the fast path of :class:`~roofline_widget.points.RegionSums`
+:class:`ScopeResultsSource` is the fast path of :class:`~roofline_widget.points.RegionSums`
 for ``ProfilingResults``: it never builds the per-thread table of
 :func:`~roofline_widget.io.scope.objects.from_scope_profiler`, only the key columns
 and, per metric asked for, one pass that joins that metric's row of every
@@ -21,13 +21,17 @@ from roofline_widget.io.scope.regions import (
     change_starts,
     collect_regions,
     constant_categorical,
+    group_label,
+    no_likwid_data,
     non_numeric_region,
     repeated_categorical,
+    thread_name,
 )
 from roofline_widget.model import CPU, LikwidRun
+from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
 
-__all__ = ["ScopeSums"]
+__all__ = ["ScopeResultsSource"]
 
 # Each helper below makes one pass over the region objects at C speed (map
 # with an attrgetter, list.count, bytes.join); at 32,000 regions every such
@@ -124,35 +128,6 @@ def _check_shapes(shapes: list, n_rows: int, counts: np.ndarray, uniform, source
                             f"shape {shapes[bad]} in region {tags[bad]!r}")
 
 
-def _reduce_threads(values, counts, uniform, ufunc) -> np.ndarray:
-    """Per region ``ufunc`` over its threads, NaN ignored; all-NaN or no thread: NaN.
-
-    For the sum, infinite values are not measured either (ignored like NaN).
-    ``ufunc`` is ``np.add`` (sum) or ``np.fmax`` (max); ``uniform`` is the
-    common thread count when every region has the same (then ``values`` has
-    shape (regions, uniform)), else None (then ``values`` is flat).
-    """
-    nan = ~np.isfinite(values) if ufunc is np.add else np.isnan(values)
-    has_nan = bool(nan.any())
-    if has_nan and ufunc is np.add:
-        values = np.where(nan, 0.0, values)
-    if uniform is not None:
-        # along the contiguous thread axis numpy sums pairwise, like np.nansum of one row
-        out = ufunc.reduce(values, axis=1) if uniform else np.full(len(counts), np.nan)
-        if has_nan:
-            out[nan.all(axis=1)] = np.nan
-        return out
-    starts = np.cumsum(counts) - counts
-    nonempty = counts > 0
-    out = np.full(len(counts), np.nan)
-    if nonempty.any():
-        out[nonempty] = ufunc.reduceat(values, starts[nonempty])
-        if has_nan:
-            measured = np.add.reduceat((~nan).astype(np.intp), starts[nonempty])
-            out[np.flatnonzero(nonempty)[measured == 0]] = np.nan
-    return out
-
-
 class _LazyColumns(dict):
     """A dict of key columns; a missing one is built by ``build(name)`` on first access."""
 
@@ -165,7 +140,7 @@ class _LazyColumns(dict):
         return value
 
 
-class ScopeSums:
+class ScopeResultsSource:
     """Per-(rank, region) sums over threads, read straight from ``ProfilingResults``.
 
     A :class:`~roofline_widget.points.engines.source.RegionSource`: what
@@ -178,7 +153,7 @@ class ScopeSums:
     scope-profiler keeps one ``LikwidRegionResult`` per (rank, region), so
     every row here is one region of one rank measured with one group; the
     sums equal those of :func:`~roofline_widget.io.scope.objects.from_scope_profiler`
-    followed by :class:`~roofline_widget.points.engines.run.RunSums` (``NaN``
+    followed by :class:`~roofline_widget.points.engines.run.RunSource` (``NaN``
     ignored, all-``NaN`` stays ``NaN``; runtime and call count are the maxima
     over threads).
 
@@ -214,8 +189,7 @@ class ScopeSums:
         ranks, self._tags, self._regions = collect_regions(by_rank, self.source)
         self._ranks = ranks
         if not self._regions:
-            raise LikwidFormatError(self.source, None, "scope-profiler results with LIKWID "
-                                    "regions (run under likwid-perfctr -m)", "no LIKWID data")
+            raise no_likwid_data(self.source)
         regions = self._regions
         self._counts = np.fromiter(map(len, map(_CPUS, regions)), np.intp, len(regions))
         first = int(self._counts[0])
@@ -250,7 +224,7 @@ class ScopeSums:
         if names[0] and _all_equal(names):
             return constant_categorical(names[0], len(names))
         if not all(names):
-            names = [n or f"Group {int(r.group_id)}" for n, r in zip(names, self._regions)]
+            names = [group_label(n, r.group_id) for n, r in zip(names, self._regions)]
         return repeated_categorical(names, 1)
 
     def _name_batches(self) -> dict:
@@ -269,7 +243,7 @@ class ScopeSums:
         arrays = list(map(operator.attrgetter(attr), self._regions))
         _check_lengths(arrays, self._counts, attr, self.source, self._tags)
         values = self._numbers(arrays, self._counts, _common_dtype(arrays), attr, slice(None))
-        return _reduce_threads(values, self._counts, self._uniform, np.fmax)
+        return max_over_segments(values.ravel(), self._counts)
 
     def sums(self, metric: str) -> np.ndarray:
         """Per-row sum over threads of ``metric`` (native unit); NaN where not measured."""
@@ -298,37 +272,20 @@ class ScopeSums:
                 row = names.index(metric)
                 rows = list(map(operator.itemgetter(row), arrays))  # same dtype as the arrays
                 region_counts = self._counts[where]
-                values = self._numbers(rows, region_counts, dtype, f"metric {metric!r}", where)
-                out[where] = _reduce_threads(values, region_counts, self._uniform, np.add)
-                self._count_unmeasured(values, region_counts, np.arange(len(out))[where],
-                                       counts, threads)
+                values = self._numbers(rows, region_counts, dtype, f"metric {metric!r}",
+                                       where).ravel()
+                reduced = sum_over_segments(values, region_counts)
+                regions = np.arange(len(out))[where]
+                out[regions] = reduced.sums
+                counts[regions] = reduced.unmeasured
+                starts = np.cumsum(region_counts) - region_counts
+                for k in np.flatnonzero(reduced.unmeasured).tolist():
+                    region = int(regions[k])
+                    bad = nonfinite_threads(values[starts[k]:starts[k] + region_counts[k]])
+                    cpus = np.asarray(self._regions[region].cpus)[bad]
+                    threads[region] = tuple(map(thread_name, cpus.tolist()))
         self._unmeasured[metric] = Unmeasured(counts, threads)
         return out
-
-    def _count_unmeasured(self, values: np.ndarray, region_counts: np.ndarray,
-                          regions: np.ndarray, counts: np.ndarray, threads: dict) -> None:
-        """Count (into ``counts``) and name (into ``threads``) the non-finite threads of
-        the regions ``regions`` whose joined values are ``values``, where another is finite."""
-        bad = ~np.isfinite(values)
-        if not bad.any():
-            return
-        if self._uniform is not None:
-            n_bad = bad.sum(axis=1)
-        else:
-            starts = np.cumsum(region_counts) - region_counts
-            n_bad = np.zeros(len(region_counts), dtype=np.int64)
-            nonempty = region_counts > 0
-            n_bad[nonempty] = np.add.reduceat(bad.astype(np.int64), starts[nonempty])
-        partial = (n_bad > 0) & (n_bad < region_counts)
-        counts[regions[partial]] = n_bad[partial]
-        for k in np.flatnonzero(partial).tolist():
-            region = int(regions[k])
-            if self._uniform is not None:
-                mask = bad[k]
-            else:
-                mask = bad[starts[k]:starts[k] + region_counts[k]]
-            cpus = np.asarray(self._regions[region].cpus)[mask]
-            threads[region] = tuple(f"HWThread {int(c)}" for c in cpus)
 
     def _numbers(self, arrays, counts, dtype, what: str, where) -> np.ndarray:
         """:func:`_joined`; a LikwidFormatError naming the region holding a non-number."""

@@ -3,13 +3,18 @@
 A *region source* holds the per-(rank, region, device) sums over threads of
 one run, one row per such key.  :class:`RegionSums` concatenates the rows of
 its sources and asks each for a metric's sums only when a selection first
-needs that metric.  Two engines implement it:
+needs that metric.  Three engines implement it, all summing over threads
+with the one reduction of :mod:`~roofline_widget.points.engines.threads`:
 
-* :class:`~roofline_widget.points.engines.run.RunSums`: a :class:`LikwidRun`
-  (any LIKWID file), aggregated with one pandas groupby, cached per run;
-* :class:`~roofline_widget.points.engines.scope.ScopeSums`: scope-profiler
-  ``ProfilingResults``, summed straight from the region arrays without
-  building the per-thread table.
+* :class:`~roofline_widget.points.engines.run.RunSource`: a :class:`LikwidRun`
+  (any LIKWID file), aggregated once, cached per run;
+* :class:`~roofline_widget.points.engines.scope.ScopeResultsSource`:
+  scope-profiler ``ProfilingResults``, summed straight from the region
+  arrays without building the per-thread table;
+* :class:`~roofline_widget.points.engines.h5.ScopeH5Source`: a scope-profiler
+  HDF5 file, summed rank by rank while it is read.
+
+:mod:`~roofline_widget.points.engines.dispatch` picks the engine of each run.
 
 Any other object with these members can be a source too (structural typing:
 no base class to inherit).
@@ -25,6 +30,7 @@ import numpy as np
 from roofline_widget.model import LikwidRun
 
 __all__ = ["RegionSource"]
+
 
 @runtime_checkable
 class RegionSource(Protocol):
@@ -58,7 +64,11 @@ class RegionSource(Protocol):
 
     label: str
     metric_names: list[str]
-    keys: Mapping[str, object]
+
+    @property
+    def keys(self) -> Mapping[str, object]:
+        """The :data:`SOURCE_KEYS` columns (see the class docstring)."""
+        ...
 
     def __len__(self) -> int:
         """The number of rows (per-(rank, region, device) keys)."""

@@ -8,27 +8,23 @@ count the maxima, ``n_threads`` the sum, and the rank :data:`ALL_RANKS`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from roofline_widget.points.columns import RegionColumns
 from roofline_widget.schema import ALL_RANKS
 
-if TYPE_CHECKING:
-    from roofline_widget.points.region_sums import RegionSums
-
-__all__ = ["RankGroups"]
+__all__ = ["CombinedRanks"]
 
 
-class RankGroups:
+class CombinedRanks:
     """Selected rows grouped by (run, region, device): what ``combine_ranks`` sums over.
 
-    Built by :meth:`RegionSums.rank_groups <roofline_widget.points.RegionSums.rank_groups>`.
+    Built by :meth:`RegionSums.combined_ranks <roofline_widget.points.RegionSums.combined_ranks>`.
 
     Parameters
     ----------
     group_of_row : numpy.ndarray
-        The group number of every row of the :class:`RegionSums` (groups numbered
+        The group number of every row of the sums (groups numbered
         in order of first appearance, so a combined point keeps its place
         whatever ranks are selected).
     n_groups : int
@@ -75,7 +71,7 @@ class RankGroups:
         np.fmax.at(out, self.codes, values)
         return out
 
-    def column(self, sums: RegionSums, name: str) -> np.ndarray:
+    def column(self, sums: RegionColumns, name: str) -> np.ndarray:
         """A numeric key column of the combined rows: rank -1, runtime and call count
         the max over ranks, n_threads the sum (computed once per name)."""
         column = self._columns.get(name)

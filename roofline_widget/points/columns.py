@@ -1,0 +1,188 @@
+"""The columns of the per-region sums of several runs: keys, metric sums, unmeasured threads.
+
+:class:`RegionColumns` concatenates the rows of its sources (one
+:class:`~roofline_widget.points.engines.source.RegionSource` per run) and
+asks a source for a metric's sums only when first needed.  It is what the
+selection helpers (:mod:`.placement`, :mod:`.combined_ranks`,
+:mod:`.selection`) read; :class:`~roofline_widget.points.RegionSums` adds
+building from the user's data, metric detection and the selection itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from pandas.api.types import union_categoricals
+
+from roofline_widget.model import GPU
+from roofline_widget.points.detection import channel_totals
+from roofline_widget.points.engines.source import RegionSource
+from roofline_widget.points.unmeasured import (
+    Unmeasured,
+    joined_unmeasured,
+    no_unmeasured,
+    union_unmeasured,
+)
+from roofline_widget.schema import FRAME_KEYS
+from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, Unit, parse_unit
+
+__all__ = ["RegionColumns"]
+
+
+def _combined(columns: list):
+    """One key column of several runs (categoricals keep first-appearance order)."""
+    if len(columns) == 1:
+        return columns[0]
+    if isinstance(columns[0], pd.Categorical):
+        return union_categoricals(columns, ignore_order=True)
+    return np.concatenate(columns)
+
+
+class RegionColumns:
+    """Per-(run, rank, region, device) key columns and sums over threads of every metric.
+
+    Parameters
+    ----------
+    parts : list of RegionSource
+        One source per run.
+    labels : list of str
+        The run labels, one per source, all different.
+
+    Attributes
+    ----------
+    sources : list of RegionSource
+        The sources, in order.
+    frame : pandas.DataFrame
+        One row per (run, rank, region, device): ``file`` (run label),
+        ``rank``, ``region``, ``device``, ``n_threads``, ``runtime_s`` (max
+        over threads), ``call_count`` (max), ``groups`` (``"MEM_DP+FLOPS_DP"``),
+        then one column per metric (sum over threads, native unit); built on
+        first access.
+    metrics : list of str
+        Every metric: channel totals first (see
+        :func:`~roofline_widget.points.channel_totals`), then the measured ones.
+    units : dict of str to Unit
+        The unit of every metric, parsed from its name.
+    flop_metrics : list of str
+        FLOP-rate metrics present, then uop rates.
+    bandwidth_metrics : list of str
+        Byte-rate metrics present.
+    ranks, regions, files : list
+        Ranks (ascending), region names and run labels (order of appearance).
+    gpu_rows : numpy.ndarray
+        Per row, whether its device is a GPU.
+    region_codes : numpy.ndarray
+        Per row, the index of its region in :attr:`regions`.
+    """
+
+    def __init__(self, parts: list[RegionSource], labels: list[str]):
+        self.sources = list(parts)
+        self.files = list(labels)
+        measured = list(dict.fromkeys(n for part in self.sources for n in part.metric_names))
+        # Sums of channel-split bandwidths come first, so detection prefers them to a half.
+        self._channel_totals = channel_totals(measured)
+        self.metrics = list(self._channel_totals) + measured
+        self.units: dict[str, Unit] = {name: parse_unit(name) for name in self.metrics}
+        self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == FLOP_RATE]
+                             + [m for m in self.metrics if self.units[m].kind == UOP_RATE])
+        self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == BYTE_RATE]
+        lengths = [len(part) for part in self.sources]
+        file_codes = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
+        self._keys = {"file": pd.Categorical.from_codes(file_codes, categories=self.files)}
+        self._frame = None
+        self.ranks = np.unique(self.key("rank")).astype(int).tolist()
+        self.regions = list(self.label_codes("region")[1])
+        self.region_codes = self.label_codes("region")[0]
+        device_codes, devices = self.label_codes("device")
+        self.gpu_rows = np.asarray(devices == GPU)[device_codes] if len(devices) else \
+            np.zeros(len(file_codes), dtype=bool)
+        self._metric_values: dict[str, np.ndarray] = {}
+        self._unmeasured: dict[str, Unmeasured] = {}
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """Keys and every metric's sums as one DataFrame (built on first access)."""
+        if self._frame is None:
+            columns = {name: self.key(name) for name in FRAME_KEYS}
+            columns.update((name, self.sums(name)) for name in self.metrics)
+            self._frame = pd.DataFrame(columns)
+        return self._frame
+
+    def __len__(self) -> int:
+        """The number of (run, rank, region, device) rows."""
+        return len(self.region_codes)
+
+    # ------------------------------------------------------------ columns
+    def key(self, name: str) -> np.ndarray | pd.Categorical:
+        """One key column of all runs (a name of ``FRAME_KEYS``), combined on first use and kept.
+
+        Columns a selection does not need (``call_count``, ``groups`` for point
+        dicts) are then never read from scope-profiler results.
+        """
+        column = self._keys.get(name)
+        if column is None:
+            column = self._keys[name] = _combined([part.keys[name] for part in self.sources])
+        return column
+
+    def key_numbers(self, name: str) -> np.ndarray:
+        """A numeric key column as a plain array (rank and n_threads int64, else float)."""
+        dtype = np.int64 if name in ("rank", "n_threads") else float
+        return np.asarray(self.key(name), dtype=dtype)
+
+    def label_codes(self, name: str) -> tuple[np.ndarray, pd.Index]:
+        """(codes, categories) of a categorical key column (``file, region, device, groups``)."""
+        column = self.key(name)
+        if not isinstance(column, pd.Categorical):
+            raise TypeError(f"key column {name!r} is not categorical")
+        return np.asarray(column.codes), column.categories
+
+    def label_column(self, name: str, rows: np.ndarray) -> pd.Categorical:
+        """A categorical key column at ``rows`` (the categories of all rows kept)."""
+        codes, categories = self.label_codes(name)
+        return pd.Categorical.from_codes(codes[rows], categories=categories)
+
+    def plain_labels(self, name: str, rows: np.ndarray) -> list[str]:
+        """A categorical key column at ``rows`` as plain ``str`` (converted once per category)."""
+        codes, categories = self.label_codes(name)
+        plain = np.array([str(c) for c in categories] + [""], dtype=object)
+        return plain[codes[rows]].tolist()
+
+    def sums(self, metric: str) -> np.ndarray:
+        """The sums of one metric (a name of :attr:`metrics`) over all rows, kept.
+
+        Native unit; NaN for the rows of runs without the metric.  A channel
+        total is the sum of its parts (NaN where a region lacks a part).
+        """
+        values = self._metric_values.get(metric)
+        if values is None:
+            if metric in self._channel_totals:
+                # NaN where a region lacks a part: half a socket's traffic is no total.
+                values = np.sum([self.sums(part) for part in self._channel_totals[metric]],
+                                axis=0)
+            else:
+                pieces = [part.sums(metric) if metric in part.metric_names
+                          else np.full(len(part), np.nan) for part in self.sources]
+                values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+            self._metric_values[metric] = values
+        return values
+
+    def unmeasured(self, metric: str) -> Unmeasured:
+        """Per row the threads whose ``metric`` is not finite (kept per metric).
+
+        A source without an ``unmeasured`` method, or without the metric,
+        counts as fully measured; a channel total's threads are those of
+        any of its parts.
+        """
+        found = self._unmeasured.get(metric)
+        if found is None:
+            if metric in self._channel_totals:
+                found = union_unmeasured([self.unmeasured(part)
+                                          for part in self._channel_totals[metric]])
+            else:
+                found = joined_unmeasured([
+                    Unmeasured(*part.unmeasured(metric)) if metric in part.metric_names
+                    and hasattr(part, "unmeasured") else no_unmeasured(len(part))
+                    for part in self.sources])
+            self._unmeasured[metric] = found
+        return found
+
