@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.cells import cell_to_float
 from roofline_widget.io.opener import PathOrBuffer, open_text
 from roofline_widget.io.parsed import warn_passed_over
 
@@ -34,7 +35,7 @@ __all__ = ["BenchResult", "read_likwid_bench"]
 
 _BANNER = "LIKWID MICRO BENCHMARK"
 _TEST = re.compile(r"^Test:\s*(\S+)\s*$")
-_USING = re.compile(r"^Using (\d+) (work groups|threads)\s*$")
+_USING = re.compile(r"^Using (\d+) (work groups|threads)\s*$", re.ASCII)
 _RESULT = re.compile(r"^([^\t:][^\t]*?):\t+(\S.*?)\s*$")
 _HLINE = re.compile(r"^-{20,}\s*$")
 
@@ -122,10 +123,12 @@ class BenchResult:
 
 
 def _number(values: dict, key: str) -> float:
+    """A result's number (its first word: ``Time: 5.7e+00 sec``); NaN if not printed or a
+    "no value" token (``-``, ``nil``, ``nan``, ``inf``: :data:`~.cells.NAN_TOKENS`)."""
     text = values.get(key)
     if text is None:
         return float("nan")
-    return float(text.split()[0])
+    return cell_to_float(text.split()[0])
 
 
 def _split_runs(lines):

@@ -48,9 +48,9 @@ __all__ = ["parse_csv"]
 
 _TABLE = re.compile(
     r"^TABLE,(?:Region (?P<region>.*),)?Group (?P<index>\d+) (?P<kind>Raw|Metric)"
-    r"(?: (?P<stat>STAT|Stat))?,(?P<group>[^,]*),(?P<count>\d+)[,\s]*$")
-_STRUCT = re.compile(r"^STRUCT,Info,(?P<count>\d+)[,\s]*$")
-_GROUP_LINE = re.compile(r"^(?P<index>\d+),(?P<group>[^,]+),(?P<region>.*?),*$")
+    r"(?: (?P<stat>STAT|Stat))?,(?P<group>[^,]*),(?P<count>\d+)[,\s]*$", re.ASCII)
+_STRUCT = re.compile(r"^STRUCT,Info,(?P<count>\d+)[,\s]*$", re.ASCII)
+_GROUP_LINE = re.compile(r"^(?P<index>\d+),(?P<group>[^,]+),(?P<region>.*?),*$", re.ASCII)
 _STAT_SUFFIX = re.compile(r"\s+STAT$", re.IGNORECASE)
 _TEXT_INFO = re.compile(r"^(CPU name|CPU type|CPU clock):\t(.*)$")
 _INFO_KEYS = {"CPU name": "cpu_name", "CPU type": "cpu_type", "CPU clock": "cpu_clock"}

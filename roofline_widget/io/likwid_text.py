@@ -40,10 +40,10 @@ from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
 __all__ = ["parse_text"]
 
-_REGION_41 = re.compile(r"Region (?P<tag>.*), Group (?P<gid>\d+): (?P<group>\S+)\s*$")
-_REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*?)\s*$")
-_GROUP_WRAPPER = re.compile(r"Group (?P<gid>\d+): (?P<group>\S+)\s*$")
-_GROUP_MPIRUN = re.compile(r"Group: (?P<gid>\d+)\s*$")
+_REGION_41 = re.compile(r"Region (?P<tag>.*), Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
+_REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*?)\s*$", re.ASCII)
+_GROUP_WRAPPER = re.compile(r"Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
+_GROUP_MPIRUN = re.compile(r"Group: (?P<gid>\d+)\s*$", re.ASCII)
 _MEASURING_3X = re.compile(r"Measuring group (?P<group>\S+)")
 #: Deletes the characters that can occur in the numeric part of a table
 #: (numbers, nan, inf, separators, any whitespace -- str.isspace, the highest

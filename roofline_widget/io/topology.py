@@ -39,10 +39,11 @@ __all__ = ["CacheLevel", "Topology", "find_topology", "parse_topology", "read_to
 
 _HEADER = "Hardware Thread Topology"
 _KEY_VALUE = re.compile(r"^([A-Za-z][A-Za-z0-9 ()]*?):\s+(\S.*?)\s*$")
-_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)$")
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)$", re.ASCII)
 _FACTORS = {"B": 1, "kB": 2**10, "KB": 2**10, "KiB": 2**10, "MB": 2**20, "MiB": 2**20,
             "GB": 2**30, "GiB": 2**30}
-_GROUP = re.compile(r"\(([\d\s]+)\)")
+_GROUP = re.compile(r"\(([\d\s]+)\)", re.ASCII)
+_INTEGER = re.compile(r"[0-9]+", re.ASCII)
 _SECTION_END = re.compile(r"^\*{20,}\s*$")
 
 
@@ -122,14 +123,18 @@ def _parse_size(text: str, source: str, line: int) -> int:
     return int(float(match[1]) * _FACTORS[match[2]])
 
 
+def _integer(text: str, key: str, source: str, line: int) -> int:
+    """An ASCII integer (``int`` alone would also read ``1_0`` and non-ASCII digits)."""
+    if not _INTEGER.fullmatch(text):
+        raise LikwidFormatError(source, line, f"an integer after '{key}:'", text)
+    return int(text)
+
+
 def _int(values: dict, key: str, source: str, line: int) -> int:
     if key not in values:
         raise LikwidFormatError(source, line, f"a '{key}:' line in the likwid-topology block")
     text, where = values[key]
-    try:
-        return int(text)
-    except ValueError:
-        raise LikwidFormatError(source, where, f"an integer after '{key}:'", text) from None
+    return _integer(text, key, source, where)
 
 
 def _caches(lines, start: int, source: str) -> tuple:
@@ -142,12 +147,12 @@ def _caches(lines, start: int, source: str) -> tuple:
             continue
         key, value = match[1], match[2]
         if key == "Level":
-            current = {"level": int(value), "line": number}
+            current = {"level": _integer(value, key, source, number), "line": number}
             caches.append(current)
         elif current is not None and key == "Size":
             current["size"] = _parse_size(value, source, number)
         elif current is not None and key == "Shared by threads":
-            current["shared_by"] = int(value)
+            current["shared_by"] = _integer(value, key, source, number)
         elif current is not None and key == "Cache groups":
             current["groups"] = _threads(value)
     out = []
@@ -184,7 +189,7 @@ def parse_topology(text: str, source: str = "<string>") -> Topology | None:
         match = _KEY_VALUE.match(line)
         if match is None:
             continue
-        socket = re.match(r"^Socket (\d+)$", match[1])
+        socket = re.match(r"^Socket (\d+)$", match[1], re.ASCII)
         if socket:
             sockets[int(socket[1])] = frozenset(t for g in _threads(match[2]) for t in g)
         else:
