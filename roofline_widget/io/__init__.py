@@ -154,6 +154,8 @@ def _text_run(text: str, source, label: str | None, format: str | None) -> Likwi
     parsed = TEXT_PARSERS[layout](text, str(source))
     run = run_from(parsed, source=str(source), label=label)
     run.topology = _topology(text, str(source), run.warnings)
+    for part in run.runs:
+        part.topology = run.topology
     return run
 
 
@@ -277,9 +279,11 @@ def as_runs(data) -> list[LikwidRun]:
     Returns
     -------
     list of LikwidRun
+        A file of several runs (a sweep appended to one log) gives each of
+        its runs (:attr:`LikwidRun.runs`).
     """
     if isinstance(data, LikwidRun):
-        return [data]
+        return data.each_run()
     if is_scope_results(data):
         from roofline_widget.io.scope.objects import from_scope_profiler
         return [from_scope_profiler(data)]
@@ -288,7 +292,7 @@ def as_runs(data) -> list[LikwidRun]:
         if peek(path) == HDF5_MAGIC:
             from roofline_widget.io.scope.objects import read_scope_h5
             return [read_scope_h5(path)]
-        return [read_likwid(path)]
+        return read_likwid(path).each_run()
     if isinstance(data, Iterable):
         runs = [run for item in data for run in as_runs(item)]
         if not runs:

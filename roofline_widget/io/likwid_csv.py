@@ -42,6 +42,7 @@ from roofline_widget.io.parsed import (
     thread_columns,
     version_from_threads,
 )
+from roofline_widget.io.runs import CONTEXT_LINES, RunMark, command_of, is_context, separator_text
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
 __all__ = ["parse_csv"]
@@ -125,6 +126,8 @@ class _CsvParser:
         self.mixed_case_stat = False
         self.struct_info_5 = False
         self.dropped: set[tuple] = set()   # (region, group index, group) of incomplete tables
+        self.marks: list[tuple[int, str, str, list[str]]] = []  # (line, kind, text, context)
+        self.context_left = 0  # lines of other output still kept after the last mark
 
     # ------------------------------------------------------------ errors
     def error(self, index: int | None, expected: str, found: str | None = None):
@@ -138,15 +141,15 @@ class _CsvParser:
             line = self.lines[index]
             table = _TABLE.match(line)
             if table:
+                self.context_left = 0
                 index = self.read_table(index, table)
                 continue
             struct = _STRUCT.match(line)
             if struct:
+                self.context_left = 0
                 index = self.read_struct(index, int(struct["count"]))
                 continue
-            text_info = _TEXT_INFO.match(line)
-            if text_info and not self.blocks:
-                self.text_info.setdefault(_INFO_KEYS[text_info[1]], text_info[2].strip())
+            self.other_line(index, line)
             index += 1
         if not self.blocks:
             raise self.error(None, "likwid-perfctr or likwid-mpirun CSV ('TABLE,...,Group <n> Raw,"
@@ -154,13 +157,41 @@ class _CsvParser:
                              "no TABLE block")
         return self.result()
 
+    def other_line(self, index: int, line: str) -> None:
+        """A line outside the CSV blocks: a text CPU header, a separator, a command, output."""
+        if self.context_left and is_context(line):
+            self.marks[-1][3].append(line.strip())
+            self.context_left -= 1
+        text_info = _TEXT_INFO.match(line)
+        if text_info:
+            value = text_info[2].strip()
+            if not self.blocks:
+                self.text_info.setdefault(_INFO_KEYS[text_info[1]], value)
+            if text_info[1] == "CPU name":
+                self.mark(index, "header", value)
+            return
+        separator = separator_text(line) if line[:1] in "#=*~-" else None
+        if separator is not None:
+            self.mark(index, "separator", separator)
+        command = command_of(line)
+        if command is not None:
+            self.mark(index, "command", command)
+
+    def mark(self, index: int, kind: str, text: str) -> None:
+        """A line where a new measurement may start (see :mod:`roofline_widget.io.runs`)."""
+        self.marks.append((index + 1, kind, text, []))
+        self.context_left = CONTEXT_LINES
+
     def result(self) -> ParsedLikwid:
         info = {key: self.info.get(key, self.text_info.get(key))
                 for key in ("cpu_name", "cpu_type", "cpu_clock")}
         mpirun = any(t.rank is not None for b in self.blocks for t in b.threads)
+        marks = [RunMark(line, kind, text, tuple(context))
+                 for line, kind, text, context in self.marks]
         return ParsedLikwid(blocks=self.blocks,
                             layout=Layout.MPIRUN_CSV if mpirun else Layout.PERFCTR_CSV,
-                            **info, likwid_version=self.version(mpirun), warnings=self.warnings)
+                            **info, likwid_version=self.version(mpirun), warnings=self.warnings,
+                            marks=marks)
 
     def version(self, mpirun: bool) -> str | None:
         if self.struct_info_5:

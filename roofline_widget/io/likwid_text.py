@@ -36,6 +36,7 @@ from roofline_widget.io.parsed import (
     thread_columns,
     version_from_threads,
 )
+from roofline_widget.io.runs import CONTEXT_LINES, RunMark, command_of, is_context, separator_text
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
 __all__ = ["parse_text"]
@@ -150,6 +151,8 @@ class _TextReader:
         self.current: _Open | None = None
         self._border_cache: dict = {}
         self._thread_cache: dict = {}
+        self.marks: list[tuple[int, str, str, list[str]]] = []  # (line, kind, text, context)
+        self.context_left = 0  # lines of other output still kept after the last mark
 
     # ------------------------------------------------------------------ driver
     def read(self) -> ParsedLikwid:
@@ -159,6 +162,8 @@ class _TextReader:
         while i < count:
             line = lines[i]
             first = line[:1]
+            if self.context_left and first not in "+|":
+                self._context(line)
             if first == "+":
                 table, i = self._read_table(i)
                 if table is not None:
@@ -176,6 +181,10 @@ class _TextReader:
                 if match:
                     self._finish()
                     self.measuring_group = match["group"]
+            elif first in "#=*~-":
+                self._separator_line(i, line)
+            if "likwid-" in line:
+                self._command_line(i, line)
             i += 1
         self._finish()
         layout = Layout.MPIRUN_TEXT if "mpirun" in self.styles else Layout.PERFCTR_TEXT
@@ -185,10 +194,33 @@ class _TextReader:
         return ParsedLikwid(
             blocks=self.blocks, layout=layout, cpu_name=self.cpu.get("cpu_name"),
             cpu_type=self.cpu.get("cpu_type"), cpu_clock=self.cpu.get("cpu_clock"),
-            likwid_version=" / ".join(self.versions) or None, warnings=self.warnings)
+            likwid_version=" / ".join(self.versions) or None, warnings=self.warnings,
+            marks=[RunMark(line, kind, text, tuple(context))
+                   for line, kind, text, context in self.marks])
 
     def _error(self, line: int | None, expected: str, found: str | None = None):
         return LikwidFormatError(self.source, line, expected, found)
+
+    # ------------------------------------------------------ where runs start
+    def _mark(self, i: int, kind: str, text: str) -> None:
+        """A line where a new measurement may start (see :mod:`roofline_widget.io.runs`)."""
+        self.marks.append((i + 1, kind, text, []))
+        self.context_left = CONTEXT_LINES
+
+    def _context(self, line: str) -> None:
+        if is_context(line):
+            self.marks[-1][3].append(line.strip())
+            self.context_left -= 1
+
+    def _separator_line(self, i: int, line: str) -> None:
+        text = separator_text(line)
+        if text is not None:
+            self._mark(i, "separator", text)
+
+    def _command_line(self, i: int, line: str) -> None:
+        command = command_of(line)
+        if command is not None:
+            self._mark(i, "command", command)
 
     # ----------------------------------------------------------- header lines
     def _region_line(self, i: int, line: str) -> int:
@@ -238,6 +270,8 @@ class _TextReader:
             return
         self._finish()  # a CPU header is printed before a block, never inside one
         value = line.split(":", 1)[1].strip()
+        if key == "cpu_name":
+            self._mark(i, "header", value)
         known = self.cpu.setdefault(key, value)
         if known != value:
             message = (f"line {i + 1}: {key.replace('_', ' ')} {value!r} differs from "
@@ -248,6 +282,11 @@ class _TextReader:
     # ------------------------------------------------------------------ blocks
     def _start(self, region: str, gid: int, group: str, i: int, style: str) -> None:
         self._finish()
+        if self.context_left:  # the program's output ends at the block's header
+            self.context_left = 0
+            context = self.marks[-1][3]
+            if context and context[-1] == self.lines[i].strip():
+                context.pop()
         block = RegionBlock(region=region, group_index=gid, group=group, line=i + 1)
         self.current = _Open(block, style, self.lines[i])
 

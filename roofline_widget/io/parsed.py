@@ -25,6 +25,7 @@ from roofline_widget.io.cells import (
     thread_columns,
     version_from_threads,
 )
+from roofline_widget.io.runs import RunMark, RunPlan, plan_runs
 from roofline_widget.model import Layout, LikwidRun
 from roofline_widget.schema import KEY_COLUMNS
 
@@ -42,6 +43,7 @@ __all__ = [
     "merge_runs",
     "parse_cells",
     "parse_thread_header",
+    "relabel",
     "run_from",
     "thread_columns",
     "version_from_threads",
@@ -150,6 +152,10 @@ class ParsedLikwid:
         Version range inferred from the layout (``">= 5.1"``).
     warnings : list of str
         What the parser passed over, and where.
+    marks : list of RunMark
+        Where a new measurement may start (CPU headers, separator and
+        command lines), in file order: :func:`run_from` splits a file of
+        several runs there (:mod:`roofline_widget.io.runs`).
     """
 
     blocks: list[RegionBlock]
@@ -159,10 +165,16 @@ class ParsedLikwid:
     cpu_clock: str | None = None
     likwid_version: str | None = None
     warnings: list[str] = field(default_factory=list)
+    marks: list[RunMark] = field(default_factory=list)
 
 
 def run_from(parsed: ParsedLikwid, *, source, label: str | None = None) -> LikwidRun:
     """Build the :class:`~roofline_widget.model.LikwidRun` of a parser's result.
+
+    A file of several runs (:func:`~roofline_widget.io.runs.plan_runs`) gives
+    one run holding every row, its :attr:`~LikwidRun.runs` the runs one by
+    one; blocks printed twice identically are read once, noted in
+    ``run.warnings``.
 
     Parameters
     ----------
@@ -174,10 +186,39 @@ def run_from(parsed: ParsedLikwid, *, source, label: str | None = None) -> Likwi
     label : str, optional
         Name of the run; the file stem by default.
     """
-    return build_run(parsed.blocks, source=source, label=label, layout=parsed.layout,
-                     cpu_name=parsed.cpu_name, cpu_type=parsed.cpu_type,
-                     cpu_clock=parsed.cpu_clock, likwid_version=parsed.likwid_version,
-                     warnings=parsed.warnings)
+    source = str(source)
+    label = label or Path(source).stem
+    plan = plan_runs(parsed.blocks, parsed.marks)
+    several = len(plan.bounds) > 1
+    run = build_run(plan.blocks, source=source, label=label, layout=parsed.layout,
+                    cpu_name=parsed.cpu_name, cpu_type=parsed.cpu_type,
+                    cpu_clock=parsed.cpu_clock, likwid_version=parsed.likwid_version,
+                    warnings=[*parsed.warnings, *plan.notes], unique=not several)
+    if several:
+        run.runs = _runs_of(run, plan)
+    return run
+
+
+def _runs_of(run: LikwidRun, plan: RunPlan) -> tuple[LikwidRun, ...]:
+    """The runs of a file of several: row slices of ``run`` (no copy of the numbers)."""
+    counts = np.fromiter((len(b.threads) for b in plan.blocks), dtype=np.intp,
+                         count=len(plan.blocks))
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    stat_lines = run.stats["line"].to_numpy() if len(run.stats) else np.zeros(0, dtype=np.int64)
+    runs = []
+    for (first, stop), info in zip(plan.bounds, plan.infos):
+        rows = slice(int(offsets[first]), int(offsets[stop]))
+        table = run.table.iloc[rows].reset_index(drop=True)
+        check_unique_rows(table, ["source", "rank", "region", "group", "thread"],
+                          "each (rank, region, group, thread) once in a run", run.sources[0])
+        in_run = (stat_lines >= info.first_line) & (stat_lines <= info.last_line)
+        runs.append(LikwidRun(
+            label=info.label_for(run.label), sources=run.sources, table=table,
+            events=run.events.iloc[rows].reset_index(drop=True),
+            stats=run.stats[in_run].reset_index(drop=True), cpu_name=run.cpu_name,
+            cpu_type=run.cpu_type, cpu_clock=run.cpu_clock, likwid_version=run.likwid_version,
+            layout=run.layout, run_info=info))
+    return tuple(runs)
 
 
 def key_table(*, source: str, total: int, line, rank, region, group_index, group, thread,
@@ -259,7 +300,8 @@ def warn_passed_over(source, messages: Sequence[str], stacklevel: int = 2) -> No
 
 
 def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=None,
-              cpu_clock=None, likwid_version=None, warnings=None, rank=None) -> LikwidRun:
+              cpu_clock=None, likwid_version=None, warnings=None, rank=None,
+              unique: bool = True) -> LikwidRun:
     """Turn parsed region blocks into a :class:`~roofline_widget.model.LikwidRun`.
 
     Parameters
@@ -274,6 +316,9 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
         As in :class:`ParsedLikwid` (see :func:`run_from`).
     rank : int, optional
         Rank to give rows whose header carries none (default 0).
+    unique : bool, default True
+        Check that each (rank, region, group, thread) appears once (False for
+        the rows of several runs, which are checked run by run).
 
     Raises
     ------
@@ -326,8 +371,9 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
         missing = np.isnan(keys["runtime_s"].to_numpy())
         keys.loc[missing, "runtime_s"] = metrics[runtime_metric].to_numpy()[missing]
     table = pd.concat([keys, metrics], axis=1)
-    check_unique_rows(table, ["source", "rank", "region", "group", "thread"],
-                      "each (rank, region, group, thread) once", source)
+    if unique:
+        check_unique_rows(table, ["source", "rank", "region", "group", "thread"],
+                          "each (rank, region, group, thread) once", source)
     events = _stack_by_signature(blocks, "event_names", "events", offsets)
     stats = _stats_frame(blocks, source, default_rank)
     return LikwidRun(
@@ -363,30 +409,58 @@ def _stats_frame(blocks, source, rank) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
+def relabel(run: LikwidRun, label: str) -> LikwidRun:
+    """Give ``run`` the label ``label``, and each of its :attr:`~LikwidRun.runs` ``label#n (...)``."""
+    run.label = label
+    for part in run.runs:
+        part.label = part.run_info.label_for(label)
+    return run
+
+
 def merge_runs(runs, *, label=None) -> LikwidRun:
     """Merge runs of one job (e.g. a MEM_DP file and a FLOPS_DP file) into one.
 
     Rows are concatenated; metrics of different groups measured on the same
     (rank, region, thread) are later joined by the aggregation in
-    :mod:`roofline_widget.points`.
+    :mod:`roofline_widget.points`.  Files of several runs each (a MEM_DP
+    sweep and a FLOPS_DP sweep) are joined run by run: the first runs of
+    every file, then the second ones, ...
 
     Raises
     ------
     LikwidFormatError
-        If one (rank, region, group, thread) appears in two of the files.
+        If one (rank, region, group, thread) appears in two of the files (in
+        one run), or the files hold different numbers of runs.
     """
     runs = list(runs)
     if len(runs) == 1:
-        run = runs[0]
-        if label:
-            run.label = label
-        return run
+        return relabel(runs[0], label) if label else runs[0]
+    counts = [len(r.each_run()) for r in runs]
+    if len(set(counts)) > 1:
+        held = ", ".join(f"{count} run(s) in {Path(r.sources[0]).name}"
+                         for count, r in zip(counts, runs))
+        raise LikwidFormatError(
+            runs[0].sources[0], None, "files holding the same number of runs, to be joined run "
+            f"by run (read files of different jobs separately); they hold {held}")
+    merged = _joined(runs, label, unique=counts[0] == 1)
+    if counts[0] > 1:
+        parts = [_joined(list(side), None, unique=True) for side in zip(*(r.runs for r in runs))]
+        for part, first in zip(parts, runs[0].runs):
+            part.run_info = first.run_info
+        merged.runs = tuple(parts)
+        relabel(merged, merged.label)
+    return merged
+
+
+def _joined(runs: list[LikwidRun], label: str | None, unique: bool) -> LikwidRun:
+    """The rows of ``runs`` in one run (checked for repeated rows if ``unique``)."""
     table = pd.concat([r.table for r in runs], ignore_index=True)
     for column in ("source", "region", "group", "thread", "host", "device"):
         table[column] = table[column].astype("category")
-    check_unique_rows(table, ["rank", "region", "group", "thread"],
-                      "each (rank, region, group, thread) once across the merged files "
-                      "(read files of different jobs separately)")
+    if unique:
+        check_unique_rows(table, ["rank", "region", "group", "thread"],
+                          "each (rank, region, group, thread) once across the merged files "
+                          "(read files of different jobs separately)")
     metric_order = list(dict.fromkeys(n for r in runs for n in r.metric_names))
     table = table[list(KEY_COLUMNS) + metric_order]
     events = pd.concat([r.events for r in runs], ignore_index=True)

@@ -82,7 +82,10 @@ def points_dataframe(profiling_data, **keywords) -> pd.DataFrame:
     Takes the same keywords, and ``combine_ranks=False``: True sums the
     selected ranks into one point per (run, region, device), rank -1 (see
     :meth:`RegionSums.select`).  Adds the columns ``device, n_threads,
-    call_count, groups, unmeasured_threads``.  ``unmeasured="leave_out"``
+    call_count, groups, unmeasured_threads, run``: ``run`` numbers the runs
+    of a file that holds several (a sweep appended to one log: one point per
+    region and run, ``file`` the run's label ``<file>#<run> (...)``), 1
+    otherwise.  ``unmeasured="leave_out"``
     (default) leaves out a region with a thread that did not measure the
     FLOP or bandwidth metric; ``"keep"`` places it with the sums over the
     measured threads and counts those threads in ``unmeasured_threads``
@@ -102,7 +105,7 @@ def left_out_regions(profiling_data, **keywords) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``file, region, rank, reason, device, groups``.
+        Columns ``file, region, rank, reason, device, groups, run``.
     """
     return _select(profiling_data, **_keywords(keywords)).left_out
 

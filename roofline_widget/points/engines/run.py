@@ -159,6 +159,8 @@ class RunSums:
     run : LikwidRun
     label : str
         The run's label.
+    run_number : int
+        The run's 1-based number in its file (1 unless the file holds several runs).
     metric_names : list of str
         The run's metrics, in the order LIKWID printed them.
     keys : dict
@@ -168,6 +170,7 @@ class RunSums:
     def __init__(self, run: LikwidRun):
         self.run = run
         self.label = run.label
+        self.run_number = 1 if run.run_info is None else int(run.run_info.number)
         self._frame = frame = cached_run_frame(run)
         self.metric_names = list(frame.columns[len(SOURCE_KEYS):])
         self.keys = {name: frame[name].to_numpy() for name in SOURCE_KEYS}
