@@ -31,7 +31,7 @@ from roofline_widget.io.cells import cell_to_float
 from roofline_widget.io.opener import PathOrBuffer, open_text
 from roofline_widget.io.parsed import warn_passed_over
 
-__all__ = ["BenchResult", "read_likwid_bench"]
+__all__ = ["BenchResult", "parse_bench", "read_likwid_bench"]
 
 _BANNER = "LIKWID MICRO BENCHMARK"
 _TEST = re.compile(r"^Test:\s*(\S+)\s*$")
@@ -188,6 +188,28 @@ def _parse_run(lines, offset: int, source: str):
     ), None
 
 
+def parse_bench(lines: list[str], source: str) -> tuple[list[BenchResult], list[str]]:
+    """Every likwid-bench result in the lines of a file, and the runs skipped (why, where).
+
+    What :func:`read_likwid_bench` does after opening the file; it warns the
+    skipped runs.
+
+    Raises
+    ------
+    LikwidFormatError
+        For a result whose numbers are no LIKWID numbers, or a banner without
+        its ``Test:`` line.
+    """
+    results, skipped = [], []
+    for start, run_lines in _split_runs(lines):
+        result, problem = _parse_run(run_lines, start, source)
+        if result is None:
+            skipped.append(problem)
+        else:
+            results.append(result)
+    return results, skipped
+
+
 def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     """Read every likwid-bench result in a file.
 
@@ -223,13 +245,7 @@ def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     """
     opened = open_text(path, "likwid-bench output")
     source = opened.name
-    results, skipped = [], []
-    for start, run_lines in _split_runs(opened.text.splitlines()):
-        result, problem = _parse_run(run_lines, start, source)
-        if result is None:
-            skipped.append(problem)
-        else:
-            results.append(result)
+    results, skipped = parse_bench(opened.text.splitlines(), source)
     warn_passed_over(source, skipped, stacklevel=2)
     if not results:
         raise LikwidFormatError(source, None, "likwid-bench output (a 'LIKWID MICRO BENCHMARK' "

@@ -125,8 +125,9 @@ def thread_columns(labels: Sequence[str], source: str, line: int | None) -> list
     [0, 4]
     """
     threads = [parse_thread_header(label) for label in labels]
-    if threads and None not in threads:
-        return threads
+    columns = [t for t in threads if t is not None]
+    if threads and len(columns) == len(threads):
+        return columns
     bad = labels[threads.index(None)] if None in threads else ""
     raise LikwidFormatError(source, line, f"per-thread column headers {_THREAD_HEADERS}", bad)
 

@@ -33,8 +33,12 @@ import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from roofline_widget.io.parsed import RegionBlock
 
 __all__ = [
     "CONTEXT_LINES",
@@ -208,7 +212,7 @@ def _row_keys(block) -> list[tuple]:
 
 def _drop_repeats(blocks: list) -> tuple[list, list[str]]:
     """Rule 1: every block identical to the last one of its key is dropped, with a note."""
-    last: dict[tuple, object] = {}
+    last: dict[tuple, RegionBlock] = {}
     kept, notes = [], []
     for block in blocks:
         key = _block_key(block)
