@@ -22,10 +22,11 @@ from pathlib import Path
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.likwid_csv import parse_csv
 from roofline_widget.io.likwid_text import parse_text
-from roofline_widget.io.opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
+from roofline_widget.io.opener import HDF5_MAGIC, PathOrBuffer, is_file_like, peek, source_name
 from roofline_widget.io.parallel import check_executor, read_each
 from roofline_widget.io.parsed import ParsedLikwid, merge_runs, run_from, warn_passed_over
 from roofline_widget.io.stat_check import check_stat_sums
+from roofline_widget.io.stream import CSV_TABLE_LINE, TEXT_TABLE_LINE, Scan, TextFile
 from roofline_widget.io.topology import parse_topology
 from roofline_widget.model import LikwidRun
 
@@ -40,8 +41,8 @@ __all__ = [
 _TOPOLOGY_MARKERS = ("Hardware Thread Topology", "Cache Topology", "NUMA Topology")
 
 
-#: The text formats: name -> parser ``(text, source) -> ParsedLikwid``.
-TEXT_PARSERS: dict[str, Callable[[str, str], ParsedLikwid]] = {
+#: The text formats: name -> parser ``(text or lines, source) -> ParsedLikwid``.
+TEXT_PARSERS: dict[str, Callable[..., ParsedLikwid]] = {
     "text": parse_text,
     "csv": parse_csv,
 }
@@ -66,8 +67,6 @@ FORMATS = (*TEXT_PARSERS, *FILE_READERS)
 
 _BENCH_BANNER = "LIKWID MICRO BENCHMARK"
 _BENCH_RESULT = re.compile(r"^(?:MFlops/s|MByte/s):\t", re.M)
-_CSV_TABLE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
-_TEXT_TABLE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
 
 
 _NOT_A_FILE = ("read_likwid takes a path (str or os.PathLike), a file object or a list of them; "
@@ -85,9 +84,9 @@ def detect_format(text: str, source) -> str:
     """
     # A job log may print lscpu, likwid-topology, likwid-bench and application output before the
     # measurement: the header rows of likwid-perfctr/likwid-mpirun tables decide, wherever they are.
-    if _CSV_TABLE.search(text):
+    if CSV_TABLE_LINE.search(text):
         return "csv"
-    if _TEXT_TABLE.search(text):
+    if TEXT_TABLE_LINE.search(text):
         return "text"
     head = text[:2_000_000]
     for line_number, line in enumerate(head.splitlines(), start=1):
@@ -143,28 +142,30 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     _check_format(format)
     if format in FILE_READERS:
         raise ValueError(f"format {format!r} is read from a file, not from a string")
-    run = _text_run(text, source, label, format)
+    run = _text_run(TextFile(source, text=text), label, format)
     warn_passed_over(source, run.warnings, stacklevel=2)
     check_stat_sums(run, stacklevel=2)  # LIKWID's STAT Sum against the threads read
     return run
 
 
-def _text_run(text: str, source, label: str | None, format: str | None) -> LikwidRun:
-    layout = format or detect_format(text, source)
-    parsed = TEXT_PARSERS[layout](text, str(source))
-    run = run_from(parsed, source=str(source), label=label)
-    run.topology = _topology(text, str(source), run.warnings)
+def _text_run(file: TextFile, label: str | None, format: str | None) -> LikwidRun:
+    """Read a text or CSV file in two passes (:mod:`roofline_widget.io.stream`)."""
+    scan = file.scan()
+    layout = format or detect_format(scan.evidence, file.name)
+    parsed = TEXT_PARSERS[layout](file.lines(scan), file.name)
+    run = run_from(parsed, source=file.name, label=label)
+    run.topology = _topology(scan, file.name, run.warnings)
     for part in run.runs:
         part.topology = run.topology
     return run
 
 
-def _topology(text: str, source: str, warnings: list):
+def _topology(scan: Scan, source: str, warnings: list):
     """The likwid-topology block of a log, or None; a damaged block is a warning, not an error."""
-    if _TOPOLOGY_MARKERS[0] not in text:
+    if scan.topology is None:
         return None
     try:
-        return parse_topology(text, source)
+        return parse_topology(scan.topology, source)
     except LikwidFormatError as exc:
         warnings.append(f"likwid-topology output not read ({exc}); run.topology is None")
         return None
@@ -174,8 +175,7 @@ def _read_one(path_or_buffer: PathOrBuffer, format: str | None) -> LikwidRun:
     """One file, without warning (what one worker does; read_likwid warns)."""
     if format in FILE_READERS:
         return FILE_READERS[format](path_or_buffer, None)
-    source = open_text(path_or_buffer)
-    return _text_run(source.text, source.name, None, format)
+    return _text_run(TextFile(path_or_buffer), None, format)
 
 
 def read_likwid(path_or_paths, *, label: str | None = None,

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.io.blocks import STAT_COLUMNS, RegionBlock, StatRows
 from roofline_widget.io.cells import (
     NAN_TOKENS,
     ThreadColumn,
@@ -35,6 +36,7 @@ __all__ = [
     "STAT_COLUMNS",
     "ParsedLikwid",
     "RegionBlock",
+    "StatRows",
     "ThreadColumn",
     "build_run",
     "check_metric_names",
@@ -50,90 +52,44 @@ __all__ = [
     "warn_passed_over",
 ]
 
-#: The LIKWID STAT columns kept in :attr:`LikwidRun.stats`, in this order.
-STAT_COLUMNS = ("Sum", "Min", "Max", "Avg")
 #: The columns of :attr:`LikwidRun.stats`.
 STATS_FRAME_COLUMNS = ["source", "line", "rank", "region", "group_index", "group",
                        "kind", "name", *STAT_COLUMNS]
 
 
-@dataclass
-class RegionBlock:
-    """The tables LIKWID printed for one region measured with one group.
+def _stacked(blocks, names_attr: str, values_attr: str, offsets, release: bool) -> pd.DataFrame:
+    """Per-block (names x threads) arrays as one row-aligned frame, NaN where a block lacks a name.
 
-    Attributes
-    ----------
-    region : str
-        Region tag (:data:`~roofline_widget.model.WHOLE_RUN_REGION` in
-        wrapper mode).
-    group_index : int
-        The group's id (``Group 2`` -> 2).
-    group : str
-        The group's name (``MEM_DP``; ``Custom`` for event sets).
-    line : int
-        1-based line of the block's header in the source.
-    threads : list of ThreadColumn
-        The per-thread columns, in printed order.
-    runtime : numpy.ndarray or None
-        ``RDTSC Runtime [s]`` per thread from the Region Info table.
-    call_count : numpy.ndarray or None
-        Call count per thread (Region Info, or likwid-mpirun's
-        ``Region calls`` row).
-    event_names : list of str
-        ``"EVENT:COUNTER"`` per raw event row.
-    events : numpy.ndarray
-        Raw counts, shape ``(len(event_names), len(threads))``.
-    metric_names : list of str
-        Derived metric names as printed.
-    metrics : numpy.ndarray
-        Values, shape ``(len(metric_names), len(threads))``.
-    stats : list of tuple
-        ``(kind, name, sum, min, max, avg)`` rows of the STAT tables, where
-        ``kind`` is ``"event"`` or ``"metric"`` and ``name`` drops ``STAT``.
+    The numbers are written once, block by block, into the one 2-D array the
+    frame is made of (no copy of the whole); with ``release`` each block's
+    array is dropped once copied, so a large file's numbers are never held twice.
     """
-
-    region: str
-    group_index: int
-    group: str
-    line: int
-    threads: list = field(default_factory=list)
-    runtime: np.ndarray | None = None
-    call_count: np.ndarray | None = None
-    event_names: list = field(default_factory=list)
-    events: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-    metric_names: list = field(default_factory=list)
-    metrics: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-    stats: list = field(default_factory=list)
-
-
-def _stack_by_signature(blocks, names_attr: str, values_attr: str, offsets) -> pd.DataFrame:
-    """Concatenate per-block (names x threads) arrays into one row-aligned frame.
-
-    Blocks that share a list of names are stacked together with one
-    ``np.concatenate``; frames of different name sets are then aligned by
-    column, NaN filling the gaps.
-    """
-    total = offsets[-1]
-    order: dict[str, None] = {}
-    by_signature: dict[tuple, list[int]] = {}
-    for index, block in enumerate(blocks):
+    total = int(offsets[-1])
+    position: dict[str, int] = {}
+    for block in blocks:
+        for name in getattr(block, names_attr):
+            position.setdefault(name, len(position))
+    if not position:
+        return pd.DataFrame(index=range(total))
+    data = np.full((len(position), total), np.nan)
+    rows_of: dict[tuple, np.ndarray] = {}
+    for block, start in zip(blocks, offsets[:-1]):
         names = tuple(getattr(block, names_attr))
-        by_signature.setdefault(names, []).append(index)
-        for name in names:
-            order.setdefault(name, None)
-    columns = list(order)
-    position = {name: i for i, name in enumerate(columns)}
-    data = np.full((len(columns), total), np.nan)
-    for names, indices in by_signature.items():
         if not names:
             continue
-        rows = np.fromiter((position[n] for n in names), dtype=np.intp, count=len(names))
-        starts = [offsets[i] for i in indices]
-        stacked = np.concatenate([getattr(blocks[i], values_attr) for i in indices], axis=1)
-        target = np.concatenate([np.arange(s, s + len(blocks[i].threads))
-                                 for s, i in zip(starts, indices)])
-        data[np.ix_(rows, target)] = stacked
-    return pd.DataFrame(dict(zip(columns, data)), copy=False) if columns else pd.DataFrame(index=range(total))
+        rows = rows_of.get(names)
+        if rows is None:
+            rows = rows_of[names] = np.fromiter((position[n] for n in names), dtype=np.intp,
+                                                count=len(names))
+        values = getattr(block, values_attr)
+        data[rows, start:start + values.shape[1]] = values
+        if release:
+            setattr(block, values_attr, _RELEASED)
+    return pd.DataFrame(data.T, columns=list(position), copy=False)
+
+
+#: What a released block array is replaced with (see :func:`build_run`).
+_RELEASED = np.zeros((0, 0))
 
 
 @dataclass
@@ -174,7 +130,8 @@ def run_from(parsed: ParsedLikwid, *, source, label: str | None = None) -> Likwi
     A file of several runs (:func:`~roofline_widget.io.runs.plan_runs`) gives
     one run holding every row, its :attr:`~LikwidRun.runs` the runs one by
     one; blocks printed twice identically are read once, noted in
-    ``run.warnings``.
+    ``run.warnings``.  The blocks' metric and event arrays are moved into the
+    run (``parsed.blocks`` keep their names, not their numbers).
 
     Parameters
     ----------
@@ -193,7 +150,8 @@ def run_from(parsed: ParsedLikwid, *, source, label: str | None = None) -> Likwi
     run = build_run(plan.blocks, source=source, label=label, layout=parsed.layout,
                     cpu_name=parsed.cpu_name, cpu_type=parsed.cpu_type,
                     cpu_clock=parsed.cpu_clock, likwid_version=parsed.likwid_version,
-                    warnings=[*parsed.warnings, *plan.notes], unique=not several)
+                    warnings=[*parsed.warnings, *plan.notes], unique=not several,
+                    release=True)
     if several:
         run.runs = _runs_of(run, plan)
     return run
@@ -301,7 +259,7 @@ def warn_passed_over(source, messages: Sequence[str], stacklevel: int = 2) -> No
 
 def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=None,
               cpu_clock=None, likwid_version=None, warnings=None, rank=None,
-              unique: bool = True) -> LikwidRun:
+              unique: bool = True, release: bool = False) -> LikwidRun:
     """Turn parsed region blocks into a :class:`~roofline_widget.model.LikwidRun`.
 
     Parameters
@@ -319,6 +277,10 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
     unique : bool, default True
         Check that each (rank, region, group, thread) appears once (False for
         the rows of several runs, which are checked run by run).
+    release : bool, default False
+        Move the blocks' metric and event arrays into the run: each block's
+        arrays are dropped (empty) once copied, so that the numbers of a
+        large file are never held twice (what :func:`run_from` does).
 
     Raises
     ------
@@ -364,7 +326,7 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
         call_count=optional("call_count"),
         runtime_s=optional("runtime"),
     )
-    metrics = _stack_by_signature(blocks, "metric_names", "metrics", offsets)
+    metrics = _stacked(blocks, "metric_names", "metrics", offsets, release)
     check_metric_names(metrics.columns, source)
     runtime_metric = "Runtime (RDTSC) [s]"
     if runtime_metric in metrics.columns:
@@ -374,7 +336,7 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
     if unique:
         check_unique_rows(table, ["source", "rank", "region", "group", "thread"],
                           "each (rank, region, group, thread) once", source)
-    events = _stack_by_signature(blocks, "event_names", "events", offsets)
+    events = _stacked(blocks, "event_names", "events", offsets, release)
     stats = _stats_frame(blocks, source, default_rank)
     return LikwidRun(
         label=label or Path(source).stem, sources=(source,), table=table, events=events,
@@ -384,28 +346,27 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
 
 
 def _stats_frame(blocks, source, rank) -> pd.DataFrame:
-    """The STAT rows of all blocks, built column by column."""
-    rows = [stat for b in blocks for stat in b.stats]
-    if not rows:
-        return pd.DataFrame([], columns=STATS_FRAME_COLUMNS)
+    """The STAT rows of all blocks, built column by column (names as categoricals)."""
     counts = np.fromiter((len(b.stats) for b in blocks), dtype=np.intp, count=len(blocks))
+    total = int(counts.sum())
+    if not total:
+        return pd.DataFrame([], columns=STATS_FRAME_COLUMNS)
 
     def per_block(values, dtype=object):
         return np.repeat(np.array(values, dtype=dtype), counts)
 
-    kinds, names, *numbers = zip(*rows)
+    values = np.concatenate([b.stats.values for b in blocks if len(b.stats)])
     columns = {
-        "source": [source] * len(rows),
+        "source": pd.Categorical.from_codes(np.zeros(total, dtype=np.int8), [source]),
         "line": per_block([b.line for b in blocks], np.int64),  # the block's, as in the table
-        "rank": np.full(len(rows), rank, dtype=np.int64),
-        "region": per_block([b.region for b in blocks]),
+        "rank": np.full(total, rank, dtype=np.int64),
+        "region": pd.Categorical(per_block([b.region for b in blocks])),
         "group_index": per_block([b.group_index for b in blocks], np.int64),
-        "group": per_block([b.group for b in blocks]),
-        "kind": kinds,
-        "name": names,
+        "group": pd.Categorical(per_block([b.group for b in blocks])),
+        "kind": pd.Categorical([k for b in blocks for k in b.stats.kinds]),
+        "name": pd.Categorical([n for b in blocks for n in b.stats.names]),
     }
-    columns.update((name, np.array(column, dtype=np.float64))
-                   for name, column in zip(STAT_COLUMNS, numbers))
+    columns.update((name, values[:, k]) for k, name in enumerate(STAT_COLUMNS))
     return pd.DataFrame(columns)
 
 

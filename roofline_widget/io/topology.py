@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.opener import open_text
 
-__all__ = ["CacheLevel", "Topology", "find_topology", "parse_topology", "read_topology"]
+__all__ = ["TOPOLOGY_HEADER", "CacheLevel", "Topology", "find_topology", "parse_topology",
+           "read_topology"]
 
-_HEADER = "Hardware Thread Topology"
+#: The line that starts a likwid-topology block.
+TOPOLOGY_HEADER = "Hardware Thread Topology"
 _KEY_VALUE = re.compile(r"^([A-Za-z][A-Za-z0-9 ()]*?):\s+(\S.*?)\s*$")
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)$", re.ASCII)
 _FACTORS = {"B": 1, "kB": 2**10, "KB": 2**10, "KiB": 2**10, "MB": 2**20, "MiB": 2**20,
@@ -138,7 +140,8 @@ def _int(values: dict, key: str, source: str, line: int) -> int:
 
 
 def _caches(lines, start: int, source: str) -> tuple:
-    caches, current = [], None
+    caches: list[dict] = []
+    current: dict | None = None
     for number, line in enumerate(lines[start:], start=start + 1):
         if line.strip() in ("NUMA Topology", "Graphical Topology"):
             break
@@ -174,10 +177,12 @@ def parse_topology(text: str, source: str = "<string>") -> Topology | None:
         For a block with missing or malformed counts or cache sizes.
     """
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == _HEADER), None)
+    start = next((i for i, line in enumerate(lines) if line.strip() == TOPOLOGY_HEADER), None)
     if start is None:
         return None
-    values, sockets, cpu_name, cache_start = {}, {}, None, None
+    values: dict[str, tuple[str, int]] = {}
+    sockets: dict[int, frozenset] = {}
+    cpu_name, cache_start = None, None
     for index in range(start - 1, max(-1, start - 8), -1):
         match = _KEY_VALUE.match(lines[index])
         if match and match[1] == "CPU name":
@@ -194,13 +199,13 @@ def parse_topology(text: str, source: str = "<string>") -> Topology | None:
             sockets[int(socket[1])] = frozenset(t for g in _threads(match[2]) for t in g)
         else:
             values.setdefault(match[1], (match[2], number))
-    line = start + 1
+    header = start + 1
     return Topology(
-        sockets=_int(values, "Sockets", source, line),
-        cores_per_socket=_int(values, "Cores per socket", source, line),
-        threads_per_core=_int(values, "Threads per core", source, line),
+        sockets=_int(values, "Sockets", source, header),
+        cores_per_socket=_int(values, "Cores per socket", source, header),
+        threads_per_core=_int(values, "Threads per core", source, header),
         caches=() if cache_start is None else _caches(lines, cache_start, source),
-        socket_threads=sockets, cpu_name=cpu_name, source=source, line=line)
+        socket_threads=sockets, cpu_name=cpu_name, source=source, line=header)
 
 
 def find_topology(path) -> Topology | None:
@@ -234,6 +239,7 @@ def read_topology(path) -> Topology:
     source = open_text(path, "likwid-topology output")
     topology = parse_topology(source.text, source.name)
     if topology is None:
-        raise LikwidFormatError(str(path), None, f"likwid-topology output (a '{_HEADER}' block)",
+        raise LikwidFormatError(str(path), None,
+                                f"likwid-topology output (a '{TOPOLOGY_HEADER}' block)",
                                 "no likwid-topology block")
     return topology
