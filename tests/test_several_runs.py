@@ -208,16 +208,20 @@ def _pmgpu_groups() -> tuple[str, str]:
 
 
 def _remeasured(text: str) -> str:
-    """The text as another measurement would print it: every region's runtime one digit later.
+    """The text as another measurement would print it: every region's runtimes and clock
+    counts one in the last digit later (on the first thread).
 
-    (A block printed again with every number equal is one measurement printed twice.)
+    (A block printed again with every number equal is one measurement printed twice; an Event
+    or Metric table equal to another region's is a damaged file.)
     """
     def later(match: re.Match) -> str:
         number = match[2]
         return match[1] + number[:-1] + str((int(number[-1]) + 1) % 10) + match[3]
 
-    changed, count = re.subn(r"(\| RDTSC Runtime \[s\] \| *)([0-9.]+)( \|)", later, text)
-    assert count >= 2
+    rows = r"RDTSC Runtime \[s\]|Runtime \(RDTSC\) \[s\]|\w*CLOCK\w*|\w*CLK\w*"
+    pattern = rf"(\|\s*(?:{rows})\s*\|(?:\s*\w+\s*\|)?\s*)([0-9.]+)( \|)"
+    changed, count = re.subn(pattern, later, text)
+    assert count >= 6
     return changed
 
 
@@ -267,3 +271,29 @@ def test_plan_splits_at_the_segment_start_not_at_the_repeated_block(tmp_path):
     run = read_likwid(_log(tmp_path, "shifted.txt", [mem, second]))
     assert [r.regions for r in run.runs] == [regions, ["<warmup>", *regions[1:]]]
     np.testing.assert_array_equal(run.runs[1].table["rank"], 0)
+
+
+def test_tables_under_another_regions_header_are_an_error():
+    # Lines 70-99 of sample 21 (the second MVM block's tables, then "Region MMM, ...") printed
+    # twice: MVM's tables stand under a "Region MMM" header.  No two regions count the same
+    # cycles and runtimes: refused, never a point for MMM with MVM's numbers (a fuzz finding).
+    lines = wild_text(REGIONS_TWICE).splitlines(keepends=True)
+    assert lines[98].startswith("Region MMM, Group 1: L2CACHE")
+    damaged = "".join(lines[:99] + lines[69:99] + lines[99:])
+    with pytest.raises(LikwidFormatError, match="holds every number of region 'MVM'") as info:
+        read_likwid(io.BytesIO(damaged.encode()))
+    assert info.value.line == 99  # the "Region MMM" header above MVM's tables
+
+
+def test_a_metric_table_under_another_regions_table_line_is_an_error():
+    # Sample 19, lines 10576-10632 printed twice (a fuzz finding): the CSV line
+    # "TABLE,Region CalcPressureForElems,Group 1 Metric" (10632) is followed by the copy of
+    # CalcEnergyForElems:KERNEL_1's Metric rows.  Their numbers are KERNEL_1's: refused.
+    lines = wild_text(LULESH_SIZES).splitlines(keepends=True)
+    assert lines[10631].startswith("TABLE,Region CalcPressureForElems,Group 1 Metric")
+    assert lines[10574].startswith("TABLE,Region CalcEnergyForElems:KERNEL_1,Group 1 Metric")
+    damaged = "".join(lines[:10632] + lines[10575:10632] + lines[10632:])
+    with pytest.raises(LikwidFormatError, match=r"Metric table of region 'CalcPressureForElems'"
+                                                r".*holds every number of region "
+                                                r"'CalcEnergyForElems:KERNEL_1'"):
+        read_likwid(io.BytesIO(damaged.encode()))

@@ -252,7 +252,8 @@ class _Roof:
     high: float = 0.0
     counted: float | None = None   # median counted total (channel parts summed)
     metric: str | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # why the figures differ, in full
+    tag: str = ""                  # the same, short enough for a roof's label
 
 
 def _median_counted(runs: list[_Measured], unit: str) -> tuple[str | None, float | None, list]:
@@ -286,8 +287,8 @@ def _median_counted(runs: list[_Measured], unit: str) -> tuple[str | None, float
     return metric, statistics.median(v for values in by_metric.values() for v in values), []
 
 
-def _write_allocate_note(roof: _Roof) -> str | None:
-    """Why the counted total differs from the benchmark's figure, where it does."""
+def _write_allocate_note(roof: _Roof) -> tuple[str, str] | None:
+    """Why the counted total differs from the benchmark's figure, where it does: (note, tag)."""
     if roof.counted is None or not roof.figure > 0:
         return None
     ratio = roof.counted / roof.figure
@@ -302,9 +303,10 @@ def _write_allocate_note(roof: _Roof) -> str | None:
         return (f"the counters see {ratio:.3f} x the benchmark's figure: the write-allocate "
                 f"reads of the stored cache lines, which likwid-bench does not count "
                 f"({loads:g} load(s) and {stores:g} store(s) per update: "
-                f"({loads:g} + 2 x {stores:g}) / ({loads:g} + {stores:g}) = {expected:.3g})")
+                f"({loads:g} + 2 x {stores:g}) / ({loads:g} + {stores:g}) = {expected:.3g})",
+                f"{ratio:.2f} x: write-allocate")
     if abs(ratio - 1) > 0.05:
-        return f"the counters see {ratio:.3f} x the benchmark's figure"
+        return f"the counters see {ratio:.3f} x the benchmark's figure", f"{ratio:.2f} x"
     return None
 
 
@@ -312,9 +314,10 @@ def _summed(runs: list[_Measured], compute: bool) -> _Roof:
     figures = sorted(r.result.gflops if compute else r.result.gbs for r in runs)
     metric, counted, notes = _median_counted(runs, "GFLOP/s" if compute else "GB/s")
     roof = _Roof(runs, statistics.median(figures), figures[0], figures[-1], counted, metric, notes)
-    note = _write_allocate_note(roof) if not compute else None
-    if note:
-        roof.notes.append(note)
+    found = _write_allocate_note(roof) if not compute else None
+    if found:
+        roof.notes.append(found[0])
+        roof.tag = found[1]
     return roof
 
 
@@ -339,10 +342,9 @@ def _where(roof: _Roof) -> dict:
             "notes": list(roof.notes)}
 
 
-def _spread(roof: _Roof, unit: str) -> str:
-    if len(roof.runs) == 1:
-        return ""
-    return f"; median of {len(roof.runs)} runs ({roof.low:.4g}-{roof.high:.4g} {unit})"
+def _spread(roof: _Roof) -> str:
+    """The repetitions, short (their range is in the provenance)."""
+    return "" if len(roof.runs) == 1 else f"; median of {len(roof.runs)} runs"
 
 
 def _files_of(roof: _Roof) -> str:
@@ -352,9 +354,9 @@ def _files_of(roof: _Roof) -> str:
 def _compute_roof(roof: _Roof, prefix: str) -> ComputeRoof:
     result = roof.runs[0].result
     isa, precision = kernel_isa(result.kernel), kernel_precision(result.kernel)
-    source = result.provenance + _spread(roof, "GFLOP/s")
+    source = result.provenance + _spread(roof)
     if roof.counted is not None:
-        source += f"; counted {roof.counted:.4g} GFLOP/s ({roof.metric})"
+        source += f"; counted {roof.counted:.4g} GFLOP/s"
     provenance = {**_where(roof), "precision": precision, "isa": isa,
                   "benchmark_gflops": roof.figure, "benchmark_gflops_range": (roof.low, roof.high),
                   "counted_gflops": roof.counted, "counted_metric": roof.metric}
@@ -370,13 +372,11 @@ def _bandwidth_roof(roof: _Roof, prefix: str, figure: str) -> BandwidthRoof:
     source = result.provenance
     if working_set is not None:
         source += f", {_mb(working_set)}/thread"
-    source += _spread(roof, "GB/s")
+    source += _spread(roof)
     if roof.counted is not None:
-        source += f"; {groups} counted {roof.counted:.4g} GB/s ({roof.metric})"
+        source += f"; {groups} counted {roof.counted:.4g} GB/s" + (f" ({roof.tag})" if roof.tag else "")
     elif group_names:
         source += f"; {groups} counted no traffic (counters read 0 or '-')"
-    if roof.notes:
-        source += "; " + "; ".join(roof.notes)
     counted_figure = figure == "counted" and roof.counted is not None
     value = roof.counted if figure == "counted" and roof.counted is not None else roof.figure
     label = "counted" if counted_figure else "likwid-bench"

@@ -187,8 +187,11 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     likwid-perfctr CSV (``-O`` or ``-o file.csv``, with or without the text
     header that precedes it on stdout), likwid-mpirun text output
     (scope-profiler HDF5 files with ``format="scope-h5"``). Application output, ``INFO:``/``WARNING:``
-    lines and several runs concatenated in one log (a slurm file) are
-    tolerated. Files may be gzip, bz2 or xz compressed.
+    lines are tolerated; the groups of one job in one log (a MEM_DP and a
+    FLOPS_DP run in a slurm file) are joined, while runs that measure the
+    same regions again (a scaling study, a sweep, repetitions appended to
+    one log) are told apart (:mod:`roofline_widget.io.runs`).  Files may be
+    gzip, bz2 or xz compressed; text and CSV are read in pieces.
 
     Parameters
     ----------
@@ -217,6 +220,9 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         One row per (rank, region, group, hardware thread); see
         :class:`~roofline_widget.model.LikwidRun`.  ``run.topology`` holds
         what likwid-topology printed in the same file (a job log), or None.
+        A file of several runs gives their rows together and ``run.runs``,
+        each run on its own (``<file>#2 (what differs)``), which every
+        function that takes runs takes apart (one point per region and run).
 
     Raises
     ------

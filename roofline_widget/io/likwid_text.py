@@ -55,7 +55,7 @@ _DELETE_NUMERIC = str.maketrans("", "", "0123456789.eE+-naifNAIF"
                                 + "".join(chr(c) for c in range(0x3001) if chr(c).isspace()))
 _TABLE_KINDS = ("Region Info", "Event", "Metric")
 #: Lines read over before the window forgets them (see :class:`~roofline_widget.io.lines.LineWindow`).
-_KEPT_LINES = 16384
+_KEPT_LINES = 512
 _CPU_KEYS = {"CPU name:": "cpu_name", "CPU type:": "cpu_type", "CPU clock:": "cpu_clock"}
 
 

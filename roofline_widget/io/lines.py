@@ -17,9 +17,10 @@ from collections.abc import Iterable, Iterator
 __all__ = ["LineWindow", "TextLines", "lines_of"]
 
 #: Lines read from the source at a time.
-_BATCH = 1024
-#: Forgotten lines are dropped from the buffer once this many have piled up.
-_COMPACT = 8192
+_BATCH = 256
+#: Forgotten lines are dropped from the buffer once this many have piled up (a line of a
+#: 1,024-thread table is 12 KB: the window stays a few MB).
+_COMPACT = 512
 
 
 class TextLines:

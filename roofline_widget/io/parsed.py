@@ -145,7 +145,7 @@ def run_from(parsed: ParsedLikwid, *, source, label: str | None = None) -> Likwi
     """
     source = str(source)
     label = label or Path(source).stem
-    plan = plan_runs(parsed.blocks, parsed.marks)
+    plan = plan_runs(parsed.blocks, parsed.marks, source)
     several = len(plan.bounds) > 1
     run = build_run(plan.blocks, source=source, label=label, layout=parsed.layout,
                     cpu_name=parsed.cpu_name, cpu_type=parsed.cpu_type,

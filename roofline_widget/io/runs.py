@@ -37,12 +37,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from roofline_widget.errors import LikwidFormatError
+
 if TYPE_CHECKING:
     from roofline_widget.io.parsed import RegionBlock
 
 __all__ = [
     "CONTEXT_LINES",
     "DETAIL_CHARACTERS",
+    "TELLING_NUMBERS",
     "RunInfo",
     "RunMark",
     "RunPlan",
@@ -56,6 +59,10 @@ __all__ = [
 CONTEXT_LINES = 8
 #: The longest detail (separator text, command, output line) a run label shows.
 DETAIL_CHARACTERS = 60
+#: Distinct non-zero numbers an Event or Metric table must hold for the same table under
+#: another region's name to be an error (a real table holds dozens: cycles, instructions,
+#: runtimes, rates per thread; a table of zeros or of one repeated value tells nothing).
+TELLING_NUMBERS = 5
 
 _SEPARATOR = re.compile(r"^(?P<c>[#=*~-])(?P=c){2,}[ \t]*(?P<text>[^#=*~ \t-](?:.*?[^ \t])?)?"
                         r"[ \t]*(?P=c){3,}[ \t]*$")
@@ -210,9 +217,30 @@ def _row_keys(block) -> list[tuple]:
     return [(block.region, block.group, t.label) for t in block.threads]
 
 
-def _drop_repeats(blocks: list) -> tuple[list, list[str]]:
-    """Rule 1: every block identical to the last one of its key is dropped, with a note."""
+def _fingerprints(block) -> list[tuple[str, tuple]]:
+    """The Event and the Metric table of a block, for finding either under another region's
+    name: ``(table, key)`` for each with at least :data:`TELLING_NUMBERS` distinct non-zero
+    numbers (fewer cannot tell two regions apart: two empty regions print the same zeros)."""
+    threads = tuple(t.label for t in block.threads)
+    found = []
+    for table, names, values in (("Event", block.event_names, block.events),
+                                 ("Metric", block.metric_names, block.metrics)):
+        telling = values[np.isfinite(values) & (values != 0)]
+        if len(telling) >= TELLING_NUMBERS and len(np.unique(telling)) >= TELLING_NUMBERS:
+            found.append((table, (table, threads, tuple(names), values.tobytes())))
+    return found
+
+
+def _drop_repeats(blocks: list, source: str) -> tuple[list, list[str]]:
+    """Rule 1: every block identical to the last one of its key is dropped, with a note.
+
+    The same Event or Metric table under another region's header cannot be a
+    measurement (no two regions count the same cycles, instructions and
+    runtimes on every thread): the table of one region under the header of
+    another, a damaged file.  That is an error, never a point.
+    """
     last: dict[tuple, RegionBlock] = {}
+    numbers: dict[tuple, RegionBlock] = {}  # an Event or Metric table -> its first block
     kept, notes = [], []
     for block in blocks:
         key = _block_key(block)
@@ -222,6 +250,14 @@ def _drop_repeats(blocks: list) -> tuple[list, list[str]]:
                          f"printed again, identical to line {previous.line} (every number "
                          "equal): one measurement printed twice, read once")
             continue
+        for table, fingerprint in _fingerprints(block):
+            twin = numbers.setdefault(fingerprint, block)
+            if twin is not block and twin.region != block.region:
+                raise LikwidFormatError(
+                    source, block.line, f"an {table} table of region {block.region!r} of its "
+                    f"own; this one holds every number of region {twin.region!r}'s (line "
+                    f"{twin.line}): a region header above another region's table (a damaged "
+                    "file)", block.region)
         last[key] = block
         kept.append(block)
     return kept, notes
@@ -305,7 +341,7 @@ def _details(runs: list[list], gaps: list[list[RunMark]]) -> list[str]:
     return [", ".join(p) for p in parts]
 
 
-def plan_runs(blocks: list, marks: Sequence[RunMark]) -> RunPlan:
+def plan_runs(blocks: list, marks: Sequence[RunMark], source: str = "<string>") -> RunPlan:
     """Split a file's region blocks into its runs (see the module docstring).
 
     Parameters
@@ -314,6 +350,8 @@ def plan_runs(blocks: list, marks: Sequence[RunMark]) -> RunPlan:
         Every block the parser read, in file order.
     marks : sequence of RunMark
         The marks the parser saw, in file order.
+    source : str
+        The file, for the error message.
 
     Returns
     -------
@@ -321,7 +359,7 @@ def plan_runs(blocks: list, marks: Sequence[RunMark]) -> RunPlan:
         One run (no :class:`RunInfo`) when nothing repeats; else one
         :class:`RunInfo` per run.
     """
-    kept, notes = _drop_repeats(list(blocks))
+    kept, notes = _drop_repeats(list(blocks), source)
     plan = RunPlan(kept, notes=notes)
     if not kept:
         return plan
