@@ -40,6 +40,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from mutations import cut, delete_lines, print_twice, read_quietly
 from wild_samples import BENCH_REPS, WILD_FILES, wild_text
 
 from roofline_widget import read_likwid, sample_names, sample_path
@@ -85,23 +86,6 @@ WILD = {path.name: wild_text(path) for path in WILD_FILES}
 
 
 # ------------------------------------------------------------------ mutations
-# Positions are drawn with sampled_from (about uniform), not integers (biased towards 0), so that
-# cuts and deletions land all over the file, in the tables at its end too.
-def _cut(text: str, data) -> str:
-    lines = text.splitlines(keepends=True)
-    line = data.draw(st.sampled_from(range(len(lines))), label="cut in line")
-    column = data.draw(st.sampled_from(range(len(lines[line]))), label="at column")
-    return "".join(lines[:line]) + lines[line][:column]
-
-
-def _delete_lines(text: str, data) -> str:
-    lines = text.splitlines(keepends=True)
-    for _ in range(data.draw(st.integers(1, 3), label="lines deleted")):
-        if len(lines) > 1:
-            del lines[data.draw(st.sampled_from(range(len(lines))), label="line")]
-    return "".join(lines)
-
-
 def _cell_spans(line: str) -> list[tuple[int, int]]:
     """(start, end) of each cell of a table row (``|``-framed) or CSV line or ``key:\\tvalue`` line."""
     if line.startswith("|"):
@@ -136,17 +120,8 @@ def _no_value(text: str, data) -> str:
     return _replace_cells(text, data, NO_VALUE)
 
 
-def _print_twice(text: str, data) -> str:
-    """A span of up to 80 lines printed again right after itself."""
-    lines = text.splitlines(keepends=True)
-    start = data.draw(st.sampled_from(range(len(lines))), label="span start")
-    length = data.draw(st.integers(1, 80), label="span length")
-    span = lines[start:start + length]
-    return "".join(lines[:start + length] + span + lines[start + length:])
-
-
-MUTATIONS = {"cut": _cut, "delete": _delete_lines, "cells": _replace_cells}
-WILD_MUTATIONS = {**MUTATIONS, "no value": _no_value, "twice": _print_twice}
+MUTATIONS = {"cut": cut, "delete": delete_lines, "cells": _replace_cells}
+WILD_MUTATIONS = {**MUTATIONS, "no value": _no_value, "twice": print_twice}
 
 
 def _mutated(text: str, data, mutations=MUTATIONS) -> str:
@@ -170,16 +145,7 @@ def _group_sums(run) -> dict:
     return {key: row.to_dict() for key, row in sums.iterrows()}
 
 
-def _read_quietly(read, text: str):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # warnings are allowed; the numbers are checked
-        try:
-            return read(io.BytesIO(text.encode("utf-8")))
-        except LikwidFormatError:
-            return None
-
-
-INTACT_SUMS = {name: _group_sums(_read_quietly(read_likwid, TEXTS[name])) for name in PERFCTR}
+INTACT_SUMS = {name: _group_sums(read_quietly(read_likwid, TEXTS[name])) for name in PERFCTR}
 
 
 def _run_sums(run) -> list[dict]:
@@ -198,7 +164,7 @@ def _run_sums(run) -> list[dict]:
     return out
 
 
-INTACT_RUNS = {name: _run_sums(_read_quietly(read_likwid, text)) for name, text in WILD.items()}
+INTACT_RUNS = {name: _run_sums(read_quietly(read_likwid, text)) for name, text in WILD.items()}
 
 
 def test_every_sample_is_fuzzed():
@@ -212,7 +178,7 @@ def test_every_sample_is_fuzzed():
 def test_wild_samples_agree_with_their_stat_sums(name):
     # the reference of the fuzz test: the intact files' sums are LIKWID's own (STAT Sum rows;
     # samples 19 and 21 are one thread: no STAT rows, nothing to disagree with)
-    run = _read_quietly(read_likwid, WILD[name])
+    run = read_quietly(read_likwid, WILD[name])
     assert stat_mismatches(run) == []
 
 
@@ -220,7 +186,7 @@ def test_wild_samples_agree_with_their_stat_sums(name):
 @WILD_FUZZ
 @given(data=st.data())
 def test_damaged_wild_output_raises_or_keeps_the_intact_sums(name, data):
-    run = _read_quietly(read_likwid, _mutated(WILD[name], data, WILD_MUTATIONS))
+    run = read_quietly(read_likwid, _mutated(WILD[name], data, WILD_MUTATIONS))
     if run is None:
         event("refused (LikwidFormatError)")
         return  # a clear LikwidFormatError
@@ -249,7 +215,7 @@ def test_damaged_wild_output_raises_or_keeps_the_intact_sums(name, data):
 @given(data=st.data())
 def test_damaged_perfctr_output_raises_or_keeps_the_intact_sums(name, data):
     text = _mutated(TEXTS[name], data)
-    run = _read_quietly(read_likwid, text)
+    run = read_quietly(read_likwid, text)
     if run is None:
         return  # a clear LikwidFormatError
     intact = INTACT_SUMS[name]
@@ -283,8 +249,8 @@ BENCH_TEXTS = {**{name: TEXTS[name] for name in BENCH}, BENCH_REPS.name: WILD[BE
 @FUZZ
 @given(data=st.data())
 def test_damaged_bench_output_raises_or_keeps_the_intact_results(name, data):
-    intact = _read_quietly(read_likwid_bench, BENCH_TEXTS[name])
-    results = _read_quietly(read_likwid_bench, _mutated(BENCH_TEXTS[name], data))
+    intact = read_quietly(read_likwid_bench, BENCH_TEXTS[name])
+    results = read_quietly(read_likwid_bench, _mutated(BENCH_TEXTS[name], data))
     for result in results or []:
         assert any(_same_result(result, good) for good in intact), (
             f"{name}: {result} is none of the intact results {intact}")

@@ -1,11 +1,14 @@
-"""The real LIKWID outputs in ``tests/data`` (samples 18-22 of the shared set, see its SOURCES.md).
+"""The real LIKWID outputs "from the wild": samples 18-21 in ``tests/data`` (see its SOURCES.md),
+sample 22 bundled with the package (``roofline_widget/data``).
 
-They are test data, not package data: the tests name them through the constants here.
+Samples 18-21 are test data, not package data: the tests name them through the constants here.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from roofline_widget import sample_path
 
 DATA = Path(__file__).parent / "data"
 
@@ -18,7 +21,7 @@ BENCH_REPS = DATA / "bench_in_perfctr_O_naples_epyc7451_MEM_triad_20reps.raw"
 #: Sample 21: every region block printed twice, identically.
 REGIONS_TWICE = DATA / "ufpr_coffeelake_i5-7500_L2CACHE_regions_twice.txt"
 #: Sample 22: one Zen3 machine's likwid-bench ceiling set (a folder of five logs and the script).
-MILAN = DATA / "machine_milan_epyc7763_16c"
+MILAN = Path(sample_path("SOURCES.md")).parent / "machine_milan_epyc7763_16c"
 
 #: The files of samples 18-21 (the new layouts the fuzz tests mutate).
 WILD_FILES = (MPIRUN_NIL, LULESH_SIZES, BENCH_REPS, REGIONS_TWICE)

@@ -439,4 +439,5 @@ def _joined(runs: list[LikwidRun], label: str | None, unique: bool) -> LikwidRun
         likwid_version=common("likwid_version"), layout=common("layout") or "",
         warnings=[w for r in runs for w in r.warnings],
         topology=next((r.topology for r in runs if r.topology is not None), None),
+        full_names={name: full for r in runs for name, full in r.full_names.items()},
     )

@@ -48,7 +48,8 @@ from roofline_widget.io.opener import (
 )
 from roofline_widget.io.topology import TOPOLOGY_HEADER
 
-__all__ = ["CHUNK", "CSV_TABLE_LINE", "HEAD_CHARACTERS", "TEXT_TABLE_LINE", "Scan", "TextFile"]
+__all__ = ["CHUNK", "CSV_TABLE_LINE", "HEAD_CHARACTERS", "MARKERS", "TEXT_TABLE_LINE", "Scan",
+           "TextFile"]
 
 #: Bytes read at a time.
 CHUNK = 2**20
@@ -58,6 +59,12 @@ HEAD_CHARACTERS = 2_000_000
 CSV_TABLE_LINE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
 #: The header row of a likwid-perfctr or likwid-mpirun text table.
 TEXT_TABLE_LINE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
+#: The lines the layout is told by wherever they are: name -> (pattern, texts one of which a
+#: piece of text must hold for the pattern to be searched in it, a quick test).
+MARKERS: dict[str, tuple[re.Pattern, tuple[str, ...]]] = {
+    "csv": (CSV_TABLE_LINE, ("TABLE,", "STRUCT,")),
+    "text": (TEXT_TABLE_LINE, ("|",)),
+}
 #: Where the cache part of a likwid-topology block ends.
 _TOPOLOGY_END = ("NUMA Topology", "Graphical Topology")
 #: The most text kept of a likwid-topology block (a 1,024-thread machine prints ~100 KB).
@@ -75,8 +82,9 @@ class Scan:
     encoding : str
         The codec the file decodes with.
     evidence : str
-        The first :data:`HEAD_CHARACTERS` of the text, then the first CSV
-        table line and the first text table line found anywhere: what
+        The first :data:`HEAD_CHARACTERS` of the text, then the first line
+        of each of the :data:`MARKERS` (a CSV table line, a text table
+        line, ...) found anywhere: what
         :func:`~roofline_widget.io.detect_format` decides the layout on.
     topology : str or None
         The likwid-topology block, preceded by as many line breaks as lines
@@ -91,7 +99,8 @@ class Scan:
 class _Scanner:
     """State of one scan: fed pieces of whole lines."""
 
-    def __init__(self):
+    def __init__(self, markers: dict[str, tuple[re.Pattern, tuple[str, ...]]]):
+        self.patterns = markers
         self.head: list[str] = []
         self.head_size = 0
         self.markers: dict[str, str] = {}
@@ -108,9 +117,8 @@ class _Scanner:
         if self.head_size < HEAD_CHARACTERS:
             self.head.append(piece[:HEAD_CHARACTERS - self.head_size])
             self.head_size += len(self.head[-1])
-        for name, pattern, needle in (("csv", CSV_TABLE_LINE, ("TABLE,", "STRUCT,")),
-                                      ("text", TEXT_TABLE_LINE, ("|",))):
-            if name not in self.markers and any(n in piece for n in needle):
+        for name, (pattern, needles) in self.patterns.items():
+            if name not in self.markers and any(n in piece for n in needles):
                 match = pattern.search(piece)
                 if match:
                     end = piece.find("\n", match.start())
@@ -240,8 +248,8 @@ class TextFile:
             raise LikwidFormatError(self.name, None, f"{name} text (the file starts with a "
                                     f"{name} byte-order mark)", str(exc)) from None
 
-    def scan(self) -> Scan:
-        """The first read (see the module docstring).
+    def scan(self, markers: dict[str, tuple[re.Pattern, tuple[str, ...]]] | None = None) -> Scan:
+        """The first read (see the module docstring); ``markers`` as :data:`MARKERS` (default).
 
         Raises
         ------
@@ -255,7 +263,7 @@ class TextFile:
             check_text_start(start, self.name, self.what)
             codec = utf16_or_32(start)
         for encoding in ([codec] if codec else ["utf-8-sig", "latin-1"]):
-            scanner = _Scanner()
+            scanner = _Scanner(MARKERS if markers is None else markers)
             pending = ""
             try:
                 for text in self.text_chunks(encoding):
@@ -279,3 +287,9 @@ class TextFile:
     def lines(self, scan: Scan) -> TextLines:
         """The lines of a second read, for a parser (see :class:`TextLines`)."""
         return TextLines(self.text_chunks(scan.encoding))
+
+    def text(self, scan: Scan) -> str:
+        """The whole text of a second read, for a reader that takes it at once (byte-order
+        marks dropped, as :func:`~roofline_widget.io.opener.decode` does)."""
+        text = "".join(self.text_chunks(scan.encoding))
+        return text.replace("\ufeff", "") if "\ufeff" in text else text
