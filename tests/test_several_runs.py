@@ -297,3 +297,16 @@ def test_a_metric_table_under_another_regions_table_line_is_an_error():
                                                 r".*holds every number of region "
                                                 r"'CalcEnergyForElems:KERNEL_1'"):
         read_likwid(io.BytesIO(damaged.encode()))
+
+
+def test_a_table_with_another_tables_rows_among_its_own_is_an_error():
+    # Sample 19, lines 542-599 printed twice (a fuzz finding): CalcAccelerationForNodes' Metric
+    # table (TABLE line 597) gets CalcFBHourglassForceForElems' 20 metric rows after its first
+    # row; "Runtime (RDTSC) [s]" is printed twice in it: refused, not the later value.
+    lines = wild_text(LULESH_SIZES).splitlines(keepends=True)
+    assert lines[596].startswith("TABLE,Region CalcAccelerationForNodes,Group 1 Metric")
+    damaged = "".join(lines[:599] + lines[541:599] + lines[599:])
+    with pytest.raises(LikwidFormatError, match=r"each row of the Metric table of region "
+                                                r"'CalcAccelerationForNodes' once, found "
+                                                r"\"'Runtime \(RDTSC\) \[s\]' twice\""):
+        read_likwid(io.BytesIO(damaged.encode()))

@@ -40,6 +40,7 @@ __all__ = [
     "ThreadColumn",
     "build_run",
     "check_metric_names",
+    "check_table_rows",
     "check_unique_rows",
     "key_table",
     "merge_runs",
@@ -218,6 +219,26 @@ def check_metric_names(names, source: str) -> None:
                                 ", ".join(sorted(clash)))
 
 
+def check_table_rows(blocks, source: str) -> None:
+    """Raise :class:`LikwidFormatError` for a block whose Event or Metric table names a row twice.
+
+    LIKWID prints each event (``EVENT:COUNTER``) and each metric of a group
+    once: a name printed twice in one table means rows of another table
+    among its own (a damaged file), and which of the two values is the
+    region's cannot be told.
+    """
+    checked: set[int] = set()  # name lists are shared between blocks: each checked once
+    for block in blocks:
+        for table, names in (("Event", block.event_names), ("Metric", block.metric_names)):
+            if id(names) in checked:
+                continue
+            if len(set(names)) < len(names):
+                twice = next(n for k, n in enumerate(names) if n in names[:k])
+                raise LikwidFormatError(source, block.line, f"each row of the {table} table of "
+                                        f"region {block.region!r} once", f"{twice!r} twice")
+            checked.add(id(names))
+
+
 def check_unique_rows(table: pd.DataFrame, subset: list[str], expected: str,
                       source: str | None = None) -> None:
     """Raise :class:`LikwidFormatError` for the first row repeating ``subset``.
@@ -285,14 +306,15 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
     Raises
     ------
     LikwidFormatError
-        If ``blocks`` is empty, or if one (rank, region, group, thread)
-        appears twice.
+        If ``blocks`` is empty, a table names a row twice, or one (rank,
+        region, group, thread) appears twice.
     """
     source = str(source)
     if not blocks:
         raise LikwidFormatError(source, None, "at least one LIKWID region table "
                                 "(a 'Region <tag>, Group <n>: <GROUP>' block, a "
                                 "likwid-mpirun 'Region:'/'Group:' block or a CSV 'TABLE' block)")
+    check_table_rows(blocks, source)
     counts = np.fromiter((len(b.threads) for b in blocks), dtype=np.intp, count=len(blocks))
     offsets = np.concatenate([[0], np.cumsum(counts)])
     total = int(offsets[-1])
