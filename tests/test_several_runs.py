@@ -132,6 +132,11 @@ def test_a_repeat_with_other_numbers_is_a_second_run():
     assert "L2 request rate" in lines[123]
     lines[93] = lines[93].replace("0.1774", "0.1775")  # the second MVM block (line 94)
     lines[123] = lines[123].replace("0.0463", "0.0464")  # the second MMM block (line 124)
+    # ... measured again: their cycle counts differ too (lines 81 and 111)
+    assert "CPU_CLK_UNHALTED_CORE" in lines[80]
+    assert "CPU_CLK_UNHALTED_CORE" in lines[110]
+    lines[80] = lines[80].replace("29064", "29065")
+    lines[110] = lines[110].replace("821820", "821821")
     run = read_likwid(io.BytesIO("".join(lines).encode()))
     assert [len(r.table) for r in run.runs] == [2, 2]
     rates = [r.table.set_index("region")["L2 request rate"].to_dict() for r in run.runs]
@@ -309,4 +314,15 @@ def test_a_table_with_another_tables_rows_among_its_own_is_an_error():
     with pytest.raises(LikwidFormatError, match=r"each row of the Metric table of region "
                                                 r"'CalcAccelerationForNodes' once, found "
                                                 r"\"'Runtime \(RDTSC\) \[s\]' twice\""):
+        read_likwid(io.BytesIO(damaged.encode()))
+
+
+def test_a_repeat_with_the_same_counts_but_other_metrics_is_an_error():
+    # Sample 19, lines 1959-2015 printed twice (a fuzz finding): a 57-line span, one block
+    # long, so that IntegrateStressForElems' Metric table (run 2) reads its first rows and the
+    # last rows of the block before it, as many as it declares.  The second copy of the block
+    # has the same counts and its own metrics: the first one's metrics are not its counts'.
+    lines = wild_text(LULESH_SIZES).splitlines(keepends=True)
+    damaged = "".join(lines[:2015] + lines[1958:2015] + lines[2015:])
+    with pytest.raises(LikwidFormatError, match="printed again with the metrics of its counts"):
         read_likwid(io.BytesIO(damaged.encode()))

@@ -146,6 +146,7 @@ def run_from(parsed: ParsedLikwid, *, source, label: str | None = None) -> Likwi
     """
     source = str(source)
     label = label or Path(source).stem
+    check_table_rows(parsed.blocks, source)  # before the blocks are compared with each other
     plan = plan_runs(parsed.blocks, parsed.marks, source)
     several = len(plan.bounds) > 1
     run = build_run(plan.blocks, source=source, label=label, layout=parsed.layout,

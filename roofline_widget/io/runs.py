@@ -209,6 +209,16 @@ def _same_numbers(a, b) -> bool:
             and a.stats == b.stats)
 
 
+def _same_counts(a, b) -> bool:
+    """Whether two blocks hold the same Event table, one that tells a measurement (enough
+    distinct non-zero counts: see :data:`TELLING_NUMBERS`)."""
+    if a.event_names != b.event_names or a.events.shape != b.events.shape:
+        return False
+    telling = a.events[np.isfinite(a.events) & (a.events != 0)]
+    return (len(np.unique(telling)) >= TELLING_NUMBERS
+            and np.array_equal(a.events, b.events, equal_nan=True))
+
+
 def _block_key(block) -> tuple:
     return (block.region, block.group_index, block.group, tuple(t.label for t in block.threads))
 
@@ -234,6 +244,10 @@ def _fingerprints(block) -> list[tuple[str, tuple]]:
 def _drop_repeats(blocks: list, source: str) -> tuple[list, list[str]]:
     """Rule 1: every block identical to the last one of its key is dropped, with a note.
 
+    A block with the counts of the last one of its key but other numbers
+    (metrics, runtime) cannot be a measurement either: the metrics are
+    computed from the counts, so rows of another table are among its own.
+
     The same Event or Metric table under another region's header cannot be a
     measurement (no two regions count the same cycles, instructions and
     runtimes on every thread): the table of one region under the header of
@@ -250,6 +264,12 @@ def _drop_repeats(blocks: list, source: str) -> tuple[list, list[str]]:
                          f"printed again, identical to line {previous.line} (every number "
                          "equal): one measurement printed twice, read once")
             continue
+        if previous is not None and _same_counts(block, previous):
+            raise LikwidFormatError(
+                source, block.line, f"region {block.region!r} printed again with the metrics "
+                f"of its counts at line {previous.line} (the metrics are computed from the "
+                "counts); these counts are the same, the metrics are not: rows of another "
+                "table among its own (a damaged file)", block.region)
         for table, fingerprint in _fingerprints(block):
             twin = numbers.setdefault(fingerprint, block)
             if twin is not block and twin.region != block.region:
