@@ -113,7 +113,8 @@ def _replace_cells(text: str, data, tokens=GARBAGE) -> str:
         if lines[k].startswith("|"):  # keep the table aligned: same width, centred
             token = token[:b - a - 2].center(b - a)
         lines[k] = lines[k][:a] + token + lines[k][b:]
-    return "\n".join(lines) + "\n"
+    # a text cut off (no newline at its end) stays cut off: the damage is never repaired
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
 
 
 def _no_value(text: str, data) -> str:
