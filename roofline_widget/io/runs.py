@@ -19,6 +19,11 @@ these rules:
    ever).  A block inside a segment that repeats a row of the current run
    starts a new run at that block.
 
+A file that repeats its CPU header before every region (``likwid-perfctr -o``)
+has one block per segment: there, a region first measured in a later run
+joins the run before it (nothing in the file says where that run starts);
+the regions both runs measure are split right.
+
 Each run of a file of several gets a :class:`RunInfo`: its number, its lines,
 and a label ``<file>#<n>`` followed by what differs between the runs where the
 file says it: the thread count, the separator's text, the command line, or
