@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
     from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.io import read_likwid
     from roofline_widget.io.bench import read_likwid_bench
+    from roofline_widget.io.chain import run_chain
     from roofline_widget.io.ncu import read_ncu
     from roofline_widget.io.stat_check import stat_comparisons
     from roofline_widget.io.topology import read_topology
@@ -59,6 +60,7 @@ _LAZY = {
     "read_likwid_bench": ".io.bench",
     "read_ncu": ".io.ncu",
     "read_topology": ".io.topology",
+    "run_chain": ".io.chain",
     "RegionSums": ".points",
     "Selection": ".points",
     "collect_roofline_points": ".points",
@@ -134,6 +136,7 @@ __all__ = [
     "read_likwid_bench",
     "read_ncu",
     "read_topology",
+    "run_chain",
     "sample_names",
     "sample_path",
     "sanity_check",

@@ -95,6 +95,17 @@ class LikwidRun:
         likwid-topology before the measurement): sockets, cores per socket,
         threads per core, cache sizes per level; None when the file holds
         none.
+    runs : tuple of LikwidRun
+        The runs of a file that holds several measurements one after another
+        (a scaling study, a sweep, repetitions; see :mod:`roofline_widget.io.runs`),
+        in file order, each with its own rows, label (``<file>#2 (8 threads)``)
+        and :attr:`run_info`; empty for a file of one run.  :attr:`table`
+        then holds the rows of all of them: every function that takes runs
+        (``points_dataframe``, ``RegionSums.from_runs``, the widget) takes
+        the runs apart, one point per region *and run*.
+    run_info : roofline_widget.io.runs.RunInfo or None
+        Where this run sits in a file of several (number, lines, what sets it
+        apart); None for a whole file.
     full_names : dict of str to str
         The full name of each region shown under a shorter one: an Nsight
         Compute kernel's demangled (template) name under its short display
@@ -114,6 +125,12 @@ class LikwidRun:
     warnings: list = field(default_factory=list)
     topology: Any = None  # io.topology.Topology (not imported: model is below the readers)
     full_names: dict[str, str] = field(default_factory=dict)
+    runs: tuple = ()
+    run_info: Any = None  # io.runs.RunInfo
+
+    def each_run(self) -> list[LikwidRun]:
+        """The runs a consumer takes apart: :attr:`runs`, or ``[self]`` for a file of one run."""
+        return list(self.runs) or [self]
 
     # ------------------------------------------------------------------ views
     @property
@@ -145,8 +162,9 @@ class LikwidRun:
         return len(self.table)
 
     def __repr__(self) -> str:
+        runs = f"{len(self.runs)} runs, " if self.runs else ""
         return (
-            f"<LikwidRun {self.label!r}: {len(self.regions)} region(s), "
+            f"<LikwidRun {self.label!r}: {runs}{len(self.regions)} region(s), "
             f"{len(self.ranks)} rank(s), {len(self.table)} thread row(s), "
             f"groups {self.groups}, layout {self.layout!r}>"
         )

@@ -51,8 +51,9 @@ KEY_COLUMNS = (
 
 #: The key columns every sums engine gives, in order, one value per (rank, region, device).
 SOURCE_KEYS = ("rank", "region", "device", "n_threads", "runtime_s", "call_count", "groups")
-#: The key columns of ``RegionSums.frame``: the run label ``file``, then :data:`SOURCE_KEYS`.
-FRAME_KEYS = ("file", *SOURCE_KEYS)
+#: The key columns of ``RegionSums.frame``: the run label ``file``, then :data:`SOURCE_KEYS`,
+#: then ``run``: the run's 1-based number in its file (1 unless the file holds several runs).
+FRAME_KEYS = ("file", *SOURCE_KEYS, "run")
 #: The ``rank`` of a point whose ranks were summed (``combine_ranks=True``): "all ranks combined".
 ALL_RANKS = -1
 
@@ -62,6 +63,7 @@ POINT_KEYS = (
     "bandwidth_metric",
 )
 #: Columns of a points DataFrame (``points_dataframe``): :data:`POINT_KEYS`, then what a dict lacks.
-POINT_COLUMNS = (*POINT_KEYS, "device", "n_threads", "call_count", "groups", "unmeasured_threads")
+POINT_COLUMNS = (*POINT_KEYS, "device", "n_threads", "call_count", "groups", "unmeasured_threads",
+                 "run")
 #: Columns of the left-out table (``left_out_regions``).
-LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "groups")
+LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "groups", "run")

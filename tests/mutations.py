@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from roofline_widget.errors import LikwidFormatError
 
-__all__ = ["cut", "delete_lines", "read_quietly"]
+__all__ = ["cut", "delete_lines", "print_twice", "read_quietly"]
 
 
 def cut(text: str, data) -> str:
@@ -31,6 +31,14 @@ def delete_lines(text: str, data) -> str:
         if len(lines) > 1:
             del lines[data.draw(st.sampled_from(range(len(lines))), label="line")]
     return "".join(lines)
+
+
+def print_twice(text: str, data) -> str:
+    """``text`` with a random span of up to 80 lines printed again right after itself."""
+    lines = text.splitlines(keepends=True)
+    start = data.draw(st.sampled_from(range(len(lines))), label="span start")
+    length = data.draw(st.integers(1, 80), label="span length")
+    return "".join(lines[:start + length] + lines[start:start + length] + lines[start + length:])
 
 
 def read_quietly(read, text: str):

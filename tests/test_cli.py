@@ -157,10 +157,12 @@ def test_plot_levels_against_the_machines_ceilings(tmp_path):
                             "-o", "levels.png", cwd=tmp_path)
     assert code == 0
     assert (tmp_path / "levels.png").stat().st_size > 10_000
-    # sample 22's bench figures: peakflops_avx_fma 820022.22 MFlops/s, L2 load 771742.15 MByte/s
+    # sample 22's bench figures: peakflops_avx_fma 820022.22 MFlops/s, L2 load 771742.15 MByte/s;
+    # stream_mem_avx_fma ran twice (under MEM1 and MEM2), 41272.67 and 41258.46 MByte/s: the
+    # roof of repetitions is their median, 41265.565
     assert {c["name"]: c["value"] for c in result["ceilings"]} == {
         "DP AVX FMA peak": 820.02222, "L2 (load, likwid-bench)": 771.74215,
-        "MEM (stream_mem_avx_fma, likwid-bench)": 41.27267}
+        "MEM (stream_mem_avx_fma, likwid-bench)": pytest.approx(41.265565)}
     assert [f["check"] for f in result["level_findings"]] == ["intensity order"]
     done = run("plot", *RENDERED, "--levels", "L2", "L3", "MEM", "-o", "levels.svg", cwd=tmp_path)
     assert done.returncode == 0

@@ -2,10 +2,12 @@
 
 import pytest
 from likwid_render import bench, perfctr_header, perfctr_region, topology
+from wild_samples import BENCH_REPS, MILAN
 
-from roofline_widget import machine_roofline, plot_roofline, sample_path
+from roofline_widget import machine_roofline, plot_roofline, read_likwid_bench, sample_path
 from roofline_widget.analysis.machine import kernel_isa, kernel_precision
 from roofline_widget.ceilings import Roofline
+from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 
 B = "[MBytes/s]"
 ZEN2_WRAPPED = sample_path("bench_in_perfctr_zen2_epyc7702_MEM_dash_values_wrapper.txt")
@@ -67,7 +69,10 @@ def test_job_log_gives_compute_roofs_and_one_roof_per_level(tmp_path):
         "file": str(tmp_path / "slurm-42.out"), "line": l3.provenance["line"],
         "kernel": "load_avx", "threads": 4, "working_set_per_thread_bytes": 2 * 2**20,
         "level_decided_by": "likwid-perfctr group L3 wrapping the benchmark",
-        "benchmark_gbs": 200.0, "counted_gbs": 240.0, "counted_metric": f"L3 bandwidth {B}"}
+        "benchmark_gbs": 200.0, "counted_gbs": 240.0, "counted_metric": f"L3 bandwidth {B}",
+        "repetitions": 1, "runs": [f"slurm-42.out:{l3.provenance['line']}"],
+        "benchmark_gbs_range": (200.0, 200.0), "groups": ["L3"],
+        "notes": ["the counters see 1.200 x the benchmark's figure"]}  # 240 / 200
     assert "L3 group counted 240 GB/s" in l3.source
     # MEM: the faster of triad_avx (90 GB/s) and stream_avx (80 GB/s); counted 45 + 40 GB/s
     assert levels["MEM"].provenance["kernel"] == "triad_avx"
@@ -145,3 +150,86 @@ def test_widget_accepts_a_machine_roofline(tmp_path):
     widget.peak_flops = 500.0  # a slider peak still moves the roofs
     assert widget.roofline.peak_flops == 500.0
     assert "L3 (load_avx, likwid-bench)" in [r.name for r in widget.roofline.bandwidth]
+
+
+# ------------------------------------------------------------------ real logs (tests/data)
+def test_zen3_folder_gives_the_roofs_written_by_hand():
+    # Sample 22: one Milan node's ceiling set, a folder of five logs and the script that made them.
+    with pytest.warns(LikwidReadWarning, match="likwid-milan-peaks.sh: no likwid-bench result"):
+        roof = machine_roofline(MILAN)
+    # DP: MFlops/s 820022.22 (peakflops_avx_fma, 16 threads); L2: MByte/s 771742.15 (load);
+    # memory: stream_mem_avx_fma run twice (under MEM1 and MEM2): MByte/s 41272.67 and
+    # 41258.46, median 41265.565 -- the 41.27 GB/s one writes by hand
+    assert [(r.name, r.value) for r in roof] == [
+        ("DP AVX FMA peak", 820.02222), ("L2 (load, likwid-bench)", 771.74215),
+        ("MEM (stream_mem_avx_fma, likwid-bench)", pytest.approx(41.265565))]
+    compute, (l2, mem) = roof.compute[0], roof.bandwidth
+    assert (l2.level, mem.level) == ("L2", "MEM")
+    assert mem.provenance["repetitions"] == 2
+    assert mem.provenance["benchmark_gbs_range"] == (41.25846, 41.27267)
+    assert mem.provenance["groups"] == ["MEM1", "MEM2"]
+    # MEM1 counted channels 0-3: STAT Sum 41394.2638 MBytes/s; MEM2 channels 4-7: 111.2762
+    assert mem.provenance["counted_gbs"] == pytest.approx(41.394264 + 0.1112762)
+    assert mem.provenance["counted_metric"] == "Memory bandwidth (channels 0-7) [MBytes/s]"
+    note, = mem.provenance["notes"]
+    assert note.startswith("MEM1 and MEM2 each count part of the memory channels "
+                           "(channels 0-3 and 4-7")
+    assert "41.39 + 0.1113 = 41.51 GB/s" in note
+    assert "MEM1 and MEM2 groups counted 41.51 GB/s" in mem.source  # the label's short form
+    # the counters' figures are offered too: L2 STAT Sum 772646.0403, DP STAT Sum 820068.6128
+    assert l2.provenance["counted_gbs"] == pytest.approx(772.6460403)
+    assert compute.provenance["counted_gflops"] == pytest.approx(820.0686128)
+
+
+def test_zen3_folder_sp_and_counted_figures():
+    with pytest.warns(LikwidReadWarning):
+        roof = machine_roofline(MILAN, precision="SP", figure="counted", label="milan")
+    # SP: MFlops/s 1639166.87; counted: the L2 group's 772.6 GB/s, MEM1 + MEM2 41.51 GB/s
+    assert [(r.name, r.value) for r in roof] == [
+        ("milan SP AVX FMA peak", 1639.16687),
+        ("milan L2 (load, counted)", pytest.approx(772.6460403)),
+        ("milan MEM (stream_mem_avx_fma, counted)", pytest.approx(41.5055400))]
+
+
+def test_one_half_of_the_memory_channels_gives_no_counted_total():
+    files = [MILAN / "milan_flops_dp_avx_fma_16c.log", MILAN / "milan_mem1_16c.log"]
+    mem, = machine_roofline(files).bandwidth
+    assert mem.gbs == 41.27267  # the benchmark's figure stands
+    assert mem.provenance["counted_gbs"] is None
+    note, = mem.provenance["notes"]
+    assert note.startswith("MEM1 counted Memory bandwidth (channels 0-3) [MBytes/s] only, part of "
+                           "the memory channels: no counted total")
+    with pytest.raises(LikwidFormatError, match="no likwid-bench result"):
+        machine_roofline([*files, MILAN / "likwid-milan-peaks.sh"])  # a file named by the user
+
+
+def test_twenty_repetitions_wrapped_in_likwid_perfctr_csv(tmp_path):
+    # Sample 20: triad_avx, 24 threads, under likwid-perfctr -O -g MEM: the group is told by the
+    # CSV line 'TABLE,Region bench,Group 1 Metric,MEM,10'.
+    peak = tmp_path / "peak.txt"
+    peak.write_text(bench("peakflops_avx", 24, mflops=16000, mbytes=0, size_per_thread=4096))
+    mem, = machine_roofline([BENCH_REPS, peak]).bandwidth
+    assert mem.level == "MEM"
+    assert mem.provenance["level_decided_by"] == "likwid-perfctr group MEM wrapping the benchmark"
+    # MByte/s of the 20 runs, sorted: 100405.19 ... 100486.17, 100486.39 ... 100600.22:
+    # median (100486.17 + 100486.39) / 2 = 100486.28
+    assert mem.gbs == pytest.approx(100.48628)
+    assert mem.provenance["repetitions"] == 20
+    assert mem.provenance["benchmark_gbs_range"] == pytest.approx((100.40519, 100.60022))
+    # the counters: Memory bandwidth STAT Sums 125692.2037 ... 125933.7735, median
+    # (125792.2337 + 125793.9075) / 2 = 125793.0706 MBytes/s: 1.252 x the benchmark's figure,
+    # the write-allocate of the triad's 1 store per 3 loads ((3 + 2) / (3 + 1) = 1.25)
+    assert mem.provenance["counted_gbs"] == pytest.approx(125.7930706, abs=1e-4)
+    note, = mem.provenance["notes"]
+    assert note.startswith("the counters see 1.252 x the benchmark's figure: the write-allocate")
+    assert "(3 + 2 x 1) / (3 + 1) = 1.25" in note
+    assert "median of 20 runs; MEM group counted 125.8 GB/s (1.25 x: write-allocate)" in mem.source
+    counted, = machine_roofline([BENCH_REPS, peak], figure="counted").bandwidth
+    assert counted.gbs == pytest.approx(125.7930706, abs=1e-4)
+
+
+def test_bench_reader_reads_every_repetition_inside_the_csv():
+    results = read_likwid_bench(BENCH_REPS)
+    assert len(results) == 20
+    assert {(r.kernel, r.threads, r.work_groups) for r in results} == {("triad_avx", 24, 4)}
+    assert results[0].gbs == 100.4447  # line 69: MByte/s: 100444.70

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from roofline_widget import points_dataframe, read_likwid, sample_path
-from roofline_widget.errors import LikwidFormatError
+from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 from roofline_widget.io import as_runs, read_likwid_text
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
@@ -61,12 +61,19 @@ def test_the_same_file_twice_is_a_duplicate(tmp_path):
 
 
 def test_same_region_and_group_twice_in_one_log(tmp_path):
+    # The same output twice, every number equal: one measurement printed twice, read once
+    # (a second measurement would be a second run, see test_several_runs.py).
     mem, _ = _split_pmgpu(tmp_path)
     twice = tmp_path / "twice.txt"
     twice.write_text(mem.read_text() * 2)
-    with pytest.raises(LikwidFormatError) as info:
-        read_likwid(twice)
-    assert info.value.line == 178 + 9  # first region header of the repeated run
+    with pytest.warns(LikwidReadWarning, match="printed again"):
+        run = read_likwid(twice)
+    assert run.runs == ()
+    assert len(run.table) == 5  # 5 regions x 1 thread
+    assert len(run.warnings) == 5
+    # the first region header of the repeated run, and of the first
+    assert run.warnings[0].startswith(f"line {178 + 9}: region '<init_datastructures>'")
+    assert "identical to line 9" in run.warnings[0]
 
 
 @pytest.mark.parametrize(("content", "expected"), [

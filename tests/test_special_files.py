@@ -69,6 +69,8 @@ ENTRY_POINTS = {
 @pytest.mark.parametrize("entry", list(ENTRY_POINTS))
 def test_data_entry_points_refuse_what_is_no_file(entry, not_a_file):
     path, said = not_a_file
+    if entry == "machine_roofline" and os.path.isdir(path):
+        said = "a folder without regular files"  # a folder of logs is read; this one is empty
     with alarm(30), pytest.raises(LikwidFormatError) as info:
         ENTRY_POINTS[entry](path)
     assert str(path) in str(info.value)

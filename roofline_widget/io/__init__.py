@@ -28,10 +28,12 @@ from roofline_widget.io.inputs import InputKind, RunInput, is_scope_results, run
 from roofline_widget.io.likwid_csv import parse_csv
 from roofline_widget.io.likwid_text import parse_text
 from roofline_widget.io.ncu import NcuExport, is_ncu_export, ncu_run, parse_ncu
-from roofline_widget.io.opener import PathOrBuffer, is_file_like, open_text, source_name
+from roofline_widget.io.ncu.export import HEADER as NCU_HEADER
+from roofline_widget.io.opener import PathOrBuffer, is_file_like, source_name
 from roofline_widget.io.parallel import check_executor, read_each
 from roofline_widget.io.parsed import ParsedLikwid, merge_runs, run_from, warn_passed_over
 from roofline_widget.io.stat_check import check_stat_sums
+from roofline_widget.io.stream import CSV_TABLE_LINE, MARKERS, TEXT_TABLE_LINE, Scan, TextFile
 from roofline_widget.io.topology import parse_topology
 from roofline_widget.model import LikwidRun
 
@@ -48,8 +50,8 @@ __all__ = [
 _TOPOLOGY_MARKERS = ("Hardware Thread Topology", "Cache Topology", "NUMA Topology")
 
 
-#: The text formats: name -> parser ``(text, source) -> ParsedLikwid``.
-TEXT_PARSERS: dict[str, Callable[[str, str], ParsedLikwid]] = {
+#: The text formats: name -> parser ``(text or lines, source) -> ParsedLikwid``.
+TEXT_PARSERS: dict[str, Callable[..., ParsedLikwid]] = {
     "text": parse_text,
     "csv": parse_csv,
 }
@@ -79,8 +81,6 @@ FORMATS = (*TEXT_PARSERS, *FILE_READERS, *JOINED_PARSERS)
 
 _BENCH_BANNER = "LIKWID MICRO BENCHMARK"
 _BENCH_RESULT = re.compile(r"^(?:MFlops/s|MByte/s):\t", re.M)
-_CSV_TABLE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
-_TEXT_TABLE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
 
 
 def detect_format(text: str, source) -> str:
@@ -97,9 +97,9 @@ def detect_format(text: str, source) -> str:
         return "ncu"
     # A job log may print lscpu, likwid-topology, likwid-bench and application output before the
     # measurement: the header rows of likwid-perfctr/likwid-mpirun tables decide, wherever they are.
-    if _CSV_TABLE.search(text):
+    if CSV_TABLE_LINE.search(text):
         return "csv"
-    if _TEXT_TABLE.search(text):
+    if TEXT_TABLE_LINE.search(text):
         return "text"
     head = text[:2_000_000]
     for line_number, line in enumerate(head.splitlines(), start=1):
@@ -155,28 +155,42 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
     _check_format(format)
     if format in FILE_READERS:
         raise ValueError(f"format {format!r} is read from a file, not from a string")
-    run = _text_run(text, source, label, format)
+    file = TextFile(source, text=text)
+    run = _text_run(file, *_scanned(file, format), label=label)
     warn_passed_over(source, run.warnings, stacklevel=2)
     check_stat_sums(run, stacklevel=2)  # LIKWID's STAT Sum against the threads read
     return run
 
 
-def _text_run(text: str, source, label: str | None, format: str | None) -> LikwidRun:
-    layout = format or detect_format(text, source)
+#: What the first pass of a text file looks for anywhere (:mod:`roofline_widget.io.stream`):
+#: the LIKWID table lines and an Nsight Compute export's header.
+_MARKERS = {**MARKERS, "ncu": (NCU_HEADER, ('"ID"',))}
+
+
+def _scanned(file: TextFile, format: str | None) -> tuple[Scan, str]:
+    """The first pass over a text file and its layout (``format``, or detected)."""
+    scan = file.scan(_MARKERS)
+    return scan, format or detect_format(scan.evidence, file.name)
+
+
+def _text_run(file: TextFile, scan: Scan, layout: str, label: str | None = None) -> LikwidRun:
+    """The second pass over a text or CSV file: the parser reads it in pieces."""
     if layout in JOINED_PARSERS:
-        return ncu_run([JOINED_PARSERS[layout](text, str(source))], label=label)
-    parsed = TEXT_PARSERS[layout](text, str(source))
-    run = run_from(parsed, source=str(source), label=label)
-    run.topology = _topology(text, str(source), run.warnings)
+        return ncu_run([JOINED_PARSERS[layout](file.text(scan), file.name)], label=label)
+    parsed = TEXT_PARSERS[layout](file.lines(scan), file.name)
+    run = run_from(parsed, source=file.name, label=label)
+    run.topology = _topology(scan, file.name, run.warnings)
+    for part in run.runs:
+        part.topology = run.topology
     return run
 
 
-def _topology(text: str, source: str, warnings: list):
+def _topology(scan: Scan, source: str, warnings: list):
     """The likwid-topology block of a log, or None; a damaged block is a warning, not an error."""
-    if _TOPOLOGY_MARKERS[0] not in text:
+    if scan.topology is None:
         return None
     try:
-        return parse_topology(text, source)
+        return parse_topology(scan.topology, source)
     except LikwidFormatError as exc:
         warnings.append(f"likwid-topology output not read ({exc}); run.topology is None")
         return None
@@ -191,11 +205,11 @@ def _read_one(path_or_buffer: PathOrBuffer, format: str | None,
     """
     if format in FILE_READERS:
         return FILE_READERS[format](path_or_buffer, None, engine)
-    source = open_text(path_or_buffer)
-    layout = format or detect_format(source.text, source.name)
+    file = TextFile(path_or_buffer)
+    scan, layout = _scanned(file, format)
     if layout in JOINED_PARSERS:
-        return JOINED_PARSERS[layout](source.text, source.name)
-    return _text_run(source.text, source.name, None, layout)
+        return JOINED_PARSERS[layout](file.text(scan), file.name)
+    return _text_run(file, scan, layout)
 
 
 def _join_exports(results: list) -> list[LikwidRun]:
@@ -218,11 +232,14 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     likwid-perfctr CSV (``-O`` or ``-o file.csv``, with or without the text
     header that precedes it on stdout), likwid-mpirun text output
     (scope-profiler HDF5 files with ``format="scope-h5"``). Application output, ``INFO:``/``WARNING:``
-    lines and several runs concatenated in one log (a slurm file) are
-    tolerated. Files may be gzip, bz2 or xz compressed.  Nsight Compute CSV
-    exports (GPU kernels, see :func:`~roofline_widget.io.ncu.read_ncu`) are
-    recognised too; all those of one call are read together, their
-    profiling passes joined.
+    lines are tolerated; the groups of one job in one log (a MEM_DP and a
+    FLOPS_DP run in a slurm file) are joined, while runs that measure the
+    same regions again (a scaling study, a sweep, repetitions appended to
+    one log) are told apart (:mod:`roofline_widget.io.runs`).  Files may be
+    gzip, bz2 or xz compressed; text and CSV are read in pieces.  Nsight
+    Compute CSV exports (GPU kernels, see
+    :func:`~roofline_widget.io.ncu.read_ncu`) are recognised too; all those
+    of one call are read together, their profiling passes joined.
 
     Parameters
     ----------
@@ -257,6 +274,9 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         One row per (rank, region, group, hardware thread); see
         :class:`~roofline_widget.model.LikwidRun`.  ``run.topology`` holds
         what likwid-topology printed in the same file (a job log), or None.
+        A file of several runs gives their rows together and ``run.runs``,
+        each run on its own (``<file>#2 (what differs)``), which every
+        function that takes runs takes apart (one point per region and run).
 
     Raises
     ------
@@ -329,5 +349,7 @@ def as_runs(data, engine: str = "auto") -> list[LikwidRun]:
     Returns
     -------
     list of LikwidRun
+        A file of several runs (a sweep appended to one log) gives each of
+        its runs (:attr:`LikwidRun.runs`).
     """
-    return [run_of(run_input, engine) for run_input in run_inputs(data)]
+    return [run for run_input in run_inputs(data) for run in run_of(run_input, engine).each_run()]

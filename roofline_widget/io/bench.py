@@ -27,14 +27,15 @@ import re
 from dataclasses import dataclass, field
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.cells import cell_to_float
 from roofline_widget.io.opener import PathOrBuffer, open_text
 from roofline_widget.io.parsed import warn_passed_over
 
-__all__ = ["BenchResult", "read_likwid_bench"]
+__all__ = ["BenchResult", "parse_bench", "read_likwid_bench"]
 
 _BANNER = "LIKWID MICRO BENCHMARK"
 _TEST = re.compile(r"^Test:\s*(\S+)\s*$")
-_USING = re.compile(r"^Using (\d+) (work groups|threads)\s*$")
+_USING = re.compile(r"^Using (\d+) (work groups|threads)\s*$", re.ASCII)
 _RESULT = re.compile(r"^([^\t:][^\t]*?):\t+(\S.*?)\s*$")
 _HLINE = re.compile(r"^-{20,}\s*$")
 
@@ -122,10 +123,12 @@ class BenchResult:
 
 
 def _number(values: dict, key: str) -> float:
+    """A result's number (its first word: ``Time: 5.7e+00 sec``); NaN if not printed or a
+    "no value" token (``-``, ``nil``, ``nan``, ``inf``: :data:`~.cells.NAN_TOKENS`)."""
     text = values.get(key)
     if text is None:
         return float("nan")
-    return float(text.split()[0])
+    return cell_to_float(text.split()[0])
 
 
 def _split_runs(lines):
@@ -185,6 +188,28 @@ def _parse_run(lines, offset: int, source: str):
     ), None
 
 
+def parse_bench(lines: list[str], source: str) -> tuple[list[BenchResult], list[str]]:
+    """Every likwid-bench result in the lines of a file, and the runs skipped (why, where).
+
+    What :func:`read_likwid_bench` does after opening the file; it warns the
+    skipped runs.
+
+    Raises
+    ------
+    LikwidFormatError
+        For a result whose numbers are no LIKWID numbers, or a banner without
+        its ``Test:`` line.
+    """
+    results, skipped = [], []
+    for start, run_lines in _split_runs(lines):
+        result, problem = _parse_run(run_lines, start, source)
+        if result is None:
+            skipped.append(problem)
+        else:
+            results.append(result)
+    return results, skipped
+
+
 def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     """Read every likwid-bench result in a file.
 
@@ -220,13 +245,7 @@ def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     """
     opened = open_text(path, "likwid-bench output")
     source = opened.name
-    results, skipped = [], []
-    for start, run_lines in _split_runs(opened.text.splitlines()):
-        result, problem = _parse_run(run_lines, start, source)
-        if result is None:
-            skipped.append(problem)
-        else:
-            results.append(result)
+    results, skipped = parse_bench(opened.text.splitlines(), source)
     warn_passed_over(source, skipped, stacklevel=2)
     if not results:
         raise LikwidFormatError(source, None, "likwid-bench output (a 'LIKWID MICRO BENCHMARK' "

@@ -18,21 +18,35 @@ from roofline_widget.model import CPU, GPU, Device
 
 __all__ = [
     "NAN_TOKENS",
+    "NUMBER",
     "ThreadColumn",
+    "cell_to_float",
+    "is_number",
     "parse_cells",
     "parse_thread_header",
     "thread_columns",
     "version_from_threads",
 ]
 
-#: Cell texts that mean "not measured" (LIKWID prints ``-``) or not a number.
-#: Every non-finite value (these, and numbers such as ``1e400`` that overflow)
-#: becomes NaN in :func:`parse_cells`, so text and CSV agree on "not measured".
-NAN_TOKENS = frozenset({"-", "nan", "-nan", "NaN", "inf", "-inf", "", "N/A"})
+#: Cell texts that mean "no value", compared in lower case: LIKWID prints ``-`` for a counter
+#: it could not read, ``nil`` where a statistic is undefined (5.2: the STAT ``Avg`` of
+#: ``TOPDOWN_SLOTS``), ``nan``/``-nan`` for 0/0 and ``inf`` where a value overflowed.  Every
+#: one of them, and every non-finite number (``1e400`` overflows), becomes NaN in
+#: :func:`parse_cells`: not measured, never 0.
+NAN_TOKENS = frozenset({"", "-", "nil", "nan", "-nan", "+nan", "inf", "-inf", "+inf", "n/a"})
 
-_HWTHREAD = re.compile(r"^(?:HWThread|Core|core|CPU|Thread)\s+(\d+)$")
-_GPU = re.compile(r"^GPU\s+(\d+)$")
-_MPI = re.compile(r"^(?P<host>[^:\s]+):(?P<rank>\d+):(?P<cpu>\d+)$")
+#: A number as LIKWID prints it (C ``%d``, ``%f``, ``%e``, Lua ``%.14g``): ASCII digits only.
+#: Python's ``float`` also reads ``1_16.3005``, ``1e1_0`` and non-ASCII digits (fullwidth
+#: ``U+FF11 U+FF12``, Arabic-Indic ``U+0661``), none of which LIKWID writes: such a cell is an
+#: error, not a number.
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+#: Deletes the characters of plain LIKWID numbers: a row with nothing left is read by numpy
+#: in one call (every form numpy reads from these characters alone is one LIKWID prints).
+_PLAIN_NUMBER_CHARACTERS = str.maketrans("", "", "0123456789.eE+- ")
+
+_HWTHREAD = re.compile(r"^(?:HWThread|Core|core|CPU|Thread)\s+(\d+)$", re.ASCII)
+_GPU = re.compile(r"^GPU\s+(\d+)$", re.ASCII)
+_MPI = re.compile(r"^(?P<host>[^:\s]+):(?P<rank>\d+):(?P<cpu>\d+)$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -111,8 +125,9 @@ def thread_columns(labels: Sequence[str], source: str, line: int | None) -> list
     [0, 4]
     """
     threads = [parse_thread_header(label) for label in labels]
-    if threads and None not in threads:
-        return threads
+    columns = [t for t in threads if t is not None]
+    if threads and len(columns) == len(threads):
+        return columns
     bad = labels[threads.index(None)] if None in threads else ""
     raise LikwidFormatError(source, line, f"per-thread column headers {_THREAD_HEADERS}", bad)
 
@@ -140,19 +155,43 @@ def version_from_threads(labels: Sequence[str], *, wrapper: bool = False) -> str
     return None
 
 
-def _cell_to_float(cell: str) -> float:
+def cell_to_float(cell: str) -> float:
+    """One cell as LIKWID printed it: a number, or NaN for a :data:`NAN_TOKENS` text.
+
+    Raises
+    ------
+    ValueError
+        For anything else (``1_0``, fullwidth or Arabic-Indic digits, ``0x1f``, ``1e``).
+
+    Examples
+    --------
+    >>> cell_to_float(" 2.556572e+06 "), cell_to_float("nil")
+    (2556572.0, nan)
+    """
     cell = cell.strip()
-    if cell in NAN_TOKENS:
+    if cell.lower() in NAN_TOKENS:
         return np.nan
+    if NUMBER.fullmatch(cell) is None:
+        raise ValueError(f"not a LIKWID number: {cell!r}")
     return float(cell)
 
 
+def is_number(cell: str) -> bool:
+    """Whether :func:`cell_to_float` reads ``cell`` (a number or a "no value" token)."""
+    try:
+        cell_to_float(cell)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_cells(cells, source, line: int, what: str) -> np.ndarray:
-    """Convert a row of cell texts to float64; ``-``, ``nan``, ``inf``, ``1e400`` to NaN.
+    """Convert a row of cell texts to float64; ``-``, ``nil``, ``nan``, ``inf``, ``1e400`` to NaN.
 
     Every non-finite value becomes NaN: a thread whose cell is not a finite
     number was not measured (the sums engines count such threads, see
-    :mod:`roofline_widget.points`).
+    :mod:`roofline_widget.points`).  Only the number forms LIKWID prints are
+    read (:data:`NUMBER`): digit separators and non-ASCII digits are errors.
 
     Parameters
     ----------
@@ -168,21 +207,17 @@ def parse_cells(cells, source, line: int, what: str) -> np.ndarray:
     LikwidFormatError
         If a cell is neither a number nor one of :data:`NAN_TOKENS`.
     """
-    try:
-        values = np.array(cells, dtype=np.float64)
-    except ValueError:
+    values = None
+    if not "".join(cells).translate(_PLAIN_NUMBER_CHARACTERS):
         try:
-            values = np.array([_cell_to_float(c) for c in cells], dtype=np.float64)
+            values = np.array(cells, dtype=np.float64)
         except ValueError:
-            bad = next(c for c in cells if not _is_number(c))
+            values = None  # a '-' or a malformed number: cell by cell
+    if values is None:
+        try:
+            values = np.array([cell_to_float(c) for c in cells], dtype=np.float64)
+        except ValueError:
+            bad = next(c for c in cells if not is_number(c))
             raise LikwidFormatError(source, line, f"numbers or '-' as {what}", bad) from None
     values[np.isinf(values)] = np.nan  # inf and overflowing numbers (1e400): not measured
     return values
-
-
-def _is_number(cell: str) -> bool:
-    try:
-        _cell_to_float(cell)
-    except ValueError:
-        return False
-    return True

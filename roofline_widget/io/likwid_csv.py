@@ -29,11 +29,13 @@ a warning naming the file and the ``TABLE`` line.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.lines import LineWindow, lines_of
 from roofline_widget.io.parsed import (
     STAT_COLUMNS,
     ParsedLikwid,
@@ -42,15 +44,16 @@ from roofline_widget.io.parsed import (
     thread_columns,
     version_from_threads,
 )
+from roofline_widget.io.runs import CONTEXT_LINES, RunMark, command_of, is_context, separator_text
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
 __all__ = ["parse_csv"]
 
 _TABLE = re.compile(
     r"^TABLE,(?:Region (?P<region>.*),)?Group (?P<index>\d+) (?P<kind>Raw|Metric)"
-    r"(?: (?P<stat>STAT|Stat))?,(?P<group>[^,]*),(?P<count>\d+)[,\s]*$")
-_STRUCT = re.compile(r"^STRUCT,Info,(?P<count>\d+)[,\s]*$")
-_GROUP_LINE = re.compile(r"^(?P<index>\d+),(?P<group>[^,]+),(?P<region>.*?),*$")
+    r"(?: (?P<stat>STAT|Stat))?,(?P<group>[^,]*),(?P<count>\d+)[,\s]*$", re.ASCII)
+_STRUCT = re.compile(r"^STRUCT,Info,(?P<count>\d+)[,\s]*$", re.ASCII)
+_GROUP_LINE = re.compile(r"^(?P<index>\d+),(?P<group>[^,]+),(?P<region>.*?),*$", re.ASCII)
 _STAT_SUFFIX = re.compile(r"\s+STAT$", re.IGNORECASE)
 _TEXT_INFO = re.compile(r"^(CPU name|CPU type|CPU clock):\t(.*)$")
 _INFO_KEYS = {"CPU name": "cpu_name", "CPU type": "cpu_type", "CPU clock": "cpu_clock"}
@@ -112,10 +115,10 @@ def _is_boundary(line: str) -> bool:
 class _CsvParser:
     """State of one pass over a CSV text; use :func:`parse_csv`."""
 
-    def __init__(self, text: str, source: str):
-        self.lines = text.splitlines()
-        # a last line without its newline was cut off (LIKWID ends every line)
-        self.cut_last_line = bool(text) and not text.endswith(("\n", "\r"))
+    def __init__(self, lines: LineWindow, source: str):
+        # a last line without its newline was cut off (LIKWID ends every line):
+        # lines.cut_last_line, known once the end is reached
+        self.lines = lines
         self.source = source
         self.blocks: list[RegionBlock] = []
         self.info: dict[str, str] = {}
@@ -125,6 +128,10 @@ class _CsvParser:
         self.mixed_case_stat = False
         self.struct_info_5 = False
         self.dropped: set[tuple] = set()   # (region, group index, group) of incomplete tables
+        self.marks: list[tuple[int, str, str, list[str]]] = []  # (line, kind, text, context)
+        self.name_lists: dict[tuple, list[str]] = {}
+        self.thread_lists: dict[tuple, list] = {}
+        self.context_left = 0  # lines of other output still kept after the last mark
 
     # ------------------------------------------------------------ errors
     def error(self, index: int | None, expected: str, found: str | None = None):
@@ -134,19 +141,19 @@ class _CsvParser:
     # ------------------------------------------------------------ driver
     def run(self) -> ParsedLikwid:
         index = 0
-        while index < len(self.lines):
-            line = self.lines[index]
+        while (line := self.lines.get(index)) is not None:
+            self.lines.release(index)
             table = _TABLE.match(line)
             if table:
+                self.context_left = 0
                 index = self.read_table(index, table)
                 continue
             struct = _STRUCT.match(line)
             if struct:
+                self.context_left = 0
                 index = self.read_struct(index, int(struct["count"]))
                 continue
-            text_info = _TEXT_INFO.match(line)
-            if text_info and not self.blocks:
-                self.text_info.setdefault(_INFO_KEYS[text_info[1]], text_info[2].strip())
+            self.other_line(index, line)
             index += 1
         if not self.blocks:
             raise self.error(None, "likwid-perfctr or likwid-mpirun CSV ('TABLE,...,Group <n> Raw,"
@@ -154,13 +161,41 @@ class _CsvParser:
                              "no TABLE block")
         return self.result()
 
+    def other_line(self, index: int, line: str) -> None:
+        """A line outside the CSV blocks: a text CPU header, a separator, a command, output."""
+        if self.context_left and is_context(line):
+            self.marks[-1][3].append(line.strip())
+            self.context_left -= 1
+        text_info = _TEXT_INFO.match(line)
+        if text_info:
+            value = text_info[2].strip()
+            if not self.blocks:
+                self.text_info.setdefault(_INFO_KEYS[text_info[1]], value)
+            if text_info[1] == "CPU name":
+                self.mark(index, "header", value)
+            return
+        separator = separator_text(line) if line[:1] in "#=*~-" else None
+        if separator is not None:
+            self.mark(index, "separator", separator)
+        command = command_of(line)
+        if command is not None:
+            self.mark(index, "command", command)
+
+    def mark(self, index: int, kind: str, text: str) -> None:
+        """A line where a new measurement may start (see :mod:`roofline_widget.io.runs`)."""
+        self.marks.append((index + 1, kind, text, []))
+        self.context_left = CONTEXT_LINES
+
     def result(self) -> ParsedLikwid:
         info = {key: self.info.get(key, self.text_info.get(key))
                 for key in ("cpu_name", "cpu_type", "cpu_clock")}
         mpirun = any(t.rank is not None for b in self.blocks for t in b.threads)
+        marks = [RunMark(line, kind, text, tuple(context))
+                 for line, kind, text, context in self.marks]
         return ParsedLikwid(blocks=self.blocks,
                             layout=Layout.MPIRUN_CSV if mpirun else Layout.PERFCTR_CSV,
-                            **info, likwid_version=self.version(mpirun), warnings=self.warnings)
+                            **info, likwid_version=self.version(mpirun), warnings=self.warnings,
+                            marks=marks)
 
     def version(self, mpirun: bool) -> str | None:
         if self.struct_info_5:
@@ -176,8 +211,7 @@ class _CsvParser:
         self.struct_info_5 = self.struct_info_5 or count == 5
         pending = None
         end = index + 1
-        while end < len(self.lines) and end <= index + count:
-            line = self.lines[end]
+        while end <= index + count and (line := self.lines.get(end)) is not None:
             if line.startswith(("TABLE,", "STRUCT,Info")):
                 break
             cells = _strip_padding(_cells(line))
@@ -193,8 +227,7 @@ class _CsvParser:
                     pending.runtime = parsed
                 else:
                     pending.call_count = parsed
-            elif _GROUP_LINE.match(line):
-                match = _GROUP_LINE.match(line)
+            elif (match := _GROUP_LINE.match(line)) is not None:
                 pending = _PendingInfo(int(match["index"]), match["group"], match["region"])
             else:
                 self.warnings.append(f"{self.source}, line {end + 1}: ignored an unrecognised "
@@ -224,7 +257,7 @@ class _CsvParser:
         if kind == "Raw" and not stat and self.line_starts(cursor, _REGION_INFO + ","):
             region_info, cursor = self.read_region_info(cursor)
         header = "Event,Counter," if kind == "Raw" else "Metric,"
-        if cursor >= len(self.lines):
+        if not self.lines.has(cursor):
             raise self.error(cursor - 1, f"the header line {header!r} of the TABLE on line "
                              f"{index + 1}", "the end of the file")
         if not self.line_starts(cursor, header):
@@ -250,15 +283,16 @@ class _CsvParser:
         return cursor
 
     def line_starts(self, index: int, prefix: str) -> bool:
-        return index < len(self.lines) and self.lines[index].startswith(prefix)
+        line = self.lines.get(index)
+        return line is not None and line.startswith(prefix)
 
     def read_region_info(self, index: int):
         """Read the ``Region Info`` header and rows that follow a Raw TABLE line."""
         threads = self.thread_columns(_strip_padding(_cells(self.lines[index]))[1:], index)
-        info = {"threads": threads, "runtime": None, "call_count": None}
+        info: dict = {"threads": threads, "runtime": None, "call_count": None}
         cursor = index + 1
-        while cursor < len(self.lines) and not self.lines[cursor].startswith("Event,Counter"):
-            line = self.lines[cursor]
+        while (line := self.lines.get(cursor)) is not None and \
+                not line.startswith("Event,Counter"):
             if _is_boundary(line):
                 break
             cells = self.fit(_cells(line), 1 + len(threads), cursor, "a Region Info row")
@@ -277,16 +311,16 @@ class _CsvParser:
         """Read data rows until the next block; return the index after them."""
         width = n_labels + len(table.columns)
         cursor = index
-        while cursor < len(self.lines) and not _is_boundary(self.lines[cursor]):
+        while (line := self.lines.get(cursor)) is not None and not _is_boundary(line):
             try:
-                cells = self.fit(_cells(self.lines[cursor]), width, cursor,
+                cells = self.fit(_cells(line), width, cursor,
                                  f"a row of the {table.kind} table of line {table.line}")
                 values = parse_cells(cells[n_labels:], self.source, cursor + 1,
                                      f"values of {cells[0]!r}")
             except LikwidFormatError:
                 if len(table.labels) >= declared > 0:
                     break  # text after the table, not a row of it
-                if cursor == len(self.lines) - 1 and self.cut_last_line:
+                if not self.lines.has(cursor + 1) and self.lines.cut_last_line:
                     cursor += 1  # a row cut off by the end of the file
                     break
                 raise
@@ -294,10 +328,11 @@ class _CsvParser:
             table.values.append(values)
             table.lines.append(cursor + 1)
             cursor += 1
-        cut = cursor >= len(self.lines) and self.cut_last_line
+        at_end = not self.lines.has(cursor)
+        cut = at_end and self.lines.cut_last_line
         if not table.labels and not cut:
-            found = "the end of the file" if cursor >= len(self.lines) else self.lines[cursor]
-            raise self.error(min(cursor, len(self.lines) - 1),
+            found = "the end of the file" if at_end else self.lines[cursor]
+            raise self.error(self.lines.count - 1 if at_end else cursor,
                              f"data rows of the TABLE on line {table.line}", found)
         if cut:
             table.incomplete = (f"the file ends inside line {cursor} (no newline at its end: "
@@ -321,7 +356,12 @@ class _CsvParser:
         return cells
 
     def thread_columns(self, headers: list[str], index: int) -> list:
-        return thread_columns(headers, self.source, index + 1)
+        """The thread columns of a header (parsed once per distinct header)."""
+        key = tuple(headers)
+        columns = self.thread_lists.get(key)
+        if columns is None:
+            columns = self.thread_lists[key] = thread_columns(headers, self.source, index + 1)
+        return list(columns)
 
     # ------------------------------------------------------------ blocks
     def current_block(self, table: _Table) -> RegionBlock | None:
@@ -366,7 +406,7 @@ class _CsvParser:
             else:
                 names.append(f"{event}:{counter}")
                 rows.append(values)
-        block.event_names = names
+        block.event_names = self.shared(names)
         block.events = np.array(rows).reshape(len(rows), len(threads))
         self.blocks.append(block)
 
@@ -381,7 +421,7 @@ class _CsvParser:
             raise self.error(table.header_index, f"the thread columns of the Raw table on line "
                              f"{block.line} ({', '.join(t.label for t in block.threads)})",
                              ",".join(table.columns))
-        block.metric_names = [label[0] for label in table.labels]
+        block.metric_names = self.shared([label[0] for label in table.labels])
         block.metrics = np.array(table.values).reshape(len(table.labels), len(threads))
 
     def add_stats(self, table: _Table, index: int) -> None:
@@ -399,21 +439,27 @@ class _CsvParser:
             raise self.error(table.header_index, "STAT columns Sum, Min, Max, Avg", ",".join(table.columns))
         kind = "event" if table.kind == "Raw" else "metric"
         picks = [position[c] for c in STAT_COLUMNS]
-        for label, values in zip(table.labels, table.values):
-            name = _STAT_SUFFIX.sub("", label[0])
-            if kind == "event":
-                name = f"{name}:{label[1]}"
-            block.stats.append((kind, name, *(float(values[p]) for p in picks)))
+        names = [_STAT_SUFFIX.sub("", label[0]) for label in table.labels]
+        if kind == "event":
+            names = [f"{name}:{label[1]}" for name, label in zip(names, table.labels)]
+        block.stats.add(kind, self.shared(names), np.array(table.values)[:, picks])
+
+    def shared(self, names: list[str]) -> list[str]:
+        """One list (and its strings) for every block that prints these names: the blocks
+        of a large file take the memory of their numbers, not of their names."""
+        return self.name_lists.setdefault(tuple(names), names)
 
 
-def parse_csv(text: str, source: str) -> ParsedLikwid:
+def parse_csv(text: str | Iterable[str], source: str) -> ParsedLikwid:
     """Parse likwid-perfctr / likwid-mpirun CSV output.
 
     Parameters
     ----------
-    text : str
+    text : str or iterable of str
         The whole decoded output (a text header and application output
-        before the CSV are tolerated).
+        before the CSV are tolerated), or its lines without line breaks (a
+        :class:`~roofline_widget.io.lines.TextLines` of a file read in
+        pieces: the parser holds one table at a time).
     source : str
         The file name, for error messages.
 
@@ -446,4 +492,5 @@ def parse_csv(text: str, source: str) -> ParsedLikwid:
     >>> block.region, block.event_names, block.metrics.tolist()
     ('(whole run)', ['INSTR_RETIRED_ANY:FIXC0'], [[0.5]])
     """
-    return _CsvParser(text, str(source)).run()
+    lines = lines_of(text) if isinstance(text, str) else text
+    return _CsvParser(LineWindow(lines), str(source)).run()

@@ -23,11 +23,13 @@ from __future__ import annotations
 import itertools
 import re
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.lines import LineWindow, lines_of
 from roofline_widget.io.parsed import (
     STAT_COLUMNS,
     ParsedLikwid,
@@ -36,14 +38,15 @@ from roofline_widget.io.parsed import (
     thread_columns,
     version_from_threads,
 )
+from roofline_widget.io.runs import CONTEXT_LINES, RunMark, command_of, is_context, separator_text
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
 __all__ = ["parse_text"]
 
-_REGION_41 = re.compile(r"Region (?P<tag>.*), Group (?P<gid>\d+): (?P<group>\S+)\s*$")
-_REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*?)\s*$")
-_GROUP_WRAPPER = re.compile(r"Group (?P<gid>\d+): (?P<group>\S+)\s*$")
-_GROUP_MPIRUN = re.compile(r"Group: (?P<gid>\d+)\s*$")
+_REGION_41 = re.compile(r"Region (?P<tag>.*), Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
+_REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*?)\s*$", re.ASCII)
+_GROUP_WRAPPER = re.compile(r"Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
+_GROUP_MPIRUN = re.compile(r"Group: (?P<gid>\d+)\s*$", re.ASCII)
 _MEASURING_3X = re.compile(r"Measuring group (?P<group>\S+)")
 #: Deletes the characters that can occur in the numeric part of a table
 #: (numbers, nan, inf, separators, any whitespace -- str.isspace, the highest
@@ -51,6 +54,8 @@ _MEASURING_3X = re.compile(r"Measuring group (?P<group>\S+)")
 _DELETE_NUMERIC = str.maketrans("", "", "0123456789.eE+-naifNAIF"
                                 + "".join(chr(c) for c in range(0x3001) if chr(c).isspace()))
 _TABLE_KINDS = ("Region Info", "Event", "Metric")
+#: Lines read over before the window forgets them (see :class:`~roofline_widget.io.lines.LineWindow`).
+_KEPT_LINES = 512
 _CPU_KEYS = {"CPU name:": "cpu_name", "CPU type:": "cpu_type", "CPU clock:": "cpu_clock"}
 
 
@@ -87,13 +92,15 @@ class _Open:
     has_metrics: bool = False
 
 
-def parse_text(text: str, source: str) -> ParsedLikwid:
+def parse_text(text: str | Iterable[str], source: str) -> ParsedLikwid:
     """Parse likwid-perfctr or likwid-mpirun text output.
 
     Parameters
     ----------
-    text : str
-        The whole decoded output.
+    text : str or iterable of str
+        The whole decoded output, or its lines without line breaks (a
+        :class:`~roofline_widget.io.lines.TextLines` of a file read in
+        pieces: the parser holds one table at a time).
     source : str
         Name of the file, for error messages.
 
@@ -127,18 +134,15 @@ def parse_text(text: str, source: str) -> ParsedLikwid:
         # sees too few values and the table goes to the exact path
         warnings.filterwarnings("ignore", "string or file could not be read to its end",
                                 DeprecationWarning)
-        return _TextReader(text, str(source)).read()
+        lines = lines_of(text) if isinstance(text, str) else text
+        return _TextReader(LineWindow(lines), str(source)).read()
 
 
 class _TextReader:
     """State of one pass over a text file."""
 
-    def __init__(self, text: str, source: str):
-        if "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        self.lines = text.split("\n")
-        if self.lines and self.lines[-1] == "":
-            self.lines.pop()
+    def __init__(self, lines: LineWindow, source: str):
+        self.lines = lines
         self.source = source
         self.blocks: list[RegionBlock] = []
         self.warnings: list[str] = []
@@ -150,15 +154,26 @@ class _TextReader:
         self.current: _Open | None = None
         self._border_cache: dict = {}
         self._thread_cache: dict = {}
+        self._name_lists: dict[tuple, list[str]] = {}
+        self.marks: list[tuple[int, str, str, list[str]]] = []  # (line, kind, text, context)
+        self.context_left = 0  # lines of other output still kept after the last mark
 
     # ------------------------------------------------------------------ driver
     def read(self) -> ParsedLikwid:
         lines = self.lines
-        count = len(lines)
+        start, buffer = lines.view(0)
         i = 0
-        while i < count:
-            line = lines[i]
+        while True:
+            if i - start >= len(buffer):
+                if not lines.has(i):
+                    break
+            elif i - start > _KEPT_LINES:
+                lines.release(i - 1)  # the line before is the furthest back a header looks
+                start, buffer = lines.view(i)
+            line = buffer[i - start]
             first = line[:1]
+            if self.context_left and first not in "+|":
+                self._context(line)
             if first == "+":
                 table, i = self._read_table(i)
                 if table is not None:
@@ -176,6 +191,10 @@ class _TextReader:
                 if match:
                     self._finish()
                     self.measuring_group = match["group"]
+            elif first in "#=*~-":
+                self._separator_line(i, line)
+            if "likwid-" in line:
+                self._command_line(i, line)
             i += 1
         self._finish()
         layout = Layout.MPIRUN_TEXT if "mpirun" in self.styles else Layout.PERFCTR_TEXT
@@ -185,10 +204,33 @@ class _TextReader:
         return ParsedLikwid(
             blocks=self.blocks, layout=layout, cpu_name=self.cpu.get("cpu_name"),
             cpu_type=self.cpu.get("cpu_type"), cpu_clock=self.cpu.get("cpu_clock"),
-            likwid_version=" / ".join(self.versions) or None, warnings=self.warnings)
+            likwid_version=" / ".join(self.versions) or None, warnings=self.warnings,
+            marks=[RunMark(line, kind, text, tuple(context))
+                   for line, kind, text, context in self.marks])
 
     def _error(self, line: int | None, expected: str, found: str | None = None):
         return LikwidFormatError(self.source, line, expected, found)
+
+    # ------------------------------------------------------ where runs start
+    def _mark(self, i: int, kind: str, text: str) -> None:
+        """A line where a new measurement may start (see :mod:`roofline_widget.io.runs`)."""
+        self.marks.append((i + 1, kind, text, []))
+        self.context_left = CONTEXT_LINES
+
+    def _context(self, line: str) -> None:
+        if is_context(line):
+            self.marks[-1][3].append(line.strip())
+            self.context_left -= 1
+
+    def _separator_line(self, i: int, line: str) -> None:
+        text = separator_text(line)
+        if text is not None:
+            self._mark(i, "separator", text)
+
+    def _command_line(self, i: int, line: str) -> None:
+        command = command_of(line)
+        if command is not None:
+            self._mark(i, "command", command)
 
     # ----------------------------------------------------------- header lines
     def _region_line(self, i: int, line: str) -> int:
@@ -206,7 +248,7 @@ class _TextReader:
             group = self.measuring_group or "Group 1"
             self._start(tag, 1, group, i, "3.x")
             return i + 1
-        following = self.lines[i + 1] if i + 1 < len(self.lines) else ""
+        following = self.lines.get(i + 1) or ""
         match = _GROUP_MPIRUN.match(following)
         if match:
             gid = int(match["gid"])
@@ -238,6 +280,8 @@ class _TextReader:
             return
         self._finish()  # a CPU header is printed before a block, never inside one
         value = line.split(":", 1)[1].strip()
+        if key == "cpu_name":
+            self._mark(i, "header", value)
         known = self.cpu.setdefault(key, value)
         if known != value:
             message = (f"line {i + 1}: {key.replace('_', ' ')} {value!r} differs from "
@@ -248,6 +292,11 @@ class _TextReader:
     # ------------------------------------------------------------------ blocks
     def _start(self, region: str, gid: int, group: str, i: int, style: str) -> None:
         self._finish()
+        if self.context_left:  # the program's output ends at the block's header
+            self.context_left = 0
+            context = self.marks[-1][3]
+            if context and context[-1] == self.lines[i].strip():
+                context.pop()
         block = RegionBlock(region=region, group_index=gid, group=group, line=i + 1)
         self.current = _Open(block, style, self.lines[i])
 
@@ -280,8 +329,7 @@ class _TextReader:
             self._stats(self._needs_events(table), table, "event")
         elif kind == "Event":
             if current is None:
-                self._implicit_block(table)
-                current = self.current
+                current = self._implicit_block(table)
             elif current.has_events:
                 raise self._error(table.line, "a region header before this second Event table")
             self._events(current, table)
@@ -293,11 +341,12 @@ class _TextReader:
                                   "this Metric table")
             self._metrics(current, table)
 
-    def _implicit_block(self, table: _Table) -> None:
+    def _implicit_block(self, table: _Table) -> _Open:
         """Start a block for an Event table with no header (LIKWID 3.x wrapper mode)."""
         group = self.measuring_group or "Group 1"
         self.current = _Open(RegionBlock(WHOLE_RUN_REGION, 1, group, table.line),
                              "implicit", self.lines[table.line - 1])
+        return self.current
 
     def _needs_events(self, table: _Table) -> _Open:
         current = self.current
@@ -348,13 +397,13 @@ class _TextReader:
             values = np.delete(values, row, axis=0)
         if block.runtime is None and "Runtime (RDTSC) [s]:TSC" in event_names:
             block.runtime = values[event_names.index("Runtime (RDTSC) [s]:TSC")]
-        block.event_names = event_names
+        block.event_names = self._shared(event_names)
         block.events = values
 
     def _metrics(self, current: _Open, table: _Table) -> None:
         self._set_threads(current, table, "Metric")
         current.has_metrics = True
-        current.block.metric_names = list(table.names)
+        current.block.metric_names = self._shared(list(table.names))
         current.block.metrics = table.values
 
     def _stats(self, current: _Open, table: _Table, kind: str) -> None:
@@ -364,8 +413,12 @@ class _TextReader:
         names = [n[:-5] if n.endswith(" STAT") else n for n in table.names]
         if table.counters is not None:
             names = [f"{n}:{c}" for n, c in zip(names, table.counters)]
-        current.block.stats.extend(zip([kind] * len(names), names,
-                                       *(c.tolist() for c in columns)))
+        current.block.stats.add(kind, self._shared(names), np.column_stack(columns))
+
+    def _shared(self, names: list[str]) -> list[str]:
+        """One list (and its strings) for every block that prints these names: the blocks
+        of a large file take the memory of their numbers, not of their names."""
+        return self._name_lists.setdefault(tuple(names), names)
 
     # ------------------------------------------------------------------ tables
     def _border(self, line: str):
@@ -382,27 +435,26 @@ class _TextReader:
     def _read_table(self, i: int):
         """Read the table whose top border is line ``i``; return (table, next index)."""
         lines = self.lines
-        count = len(lines)
         border = lines[i].rstrip()
         seps = self._border(border)
-        if seps is None or i + 1 >= count or not lines[i + 1].startswith("|"):
+        if seps is None or not (lines.get(i + 1) or "").startswith("|"):
             return None, i + 1  # a line of '+' and '-' that is no table
         start = i + 1  # 1-based line of the top border
         kind = lines[i + 1][1:].split("|", 1)[0].strip()
         if kind not in _TABLE_KINDS:
             return None, self._skip_foreign_table(i, kind)
         header = self._cells(lines[i + 1].rstrip(), seps, i + 2, "the table header")
-        if i + 2 >= count:
+        if not lines.has(i + 2):
             raise self._error(i + 2, f"the border under the header of the table that starts "
                               f"at line {start}; the file ends inside the table")
         if lines[i + 2].rstrip() != border:
             raise self._error(i + 3, "a '+---+' border under the table header, as wide as "
                               "the one above it", lines[i + 2])
         j = i + 3
-        while j < count and lines[j][:1] == "|":
+        while (row := lines.get(j)) is not None and row[:1] == "|":
             j += 1
-        if j >= count:
-            raise self._error(count, f"the closing '+---+' border of the table that starts "
+        if row is None:
+            raise self._error(j, f"the closing '+---+' border of the table that starts "
                               f"at line {start}; the file ends inside the table")
         if lines[j].rstrip() == border:
             end = j + 1
@@ -411,16 +463,17 @@ class _TextReader:
         else:
             raise self._error(j + 1, f"a table row or the closing '+---+' border of the "
                               f"table that starts at line {start}", lines[j])
-        return self._table_body(start, header, lines[i + 3:j], border, seps), end
+        return self._table_body(start, header, lines.slice(i + 3, j), border, seps), end
 
     def _skip_foreign_table(self, i: int, kind: str) -> int:
         """Pass over a table that is not LIKWID's (another tool's output); warn."""
         self.warnings.append(f"line {i + 1}: ignored a table headed {kind!r} "
                              "(not a LIKWID Region Info, Event or Metric table)")
         lines, j = self.lines, i + 1
-        while j < len(lines) and lines[j][:1] in ("|", "+"):
-            if lines[j][:1] == "+" and j + 1 < len(lines) and \
-                    lines[j + 1][1:].split("|", 1)[0].strip() in _TABLE_KINDS:
+        while (line := lines.get(j)) is not None and line[:1] in ("|", "+"):
+            below = lines.get(j + 1)
+            if line[:1] == "+" and below is not None and \
+                    below[1:].split("|", 1)[0].strip() in _TABLE_KINDS:
                 break  # a LIKWID table right below
             j += 1
         return j

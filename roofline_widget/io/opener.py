@@ -6,9 +6,12 @@ the suffix), decodes UTF-8 (with or without a byte-order mark) and falls back
 to latin-1, and raises :class:`~roofline_widget.errors.LikwidFormatError` for
 what cannot be read (a directory, a FIFO or device, an empty or binary file).
 
-All reading goes through :func:`read_bytes`, which reads in chunks and stops
-at :data:`MAX_BYTES` (also the cap on what a compressed file may expand to),
-so that neither an endless stream nor a compression bomb exhausts memory.
+All reading goes through :func:`read_bytes` (or, for the text and CSV
+readers, which read a file in pieces, :mod:`roofline_widget.io.stream` with
+the checks here: :func:`regular_file`, :data:`COMPRESSED`,
+:func:`check_text_start`), which reads in chunks and stops at
+:data:`MAX_BYTES` (also the cap on what a compressed file may expand to), so
+that neither an endless stream nor a compression bomb exhausts memory.
 """
 
 from __future__ import annotations
@@ -26,10 +29,13 @@ from typing import IO, cast
 from roofline_widget.errors import LikwidFormatError
 
 __all__ = [
+    "BINARY_PROBE",
+    "COMPRESSED",
     "HDF5_MAGIC",
     "MAX_BYTES",
     "PathOrBuffer",
     "Source",
+    "check_text_start",
     "decode",
     "decompress",
     "is_file_like",
@@ -40,6 +46,8 @@ __all__ = [
     "read_bytes",
     "regular_file",
     "source_name",
+    "too_large",
+    "utf16_or_32",
 ]
 
 #: A path, or an open file (text or binary).
@@ -48,17 +56,22 @@ PathOrBuffer = str | os.PathLike | IO[str] | IO[bytes]
 #: The first bytes of an HDF5 file (scope-profiler's results).
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 
-#: The most bytes read from one file (after decompression): 2 GiB.  Larger
-#: LIKWID text output does not occur; a read stops here with a clear error.
-MAX_BYTES = 2 * 2**30
+#: The most bytes read from one file (after decompression): 1 GiB.  The text
+#: and CSV readers read a file in pieces and keep under 3 bytes of memory
+#: per byte of the file (``benchmarks/bench_memory.py``), so a read at the cap
+#: stays under 3 GiB, what a notebook on a laptop or a login node can give.
+#: Larger LIKWID text output does not occur; a read stops here with a clear error.
+MAX_BYTES = 2**30
 
 _CHUNK = 16 * 2**20
-_COMPRESSED = (
+#: Compressed files, known by their first bytes: (magic, name, opener of a binary stream).
+COMPRESSED = (
     (b"\x1f\x8b", "gzip", lambda stream: gzip.GzipFile(fileobj=stream)),
     (b"BZh", "bz2", bz2.BZ2File),
     (b"\xfd7zXZ\x00", "xz", lzma.LZMAFile),
 )
-_BINARY_PROBE = 65536
+#: How many first bytes are looked at for NUL bytes (a binary file).
+BINARY_PROBE = 65536
 # byte-order marks, longest first (the UTF-32 LE mark starts with the UTF-16 LE one)
 _BOMS = (
     (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
@@ -87,7 +100,8 @@ def source_name(path_or_buffer: PathOrBuffer) -> str:
     return str(path_or_buffer)
 
 
-def _too_large(name, limit: int) -> LikwidFormatError:
+def too_large(name, limit: int) -> LikwidFormatError:
+    """The error for a file (or stream, or what a compressed file expands to) past ``limit`` bytes."""
     return LikwidFormatError(name, None, f"at most {limit:,} bytes of LIKWID output "
                              "(the cap roofline_widget.io.opener.MAX_BYTES)",
                              "more: the read was stopped there")
@@ -106,7 +120,7 @@ def _read_chunks(read, name, limit: int, cap: int | None = None) -> bytes:
         chunks.append(bytes(chunk))
         total += len(chunk)
         if total > limit:
-            raise _too_large(name, limit if cap is None else cap)
+            raise too_large(name, limit if cap is None else cap)
 
 
 def read_bytes(path_or_buffer: PathOrBuffer, limit: int | None = None) -> bytes:
@@ -136,13 +150,13 @@ def read_bytes(path_or_buffer: PathOrBuffer, limit: int | None = None) -> bytes:
     with open_regular(cast(os.PathLike, path_or_buffer)) as handle:
         info = os.fstat(handle.fileno())
         if info.st_size > limit:
-            raise _too_large(name, limit)
+            raise too_large(name, limit)
         data = handle.read(info.st_size + 1)  # one read of the size stat gave, and one byte more
         if len(data) <= info.st_size:
             return data
         # the file grew since stat (a log still written): the rest in chunks, up to the cap
         if len(data) > limit:
-            raise _too_large(name, limit)
+            raise too_large(name, limit)
         return data + _read_chunks(handle.read, name, limit - len(data), limit)
 
 
@@ -161,7 +175,7 @@ def decompress(raw: bytes, source: str, limit: int | None = None) -> bytes:
     b'plain'
     """
     limit = MAX_BYTES if limit is None else limit
-    for magic, name, opener in _COMPRESSED:
+    for magic, name, opener in COMPRESSED:
         if raw.startswith(magic):
             try:
                 with opener(io.BytesIO(raw)) as stream:
@@ -241,11 +255,24 @@ def open_text(path_or_buffer: PathOrBuffer, what: str = "LIKWID output") -> Sour
     raw = decompress(read_bytes(path_or_buffer), name)
     if not raw.strip():
         raise LikwidFormatError(name, None, what, "an empty file")
-    if raw.startswith(HDF5_MAGIC):
-        raise LikwidFormatError(name, None, f"a text file of {what}; {_hdf5_advice()}")
-    if utf16_or_32(raw) is None and b"\x00" in raw[:_BINARY_PROBE]:
-        raise LikwidFormatError(name, None, f"a text file of {what}", "binary data")
+    check_text_start(raw[:BINARY_PROBE], name, what)
     return Source(name, decode(raw, name))
+
+
+def check_text_start(start: bytes, name: str, what: str) -> None:
+    """Raise for a file no text reader reads, told by its first (uncompressed) bytes.
+
+    Raises
+    ------
+    LikwidFormatError
+        For an HDF5 file (with the readers that take one), or NUL bytes in
+        the first :data:`BINARY_PROBE` bytes of a file without a UTF-16/32
+        byte-order mark (binary data).
+    """
+    if start.startswith(HDF5_MAGIC):
+        raise LikwidFormatError(name, None, f"a text file of {what}; {_hdf5_advice()}")
+    if utf16_or_32(start) is None and b"\x00" in start[:BINARY_PROBE]:
+        raise LikwidFormatError(name, None, f"a text file of {what}", "binary data")
 
 
 def _hdf5_advice() -> str:

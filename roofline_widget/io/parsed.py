@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.io.blocks import STAT_COLUMNS, RegionBlock, StatRows
 from roofline_widget.io.cells import (
     NAN_TOKENS,
     ThreadColumn,
@@ -25,6 +26,7 @@ from roofline_widget.io.cells import (
     thread_columns,
     version_from_threads,
 )
+from roofline_widget.io.runs import RunMark, RunPlan, plan_runs
 from roofline_widget.model import Layout, LikwidRun
 from roofline_widget.schema import KEY_COLUMNS
 
@@ -34,104 +36,61 @@ __all__ = [
     "STAT_COLUMNS",
     "ParsedLikwid",
     "RegionBlock",
+    "StatRows",
     "ThreadColumn",
     "build_run",
     "check_metric_names",
+    "check_table_rows",
     "check_unique_rows",
     "key_table",
     "merge_runs",
     "parse_cells",
     "parse_thread_header",
+    "relabel",
     "run_from",
     "thread_columns",
     "version_from_threads",
     "warn_passed_over",
 ]
 
-#: The LIKWID STAT columns kept in :attr:`LikwidRun.stats`, in this order.
-STAT_COLUMNS = ("Sum", "Min", "Max", "Avg")
 #: The columns of :attr:`LikwidRun.stats`.
 STATS_FRAME_COLUMNS = ["source", "line", "rank", "region", "group_index", "group",
                        "kind", "name", *STAT_COLUMNS]
 
 
-@dataclass
-class RegionBlock:
-    """The tables LIKWID printed for one region measured with one group.
+def _stacked(blocks, names_attr: str, values_attr: str, offsets, release: bool) -> pd.DataFrame:
+    """Per-block (names x threads) arrays as one row-aligned frame, NaN where a block lacks a name.
 
-    Attributes
-    ----------
-    region : str
-        Region tag (:data:`~roofline_widget.model.WHOLE_RUN_REGION` in
-        wrapper mode).
-    group_index : int
-        The group's id (``Group 2`` -> 2).
-    group : str
-        The group's name (``MEM_DP``; ``Custom`` for event sets).
-    line : int
-        1-based line of the block's header in the source.
-    threads : list of ThreadColumn
-        The per-thread columns, in printed order.
-    runtime : numpy.ndarray or None
-        ``RDTSC Runtime [s]`` per thread from the Region Info table.
-    call_count : numpy.ndarray or None
-        Call count per thread (Region Info, or likwid-mpirun's
-        ``Region calls`` row).
-    event_names : list of str
-        ``"EVENT:COUNTER"`` per raw event row.
-    events : numpy.ndarray
-        Raw counts, shape ``(len(event_names), len(threads))``.
-    metric_names : list of str
-        Derived metric names as printed.
-    metrics : numpy.ndarray
-        Values, shape ``(len(metric_names), len(threads))``.
-    stats : list of tuple
-        ``(kind, name, sum, min, max, avg)`` rows of the STAT tables, where
-        ``kind`` is ``"event"`` or ``"metric"`` and ``name`` drops ``STAT``.
+    The numbers are written once, block by block, into the one 2-D array the
+    frame is made of (no copy of the whole); with ``release`` each block's
+    array is dropped once copied, so a large file's numbers are never held twice.
     """
-
-    region: str
-    group_index: int
-    group: str
-    line: int
-    threads: list = field(default_factory=list)
-    runtime: np.ndarray | None = None
-    call_count: np.ndarray | None = None
-    event_names: list = field(default_factory=list)
-    events: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-    metric_names: list = field(default_factory=list)
-    metrics: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-    stats: list = field(default_factory=list)
-
-
-def _stack_by_signature(blocks, names_attr: str, values_attr: str, offsets) -> pd.DataFrame:
-    """Concatenate per-block (names x threads) arrays into one row-aligned frame.
-
-    Blocks that share a list of names are stacked together with one
-    ``np.concatenate``; frames of different name sets are then aligned by
-    column, NaN filling the gaps.
-    """
-    total = offsets[-1]
-    order: dict[str, None] = {}
-    by_signature: dict[tuple, list[int]] = {}
-    for index, block in enumerate(blocks):
+    total = int(offsets[-1])
+    position: dict[str, int] = {}
+    for block in blocks:
+        for name in getattr(block, names_attr):
+            position.setdefault(name, len(position))
+    if not position:
+        return pd.DataFrame(index=range(total))
+    data = np.full((len(position), total), np.nan)
+    rows_of: dict[tuple, np.ndarray] = {}
+    for block, start in zip(blocks, offsets[:-1]):
         names = tuple(getattr(block, names_attr))
-        by_signature.setdefault(names, []).append(index)
-        for name in names:
-            order.setdefault(name, None)
-    columns = list(order)
-    position = {name: i for i, name in enumerate(columns)}
-    data = np.full((len(columns), total), np.nan)
-    for names, indices in by_signature.items():
         if not names:
             continue
-        rows = np.fromiter((position[n] for n in names), dtype=np.intp, count=len(names))
-        starts = [offsets[i] for i in indices]
-        stacked = np.concatenate([getattr(blocks[i], values_attr) for i in indices], axis=1)
-        target = np.concatenate([np.arange(s, s + len(blocks[i].threads))
-                                 for s, i in zip(starts, indices)])
-        data[np.ix_(rows, target)] = stacked
-    return pd.DataFrame(dict(zip(columns, data)), copy=False) if columns else pd.DataFrame(index=range(total))
+        rows = rows_of.get(names)
+        if rows is None:
+            rows = rows_of[names] = np.fromiter((position[n] for n in names), dtype=np.intp,
+                                                count=len(names))
+        values = getattr(block, values_attr)
+        data[rows, start:start + values.shape[1]] = values
+        if release:
+            setattr(block, values_attr, _RELEASED)
+    return pd.DataFrame(data.T, columns=list(position), copy=False)
+
+
+#: What a released block array is replaced with (see :func:`build_run`).
+_RELEASED = np.zeros((0, 0))
 
 
 @dataclass
@@ -150,6 +109,10 @@ class ParsedLikwid:
         Version range inferred from the layout (``">= 5.1"``).
     warnings : list of str
         What the parser passed over, and where.
+    marks : list of RunMark
+        Where a new measurement may start (CPU headers, separator and
+        command lines), in file order: :func:`run_from` splits a file of
+        several runs there (:mod:`roofline_widget.io.runs`).
     """
 
     blocks: list[RegionBlock]
@@ -159,10 +122,17 @@ class ParsedLikwid:
     cpu_clock: str | None = None
     likwid_version: str | None = None
     warnings: list[str] = field(default_factory=list)
+    marks: list[RunMark] = field(default_factory=list)
 
 
 def run_from(parsed: ParsedLikwid, *, source, label: str | None = None) -> LikwidRun:
     """Build the :class:`~roofline_widget.model.LikwidRun` of a parser's result.
+
+    A file of several runs (:func:`~roofline_widget.io.runs.plan_runs`) gives
+    one run holding every row, its :attr:`~LikwidRun.runs` the runs one by
+    one; blocks printed twice identically are read once, noted in
+    ``run.warnings``.  The blocks' metric and event arrays are moved into the
+    run (``parsed.blocks`` keep their names, not their numbers).
 
     Parameters
     ----------
@@ -174,10 +144,41 @@ def run_from(parsed: ParsedLikwid, *, source, label: str | None = None) -> Likwi
     label : str, optional
         Name of the run; the file stem by default.
     """
-    return build_run(parsed.blocks, source=source, label=label, layout=parsed.layout,
-                     cpu_name=parsed.cpu_name, cpu_type=parsed.cpu_type,
-                     cpu_clock=parsed.cpu_clock, likwid_version=parsed.likwid_version,
-                     warnings=parsed.warnings)
+    source = str(source)
+    label = label or Path(source).stem
+    check_table_rows(parsed.blocks, source)  # before the blocks are compared with each other
+    plan = plan_runs(parsed.blocks, parsed.marks, source)
+    several = len(plan.bounds) > 1
+    run = build_run(plan.blocks, source=source, label=label, layout=parsed.layout,
+                    cpu_name=parsed.cpu_name, cpu_type=parsed.cpu_type,
+                    cpu_clock=parsed.cpu_clock, likwid_version=parsed.likwid_version,
+                    warnings=[*parsed.warnings, *plan.notes], unique=not several,
+                    release=True)
+    if several:
+        run.runs = _runs_of(run, plan)
+    return run
+
+
+def _runs_of(run: LikwidRun, plan: RunPlan) -> tuple[LikwidRun, ...]:
+    """The runs of a file of several: row slices of ``run`` (no copy of the numbers)."""
+    counts = np.fromiter((len(b.threads) for b in plan.blocks), dtype=np.intp,
+                         count=len(plan.blocks))
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    stat_lines = run.stats["line"].to_numpy() if len(run.stats) else np.zeros(0, dtype=np.int64)
+    runs = []
+    for (first, stop), info in zip(plan.bounds, plan.infos):
+        rows = slice(int(offsets[first]), int(offsets[stop]))
+        table = run.table.iloc[rows].reset_index(drop=True)
+        check_unique_rows(table, ["source", "rank", "region", "group", "thread"],
+                          "each (rank, region, group, thread) once in a run", run.sources[0])
+        in_run = (stat_lines >= info.first_line) & (stat_lines <= info.last_line)
+        runs.append(LikwidRun(
+            label=info.label_for(run.label), sources=run.sources, table=table,
+            events=run.events.iloc[rows].reset_index(drop=True),
+            stats=run.stats[in_run].reset_index(drop=True), cpu_name=run.cpu_name,
+            cpu_type=run.cpu_type, cpu_clock=run.cpu_clock, likwid_version=run.likwid_version,
+            layout=run.layout, run_info=info))
+    return tuple(runs)
 
 
 def key_table(*, source: str, total: int, line, rank, region, group_index, group, thread,
@@ -217,6 +218,26 @@ def check_metric_names(names, source: str) -> None:
     if clash:
         raise LikwidFormatError(source, None, "metric names other than the key columns",
                                 ", ".join(sorted(clash)))
+
+
+def check_table_rows(blocks, source: str) -> None:
+    """Raise :class:`LikwidFormatError` for a block whose Event or Metric table names a row twice.
+
+    LIKWID prints each event (``EVENT:COUNTER``) and each metric of a group
+    once: a name printed twice in one table means rows of another table
+    among its own (a damaged file), and which of the two values is the
+    region's cannot be told.
+    """
+    checked: set[int] = set()  # name lists are shared between blocks: each checked once
+    for block in blocks:
+        for table, names in (("Event", block.event_names), ("Metric", block.metric_names)):
+            if id(names) in checked:
+                continue
+            if len(set(names)) < len(names):
+                twice = next(n for k, n in enumerate(names) if n in names[:k])
+                raise LikwidFormatError(source, block.line, f"each row of the {table} table of "
+                                        f"region {block.region!r} once", f"{twice!r} twice")
+            checked.add(id(names))
 
 
 def check_unique_rows(table: pd.DataFrame, subset: list[str], expected: str,
@@ -259,7 +280,8 @@ def warn_passed_over(source, messages: Sequence[str], stacklevel: int = 2) -> No
 
 
 def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=None,
-              cpu_clock=None, likwid_version=None, warnings=None, rank=None) -> LikwidRun:
+              cpu_clock=None, likwid_version=None, warnings=None, rank=None,
+              unique: bool = True, release: bool = False) -> LikwidRun:
     """Turn parsed region blocks into a :class:`~roofline_widget.model.LikwidRun`.
 
     Parameters
@@ -274,18 +296,26 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
         As in :class:`ParsedLikwid` (see :func:`run_from`).
     rank : int, optional
         Rank to give rows whose header carries none (default 0).
+    unique : bool, default True
+        Check that each (rank, region, group, thread) appears once (False for
+        the rows of several runs, which are checked run by run).
+    release : bool, default False
+        Move the blocks' metric and event arrays into the run: each block's
+        arrays are dropped (empty) once copied, so that the numbers of a
+        large file are never held twice (what :func:`run_from` does).
 
     Raises
     ------
     LikwidFormatError
-        If ``blocks`` is empty, or if one (rank, region, group, thread)
-        appears twice.
+        If ``blocks`` is empty, a table names a row twice, or one (rank,
+        region, group, thread) appears twice.
     """
     source = str(source)
     if not blocks:
         raise LikwidFormatError(source, None, "at least one LIKWID region table "
                                 "(a 'Region <tag>, Group <n>: <GROUP>' block, a "
                                 "likwid-mpirun 'Region:'/'Group:' block or a CSV 'TABLE' block)")
+    check_table_rows(blocks, source)
     counts = np.fromiter((len(b.threads) for b in blocks), dtype=np.intp, count=len(blocks))
     offsets = np.concatenate([[0], np.cumsum(counts)])
     total = int(offsets[-1])
@@ -319,16 +349,17 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
         call_count=optional("call_count"),
         runtime_s=optional("runtime"),
     )
-    metrics = _stack_by_signature(blocks, "metric_names", "metrics", offsets)
+    metrics = _stacked(blocks, "metric_names", "metrics", offsets, release)
     check_metric_names(metrics.columns, source)
     runtime_metric = "Runtime (RDTSC) [s]"
     if runtime_metric in metrics.columns:
         missing = np.isnan(keys["runtime_s"].to_numpy())
         keys.loc[missing, "runtime_s"] = metrics[runtime_metric].to_numpy()[missing]
     table = pd.concat([keys, metrics], axis=1)
-    check_unique_rows(table, ["source", "rank", "region", "group", "thread"],
-                      "each (rank, region, group, thread) once", source)
-    events = _stack_by_signature(blocks, "event_names", "events", offsets)
+    if unique:
+        check_unique_rows(table, ["source", "rank", "region", "group", "thread"],
+                          "each (rank, region, group, thread) once", source)
+    events = _stacked(blocks, "event_names", "events", offsets, release)
     stats = _stats_frame(blocks, source, default_rank)
     return LikwidRun(
         label=label or Path(source).stem, sources=(source,), table=table, events=events,
@@ -338,29 +369,36 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
 
 
 def _stats_frame(blocks, source, rank) -> pd.DataFrame:
-    """The STAT rows of all blocks, built column by column."""
-    rows = [stat for b in blocks for stat in b.stats]
-    if not rows:
-        return pd.DataFrame([], columns=STATS_FRAME_COLUMNS)
+    """The STAT rows of all blocks, built column by column (names as categoricals)."""
     counts = np.fromiter((len(b.stats) for b in blocks), dtype=np.intp, count=len(blocks))
+    total = int(counts.sum())
+    if not total:
+        return pd.DataFrame([], columns=STATS_FRAME_COLUMNS)
 
     def per_block(values, dtype=object):
         return np.repeat(np.array(values, dtype=dtype), counts)
 
-    kinds, names, *numbers = zip(*rows)
+    values = np.concatenate([b.stats.values for b in blocks if len(b.stats)])
     columns = {
-        "source": [source] * len(rows),
+        "source": pd.Categorical.from_codes(np.zeros(total, dtype=np.int8), [source]),
         "line": per_block([b.line for b in blocks], np.int64),  # the block's, as in the table
-        "rank": np.full(len(rows), rank, dtype=np.int64),
-        "region": per_block([b.region for b in blocks]),
+        "rank": np.full(total, rank, dtype=np.int64),
+        "region": pd.Categorical(per_block([b.region for b in blocks])),
         "group_index": per_block([b.group_index for b in blocks], np.int64),
-        "group": per_block([b.group for b in blocks]),
-        "kind": kinds,
-        "name": names,
+        "group": pd.Categorical(per_block([b.group for b in blocks])),
+        "kind": pd.Categorical([k for b in blocks for k in b.stats.kinds]),
+        "name": pd.Categorical([n for b in blocks for n in b.stats.names]),
     }
-    columns.update((name, np.array(column, dtype=np.float64))
-                   for name, column in zip(STAT_COLUMNS, numbers))
+    columns.update((name, values[:, k]) for k, name in enumerate(STAT_COLUMNS))
     return pd.DataFrame(columns)
+
+
+def relabel(run: LikwidRun, label: str) -> LikwidRun:
+    """Give ``run`` the label ``label``, and each of its :attr:`~LikwidRun.runs` ``label#n (...)``."""
+    run.label = label
+    for part in run.runs:
+        part.label = part.run_info.label_for(label)
+    return run
 
 
 def merge_runs(runs, *, label=None) -> LikwidRun:
@@ -368,25 +406,45 @@ def merge_runs(runs, *, label=None) -> LikwidRun:
 
     Rows are concatenated; metrics of different groups measured on the same
     (rank, region, thread) are later joined by the aggregation in
-    :mod:`roofline_widget.points`.
+    :mod:`roofline_widget.points`.  Files of several runs each (a MEM_DP
+    sweep and a FLOPS_DP sweep) are joined run by run: the first runs of
+    every file, then the second ones, ...
 
     Raises
     ------
     LikwidFormatError
-        If one (rank, region, group, thread) appears in two of the files.
+        If one (rank, region, group, thread) appears in two of the files (in
+        one run), or the files hold different numbers of runs.
     """
     runs = list(runs)
     if len(runs) == 1:
-        run = runs[0]
-        if label:
-            run.label = label
-        return run
+        return relabel(runs[0], label) if label else runs[0]
+    counts = [len(r.each_run()) for r in runs]
+    if len(set(counts)) > 1:
+        held = ", ".join(f"{count} run(s) in {Path(r.sources[0]).name}"
+                         for count, r in zip(counts, runs))
+        raise LikwidFormatError(
+            runs[0].sources[0], None, "files holding the same number of runs, to be joined run "
+            f"by run (read files of different jobs separately); they hold {held}")
+    merged = _joined(runs, label, unique=counts[0] == 1)
+    if counts[0] > 1:
+        parts = [_joined(list(side), None, unique=True) for side in zip(*(r.runs for r in runs))]
+        for part, first in zip(parts, runs[0].runs):
+            part.run_info = first.run_info
+        merged.runs = tuple(parts)
+        relabel(merged, merged.label)
+    return merged
+
+
+def _joined(runs: list[LikwidRun], label: str | None, unique: bool) -> LikwidRun:
+    """The rows of ``runs`` in one run (checked for repeated rows if ``unique``)."""
     table = pd.concat([r.table for r in runs], ignore_index=True)
     for column in ("source", "region", "group", "thread", "host", "device"):
         table[column] = table[column].astype("category")
-    check_unique_rows(table, ["rank", "region", "group", "thread"],
-                      "each (rank, region, group, thread) once across the merged files "
-                      "(read files of different jobs separately)")
+    if unique:
+        check_unique_rows(table, ["rank", "region", "group", "thread"],
+                          "each (rank, region, group, thread) once across the merged files "
+                          "(read files of different jobs separately)")
     metric_order = list(dict.fromkeys(n for r in runs for n in r.metric_names))
     table = table[list(KEY_COLUMNS) + metric_order]
     events = pd.concat([r.events for r in runs], ignore_index=True)

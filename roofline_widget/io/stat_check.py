@@ -146,8 +146,8 @@ def _joint_codes(table: pd.DataFrame, stats: pd.DataFrame, by: list[str]) -> tup
     n = len(table)
     joint = np.zeros(n + len(stats), dtype=np.int64)
     for name in by:
-        both = np.concatenate([table[name].to_numpy(dtype=object),
-                               stats[name].to_numpy(dtype=object)])
+        # numbers as numbers, names as references to their strings: no object per row
+        both = np.concatenate([table[name].to_numpy(), stats[name].to_numpy()])
         codes, uniques = pd.factorize(both)
         joint = joint * (len(uniques) + 1) + codes
     codes, uniques = pd.factorize(joint[:n])
@@ -206,11 +206,11 @@ def stat_comparisons(run: LikwidRun) -> pd.DataFrame:
         tolerance = (ABSOLUTE_DIGIT * (count[g, c] + 1)
                      + RELATIVE_DIGITS * (magnitude[g, c] + np.abs(stat_sum)))
         parts.append(pd.DataFrame({
-            "source": wanted["source"].to_numpy(dtype=object),
+            "source": wanted["source"].array,
             "rank": _block_rank(table, codes, g, n_groups),
-            "region": wanted["region"].to_numpy(dtype=object),
-            "group": wanted["group"].to_numpy(dtype=object),
-            "name": wanted["name"].to_numpy(dtype=object),
+            "region": wanted["region"].array,
+            "group": wanted["group"].array,
+            "name": wanted["name"].array,
             "summed": total, "stat_sum": stat_sum, "tolerance": tolerance,
             "agree": np.abs(total - stat_sum) <= tolerance,
         }))

@@ -35,14 +35,17 @@ from dataclasses import dataclass, field
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.opener import open_text
 
-__all__ = ["CacheLevel", "Topology", "find_topology", "parse_topology", "read_topology"]
+__all__ = ["TOPOLOGY_HEADER", "CacheLevel", "Topology", "find_topology", "parse_topology",
+           "read_topology"]
 
-_HEADER = "Hardware Thread Topology"
+#: The line that starts a likwid-topology block.
+TOPOLOGY_HEADER = "Hardware Thread Topology"
 _KEY_VALUE = re.compile(r"^([A-Za-z][A-Za-z0-9 ()]*?):\s+(\S.*?)\s*$")
-_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)$")
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*(B|kB|KB|KiB|MB|MiB|GB|GiB)$", re.ASCII)
 _FACTORS = {"B": 1, "kB": 2**10, "KB": 2**10, "KiB": 2**10, "MB": 2**20, "MiB": 2**20,
             "GB": 2**30, "GiB": 2**30}
-_GROUP = re.compile(r"\(([\d\s]+)\)")
+_GROUP = re.compile(r"\(([\d\s]+)\)", re.ASCII)
+_INTEGER = re.compile(r"[0-9]+", re.ASCII)
 _SECTION_END = re.compile(r"^\*{20,}\s*$")
 
 
@@ -122,18 +125,23 @@ def _parse_size(text: str, source: str, line: int) -> int:
     return int(float(match[1]) * _FACTORS[match[2]])
 
 
+def _integer(text: str, key: str, source: str, line: int) -> int:
+    """An ASCII integer (``int`` alone would also read ``1_0`` and non-ASCII digits)."""
+    if not _INTEGER.fullmatch(text):
+        raise LikwidFormatError(source, line, f"an integer after '{key}:'", text)
+    return int(text)
+
+
 def _int(values: dict, key: str, source: str, line: int) -> int:
     if key not in values:
         raise LikwidFormatError(source, line, f"a '{key}:' line in the likwid-topology block")
     text, where = values[key]
-    try:
-        return int(text)
-    except ValueError:
-        raise LikwidFormatError(source, where, f"an integer after '{key}:'", text) from None
+    return _integer(text, key, source, where)
 
 
 def _caches(lines, start: int, source: str) -> tuple:
-    caches, current = [], None
+    caches: list[dict] = []
+    current: dict | None = None
     for number, line in enumerate(lines[start:], start=start + 1):
         if line.strip() in ("NUMA Topology", "Graphical Topology"):
             break
@@ -142,12 +150,12 @@ def _caches(lines, start: int, source: str) -> tuple:
             continue
         key, value = match[1], match[2]
         if key == "Level":
-            current = {"level": int(value), "line": number}
+            current = {"level": _integer(value, key, source, number), "line": number}
             caches.append(current)
         elif current is not None and key == "Size":
             current["size"] = _parse_size(value, source, number)
         elif current is not None and key == "Shared by threads":
-            current["shared_by"] = int(value)
+            current["shared_by"] = _integer(value, key, source, number)
         elif current is not None and key == "Cache groups":
             current["groups"] = _threads(value)
     out = []
@@ -169,10 +177,12 @@ def parse_topology(text: str, source: str = "<string>") -> Topology | None:
         For a block with missing or malformed counts or cache sizes.
     """
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == _HEADER), None)
+    start = next((i for i, line in enumerate(lines) if line.strip() == TOPOLOGY_HEADER), None)
     if start is None:
         return None
-    values, sockets, cpu_name, cache_start = {}, {}, None, None
+    values: dict[str, tuple[str, int]] = {}
+    sockets: dict[int, frozenset] = {}
+    cpu_name, cache_start = None, None
     for index in range(start - 1, max(-1, start - 8), -1):
         match = _KEY_VALUE.match(lines[index])
         if match and match[1] == "CPU name":
@@ -184,18 +194,18 @@ def parse_topology(text: str, source: str = "<string>") -> Topology | None:
         match = _KEY_VALUE.match(line)
         if match is None:
             continue
-        socket = re.match(r"^Socket (\d+)$", match[1])
+        socket = re.match(r"^Socket (\d+)$", match[1], re.ASCII)
         if socket:
             sockets[int(socket[1])] = frozenset(t for g in _threads(match[2]) for t in g)
         else:
             values.setdefault(match[1], (match[2], number))
-    line = start + 1
+    header = start + 1
     return Topology(
-        sockets=_int(values, "Sockets", source, line),
-        cores_per_socket=_int(values, "Cores per socket", source, line),
-        threads_per_core=_int(values, "Threads per core", source, line),
+        sockets=_int(values, "Sockets", source, header),
+        cores_per_socket=_int(values, "Cores per socket", source, header),
+        threads_per_core=_int(values, "Threads per core", source, header),
         caches=() if cache_start is None else _caches(lines, cache_start, source),
-        socket_threads=sockets, cpu_name=cpu_name, source=source, line=line)
+        socket_threads=sockets, cpu_name=cpu_name, source=source, line=header)
 
 
 def find_topology(path) -> Topology | None:
@@ -239,6 +249,7 @@ def read_topology(path) -> Topology:
     source = open_text(path, "likwid-topology output")
     topology = parse_topology(source.text, source.name)
     if topology is None:
-        raise LikwidFormatError(str(path), None, f"likwid-topology output (a '{_HEADER}' block)",
+        raise LikwidFormatError(str(path), None,
+                                f"likwid-topology output (a '{TOPOLOGY_HEADER}' block)",
                                 "no likwid-topology block")
     return topology

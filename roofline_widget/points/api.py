@@ -90,7 +90,10 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
     pandas.DataFrame
         The columns of the point dicts, then ``device, n_threads,
         call_count, groups, unmeasured_threads`` (0 unless
-        ``unmeasured="keep"`` placed a row with threads not measured).
+        ``unmeasured="keep"`` placed a row with threads not measured),
+        ``run``: the run's number in a file that holds several (a sweep
+        appended to one log: one point per region and run, ``file`` the
+        run's label ``<file>#<run> (...)``), 1 otherwise.
 
     Warns
     -----
@@ -122,8 +125,8 @@ def left_out_regions(profiling_data: object, *, selection: Selection | None = No
     Returns
     -------
     pandas.DataFrame
-        Columns ``file, region, rank, reason, device, groups`` (rank -1 with
-        ``combine_ranks``).
+        Columns ``file, region, rank, reason, device, groups, run`` (rank -1
+        with ``combine_ranks``; ``run`` as in :func:`points_dataframe`).
     """
     return RegionSums.from_runs(profiling_data).select(
         selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,

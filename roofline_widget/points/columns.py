@@ -88,7 +88,9 @@ class RegionColumns:
         self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == BYTE_RATE]
         lengths = [len(part) for part in self.sources]
         file_codes = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
-        self._keys = {"file": pd.Categorical.from_codes(file_codes, categories=self.files)}
+        self._keys = {"file": pd.Categorical.from_codes(file_codes, categories=self.files),
+                      "run": np.repeat(np.array([getattr(part, "run_number", 1) for part in
+                                                 self.sources], dtype=np.int64), lengths)}
         self._frame = None
         self.ranks = np.unique(self.key("rank")).astype(int).tolist()
         self.regions = list(self.label_codes("region")[1])
@@ -126,7 +128,7 @@ class RegionColumns:
 
     def key_numbers(self, name: str) -> np.ndarray:
         """A numeric key column as a plain array (rank and n_threads int64, else float)."""
-        dtype = np.int64 if name in ("rank", "n_threads") else float
+        dtype = np.int64 if name in ("rank", "n_threads", "run") else float
         return np.asarray(self.key(name), dtype=dtype)
 
     def label_codes(self, name: str) -> tuple[np.ndarray, pd.Index]:

@@ -78,6 +78,8 @@ class CombinedRanks:
         if column is None:
             if name == "rank":
                 column = np.full(self.n, ALL_RANKS, dtype=np.int64)
+            elif name == "run":  # one run per group
+                column = sums.key_numbers(name)[self.first_rows]
             elif name == "n_threads":
                 column = np.bincount(self.codes, weights=sums.key_numbers(name)[self.rows],
                                      minlength=self.n).astype(np.int64)

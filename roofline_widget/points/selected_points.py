@@ -62,6 +62,7 @@ def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str]
         "call_count": numbers("call_count"),
         "groups": sums.label_column("groups", rows),
         "unmeasured_threads": unmeasured,
+        "run": numbers("run"),
     })
 
 
@@ -74,6 +75,7 @@ def _left_out_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[st
         "reason": reasons,
         "device": sums.label_column("device", rows),
         "groups": sums.label_column("groups", rows),
+        "run": numbers("run"),
     })
 
 
@@ -121,9 +123,11 @@ class SelectedPoints:
         arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
         bandwidth_metric, device, n_threads, call_count, groups,
         unmeasured_threads`` (threads summed over although they did not
-        measure a needed metric: 0 unless selected with ``unmeasured="keep"``).
+        measure a needed metric: 0 unless selected with ``unmeasured="keep"``),
+        ``run`` (the run's number in a file of several runs, whose label
+        ``<file>#<run> (...)`` is ``file``; 1 otherwise).
     left_out : pandas.DataFrame
-        Columns ``file, region, rank, reason`` (then ``device, groups``).
+        Columns ``file, region, rank, reason`` (then ``device, groups, run``).
     frame : pandas.DataFrame
         The selected rows of :attr:`RegionSums.frame` (placed and left out),
         every metric's sums included; with ``combine_ranks`` one row per

@@ -10,9 +10,12 @@ run                           engine (a :class:`~roofline_widget.points.engines.
 LikwidRun                     :class:`~roofline_widget.points.engines.run.RunSource`
 ProfilingResults              :class:`~roofline_widget.points.engines.scope.ScopeResultsSource`
 scope-profiler HDF5 path      :func:`~roofline_widget.points.engines.h5_read.read_scope_sums`
-LIKWID files (one or a list)  ``RunSource(read_likwid(files))``
+LIKWID files (one or a list)  ``RunSource`` of each run of ``read_likwid(files)``
 an aggregate (``keep``)       its own sources
 ============================  ==========================================================
+
+A file that holds several runs (a sweep appended to one log) gives one
+``RunSource`` per run (:meth:`~roofline_widget.model.LikwidRun.each_run`).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ def _scope_h5(run_input: RunInput, engine: str) -> list[RegionSource]:
 
 
 def _per_thread(run_input: RunInput, engine: str) -> list[RegionSource]:
-    return [RunSource(run_of(run_input, engine))]
+    return [RunSource(run) for run in run_of(run_input, engine).each_run()]
 
 
 #: The kind of a run -> ``(run, engine) -> its sources``.

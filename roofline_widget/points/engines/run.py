@@ -176,6 +176,8 @@ class RunSource:
     run : LikwidRun
     label : str
         The run's label.
+    run_number : int
+        The run's 1-based number in its file (1 unless the file holds several runs).
     metric_names : list of str
         The run's metrics, in the order LIKWID printed them.
     keys : dict
@@ -185,6 +187,7 @@ class RunSource:
     def __init__(self, run: LikwidRun):
         self.run = run
         self.label = run.label
+        self.run_number = 1 if run.run_info is None else int(run.run_info.number)
         self._aggregate = run_aggregate(run)
         frame = self._frame = self._aggregate.frame
         self.metric_names = list(frame.columns[len(SOURCE_KEYS):])

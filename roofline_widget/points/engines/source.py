@@ -52,6 +52,9 @@ class RegionSource(Protocol):
 
     Notes
     -----
+    A source may also have ``run_number``: its run's 1-based number in a file
+    of several runs (``run`` column of the points; 1 when absent).
+
     A source may also offer ``unmeasured(metric) ->``
     :class:`~roofline_widget.points.unmeasured.Unmeasured`: per row the
     threads whose value is not finite (``-``, NaN, inf).  It is optional (not
