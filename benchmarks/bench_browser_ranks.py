@@ -53,6 +53,7 @@ import os
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from _common import ROOT, command_line, median, ms, print_table
@@ -143,6 +144,41 @@ def start_lab(work: Path):
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
         root_dir=work / "notebooks", env=isolated_env(work / "jupyter", work / "state.json"),
         log_path=work / "lab.log", state_file=work / "state.json")
+
+
+def launch_browser(playwright, work: Path, extra_args: tuple = (), width: int = 1400):
+    """Headless Chromium (fresh profile in ``work``) whose pages log their WebGL draws (``GL_DRAWS``)."""
+    context = playwright.chromium.launch_persistent_context(
+        str(work / "chromium-profile"), executable_path=CHROMIUM, headless=True,
+        args=[*CHROMIUM_ARGS, *extra_args], viewport={"width": width, "height": 1000})
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(GL_DRAWS)
+    return context
+
+
+@contextmanager
+def ranks_notebook(ranks: list[int], prefix: str):
+    """JupyterLab and Chromium with the setup cell of ``ranks`` run; yields (context, page)."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        work = Path(tmp)
+        (work / "notebooks").mkdir()
+        write_notebook(work / "notebooks" / "ranks.ipynb", ranks)
+        server = start_lab(work)
+        try:
+            with sync_playwright() as playwright:
+                context = launch_browser(playwright, work)
+                try:
+                    page = context.new_page()
+                    open_in_lab(page, server, "ranks.ipynb")
+                    run_all_cells(page)
+                    page.wait_for_selector("text=bench-setup-done", timeout=TIMEOUT_MS)
+                    yield context, page
+                finally:
+                    context.close()
+        finally:
+            server.stop()
 
 
 def write_notebook(path: Path, ranks: list[int]) -> None:
@@ -262,39 +298,19 @@ def main() -> None:
     runs = 1 if args.quick else args.runs
     views = tuple(v for v in VIEWS if not (args.no_gl and v == "points-gl"))
     print(f"load average before: {Path('/proc/loadavg').read_text().strip()}")
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory(prefix="bench-browser-ranks-") as tmp:
-        work = Path(tmp)
-        (work / "notebooks").mkdir()
-        write_notebook(work / "notebooks" / "ranks.ipynb", ranks)
-        server = start_lab(work)
-        try:
-            with sync_playwright() as playwright:
-                context = playwright.chromium.launch_persistent_context(
-                    str(work / "chromium-profile"), executable_path=CHROMIUM, headless=True,
-                    args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 1000})
-                context.set_default_timeout(TIMEOUT_MS)
-                context.add_init_script(GL_DRAWS)
-                page = context.new_page()
-                open_in_lab(page, server, "ranks.ipynb")
-                run_all_cells(page)
-                page.wait_for_selector("text=bench-setup-done", timeout=TIMEOUT_MS)
-                for view in views:  # loads bqplot's (and bqplot-gl's) JS: not timed
-                    measure(page, ranks[0], view, f"bench-warm-up-{view}")
-                results = {}
-                for run in range(runs):  # interleaved: every case sees the same load
-                    for n in ranks:
-                        for view in views:
-                            tag = f"bench-{n}-{view}-{run}"
-                            results.setdefault((n, view), []).append(measure(page, n, view, tag))
-                drags = {}
-                for n in drag_sizes(ranks):
-                    for view in views:
-                        drags[(n, view)] = measure_drags(page, n, view, f"bench-drag-{n}-{view}")
-                context.close()
-        finally:
-            server.stop()
+    with ranks_notebook(ranks, "bench-browser-ranks-") as (_context, page):
+        for view in views:  # loads bqplot's (and bqplot-gl's) JS: not timed
+            measure(page, ranks[0], view, f"bench-warm-up-{view}")
+        results = {}
+        for run in range(runs):  # interleaved: every case sees the same load
+            for n in ranks:
+                for view in views:
+                    tag = f"bench-{n}-{view}-{run}"
+                    results.setdefault((n, view), []).append(measure(page, n, view, tag))
+        drags = {}
+        for n in drag_sizes(ranks):
+            for view in views:
+                drags[(n, view)] = measure_drags(page, n, view, f"bench-drag-{n}-{view}")
     print(f"load average after: {Path('/proc/loadavg').read_text().strip()}")
     report(results, ranks, runs, views)
     report_drags(drags)

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -49,37 +48,13 @@ from _common import ROOT, command_line, median, ms, print_table
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 sys.path.insert(0, str(ROOT / "tests"))
-from browser.servers import isolated_env, start_server
+from bench_browser_ranks import TIMEOUT_MS, launch_browser, start_lab
 from browser.ui import open_in_lab, run_all_cells
 from webgl_prototype import roofline_like_points
 
-CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/lib/chromium/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-NO_WEBGL_ARGS = ["--disable-3d-apis"]
-TIMEOUT_MS = 120_000
+NO_WEBGL_ARGS = ("--disable-3d-apis",)
 QUIET_MS = 600
 HOVER_WAIT_MS = 1500
-#: Logs WebGL instanced draws (ANGLE_instanced_arrays, what three.js uses on WebGL 1).
-GL_LOG = """(() => {
-    window.probeDraws = [];
-    window.probeWebGL = !!document.createElement('canvas').getContext('webgl');
-    const getExtension = WebGLRenderingContext.prototype.getExtension;
-    WebGLRenderingContext.prototype.getExtension = function (name) {
-        const ext = getExtension.call(this, name);
-        if (ext && name === 'ANGLE_instanced_arrays' && !ext.probeWrapped) {
-            const draw = ext.drawElementsInstancedANGLE.bind(ext);
-            ext.drawElementsInstancedANGLE = (mode, count, type, offset, instances) => {
-                window.probeDraws.push({t: performance.now(), n: instances});
-                if (window.probeDraws.length > 500) window.probeDraws.splice(0, 250);
-                return draw(mode, count, type, offset, instances);
-            };
-            ext.probeWrapped = true;
-        }
-        return ext;
-    };
-})();"""
 #: Records the page time of the last DOM mutation below the figure ``tag`` (attributes too).
 WATCH = """tag => {
     window.probeObserver?.disconnect();
@@ -92,7 +67,7 @@ WATCH = """tag => {
 }"""
 #: The last change (DOM mutation or GL draw) once nothing changed for ``quiet`` ms, or null.
 SETTLED = """([start, quiet]) => {
-    const draws = window.probeDraws.filter(d => d.t > start).map(d => d.t);
+    const draws = window.benchDraws.filter(d => d.t > start).map(d => d.t);
     const last = Math.max(window.probeLastChange || 0, ...draws, 0);
     if (last <= start) return null;
     return performance.now() - last > quiet ? last : null;
@@ -130,15 +105,6 @@ print("probe-setup-done")
 """
 ROOF_X = (0.005, 10.0, 200.0)   # webgl_prototype.points_figure's roof vertices
 ROOF_Y = (1.0, 2000.0, 2000.0)
-
-
-def start_lab(work: Path):
-    return start_server(
-        ["jupyterlab", "--no-browser", "--ip=127.0.0.1", "--allow-root",
-         f"--ServerApp.root_dir={work / 'notebooks'}",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        root_dir=work / "notebooks", env=isolated_env(work / "jupyter", work / "state.json"),
-        log_path=work / "lab.log", state_file=work / "state.json")
 
 
 def write_notebook(path: Path, state_prefix: str) -> None:
@@ -258,9 +224,9 @@ def measure(page, n: int, gl: bool, tag: str, state_dir: Path, shots: Path) -> d
     result: dict = {}
     start = run_cell(page, f"show({n}, {gl}, {tag!r})", cell=1)
     if gl:
-        page.wait_for_function("([s, n]) => window.probeDraws.some(d => d.t > s && d.n === n)",
+        page.wait_for_function("([s, n]) => window.benchDraws.some(d => d.t > s && d.n === n)",
                                arg=[start, n], polling="raf", timeout=TIMEOUT_MS)
-        first = page.evaluate("([s, n]) => window.probeDraws.find(d => d.t > s && d.n === n).t",
+        first = page.evaluate("([s, n]) => window.benchDraws.find(d => d.t > s && d.n === n).t",
                               [start, n])
     else:
         page.wait_for_function("([tag, n]) => document.querySelectorAll(`.${tag} .dot`).length === n",
@@ -346,17 +312,14 @@ def main() -> None:
         server = start_lab(work)
         try:
             with sync_playwright() as playwright:
-                context = playwright.chromium.launch_persistent_context(
-                    str(work / "chromium-profile"), executable_path=CHROMIUM, headless=True,
-                    args=CHROMIUM_ARGS + (NO_WEBGL_ARGS if args.no_webgl else []),
-                    viewport={"width": 1300, "height": 1000})
-                context.set_default_timeout(TIMEOUT_MS)
-                context.add_init_script(GL_LOG)
+                context = launch_browser(playwright, work,
+                                         NO_WEBGL_ARGS if args.no_webgl else (), width=1300)
                 page = context.new_page()
                 errors: list[str] = []
                 page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
                 open_in_lab(page, server, "probe.ipynb")
-                print(f"WebGL in this page: {page.evaluate('() => window.probeWebGL')}")
+                print("WebGL in this page:",
+                      page.evaluate("() => !!document.createElement('canvas').getContext('webgl')"))
                 run_all_cells(page)
                 page.wait_for_selector("text=probe-setup-done", timeout=TIMEOUT_MS)
                 if args.no_webgl:
@@ -394,7 +357,7 @@ def no_webgl(page, work: Path, shots: Path, errors: list[str]) -> None:
     print(f"ScatterGL in a new figure: roof lines drawn: "
           f"{page.locator(f'.{tag} path.line').count()}, axis ticks in the DOM: "
           f"{page.locator(f'.{tag} .tick').count()}, GL draws: "
-          f"{len(page.evaluate('() => window.probeDraws'))}")
+          f"{len(page.evaluate('() => window.benchDraws'))}")
     figure.screenshot(path=str(shots / "no-webgl-new-figure.png"))
     tag = "probe-nowebgl-added"
     run_cell(page, "from bqplot_gl import ScatterGL\n"

@@ -28,27 +28,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from _common import ROOT, command_line, ms, print_table
 from bench_browser_ranks import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     SETTLE_MS,
     TIMEOUT_MS,
     WATCH_LINES,
+    ranks_notebook,
     run_cell,
-    start_lab,
     wait_for_dots,
-    write_notebook,
 )
-from probe_webgl import GL_LOG
 
 sys.path.insert(0, str(ROOT / "tests"))
 from browser.quickstart import line_paths, wait_for_new_paths
-from browser.ui import drag_slider, open_in_lab, run_all_cells, slider_px_per_decade, wait_until_still
+from browser.ui import drag_slider, slider_px_per_decade, wait_until_still
 
 DRAG_DECADES = 0.5
 METRICS = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration",
@@ -120,7 +115,7 @@ def profile(page, cdp, ranks: int, variant: str, trace: Path | None = None) -> d
     before = line_paths(page)
     dx = DRAG_DECADES * slider_px_per_decade(page, slider)
     page.evaluate(COUNT_MUTATIONS, tag)
-    draws_before = page.evaluate("() => window.probeDraws.length")
+    draws_before = page.evaluate("() => window.benchDraws.length")
     start_metrics = metrics(cdp)
     if trace is not None:
         start_trace(cdp)
@@ -136,7 +131,7 @@ def profile(page, cdp, ranks: int, variant: str, trace: Path | None = None) -> d
         end_trace(page, cdp, trace)
     end_metrics = metrics(cdp)
     counts = page.evaluate("() => window.profileCounts")
-    draws = page.evaluate("() => window.probeDraws.length") - draws_before
+    draws = page.evaluate("() => window.benchDraws.length") - draws_before
     page.evaluate("() => { window.profileObserver.disconnect(); "
                   "window.benchLineObserver.disconnect(); }")
     delta = {name: end_metrics[name] - start_metrics[name] for name in METRICS}
@@ -150,35 +145,15 @@ def main() -> None:
     parser.add_argument("--trace", type=Path, help="write Chromium traces <trace>-<variant>.json")
     parser.add_argument("--variants", nargs="+", default=list(VARIANT_CODE))
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
     print(f"load average before: {Path('/proc/loadavg').read_text().strip()}")
     results = {}
-    with tempfile.TemporaryDirectory(prefix="profile-peak-drag-") as tmp:
-        work = Path(tmp)
-        (work / "notebooks").mkdir()
-        write_notebook(work / "notebooks" / "ranks.ipynb", [args.ranks])
-        server = start_lab(work)
-        try:
-            with sync_playwright() as playwright:
-                context = playwright.chromium.launch_persistent_context(
-                    str(work / "chromium-profile"), executable_path=CHROMIUM, headless=True,
-                    args=CHROMIUM_ARGS, viewport={"width": 1400, "height": 1000})
-                context.set_default_timeout(TIMEOUT_MS)
-                context.add_init_script(GL_LOG)
-                page = context.new_page()
-                open_in_lab(page, server, "ranks.ipynb")
-                run_all_cells(page)
-                page.wait_for_selector("text=bench-setup-done", timeout=TIMEOUT_MS)
-                run_cell(page, f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r})")
-                cdp = context.new_cdp_session(page)
-                cdp.send("Performance.enable")
-                for variant in args.variants:
-                    trace = None if args.trace is None else Path(f"{args.trace}-{variant}.json")
-                    results[variant] = profile(page, cdp, args.ranks, variant, trace)
-                context.close()
-        finally:
-            server.stop()
+    with ranks_notebook([args.ranks], "profile-peak-drag-") as (context, page):
+        run_cell(page, f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r})")
+        cdp = context.new_cdp_session(page)
+        cdp.send("Performance.enable")
+        for variant in args.variants:
+            trace = None if args.trace is None else Path(f"{args.trace}-{variant}.json")
+            results[variant] = profile(page, cdp, args.ranks, variant, trace)
     print(f"load average after: {Path('/proc/loadavg').read_text().strip()}")
     rows = []
     for variant, r in results.items():

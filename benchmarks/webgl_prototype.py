@@ -114,7 +114,16 @@ def draw_points_with_webgl(widget) -> ScatterGL:
     """
     figure = widget.figure
     svg = figure.scatter
-    gl = ScatterGL(scales=svg.scales, **{name: getattr(svg, name) for name in SCATTER_TRAITS})
+
+    def scales_for(size):
+        # ScatterGL applies a size scale to ``default_size`` too when ``size`` is None
+        # (90 -> 90 * 90 area: markers 200 px wide); the SVG Scatter does not.
+        return svg.scales if size is not None else {
+            key: scale for key, scale in svg.scales.items() if key != "size"}
+
+    gl = ScatterGL(scales=scales_for(svg.size),
+                   **{name: getattr(svg, name) for name in SCATTER_TRAITS})
+    gl.observe(lambda change: setattr(gl, "scales", scales_for(change.new)), names="size")
     for handler in svg._hover_handlers.callbacks:  # the figure's tooltip filler
         gl.on_hover(handler)
     figure.scatter = gl
