@@ -24,12 +24,16 @@ import pandas as pd
 
 from roofline_widget import schema
 
-__all__ = ["EMPIRICAL", "USER", "BandwidthRoof", "ComputeRoof", "Roofline"]
+__all__ = ["EMPIRICAL", "PEAK_LIMITS", "USER", "BandwidthRoof", "ComputeRoof", "Roofline",
+           "check_peak"]
 
 EMPIRICAL = "empirical"
 USER = "user"
 #: Relative tolerance above which a point counts as above the roof.
 ROOF_TOLERANCE = 1e-9
+#: The range of a peak a user gives, in GFLOP/s or GB/s (1 kFLOP/s to 1 ZFLOP/s): every ridge
+#: point and axis limit of two such peaks is a finite number.
+PEAK_LIMITS = (1e-6, 1e9)
 
 
 def _positive_finite(value, what: str) -> float:
@@ -41,6 +45,21 @@ def _positive_finite(value, what: str) -> float:
         raise ValueError(f"{what} must be a positive finite number, got {value!r}") from None
     if not math.isfinite(number) or number <= 0:
         raise ValueError(f"{what} must be a positive finite number, got {value!r}")
+    return number
+
+
+def check_peak(value, what: str) -> float:
+    """A user's peak or ceiling value as a float within :data:`PEAK_LIMITS`.
+
+    Raises
+    ------
+    ValueError
+        Naming ``what`` for anything but a number in that range.
+    """
+    number = _positive_finite(value, what)
+    low, high = PEAK_LIMITS
+    if not low <= number <= high:
+        raise ValueError(f"{what} must be between {low:g} and {high:g}, got {value!r}")
     return number
 
 
@@ -91,6 +110,8 @@ class ComputeRoof(_Roof):
     source : str
         Provenance: ``"user"``, ``"spec sheet"``, ``"likwid-bench <kernel>,
         <n> threads"`` or ``"empirical"``.
+    provenance : dict, optional
+        Where the number came from in detail (file, kernel, threads, precision, ISA).
 
     Raises
     ------
@@ -120,6 +141,10 @@ class BandwidthRoof(_Roof):
         The bandwidth in GB/s (1e9 bytes per second); positive and finite.
     source : str
         Provenance, as for :class:`ComputeRoof`.
+    level : str, optional
+        The memory level (``"L1"``, ``"L2"``, ``"L3"``, ``"MEM"``) the roof bounds.
+    provenance : dict, optional
+        Where the number came from in detail (file, kernel, threads, how the level was decided).
 
     Raises
     ------
@@ -214,14 +239,56 @@ class Roofline:
             compute = ComputeRoof("Empirical peak", _observed_max(points, schema.PERFORMANCE),
                                   EMPIRICAL)
         else:
-            compute = ComputeRoof("Peak", _positive_finite(peak_flops, "peak_flops (GFLOP/s)"))
+            compute = ComputeRoof("Peak", check_peak(peak_flops, "peak_flops (GFLOP/s)"))
         if peak_bandwidth is None:
             bandwidth = BandwidthRoof("Empirical bandwidth", _observed_max(points, schema.BANDWIDTH),
                                       EMPIRICAL)
         else:
             bandwidth = BandwidthRoof("Peak bandwidth",
-                                      _positive_finite(peak_bandwidth, "peak_bandwidth (GB/s)"))
+                                      check_peak(peak_bandwidth, "peak_bandwidth (GB/s)"))
         return cls([compute], [bandwidth])
+
+    @classmethod
+    def from_ceilings(cls, ceilings: Roofline | Sequence[ComputeRoof | BandwidthRoof] | None,
+                      peak_flops=None, peak_bandwidth=None,
+                      points: pd.DataFrame | None = None) -> Roofline:
+        """The roofs of a plot: ``ceilings`` with the peaks as their top roofs.
+
+        Parameters
+        ----------
+        ceilings : Roofline, sequence of ComputeRoof / BandwidthRoof, or None
+            The roofs (a Roofline or the list ``RooflineWidget(ceilings=)``
+            takes).  A kind the sequence lacks (no compute roof, say) comes
+            from the peak or, without one, from ``points`` (empirical), as
+            :meth:`from_peaks`.
+        peak_flops, peak_bandwidth : float or None
+            Replace the top roof of their kind (:meth:`with_peaks`).
+        points : pandas.DataFrame, optional
+            The selected points, for the empirical roofs.
+
+        Raises
+        ------
+        TypeError
+            For an item that is no roof.
+        ValueError
+            As :meth:`from_peaks`.
+        """
+        if ceilings is None:
+            return cls.from_peaks(peak_flops, peak_bandwidth, points)
+        roofs = list(ceilings)  # a Roofline iterates over its roofs
+        bad = [roof for roof in roofs if not isinstance(roof, (ComputeRoof, BandwidthRoof))]
+        if bad:
+            raise TypeError(f"ceilings must be a Roofline or ComputeRoof/BandwidthRoof objects, "
+                            f"got {bad[0]!r:.80}")
+        compute = [roof for roof in roofs if isinstance(roof, ComputeRoof)]
+        bandwidth = [roof for roof in roofs if isinstance(roof, BandwidthRoof)]
+        if not compute or not bandwidth:
+            main = cls.from_peaks(peak_flops, peak_bandwidth, points)
+            if not compute:
+                compute, peak_flops = list(main.compute), None
+            if not bandwidth:
+                bandwidth, peak_bandwidth = list(main.bandwidth), None
+        return cls(compute, bandwidth).with_peaks(peak_flops, peak_bandwidth)
 
     # ------------------------------------------------------------ properties
     @property
@@ -365,11 +432,11 @@ class Roofline:
         if peak_flops is not None:
             top = compute[0]
             compute[0] = ComputeRoof("Peak" if top.empirical else top.name,
-                                     _positive_finite(peak_flops, "peak_flops (GFLOP/s)"), USER)
+                                     check_peak(peak_flops, "peak_flops (GFLOP/s)"), USER)
         if peak_bandwidth is not None:
             top = bandwidth[0]
             bandwidth[0] = BandwidthRoof("Peak bandwidth" if top.empirical else top.name,
-                                         _positive_finite(peak_bandwidth, "peak_bandwidth (GB/s)"),
+                                         check_peak(peak_bandwidth, "peak_bandwidth (GB/s)"),
                                          USER, level=top.level)
         return Roofline(compute, bandwidth)
 

@@ -26,6 +26,7 @@ __all__ = [
     "RegionsLeftOutWarning",
     "RooflineError",
     "RooflineWarning",
+    "SelectionError",
     "SelectionWarning",
     "StatSumMismatchWarning",
     "ViewError",
@@ -137,6 +138,16 @@ class OutputPathError(RooflineError, ValueError):
                         for path, kind, reason in self.problems)
         files = len({(path, kind) for path, kind, _ in self.problems})
         super().__init__(f"cannot write {files} output file(s); nothing was written:{lines}")
+
+
+class SelectionError(RooflineError, ValueError):
+    """A selection argument that cannot be used.
+
+    Ranks that are no non-negative integers, an invalid regular expression,
+    a pattern that takes too long on the region names (it backtracks
+    catastrophically), a ``combine_ranks`` or ``unmeasured`` value that is
+    none of the choices.  The message names the argument and the value.
+    """
 
 
 class ViewError(RooflineError, ValueError):

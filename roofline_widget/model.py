@@ -51,12 +51,16 @@ class Layout(StrEnum):
     MPIRUN_TEXT = "mpirun-text"
     MPIRUN_CSV = "mpirun-csv"
     SCOPE_PROFILER = "scope-profiler"
+    NCU_DETAILS = "ncu-details"
+    NCU_RAW = "ncu-raw"
 
 @dataclass
 class LikwidRun:
     """One LIKWID measurement, per hardware thread.
 
-    Attributes
+    The readers build it; each parameter is kept as the attribute of the same name.
+
+    Parameters
     ----------
     label : str
         Name of the run in plots and tables (the file stem unless given).
@@ -81,7 +85,8 @@ class LikwidRun:
     layout : Layout or str
         Which layout the run came from (a :class:`Layout`: ``"perfctr-text"``,
         ``"perfctr-csv"``, ``"mpirun-text"``, ``"mpirun-csv"``,
-        ``"scope-profiler"``; ``"a / b"`` for files of different layouts merged).
+        ``"scope-profiler"``, ``"ncu-details"``, ``"ncu-raw"``; ``"a / b"`` for files of
+        different layouts merged).
     warnings : list of str
         Things the reader noticed and passed over (interleaved lines are not
         warnings; ignored tables are).
@@ -90,6 +95,10 @@ class LikwidRun:
         likwid-topology before the measurement): sockets, cores per socket,
         threads per core, cache sizes per level; None when the file holds
         none.
+    full_names : dict of str to str
+        The full name of each region shown under a shorter one: an Nsight
+        Compute kernel's demangled (template) name under its short display
+        name (:mod:`roofline_widget.io.ncu`); empty for LIKWID output.
     """
 
     label: str
@@ -104,6 +113,7 @@ class LikwidRun:
     layout: str = ""
     warnings: list = field(default_factory=list)
     topology: Any = None  # io.topology.Topology (not imported: model is below the readers)
+    full_names: dict[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ views
     @property

@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mutations import cut, delete_lines, read_quietly
 
 from roofline_widget import read_likwid, sample_names, sample_path
 from roofline_widget.errors import LikwidFormatError
@@ -63,23 +64,6 @@ BENCH = [name for name, text in TEXTS.items() if "LIKWID MICRO BENCHMARK" in tex
 
 
 # ------------------------------------------------------------------ mutations
-# Positions are drawn with sampled_from (about uniform), not integers (biased towards 0), so that
-# cuts and deletions land all over the file, in the tables at its end too.
-def _cut(text: str, data) -> str:
-    lines = text.splitlines(keepends=True)
-    line = data.draw(st.sampled_from(range(len(lines))), label="cut in line")
-    column = data.draw(st.sampled_from(range(len(lines[line]))), label="at column")
-    return "".join(lines[:line]) + lines[line][:column]
-
-
-def _delete_lines(text: str, data) -> str:
-    lines = text.splitlines(keepends=True)
-    for _ in range(data.draw(st.integers(1, 3), label="lines deleted")):
-        if len(lines) > 1:
-            del lines[data.draw(st.sampled_from(range(len(lines))), label="line")]
-    return "".join(lines)
-
-
 def _cell_spans(line: str) -> list[tuple[int, int]]:
     """(start, end) of each cell of a table row (``|``-framed) or CSV line or ``key:\\tvalue`` line."""
     if line.startswith("|"):
@@ -110,7 +94,7 @@ def _replace_cells(text: str, data) -> str:
     return "\n".join(lines) + "\n"
 
 
-MUTATIONS = {"cut": _cut, "delete": _delete_lines, "cells": _replace_cells}
+MUTATIONS = {"cut": cut, "delete": delete_lines, "cells": _replace_cells}
 
 
 def _mutated(text: str, data) -> str:
@@ -134,16 +118,7 @@ def _group_sums(run) -> dict:
     return {key: row.to_dict() for key, row in sums.iterrows()}
 
 
-def _read_quietly(read, text: str):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # warnings are allowed; the numbers are checked
-        try:
-            return read(io.BytesIO(text.encode("utf-8")))
-        except LikwidFormatError:
-            return None
-
-
-INTACT_SUMS = {name: _group_sums(_read_quietly(read_likwid, TEXTS[name])) for name in PERFCTR}
+INTACT_SUMS = {name: _group_sums(read_quietly(read_likwid, TEXTS[name])) for name in PERFCTR}
 
 
 def test_every_sample_is_fuzzed():
@@ -157,7 +132,7 @@ def test_every_sample_is_fuzzed():
 @given(data=st.data())
 def test_damaged_perfctr_output_raises_or_keeps_the_intact_sums(name, data):
     text = _mutated(TEXTS[name], data)
-    run = _read_quietly(read_likwid, text)
+    run = read_quietly(read_likwid, text)
     if run is None:
         return  # a clear LikwidFormatError
     intact = INTACT_SUMS[name]
@@ -188,8 +163,8 @@ def _same_result(result, intact) -> bool:
 @FUZZ
 @given(data=st.data())
 def test_damaged_bench_output_raises_or_keeps_the_intact_results(name, data):
-    intact = _read_quietly(read_likwid_bench, TEXTS[name])
-    results = _read_quietly(read_likwid_bench, _mutated(TEXTS[name], data))
+    intact = read_quietly(read_likwid_bench, TEXTS[name])
+    results = read_quietly(read_likwid_bench, _mutated(TEXTS[name], data))
     for result in results or []:
         assert any(_same_result(result, good) for good in intact), (
             f"{name}: {result} is none of the intact results {intact}")

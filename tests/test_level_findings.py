@@ -115,7 +115,7 @@ def test_peak_drag_reruns_only_the_roof_check_and_sends_rings_only_when_they_cha
     pd.testing.assert_frame_equal(layer.findings, expected)
     widget.include = "<function"  # a new selection: all checks again, once
     assert len(calls) == 1
-    assert calls[0]["include"] is not None
+    assert [p.pattern for p in calls[0]["selection"].include] == ["<function"]
 
 
 def test_empirical_roofs_mark_nothing_and_a_region_finding_marks_every_level(monkeypatch,

@@ -83,3 +83,13 @@ def test_1024_generated_ranks():
         assert row["slowest_rank"] == int(np.argmax(runtime))
     assert spread.loc[1, "slowest_rank"] == 777
     assert spread.loc[1, "runtime_seconds_max"] == 50.0
+
+
+@pytest.mark.parametrize("selection", [{"include": "nomatch"}, {"ranks": []},
+                                       {"exclude": "wr"}, {"ranks": [48]}])
+def test_a_selection_of_nothing_is_an_empty_frame(selection):
+    expected = rank_spread(MPIRUN, bandwidth_metric=L1L2)
+    spread = rank_spread(MPIRUN, bandwidth_metric=L1L2, **selection)
+    assert spread.empty
+    assert list(spread.columns) == list(expected.columns)
+    assert spread["slowest_rank"].dtype == np.int64

@@ -328,3 +328,71 @@ def test_regions_of_one_run_get_the_strong_tab20_colours_first():
     assert payload["colour_by"] == "region"
     # tab20's blue, orange, green: not blue, light blue, orange
     assert list(payload["point_colors"].values()) == ["#1f77b4", "#ff7f0e", "#2ca02c"]
+
+
+# ---------------------------------------------------------------------------
+# ceilings as a list, and region names in the CSV export
+# ---------------------------------------------------------------------------
+def test_ceilings_as_the_list_the_widget_takes():
+    l3 = BandwidthRoof("L3", 200.0, "likwid-bench triad, 14 threads")
+    dram = BandwidthRoof("DRAM", 110.0, "likwid-bench triad, 14 threads")
+    fma = ComputeRoof("AVX-512 FMA", 1164.8, "spec sheet")
+    as_list = _plot(ceilings=[dram, fma, l3])
+    as_roofline = _plot(ceilings=Roofline([fma], [l3, dram]))
+    assert as_list["ceilings"] == as_roofline["ceilings"]
+    assert as_list["peak_flops_gflops"] == 1164.8
+    assert as_list["peak_bandwidth_gbs"] == 200.0
+    # bandwidth roofs only: the compute roof is the empirical one, Solve's 4383.3768 MFLOP/s
+    empirical = _plot(ceilings=[l3, dram])
+    assert [(c["name"], c["value"], c["empirical"]) for c in empirical["ceilings"]] == [
+        ("Empirical peak", pytest.approx(4.3833768), True), ("L3", 200.0, False),
+        ("DRAM", 110.0, False)]
+    assert empirical["empirical_ceilings"] is True
+    # ... or the peak given: 2048 GFLOP/s over 200 GB/s, ridge at 10.24 FLOP/byte
+    peak = _plot(ceilings=[l3, dram], peak_flops=2048.0)
+    assert [(c["name"], c["value"], c["source"]) for c in peak["ceilings"]] == [
+        ("Peak", 2048.0, "user"), ("L3", 200.0, l3.source), ("DRAM", 110.0, dram.source)]
+    assert peak["ridge_point"] == pytest.approx(10.24)
+    with pytest.raises(TypeError, match="ceilings must be a Roofline or ComputeRoof/BandwidthRoof"):
+        _plot(ceilings=[l3, 200.0])
+
+
+def _formula_named_run():
+    """Sample 4 with four of its five regions renamed to what a spreadsheet runs as a formula."""
+    from roofline_widget.io import read_likwid_text
+
+    with open(sample_path(PMGPU), encoding="utf-8") as handle:
+        text = handle.read()
+    for old, new in NAMES.items():
+        text = text.replace(old, new)
+    return read_likwid_text(text, "formula_names.txt")
+
+
+NAMES = {"<function_a>": '=HYPERLINK("http://evil.example","x")', "<function_b>": "+1+2",
+         "<function_c>": "-2+3", "<function_d>": "@SUM(1)"}
+
+
+def test_csv_export_writes_formula_like_names_as_text(tmp_path):
+    import csv
+
+    run = _formula_named_run()
+    path = tmp_path / "points.csv"
+    _plot(run, data_filepath=path, flops_metric=DP, bandwidth_metric=MEM_BW)
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    # a leading ' (OWASP): every spreadsheet shows the cell as text instead of running it
+    assert sorted(row["region"] for row in rows) == sorted(
+        ["<init_datastructures>"] + [f"'{name}" for name in NAMES.values()])
+    assert all(not row[column].startswith(("=", "+", "-", "@"))
+               for row in rows for column in ("region", "file", "flops_metric"))
+    # numbers are numbers: <init_datastructures>'s DP rate is unchanged, the rank is 0
+    plain = _plot(run, flops_metric=DP, bandwidth_metric=MEM_BW)
+    first = next(p for p in plain["points"] if p["region"] == "<init_datastructures>")
+    written = next(row for row in rows if row["region"] == "<init_datastructures>")
+    assert float(written["performance_gflops"]) == pytest.approx(first["performance_gflops"],
+                                                                 rel=1e-15)
+    assert written["rank"] == "0"
+    # the JSON export keeps the names as they are (no spreadsheet opens it as formulas)
+    _plot(run, data_filepath=tmp_path / "points.json", data_format="json")
+    document = json.loads((tmp_path / "points.json").read_text(encoding="utf-8"))
+    assert {p["region"] for p in document["points"]} >= set(NAMES.values())

@@ -121,6 +121,22 @@ def test_unmeasured_flop_thread_kept_on_request_and_marked(tmp_path):
     assert "not measured" not in tooltip_html(rows.iloc[1])
 
 
+def test_the_memory_levels_keep_an_unmeasured_thread_on_request(tmp_path):
+    from roofline_widget import Selection, hierarchical_left_out, hierarchical_points
+
+    # the same mutation: Setup's Core 3 DP cell is '-'; one level (MEM) is measured
+    run = _read(_mutated(tmp_path, MEM_DP_8T, DP, 3, "-"))
+    left = hierarchical_left_out(run, flops_metric=DP)
+    assert left[["region", "level", "reason"]].values.tolist() == [
+        ["Setup", "MEM", f"thread Core 3 not measured ({DP})"]]
+    kept = hierarchical_points(run, selection=Selection(flops_metric=DP, unmeasured="keep"))
+    setup = kept.set_index("region").loc["Setup"]
+    # 2375.0402 MFLOP/s of the seven measured threads over Core 0's 1235.3228 MBytes/s
+    assert setup["performance_gflops"] == pytest.approx(2.3750402, rel=1e-12)
+    assert setup["bandwidth_gbs"] == pytest.approx(1.2353228, rel=1e-12)
+    assert hierarchical_left_out(run, flops_metric=DP, unmeasured="keep").empty
+
+
 def test_several_unmeasured_threads_are_listed_then_counted(tmp_path):
     text = open(sample_path(MEM_DP_8T), encoding="utf-8").read()
     for thread in (1, 2, 4, 5, 7):

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from roofline_widget import View, read_likwid, sample_path
+from roofline_widget import Selection, View, points_dataframe, read_likwid, sample_path
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 from roofline_widget.errors import ViewError
 from roofline_widget.views import VIEW_FORMAT, VIEW_VERSION
@@ -176,3 +180,129 @@ def test_check_against_real_data_names_what_is_missing():
     # rank -1 is the combined point when the view sums the ranks
     combined = View(combine_ranks=True, selected=[(GIVE_LABEL, -1, "Solve")])
     assert combined.check_against(sample_path(GIVE)) == []
+
+
+# ---------------------------------------------------------------------------
+# a view file may come from someone else
+# ---------------------------------------------------------------------------
+UFPR = "ufpr_coffeelake_i5-7500_lw43_FLOPS_DP_4regions_1t_O.csv"
+
+
+def test_the_redos_view_opens_at_once(tmp_path):
+    # '(\w|\w|\w)+!' tries 3**19 ways on 'multMatMat_COM_OTIM' with Python's re (minutes);
+    # the region names are matched in bounded time, so the widget opens with the pattern
+    # named as matching nothing. In a subprocess, so that a hang fails instead of waiting.
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps(document(include=r"(\w|\w|\w)+!")), encoding="utf-8")
+    script = (
+        "import warnings, sys\n"
+        "from roofline_widget import RooflineWidget, sample_path\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    w = RooflineWidget(sample_path({UFPR!r}), view=sys.argv[1])\n"
+        "print(len(w.to_dataframe()), w.include)\n"
+        "print(*[str(c.message) for c in caught if 'view applied in part' in str(c.message)])\n")
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert done.returncode == 0, done.stderr
+    count, warned = done.stdout.splitlines()
+    assert count == r"0 (\w|\w|\w)+!"
+    assert r"include pattern '(\\w|\\w|\\w)+!' matches no region of the data" in warned
+
+
+def test_a_pattern_that_backtracks_too_long_is_a_view_error_naming_the_field(tmp_path):
+    from roofline_widget import RooflineWidget
+
+    widget = RooflineWidget(sample_path(UFPR))
+    before = widget.to_dataframe()
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(document(exclude=r"(\w|\w|\w)+\s", color_by="rank")))
+    with pytest.raises(ViewError, match=r"slow.json: 'exclude': exclude pattern .* took more "
+                                        r"than 1 s on the region names"):
+        widget.load_view(path)
+    assert widget.exclude == ""  # nothing applied
+    assert widget.color_by == "region"
+    assert widget.to_dataframe().equals(before)
+
+
+def test_deep_nesting_is_refused_by_field_without_recursion(tmp_path):
+    head = '{"format": "roofline-widget view", "version": 1,\n'
+    ranks = head + '"ranks": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(ViewError, match=r"^deep.json: 'ranks' is nested deeper than 16 levels "
+                                        r"\(line 2\)"):
+        View.from_json(ranks, "deep.json")
+    provenance = "{" + '"a": {' * 900 + '"b": 1' + "}" * 901
+    ceiling = (head + '"ceilings": [{"kind": "compute", "name": "peak", "value": 10, '
+               f'"source": "user", "provenance": {provenance}}}]}}')
+    with pytest.raises(ViewError, match="'ceilings' is nested deeper than 16 levels"):
+        View.from_json(ceiling, "deep.json")
+    # built in Python: the provenance is walked without recursion, bounded
+    nested: dict = {}
+    for _ in range(5000):
+        nested = {"a": nested}
+    with pytest.raises(ViewError, match=r"^View: 'ceilings' provenance of 'peak' is nested deeper"):
+        View(ceilings=[ComputeRoof("peak", 10.0, provenance=nested)])
+    with pytest.raises(ViewError, match=r"'ranks' must be a list of non-negative integers or null, "
+                                        r"got \[\[\[\[\.\.\.\]\]\]\]"):
+        View(ranks=[[[[[[[[[1]]]]]]]]])
+
+
+def test_numbers_out_of_range_name_the_file_and_field(tmp_path):
+    path = tmp_path / "huge.json"
+    path.write_text('{"format": "roofline-widget view", "version": 1, "max_points": '
+                    + "9" * 5000 + ', "peak_flops": 1e308, "peak_bandwidth": 1e-308, '
+                    '"selected": [["run", 1' + "0" * 30 + ', "Solve"]], "ranks": [4294967296]}')
+    with pytest.raises(ViewError) as error:
+        View.load(path)
+    assert error.value.source == str(path)
+    assert error.value.problems == [
+        "'max_points' must be a positive integer or null, got <an integer of 5,000 digits>",
+        "'peak_flops' must be between 1e-06 and 1e+09 or null, got 1e+308",
+        "'peak_bandwidth' must be between 1e-06 and 1e+09 or null, got 1e-308",
+        "'selected' must hold [run, rank, region] keys (string, integer from -1 to 2147483647, "
+        "string), got ['run', <an integer of 31 digits>, 'Solve']",
+        "'ranks' holds the rank 4294967296; ranks go up to 2147483647"]
+    with pytest.raises(ViewError, match=r"^View: 'peak_flops' must be between"):
+        View(peak_flops=1e308)
+    with pytest.raises(ViewError, match=r"'max_points' must be at most 1,000,000,000, got <an "
+                                        r"integer of about 5,000 digits>"):
+        View(max_points=10**4999)
+    bad_roof = document(ceilings=[{"kind": "bandwidth", "name": "DRAM", "value": 1e300,
+                                   "source": "user"}])
+    with pytest.raises(ViewError, match=r"'ceilings' value of 'DRAM' must be between 1e-06 and "
+                                        r"1e\+09, got 1e\+300"):
+        View.from_dict(bad_roof)
+    with pytest.raises(ViewError, match=r"'levels' names unknown level\(s\) \['L4'\]"):
+        View(levels={"L4": "x"})
+
+
+def test_a_view_that_is_no_regular_file_is_refused_without_reading(tmp_path):
+    fifo = tmp_path / "view.fifo"
+    os.mkfifo(fifo)
+    outcome: list = []
+
+    def load() -> None:
+        try:
+            View.load(fifo)
+        except ViewError as exc:
+            outcome.append(exc)
+
+    reader = threading.Thread(target=load, daemon=True)
+    reader.start()
+    reader.join(10)  # opening a FIFO without a writer would block forever
+    assert not reader.is_alive()
+    assert "expected a regular file" in str(outcome[0])
+    assert outcome[0].source == str(fifo)
+    with pytest.raises(ViewError, match="cannot read the view file"):
+        View.load(tmp_path)
+
+
+def test_the_selection_of_a_view():
+    view = full_view()
+    assert view.selection == Selection(
+        flops_metric="DP [MFLOP/s]", bandwidth_metric="Memory bandwidth [MBytes/s]", ranks=[0],
+        include="S", exclude="Setup", levels={"MEM": "Memory bandwidth [MBytes/s]"})
+    assert View().selection == Selection()
+    # the view's points are those of its selection: Solve (S..., not Setup) of the sample
+    points = points_dataframe(sample_path(GIVE), selection=view.selection)
+    assert points["region"].tolist() == ["Solve"]

@@ -520,7 +520,7 @@ def test_failed_refresh_leaves_the_widget_unchanged(pmgpu, monkeypatch):
     w = RooflineWidget(pmgpu)
     before = (np.array(w.figure.scatter.x), w.controls.status_html.value, w.figure.state, w.to_dataframe())
 
-    def broken(**keywords):
+    def broken(*arguments, **keywords):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(w.sums, "select", broken)

@@ -57,8 +57,8 @@ def test_layer_gets_the_selection_and_bounds_the_axes(widget):
     assert widget.figure.x_scale.max < 1e4  # before: the axes follow the two points
     widget.include = "Solve"
     data = layer.inputs[-1]
-    assert any("Solve" in p.pattern for p in data.select_options["include"])
-    assert data.select_options["flops_metric"] == widget.flops_metric
+    assert any("Solve" in p.pattern for p in data.selection.include)
+    assert data.selection.flops_metric == widget.flops_metric
     assert list(data.points.points["region"]) == ["Solve"]
     assert data.options["include"] == "Solve"
     assert widget.figure.x_scale.max >= 1e4

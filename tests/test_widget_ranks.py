@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from traitlets import TraitError
 
-from roofline_widget import RooflineWidget, rank_spread, sample_path
+from roofline_widget import RooflineWidget, View, ViewWarning, rank_spread, sample_path
 
 pytest.importorskip("scope_profiler")
 from scope_fixtures import make_profiling_results
@@ -128,6 +128,32 @@ def test_include_filter_changes_the_spread(five_ranks):
     np.testing.assert_allclose(layer.whiskers.y[1], [1.0, 3.0])
     w.include = "("  # invalid pattern: nothing drawn
     assert not layer.medians.visible
+
+
+def test_a_spread_of_nothing_is_an_empty_plot_with_a_note(five_ranks, tmp_path):
+    w = RooflineWidget(five_ranks, flops_metric=DP, bandwidth_metric=BW, rank_view="spread")
+    layer = ranks_layer(w)
+
+    def assert_empty(message):
+        assert layer.active
+        assert len(layer.spread) == 0
+        assert not layer.medians.visible
+        assert not layer.whiskers.visible
+        assert len(w.figure.scatter.x) == 0
+        assert w.message == message
+        assert "ranks view: 0 region(s)" in w.controls.status_html.value
+
+    w.include = "nomatch"
+    assert_empty("No region matches the include/exclude patterns.")
+    w.include = ""
+    w.ranks = []
+    assert_empty("No rank selected.")
+    w.ranks = None
+    assert layer.medians.visible
+    path = View(include="nomatch").save(tmp_path / "nomatch.json")
+    with pytest.warns(ViewWarning, match="include pattern 'nomatch' matches no region"):
+        w.load_view(path)
+    assert_empty("No region matches the include/exclude patterns.")
 
 
 def test_expanded_regions_draw_their_ranks(five_ranks):

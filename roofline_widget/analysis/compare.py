@@ -19,13 +19,23 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import MetricChoiceWarning
-from roofline_widget.points import RegionSums, detect_bandwidth_metric, detect_flops_metric, note_warning
+from roofline_widget.points import (
+    RegionSums,
+    SelectedPoints,
+    Selection,
+    detect_bandwidth_metric,
+    detect_flops_metric,
+    note_warning,
+    selection_parameters,
+)
+from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 
 __all__ = ["CHANGE_COLUMNS", "STATUSES", "compare_points"]
 
@@ -44,10 +54,19 @@ CHANGE_COLUMNS = {
 _SIDE = ["region", "file", *POINT_COLUMNS, "reason"]
 
 
-def compare_points(before, after=None, *, flops_metric=None, bandwidth_metric=None, ranks=None,
-                   include=None, exclude=None, combine_ranks=False,
-                   match=None) -> pd.DataFrame:
+@selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
+                      "combine_ranks")
+def compare_points(before: object, after: object = None, *, selection: Selection | None = None,
+                   flops_metric: str | None = None, bandwidth_metric: str | None = None,
+                   ranks: RanksArgument = None, include: PatternsArgument = None,
+                   exclude: PatternsArgument = None, combine_ranks: bool = False,
+                   match: Mapping[str, str] | Callable[[str], str | None] | None = None
+                   ) -> pd.DataFrame:
     """Match the roofline points of two runs (or a chain of runs) and compute the changes.
+
+    The selection applies to every run alike (``include``/``exclude`` match
+    each run's own region names); the metrics, given or detected on the
+    union of all runs' metrics, are used for every run.
 
     Parameters
     ----------
@@ -58,13 +77,7 @@ def compare_points(before, after=None, *, flops_metric=None, bandwidth_metric=No
         Without ``after``, ``before`` is a CHAIN: an ordered mapping
         ``{label: run data}`` or a list of run data (labels: the runs' file
         labels), at least two; each pair of consecutive runs is compared.
-    flops_metric, bandwidth_metric : str, optional
-        Exact LIKWID metric names, used for every run.  When omitted, ONE
-        metric of each kind is detected on the union of all runs' metrics
-        (as :func:`~roofline_widget.points_dataframe` detects on one run).
-    ranks, include, exclude, combine_ranks
-        As for :func:`~roofline_widget.points_dataframe`, applied to every
-        run alike (``include``/``exclude`` match each run's own region names).
+    {selection_parameters}
     match : dict or callable, optional
         For renamed regions: maps a region name (of any run) to the name it
         is matched by, ``{"Solve_old": "Solve"}`` (names not in the dict are
@@ -136,22 +149,24 @@ def compare_points(before, after=None, *, flops_metric=None, bandwidth_metric=No
     >>> table[["region", "status"]].values.tolist()
     [['Setup', 'both'], ['Solve', 'both']]
     """
+    chosen = Selection.of(selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
+                          ranks=ranks, include=include, exclude=exclude,
+                          combine_ranks=combine_ranks)
     chain = after is None
     items = _chain_items(before) if chain else [("before", before), ("after", after)]
     sums = [(label, RegionSums.from_runs(data)) for label, data in items]
-    flops_metric = _common_metric(sums, flops_metric, "flop_metrics", detect_flops_metric,
+    flops_metric = _common_metric(sums, chosen.flops_metric, "flop_metrics", detect_flops_metric,
                                   "FLOP-rate", "flops_metric")
-    bandwidth_metric = _common_metric(sums, bandwidth_metric, "bandwidth_metrics",
+    bandwidth_metric = _common_metric(sums, chosen.bandwidth_metric, "bandwidth_metrics",
                                       detect_bandwidth_metric, "bandwidth", "bandwidth_metric")
+    chosen = replace(chosen, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric)
     rename = _renamer(match)
     tables = []
     for label, run_sums in sums:
-        selection = run_sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                                    ranks=ranks, include=include, exclude=exclude,
-                                    combine_ranks=combine_ranks)
-        for note in selection.notes:
+        selected = run_sums.select(chosen)
+        for note in selected.notes:
             warnings.warn(f"{label} run: {note}", note_warning(note), stacklevel=2)
-        tables.append(_side_table(selection, label, rename))
+        tables.append(_side_table(selected, label, rename))
     steps = []
     for step in range(1, len(tables)):
         frame = _pair_frame(tables[step - 1], tables[step], sums[step - 1][0], sums[step][0])
@@ -234,14 +249,14 @@ def _plain(column) -> np.ndarray:
     return np.asarray(column, dtype=object)
 
 
-def _side_table(selection, label: str, rename) -> pd.DataFrame:
+def _side_table(selected: SelectedPoints, label: str, rename: Callable[[str], str]) -> pd.DataFrame:
     """One row per selected (region, rank, device): the point's values, or NaN and the reason.
 
     Indexed by (matched region name, rank, device); column ``region`` keeps
     the run's own name.
     """
     keys = ["file", "region", "rank", "device"]
-    every = selection.frame
+    every = selected.frame
     table = pd.DataFrame({
         "file": _plain(every["file"]), "region": _plain(every["region"]),
         "rank": np.asarray(every["rank"], dtype=np.int64), "device": _plain(every["device"]),
@@ -249,13 +264,13 @@ def _side_table(selection, label: str, rename) -> pd.DataFrame:
         "n_threads": np.asarray(every["n_threads"], dtype=float),
         "call_count": np.asarray(every["call_count"], dtype=float),
     })
-    points = selection.points
+    points = selected.points
     placed = pd.DataFrame({
         "file": _plain(points["file"]), "region": _plain(points["region"]),
         "rank": np.asarray(points["rank"], dtype=np.int64), "device": _plain(points["device"]),
         **{name: np.asarray(points[name], dtype=float) for name in POINT_COLUMNS[:3]},
     })
-    left_out = selection.left_out
+    left_out = selected.left_out
     reasons = pd.DataFrame({
         "file": _plain(left_out["file"]), "region": _plain(left_out["region"]),
         "rank": np.asarray(left_out["rank"], dtype=np.int64),

@@ -19,14 +19,22 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import RegionsLeftOutWarning
-from roofline_widget.points import RegionSums, note_warning
+from roofline_widget.points import (
+    RegionSums,
+    SelectedPoints,
+    Selection,
+    note_warning,
+    selection_parameters,
+)
+from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.units import BYTE_RATE, parse_unit, split_metric_name
 
 __all__ = [
@@ -245,11 +253,11 @@ def _with_level(frame: pd.DataFrame, level: str) -> pd.DataFrame:
     return frame
 
 
-def _left_out_bandwidth(sums: RegionSums, selection, metric: str) -> np.ndarray:
+def _left_out_bandwidth(sums: RegionSums, selected: SelectedPoints, metric: str) -> np.ndarray:
     """The level's bandwidth (GB/s) of the left-out rows, NaN where not measured."""
-    left = selection.left_out
+    left = selected.left_out
     keys = ["file", "rank", "region", "device"]
-    frame = selection.frame[[*keys, metric]].astype({"file": str, "region": str, "device": str})
+    frame = selected.frame[[*keys, metric]].astype({"file": str, "region": str, "device": str})
     merged = left[keys].astype({"file": str, "region": str, "device": str}).merge(
         frame, on=keys, how="left")
     return merged[metric].to_numpy(dtype=float) * sums.units[metric].to_giga
@@ -278,50 +286,64 @@ _LEFT_OUT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", sche
                      "reason"]
 
 
-def select_levels(data, *, flops_metric=None, levels=None, ranks=None, include=None,
-                  exclude=None, combine_ranks=False) -> LevelSelection:
+@selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
+                      "combine_ranks", "unmeasured")
+def select_levels(data: object, *, selection: Selection | None = None,
+                  flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
+                  ranks: RanksArgument = None, include: PatternsArgument = None,
+                  exclude: PatternsArgument = None, combine_ranks: bool = False,
+                  unmeasured: str = "leave_out") -> LevelSelection:
     """The points of every measured memory level, without warning (see :func:`hierarchical_points`).
+
+    A ``selection``'s ``bandwidth_metric`` is not used: each level has its own.
+
+    Parameters
+    ----------
+    data : LikwidRun, path, RegionSums, or a sequence of them
+        As for :func:`hierarchical_points`.
+    {selection_parameters}
 
     Raises
     ------
     ValueError
         For an unknown level or metric, or data without any level's bandwidth.
     """
+    chosen = Selection.of(selection, flops_metric=flops_metric, levels=levels, ranks=ranks,
+                          include=include, exclude=exclude, combine_ranks=combine_ranks,
+                          unmeasured=unmeasured)
     sums = RegionSums.from_runs(data)
-    chosen, notes = detect_levels(sums.bandwidth_metrics, levels)
-    if not chosen:
+    metrics, notes = detect_levels(sums.bandwidth_metrics, chosen.level_overrides)
+    if not metrics:
         raise ValueError("no bandwidth metric of a memory level (L1, L2, L3, MEM) in the data; "
                          f"bandwidth metrics: {sums.bandwidth_metrics}")
     points, left_out = [], []
-    for level, metric in chosen.items():
-        selection = sums.select(flops_metric=flops_metric, bandwidth_metric=metric, ranks=ranks,
-                                include=include, exclude=exclude, combine_ranks=combine_ranks)
-        flops_metric = selection.flops_metric
-        notes += [n for n in selection.notes if n not in notes]
-        points.append(_with_level(selection.points, level))
-        left = _with_level(selection.left_out, level)
+    for level, metric in metrics.items():
+        selected = sums.select(replace(chosen, bandwidth_metric=metric))
+        chosen = replace(chosen, flops_metric=selected.flops_metric)
+        notes += [n for n in selected.notes if n not in notes]
+        points.append(_with_level(selected.points, level))
+        left = _with_level(selected.left_out, level)
         left["bandwidth_metric"] = metric
-        left[schema.BANDWIDTH] = _left_out_bandwidth(sums, selection, metric) if len(left) else []
+        left[schema.BANDWIDTH] = _left_out_bandwidth(sums, selected, metric) if len(left) else []
         left_out.append(left)
     return LevelSelection(_concat(points, _POINT_COLUMNS), _concat(left_out, _LEFT_OUT_COLUMNS),
-                          chosen, flops_metric, notes)
+                          metrics, chosen.flops_metric, notes)
 
 
-def hierarchical_points(data, *, flops_metric=None, levels=None, ranks=None, include=None,
-                        exclude=None, combine_ranks=False) -> pd.DataFrame:
+@selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
+                      "combine_ranks", "unmeasured")
+def hierarchical_points(data: object, *, selection: Selection | None = None,
+                        flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
+                        ranks: RanksArgument = None, include: PatternsArgument = None,
+                        exclude: PatternsArgument = None, combine_ranks: bool = False,
+                        unmeasured: str = "leave_out") -> pd.DataFrame:
     """Roofline points at every memory level: one row per (file, rank, region, level).
 
     Parameters
     ----------
     data : LikwidRun, path, RegionSums, or a sequence of them
         For example the L2, L3 and MEM_DP runs of one program.
-    flops_metric : str, optional
-        Exact FLOP-rate metric; detected once for the call when omitted.
-    levels : dict, optional
-        ``{"L2": "exact metric name", ...}``: override the detected metric of
-        some levels (see :func:`detect_levels`).
-    ranks, include, exclude, combine_ranks
-        As for :func:`~roofline_widget.points_dataframe`.
+    {selection_parameters}
 
     Returns
     -------
@@ -344,16 +366,33 @@ def hierarchical_points(data, *, flops_metric=None, levels=None, ranks=None, inc
     >>> list(points["level"].unique())
     ['MEM']
     """
-    selection = select_levels(data, flops_metric=flops_metric, levels=levels, ranks=ranks,
-                              include=include, exclude=exclude, combine_ranks=combine_ranks)
-    selection.warn()
-    return selection.points
+    chosen = select_levels(data, selection=selection, flops_metric=flops_metric, levels=levels,
+                           ranks=ranks, include=include, exclude=exclude,
+                           combine_ranks=combine_ranks, unmeasured=unmeasured)
+    chosen.warn()
+    return chosen.points
 
 
-def hierarchical_left_out(data, **keywords) -> pd.DataFrame:
+@selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
+                      "combine_ranks", "unmeasured")
+def hierarchical_left_out(data: object, *, selection: Selection | None = None,
+                          flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
+                          ranks: RanksArgument = None, include: PatternsArgument = None,
+                          exclude: PatternsArgument = None, combine_ranks: bool = False,
+                          unmeasured: str = "leave_out") -> pd.DataFrame:
     """The (region, rank, level) rows :func:`hierarchical_points` could not place, with the reason.
 
-    Takes the same keywords as :func:`hierarchical_points`; see
-    :attr:`LevelSelection.left_out` for the columns.
+    Parameters
+    ----------
+    data : LikwidRun, path, RegionSums, or a sequence of them
+        As for :func:`hierarchical_points`.
+    {selection_parameters}
+
+    Returns
+    -------
+    pandas.DataFrame
+        See :attr:`LevelSelection.left_out` for the columns.
     """
-    return select_levels(data, **keywords).left_out
+    return select_levels(data, selection=selection, flops_metric=flops_metric, levels=levels,
+                         ranks=ranks, include=include, exclude=exclude,
+                         combine_ranks=combine_ranks, unmeasured=unmeasured).left_out

@@ -33,6 +33,7 @@ and the static plot draw.  Only ``above roof`` depends on the ceilings:
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -40,7 +41,8 @@ import pandas as pd
 from roofline_widget.analysis.levels import LEVELS, select_levels
 from roofline_widget.ceilings import ROOF_TOLERANCE, Roofline
 from roofline_widget.io.topology import Topology, find_topology
-from roofline_widget.points import RegionSums
+from roofline_widget.points import RegionSums, Selection, selection_parameters
+from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 
 __all__ = [
     "CHECKS",
@@ -142,10 +144,10 @@ def above_roof_findings(points: pd.DataFrame, ceilings: Roofline | None) -> pd.D
 
 def merge_findings(*frames: pd.DataFrame) -> pd.DataFrame:
     """Findings frames joined in :func:`sanity_check`'s order (by check, then as given)."""
-    frames = [f for f in frames if len(f)]
-    if not frames:
+    found = [f for f in frames if len(f)]
+    if not found:
         return _frame([])
-    frame = pd.concat(frames, ignore_index=True)
+    frame = pd.concat(found, ignore_index=True)
     order = frame["check"].map({check: i for i, check in enumerate(CHECKS)}).fillna(len(CHECKS))
     frame = frame.iloc[np.argsort(order.to_numpy(), kind="stable")].reset_index(drop=True)
     frame["level"] = pd.Categorical(frame["level"].astype(object), categories=list(LEVELS),
@@ -261,8 +263,14 @@ def _uncore_sockets(sums: RegionSums, chosen: dict, points: pd.DataFrame,
     return findings
 
 
-def sanity_check(data, *, ceilings: Roofline | None = None, topology: Topology | None = None,
-                 **selection) -> pd.DataFrame:
+@selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
+                      "combine_ranks", "unmeasured")
+def sanity_check(data: object, *, ceilings: Roofline | None = None,
+                 topology: Topology | None = None, selection: Selection | None = None,
+                 flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
+                 ranks: RanksArgument = None, include: PatternsArgument = None,
+                 exclude: PatternsArgument = None, combine_ranks: bool = False,
+                 unmeasured: str = "leave_out") -> pd.DataFrame:
     """Findings that make hierarchical roofline points suspicious.
 
     Parameters
@@ -278,9 +286,7 @@ def sanity_check(data, *, ceilings: Roofline | None = None, topology: Topology |
         Sockets of the hardware threads; by default looked up in every run's
         source files (likwid-topology output in the same log).  Without it
         the socket check is skipped.
-    **selection
-        ``flops_metric, levels, ranks, include, exclude, combine_ranks`` as
-        for :func:`~roofline_widget.hierarchical_points`.
+    {selection_parameters}
 
     Returns
     -------
@@ -288,12 +294,15 @@ def sanity_check(data, *, ceilings: Roofline | None = None, topology: Topology |
         ``file, rank, region, level, check, detail``, one row per finding
         (empty when nothing is suspicious); ``check`` is one of :data:`CHECKS`.
     """
+    request = Selection.of(selection, flops_metric=flops_metric, levels=levels, ranks=ranks,
+                           include=include, exclude=exclude, combine_ranks=combine_ranks,
+                           unmeasured=unmeasured)
     sums = RegionSums.from_runs(data)
-    chosen = select_levels(sums, **selection)
+    chosen = select_levels(sums, selection=request)
     points = chosen.points
     findings = _intensity_order(points)
     if ceilings is not None:
         findings += _above_roof(points, ceilings)
-    if not selection.get("combine_ranks"):
+    if not request.combine_ranks:
         findings += _uncore_sockets(sums, chosen.levels, points, topology)
     return _frame(findings)

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.points import RegionSums
+from roofline_widget.points import RegionSums, Selection, selection_parameters
+from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 
 __all__ = ["SPREAD_QUANTITIES", "rank_spread"]
 
@@ -35,9 +36,9 @@ def _giga(frame: pd.DataFrame, sums: RegionSums, metric: str | None) -> np.ndarr
     return frame[metric].to_numpy(dtype=float) * sums.units[metric].to_giga
 
 
-def _per_rank(data, selection: dict) -> tuple[pd.DataFrame, str | None, str | None]:
+def _per_rank(data: object, selection: Selection) -> tuple[pd.DataFrame, str | None, str | None]:
     sums = RegionSums.from_runs(data)
-    chosen = sums.select(**selection)
+    chosen = sums.select(selection)
     frame = chosen.frame
     performance = _giga(frame, sums, chosen.flops_metric)
     bandwidth = _giga(frame, sums, chosen.bandwidth_metric)
@@ -55,6 +56,8 @@ def _per_rank(data, selection: dict) -> tuple[pd.DataFrame, str | None, str | No
 
 def _slowest_rank(table: pd.DataFrame, grouped) -> pd.Series:
     """Per group the rank with the longest runtime (the first such rank on ties; -1 if none)."""
+    if not len(table):  # nothing selected: no group
+        return pd.Series(np.zeros(0, dtype=np.int64), index=grouped.size().index)
     codes = grouped.ngroup().to_numpy()  # groups numbered in order of appearance, as grouped
     runtime = table[schema.RUNTIME].to_numpy(dtype=float)
     ranks = table["rank"].to_numpy()
@@ -65,17 +68,18 @@ def _slowest_rank(table: pd.DataFrame, grouped) -> pd.Series:
     return pd.Series(np.where(missing[starts], -1, ranks[starts]), index=grouped.size().index)
 
 
-def rank_spread(data, **selection) -> pd.DataFrame:
+@selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude")
+def rank_spread(data: object, *, selection: Selection | None = None,
+                flops_metric: str | None = None, bandwidth_metric: str | None = None,
+                ranks: RanksArgument = None, include: PatternsArgument = None,
+                exclude: PatternsArgument = None) -> pd.DataFrame:
     """Per region, how the ranks spread: min / median / max, imbalance, slowest rank.
 
     Parameters
     ----------
     data : anything :meth:`RegionSums.from_runs` accepts
         LIKWID files, runs, scope-profiler results or HDF5 files.
-    **selection
-        ``flops_metric``, ``bandwidth_metric``, ``ranks``, ``include``,
-        ``exclude`` as for :func:`~roofline_widget.points_dataframe`
-        (detected metrics when omitted; ``combine_ranks`` makes no sense here).
+    {selection_parameters}
 
     Returns
     -------
@@ -88,7 +92,13 @@ def rank_spread(data, **selection) -> pd.DataFrame:
         also those the roofline leaves out, e.g. zero uncore bandwidth on ranks
         without a socket's lock thread), then ``imbalance`` (max / mean runtime;
         1 is perfect balance), ``slowest_rank``, ``flops_metric`` and
-        ``bandwidth_metric``.
+        ``bandwidth_metric``.  A selection of no rank or region gives no row.
+
+    Raises
+    ------
+    TypeError
+        For a ``selection`` with ``combine_ranks=True``: the spread over
+        ranks needs them apart.
 
     Examples
     --------
@@ -98,9 +108,11 @@ def rank_spread(data, **selection) -> pd.DataFrame:
     >>> int(spread.loc[0, "n_ranks"])
     48
     """
-    if "combine_ranks" in selection:
+    chosen = Selection.of(selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
+                          ranks=ranks, include=include, exclude=exclude)
+    if chosen.combine_ranks:
         raise TypeError("rank_spread reports the spread over ranks; combine_ranks is not accepted")
-    table, flops_metric, bandwidth_metric = _per_rank(data, selection)
+    table, flops_metric, bandwidth_metric = _per_rank(data, chosen)
     grouped = table.groupby(_GROUP_KEYS, sort=False)
     out = grouped.size().rename("n_ranks").to_frame()
     for name in SPREAD_QUANTITIES:

@@ -8,7 +8,9 @@ content (never from the file suffix) and dispatches to one reader per format:
 * :mod:`.csv` -- likwid-perfctr ``-O``/``-o file.csv`` output and
   likwid-mpirun CSV;
 * :mod:`.bench` -- likwid-bench results, as measured ceilings;
-* :mod:`.scope` -- scope-profiler ``ProfilingResults`` and HDF5 files.
+* :mod:`.scope` -- scope-profiler ``ProfilingResults`` and HDF5 files;
+* :mod:`.ncu` -- Nsight Compute CSV exports (GPU kernels), all files of one
+  call read together so that their profiling passes are joined.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.likwid_csv import parse_csv
 from roofline_widget.io.likwid_text import parse_text
+from roofline_widget.io.ncu import NcuExport, is_ncu_export, ncu_run, parse_ncu
 from roofline_widget.io.opener import HDF5_MAGIC, PathOrBuffer, is_file_like, open_text, peek, source_name
 from roofline_widget.io.parallel import check_executor, read_each
 from roofline_widget.io.parsed import ParsedLikwid, merge_runs, run_from, warn_passed_over
@@ -60,8 +63,13 @@ FILE_READERS: dict[str, Callable[[PathOrBuffer, str | None], LikwidRun]] = {
     "scope-h5": _read_scope,
 }
 
+#: The text formats whose files of one call are read together (passes joined): name -> parser.
+JOINED_PARSERS: dict[str, Callable[[str, str], NcuExport]] = {
+    "ncu": parse_ncu,
+}
+
 #: Every format :func:`read_likwid` accepts as ``format=``.
-FORMATS = (*TEXT_PARSERS, *FILE_READERS)
+FORMATS = (*TEXT_PARSERS, *FILE_READERS, *JOINED_PARSERS)
 
 
 _BENCH_BANNER = "LIKWID MICRO BENCHMARK"
@@ -75,7 +83,8 @@ _NOT_A_FILE = ("read_likwid takes a path (str or os.PathLike), a file object or 
 
 
 def detect_format(text: str, source) -> str:
-    """Return ``"csv"`` or ``"text"`` for LIKWID output, or raise for output we do not read.
+    """Return ``"csv"`` or ``"text"`` for LIKWID output, ``"ncu"`` for an Nsight Compute
+    CSV export, or raise for output we do not read.
 
     Raises
     ------
@@ -83,6 +92,8 @@ def detect_format(text: str, source) -> str:
         For timeline, topology or likwid-bench output, and text without any
         LIKWID table.
     """
+    if is_ncu_export(text):
+        return "ncu"
     # A job log may print lscpu, likwid-topology, likwid-bench and application output before the
     # measurement: the header rows of likwid-perfctr/likwid-mpirun tables decide, wherever they are.
     if _CSV_TABLE.search(text):
@@ -151,6 +162,8 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
 
 def _text_run(text: str, source, label: str | None, format: str | None) -> LikwidRun:
     layout = format or detect_format(text, source)
+    if layout in JOINED_PARSERS:
+        return ncu_run([JOINED_PARSERS[layout](text, str(source))], label=label)
     parsed = TEXT_PARSERS[layout](text, str(source))
     run = run_from(parsed, source=str(source), label=label)
     run.topology = _topology(text, str(source), run.warnings)
@@ -168,12 +181,30 @@ def _topology(text: str, source: str, warnings: list):
         return None
 
 
-def _read_one(path_or_buffer: PathOrBuffer, format: str | None) -> LikwidRun:
-    """One file, without warning (what one worker does; read_likwid warns)."""
+def _read_one(path_or_buffer: PathOrBuffer, format: str | None) -> LikwidRun | NcuExport:
+    """One file, without warning (what one worker does; read_likwid warns).
+
+    An Nsight Compute export comes back parsed, not yet a run: :func:`_join_exports`
+    makes one run of all exports of the call.
+    """
     if format in FILE_READERS:
         return FILE_READERS[format](path_or_buffer, None)
     source = open_text(path_or_buffer)
-    return _text_run(source.text, source.name, None, format)
+    layout = format or detect_format(source.text, source.name)
+    if layout in JOINED_PARSERS:
+        return JOINED_PARSERS[layout](source.text, source.name)
+    return _text_run(source.text, source.name, None, layout)
+
+
+def _join_exports(results: list) -> list[LikwidRun]:
+    """The runs read, the Nsight Compute exports among them made one run (where the first was)."""
+    exports = [r for r in results if isinstance(r, NcuExport)]
+    if not exports:
+        return results
+    joined = ncu_run(exports)
+    first = next(i for i, r in enumerate(results) if isinstance(r, NcuExport))
+    return [joined if i == first else r for i, r in enumerate(results)
+            if i == first or not isinstance(r, NcuExport)]
 
 
 def read_likwid(path_or_paths, *, label: str | None = None,
@@ -186,7 +217,10 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     header that precedes it on stdout), likwid-mpirun text output
     (scope-profiler HDF5 files with ``format="scope-h5"``). Application output, ``INFO:``/``WARNING:``
     lines and several runs concatenated in one log (a slurm file) are
-    tolerated. Files may be gzip, bz2 or xz compressed.
+    tolerated. Files may be gzip, bz2 or xz compressed.  Nsight Compute CSV
+    exports (GPU kernels, see :func:`~roofline_widget.io.ncu.read_ncu`) are
+    recognised too; all those of one call are read together, their
+    profiling passes joined.
 
     Parameters
     ----------
@@ -199,9 +233,9 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         Name of the run in plots and tables; defaults to the (first) file's
         stem.
     format : str, optional
-        One of :data:`FORMATS` (``"text"``, ``"csv"``, ``"scope-h5"``),
-        for every file; ``"text"`` or ``"csv"`` detected from each file's
-        content when None.
+        One of :data:`FORMATS` (``"text"``, ``"csv"``, ``"scope-h5"``,
+        ``"ncu"``), for every file; ``"text"``, ``"csv"`` or ``"ncu"``
+        detected from each file's content when None.
     executor : optional
         Read the files in parallel on it: a ``concurrent.futures`` executor
         (``ThreadPoolExecutor(8)``, ``ProcessPoolExecutor()``), a dask
@@ -237,7 +271,7 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     >>> read_likwid(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"), format="xml")
     Traceback (most recent call last):
     ...
-    ValueError: unknown format 'xml'; valid formats: 'text', 'csv', 'scope-h5' (or None to detect it)
+    ValueError: unknown format 'xml'; valid formats: 'text', 'csv', 'scope-h5', 'ncu' (or None to detect it)
     """
     _check_format(format)
     check_executor(executor)
@@ -253,7 +287,7 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         for item in items:
             if not (isinstance(item, (str, os.PathLike)) or is_file_like(item)):
                 raise TypeError(_NOT_A_FILE.format(what=type(item).__name__, value=repr(item)[:80]))
-    runs = read_each(items, functools.partial(_read_one, format=format), executor)
+    runs = _join_exports(read_each(items, functools.partial(_read_one, format=format), executor))
     for run in runs:
         warn_passed_over(run.sources[0], run.warnings, stacklevel=2)
         check_stat_sums(run, stacklevel=2)  # LIKWID's STAT Sum against the threads read

@@ -404,4 +404,5 @@ def merge_runs(runs, *, label=None) -> LikwidRun:
         likwid_version=common("likwid_version"), layout=common("layout") or "",
         warnings=[w for r in runs for w in r.warnings],
         topology=next((r.topology for r in runs if r.topology is not None), None),
+        full_names={name: full for r in runs for name, full in r.full_names.items()},
     )

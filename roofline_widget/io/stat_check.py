@@ -171,6 +171,7 @@ def stat_comparisons(run: LikwidRun) -> pd.DataFrame:
     Parameters
     ----------
     run : LikwidRun
+        A run as :func:`~roofline_widget.read_likwid` returns it (its ``stats`` and ``table``).
 
     Returns
     -------

@@ -220,6 +220,16 @@ def find_topology(path) -> Topology | None:
 def read_topology(path) -> Topology:
     """Read a file holding likwid-topology output.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The file (a job log with likwid-topology output in it is fine).
+
+    Returns
+    -------
+    Topology
+        Sockets, cores per socket, threads per core and cache sizes.
+
     Raises
     ------
     LikwidFormatError

@@ -16,17 +16,20 @@ region, device): one point per region for the whole job, rank ``-1``.
 
 Regions that cannot be placed (metric missing, zero, NaN or infinite sums, a
 unit that is no rate, a GPU region under CPU metrics) are never dropped
-silently: :attr:`PointSelection.left_out` lists them with the reason, and
+silently: :attr:`SelectedPoints.left_out` lists them with the reason, and
 :func:`collect_roofline_points` warns with :class:`RegionsLeftOutWarning`.
 
 Modules, in the direction of the imports:
 
 * :mod:`.detection`: which metrics to plot by default, channel totals;
-* :mod:`.arguments`: checking ``ranks``, ``include``/``exclude``, ``combine_ranks``;
-* :mod:`.source`: :class:`RegionSource`, the interface of a sums engine;
-* :mod:`.run_sums`, :mod:`.scope_sums`: the two engines (LIKWID runs, scope-profiler results);
-* :mod:`.rank_groups`, :mod:`.placement`, :mod:`.selection`: combining ranks,
-  reasons for leaving rows out, :class:`PointSelection`;
+* :mod:`.arguments`: the check of each selection field (``ranks``,
+  ``include``/``exclude``, ...), region names matched in bounded time;
+* :mod:`.selection`: :class:`Selection`, the request, and the parameter texts
+  of every function that takes one;
+* :mod:`.engines`: :class:`RegionSource`, the interface of a sums engine, and
+  the engines (LIKWID runs, scope-profiler results);
+* :mod:`.rank_groups`, :mod:`.placement`, :mod:`.selected_points`: combining ranks,
+  reasons for leaving rows out, :class:`SelectedPoints` (the result);
 * :mod:`.region_sums`: :class:`RegionSums`;
 * :mod:`.api`: :func:`collect_roofline_points`, :func:`points_dataframe`,
   :func:`left_out_regions`.
@@ -41,21 +44,24 @@ from roofline_widget.points.engines.run import RunSums
 from roofline_widget.points.engines.scope import ScopeSums
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.region_sums import RegionSums
-from roofline_widget.points.selection import PointSelection, note_warning
+from roofline_widget.points.selected_points import SelectedPoints, note_warning
+from roofline_widget.points.selection import Selection, selection_parameters
 
 __all__ = [
-                        "PointSelection",
-                        "RegionSource",
-                        "RegionSums",
-                        "RunSums",
-                        "ScopeSums",
-                        "channel_totals",
-                        "collect_roofline_points",
-                        "compile_patterns",
-                        "detect_bandwidth_metric",
-                        "detect_flops_metric",
-                        "left_out_regions",
-                        "normalize_ranks",
-                        "note_warning",
-                        "points_dataframe",
+    "RegionSource",
+    "RegionSums",
+    "RunSums",
+    "ScopeSums",
+    "SelectedPoints",
+    "Selection",
+    "channel_totals",
+    "collect_roofline_points",
+    "compile_patterns",
+    "detect_bandwidth_metric",
+    "detect_flops_metric",
+    "left_out_regions",
+    "normalize_ranks",
+    "note_warning",
+    "points_dataframe",
+    "selection_parameters",
 ]

@@ -3,45 +3,37 @@
 Each call aggregates with :meth:`RegionSums.from_runs` (cached per run, so a
 second call on the same runs costs one concatenation), selects, warns about
 ambiguous metric choices and left-out regions, and returns one view of the
-selection.
+selected points.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.region_sums import RegionSums
-from roofline_widget.points.selection import PointSelection
+from roofline_widget.points.selection import Selection, selection_parameters
 
 __all__ = ["collect_roofline_points", "left_out_regions", "points_dataframe"]
 
 
-def _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude,
-            combine_ranks=False, unmeasured="leave_out") -> PointSelection:
-    sums = RegionSums.from_runs(profiling_data)
-    return sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                       ranks=ranks, include=include, exclude=exclude,
-                       combine_ranks=combine_ranks, unmeasured=unmeasured)
-
-
-def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
-                            bandwidth_metric: str | None = None, ranks=None, include=None,
-                            exclude=None) -> list[dict]:
+@selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude")
+def collect_roofline_points(profiling_data: object, *, flops_metric: str | None = None,
+                            bandwidth_metric: str | None = None, ranks: RanksArgument = None,
+                            include: PatternsArgument = None,
+                            exclude: PatternsArgument = None) -> list[dict]:
     """One roofline point per selected region and rank (and run).
+
+    scope-profiler's signature, exactly; for a :class:`Selection` use
+    ``RegionSums.from_runs(data).select(selection).to_dicts()`` or
+    :func:`points_dataframe`.
 
     Parameters
     ----------
     profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
         LIKWID output files, runs read with :func:`~roofline_widget.read_likwid`,
         or scope-profiler results.
-    flops_metric, bandwidth_metric : str, optional
-        Exact LIKWID derived-metric names.  When omitted, ONE FLOP metric
-        (double precision total preferred) and the TOTAL memory bandwidth
-        are detected for the whole call.
-    ranks : int, iterable of int, or None
-        Ranks to keep; None keeps all.
-    include, exclude : str or list of str, optional
-        Regular expressions matched with :func:`re.match` on region names.
+    {selection_parameters}
 
     Returns
     -------
@@ -71,50 +63,69 @@ def collect_roofline_points(profiling_data, *, flops_metric: str | None = None,
     >>> points[0]["region"], points[0]["bandwidth_metric"]
     ('Setup', 'Memory bandwidth [MBytes/s]')
     """
-    selection = _select(profiling_data, flops_metric, bandwidth_metric, ranks, include, exclude)
-    selection.warn()
-    return selection.to_dicts()
+    selected = RegionSums.from_runs(profiling_data).select(
+        flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
+        include=include, exclude=exclude)
+    selected.warn()
+    return selected.to_dicts()
 
 
-def points_dataframe(profiling_data, **keywords) -> pd.DataFrame:
+@selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
+                      "combine_ranks", "unmeasured")
+def points_dataframe(profiling_data: object, *, selection: Selection | None = None,
+                     flops_metric: str | None = None, bandwidth_metric: str | None = None,
+                     ranks: RanksArgument = None, include: PatternsArgument = None,
+                     exclude: PatternsArgument = None, combine_ranks: bool = False,
+                     unmeasured: str = "leave_out") -> pd.DataFrame:
     """The points of :func:`collect_roofline_points` as a DataFrame.
 
-    Takes the same keywords, and ``combine_ranks=False``: True sums the
-    selected ranks into one point per (run, region, device), rank -1 (see
-    :meth:`RegionSums.select`).  Adds the columns ``device, n_threads,
-    call_count, groups, unmeasured_threads``.  ``unmeasured="leave_out"``
-    (default) leaves out a region with a thread that did not measure the
-    FLOP or bandwidth metric; ``"keep"`` places it with the sums over the
-    measured threads and counts those threads in ``unmeasured_threads``
-    (0 otherwise), see :meth:`RegionSums.select`.  Warns like :func:`collect_roofline_points`.
-    """
-    selection = _select(profiling_data, **_keywords(keywords))
-    selection.warn()
-    return selection.points
-
-
-def left_out_regions(profiling_data, **keywords) -> pd.DataFrame:
-    """The selected regions that could not be placed, with the reason.
-
-    Takes the same keywords as :func:`points_dataframe` (``combine_ranks``
-    included: the left-out rows then have rank -1).
+    Parameters
+    ----------
+    profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
+        As for :func:`collect_roofline_points`.
+    {selection_parameters}
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``file, region, rank, reason, device, groups``.
+        The columns of the point dicts, then ``device, n_threads,
+        call_count, groups, unmeasured_threads`` (0 unless
+        ``unmeasured="keep"`` placed a row with threads not measured).
+
+    Warns
+    -----
+    RegionsLeftOutWarning, MetricChoiceWarning, SelectionWarning
+        As :func:`collect_roofline_points`.
     """
-    return _select(profiling_data, **_keywords(keywords)).left_out
+    selected = RegionSums.from_runs(profiling_data).select(
+        selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
+        include=include, exclude=exclude, combine_ranks=combine_ranks, unmeasured=unmeasured)
+    selected.warn()
+    return selected.points
 
 
-_DEFAULTS = {"flops_metric": None, "bandwidth_metric": None, "ranks": None, "include": None,
-             "exclude": None, "combine_ranks": False, "unmeasured": "leave_out"}
+@selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
+                      "combine_ranks", "unmeasured")
+def left_out_regions(profiling_data: object, *, selection: Selection | None = None,
+                     flops_metric: str | None = None, bandwidth_metric: str | None = None,
+                     ranks: RanksArgument = None, include: PatternsArgument = None,
+                     exclude: PatternsArgument = None, combine_ranks: bool = False,
+                     unmeasured: str = "leave_out") -> pd.DataFrame:
+    """The selected regions that could not be placed, with the reason.
 
+    Parameters
+    ----------
+    profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
+        As for :func:`collect_roofline_points`.
+    {selection_parameters}
 
-def _keywords(keywords: dict) -> dict:
-    """The keywords of :func:`points_dataframe` with the defaults filled in; TypeError for others."""
-    unknown = set(keywords) - set(_DEFAULTS)
-    if unknown:
-        raise TypeError(f"unexpected keyword argument(s) {sorted(unknown)}; "
-                        f"allowed: {list(_DEFAULTS)}")
-    return {**_DEFAULTS, **keywords}
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``file, region, rank, reason, device, groups`` (rank -1 with
+        ``combine_ranks``).
+    """
+    return RegionSums.from_runs(profiling_data).select(
+        selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
+        include=include, exclude=exclude, combine_ranks=combine_ranks,
+        unmeasured=unmeasured).left_out

@@ -77,7 +77,10 @@ def giga_rates(sums: RegionSums, metric: str | None, role: str, expected_kind: s
     values = raw[rows] if groups is None else groups.sum(raw[rows])
     values = values * unit.to_giga
     gpu = sums.gpu_rows[rows if groups is None else groups.first_rows]
-    gpu_metric = bool(np.isfinite(raw[sums.gpu_rows]).any())
+    # "measured on CPUs only": no GPU row has a value, some CPU row has (a LIKWID GPU group
+    # without memory traffic); a GPU metric that is NaN on every GPU row is "not measured"
+    gpu_metric = bool(np.isfinite(raw[sums.gpu_rows]).any()
+                      or not np.isfinite(raw[~sums.gpu_rows]).any())
     missing = _unmeasured_names(sums, metric, rows, groups)
     partial = np.zeros(n, dtype=bool)
     partial[list(missing)] = True

@@ -14,30 +14,26 @@ region, device).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
 from roofline_widget.model import GPU, LikwidRun
-from roofline_widget.points.arguments import (
-    check_combine_ranks,
-    check_metric_argument,
-    compile_patterns,
-    names_selected,
-    normalize_ranks,
-)
+from roofline_widget.points.arguments import PatternsArgument, RanksArgument, names_selected
 from roofline_widget.points.detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
 from roofline_widget.points.engines.run import RunSums
 from roofline_widget.points.engines.scope import ScopeSums
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.placement import giga_rates, joined_reasons, unmeasured_union
 from roofline_widget.points.rank_groups import RankGroups
-from roofline_widget.points.selection import PointSelection, SelectionNote
+from roofline_widget.points.selected_points import SelectedPoints, SelectionNote
+from roofline_widget.points.selection import Selection, selection_parameters
 from roofline_widget.points.unmeasured import (
     Unmeasured,
-    check_unmeasured,
     joined_unmeasured,
     no_unmeasured,
     union_unmeasured,
@@ -291,10 +287,10 @@ class RegionSums:
         return detect_bandwidth_metric(self.bandwidth_metrics)[0]
 
     # ------------------------------------------------------------ selection
-    def _region_mask(self, include, exclude) -> np.ndarray:
-        """Per row whether its region is selected (kept per pair of pattern lists)."""
-        key = (tuple(p.pattern for p in include) if include is not None else None,
-               tuple(p.pattern for p in exclude) if exclude is not None else None)
+    def _region_mask(self, include: tuple[re.Pattern[str], ...] | None,
+                     exclude: tuple[re.Pattern[str], ...] | None) -> np.ndarray:
+        """Per row whether its region is selected (kept per pair of pattern tuples)."""
+        key = (include, exclude)
         mask = self._region_masks.get(key)
         if mask is None:
             keep = names_selected(self.regions, include, exclude)
@@ -302,55 +298,35 @@ class RegionSums:
             self._region_masks[key] = mask
         return mask
 
-    def select(self, flops_metric: str | None = None, bandwidth_metric: str | None = None,
-               ranks=None, include=None, exclude=None, combine_ranks: bool = False,
-               unmeasured: str = "leave_out") -> PointSelection:
+    @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks",
+                          "include, exclude", "combine_ranks", "unmeasured")
+    def select(self, selection: Selection | None = None, *, flops_metric: str | None = None,
+               bandwidth_metric: str | None = None, ranks: RanksArgument = None,
+               include: PatternsArgument = None, exclude: PatternsArgument = None,
+               combine_ranks: bool = False, unmeasured: str = "leave_out") -> SelectedPoints:
         """Pick metrics, ranks and regions; return the points and the left-out rows.
 
         Parameters
         ----------
-        flops_metric, bandwidth_metric : str, optional
-            Exact LIKWID metric names; detected when omitted (one choice for
-            all regions and runs, see :func:`detect_flops_metric` and
-            :func:`detect_bandwidth_metric`).
-        ranks : int, iterable of int, or None
-            Ranks to keep (numpy integers accepted); None keeps all.
-        include, exclude : str or list of str, optional
-            Regular expressions matched at the start of the region name.
-        combine_ranks : bool, default False
-            Sum the selected ranks' rows per (run, region, device): one point
-            per region for the whole job.  Each metric is the sum over ranks
-            of its per-rank sums (all-NaN stays NaN), the intensity the ratio
-            of the totals; runtime and call count are the max over ranks,
-            ``n_threads`` the sum.  ``ranks`` applies BEFORE combining (sum a
-            subset), and the combined points and left-out rows have rank
-            ``-1`` (:data:`ALL_RANKS`, "all ranks combined").  With likwid-mpirun
-            this puts each socket's memory bandwidth (measured on one rank
-            per socket, 0 on the others) together with every rank's FLOPs.
-        unmeasured : {"leave_out", "keep"}, default "leave_out"
-            A row with a thread whose FLOP or bandwidth value is not finite
-            (LIKWID printed ``-``, ``nan``, ``inf``) is left out with the
-            reason ``"thread HWThread 14 not measured (<metric>)"``; with
-            ``"keep"`` it is placed with the sums over the measured threads
-            and its ``unmeasured_threads`` column (0 otherwise) counts the
-            threads not measured.
+        {selection_parameters}
 
         Returns
         -------
-        PointSelection
+        SelectedPoints
+            Its ``selection`` is the request with the metrics used.
 
         Raises
         ------
-        ValueError
-            For invalid ranks or patterns, or a ``combine_ranks`` that is no bool.
+        SelectionError
+            (a ``ValueError``) For invalid ranks or patterns, or a
+            ``combine_ranks`` that is no bool.
         """
-        check_combine_ranks(combine_ranks)
-        keep = check_unmeasured(unmeasured) == "keep"
-        check_metric_argument(flops_metric, "flops_metric")
-        check_metric_argument(bandwidth_metric, "bandwidth_metric")
-        rank_list = normalize_ranks(ranks)
-        include = compile_patterns(include, "include")
-        exclude = compile_patterns(exclude, "exclude")
+        chosen = Selection.of(selection, flops_metric=flops_metric,
+                              bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
+                              exclude=exclude, combine_ranks=combine_ranks, unmeasured=unmeasured)
+        keep = chosen.unmeasured == "keep"
+        flops_metric, bandwidth_metric = chosen.flops_metric, chosen.bandwidth_metric
+        rank_list, include, exclude = chosen.ranks, chosen.include, chosen.exclude
         notes = []
         if flops_metric is None:
             flops_metric, more = detect_flops_metric(self.flop_metrics)
@@ -361,15 +337,15 @@ class RegionSums:
         mask = self._region_mask(include, exclude)
         if rank_list is not None:
             mask = mask & np.isin(self.key_numbers("rank"), rank_list)
-            missing = sorted(set(rank_list) - set(self.ranks))
-            if missing:
-                notes.append(SelectionNote(f"rank(s) {missing} not in the data "
+            absent = sorted(set(rank_list) - set(self.ranks))
+            if absent:
+                notes.append(SelectionNote(f"rank(s) {absent} not in the data "
                                            f"(ranks present: {self.ranks})"))
-        if include == []:
+        if include == ():
             notes.append(SelectionNote("include=[] selects no region "
                                        "(include=None selects every region)"))
         rows = np.flatnonzero(mask)
-        groups = self.rank_groups(rows) if combine_ranks else None
+        groups = self.rank_groups(rows) if chosen.combine_ranks else None
         performance, flops_codes, flops_texts, flops_missing = giga_rates(
             self, flops_metric, "FLOP-rate", FLOP_RATE, rows, groups, keep=keep)
         bandwidth, bw_codes, bw_texts, bw_missing = giga_rates(
@@ -378,7 +354,8 @@ class RegionSums:
         reasons = joined_reasons(flops_texts, bw_texts, flops_codes[~placed], bw_codes[~placed])
         shown = rows if groups is None else groups.first_rows
         missing = unmeasured_union(flops_missing, bw_missing, np.flatnonzero(placed))
-        return PointSelection(self, shown[placed], performance[placed], bandwidth[placed],
-                              shown[~placed], reasons, flops_metric, bandwidth_metric, notes,
+        used = replace(chosen, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric)
+        return SelectedPoints(self, shown[placed], performance[placed], bandwidth[placed],
+                              shown[~placed], reasons, used, notes,
                               combined=None if groups is None else (groups, placed),
                               unmeasured_threads=missing)

@@ -1,240 +1,267 @@
-"""The result of one selection: placed points, left-out rows, their frames and dicts.
+"""The request: :class:`Selection`, which points a call asks for, checked once.
 
-:class:`PointSelection` keeps the selected row numbers and the two rates;
-its DataFrames are built from the :class:`RegionSums` columns on first access
-(through the public column accessors of :class:`RegionSums`), and
-:meth:`PointSelection.to_dicts` gives scope-profiler's point dicts without
-building any frame.
+Every public function that picks points (``points_dataframe``,
+``rank_spread``, ``hierarchical_points``, ``compare_points``,
+``plot_roofline``, ...) takes the selection as explicit keywords *or* as one
+``selection=Selection(...)``; both end in :meth:`Selection.of`, so each
+argument is checked and normalised in one place (the checks are in
+:mod:`roofline_widget.points.arguments`).  What a selection gives, the points
+and the left-out rows, is a :class:`~roofline_widget.points.selected_points.SelectedPoints`.
+
+The parameter texts of those functions live here too (:data:`PARAMETER_DOCS`),
+written once and put into each docstring by :func:`selection_parameters`.
+
+A new selection field (a rank grouping by socket or host, say) is one
+attribute below, one check in :mod:`.arguments`, one entry of
+:data:`PARAMETER_DOCS` and the keyword in the signatures of the functions it
+applies to.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
 
-import numpy as np
-import pandas as pd
+from roofline_widget.points.arguments import (
+    PatternsArgument,
+    RanksArgument,
+    check_combine_ranks,
+    check_levels,
+    check_metric_argument,
+    compile_patterns,
+    normalize_ranks,
+)
+from roofline_widget.points.unmeasured import check_unmeasured
 
-from roofline_widget import schema
-from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
-from roofline_widget.points.rank_groups import RankGroups
-from roofline_widget.schema import FRAME_KEYS
+__all__ = ["PARAMETER_DOCS", "Selection", "selection_parameters"]
 
-if TYPE_CHECKING:
-    from roofline_widget.points.region_sums import RegionSums
-
-__all__ = [
-
-    "PointSelection",
-    "SelectionNote",
-    "note_warning",
-]
-
-_LABEL_KEYS = ("file", "region", "device", "groups")
+_Function = TypeVar("_Function", bound=Callable)
 
 
-class SelectionNote(str):
-    """A note on the ``ranks``/``include`` arguments (warned as :class:`SelectionWarning`)."""
+def _as_tuple(values: list | None) -> tuple | None:
+    return None if values is None else tuple(values)
 
 
-def note_warning(note: str) -> type[UserWarning]:
-    """The warning class a selection's note is warned with."""
-    return SelectionWarning if isinstance(note, SelectionNote) else MetricChoiceWarning
+@dataclass(frozen=True, init=False)
+class Selection:
+    """Which points to compute: metrics, memory levels, ranks, regions, rank grouping.
 
-
-def _constant_column(value, n: int) -> pd.Categorical:
-    categories = [] if value is None else [value]
-    return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
-
-
-
-def _points_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
-                  performance: np.ndarray, bandwidth: np.ndarray, flops_metric: str | None,
-                  bandwidth_metric: str | None, unmeasured: np.ndarray) -> pd.DataFrame:
-    """The points frame; ``numbers(name)`` gives the numeric key columns of the rows."""
-    n = len(rows)
-    return pd.DataFrame({
-        "file": sums.label_column("file", rows),
-        "region": sums.label_column("region", rows),
-        "rank": numbers("rank"),
-        schema.PERFORMANCE: performance,
-        schema.BANDWIDTH: bandwidth,
-        schema.INTENSITY: performance / bandwidth,
-        schema.RUNTIME: numbers("runtime_s"),
-        "flops_metric": _constant_column(flops_metric, n),
-        "bandwidth_metric": _constant_column(bandwidth_metric, n),
-        "device": sums.label_column("device", rows),
-        "n_threads": numbers("n_threads"),
-        "call_count": numbers("call_count"),
-        "groups": sums.label_column("groups", rows),
-        "unmeasured_threads": unmeasured,
-    })
-
-
-def _left_out_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
-                    reasons: pd.Categorical) -> pd.DataFrame:
-    return pd.DataFrame({
-        "file": sums.label_column("file", rows),
-        "region": sums.label_column("region", rows),
-        "rank": numbers("rank"),
-        "reason": reasons,
-        "device": sums.label_column("device", rows),
-        "groups": sums.label_column("groups", rows),
-    })
-
-
-def _combined_frame(sums: RegionSums, groups: RankGroups) -> pd.DataFrame:
-    """Like :attr:`RegionSums.frame`, one row per group of ``groups``: the ranks summed."""
-    columns = {name: (sums.label_column(name, groups.first_rows) if name in _LABEL_KEYS
-                      else groups.column(sums, name)) for name in FRAME_KEYS}
-    columns.update((name, groups.sum(sums.sums(name)[groups.rows])) for name in sums.metrics)
-    return pd.DataFrame(columns)
-
-
-class PointSelection:
-    """The points of one selection and the regions that could not be placed.
-
-    Built by :meth:`RegionSums.select`. The two DataFrames are built on
-    first access; :meth:`to_dicts` reads the selected rows straight from the
-    :class:`RegionSums` columns and needs neither.
+    Immutable and checked when built; equal selections compare equal and
+    hash alike.  Pass it as ``selection=`` to any public function instead of
+    the keywords, or change one field with :func:`dataclasses.replace`.
 
     Parameters
     ----------
-    sums : RegionSums
-        Where the rows are.
-    rows, performance, bandwidth : numpy.ndarray
-        The placed rows of ``sums`` (with ``combined``: the first row of each
-        placed group) and their GFLOP/s and GB/s.
-    left_out_rows : numpy.ndarray
-        The rows (or first rows of groups) that could not be placed.
-    reasons : pandas.Categorical
-        Why, one per left-out row.
-    flops_metric, bandwidth_metric : str or None
-        The metrics used.
-    notes : list of str, optional
-        Remarks on the metric choice.
-    combined : (RankGroups, numpy.ndarray), optional
-        With ``combine_ranks``: the groups and the placed mask over them.
-    unmeasured_threads : numpy.ndarray, optional
-        Per placed point, how many of its threads did not measure the FLOP
-        or the bandwidth metric (only ``unmeasured="keep"`` places such
-        points); zeros by default.
+    {selection_parameters}
 
     Attributes
     ----------
-    points : pandas.DataFrame
-        Columns ``file, region, rank, performance_gflops, bandwidth_gbs,
-        arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
-        bandwidth_metric, device, n_threads, call_count, groups,
-        unmeasured_threads`` (threads summed over although they did not
-        measure a needed metric: 0 unless selected with ``unmeasured="keep"``).
-    left_out : pandas.DataFrame
-        Columns ``file, region, rank, reason`` (then ``device, groups``).
-    frame : pandas.DataFrame
-        The selected rows of :attr:`RegionSums.frame` (placed and left out),
-        every metric's sums included; with ``combine_ranks`` one row per
-        (run, region, device) with the ranks summed and rank -1.
-    combine_ranks : bool
-        Whether the ranks were summed (the points' rank is then -1).
     flops_metric, bandwidth_metric : str or None
-        The metrics used (given or detected).
-    notes : list of str
-        Remarks on the metric choice (ambiguous precision, fallbacks), warned
-        as :class:`MetricChoiceWarning`, and on the selection (requested ranks
-        absent, ``include=[]``: :class:`SelectionNote`, warned as
-        :class:`SelectionWarning`); :func:`collect_roofline_points` warns them.
+    ranks : tuple of int or None
+        Sorted, each rank once.
+    include, exclude : tuple of re.Pattern or None
+        Compiled; ``()`` selects no region, None every region.
+    combine_ranks : bool
+    unmeasured : str
+    levels : tuple of (str, str) or None
+        The overrides as (level, metric) pairs (:attr:`level_overrides` as a dict).
+
+    Raises
+    ------
+    SelectionError
+        (a ``ValueError``) For invalid ranks, patterns, ``combine_ranks``,
+        ``unmeasured`` or ``levels``.
+    TypeError
+        For a metric name that is no string.
+
+    Examples
+    --------
+    >>> chosen = Selection(ranks=[3, 1, 3], include="Solve")
+    >>> chosen.ranks, [p.pattern for p in chosen.include]
+    ((1, 3), ['Solve'])
+    >>> chosen == Selection(ranks=(1, 3), include=["Solve"])
+    True
     """
 
-    def __init__(self, sums: RegionSums, rows: np.ndarray, performance: np.ndarray,
-                 bandwidth: np.ndarray, left_out_rows: np.ndarray, reasons: pd.Categorical,
-                 flops_metric: str | None, bandwidth_metric: str | None,
-                 notes: list[str] | None = None, *,
-                 combined: tuple[RankGroups, np.ndarray] | None = None,
-                 unmeasured_threads: np.ndarray | None = None):
-        self._sums = sums
-        self._rows, self._performance, self._bandwidth = rows, performance, bandwidth
-        self._left_out_rows, self._reasons = left_out_rows, reasons
-        # (RankGroups, placed mask over its groups) when the ranks were summed
-        self._combined = combined
-        self.combine_ranks = combined is not None
-        self.flops_metric = flops_metric
-        self.bandwidth_metric = bandwidth_metric
-        self.notes = list(notes or [])
-        self._points = self._left_out = self._frame = None
-        self.unmeasured_threads = (np.zeros(len(rows), dtype=np.int64) if unmeasured_threads is None
-                                   else np.asarray(unmeasured_threads, dtype=np.int64))
+    flops_metric: str | None
+    bandwidth_metric: str | None
+    ranks: tuple[int, ...] | None
+    include: tuple[re.Pattern[str], ...] | None
+    exclude: tuple[re.Pattern[str], ...] | None
+    combine_ranks: bool
+    unmeasured: str
+    levels: tuple[tuple[str, str], ...] | None
 
-    def _numbers(self, name: str, placed: bool) -> np.ndarray:
-        """A numeric key column (rank, runtime_s, n_threads, call_count) of the points
-        (``placed``) or of the left-out rows."""
-        if self._combined is None:
-            return self._sums.key_numbers(name)[self._rows if placed else self._left_out_rows]
-        groups, mask = self._combined
-        return groups.column(self._sums, name)[mask if placed else ~mask]
-
-    @property
-    def points(self) -> pd.DataFrame:
-        """The placed points, one row each (built on first access)."""
-        if self._points is None:
-            self._points = _points_frame(
-                self._sums, self._rows, lambda name: self._numbers(name, True), self._performance,
-                self._bandwidth, self.flops_metric, self.bandwidth_metric,
-                self.unmeasured_threads)
-        return self._points
+    def __init__(self, *, flops_metric: str | None = None, bandwidth_metric: str | None = None,
+                 ranks: RanksArgument = None, include: PatternsArgument = None,
+                 exclude: PatternsArgument = None, combine_ranks: bool = False,
+                 unmeasured: str = "leave_out",
+                 levels: Mapping[str, str] | None = None) -> None:
+        values = {
+            "flops_metric": check_metric_argument(flops_metric, "flops_metric"),
+            "bandwidth_metric": check_metric_argument(bandwidth_metric, "bandwidth_metric"),
+            "ranks": _as_tuple(normalize_ranks(ranks)),
+            "include": _as_tuple(compile_patterns(include, "include")),
+            "exclude": _as_tuple(compile_patterns(exclude, "exclude")),
+            "combine_ranks": check_combine_ranks(combine_ranks),
+            "unmeasured": check_unmeasured(unmeasured),
+            "levels": check_levels(levels),
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
 
     @property
-    def left_out(self) -> pd.DataFrame:
-        """The selected rows that could not be placed, with the reason (built on first access)."""
-        if self._left_out is None:
-            self._left_out = _left_out_frame(
-                self._sums, self._left_out_rows, lambda name: self._numbers(name, False), self._reasons)
-        return self._left_out
+    def level_overrides(self) -> dict[str, str] | None:
+        """:attr:`levels` as a dict (level -> bandwidth metric), or None."""
+        return None if self.levels is None else dict(self.levels)
 
-    @property
-    def frame(self) -> pd.DataFrame:
-        """The selected sums, every metric (ranks summed with ``combine_ranks``); built on first access."""
-        if self._frame is None:
-            if self._combined is None:
-                rows = np.sort(np.concatenate([self._rows, self._left_out_rows]))
-                self._frame = self._sums.frame.iloc[rows].reset_index(drop=True)
-            else:
-                self._frame = _combined_frame(self._sums, self._combined[0])
-        return self._frame
+    @classmethod
+    def of(cls, selection: Selection | None = None, /, **keywords: object) -> Selection:
+        """The selection of one call: ``selection``, or one built from the keywords.
 
-    def to_dicts(self) -> list[dict]:
-        """The points as scope-profiler 0.7.5 point dicts (plain Python values)."""
-        sums, rows = self._sums, self._rows
-        runtime = self._numbers("runtime_s", True)
-        runtime_list = runtime.tolist()
-        if np.isnan(runtime).any():
-            runtime_list = [None if v != v else v for v in runtime_list]
-        flops_metric, bandwidth_metric = self.flops_metric, self.bandwidth_metric
-        columns = zip(sums.plain_labels("file", rows), sums.plain_labels("region", rows),
-                      self._numbers("rank", True).tolist(), self._performance.tolist(),
-                      self._bandwidth.tolist(), (self._performance / self._bandwidth).tolist(),
-                      runtime_list)
-        # a dict display per point: the fastest way CPython builds many small dicts
-        return [{"file": f, "region": r, "rank": k, schema.PERFORMANCE: p, schema.BANDWIDTH: b,
-                 schema.INTENSITY: a, schema.RUNTIME: t,
-                 "flops_metric": flops_metric, "bandwidth_metric": bandwidth_metric}
-                for f, r, k, p, b, a, t in columns]
+        Public functions pass their ``selection=`` argument and all their
+        selection keywords; a keyword that is not at its default next to a
+        ``selection`` is ambiguous and refused.
 
-    def warn(self, stacklevel: int = 3) -> None:
-        """Emit the notes and, if any region was left out, one RegionsLeftOutWarning."""
-        for note in self.notes:
-            warnings.warn(note, note_warning(note), stacklevel=stacklevel)
-        if len(self._left_out_rows):
-            warnings.warn(self.left_out_summary(), RegionsLeftOutWarning, stacklevel=stacklevel)
+        Raises
+        ------
+        TypeError
+            For a ``selection`` that is no :class:`Selection`, or one given
+            together with keywords.
+        """
+        if selection is None:
+            return cls(**keywords)  # type: ignore[arg-type]
+        if not isinstance(selection, Selection):
+            raise TypeError(f"selection must be a Selection, got {type(selection).__name__}")
+        given = [name for name, value in keywords.items() if not _is_default(name, value)]
+        if given:
+            raise TypeError(f"pass the selection either as selection= or as keywords, not both "
+                            f"(got selection= and {', '.join(given)}=); change a field with "
+                            "dataclasses.replace(selection, ...)")
+        return selection
 
-    def left_out_summary(self, limit: int = 5) -> str:
-        """One sentence: how many region/rank rows were left out and why."""
-        counts = pd.Series(self._reasons).value_counts(sort=True)
-        counts = counts[counts > 0]
-        reasons = "; ".join(f"{count} x {reason}" for reason, count in counts.head(limit).items())
-        if len(counts) > limit:
-            reasons += f"; and {len(counts) - limit} other reason(s)"
-        return (f"{len(self._left_out_rows)} region/rank row(s) left out of the roofline "
-                f"(FLOP metric {self.flops_metric!r}, bandwidth metric "
-                f"{self.bandwidth_metric!r}): {reasons}. See left_out_regions() for the list.")
 
+_DEFAULTS = {name: parameter.default for name, parameter
+             in inspect.signature(Selection.__init__).parameters.items() if name != "self"}
+
+
+def _is_default(name: str, value: object) -> bool:
+    default = _DEFAULTS[name]
+    return value is default or (isinstance(value, str) and value == default)
+
+
+# --------------------------------------------------------------------------
+# the parameter texts, written once
+# --------------------------------------------------------------------------
+#: numpydoc entries of the selection parameters, keyed by the names they document.
+PARAMETER_DOCS: dict[str, str] = {
+    "selection": """\
+selection : Selection, optional
+    The whole selection as one object (:class:`~roofline_widget.Selection`)
+    instead of the keywords below; giving both is a ``TypeError``.""",
+    "flops_metric, bandwidth_metric": """\
+flops_metric, bandwidth_metric : str, optional
+    Exact LIKWID derived-metric names.  When omitted, ONE FLOP metric
+    (double precision total preferred) and the TOTAL memory bandwidth are
+    detected for the whole call.""",
+    "flops_metric": """\
+flops_metric : str, optional
+    Exact FLOP-rate metric name; detected once for the call when omitted.""",
+    "levels": """\
+levels : dict, optional
+    ``{"L2": "exact metric name", ...}``: override the detected bandwidth
+    metric of some memory levels (see
+    :func:`~roofline_widget.analysis.levels.detect_levels`).""",
+    "ranks": """\
+ranks : int, iterable of int, or None
+    Ranks to keep (numpy integers accepted); None keeps all.  Ranks absent
+    from the data are named in a ``SelectionWarning``.""",
+    "include, exclude": """\
+include, exclude : str, re.Pattern, or a list of them, optional
+    Regular expressions matched at the start of region names
+    (:func:`re.match`); a region is kept when it matches some ``include``
+    pattern (None: every region; ``[]``: none) and no ``exclude`` pattern.
+    Matching the names may take about one second of CPU time
+    (:data:`~roofline_widget.points.arguments.MATCH_SECONDS`): a pattern
+    that backtracks catastrophically raises ``SelectionError``.""",
+    "combine_ranks": """\
+combine_ranks : bool, default False
+    Sum the selected ranks' rows per (run, region, device): one point per
+    region for the whole job, rank ``-1``.  Each metric is the sum over ranks
+    of its per-rank sums, the intensity the ratio of the totals; runtime and
+    call count are the max over ranks, ``n_threads`` the sum.  ``ranks``
+    applies before combining.  With likwid-mpirun this puts each socket's
+    memory bandwidth (measured on one rank per socket) together with every
+    rank's FLOPs.""",
+    "unmeasured": """\
+unmeasured : {"leave_out", "keep"}, default "leave_out"
+    A row with a thread whose FLOP or bandwidth value is not finite (LIKWID
+    printed ``-``, ``nan``, ``inf``) is left out with the reason ``"thread
+    HWThread 14 not measured (<metric>)"``; ``"keep"`` places it with the
+    sums over the measured threads and counts the others in the points'
+    ``unmeasured_threads`` column.""",
+}
+
+_MARKER = "{selection_parameters}"
+
+
+def _entry_names(entry: str) -> list[str]:
+    return [name.strip() for name in entry.split(",")]
+
+
+def selection_parameters(*entries: str) -> Callable[[_Function], _Function]:
+    """Decorator: put the :data:`PARAMETER_DOCS` ``entries`` into a docstring.
+
+    The docstring's line ``{selection_parameters}`` is replaced by the
+    entries, indented as that line.  Every parameter an entry documents must
+    be in the function's signature (checked when the module is imported), so
+    the texts cannot drift from the signatures.
+
+    Examples
+    --------
+    >>> @selection_parameters("ranks")
+    ... def count(data, *, ranks=None):
+    ...     '''Count.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     {selection_parameters}
+    ...     '''
+    >>> "Ranks to keep" in count.__doc__
+    True
+    """
+    unknown = [entry for entry in entries if entry not in PARAMETER_DOCS]
+    if unknown:
+        raise KeyError(f"no parameter text for {unknown}; texts: {list(PARAMETER_DOCS)}")
+
+    def decorate(function: _Function) -> _Function:
+        parameters = inspect.signature(function).parameters
+        missing = [name for entry in entries for name in _entry_names(entry)
+                   if name not in parameters]
+        if missing:
+            raise TypeError(f"{function.__qualname__} documents {missing} but has no such parameter")
+        function.__doc__ = fill_parameters(function.__doc__ or "", entries)
+        return function
+
+    return decorate
+
+
+def fill_parameters(docstring: str, entries: tuple[str, ...] | list[str]) -> str:
+    """``docstring`` with its ``{selection_parameters}`` line replaced by the ``entries``' texts."""
+    lines = docstring.split("\n")
+    for number, line in enumerate(lines):
+        if line.strip() == _MARKER:
+            indent = line[:len(line) - len(line.lstrip())]
+            text = "\n".join(PARAMETER_DOCS[entry] for entry in entries)
+            lines[number] = "\n".join(indent + part if part else part
+                                      for part in text.split("\n"))
+            return "\n".join(lines)
+    raise ValueError(f"the docstring has no line {_MARKER!r} to put the parameter texts in")
+
+
+Selection.__doc__ = fill_parameters(Selection.__doc__ or "", [
+    "flops_metric, bandwidth_metric", "ranks", "include, exclude", "combine_ranks",
+    "unmeasured", "levels"])

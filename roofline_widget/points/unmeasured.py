@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from roofline_widget.errors import SelectionError
+
 __all__ = [
     "NAMED_THREADS",
     "UNMEASURED_CHOICES",
@@ -66,9 +68,9 @@ def no_unmeasured(n: int) -> Unmeasured:
 
 
 def check_unmeasured(value: object) -> str:
-    """Return ``value`` if it is one of :data:`UNMEASURED_CHOICES`, else raise ValueError."""
+    """Return ``value`` if it is one of :data:`UNMEASURED_CHOICES`, else raise SelectionError."""
     if not isinstance(value, str) or value not in UNMEASURED_CHOICES:
-        raise ValueError(f"unmeasured must be one of {list(UNMEASURED_CHOICES)}, got {value!r}")
+        raise SelectionError(f"unmeasured must be one of {list(UNMEASURED_CHOICES)}, got {value!r}")
     return value
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.compare import compare_points
+from roofline_widget.points import Selection
 
 __all__ = [
     "ARROW_GID",
@@ -46,9 +47,7 @@ _Y = schema.PERFORMANCE
 _FALLBACK_COLOUR = "0.45"
 
 
-def comparison_frame(baseline, current, *, flops_metric, bandwidth_metric, ranks=None,
-                     include=None, exclude=None, combine_ranks=False,
-                     match=None) -> pd.DataFrame:
+def comparison_frame(baseline, current, *, selection: Selection, match=None) -> pd.DataFrame:
     """The :func:`~roofline_widget.compare_points` rows from ``baseline`` to ``current``.
 
     Parameters
@@ -58,9 +57,9 @@ def comparison_frame(baseline, current, *, flops_metric, bandwidth_metric, ranks
         ``{label: run}``: a chain whose last step ends at ``current``.
     current : run data
         The plotted data (a ``RegionSums`` is used as it is).
-    flops_metric, bandwidth_metric : str
-        The plot's metrics (used for every run).
-    ranks, include, exclude, combine_ranks, match
+    selection : Selection
+        The plot's selection, its metrics resolved (used for every run).
+    match
         As for :func:`~roofline_widget.compare_points`.
 
     Returns
@@ -75,15 +74,13 @@ def comparison_frame(baseline, current, *, flops_metric, bandwidth_metric, ranks
         When a baseline run lacks the metrics, or a mapping label is
         ``"current"``.
     """
-    options = {"flops_metric": flops_metric, "bandwidth_metric": bandwidth_metric,
-               "ranks": ranks, "include": include, "exclude": exclude,
-               "combine_ranks": combine_ranks, "match": match}
     if isinstance(baseline, Mapping):
         if CURRENT_LABEL in baseline:
             raise ValueError(f"baseline label {CURRENT_LABEL!r} is reserved for the plotted "
                              "data; rename that run")
-        return compare_points({**baseline, CURRENT_LABEL: current}, **options)
-    frame = compare_points(baseline, current, **options)
+        return compare_points({**baseline, CURRENT_LABEL: current}, selection=selection,
+                              match=match)
+    frame = compare_points(baseline, current, selection=selection, match=match)
     frame["run_before"], frame["run_after"] = BASELINE_LABEL, CURRENT_LABEL
     return frame
 

@@ -18,6 +18,7 @@ from roofline_widget import schema
 from roofline_widget.analysis.levels import LEVELS, select_levels
 from roofline_widget.analysis.sanity import checkable_roofs, flagged_points, sanity_check
 from roofline_widget.look import style
+from roofline_widget.points import Selection
 
 __all__ = ["FINDING_GID", "LEVEL_GID", "MARKERS", "draw_levels", "level_findings", "level_points"]
 
@@ -33,8 +34,7 @@ _Y = schema.PERFORMANCE
 _OTHER_COLOUR = "0.45"
 
 
-def level_points(sums, levels, *, backend: str, flops_metric=None, ranks=None, include=None,
-                 exclude=None, combine_ranks=False) -> pd.DataFrame | None:
+def level_points(sums, levels, *, backend: str, selection: Selection) -> pd.DataFrame | None:
     """The hierarchical points of ``levels`` (None when ``levels`` is empty or None).
 
     Parameters
@@ -45,8 +45,8 @@ def level_points(sums, levels, *, backend: str, flops_metric=None, ranks=None, i
         Levels to draw (``"L1"``, ``"L2"``, ``"L3"``, ``"MEM"``), each measured in the data.
     backend : str
         The plot's backend; only ``"matplotlib"`` draws levels.
-    flops_metric, ranks, include, exclude, combine_ranks
-        The plot's selection.
+    selection : Selection
+        The plot's selection (its bandwidth metric is not used: each level has its own).
 
     Raises
     ------
@@ -61,26 +61,23 @@ def level_points(sums, levels, *, backend: str, flops_metric=None, ranks=None, i
     if backend != "matplotlib":
         raise ValueError(f"levels= is drawn by the matplotlib backend only, not {backend!r}; "
                          "use backend='matplotlib' or RooflineWidget(data, levels=...)")
-    selection = select_levels(sums, flops_metric=flops_metric, ranks=ranks, include=include,
-                              exclude=exclude, combine_ranks=combine_ranks)
-    unknown = [level for level in levels if level not in selection.levels]
+    chosen = select_levels(sums, selection=selection)
+    unknown = [level for level in levels if level not in chosen.levels]
     if unknown:
-        measured = [level for level in LEVELS if level in selection.levels]
+        measured = [level for level in LEVELS if level in chosen.levels]
         raise ValueError(f"unknown memory level(s) {unknown}; levels measured in the data: "
                          f"{measured}")
-    selection.left_out = selection.left_out[
-        selection.left_out["level"].astype(str).isin(levels)]
-    selection.warn(stacklevel=4)
-    frame = selection.points[selection.points["level"].astype(str).isin(levels)]
+    chosen.left_out = chosen.left_out[chosen.left_out["level"].astype(str).isin(levels)]
+    chosen.warn(stacklevel=4)
+    frame = chosen.points[chosen.points["level"].astype(str).isin(levels)]
     if frame.empty:
         raise ValueError(f"no point of the levels {list(levels)} could be placed; see "
                          "hierarchical_left_out() for the reasons")
     return frame.reset_index(drop=True)
 
 
-def level_findings(sums, frame: pd.DataFrame | None, roofline, *, flops_metric=None,
-                   ranks=None, include=None, exclude=None,
-                   combine_ranks=False) -> pd.DataFrame | None:
+def level_findings(sums, frame: pd.DataFrame | None, roofline, *,
+                   selection: Selection) -> pd.DataFrame | None:
     """:func:`~roofline_widget.sanity_check` of the drawn levels (None without levels).
 
     Parameters
@@ -92,7 +89,7 @@ def level_findings(sums, frame: pd.DataFrame | None, roofline, *, flops_metric=N
     roofline : Roofline
         The plot's ceilings; only the measured ones are checked against
         (:func:`~roofline_widget.analysis.sanity.checkable_roofs`).
-    flops_metric, ranks, include, exclude, combine_ranks
+    selection : Selection
         The plot's selection.
 
     Returns
@@ -102,9 +99,7 @@ def level_findings(sums, frame: pd.DataFrame | None, roofline, *, flops_metric=N
     """
     if frame is None:
         return None
-    findings = sanity_check(sums, ceilings=checkable_roofs(roofline), flops_metric=flops_metric,
-                            ranks=ranks, include=include, exclude=exclude,
-                            combine_ranks=combine_ranks)
+    findings = sanity_check(sums, ceilings=checkable_roofs(roofline), selection=selection)
     drawn = set(frame["level"].astype(str))
     keep = findings["level"].isna() | findings["level"].astype(str).isin(drawn)
     return findings[keep.to_numpy()].reset_index(drop=True)

@@ -17,14 +17,17 @@ from __future__ import annotations
 import html
 import json
 import math
+import os
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.look import style
-from roofline_widget.points import RegionSums
+from roofline_widget.points import RegionSums, Selection, selection_parameters
+from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.static import compare as static_compare
 from roofline_widget.static import output_files
 from roofline_widget.static.levels import draw_levels, level_findings, level_points
@@ -157,6 +160,10 @@ def _plain(value):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, pd.DataFrame):  # payload["comparison"] of a plot with a baseline
+        return _records(value)
+    if value is pd.NA:  # nullable integer columns (n_threads of a region found in one run)
+        return None
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer,)):
@@ -186,8 +193,8 @@ def _no_points_error(selection, flops_metric, bandwidth_metric) -> ValueError:
 # --------------------------------------------------------------------------
 def _data_writer(data_format: str, table: pd.DataFrame, payload: dict):
     """``write(path)`` for the data file (see :func:`output_files.write_atomically`)."""
-    if data_format == "csv":
-        return lambda path: table.to_csv(path, index=False)
+    if data_format == "csv":  # text cells that start like a formula get a leading '
+        return lambda path: output_files.spreadsheet_safe(table).to_csv(path, index=False)
     if data_format == "parquet":
         return lambda path: table.to_parquet(path, index=False)
     return lambda path: _write_json(path, payload)
@@ -357,20 +364,28 @@ def _show(figure) -> None:
 # --------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------
-def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, peak_flops=None,
-                  peak_bandwidth=None, ranks=None, include=None, exclude=None, filepath=None,
-                  show=False, verbose=True, cmap=DEFAULT_CMAP, data_filepath=None,
-                  data_format="csv", backend="matplotlib", ceilings: Roofline | None = None,
-                  baseline=None, match=None, combine_ranks=False,
-                  levels=None) -> dict:
+@selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude",
+                      "combine_ranks", "selection")
+def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
+                  bandwidth_metric: str | None = None, peak_flops: float | None = None,
+                  peak_bandwidth: float | None = None, ranks: RanksArgument = None,
+                  include: PatternsArgument = None, exclude: PatternsArgument = None,
+                  filepath: str | os.PathLike | None = None, show: bool = False,
+                  verbose: bool = True, cmap: str = DEFAULT_CMAP,
+                  data_filepath: str | os.PathLike | None = None, data_format: str = "csv",
+                  backend: str = "matplotlib",
+                  ceilings: Roofline | Sequence[ComputeRoof | BandwidthRoof] | None = None,
+                  baseline: object = None,
+                  match: Mapping[str, str] | Callable[[str], str | None] | None = None,
+                  combine_ranks: bool = False, levels: Sequence[str] | str | None = None,
+                  selection: Selection | None = None) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
     ----------
     profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
         What :func:`~roofline_widget.collect_roofline_points` accepts.
-    flops_metric, bandwidth_metric, ranks, include, exclude
-        As for :func:`~roofline_widget.collect_roofline_points`.
+    {selection_parameters}
     peak_flops : float, optional
         Measured compute ceiling in GFLOP/s.  When omitted, the largest
         selected performance is used and labelled *empirical*.
@@ -398,9 +413,11 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     backend : {"matplotlib", "bqplot"}
         ``"matplotlib"`` draws with the Agg canvas (no GUI);  ``"bqplot"``
         returns a bqplot Figure under ``payload["figure"]``.
-    ceilings : Roofline, optional
+    ceilings : Roofline or sequence of ComputeRoof / BandwidthRoof, optional
         Several roofs to draw (L1/L2/L3/DRAM slopes, scalar/AVX compute
         roofs); ``peak_flops``/``peak_bandwidth`` then replace its top roofs.
+        A kind the roofs lack comes from the peak or the points
+        (:meth:`~roofline_widget.Roofline.from_ceilings`).
     levels : sequence of str, optional
         Memory levels to draw as a hierarchical roofline (``["L2", "L3",
         "MEM"]``; matplotlib backend only): one marker per level, the dots of
@@ -409,7 +426,7 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         A run to compare with (or an ordered ``{label: run}`` chain ending at
         ``profiling_data``): hollow baseline points and a dashed arrow to each
         matched point (matplotlib only); the rows are ``payload["comparison"]``.
-    match, combine_ranks
+    match
         As for :func:`~roofline_widget.compare_points`.
 
     Returns
@@ -447,27 +464,22 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     if baseline is not None and backend != "matplotlib":
         raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
                                   "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
+    request = Selection.of(selection, flops_metric=flops_metric,
+                           bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
+                           exclude=exclude, combine_ranks=combine_ranks)
     sums = RegionSums.from_runs(profiling_data)
-    selection = sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                            ranks=ranks, include=include, exclude=exclude,
-                            combine_ranks=combine_ranks)
-    selection.warn()
-    if selection.points.empty:
-        raise _no_points_error(selection, flops_metric, bandwidth_metric)
-    points = selection.points
-    level_frame = level_points(sums, levels, backend=backend, flops_metric=selection.flops_metric,
-                               ranks=ranks, include=include, exclude=exclude,
-                               combine_ranks=combine_ranks)  # memory levels (static_levels.py)
-    if ceilings is None:
-        roofline = Roofline.from_peaks(peak_flops, peak_bandwidth, points)
-    else:
-        roofline = ceilings.with_peaks(peak_flops, peak_bandwidth)
+    selected = sums.select(request)
+    selected.warn()
+    if selected.points.empty:
+        raise _no_points_error(selected, request.flops_metric, request.bandwidth_metric)
+    points = selected.points
+    level_frame = level_points(sums, levels, backend=backend,
+                               selection=selected.selection)  # memory levels (static_levels.py)
+    roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, points)
     table = roofline.classify(points)
     bulk, no_flop = style.split_flop_work(table)
     comparison = None if baseline is None else static_compare.comparison_frame(
-        baseline, sums, flops_metric=selection.flops_metric,
-        bandwidth_metric=selection.bandwidth_metric, ranks=ranks, include=include,
-        exclude=exclude, combine_ranks=combine_ranks, match=match)
+        baseline, sums, selection=selected.selection, match=match)
     x_min, x_max = _intensity_range(
         static_compare.with_baseline(pd.concat([bulk, level_frame]), comparison), roofline)
     lines = roofline.lines(x_min, x_max)
@@ -479,8 +491,9 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
     colour_map = colors if colour_column == "file" else dict(zip(keys, _colors(cmap, len(keys))))
     hover = _hover_texts(table, file_ranks)
 
+    no_flop_note = style.no_flop_work_text(no_flop, NO_FLOP_WHERE)
     payload = {
-        "points": selection.to_dicts(),
+        "points": selected.to_dicts(),
         "colors": colors,
         "file_ranks": file_ranks,
         "peak_flops_gflops": roofline.peak_flops,
@@ -492,28 +505,25 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         "lines": lines,
         "analysis": _records(table[["attainable_gflops", "efficiency_percent", "bound",
                                     "above_roof"]]),
-        "left_out": _records(selection.left_out[["file", "region", "rank", "reason"]]),
+        "left_out": _records(selected.left_out[["file", "region", "rank", "reason"]]),
         "hover": hover,
-        "flops_metric": selection.flops_metric,
-        "bandwidth_metric": selection.bandwidth_metric,
+        "flops_metric": selected.flops_metric,
+        "bandwidth_metric": selected.bandwidth_metric,
         "colour_by": colour_column,
         "point_colors": {str(k): v for k, v in colour_map.items()},
         "no_flop_work": _records(no_flop[["file", "region", "rank", schema.PERFORMANCE,
                                           schema.INTENSITY]]),
-        "no_flop_note": style.no_flop_work_text(no_flop, NO_FLOP_WHERE),
+        "no_flop_note": no_flop_note,
     }
     if backend == "matplotlib":
         figure = _matplotlib_figure(table, lines, colour_column, colour_map, roofline,
-                                    selection.flops_metric, selection.bandwidth_metric)
+                                    selected.flops_metric, selected.bandwidth_metric)
         if comparison is not None:  # arrows from the baseline (static_compare.py)
             payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
                 comparison, colour_column, colour_map))
         if level_frame is not None:
-            findings = level_findings(sums, level_frame, roofline,
-                                      flops_metric=selection.flops_metric, ranks=ranks,
-                                      include=include, exclude=exclude,
-                                      combine_ranks=combine_ranks)
+            findings = level_findings(sums, level_frame, roofline, selection=selected.selection)
             draw_levels(figure.axes[0], level_frame, colour_column, colour_map, findings)
             payload["levels"] = _records(level_frame)
             payload["level_findings"] = _records(findings)
@@ -529,7 +539,7 @@ def plot_roofline(profiling_data, *, flops_metric=None, bandwidth_metric=None, p
         writes.append((data, _data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
     if verbose:
-        _report(selection, roofline, payload["no_flop_note"])
+        _report(selected, roofline, no_flop_note)
     if show:
         _show(figure)
     return payload

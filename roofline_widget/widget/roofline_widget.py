@@ -341,7 +341,7 @@ class RooflineWidget(widgets.VBox):
         """Hand the new selection to every layer (they assign their own marks)."""
         if not self.figure.layers:
             return
-        data = LayerInput(sums=self.sums, select_options=points.select_options, points=points,
+        data = LayerInput(sums=self.sums, selection=points.selection, points=points,
                           roofline=roofline, color_codes=self._color_codes,
                           options={name: getattr(self, name)
                                    for name in type(self).class_own_traits()})
@@ -577,11 +577,12 @@ class RooflineWidget(widgets.VBox):
         Raises
         ------
         ViewError
-            For a file that is not a valid view (nothing is changed).
+            For a file that is not a valid view, or an include/exclude
+            pattern that takes too long on the region names (nothing is changed).
         """
         source = "View" if isinstance(view, View) else str(view)
         view = view if isinstance(view, View) else View.load(view)
-        problems = (view.check_against(self.sums) + self._baseline_problems(view)
+        problems = (view.check_against(self.sums, source) + self._baseline_problems(view)
                     + self._level_problems(view))
         values = self._applicable(view)
         selected = values.pop("selected")

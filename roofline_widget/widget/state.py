@@ -17,8 +17,9 @@ from traitlets import TraitError
 
 from roofline_widget import schema
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+from roofline_widget.errors import SelectionError
 from roofline_widget.look import style
-from roofline_widget.points import RegionSums, compile_patterns
+from roofline_widget.points import RegionSums, Selection
 from roofline_widget.schema import ALL_RANKS
 
 __all__ = [
@@ -68,9 +69,9 @@ class PointState:
         Remarks of the selection (shown as the message).
     error : str
         An invalid pattern's error ("" when the selection is valid).
-    select_options : dict or None
-        The keyword arguments of ``RegionSums.select`` that gave these points
-        (None while the selection is invalid); layers select with them too.
+    selection : Selection or None
+        The selection that gave these points, its metrics resolved (None
+        while the selection is invalid); layers select with it too.
     """
 
     points: pd.DataFrame
@@ -80,7 +81,7 @@ class PointState:
     bandwidth_metric: str | None
     notes: list = field(default_factory=list)
     error: str = ""
-    select_options: dict | None = None
+    selection: Selection | None = None
 
     @cached_property
     def flop_split(self) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -175,27 +176,23 @@ def select_points(sums: RegionSums, *, flops_metric: str | None, bandwidth_metri
                   max_points: int) -> PointState:
     """Select the points for the given trait values from the sums.
 
-    An invalid include/exclude pattern gives an empty state with ``error``
-    set instead of raising.
+    An invalid include/exclude pattern (or one that takes too long on the
+    region names) gives an empty state with ``error`` set instead of raising.
     """
     try:
-        include_re = compile_patterns(include or None, "include")
-        exclude_re = compile_patterns(exclude or None, "exclude")
-    except ValueError as exc:
+        request = Selection(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
+                            ranks=ranks, include=include or None, exclude=exclude or None,
+                            combine_ranks=combine_ranks)
+        selected = sums.select(request)
+    except SelectionError as exc:
         empty = sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
                             ranks=[])
         return PointState(empty.points, empty.points, empty.left_out, flops_metric,
                           bandwidth_metric, error=str(exc))
-    options = {"flops_metric": flops_metric, "bandwidth_metric": bandwidth_metric,
-               "ranks": ranks, "include": include_re, "exclude": exclude_re,
-               "combine_ranks": combine_ranks}
-    selection = sums.select(**options)
-    points = selection.points.reset_index(drop=True)
-    options.update(flops_metric=selection.flops_metric,
-                   bandwidth_metric=selection.bandwidth_metric)
-    return PointState(points, apply_budget(points, max_points), selection.left_out,
-                      selection.flops_metric, selection.bandwidth_metric,
-                      list(selection.notes), select_options=options)
+    points = selected.points.reset_index(drop=True)
+    return PointState(points, apply_budget(points, max_points), selected.left_out,
+                      selected.flops_metric, selected.bandwidth_metric,
+                      list(selected.notes), selection=selected.selection)
 
 
 def check_ceilings(ceilings: Sequence | None) -> tuple:

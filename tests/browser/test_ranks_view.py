@@ -103,3 +103,22 @@ def hover(page, square):
     tooltip = page.locator(".roofline-spread-tooltip", has_text="Slowest rank").first
     tooltip.wait_for(timeout=30_000)
     return tooltip
+
+
+def test_a_filter_that_matches_nothing_leaves_an_empty_spread_with_a_note(ranks_notebook, page,
+                                                                         artifacts_dir):
+    open_in_lab(page, ranks_notebook, NOTEBOOK)
+    run_all_cells(page)
+    page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
+    page.locator(f"{WIDGET} .roofline-rank-view button", has_text="spread").click()
+    assert wait_for_count(page, DOTS, REGIONS) == REGIONS
+    page.locator(f"{WIDGET} .roofline-include input").fill("nomatch")
+    assert wait_for_count(page, DOTS, 0) == 0  # no square, no rank point
+    message = page.locator(f"{WIDGET} .roofline-message")
+    message.get_by_text("No region matches the include/exclude patterns.").wait_for(
+        timeout=30_000)
+    assert "ranks view: 0 region(s)" in page.locator(f"{WIDGET} .roofline-status").inner_text()
+    page.locator(f"{WIDGET} .roofline-widget, {WIDGET}").first.screenshot(
+        path=str(artifacts_dir / "ranks-spread-nothing-selected.png"))
+    page.locator(f"{WIDGET} .roofline-include input").fill("")
+    assert wait_for_count(page, DOTS, REGIONS) == REGIONS  # the squares are back

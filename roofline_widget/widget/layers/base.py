@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.ceilings import Roofline
-from roofline_widget.points import RegionSums
+from roofline_widget.points import RegionSums, Selection
 from roofline_widget.widget.state import PointState
 
 __all__ = ["Layer", "LayerInput", "set_if_changed"]
@@ -36,9 +36,9 @@ class LayerInput:
     ----------
     sums : RegionSums
         The widget's per-region sums.
-    select_options : dict or None
-        The keyword arguments ``sums.select`` was called with for the current
-        points (metrics resolved, patterns compiled, ranks, ``combine_ranks``);
+    selection : Selection or None
+        The selection of the current points (metrics resolved, patterns
+        compiled, ranks, ``combine_ranks``): pass it on as ``selection=``;
         None while the selection is invalid (a bad pattern): draw nothing.
     points : PointState
         The current points (``points.points`` all, ``points.shown`` drawn).
@@ -53,7 +53,7 @@ class LayerInput:
     """
 
     sums: RegionSums
-    select_options: dict | None
+    selection: Selection | None
     points: PointState
     roofline: Roofline | None
     color_codes: Callable[[pd.DataFrame], np.ndarray]

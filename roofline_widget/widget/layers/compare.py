@@ -451,7 +451,7 @@ class CompareLayer:
                 or compared_for[1] is not self.runs:
             self.error, self.notes = "", []
             frame = pd.DataFrame()
-            if self.runs and data.select_options is not None:
+            if self.runs and data.selection is not None:
                 try:
                     frame = self._compare(data)
                 except (ValueError, TypeError) as exc:
@@ -512,18 +512,15 @@ class CompareLayer:
 
     # ------------------------------------------------------------ internals
     def _compare(self, data: LayerInput) -> pd.DataFrame:
-        options = data.select_options
         runs = [*self.runs, (CURRENT_LABEL, data.sums)]
-        keywords = {name: options[name] for name in ("flops_metric", "bandwidth_metric",
-                                                     "ranks", "include", "exclude",
-                                                     "combine_ranks")}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             if len(runs) == 2:
-                frame = compare_points(runs[0][1], runs[1][1], match=self.match, **keywords)
+                frame = compare_points(runs[0][1], runs[1][1], match=self.match,
+                                       selection=data.selection)
                 frame["run_before"], frame["run_after"] = runs[0][0], CURRENT_LABEL
             else:
-                frame = compare_points(dict(runs), match=self.match, **keywords)
+                frame = compare_points(dict(runs), match=self.match, selection=data.selection)
         self.notes = list(dict.fromkeys(str(w.message) for w in caught))
         return _shown_rows(frame, data.points.points, data.points.shown)
 

@@ -19,7 +19,7 @@ are assigned only when they change.
 
 The levels come from the widget's ``levels`` trait (``data.options["levels"]``,
 ``[]``: the layer draws nothing); the selection is the widget's
-(``data.select_options``), passed on to
+(``data.selection``), passed on to
 :func:`~roofline_widget.analysis.levels.select_levels`.  The bandwidth roofs of the
 levels are the widget's ceilings (``ceilings=machine_roofline(...)``), which
 the figure already draws, one labelled slope each.
@@ -46,11 +46,11 @@ from roofline_widget.analysis.sanity import (
 )
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look import style
+from roofline_widget.points import Selection
 from roofline_widget.widget.html import rank_text
 from roofline_widget.widget.layers.base import LayerInput, set_if_changed
 
 __all__ = [
-    "LEVEL_SELECT_KEYS",
     "MARKERS",
     "MAX_LISTED_FINDINGS",
     "RING_SIZE",
@@ -67,8 +67,6 @@ __all__ = [
 
 #: One bqplot marker per level, inner to outer.
 MARKERS = {"L1": "triangle-up", "L2": "diamond", "L3": "square", "MEM": "circle"}
-#: The widget's selection keywords that :func:`~roofline_widget.analysis.levels.select_levels` takes.
-LEVEL_SELECT_KEYS = ("flops_metric", "ranks", "include", "exclude", "combine_ranks")
 _KEY = ["file", "rank", "region"]
 _X = schema.INTENSITY
 _Y = schema.PERFORMANCE
@@ -243,13 +241,12 @@ class LevelsLayer:
     def update(self, data: LayerInput) -> None:
         """Select the level points for the widget's selection and assign the marks."""
         levels = tuple(data.options.get("levels") or ())
-        if not levels or data.select_options is None:
+        if not levels or data.selection is None:
             self._hide()
             return
-        options = {k: data.select_options[k] for k in LEVEL_SELECT_KEYS}
         drawn = self._drawn
         if drawn is None or drawn.points is not data.points or drawn.levels != levels:
-            selection = select_levels(data.sums, **options)
+            selection = select_levels(data.sums, selection=data.selection)
             frame = selection.points[selection.points["level"].astype(str).isin(levels)]
             frame = limit_groups(frame, int(data.options.get("max_points") or len(frame) or 1))
             drawn = _Drawn(data.points, levels, selection, frame.reset_index(drop=True))
@@ -258,7 +255,7 @@ class LevelsLayer:
         roofs = measured_roofs(data.roofline)
         key = (drawn, None if roofs is None else (roofs.compute, roofs.bandwidth))
         if self._findings_key != key:
-            self.findings = self._sanity(data, options, drawn, roofs)
+            self.findings = self._sanity(data, data.selection, drawn, roofs)
             self.flagged = flagged_points(drawn.frame, self.findings)
             self._findings_key = key
         self._assign(drawn.frame, levels, data.color_codes(drawn.frame))
@@ -272,7 +269,7 @@ class LevelsLayer:
         return self._status
 
     # ------------------------------------------------------------ helpers
-    def _sanity(self, data: LayerInput, options: dict, drawn: _Drawn,
+    def _sanity(self, data: LayerInput, selection: Selection, drawn: _Drawn,
                 roofs: Roofline | None) -> pd.DataFrame:
         """sanity_check(sums, ceilings=roofs) of the shown levels, its roof-free part cached.
 
@@ -280,7 +277,8 @@ class LevelsLayer:
         ceilings run once per selection, the roof check again per set of roofs.
         """
         if self._base_findings is None or self._base_findings[0] is not drawn:
-            self._base_findings = (drawn, sanity_check(data.sums, ceilings=None, **options))
+            self._base_findings = (drawn, sanity_check(data.sums, ceilings=None,
+                                                       selection=selection))
         roof = above_roof_findings(drawn.selection.points, roofs)
         return shown_findings(merge_findings(self._base_findings[1], roof), drawn.levels)
 

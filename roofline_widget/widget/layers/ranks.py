@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from dataclasses import replace
 
 import bqplot as bq
 import ipywidgets as widgets
@@ -24,6 +25,7 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.spread import rank_spread
 from roofline_widget.look import style
+from roofline_widget.points import Selection
 from roofline_widget.widget.layers.base import LayerInput, set_if_changed
 from roofline_widget.widget.state import PointState, apply_budget
 
@@ -190,7 +192,7 @@ class RanksLayer:
                                    options["max_points"], len(data.sums.ranks),
                                    bool(options.get("combine_ranks")))
         self._points_hint = self._hint(points, options["max_points"], len(data.sums.ranks))
-        if self.view != "spread" or data.select_options is None:
+        if self.view != "spread" or data.selection is None:
             self.view = "points"
             self.spread = None
             self.n_regions = 0
@@ -199,7 +201,7 @@ class RanksLayer:
         if options.get("rank_view") == "auto":
             self._notes.append(f"rank_view='auto': {len(points.points):,} points exceed "
                                f"max_points={options['max_points']:,}")
-        spread = self._spread(data)
+        spread = self._spread(data, data.selection)
         drawable = _drawable(spread)
         if len(drawable) < len(spread):
             self._notes.append(f"{len(spread) - len(drawable):,} region(s) without a positive "
@@ -262,14 +264,13 @@ class RanksLayer:
                 f"(max_points={max_points:,}): <code>rank_view='spread'</code> draws one point "
                 "per region with whiskers over its ranks")
 
-    def _spread(self, data: LayerInput) -> pd.DataFrame:
+    def _spread(self, data: LayerInput, selection: Selection) -> pd.DataFrame:
         """rank_spread of the selection, computed once per selection."""
         key = id(data.points.points)
         if self._cache is not None and self._cache[0] == key \
                 and self._cache[1] is data.points.points:
             return self._cache[2]
-        selection = {k: v for k, v in data.select_options.items() if k != "combine_ranks"}
-        spread = rank_spread(data.sums, **selection)
+        spread = rank_spread(data.sums, selection=replace(selection, combine_ranks=False))
         self._cache = (key, data.points.points, spread)
         return spread
 

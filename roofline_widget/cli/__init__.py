@@ -1,0 +1,61 @@
+"""``roofline-widget``: the command line for job scripts and CI (``python -m roofline_widget``).
+
+Five commands on the public API: ``plot`` (the static figure),
+``compare`` (speed-ups; ``--fail-below`` is a regression gate), ``check``
+(LIKWID's STAT sums and the sanity checks), ``machine`` (ceilings from
+likwid-bench logs) and ``points`` (the points table).  Text for people by
+default, one JSON object with ``--json``; exit code 0 when all is well, 1
+when a check or the gate found something, 2 for a usage or input error,
+which is printed as one line (the traceback only with ``--debug``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+import warnings
+from collections.abc import Sequence
+
+from roofline_widget import RooflineError, RooflineWarning
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``roofline-widget`` with ``argv`` (default: the process's arguments).
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name.
+
+    Returns
+    -------
+    int
+        The exit code: 0 success, 1 findings or a regression, 2 a usage or
+        input error (argparse exits with 2 itself on a bad command line).
+    """
+    from roofline_widget.cli.commands import BENCH_SUFFIXES, COMMANDS
+    from roofline_widget.cli.parser import EXIT_USAGE, build_parser
+    from roofline_widget.cli.report import WarningLog, emit, error_line
+
+    parser = build_parser(BENCH_SUFFIXES)
+    args = parser.parse_args(argv)
+    if getattr(args, "csv", False) and args.json:
+        parser.error("--csv and --json: choose one")
+    if args.no_progress:
+        os.environ["TQDM_DISABLE"] = "1"
+    log = WarningLog()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", RooflineWarning)
+        warnings.showwarning = log.show
+        try:
+            outcome = COMMANDS[args.command](args)
+        except (RooflineError, OSError, ValueError, ImportError) as exc:
+            if args.debug:
+                traceback.print_exc()
+            print(error_line(args.command, exc), file=sys.stderr)
+            return EXIT_USAGE
+    emit(outcome, as_json=args.json, warnings=log.items, stream=sys.stdout)
+    return outcome.exit_code

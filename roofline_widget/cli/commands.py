@@ -1,0 +1,320 @@
+"""The five commands of ``roofline-widget``, each on the package's public API only.
+
+Each takes the parsed arguments and returns an :class:`~roofline_widget.cli.report.Outcome`:
+the JSON object, the text lines and the exit code.  Errors are not caught
+here: :func:`roofline_widget.cli.main` turns the package's errors into one
+line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from roofline_widget import (
+    BandwidthRoof,
+    ComputeRoof,
+    LikwidRun,
+    Roofline,
+    StatSumMismatchWarning,
+    compare_points,
+    left_out_regions,
+    machine_roofline,
+    plot_roofline,
+    points_dataframe,
+    read_likwid,
+    sanity_check,
+    stat_comparisons,
+)
+from roofline_widget.cli.parser import EXIT_FINDINGS, EXIT_OK
+from roofline_widget.cli.report import Outcome, one_line, printable, records, table_text
+from roofline_widget.cli.svg_titles import add_hover_titles
+
+__all__ = ["BENCH_SUFFIXES", "COMMANDS", "bench_files", "check", "compare", "machine", "plot",
+           "points"]
+
+#: The files of a directory given as likwid-bench logs (compressed ones included).
+BENCH_SUFFIXES = (".log", ".txt", ".out", ".gz", ".bz2", ".xz")
+_POINT_COLUMNS = {"region": "region", "rank": "rank", "performance_gflops": "GFLOP/s",
+                  "bandwidth_gbs": "GB/s", "arithmetic_intensity_flops_per_byte": "FLOP/byte",
+                  "runtime_seconds": "runtime [s]", "n_threads": "threads"}
+_COMPARE_COLUMNS = {"region": "region", "rank": "rank", "status": "status",
+                    "runtime_seconds_before": "runtime before [s]",
+                    "runtime_seconds_after": "after [s]", "speedup": "speed-up",
+                    "performance_change_percent": "GFLOP/s change %",
+                    "intensity_change_percent": "intensity change %"}
+
+
+# --------------------------------------------------------------------------
+# inputs
+# --------------------------------------------------------------------------
+def read_run(paths: list[str], fmt: str | None) -> LikwidRun:
+    """The files of one run, merged (``read_likwid``)."""
+    return read_likwid(paths[0] if len(paths) == 1 else list(paths), format=fmt)
+
+
+def bench_files(paths: list[str]) -> list[str]:
+    """``paths`` with each directory replaced by its files ending in :data:`BENCH_SUFFIXES`.
+
+    Raises
+    ------
+    FileNotFoundError
+        For a directory without such files (naming the suffixes).
+    """
+    files = []
+    for path in map(Path, paths):
+        if not path.is_dir():
+            files.append(str(path))
+            continue
+        found = sorted(str(p) for p in path.iterdir()
+                       if p.is_file() and p.suffix.lower() in BENCH_SUFFIXES)
+        if not found:
+            raise FileNotFoundError(2, f"no likwid-bench logs ({', '.join(BENCH_SUFFIXES)}) in "
+                                       "the directory", str(path))
+        files += found
+    return files
+
+
+def _selection(args: argparse.Namespace) -> dict:
+    """The point-selection keywords the public functions take."""
+    chosen = {"flops_metric": args.flops_metric, "ranks": args.ranks, "include": args.include,
+              "exclude": args.exclude, "combine_ranks": args.combine_ranks}
+    if hasattr(args, "bandwidth_metric"):
+        chosen["bandwidth_metric"] = args.bandwidth_metric
+    return chosen
+
+
+def _where(row, several_ranks: bool) -> str:
+    """A region, named for a terminal, with its rank when there are several."""
+    name = printable(row["region"])
+    if row["rank"] < 0:
+        return f"{name} (all ranks)"
+    return f"{name} (rank {row['rank']})" if several_ranks else name
+
+
+def _left_out_lines(left_out: pd.DataFrame) -> list[str]:
+    if not len(left_out):
+        return []
+    several = left_out["rank"].nunique() > 1
+    return [f"left out ({len(left_out)}), never placed:"] + [
+        f"  {_where(row, several)}: {printable(row['reason'])}"
+        for row in left_out.to_dict("records")]
+
+
+def _ceiling_lines(ceilings: list[dict], ridge_point: float) -> list[str]:
+    lines = [f"ceilings (ridge point {ridge_point:.4g} FLOP/byte):"]
+    for roof in ceilings:
+        lines.append(f"  {roof['kind']:<9} {printable(roof['name'])}: {roof['value']:.4g} "
+                     f"{roof['unit']} ({printable(roof['source'])})")
+    return lines
+
+
+# --------------------------------------------------------------------------
+# plot
+# --------------------------------------------------------------------------
+def plot(args: argparse.Namespace) -> Outcome:
+    """``roofline-widget plot``: the static figure, its data, SVG hover titles."""
+    runs: LikwidRun | list[LikwidRun]
+    if args.separate:
+        runs = [read_likwid(path, format=args.format) for path in args.files]
+    else:
+        runs = read_run(args.files, args.format)
+    ceilings = machine_roofline(bench_files(args.ceilings)) if args.ceilings else None
+    baseline = read_run(args.baseline, args.format) if args.baseline else None
+    data_format = Path(args.data).suffix.lstrip(".").lower() if args.data else "csv"
+    payload = plot_roofline(
+        runs, filepath=args.output, data_filepath=args.data, data_format=data_format,
+        ceilings=ceilings, peak_flops=args.peak_flops, peak_bandwidth=args.peak_bandwidth,
+        levels=args.levels, baseline=baseline, match=dict(args.match) or None, cmap=args.cmap,
+        verbose=False, **_selection(args))
+    image = str(Path(args.output).resolve())
+    data = {"image": image, "data": str(Path(args.data).resolve()) if args.data else None,
+            "points": len(payload["points"]), "flops_metric": payload["flops_metric"],
+            "bandwidth_metric": payload["bandwidth_metric"], "ceilings": payload["ceilings"],
+            "ridge_point": payload["ridge_point"],
+            "empirical_ceilings": payload["empirical_ceilings"],
+            "left_out": payload["left_out"], "no_flop_note": payload["no_flop_note"],
+            "level_findings": payload.get("level_findings", []), "hover_titles": None}
+    text = [f"wrote {args.output}: {len(payload['points'])} point(s), FLOP metric "
+            f"{payload['flops_metric']!r}, bandwidth metric {payload['bandwidth_metric']!r}"]
+    if Path(args.output).suffix.lower() == ".svg":
+        titled, drawn = add_hover_titles(payload, args.output)
+        data["hover_titles"] = titled
+        text.append(f"  {titled} of {drawn} drawn point(s) carry their numbers as a hover title")
+    if args.data:
+        text.append(f"wrote {args.data} ({data_format})")
+    text += _ceiling_lines(payload["ceilings"], payload["ridge_point"])
+    if payload["empirical_ceilings"]:
+        text.append("  empirical: the largest observation, not a machine limit "
+                    "(give --peak-flops/--peak-bandwidth or --ceilings)")
+    text += _left_out_lines(pd.DataFrame(payload["left_out"], columns=["file", "region", "rank",
+                                                                       "reason"]))
+    if payload["no_flop_note"]:
+        text.append(payload["no_flop_note"])
+    return Outcome(data, text)
+
+
+# --------------------------------------------------------------------------
+# compare
+# --------------------------------------------------------------------------
+def compare(args: argparse.Namespace) -> Outcome:
+    """``roofline-widget compare``: the speed-up table and the regression gate."""
+    before = read_run([args.before], args.format)
+    after = read_run([args.after], args.format)
+    frame = compare_points(before, after, match=dict(args.match) or None, **_selection(args))
+    several = frame["rank"].nunique() > 1
+    slower = pd.DataFrame(columns=frame.columns)
+    if args.fail_below is not None:
+        slower = frame[(frame["speedup"] < args.fail_below).to_numpy(dtype=bool)]
+    data = {"before": before.label, "after": after.label, "fail_below": args.fail_below,
+            "flops_metric": frame["flops_metric"].iloc[0] if len(frame) else None,
+            "bandwidth_metric": frame["bandwidth_metric"].iloc[0] if len(frame) else None,
+            "regressions": records(slower[["region", "rank", "device", "runtime_seconds_before",
+                                           "runtime_seconds_after", "speedup"]]),
+            "rows": records(frame)}
+    text = [f"before: {printable(before.label)}   after: {printable(after.label)}   "
+            "(speed-up = runtime before / runtime after)", *table_text(frame, _COMPARE_COLUMNS)]
+    for status in ("only before", "only after", "neither"):
+        rows = frame[frame["status"] == status]
+        if len(rows):
+            names = ", ".join(_where(row, several) for row in rows.to_dict("records"))
+            text.append(f"{status} placed: {names}")
+    if args.fail_below is None:
+        return Outcome(data, text)
+    for row in slower.to_dict("records"):
+        text.append(f"REGRESSION: {_where(row, several)} runs {row['speedup']:.3f}x "
+                    f"({row['runtime_seconds_before']:.4g} s -> {row['runtime_seconds_after']:.4g} s), "
+                    f"below --fail-below {args.fail_below:g}")
+    if not len(slower):
+        text.append(f"no region slowed down below {args.fail_below:g}x")
+    return Outcome(data, text, EXIT_FINDINGS if len(slower) else EXIT_OK)
+
+
+# --------------------------------------------------------------------------
+# check
+# --------------------------------------------------------------------------
+def _check_ceilings(args: argparse.Namespace) -> Roofline | None:
+    """The roofs the points are checked against: --ceilings, peaks, or none."""
+    if args.ceilings:
+        return machine_roofline(bench_files(args.ceilings)).with_peaks(args.peak_flops,
+                                                                        args.peak_bandwidth)
+    if args.peak_flops is None and args.peak_bandwidth is None:
+        return None
+    if args.peak_flops is None or args.peak_bandwidth is None:
+        raise ValueError("check against peaks needs both --peak-flops and --peak-bandwidth "
+                         "(or --ceilings with likwid-bench logs)")
+    # the peak bandwidth a user gives is the memory's
+    return Roofline([ComputeRoof("Peak", args.peak_flops)],
+                    [BandwidthRoof("Peak bandwidth", args.peak_bandwidth, level="MEM")])
+
+
+def _sanity(run: LikwidRun, args: argparse.Namespace, ceilings) -> tuple[pd.DataFrame, str | None]:
+    """The findings, or why no sanity check could run (the data has no level metrics)."""
+    chosen = {key: value for key, value in _selection(args).items() if value}
+    try:
+        return sanity_check(run, ceilings=ceilings, levels=args.levels, **chosen), None
+    except ValueError as exc:
+        if chosen or args.levels:
+            raise  # what the user asked for is wrong: an input error
+        return pd.DataFrame(), one_line(exc)
+
+
+def check(args: argparse.Namespace) -> Outcome:
+    """``roofline-widget check``: LIKWID's STAT sums and the sanity checks."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StatSumMismatchWarning)  # reported below instead
+        run = read_run(args.files, args.format)
+    comparisons = stat_comparisons(run)
+    mismatches = comparisons[~comparisons["agree"].astype(bool)] if len(comparisons) else comparisons
+    findings, skipped = _sanity(run, args, _check_ceilings(args))
+    data = {"files": list(run.sources),
+            "stat_sums": {"compared": len(comparisons), "mismatches": records(mismatches)},
+            "sanity": {"ran": skipped is None, "not_run_because": skipped,
+                       "findings": records(findings)}}
+    if not len(comparisons):
+        text = ["STAT sums: none to compare (LIKWID prints STAT tables only for more than one "
+                "thread)"]
+    elif not len(mismatches):
+        text = [f"STAT sums: {len(comparisons)} compared with the sum of the threads read, "
+                "all agree"]
+    else:
+        text = [f"STAT sums: {len(mismatches)} of {len(comparisons)} differ from the sum of the "
+                "threads read beyond the printed precision:"]
+        text += [f"  {printable(r['source'])}: {printable(r['region'])} {printable(r['name'])!r}: "
+                 f"threads sum to {r['summed']:.7g}, STAT Sum {r['stat_sum']:.7g}"
+                 for r in mismatches.to_dict("records")]
+    if skipped is not None:
+        text.append(f"sanity checks: not run: {skipped}")
+    elif not len(findings):
+        text.append("sanity checks: no findings")
+    else:
+        text.append(f"sanity checks: {len(findings)} finding(s):")
+        several = findings["rank"].nunique() > 1
+        for row in findings.to_dict("records"):
+            level = f", {row['level']}" if isinstance(row["level"], str) else ""
+            text.append(f"  {_where(row, several)}{level}: {row['check']}: {printable(row['detail'])}")
+    found = len(mismatches) + len(findings)
+    return Outcome(data, text, EXIT_FINDINGS if found else EXIT_OK)
+
+
+# --------------------------------------------------------------------------
+# machine
+# --------------------------------------------------------------------------
+def _provenance_line(provenance: dict | None) -> str:
+    if not provenance:
+        return ""
+    where = f"{Path(str(provenance.get('file', '?'))).name}:{provenance.get('line', '?')}"
+    parts = [where, f"kernel {provenance.get('kernel')}", f"{provenance.get('threads')} threads"]
+    if provenance.get("level_decided_by"):
+        parts.append(f"level by {provenance['level_decided_by']}")
+    return "; ".join(parts)
+
+
+def machine(args: argparse.Namespace) -> Outcome:
+    """``roofline-widget machine``: the ceiling table with provenance."""
+    files = bench_files(args.paths)
+    roofline = machine_roofline(files, precision=args.precision, label=args.label,
+                                level=args.level, figure=args.figure)
+    roofs = [{**summary, "level": getattr(roof, "level", None), "provenance": roof.provenance}
+             for roof, summary in zip(roofline, roofline.to_dicts())]
+    ridge = roofline.ridge_point()
+    data = {"files": files, "precision": args.precision, "figure": args.figure,
+            "ridge_point": ridge, "ceilings": roofs}
+    text = [f"read {len(files)} file(s): {', '.join(Path(f).name for f in files)}"]
+    text += _ceiling_lines(roofs, ridge)
+    for roof in roofs:
+        line = _provenance_line(roof["provenance"])
+        if line:
+            level = f" [{roof['level']}]" if roof["level"] else ""
+            text.append(f"  {printable(roof['name'])}{level} from {printable(line)}")
+    return Outcome(data, text)
+
+
+# --------------------------------------------------------------------------
+# points
+# --------------------------------------------------------------------------
+def points(args: argparse.Namespace) -> Outcome:
+    """``roofline-widget points``: the points table, and what was left out."""
+    run = read_run(args.files, args.format)
+    chosen = _selection(args)
+    table = points_dataframe(run, **chosen)
+    left_out = left_out_regions(run, **chosen)
+    data = {"files": list(run.sources), "points": records(table), "left_out": records(left_out)}
+    if args.csv:
+        return Outcome(data, table.to_csv(index=False).splitlines())
+    metrics = (f"FLOP metric {table['flops_metric'].iloc[0]!r}, bandwidth metric "
+               f"{table['bandwidth_metric'].iloc[0]!r}") if len(table) else "no point placed"
+    text = [f"{len(table)} point(s) of {printable(run.label)}: {metrics}"]
+    if len(table):
+        text += table_text(table, _POINT_COLUMNS)
+    text += _left_out_lines(left_out)
+    return Outcome(data, text)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], Outcome]] = {
+    "plot": plot, "compare": compare, "check": check, "machine": machine, "points": points,
+}

@@ -1,0 +1,313 @@
+"""The ``roofline-widget`` command line: its options, help texts and examples (argparse).
+
+Every subcommand's ``--help`` ends with examples and the exit codes, so that
+a user can learn the tool from the terminal.  The parser only describes the
+command line; :mod:`roofline_widget.cli.commands` carries the commands out.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "build_parser",
+           "parse_match", "parse_ranks"]
+
+PROGRAM = "roofline-widget"
+#: Everything worked and nothing was found.
+EXIT_OK = 0
+#: The command ran and found something: a STAT mismatch or sanity finding, a regression.
+EXIT_FINDINGS = 1
+#: A bad command line or bad input (missing or damaged file, unknown metric): nothing was done.
+EXIT_USAGE = 2
+EXIT_CODES = f"""\
+exit codes:
+  {EXIT_OK}  success (for check and compare --fail-below: nothing found)
+  {EXIT_FINDINGS}  check found a STAT mismatch or a sanity finding; compare --fail-below found a
+     region that slowed down past the threshold
+  {EXIT_USAGE}  usage or input error (bad option, missing or damaged file, unknown metric);
+     one line on stderr, the traceback only with --debug"""
+#: A rank range longer than this in --ranks is refused (a typo such as 0-1000000000).
+MAX_RANK_RANGE = 1_000_000
+#: The four memory levels --levels accepts.
+LEVEL_CHOICES = ("L1", "L2", "L3", "MEM")
+
+_DESCRIPTION = """\
+Roofline models of LIKWID measurements from the command line: static plots for job
+scripts, a performance regression gate for CI, self-checks of the measurements and
+the machine's ceilings from likwid-bench logs. Every command reads the outputs of
+likwid-perfctr (text, -O CSV) and likwid-mpirun, plain or compressed, job logs with
+other output around the tables included."""
+
+_MAIN_EPILOG = f"""\
+examples:
+  {PROGRAM} plot run.txt -o roofline.svg --peak-flops 2048 --peak-bandwidth 204.8
+  {PROGRAM} compare before.txt after.txt --fail-below 0.95
+  {PROGRAM} check run.txt --ceilings bench_logs/
+  {PROGRAM} machine bench_logs/
+  {PROGRAM} points mem_dp.txt flops_dp.txt --csv > points.csv
+
+Run '{PROGRAM} COMMAND --help' for a command's options and examples.
+
+{EXIT_CODES}"""
+
+_FILES_HELP = ("LIKWID output files of ONE run, merged (e.g. a MEM_DP and a FLOPS_DP run of "
+               "the same job); plain, gzip, bz2 or xz")
+
+_EPILOGS = {
+    "plot": f"""\
+examples:
+  # spec-sheet peaks (GFLOP/s, GB/s); the SVG shows each point's numbers on hover
+  {PROGRAM} plot run.txt -o roofline.svg --peak-flops 2048 --peak-bandwidth 204.8
+  # the machine's measured ceilings, one bandwidth roof per memory level
+  {PROGRAM} plot run.txt -o roofline.png --ceilings bench_logs/
+  # a hierarchical roofline of L2, L3 and MEM runs of one program, and its data
+  {PROGRAM} plot l2.txt l3.txt mem_dp.txt --levels L2 L3 MEM --data levels.json
+  # before and after: arrows from each region's baseline point
+  {PROGRAM} plot after.txt --baseline before.txt -o compare.pdf
+
+Without peaks or --ceilings the largest observation is the ceiling and is labelled
+empirical: useful to compare regions, never a machine limit.
+
+{EXIT_CODES}""",
+    "compare": f"""\
+examples:
+  {PROGRAM} compare before.txt after.txt
+  # a CI gate: exit code 1 and each region named when it runs slower than 0.95x
+  {PROGRAM} compare before.txt after.txt --fail-below 0.95
+  {PROGRAM} compare old.txt new.txt --match solve_v1=solve --json > changes.json
+
+The speed-up is runtime before / runtime after (LIKWID's RDTSC runtime of the region):
+above 1 the region got faster. Regions found in one run only are listed, never
+counted as regressions.
+
+{EXIT_CODES}""",
+    "check": f"""\
+examples:
+  {PROGRAM} check run.txt
+  {PROGRAM} check l2.txt l3.txt mem_dp.txt --ceilings bench_logs/
+  {PROGRAM} check run.txt --peak-flops 2048 --peak-bandwidth 204.8 --json
+
+Two checks: every STAT Sum LIKWID printed against the sum of the threads read
+(truncated numbers, dropped threads), and the sanity checks of the points per memory
+level (intensity falling outward, points above their roof, memory traffic on one
+socket of several).
+
+{EXIT_CODES}""",
+    "machine": f"""\
+examples:
+  {PROGRAM} machine bench_logs/
+  {PROGRAM} machine flops.log l2.log mem.log --precision SP --label milan
+  {PROGRAM} machine bench_logs/ --json > ceilings.json
+
+A directory stands for its files with the suffixes {{suffixes}}.
+The level of each bandwidth benchmark comes from the likwid-perfctr group around it,
+else the working set against likwid-topology's cache sizes in the same log, else
+--level.
+
+{EXIT_CODES}""",
+    "points": f"""\
+examples:
+  {PROGRAM} points run.txt
+  {PROGRAM} points mem_dp.txt flops_dp.txt --include 'solve' --csv > points.csv
+  {PROGRAM} points mpirun.txt --ranks 0-3 --combine-ranks --json
+
+A point sums the per-thread rates of a region (memory metrics are counted on one
+thread per socket, so the sum is the socket total); intensity = GFLOP/s / GB/s.
+
+{EXIT_CODES}""",
+}
+
+_HELP = {
+    "plot": "draw the static roofline figure (PNG, SVG, PDF) and write its data",
+    "compare": "per-region speed-up and changes between two runs; a regression gate",
+    "check": "LIKWID's STAT sums and the sanity checks; exit 1 when anything is found",
+    "machine": "the machine's ceilings from likwid-bench logs, with provenance",
+    "points": "the roofline points table (text, --json or --csv)",
+}
+
+
+def parse_ranks(text: str) -> list[int]:
+    """``"0,2,4-7"`` as ``[0, 2, 4, 5, 6, 7]`` (an argparse ``type``).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        For anything but non-negative integers and ranges ``a-b`` with
+        ``a <= b`` and at most :data:`MAX_RANK_RANGE` ranks.
+
+    Examples
+    --------
+    >>> parse_ranks("3,0-2")
+    [0, 1, 2, 3]
+    """
+    ranks: set[int] = set()
+    for part in text.split(","):
+        low, dash, high = part.strip().partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise argparse.ArgumentTypeError(
+                f"expected ranks such as 0,2,4-7 (non-negative integers and ranges), got {text!r}")
+        first, last = int(low), int(high) if dash else int(low)
+        if last < first or last - first >= MAX_RANK_RANGE:
+            raise argparse.ArgumentTypeError(
+                f"rank range {part.strip()!r}: expected a-b with a <= b, "
+                f"at most {MAX_RANK_RANGE:,} ranks")
+        ranks.update(range(first, last + 1))
+    return sorted(ranks)
+
+
+def parse_match(text: str) -> tuple[str, str]:
+    """``"old=new"`` as ``("old", "new")`` (an argparse ``type`` for renamed regions).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Without an ``=`` or with an empty name on either side.
+
+    Examples
+    --------
+    >>> parse_match("solve_v1=solve")
+    ('solve_v1', 'solve')
+    """
+    old, equals, new = text.partition("=")
+    if not equals or not old or not new:
+        raise argparse.ArgumentTypeError(f"expected OLD=NEW (a region renamed), got {text!r}")
+    return old, new
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    """--json, --debug, --no-progress: on every subcommand."""
+    group = parser.add_argument_group("output")
+    group.add_argument("--json", action="store_true",
+                       help="print one JSON object on stdout instead of text (warnings included)")
+    group.add_argument("--debug", action="store_true",
+                       help="show the full traceback of an error")
+    group.add_argument("--no-progress", action="store_true",
+                       help="no progress bar on stderr (a bar appears when a read takes over 1 s)")
+
+
+def _add_format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", metavar="FORMAT", default=None,
+                        help="the files' layout, one of read_likwid's formats (text, csv, scope-h5, "
+                             "...); detected from the content when omitted (scope-profiler HDF5 "
+                             "files need --format scope-h5)")
+
+
+def _add_selection(parser: argparse.ArgumentParser, *, levels: bool = False) -> None:
+    """The metric and region/rank selection of points_dataframe."""
+    group = parser.add_argument_group("selection")
+    group.add_argument("--flops-metric", metavar="NAME",
+                       help="exact LIKWID FLOP metric, e.g. 'DP [MFLOP/s]' (detected when omitted)")
+    if not levels:
+        group.add_argument("--bandwidth-metric", metavar="NAME",
+                           help="exact LIKWID bandwidth metric, e.g. 'Memory bandwidth [MBytes/s]'")
+    group.add_argument("--ranks", type=parse_ranks, metavar="LIST",
+                       help="MPI ranks to use, e.g. 0,2,4-7 (default: all)")
+    group.add_argument("--include", metavar="REGEX",
+                       help="only regions whose name matches at its start")
+    group.add_argument("--exclude", metavar="REGEX", help="leave out regions matching at their start")
+    group.add_argument("--combine-ranks", action="store_true",
+                       help="one point per region, every metric summed over the ranks "
+                            "(likwid-mpirun counts memory traffic on one rank per socket)")
+
+
+def _add_ceilings(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("ceilings")
+    group.add_argument("--ceilings", nargs="+", metavar="LOGS_OR_DIR",
+                       help="likwid-bench logs (or a directory of them): compute roofs and one "
+                            "bandwidth roof per memory level, as the machine command shows")
+    group.add_argument("--peak-flops", type=float, metavar="GFLOPS",
+                       help="peak compute in GFLOP/s (replaces the top compute roof)")
+    group.add_argument("--peak-bandwidth", type=float, metavar="GBS",
+                       help="peak memory bandwidth in GB/s (replaces the top bandwidth roof)")
+
+
+def _subparser(commands, name: str, **more) -> argparse.ArgumentParser:
+    epilog = _EPILOGS[name].replace("{suffixes}", more.pop("suffixes", ""))
+    summary = _HELP[name]
+    return commands.add_parser(name, help=summary, description=summary[0].upper() + summary[1:] + ".",
+                               epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+    """The parser of ``roofline-widget`` and its five subcommands.
+
+    Parameters
+    ----------
+    bench_suffixes : tuple of str
+        The suffixes a directory of likwid-bench logs is read by (for the help text).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
+    from roofline_widget import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM, description=_DESCRIPTION, epilog=_MAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    plot = _subparser(commands, "plot")
+    plot.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
+    plot.add_argument("-o", "--output", default="roofline.png", metavar="IMAGE",
+                      help="the image; its suffix names the format: .png, .svg, .pdf, ... "
+                           "(default: roofline.png)")
+    plot.add_argument("--data", metavar="TABLE",
+                      help="also write the plotted data: .csv, .json or .parquet")
+    plot.add_argument("--separate", action="store_true",
+                      help="each FILE is a run of its own (one colour each) instead of one job's "
+                           "files merged")
+    plot.add_argument("--levels", nargs="+", choices=LEVEL_CHOICES, metavar="LEVEL",
+                      help="hierarchical roofline: one dot per memory level (L1 L2 L3 MEM)")
+    plot.add_argument("--baseline", nargs="+", metavar="FILE",
+                      help="a run to compare with: hollow points and an arrow to each region")
+    plot.add_argument("--match", nargs="+", metavar="OLD=NEW", default=[], type=parse_match,
+                      help="with --baseline: regions renamed between the runs")
+    plot.add_argument("--cmap", default="tab20", help="matplotlib colormap of the points")
+    _add_format(plot)
+    _add_ceilings(plot)
+    _add_selection(plot)
+    _add_common(plot)
+
+    compare = _subparser(commands, "compare")
+    compare.add_argument("before", metavar="BEFORE", help="LIKWID output of the earlier run")
+    compare.add_argument("after", metavar="AFTER", help="LIKWID output of the later run")
+    compare.add_argument("--fail-below", type=float, metavar="SPEEDUP",
+                         help="exit 1 naming each region whose speed-up is below this, "
+                              "e.g. 0.95: more than about 5 %% slower")
+    compare.add_argument("--match", nargs="+", metavar="OLD=NEW", default=[], type=parse_match,
+                         help="regions renamed between the runs, matched under NEW")
+    _add_format(compare)
+    _add_selection(compare)
+    _add_common(compare)
+
+    check = _subparser(commands, "check")
+    check.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
+    check.add_argument("--levels", nargs="+", choices=LEVEL_CHOICES, metavar="LEVEL",
+                       help="memory levels to check (default: every level measured)")
+    _add_format(check)
+    _add_ceilings(check)
+    _add_selection(check, levels=True)
+    _add_common(check)
+
+    machine = _subparser(commands, "machine", suffixes=", ".join(bench_suffixes))
+    machine.add_argument("paths", nargs="+", metavar="LOGS_OR_DIR",
+                         help="likwid-bench output, alone or in job logs, or directories of them")
+    machine.add_argument("--precision", choices=("DP", "SP"), default="DP",
+                         help="which peakflops kernels give the compute roofs (default DP)")
+    machine.add_argument("--label", help="a machine name put before every roof's name")
+    machine.add_argument("--level", choices=LEVEL_CHOICES,
+                         help="the level of benchmarks neither a group nor the cache sizes place")
+    machine.add_argument("--figure", choices=("benchmark", "counted"), default="benchmark",
+                         help="bandwidth from likwid-bench's MByte/s (default) or the wrapping "
+                              "likwid-perfctr group's measured total")
+    _add_common(machine)
+
+    points = _subparser(commands, "points")
+    points.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
+    points.add_argument("--csv", action="store_true", help="print the points as CSV on stdout")
+    _add_format(points)
+    _add_selection(points)
+    _add_common(points)
+    return parser

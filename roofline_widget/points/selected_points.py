@@ -1,0 +1,241 @@
+"""The result of one selection: placed points, left-out rows, their frames and dicts.
+
+:class:`SelectedPoints` is what :meth:`RegionSums.select` returns for a
+:class:`~roofline_widget.points.selection.Selection` (the request).  It keeps
+the selected row numbers and the two rates; its DataFrames are built from the
+:class:`RegionSums` columns on first access (through the public column
+accessors of :class:`RegionSums`), and :meth:`SelectedPoints.to_dicts` gives
+scope-profiler's point dicts without building any frame.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from roofline_widget import schema
+from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
+from roofline_widget.points.rank_groups import RankGroups
+from roofline_widget.schema import FRAME_KEYS
+
+if TYPE_CHECKING:
+    from roofline_widget.points.region_sums import RegionSums
+    from roofline_widget.points.selection import Selection
+
+__all__ = ["SelectedPoints", "SelectionNote", "note_warning"]
+
+_LABEL_KEYS = ("file", "region", "device", "groups")
+
+
+class SelectionNote(str):
+    """A note on the ``ranks``/``include`` arguments (warned as :class:`SelectionWarning`)."""
+
+
+def note_warning(note: str) -> type[UserWarning]:
+    """The warning class a selection's note is warned with."""
+    return SelectionWarning if isinstance(note, SelectionNote) else MetricChoiceWarning
+
+
+def _constant_column(value, n: int) -> pd.Categorical:
+    categories = [] if value is None else [value]
+    return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
+
+
+def _points_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
+                  performance: np.ndarray, bandwidth: np.ndarray, flops_metric: str | None,
+                  bandwidth_metric: str | None, unmeasured: np.ndarray) -> pd.DataFrame:
+    """The points frame; ``numbers(name)`` gives the numeric key columns of the rows."""
+    n = len(rows)
+    return pd.DataFrame({
+        "file": sums.label_column("file", rows),
+        "region": sums.label_column("region", rows),
+        "rank": numbers("rank"),
+        schema.PERFORMANCE: performance,
+        schema.BANDWIDTH: bandwidth,
+        schema.INTENSITY: performance / bandwidth,
+        schema.RUNTIME: numbers("runtime_s"),
+        "flops_metric": _constant_column(flops_metric, n),
+        "bandwidth_metric": _constant_column(bandwidth_metric, n),
+        "device": sums.label_column("device", rows),
+        "n_threads": numbers("n_threads"),
+        "call_count": numbers("call_count"),
+        "groups": sums.label_column("groups", rows),
+        "unmeasured_threads": unmeasured,
+    })
+
+
+def _left_out_frame(sums: RegionSums, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
+                    reasons: pd.Categorical) -> pd.DataFrame:
+    return pd.DataFrame({
+        "file": sums.label_column("file", rows),
+        "region": sums.label_column("region", rows),
+        "rank": numbers("rank"),
+        "reason": reasons,
+        "device": sums.label_column("device", rows),
+        "groups": sums.label_column("groups", rows),
+    })
+
+
+def _combined_frame(sums: RegionSums, groups: RankGroups) -> pd.DataFrame:
+    """Like :attr:`RegionSums.frame`, one row per group of ``groups``: the ranks summed."""
+    columns = {name: (sums.label_column(name, groups.first_rows) if name in _LABEL_KEYS
+                      else groups.column(sums, name)) for name in FRAME_KEYS}
+    columns.update((name, groups.sum(sums.sums(name)[groups.rows])) for name in sums.metrics)
+    return pd.DataFrame(columns)
+
+
+class SelectedPoints:
+    """The points of one selection and the regions that could not be placed.
+
+    Built by :meth:`RegionSums.select` for a :class:`Selection`. The two DataFrames are built on
+    first access; :meth:`to_dicts` reads the selected rows straight from the
+    :class:`RegionSums` columns and needs neither.
+
+    Parameters
+    ----------
+    sums : RegionSums
+        Where the rows are.
+    rows, performance, bandwidth : numpy.ndarray
+        The placed rows of ``sums`` (with ``combined``: the first row of each
+        placed group) and their GFLOP/s and GB/s.
+    left_out_rows : numpy.ndarray
+        The rows (or first rows of groups) that could not be placed.
+    reasons : pandas.Categorical
+        Why, one per left-out row.
+    selection : Selection
+        The request, its metrics resolved (given or detected).
+    notes : list of str, optional
+        Remarks on the metric choice.
+    combined : (RankGroups, numpy.ndarray), optional
+        With ``combine_ranks``: the groups and the placed mask over them.
+    unmeasured_threads : numpy.ndarray, optional
+        Per placed point, how many of its threads did not measure the FLOP
+        or the bandwidth metric (only ``unmeasured="keep"`` places such
+        points); zeros by default.
+
+    Attributes
+    ----------
+    points : pandas.DataFrame
+        Columns ``file, region, rank, performance_gflops, bandwidth_gbs,
+        arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
+        bandwidth_metric, device, n_threads, call_count, groups,
+        unmeasured_threads`` (threads summed over although they did not
+        measure a needed metric: 0 unless selected with ``unmeasured="keep"``).
+    left_out : pandas.DataFrame
+        Columns ``file, region, rank, reason`` (then ``device, groups``).
+    frame : pandas.DataFrame
+        The selected rows of :attr:`RegionSums.frame` (placed and left out),
+        every metric's sums included; with ``combine_ranks`` one row per
+        (run, region, device) with the ranks summed and rank -1.
+    combine_ranks : bool
+        Whether the ranks were summed (the points' rank is then -1).
+    selection : Selection
+        What was selected, with the metrics used: pass it on (``selection=``)
+        to select the same points from other data or at other levels.
+    flops_metric, bandwidth_metric : str or None
+        The metrics used (given or detected), as in :attr:`selection`.
+    notes : list of str
+        Remarks on the metric choice (ambiguous precision, fallbacks), warned
+        as :class:`MetricChoiceWarning`, and on the selection (requested ranks
+        absent, ``include=[]``: :class:`SelectionNote`, warned as
+        :class:`SelectionWarning`); :func:`collect_roofline_points` warns them.
+    """
+
+    def __init__(self, sums: RegionSums, rows: np.ndarray, performance: np.ndarray,
+                 bandwidth: np.ndarray, left_out_rows: np.ndarray, reasons: pd.Categorical,
+                 selection: Selection, notes: list[str] | None = None, *,
+                 combined: tuple[RankGroups, np.ndarray] | None = None,
+                 unmeasured_threads: np.ndarray | None = None) -> None:
+        self._sums = sums
+        self._rows, self._performance, self._bandwidth = rows, performance, bandwidth
+        self._left_out_rows, self._reasons = left_out_rows, reasons
+        # (RankGroups, placed mask over its groups) when the ranks were summed
+        self._combined = combined
+        self.combine_ranks = combined is not None
+        self.selection = selection
+        self.flops_metric = selection.flops_metric
+        self.bandwidth_metric = selection.bandwidth_metric
+        self.notes = list(notes or [])
+        self._points: pd.DataFrame | None = None
+        self._left_out: pd.DataFrame | None = None
+        self._frame: pd.DataFrame | None = None
+        self.unmeasured_threads = (np.zeros(len(rows), dtype=np.int64) if unmeasured_threads is None
+                                   else np.asarray(unmeasured_threads, dtype=np.int64))
+
+    def _numbers(self, name: str, placed: bool) -> np.ndarray:
+        """A numeric key column (rank, runtime_s, n_threads, call_count) of the points
+        (``placed``) or of the left-out rows."""
+        if self._combined is None:
+            return self._sums.key_numbers(name)[self._rows if placed else self._left_out_rows]
+        groups, mask = self._combined
+        return groups.column(self._sums, name)[mask if placed else ~mask]
+
+    @property
+    def points(self) -> pd.DataFrame:
+        """The placed points, one row each (built on first access)."""
+        if self._points is None:
+            self._points = _points_frame(
+                self._sums, self._rows, lambda name: self._numbers(name, True), self._performance,
+                self._bandwidth, self.flops_metric, self.bandwidth_metric,
+                self.unmeasured_threads)
+        return self._points
+
+    @property
+    def left_out(self) -> pd.DataFrame:
+        """The selected rows that could not be placed, with the reason (built on first access)."""
+        if self._left_out is None:
+            self._left_out = _left_out_frame(
+                self._sums, self._left_out_rows, lambda name: self._numbers(name, False), self._reasons)
+        return self._left_out
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The selected sums, every metric (ranks summed with ``combine_ranks``); built on first access."""
+        if self._frame is None:
+            if self._combined is None:
+                rows = np.sort(np.concatenate([self._rows, self._left_out_rows]))
+                self._frame = self._sums.frame.iloc[rows].reset_index(drop=True)
+            else:
+                self._frame = _combined_frame(self._sums, self._combined[0])
+        return self._frame
+
+    def to_dicts(self) -> list[dict]:
+        """The points as scope-profiler 0.7.5 point dicts (plain Python values)."""
+        sums, rows = self._sums, self._rows
+        runtime = self._numbers("runtime_s", True)
+        runtime_list = runtime.tolist()
+        if np.isnan(runtime).any():
+            runtime_list = [None if v != v else v for v in runtime_list]
+        flops_metric, bandwidth_metric = self.flops_metric, self.bandwidth_metric
+        columns = zip(sums.plain_labels("file", rows), sums.plain_labels("region", rows),
+                      self._numbers("rank", True).tolist(), self._performance.tolist(),
+                      self._bandwidth.tolist(), (self._performance / self._bandwidth).tolist(),
+                      runtime_list)
+        # a dict display per point: the fastest way CPython builds many small dicts
+        return [{"file": f, "region": r, "rank": k, schema.PERFORMANCE: p, schema.BANDWIDTH: b,
+                 schema.INTENSITY: a, schema.RUNTIME: t,
+                 "flops_metric": flops_metric, "bandwidth_metric": bandwidth_metric}
+                for f, r, k, p, b, a, t in columns]
+
+    def warn(self, stacklevel: int = 3) -> None:
+        """Emit the notes and, if any region was left out, one RegionsLeftOutWarning."""
+        for note in self.notes:
+            warnings.warn(note, note_warning(note), stacklevel=stacklevel)
+        if len(self._left_out_rows):
+            warnings.warn(self.left_out_summary(), RegionsLeftOutWarning, stacklevel=stacklevel)
+
+    def left_out_summary(self, limit: int = 5) -> str:
+        """One sentence: how many region/rank rows were left out and why."""
+        counts = pd.Series(self._reasons).value_counts(sort=True)
+        counts = counts[counts > 0]
+        reasons = "; ".join(f"{count} x {reason}" for reason, count in counts.head(limit).items())
+        if len(counts) > limit:
+            reasons += f"; and {len(counts) - limit} other reason(s)"
+        return (f"{len(self._left_out_rows)} region/rank row(s) left out of the roofline "
+                f"(FLOP metric {self.flops_metric!r}, bandwidth metric "
+                f"{self.bandwidth_metric!r}): {reasons}. See left_out_regions() for the list.")
+

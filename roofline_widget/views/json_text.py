@@ -1,0 +1,82 @@
+"""Reading a view's JSON text that may come from anyone: bounded depth, bounded numbers.
+
+Python's :mod:`json` recurses once per level of nesting (a ``RecursionError``
+for a few thousand ``[``) and converts every integer, however long (a plain
+``ValueError`` past 4,300 digits).  :func:`parse` scans the nesting first,
+without recursion, and refuses a document deeper than
+:data:`~roofline_widget.views.fields.MAX_DEPTH`, naming the top-level key
+where it got too deep; integers of more than 20 digits are left as
+:class:`~roofline_widget.views.fields.Oversized` for the field checks to
+refuse by name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from roofline_widget.errors import ViewError
+from roofline_widget.views.fields import MAX_DEPTH, Oversized
+
+__all__ = ["MAX_INT_DIGITS", "parse"]
+
+#: Integers longer than this stay unconverted (:class:`Oversized`).
+MAX_INT_DIGITS = 20
+_TOKENS = re.compile(r'[\\"\[\]{}:]')
+
+
+def _integer(text: str) -> int | Oversized:
+    return Oversized(text) if len(text.lstrip("-")) > MAX_INT_DIGITS else int(text)
+
+
+def _too_deep(text: str) -> tuple[str | None, int] | None:
+    """(top-level key, offset) where the nesting passes :data:`MAX_DEPTH`, or None."""
+    depth, key, last_string, start = 0, None, None, 0
+    in_string, skip = False, -1
+    for match in _TOKENS.finditer(text):
+        index, token = match.start(), match.group()
+        if index == skip:  # the character after a backslash
+            continue
+        if in_string:
+            if token == "\\":
+                skip = index + 1
+            elif token == '"':
+                in_string = False
+                last_string = text[start:index]
+            continue
+        if token == '"':
+            in_string, start = True, index + 1
+        elif token == ":" and depth == 1:
+            key = last_string
+        elif token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return key, index
+        elif token in "]}":
+            depth -= 1
+    return None
+
+
+def parse(text: str, source: str) -> object:
+    """The decoded JSON document of a view.
+
+    Raises
+    ------
+    ViewError
+        Naming ``source``: invalid JSON (line and column), or nesting deeper
+        than :data:`MAX_DEPTH` (the field and the line).
+    """
+    deep = _too_deep(text)
+    if deep is not None:
+        key, offset = deep
+        where = f"{key!r:.80}" if key is not None else "the document"
+        line = text.count("\n", 0, offset) + 1
+        raise ViewError(source, [f"{where} is nested deeper than {MAX_DEPTH} levels "
+                                 f"(line {line}); a view is a few levels deep"])
+    try:
+        return json.loads(text, parse_int=_integer)
+    except json.JSONDecodeError as exc:
+        raise ViewError(source, [f"not valid JSON at line {exc.lineno}, column {exc.colno}: "
+                                 f"{exc.msg}"]) from None
+    except (ValueError, RecursionError) as exc:  # a float literal Python cannot read, ...
+        raise ViewError(source, [f"not a JSON document this version reads: {exc}"]) from None

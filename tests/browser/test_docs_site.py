@@ -1,0 +1,85 @@
+"""The documentation site: built with ``sphinx-build -W`` and opened in Chromium.
+
+The build runs the guide pages, the gallery and the quickstart notebook (myst-nb,
+cached in ``docs/_build/.jupyter_cache``, which ``.ci/run``'s own docs build then
+reuses).  In the built pages the API reference lists every public name and links
+``RooflineWidget``, and each guide page shows its pictures: every ``<img>`` loaded
+(``naturalWidth > 0``).  A screenshot of each page opened is saved in the
+browser tests' artifacts directory.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import roofline_widget
+
+from .conftest import REPO
+
+pytestmark = pytest.mark.browser
+
+#: Guide and gallery pages and the least number of pictures each shows.
+PAGES_WITH_PICTURES = {
+    "guide/reading": 1, "guide/ceilings": 1, "guide/hierarchical": 2, "guide/compare": 2,
+    "guide/ranks": 1, "gallery/thread-scaling": 1, "index": 1,
+}
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory):
+    """The site built from this checkout with warnings as errors; its html folder."""
+    pytest.importorskip("sphinx")
+    html = tmp_path_factory.mktemp("docs") / "html"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                                     os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-j", "auto", "-q", "-b", "html",
+                           str(REPO / "docs"), str(html)], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=900, check=False)
+    assert done.returncode == 0, f"sphinx-build -W failed:\n{done.stderr[-5000:]}"
+    return html
+
+
+def _open(page, docs_site, name: str):
+    page.goto((docs_site / f"{name}.html").as_uri())
+    page.wait_for_load_state("load")
+    return page
+
+
+def test_api_page_lists_every_public_name(page, docs_site, artifacts_dir):
+    _open(page, docs_site, "api/index")
+    listed = page.eval_on_selector_all("table.autosummary a code, table.autosummary a span",
+                                       "els => els.map(e => e.textContent.trim())")
+    missing = [name for name in roofline_widget.__all__ if name not in listed]
+    assert not missing, f"public names not on the API page: {missing}"
+    link = page.get_by_role("link", name="RooflineWidget", exact=True).first
+    assert link.is_visible()
+    page.screenshot(path=str(artifacts_dir / "docs-api.png"), full_page=True)
+    link.click()
+    page.wait_for_load_state("load")
+    assert "/api/generated/roofline_widget.RooflineWidget.html" in page.url
+    assert page.locator("dt#roofline_widget\\.RooflineWidget").is_visible()
+
+
+@pytest.mark.parametrize("name", list(PAGES_WITH_PICTURES))
+def test_pages_show_their_pictures(page, docs_site, artifacts_dir, name):
+    _open(page, docs_site, name)
+    page.wait_for_function("() => [...document.images].every(img => img.complete)")
+    widths = page.eval_on_selector_all("article img", "imgs => imgs.map(img => img.naturalWidth)")
+    assert len(widths) >= PAGES_WITH_PICTURES[name], f"{name}: {widths}"
+    assert all(width > 0 for width in widths), f"{name}: an image did not load: {widths}"
+    page.screenshot(path=str(artifacts_dir / f"docs-{name.replace('/', '-')}.png"), full_page=True)
+
+
+def test_notes_page_lists_the_measurements(page, docs_site):
+    _open(page, docs_site, "notes/index")
+    assert page.locator("article strong", has_text="Current figures first.").is_visible()
+    links = page.eval_on_selector_all("article .toctree-wrapper a", "els => els.map(e => e.href)")
+    # every top-level note of docs/ is listed, whoever added it
+    notes = sorted(p.stem for p in (REPO / "docs").glob("*.md")
+                   if p.stem not in ("index", "getting-started", "changelog"))
+    assert sorted(link.rsplit("/", 1)[1].removesuffix(".html") for link in links) == notes
+    assert "performance" in notes
