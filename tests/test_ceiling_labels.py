@@ -19,17 +19,19 @@ from roofline_widget import (
     read_likwid,
     sample_path,
 )
-from roofline_widget.look import style
 from roofline_widget.look.ceiling_labels import (
-    DEFAULT_AREA,
-    PlotArea,
+    LABEL_HALF_HEIGHT_PX,
+    LABEL_LINE_GAP_PX,
     label_boxes_px,
     place_labels,
 )
+from roofline_widget.look.plot_area import DEFAULT_AREA, MIN_PLOT_PX, PlotArea
+from roofline_widget.look.texts import text_px
 from roofline_widget.widget.figure import roof_marks_data
+from roofline_widget.widget.html import TOOLTIP_CSS, TOOLTIP_STYLE
 
 ONE_CORE = ComputeRoof("1 core at 3.35 GHz boost", 53.6, source="spec sheet")
-WIDTHS = (style.MIN_PLOT_PX, 382, 700, 1284)  # 382: JupyterLab at 900 px; 1284: Voila at 1400
+WIDTHS = (MIN_PLOT_PX, 382, 700, 1284)  # 382: JupyterLab at 900 px; 1284: Voila at 1400
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +89,7 @@ def test_figure_min_width_and_height_are_what_the_labels_are_placed_for(quicksta
 
 def test_quickstart_labels_fit_at_every_width_from_the_narrowest(quickstart):
     x_range, y_range = ranges(quickstart)
-    layout, _ = layout_of(quickstart._roofline, x_range, y_range)
+    layout, _ = layout_of(quickstart.roofline, x_range, y_range)
     texts = [spot.text for spot in layout.ceilings]
     assert texts == ["Peak bandwidth: 204.8 GB/s", "Peak: 2048 GFLOP/s",
                      "1 core at 3.35 GHz boost: 53.6 GFLOP/s"]  # full texts, all of them
@@ -101,9 +103,9 @@ def test_quickstart_labels_fit_at_every_width_from_the_narrowest(quickstart):
 
 def test_labels_sit_on_their_lines(quickstart):
     x_range, y_range = ranges(quickstart)
-    layout, ceilings = layout_of(quickstart._roofline, x_range, y_range)
+    layout, ceilings = layout_of(quickstart.roofline, x_range, y_range)
     height, decades_y = DEFAULT_AREA.height, math.log10(y_range[1] / y_range[0])
-    above = style.LABEL_LINE_GAP_PX + style.LABEL_HALF_HEIGHT_PX  # 2 + 7.2 px
+    above = LABEL_LINE_GAP_PX + LABEL_HALF_HEIGHT_PX  # 2 + 7.2 px
     for spot, segment in zip(layout.ceilings, ceilings):
         line_y = segment["value"] * (spot.x if segment["kind"] == "bandwidth" else 1.0)
         px_above = math.log10(spot.y / line_y) / decades_y * height
@@ -119,7 +121,7 @@ def test_labels_sit_on_their_lines(quickstart):
 
 def test_the_widget_draws_the_placement(quickstart):
     figure = quickstart.figure
-    data = roof_marks_data(quickstart._roofline, *ranges(quickstart), figure.plot_area())
+    data = roof_marks_data(quickstart.roofline, *ranges(quickstart), figure.plot_area())
     np.testing.assert_allclose(figure.ceiling_labels.x, data["label_x"])
     np.testing.assert_allclose(figure.ceiling_labels.y, data["label_y"])
     assert list(figure.ceiling_labels.text) == data["label_texts"]
@@ -146,7 +148,7 @@ def test_a_name_too_long_for_the_plot_keeps_its_value():
     name = "a compute ceiling whose name is much longer than the narrowest plot is wide"
     roofline = Roofline([ComputeRoof("Peak", 2048.0), ComputeRoof(name, 53.6)],
                         [BandwidthRoof("Peak bandwidth", 204.8)])
-    assert style.text_px(name) > style.MIN_PLOT_PX
+    assert text_px(name) > MIN_PLOT_PX
     layout, _ = layout_of(roofline, (0.02, 2000.0), (0.2, 6000.0))
     texts = [spot.text for spot in layout.ceilings]
     assert "53.6 GFLOP/s" in texts
@@ -158,19 +160,19 @@ def test_text_width_estimate_is_above_what_chromium_draws():
     for text, drawn in [("Peak bandwidth: 204.8 GB/s", 152.1), ("Peak: 2048 GFLOP/s", 114.1),
                         ("1 core at 3.35 GHz boost: 53.6 GFLOP/s", 216.8),
                         ("ridge 10 FLOP/byte", 104.4)]:
-        assert drawn < style.text_px(text) < 1.3 * drawn
+        assert drawn < text_px(text) < 1.3 * drawn
 
 
 def test_every_tooltip_lets_clicks_through(quickstart):
     figure = quickstart.figure
-    assert figure.scatter.tooltip_style == style.TOOLTIP_STYLE
-    assert style.TOOLTIP_STYLE["pointer-events"] == "none"
+    assert figure.scatter.tooltip_style == TOOLTIP_STYLE
+    assert TOOLTIP_STYLE["pointer-events"] == "none"
     # The stylesheet for bqplot's tooltip container is rendered with the ridge label (as its
     # tooltip, never shown), into the figure's tooltip container.
     assert figure.ridge.tooltip is figure.tooltip_css
     assert figure.ridge.enable_hover is False
-    assert figure.tooltip_css.value == f"<style>{style.TOOLTIP_CSS}</style>"
-    assert ".bqplot_tooltip_div:has(.roofline-tooltip)" in style.TOOLTIP_CSS
+    assert figure.tooltip_css.value == f"<style>{TOOLTIP_CSS}</style>"
+    assert ".bqplot_tooltip_div:has(.roofline-tooltip)" in TOOLTIP_CSS
     assert figure.tooltip_css.layout.display == "none"
 
 
@@ -179,7 +181,7 @@ def test_the_spread_squares_tooltip_lets_clicks_through(pmgpu):
 
     w = RooflineWidget(pmgpu)
     layer = RanksLayer(w.figure)
-    assert layer.medians.tooltip_style == style.TOOLTIP_STYLE
+    assert layer.medians.tooltip_style == TOOLTIP_STYLE
 
 
 def test_a_zoom_drops_the_labels_of_lines_out_of_view(pmgpu):

@@ -1,4 +1,4 @@
-"""Regions doing almost no FLOPs do not stretch the axes (issue 11, item 3).
+"""Regions doing almost no FLOPs do not stretch the axes.
 
 On the pmgpu sample, ``<init_datastructures>`` does 6.864286e-06 MFLOP/s at
 14905.7212 MBytes/s (MEM_DP table, lines 37/38): 6.864286e-09 GFLOP/s and
@@ -10,6 +10,7 @@ On the pmgpu sample, ``<init_datastructures>`` does 6.864286e-06 MFLOP/s at
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -18,9 +19,10 @@ import pytest
 from test_points import DP, MEM_BW, block, make_run
 
 from roofline_widget import RooflineWidget, plot_roofline, points_dataframe, sample_path
-from roofline_widget.look import style
+from roofline_widget.look import no_flop as rule
+from roofline_widget.look.axis_ranges import AXIS_MARGIN, axis_ranges
 from roofline_widget.widget import html as text
-from roofline_widget.widget import state
+from roofline_widget.widget.roofs import rooflines
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 INIT = "<init_datastructures>"
@@ -51,10 +53,10 @@ def widget():
 
 
 # --------------------------------------------------------------------------
-# the rule (style.py)
+# the rule (look/no_flop.py)
 # --------------------------------------------------------------------------
 def test_split_flop_work_on_the_sample(points):
-    bulk, no_flop = style.split_flop_work(points)
+    bulk, no_flop = rule.split_flop_work(points)
     assert no_flop["region"].tolist() == [INIT]
     assert bulk["region"].tolist() == FUNCTIONS
     assert no_flop["performance_gflops"].iloc[0] == pytest.approx(INIT_GFLOPS, rel=1e-6)
@@ -62,25 +64,25 @@ def test_split_flop_work_on_the_sample(points):
     assert sorted([*bulk.index, *no_flop.index]) == list(points.index)
     # 3.2e-9 of the largest: a threshold below that keeps it in the bulk
     assert INIT_GFLOPS / BULK_GFLOPS[1] == pytest.approx(3.2164e-9, rel=1e-4)
-    assert style.split_flop_work(points, fraction=1e-9)[1].empty
-    assert style.split_flop_work(points.iloc[:0])[1].empty
+    assert rule.split_flop_work(points, fraction=1e-9)[1].empty
+    assert rule.split_flop_work(points.iloc[:0])[1].empty
 
 
 def test_note_names_count_and_regions(points):
-    _, no_flop = style.split_flop_work(points)
-    note = style.no_flop_work_text(no_flop, "shown at the left edge")
+    _, no_flop = rule.split_flop_work(points)
+    note = rule.no_flop_work_text(no_flop, "shown at the left edge")
     assert note == ("1 region does almost no FLOPs (below 1e-06 of the largest GFLOP/s): "
                     "<init_datastructures> \N{EM DASH} shown at the left edge")
-    assert style.no_flop_work_text(no_flop.iloc[:0], "anywhere") == ""
+    assert rule.no_flop_work_text(no_flop.iloc[:0], "anywhere") == ""
 
 
 def test_note_counts_points_of_several_ranks_and_cuts_long_lists():
     regions = [f"MPI_Wait_{i}" for i in range(7)]
     frame = pd.DataFrame({"region": [*regions, *regions, "work"],
                           "performance_gflops": [1e-9] * 14 + [10.0]})
-    _, no_flop = style.split_flop_work(frame)
+    _, no_flop = rule.split_flop_work(frame)
     assert len(no_flop) == 14
-    note = style.no_flop_work_text(no_flop, "listed")
+    note = rule.no_flop_work_text(no_flop, "listed")
     assert note.startswith("14 points (7 regions) do almost no FLOPs")
     assert "MPI_Wait_0, MPI_Wait_1, MPI_Wait_2, MPI_Wait_3, MPI_Wait_4 and 2 more" in note
 
@@ -114,13 +116,17 @@ def test_static_axes_follow_the_bulk_and_pin_the_outlier(tmp_path):
     # no point dropped: the data file and the payload hold all five
     assert pd.read_csv(csv)["region"].tolist() == [INIT, *FUNCTIONS]
     assert len(payload["points"]) == 5
-    # the roof is drawn over the bulk's range only
+    # the roof is drawn over the widget's range: the smallest of the bulk's intensities
+    # (0.05645) and the empirical ridge 2.1341472 / 28.5809575 = 0.07467 FLOP/byte, over
+    # the axis margin 3; the outlier's 4.6e-10 FLOP/byte does not count
     roof_x = [r["arithmetic_intensity_flops_per_byte"] for r in payload["roofline"]]
-    assert min(roof_x) == pytest.approx(BULK_INTENSITY[0] / 2)
+    assert min(roof_x) == pytest.approx(BULK_INTENSITY[0] / AXIS_MARGIN)
+    assert AXIS_MARGIN == 3.0
+    assert x_limits[0] == pytest.approx(BULK_INTENSITY[0] / 3.0)
 
 
 def test_static_rule_off_spans_ten_decades(monkeypatch):
-    monkeypatch.setattr(style, "NO_FLOP_WORK_FRACTION", 0.0)
+    monkeypatch.setattr(rule, "NO_FLOP_WORK_FRACTION", 0.0)
     payload = plot_roofline(PMGPU, verbose=False)
     axes = payload["figure"].axes[0]
     assert decades(axes.get_xlim()) > 9
@@ -132,9 +138,22 @@ def test_static_bqplot_scales_follow_the_bulk():
     x_scale, y_scale = (axis.scale for axis in payload["figure"].axes)
     assert decades((x_scale.min, x_scale.max)) < MAX_DECADES
     assert decades((y_scale.min, y_scale.max)) < MAX_DECADES
-    labels = [m.labels[0] for m in payload["figure"].marks if type(m).__name__ == "Scatter"]
-    assert labels[0] == f"{INIT} (almost no FLOPs: outside the axes)"
-    assert labels[1:] == FUNCTIONS
+    # the widget's figure, by the widget's rule: the same axes as the widget on the same data
+    widget = RooflineWidget(PMGPU)
+    assert (x_scale.min, x_scale.max) == (widget.figure.x_scale.min, widget.figure.x_scale.max)
+    assert (y_scale.min, y_scale.max) == (widget.figure.y_scale.min, widget.figure.y_scale.max)
+    assert x_scale.min == pytest.approx(BULK_INTENSITY[0] / 3.0)
+    # every point is in the scatter (the outlier outside the axes), the legend names it
+    scatter = payload["roofline_figure"].scatter
+    assert len(scatter.x) == 5
+    assert scatter.x[0] == pytest.approx(INIT_INTENSITY, rel=1e-6)
+    assert scatter.x[0] < x_scale.min
+    legend = payload["legend"].value
+    names = [html.escape(name) for name in (INIT, *FUNCTIONS)]
+    assert [legend.index(f">{name}</span>") for name in names] == sorted(
+        legend.index(f">{name}</span>") for name in names)
+    assert payload["no_flop_note"].endswith("outside the axes (pan out to see them)")
+    assert html.escape(payload["no_flop_note"]) in legend
 
 
 def test_verbose_report_prints_the_note(capsys):
@@ -189,11 +208,11 @@ def test_no_flop_work_html_escapes_region_names():
 
 
 def test_axis_ranges_ignore_layer_values_of_no_flop_work(points):
-    roofline = state.rooflines(None, None, points)[1]
-    plain = state.axis_ranges(points, roofline)
+    roofline = rooflines(None, None, points)[1]
+    plain = axis_ranges(points, roofline)
     # a layer point at the outlier's place, and one far right that must be kept
     extent = (np.array([INIT_INTENSITY, 50.0]), np.array([INIT_GFLOPS, 2.0]))
-    x_range, y_range = state.axis_ranges(points, roofline, extent)
+    x_range, y_range = axis_ranges(points, roofline, extent)
     assert x_range[0] == pytest.approx(plain[0][0])
     assert y_range == pytest.approx(plain[1])
     assert x_range[1] >= 50.0

@@ -27,8 +27,8 @@ from roofline_widget import (
 )
 from roofline_widget.errors import StatSumMismatchWarning
 from roofline_widget.io.stat_check import stat_comparisons
+from roofline_widget.look.markers import LEVEL_MARKERS
 from roofline_widget.static.levels import FINDING_GID, LEVEL_GID
-from roofline_widget.widget.layers.levels import MARKERS
 
 X = "arithmetic_intensity_flops_per_byte"
 Y = "performance_gflops"
@@ -170,7 +170,7 @@ def test_widget_draws_the_levels_joined_with_a_ring_on_the_finding(run):
     for level in ("L2", "L3", "MEM"):
         dots = layer.dots[level]
         assert dots.visible
-        assert dots.marker == MARKERS[level]
+        assert dots.marker == LEVEL_MARKERS[level].bqplot
         np.testing.assert_allclose(dots.x, [EXPECTED["triad", level][2],
                                             EXPECTED["stencil<3d>", level][2]], rtol=1e-12)
         np.testing.assert_allclose(dots.y, [7.4, 3.04], rtol=1e-12)

@@ -247,28 +247,43 @@ def test_missing_matplotlib_gives_a_clear_import_error(monkeypatch):
 # ---------------------------------------------------------------------------
 # bqplot backend
 # ---------------------------------------------------------------------------
-def test_bqplot_backend_returns_a_figure():
+def test_bqplot_backend_returns_the_widgets_figure():
     import bqplot
+
+    from roofline_widget.widget.figure import RooflineFigure
 
     payload = _plot(sample_path(PMGPU), backend="bqplot", peak_flops=100.0, peak_bandwidth=50.0)
     figure = payload["figure"]
     assert isinstance(figure, bqplot.Figure)
+    assert isinstance(payload["roofline_figure"], RooflineFigure)
+    assert payload["roofline_figure"].plot is figure
     assert all(isinstance(axis.scale, bqplot.LogScale) for axis in figure.axes)
+    drawn = payload["roofline_figure"]
+    # one scatter with the five regions, coloured by the payload's colours in legend order
     scatters = [m for m in figure.marks if isinstance(m, bqplot.Scatter)]
-    lines = [m for m in figure.marks if isinstance(m, bqplot.Lines)]
-    assert len(scatters) == 5
-    assert len(lines) == 3
-    assert [s.labels[0] for s in scatters][1] == "<function_d>"
-    roof = next(m for m in lines if m.labels[0].startswith("Roofline"))
-    # the polyline passes through the ridge 100 / 50 = 2 FLOP/byte at 100 GFLOP/s
-    assert 2.0 in list(roof.x)
-    assert roof.y[list(roof.x).index(2.0)] == 100.0
+    assert scatters == [drawn.scatter]
+    assert len(drawn.scatter.x) == 5
+    regions = list(payload["point_colors"])
+    assert regions[1] == "<function_d>"
+    assert list(drawn.scatter.color) == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert drawn.color_scale.colors == list(payload["point_colors"].values())
+    legend = payload["legend"].value
+    assert "&lt;function_d&gt;" in legend
+    assert "<function_d>" not in legend
+    # the roof passes through the ridge 100 / 50 = 2 FLOP/byte at 100 GFLOP/s
+    assert 2.0 in list(drawn.roof.x)
+    assert drawn.roof.y[list(drawn.roof.x).index(2.0)] == 100.0
+    assert drawn.roof.labels[0].startswith("Roofline")
+    assert list(drawn.ceilings.labels) == ["Peak bandwidth: 50 GB/s", "Peak: 100 GFLOP/s"]
     assert figure.title == "Roofline analysis"
     assert [axis.label for axis in figure.axes] == ["Arithmetic intensity [FLOP/byte]",
                                                     "Attained performance [GFLOP/s]"]
-    # the hover fields and formats the widget's tooltip uses for the same columns
-    assert scatters[0].tooltip.labels == ["region", "FLOP/byte", "GFLOP/s"]
-    assert scatters[0].tooltip.formats == ["", ".4g", ".4g"]
+    # the widget's hover text: the same fields and formats, names escaped
+    drawn.scatter._handle_custom_msg({"event": "hover", "point": {"index": 1}}, [])
+    tooltip = drawn.tooltip.value
+    assert "&lt;function_d&gt;" in tooltip
+    assert "FLOP/byte" in tooltip
+    assert "GFLOP/s" in tooltip
 
 
 def test_several_runs_coloured_by_run():
@@ -283,6 +298,24 @@ def test_several_runs_coloured_by_run():
     with pytest.raises(ValueError, match="unknown colormap"):
         _plot([first, second], cmap="no-such-map")
     assert math.isclose(payload["peak_flops_gflops"], 3.0)
+
+
+def test_bqplot_backend_colours_by_the_colormap_and_exports_no_widgets(tmp_path):
+    first = make_run(block("a", {DP: [1000.0], MEM_BW: [100.0]}), source="one.txt")
+    second = make_run(block("a", {DP: [3000.0], MEM_BW: [100.0]}), source="two.txt")
+    path = tmp_path / "plot.json"
+    payload = _plot([first, second], cmap="tab10", backend="bqplot", data_filepath=path,
+                    data_format="json")
+    drawn = payload["roofline_figure"]
+    # by run, tab10 in order: the scatter's codes 0 and 1 are the payload's two colours
+    assert payload["colour_by"] == "file"
+    assert drawn.color_scale.colors == ["#1f77b4", "#ff7f0e"]
+    assert list(drawn.scatter.color) == [0.0, 1.0]
+    assert "<b>Runs</b>" in payload["legend"].value
+    # the JSON holds data, not the figure, its RooflineFigure or its legend
+    document = json.loads(path.read_text())
+    assert not {"figure", "roofline_figure", "legend"} & set(document)
+    assert document["point_colors"] == {"one": "#1f77b4", "two": "#ff7f0e"}
 
 
 def test_payload_agrees_with_scope_profiler_on_its_results():

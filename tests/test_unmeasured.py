@@ -113,7 +113,7 @@ def test_unmeasured_flop_thread_kept_on_request_and_marked(tmp_path):
     pytest.importorskip("bqplot")
     from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.widget.html import tooltip_html
-    from roofline_widget.widget.state import classify
+    from roofline_widget.widget.roofs import classify
 
     roofline = Roofline([ComputeRoof("peak", 100.0)], [BandwidthRoof("DRAM", 50.0)])
     rows = classify(kept.reset_index(), roofline)

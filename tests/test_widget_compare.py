@@ -20,7 +20,7 @@ import pytest
 from roofline_widget import RooflineWidget, compare_points, read_likwid, sample_path
 from roofline_widget.errors import ViewError, ViewWarning
 from roofline_widget.io import read_likwid_text
-from roofline_widget.look.style import PALETTE
+from roofline_widget.look.colors import PALETTE
 from roofline_widget.static.compare import ARROW_GID, BASELINE_GID
 from roofline_widget.static.plot import plot_roofline
 from roofline_widget.views import View
@@ -307,10 +307,10 @@ def test_view_naming_what_the_data_lacks_warns_once(widget, tmp_path):
 
 
 def test_a_failing_load_view_puts_every_trait_back(widget, tmp_path, monkeypatch):
-    from roofline_widget.widget import roofline_widget as core
+    from roofline_widget.widget import state
 
     path = View(include="Solve", peak_flops=40.0, color_by="rank").save(tmp_path / "v.json")
-    original = core.st.select_points
+    original = state.select_points
     calls = []
 
     def fail_once(*args, **kwargs):
@@ -319,7 +319,7 @@ def test_a_failing_load_view_puts_every_trait_back(widget, tmp_path, monkeypatch
             raise RuntimeError("selection failed")
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(core.st, "select_points", fail_once)
+    monkeypatch.setattr(state, "select_points", fail_once)
     with pytest.raises(RuntimeError, match="selection failed"):
         widget.load_view(path)
     assert calls[0]["include"] == "Solve"  # the view was being applied

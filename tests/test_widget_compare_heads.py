@@ -15,19 +15,16 @@ import numpy as np
 import pytest
 
 from roofline_widget import RooflineWidget, compare_points, points_dataframe, read_likwid, sample_path
-from roofline_widget.widget.layers.compare import (
-    ASSUMED_FIGURE_WIDTH_PX,
+from roofline_widget.look.arrows import (
     HEAD_GAP_PX,
-    HEAD_MARKER,
-    RUN_MARKERS,
     bqplot_rotation,
     head_positions,
     head_rotation,
-    plot_area_size,
-    run_marker,
-    runs_legend_html,
     screen_angle,
 )
+from roofline_widget.look.markers import HEAD_MARKER, RUN_MARKERS, run_marker
+from roofline_widget.look.plot_area import ASSUMED_FIGURE_WIDTH_PX, scale_size
+from roofline_widget.widget.html import runs_legend_html
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 TAKE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt"
@@ -139,21 +136,21 @@ def test_head_position_stays_on_the_line_whatever_the_plot_size():
                                                                       math.log10(2.0)))
 
 
-def test_plot_area_size_from_the_figure_layout():
+def test_scale_size_from_the_figure_layout():
     w = RooflineWidget(run(TAKE))
     plot = w.figure.plot
     assert (plot.layout.width, plot.layout.height) == ("100%", "500px")
     # width unknown: the assumed 900 px less the margins 70 + 16; 500 px less 24 + 50, and
     # bqplot's padding_y 0.025 of it on each side
-    assert plot_area_size(plot) == pytest.approx((ASSUMED_FIGURE_WIDTH_PX - 86, 426 * 0.95))
-    assert plot_area_size(None) == pytest.approx((ASSUMED_FIGURE_WIDTH_PX - 86, 426 * 0.95))
+    assert scale_size(plot) == pytest.approx((ASSUMED_FIGURE_WIDTH_PX - 86, 426 * 0.95))
+    assert scale_size(None) == pytest.approx((ASSUMED_FIGURE_WIDTH_PX - 86, 426 * 0.95))
     figure = bq.Figure(layout=widgets.Layout(width="640px", height="300px"),
                        fig_margin={"top": 10, "bottom": 10, "left": 20, "right": 20},
                        padding_x=0.1, padding_y=0.0)
-    assert plot_area_size(figure) == pytest.approx((600 * 0.8, 280))
+    assert scale_size(figure) == pytest.approx((600 * 0.8, 280))
     # bqplot keeps the box within the aspect ratios: 640 x 300 with at most 1.5 is 450 x 300
     figure.max_aspect_ratio = 1.5
-    assert plot_area_size(figure) == pytest.approx((410 * 0.8, 280))
+    assert scale_size(figure) == pytest.approx((410 * 0.8, 280))
 
 
 # ---------------------------------------------------------------------------
@@ -172,7 +169,7 @@ def scale_ranges(w):
 def expected_heads(w):
     lines = w.baseline_layer.lines
     x, y = np.atleast_2d(lines.x), np.atleast_2d(lines.y)
-    size = plot_area_size(w.figure.plot)
+    size = scale_size(w.figure.plot)
     ends = (x[:, 0], y[:, 0], x[:, 1], y[:, 1])
     hx, hy = head_positions(*ends, *scale_ranges(w), size)
     return hx, hy, head_rotation(*ends, *scale_ranges(w), size)
@@ -183,7 +180,7 @@ def test_one_head_per_line_at_its_end_turned_along_it(widget):
     heads = layer.heads
     assert heads in widget.figure.plot.marks
     assert heads.visible
-    assert heads.marker == HEAD_MARKER == "triangle-up"
+    assert heads.marker == HEAD_MARKER.bqplot == "triangle-up"
     rotation_scale = heads.scales["rotation"]
     assert isinstance(rotation_scale, bq.LinearScale)
     assert (rotation_scale.min, rotation_scale.max) == (0.0, 180.0)  # identity onto [0, 180]
@@ -203,7 +200,7 @@ def test_one_head_per_line_at_its_end_turned_along_it(widget):
     assert layer.lines.x[solve][1] < heads.x[solve] < layer.lines.x[solve][0]
     assert HEAD_GAP_PX == pytest.approx(math.sqrt(90 / math.pi) + 5.26429605, rel=1e-8)
     (x_lo, x_hi), (y_lo, y_hi) = scale_ranges(widget)
-    width, height = plot_area_size(widget.figure.plot)
+    width, height = scale_size(widget.figure.plot)
     right = math.log10(layer.lines.x[solve][1] / heads.x[solve]) / math.log10(x_hi / x_lo) * width
     up = math.log10(layer.lines.y[solve][1] / heads.y[solve]) / math.log10(y_hi / y_lo) * height
     assert math.hypot(right, up) == pytest.approx(HEAD_GAP_PX, rel=1e-9)
@@ -260,7 +257,7 @@ def test_heads_turn_again_when_the_figure_size_is_given(widget):
     heads = widget.baseline_layer.heads
     before = np.array(heads.rotation)
     widget.figure.plot.layout.width = "500px"  # narrower than assumed: lines look steeper
-    assert plot_area_size(widget.figure.plot)[0] == 500 - 86
+    assert scale_size(widget.figure.plot)[0] == 500 - 86
     _, _, rotation = expected_heads(widget)
     np.testing.assert_allclose(heads.rotation, rotation, rtol=1e-12)
     assert not np.allclose(heads.rotation, before)
@@ -296,7 +293,7 @@ def test_each_run_of_the_chain_has_its_own_scatter_and_shape(chain_widget):
     marks = chain_widget.figure.plot.marks
     assert len(layer.run_points) == 2
     assert all(scatter in marks for scatter in layer.run_points)
-    assert [s.marker for s in layer.run_points] == ["square", "diamond"] == list(RUN_MARKERS[:2])
+    assert [s.marker for s in layer.run_points] == ["square", "diamond"] == [m.bqplot for m in RUN_MARKERS[:2]]
     assert chain_widget.figure.scatter.marker == "circle"  # the current run: 8 threads
     assert all(s.fill is False for s in layer.run_points)
     # the chain is drawn as a path: 2 regions x 2 steps, one head per segment
@@ -385,11 +382,10 @@ def test_static_plot_draws_one_shape_per_run():
     from matplotlib.markers import MarkerStyle
 
     from roofline_widget.static.compare import BASELINE_GID
-    from roofline_widget.static.compare import RUN_MARKERS as MPL_MARKERS
     from roofline_widget.static.plot import plot_roofline
 
-    # the widget's shapes, as matplotlib names them
-    assert dict(zip(RUN_MARKERS, MPL_MARKERS)) == {
+    # the widget's shapes, as matplotlib names them (one table: look.markers)
+    assert {m.bqplot: m.matplotlib for m in RUN_MARKERS} == {
         "square": "s", "diamond": "D", "cross": "P", "triangle-down": "v"}
     chain = {label: run(name) for label, name in CHAIN.items() if label != "8t"}
     payload = plot_roofline(run(CHAIN["8t"]), baseline=chain, verbose=False)

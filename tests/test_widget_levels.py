@@ -16,9 +16,10 @@ from traitlets import TraitError
 
 from roofline_widget import RooflineWidget, hierarchical_points, plot_roofline, read_likwid, sample_path
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
+from roofline_widget.look.markers import LEVEL_MARKERS
 from roofline_widget.static.levels import LEVEL_GID
+from roofline_widget.widget.html import level_tooltip_html
 from roofline_widget.widget.layers.base import Layer
-from roofline_widget.widget.layers.levels import MARKERS, level_tooltip_html
 
 CACHES = sample_path("mpirun_clx_sonata_48ranks_CACHES_marker.txt")
 X = "arithmetic_intensity_flops_per_byte"
@@ -90,7 +91,8 @@ def test_levels_draw_exactly_the_hierarchical_points(widget, run):
     rank0 = expected[(expected["rank"] == 0) & (expected["level"] == "L2")].iloc[0]
     assert layer.dots["L2"].x[0] == pytest.approx(0.1 / 0.0335467)
     assert layer.dots["L2"].y[0] == pytest.approx(0.1) == rank0[Y]
-    assert {layer.dots[lv].marker for lv in ("L2", "MEM")} == {MARKERS["L2"], MARKERS["MEM"]}
+    assert {layer.dots[lv].marker for lv in ("L2", "MEM")} == {LEVEL_MARKERS[lv].bqplot
+                                                              for lv in ("L2", "MEM")}
     assert not layer.dots["L3"].visible
     assert not layer.dots["L1"].visible
     # one line per rank with two dots (L2 and MEM): the two memory-reading ranks

@@ -1,5 +1,5 @@
 """Widget UX without a browser: peak text boxes and slider ranges, the 'empirical' button,
-the compact tooltip, the detail panel and rounded display (issue 11, items 4 to 6).
+the compact tooltip, the detail panel and rounded display.
 
 Numbers come from the bundled pmgpu sample (1 thread, 5 regions): its largest
 ``DP [MFLOP/s]`` is ``<function_a>``'s 2134.1472 (2.1341472 GFLOP/s, the empirical
@@ -18,8 +18,8 @@ from traitlets import TraitError
 
 from roofline_widget import read_likwid, sample_path
 from roofline_widget.widget import RooflineWidget
-from roofline_widget.widget.controls import PEAK_RANGE_ABOVE, PEAK_RANGE_BELOW, peak_range
 from roofline_widget.widget.html import display_value
+from roofline_widget.widget.peak_controls import PEAK_RANGE_ABOVE, PEAK_RANGE_BELOW, peak_range
 
 PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 EMPIRICAL_FLOPS = 2.1341472

@@ -29,43 +29,45 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from roofline_widget.look import style
+from roofline_widget.look.log_axes import clip_segment
+from roofline_widget.look.plot_area import DEFAULT_AREA, PlotArea
+from roofline_widget.look.texts import ceiling_label, ceiling_value_label, ridge_text, text_px
 
 __all__ = [
-    "DEFAULT_AREA",
+    "LABEL_GAP_PX",
+    "LABEL_HALF_HEIGHT_PX",
+    "LABEL_LINE_GAP_PX",
+    "RIDGE_LABEL_DROP_PX",
+    "RIDGE_ROOM_PLOT_PX",
+    "SLOPE_LABEL_ALONG",
     "LabelLayout",
     "LabelSpot",
-    "PlotArea",
     "label_boxes_px",
+    "label_room_decades",
     "place_labels",
+    "ridge_label_end",
 ]
+
+#: Horizontal gap (px) between a label's text and its anchor.
+LABEL_GAP_PX = 5
+#: Vertical gap (px) between a label's text and the line it names.
+LABEL_LINE_GAP_PX = 2
+#: Half the height (px) of a label's text box (a 12 px font draws 14 px high).
+LABEL_HALF_HEIGHT_PX = 0.6 * 12
+#: The ridge label's centre sits this far (px) below the roof.
+RIDGE_LABEL_DROP_PX = 12
+#: A bandwidth label preferably ends this fraction along the part of its slope inside
+#: the axes.
+SLOPE_LABEL_ALONG = 0.2
+#: The x axis reaches far enough right of the ridge for the ridge label in a plot this
+#: wide (px); in narrower plots the label goes elsewhere.
+RIDGE_ROOM_PLOT_PX = 700
 
 #: Anchors tried along a bandwidth slope.
 _SLOPE_STEPS = 12
 #: Right ends (axis fractions) tried for a compute roof's label, right edge first.
 _COMPUTE_ENDS = (1.0, 0.8, 0.6, 0.4)
 _EPS = 1e-9
-
-
-@dataclass(frozen=True)
-class PlotArea:
-    """The plot area (inside the axes) the labels are placed for, in CSS pixels.
-
-    Attributes
-    ----------
-    min_width : float
-        The narrowest the plot is drawn (the figure's ``min_width`` less its
-        left and right margins).
-    height : float
-        The plot's height (the figure's height less its top and bottom margins).
-    """
-
-    min_width: float = float(style.MIN_PLOT_PX)
-    height: float = float(style.PLOT_HEIGHT_PX)
-
-
-#: The widget figure's plot area by default (``style.MIN_PLOT_PX`` x ``style.PLOT_HEIGHT_PX``).
-DEFAULT_AREA = PlotArea()
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class LabelSpot:
         when the line (the ridge point) is not inside the axes.
     x, y : float
         Data coordinates of the anchor: the text ends (``align="end"``) or
-        begins (``"start"``) ``style.LABEL_GAP_PX`` from ``x`` (the Label's
+        begins (``"start"``) ``LABEL_GAP_PX`` from ``x`` (the Label's
         ``x_offset``), its vertical centre is at ``y`` (bqplot's Label draws
         ``dominant-baseline: central``; ``y_offset`` 0).
     align : str
@@ -152,32 +154,16 @@ class _Candidate:
     align: str
 
     def box(self) -> _Box:
-        width = style.text_px(self.text) + style.LABEL_GAP_PX
+        width = text_px(self.text) + LABEL_GAP_PX
         x, y = self.anchor
-        half = style.LABEL_HALF_HEIGHT_PX
+        half = LABEL_HALF_HEIGHT_PX
         left, right = (x - width, x) if self.align == "end" else (x, x + width)
         return _Box(left, right, y - half, y + half)
 
 
 def _segment_hits(box: _Box, p: tuple[float, float], q: tuple[float, float]) -> bool:
-    """Whether the segment ``p``-``q`` passes through the inside of ``box`` (Liang-Barsky)."""
-    (x0, y0), (x1, y1) = p, q
-    dx, dy = x1 - x0, y1 - y0
-    low, high = 0.0, 1.0
-    for step, distance in ((-dx, x0 - box.left), (dx, box.right - x0),
-                           (-dy, y0 - box.bottom), (dy, box.top - y0)):
-        if abs(step) < _EPS:
-            if distance <= 0:
-                return False
-            continue
-        t = distance / step
-        if step < 0:
-            low = max(low, t)
-        else:
-            high = min(high, t)
-        if low >= high:
-            return False
-    return True
+    """Whether the segment ``p``-``q`` passes through the inside of ``box``."""
+    return clip_segment(p, q, (box.left, box.bottom), (box.right, box.top)) is not None
 
 
 def _line_pixels(segments: Sequence[dict], axes: _Axes) -> list[tuple]:
@@ -215,9 +201,9 @@ def _slope_y(axes: _Axes, gbs: float, px_x: float) -> float:
 
 def _compute_candidates(segment: dict, texts: Sequence[str], axes: _Axes) -> Iterator[_Candidate]:
     start, y = axes.px(segment["x"][0], segment["value"])
-    offset = style.LABEL_LINE_GAP_PX + style.LABEL_HALF_HEIGHT_PX
+    offset = LABEL_LINE_GAP_PX + LABEL_HALF_HEIGHT_PX
     for text in texts:
-        width = style.text_px(text) + style.LABEL_GAP_PX
+        width = text_px(text) + LABEL_GAP_PX
         for end in _COMPUTE_ENDS:
             right = end * axes.width
             if end < 1.0 and right - width < start:
@@ -240,12 +226,12 @@ def _bandwidth_candidates(segment: dict, texts: Sequence[str],
     end = min(axes.px(segment["x"][-1], segment["y"][-1])[0], axes.width)
     enter = max(0.0, _inverse_slope(axes, gbs, 0.0))          # the slope enters the axes
     leave = min(end, _inverse_slope(axes, gbs, axes.height))  # ...and leaves them
-    offset = style.LABEL_LINE_GAP_PX + style.LABEL_HALF_HEIGHT_PX
+    offset = LABEL_LINE_GAP_PX + LABEL_HALF_HEIGHT_PX
     for text in texts:
-        width = style.text_px(text) + style.LABEL_GAP_PX
+        width = text_px(text) + LABEL_GAP_PX
         # Above the slope, ending on it: the slope is lowest left of the anchor.
         low = max(enter, width)
-        preferred = enter + style.SLOPE_LABEL_ALONG * (leave - enter)
+        preferred = enter + SLOPE_LABEL_ALONG * (leave - enter)
         for x in _grid(low, leave, preferred):
             yield _Candidate(text, (x, _slope_y(axes, gbs, x) + offset), "end")
         # Below and right of the slope, the text's left end under the part inside the
@@ -254,7 +240,7 @@ def _bandwidth_candidates(segment: dict, texts: Sequence[str],
         for x in _grid(start, min(leave + width, axes.width), start):
             yield _Candidate(text, (x, _slope_y(axes, gbs, x - width) - offset), "end")
     # Last resort (a slope barely inside the axes): the short text at the right edge.
-    half = style.LABEL_HALF_HEIGHT_PX
+    half = LABEL_HALF_HEIGHT_PX
     y = min(max(_slope_y(axes, gbs, leave), half), axes.height - half)
     yield _Candidate(texts[-1], (axes.width, y), "end")
 
@@ -268,10 +254,10 @@ def _inverse_slope(axes: _Axes, gbs: float, px_y: float) -> float:
 def _ridge_candidates(text: str, ridge: tuple[float, float], axes: _Axes) -> Iterator[_Candidate]:
     x, y = axes.px(*ridge)
     for step in range(4):  # right of the ridge, below the roof, further down each time
-        drop = style.RIDGE_LABEL_DROP_PX + 2 * step * style.LABEL_HALF_HEIGHT_PX
+        drop = RIDGE_LABEL_DROP_PX + 2 * step * LABEL_HALF_HEIGHT_PX
         yield _Candidate(text, (x, y - drop), "start")
     # left of the ridge, above the height of the roof
-    yield _Candidate(text, (x, y + style.LABEL_LINE_GAP_PX + style.LABEL_HALF_HEIGHT_PX), "end")
+    yield _Candidate(text, (x, y + LABEL_LINE_GAP_PX + LABEL_HALF_HEIGHT_PX), "end")
 
 
 def _choose(candidates: Iterator[_Candidate], axes: _Axes, lines: list,
@@ -284,6 +270,8 @@ def _choose(candidates: Iterator[_Candidate], axes: _Axes, lines: list,
             return candidate, cost
         if best_cost is None or cost < best_cost:
             best, best_cost = candidate, cost
+    if best is None or best_cost is None:
+        raise ValueError("no candidate spot for a label")
     return best, best_cost
 
 
@@ -312,7 +300,7 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
     segments : sequence of dict
         Every line drawn (the ceilings and the main roof): what labels must not cross.
     ridge : (float, float) or None
-        The ridge point (intensity, GFLOP/s) whose label ``style.ridge_text`` is placed.
+        The ridge point (intensity, GFLOP/s) whose label ``ridge_text`` is placed.
     x_range, y_range : (float, float)
         The axis limits.
     area : PlotArea
@@ -334,7 +322,7 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
             spots[i] = LabelSpot("", float(segment["x"][0]), float(segment["y"][0]), "end",
                                  inside=True, clear=True)
             continue
-        texts = (style.ceiling_label(segment), style.ceiling_value_label(segment))
+        texts = (ceiling_label(segment), ceiling_value_label(segment))
         if segment["kind"] == "compute":
             candidates = _compute_candidates(segment, texts, axes)
         else:
@@ -346,7 +334,7 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
     if ridge is not None and not _inside_point(axes, *ridge):
         ridge_spot = LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
     elif ridge is not None:
-        candidate, cost = _choose(_ridge_candidates(style.ridge_text(ridge[0]), ridge, axes),
+        candidate, cost = _choose(_ridge_candidates(ridge_text(ridge[0]), ridge, axes),
                                   axes, lines, placed)
         ridge_spot = _spot(candidate, cost, axes, anchor=ridge)
     return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot)
@@ -362,3 +350,18 @@ def label_boxes_px(layout: LabelLayout, x_range, y_range, area: PlotArea) -> lis
         box = _Candidate(spot.text, (x, y - spot.y_offset_px), spot.align).box()
         boxes.append((spot.text, box.left, box.right, box.bottom, box.top))
     return boxes
+
+
+def label_room_decades(text: str, decades: float, plot_px: float = RIDGE_ROOM_PLOT_PX) -> float:
+    """Decades a label takes next to ``decades`` of axis in a plot ``plot_px`` wide."""
+    width = text_px(text) + LABEL_GAP_PX
+    return max(decades, 1.0) * width / (plot_px - width)
+
+
+def ridge_label_end(ridge: float, x_low: float) -> float:
+    """The intensity up to which the x axis must reach for the ridge label to fit.
+
+    The label starts at the ridge and takes ``width / (RIDGE_ROOM_PLOT_PX - width)``
+    of the decades left of the ridge.
+    """
+    return ridge * 10 ** label_room_decades(ridge_text(ridge), math.log10(ridge / x_low))

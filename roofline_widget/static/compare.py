@@ -4,8 +4,8 @@
 by :func:`~roofline_widget.compare_points`, with the plot's own selection (its
 metrics, ranks, include/exclude and ``combine_ranks``).
 :func:`draw_comparison` draws the frame on a matplotlib ``Axes``: each
-baseline point hollow, one marker shape per baseline run (:data:`RUN_MARKERS`,
-the widget's shapes), and a dashed arrow from it to the point it became (a
+baseline point hollow, one marker shape per baseline run
+(``look.markers.RUN_MARKERS``, the widget's shapes), and a dashed arrow from it to the point it became (a
 chain: one arrow per step), coloured as the point's region (or run).
 """
 
@@ -18,14 +18,14 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.compare import compare_points
+from roofline_widget.look.colors import OTHER_COLOR
+from roofline_widget.look.markers import run_marker
+from roofline_widget.look.texts import BASELINE_RUN_LABEL, CURRENT_RUN_LABEL
 from roofline_widget.points import Selection
 
 __all__ = [
     "ARROW_GID",
     "BASELINE_GID",
-    "BASELINE_LABEL",
-    "CURRENT_LABEL",
-    "RUN_MARKERS",
     "comparison_frame",
     "draw_comparison",
     "row_colours",
@@ -36,15 +36,8 @@ __all__ = [
 ARROW_GID = "roofline-compare-arrow"
 #: ``gid`` of the hollow baseline points' collections (one per baseline run).
 BASELINE_GID = "roofline-compare-baseline"
-#: matplotlib markers of the baseline runs in chain order, cycled: the widget's square,
-#: diamond, cross and triangle-down (``widget.compare_layer.RUN_MARKERS``).
-RUN_MARKERS = ("s", "D", "P", "v")
-#: Labels of the two sides of a pair (a chain keeps its own labels, the plotted data last).
-BASELINE_LABEL = "baseline"
-CURRENT_LABEL = "current"
 _X = schema.INTENSITY
 _Y = schema.PERFORMANCE
-_FALLBACK_COLOUR = "0.45"
 
 
 def comparison_frame(baseline, current, *, selection: Selection, match=None) -> pd.DataFrame:
@@ -75,13 +68,13 @@ def comparison_frame(baseline, current, *, selection: Selection, match=None) -> 
         ``"current"``.
     """
     if isinstance(baseline, Mapping):
-        if CURRENT_LABEL in baseline:
-            raise ValueError(f"baseline label {CURRENT_LABEL!r} is reserved for the plotted "
+        if CURRENT_RUN_LABEL in baseline:
+            raise ValueError(f"baseline label {CURRENT_RUN_LABEL!r} is reserved for the plotted "
                              "data; rename that run")
-        return compare_points({**baseline, CURRENT_LABEL: current}, selection=selection,
+        return compare_points({**baseline, CURRENT_RUN_LABEL: current}, selection=selection,
                               match=match)
     frame = compare_points(baseline, current, selection=selection, match=match)
-    frame["run_before"], frame["run_after"] = BASELINE_LABEL, CURRENT_LABEL
+    frame["run_before"], frame["run_after"] = BASELINE_RUN_LABEL, CURRENT_RUN_LABEL
     return frame
 
 
@@ -108,7 +101,7 @@ def row_colours(frame: pd.DataFrame, colour_column: str, colour_map: Mapping) ->
     for row in frame.itertuples(index=False):
         names = (getattr(row, f"{colour_column}_after"), getattr(row, f"{colour_column}_before"))
         found = next((colour_map[n] for n in names if isinstance(n, str) and n in colour_map),
-                     _FALLBACK_COLOUR)
+                     OTHER_COLOR)
         colours.append(found)
     return colours
 
@@ -130,28 +123,25 @@ def draw_comparison(axes, frame: pd.DataFrame, colours: list) -> dict:
     dict
         ``arrows`` (the annotations, gid :data:`ARROW_GID`), ``runs`` (one
         hollow PathCollection per baseline run in chain order, gid
-        :data:`BASELINE_GID`, marker from :data:`RUN_MARKERS`) and ``baseline``
+        :data:`BASELINE_GID`, marker ``look.markers.run_marker``) and ``baseline``
         (the first of them, or None).
     """
-    colours = np.asarray(colours, dtype=object)
+    colour_of = np.asarray(colours, dtype=object)
     before = frame[_Y + "_before"].notna().to_numpy()
     runs = []
     labels = list(dict.fromkeys(frame.loc[before, "run_before"])) if before.any() else []
     for index, label in enumerate(labels):
         rows = before & (frame["run_before"] == label).to_numpy()
-        marker = RUN_MARKERS[index % len(RUN_MARKERS)]
+        marker = run_marker(index).matplotlib
         collection = axes.scatter(
             frame.loc[rows, _X + "_before"], frame.loc[rows, _Y + "_before"], marker=marker,
-            facecolors="none", edgecolors=list(colours[rows]), s=40, linewidths=1.4,
+            facecolors="none", edgecolors=list(colour_of[rows]), s=40, linewidths=1.4,
             alpha=0.8, zorder=4, label=f"{label} (hollow)")
         collection.set_gid(BASELINE_GID)
         runs.append(collection)
-    if before.any():
-        _hold_in_view(axes, frame.loc[before, _X + "_before"].to_numpy(dtype=float),
-                      frame.loc[before, _Y + "_before"].to_numpy(dtype=float))
     arrows = []
     both = (frame["status"] == "both").to_numpy()
-    for row, colour in zip(frame[both].itertuples(index=False), colours[both]):
+    for row, colour in zip(frame[both].itertuples(index=False), colour_of[both]):
         start = (getattr(row, _X + "_before"), getattr(row, _Y + "_before"))
         end = (getattr(row, _X + "_after"), getattr(row, _Y + "_after"))
         arrow = axes.annotate("", xy=end, xytext=start, zorder=3, arrowprops={
@@ -160,19 +150,3 @@ def draw_comparison(axes, frame: pd.DataFrame, colours: list) -> dict:
         arrow.set_gid(ARROW_GID)
         arrows.append(arrow)
     return {"arrows": arrows, "runs": runs, "baseline": runs[0] if runs else None}
-
-
-def _hold_in_view(axes, x: np.ndarray, y: np.ndarray, margin: float = 1.3) -> None:
-    """Widen frozen axis limits (set by the no-FLOP pinning) so the baseline points show.
-
-    Autoscaled axes follow the new points by themselves; limits set before
-    (``set_xlim``) are widened by ``margin`` around any point outside.
-    """
-    for values, get, set_, auto in ((x, axes.get_xlim, axes.set_xlim, axes.get_autoscalex_on),
-                                    (y, axes.get_ylim, axes.set_ylim, axes.get_autoscaley_on)):
-        values = values[np.isfinite(values) & (values > 0)]
-        if auto() or not values.size:
-            continue
-        low, high = get()
-        if values.min() < low or values.max() > high:
-            set_(min(low, values.min() / margin), max(high, values.max() * margin))

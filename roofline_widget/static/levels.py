@@ -3,7 +3,7 @@
 :func:`level_points` checks the ``levels`` argument and selects the rows of
 :func:`~roofline_widget.analysis.levels.select_levels` for those levels (warning about
 what was left out); :func:`draw_levels` draws them on a matplotlib Axes: one
-marker per level (:data:`MARKERS`), the dots of one region/rank joined by a
+marker per level (``look.markers.LEVEL_MARKERS``, the widget's shapes), the dots of one region/rank joined by a
 thin line in the region's colour, and the levels in the legend.
 :func:`level_findings` runs :func:`~roofline_widget.sanity_check` on the same
 selection against the plot's measured (not empirical) roofs; ``draw_levels``
@@ -17,13 +17,12 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.levels import LEVELS, select_levels
 from roofline_widget.analysis.sanity import checkable_roofs, flagged_points, sanity_check
-from roofline_widget.look import style
+from roofline_widget.look.colors import FINDING_COLOR, OTHER_COLOR
+from roofline_widget.look.markers import CIRCLE, LEVEL_MARKERS
 from roofline_widget.points import Selection
 
-__all__ = ["FINDING_GID", "LEVEL_GID", "MARKERS", "draw_levels", "level_findings", "level_points"]
+__all__ = ["FINDING_GID", "LEVEL_GID", "draw_levels", "level_findings", "level_points"]
 
-#: One matplotlib marker per level (the widget's shapes: triangle, diamond, square, circle).
-MARKERS = {"L1": "^", "L2": "D", "L3": "s", "MEM": "o"}
 #: ``gid`` of a level's scatter collection, formatted with the level.
 LEVEL_GID = "roofline-level-{}"
 #: ``gid`` of the rings over the level dots with a sanity finding.
@@ -31,7 +30,6 @@ FINDING_GID = "roofline-level-findings"
 _KEY = ["file", "rank", "region"]
 _X = schema.INTENSITY
 _Y = schema.PERFORMANCE
-_OTHER_COLOUR = "0.45"
 
 
 def level_points(sums, levels, *, backend: str, selection: Selection) -> pd.DataFrame | None:
@@ -106,7 +104,7 @@ def level_findings(sums, frame: pd.DataFrame | None, roofline, *,
 
 
 def _colours(frame: pd.DataFrame, colour_column: str, colour_map: dict) -> list:
-    return [colour_map.get(key, _OTHER_COLOUR) for key in frame[colour_column].astype(object)]
+    return [colour_map.get(key, OTHER_COLOR) for key in frame[colour_column].astype(object)]
 
 
 def draw_levels(axes, frame: pd.DataFrame, colour_column: str = "region",
@@ -145,7 +143,7 @@ def draw_levels(axes, frame: pd.DataFrame, colour_column: str = "region",
     level_of = frame["level"].astype(str)
     for level in [lv for lv in LEVELS if (level_of == lv).any()]:
         rows = frame[level_of == level]
-        collection = axes.scatter(rows[_X], rows[_Y], marker=MARKERS[level], s=30,
+        collection = axes.scatter(rows[_X], rows[_Y], marker=LEVEL_MARKERS[level].matplotlib, s=30,
                                   c=_colours(rows, colour_column, colour_map),
                                   edgecolor="black", linewidth=0.4, zorder=5,
                                   label=f"_{level}")
@@ -153,18 +151,18 @@ def draw_levels(axes, frame: pd.DataFrame, colour_column: str = "region",
         drawn[level] = collection
     handles, _labels = axes.get_legend_handles_labels()
     metrics = frame.groupby(level_of, sort=False)["bandwidth_metric"].first()
-    proxies = [Line2D([], [], marker=MARKERS[level], linestyle="none", color="0.35",
+    proxies = [Line2D([], [], marker=LEVEL_MARKERS[level].matplotlib, linestyle="none", color="0.35",
                       markeredgecolor="black", label=f"{level}: {metrics[level]}")
                for level in drawn]
     flagged = flagged_points(frame, findings) if findings is not None else frame.iloc[:0]
     if len(flagged):
-        rings = axes.scatter(flagged[_X], flagged[_Y], marker="o", s=150, facecolors="none",
-                             edgecolors=style.FINDING_COLOR, linewidths=1.6, zorder=6,
+        rings = axes.scatter(flagged[_X], flagged[_Y], marker=CIRCLE.matplotlib, s=150,
+                             facecolors="none", edgecolors=FINDING_COLOR, linewidths=1.6, zorder=6,
                              label="_findings")
         rings.set_gid(FINDING_GID)
         drawn[FINDING_GID] = rings
-        proxies.append(Line2D([], [], marker="o", linestyle="none", markersize=9,
-                              markerfacecolor="none", markeredgecolor=style.FINDING_COLOR,
+        proxies.append(Line2D([], [], marker=CIRCLE.matplotlib, linestyle="none", markersize=9,
+                              markerfacecolor="none", markeredgecolor=FINDING_COLOR,
                               label=f"sanity finding ({len(flagged)})"))
     axes.legend(handles=[*handles, *proxies], fontsize=8, loc="lower right")
     return drawn

@@ -191,7 +191,7 @@ def check_targets(targets: Sequence[OutputTarget]) -> tuple[OutputTarget, ...]:
         Listing each bad path and every reason.
     """
     problems = []
-    seen = {}
+    seen: dict[str, str] = {}
     for target in targets:
         # A directory's "suffix" says nothing: that it is a directory is the reason.
         format_problem = None if target.path.is_dir() else _format_problem(target)

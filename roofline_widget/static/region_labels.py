@@ -105,9 +105,7 @@ def _line_samples(axes, step_px: float = _LINE_STEP_PX) -> np.ndarray:
             continue
         xy = axes.transData.transform(np.column_stack(line.get_data()).astype(float))
         xy = xy[np.all(np.isfinite(xy), axis=1)]
-        for start, end in itertools.pairwise(xy):
-            count = max(int(np.hypot(*(end - start)) // step_px), 1) + 1
-            samples.append(start + np.linspace(0, 1, count)[:, None] * (end - start))
+        samples += [_samples(start, end, step_px) for start, end in itertools.pairwise(xy)]
     return np.vstack(samples)
 
 
@@ -116,14 +114,37 @@ def _squares(centres: np.ndarray, radius: float) -> np.ndarray:
                             centres[:, 0] + radius, centres[:, 1] + radius])
 
 
+def _samples(start, end, step_px: float = _LINE_STEP_PX) -> np.ndarray:
+    """Points every ``step_px`` from ``start`` to ``end`` (display space, n x 2)."""
+    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
+    count = max(int(np.hypot(*(end - start)) // step_px), 1) + 1
+    return start + np.linspace(0, 1, count)[:, None] * (end - start)
+
+
+def _text_boxes(text, renderer) -> np.ndarray:
+    """Boxes covering a text: its extent, or squares along a rotated line of text.
+
+    A rotated label (a slope's) lies along a diagonal of its extent, which
+    is mostly empty: the squares (the text's height across) cover the text only.
+    """
+    box = _extent(text, renderer)
+    angle = text.get_rotation() % 180
+    if min(angle, 180 - angle) < 5 or text.get_text().count("\n"):
+        return np.asarray([box], dtype=float)
+    x0, y0, x1, y1 = box
+    start, end = ((x0, y0), (x1, y1)) if angle < 90 else ((x0, y1), (x1, y0))
+    height = 1.3 * text.get_fontsize() * text.figure.dpi / 72
+    return _squares(_samples(start, end), height / 2)
+
+
 def _obstacles(axes, renderer, xy_px: np.ndarray) -> np.ndarray:
     """Boxes labels must avoid: the axes' texts, the legend, every point marker and line."""
-    boxes = [_extent(text, renderer) for text in axes.texts if text.get_visible()]
+    boxes = [_text_boxes(text, renderer) for text in axes.texts if text.get_visible()]
     legend = axes.get_legend()
     if legend is not None:
-        boxes.append(_extent(legend, renderer))
+        boxes.append(np.asarray([_extent(legend, renderer)], dtype=float))
     radius = _MARKER_RADIUS_PT * axes.figure.dpi / 72
-    return np.vstack([np.asarray(boxes, dtype=float).reshape(-1, 4), _squares(xy_px, radius),
+    return np.vstack([*boxes, np.zeros((0, 4)), _squares(xy_px, radius),
                       _squares(_line_samples(axes), _LINE_STEP_PX / 2)])
 
 

@@ -11,29 +11,34 @@ and keeps one bqplot figure whose marks are updated in place:
 
 Everything new is computed before anything is assigned, so an exception never
 leaves the widget half-updated.  Region names come from users' code and are
-HTML-escaped wherever they reach HTML (tooltip, legend, left-out table, status
-line).
+HTML-escaped wherever they reach HTML (all of it built in :mod:`.html`).
 
-Modules: ``core`` (the widget: traits, validators, the refresh pipeline),
-``figure`` (:class:`RooflineFigure`: scales, marks, tooltip), ``controls``
-(:class:`RooflineControls`: child widgets, layout, links), ``state`` (what is
-computed before anything is assigned) and ``text`` (escaped HTML).
+Modules: ``roofline_widget`` (the widget: traits, their checks in
+``trait_checks``, where each change goes), ``pipeline`` (the refresh
+pipeline: select, compute, assign), ``figure`` (:class:`RooflineFigure`:
+scales, marks, tooltip), ``controls`` (:class:`RooflineControls`: child
+widgets, layout, links), ``layer_stack`` and ``layers/`` (levels, baseline
+arrows, rank whiskers), ``saved_views`` (the widget's choices to a View and
+back), ``state`` (:class:`PointState`, :class:`UpdateGuard`), ``point_keys``,
+``point_style`` and ``roofs`` (what is computed before anything is assigned)
+and ``html`` (every HTML snippet, escaped).
 """
 
 from __future__ import annotations
 
 from roofline_widget.widget.controls import RooflineControls
 from roofline_widget.widget.figure import FigureState, RooflineFigure
+from roofline_widget.widget.point_keys import POINT_KEY
 from roofline_widget.widget.roofline_widget import DEFAULT_MAX_POINTS, RooflineWidget
-from roofline_widget.widget.state import POINT_KEY, PointState, UpdateGuard
+from roofline_widget.widget.state import PointState, UpdateGuard
 
 __all__ = [
-           "DEFAULT_MAX_POINTS",
-           "POINT_KEY",
-           "FigureState",
-           "PointState",
-           "RooflineControls",
-           "RooflineFigure",
-           "RooflineWidget",
-           "UpdateGuard",
+    "DEFAULT_MAX_POINTS",
+    "POINT_KEY",
+    "FigureState",
+    "PointState",
+    "RooflineControls",
+    "RooflineFigure",
+    "RooflineWidget",
+    "UpdateGuard",
 ]

@@ -10,9 +10,7 @@ and the points.
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 
@@ -24,10 +22,35 @@ from bqplot.interacts import BrushSelector, LassoSelector, PanZoom
 
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
-from roofline_widget.look import style
-from roofline_widget.look.ceiling_labels import DEFAULT_AREA, PlotArea, place_labels
-from roofline_widget.widget.html import tooltip_html
-from roofline_widget.widget.state import UpdateGuard, classify
+from roofline_widget.look.ceiling_labels import (
+    LABEL_GAP_PX,
+    RIDGE_LABEL_DROP_PX,
+    LabelSpot,
+    place_labels,
+)
+from roofline_widget.look.colors import (
+    AXIS_GRID_COLOR,
+    LINE_COLORS,
+    PALETTE,
+    POINT_STROKE,
+    RIDGE_COLOR,
+    ROOF_COLOR,
+)
+from roofline_widget.look.log_axes import log_ranges, tick_format
+from roofline_widget.look.markers import POINT_SIZE
+from roofline_widget.look.plot_area import (
+    DEFAULT_AREA,
+    FIG_MARGIN,
+    MIN_PLOT_PX,
+    PLOT_HEIGHT_PX,
+    PlotArea,
+    figure_px,
+    label_area,
+)
+from roofline_widget.look.texts import LABEL_SIZE, X_LABEL, Y_LABEL, ceiling_label
+from roofline_widget.widget.html import TOOLTIP_CLASS, TOOLTIP_STYLE, tooltip_css_html, tooltip_html
+from roofline_widget.widget.roofs import classify
+from roofline_widget.widget.state import UpdateGuard
 
 __all__ = ["INTERACTIONS", "FigureState", "RooflineFigure", "roof_marks_data"]
 
@@ -47,7 +70,7 @@ class FigureState:
         The points drawn (x: ``arithmetic_intensity_flops_per_byte``, y:
         ``performance_gflops``), one Scatter dot per row.
     colors : numpy.ndarray
-        Colour code per point (index into ``style.PALETTE``).
+        Colour code per point (index into the colour scale, ``look.colors.PALETTE`` in the widget).
     sizes : numpy.ndarray or None
         Marker size per point in [0, 1], None for the default size.
     selected : numpy.ndarray or None
@@ -70,17 +93,6 @@ class FigureState:
     title: str = ""
 
 
-def _figure_px(plot_px: float, *margins: str) -> int:
-    """The figure's size (px) for a plot ``plot_px`` wide or high with its ``margins``."""
-    return math.ceil(plot_px + sum(style.FIG_MARGIN[m] for m in margins))
-
-
-def _px(size: str | None, default: float) -> float:
-    """A CSS size in px (``"500px"``) as a number; ``default`` for any other size."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*px\s*", size or "")
-    return float(match.group(1)) if match else float(default)
-
-
 def _pad(values) -> list:
     return list(values) + [values[-1]] * (_POINTS_PER_LINE - len(values))
 
@@ -100,12 +112,13 @@ def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
     ridge_x = roofline.ridge_point()
     layout = place_labels(ceilings, segments, (ridge_x, roofline.peak_flops), x_range, y_range,
                           area)
-    ridge = layout.ridge
+    # a ridge point was given: the layout has its spot
+    ridge = layout.ridge or LabelSpot("", ridge_x, roofline.peak_flops, "start", True, True)
     return {
         "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
         "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
-        "ceiling_labels": [style.ceiling_label(s) for s in ceilings],
-        "ceiling_colors": [style.LINE_COLORS[s["kind"]] for s in ceilings],
+        "ceiling_labels": [ceiling_label(s) for s in ceilings],
+        "ceiling_colors": [LINE_COLORS[s["kind"]] for s in ceilings],
         "label_texts": [spot.text for spot in layout.ceilings],
         "label_x": np.array([spot.x for spot in layout.ceilings]),
         "label_y": np.array([spot.y for spot in layout.ceilings]),
@@ -116,7 +129,7 @@ def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
         "ridge_y": np.array([roofline.peak_flops]),
         "ridge_text": [ridge.text],
         "ridge_align": ridge.align,
-        "ridge_offset": (style.LABEL_GAP_PX * (1 if ridge.align == "start" else -1),
+        "ridge_offset": (LABEL_GAP_PX * (1 if ridge.align == "start" else -1),
                          ridge.y_offset_px),
     }
 
@@ -158,7 +171,7 @@ class RooflineFigure:
     tooltip : ipywidgets.HTML
         The hover text of a point (DOM class ``roofline-tooltip``).
     tooltip_css : ipywidgets.HTML
-        ``style.TOOLTIP_CSS`` in a hidden ``<style>``, the never shown tooltip of
+        ``html.TOOLTIP_CSS`` in a hidden ``<style>``, the never shown tooltip of
         ``ridge``: every tooltip of the figure lets clicks through to the marks.
     interactions : dict
         bqplot interactions by name (``INTERACTIONS``).
@@ -173,10 +186,10 @@ class RooflineFigure:
         self.state: FigureState | None = None
         self.layers: dict = {}
         self._build_marks()
-        self.x_axis = bq.Axis(scale=self.x_scale, label=style.X_LABEL, tick_format="~g",
-                              grid_color="#e6e6e6", label_offset="36px")
-        self.y_axis = bq.Axis(scale=self.y_scale, label=style.Y_LABEL, side="left",
-                              tick_format="~g", grid_color="#e6e6e6", label_offset="52px")
+        self.x_axis = bq.Axis(scale=self.x_scale, label=X_LABEL, tick_format="~g",
+                              grid_color=AXIS_GRID_COLOR, label_offset="36px")
+        self.y_axis = bq.Axis(scale=self.y_scale, label=Y_LABEL, side="left",
+                              tick_format="~g", grid_color=AXIS_GRID_COLOR, label_offset="52px")
         self.interactions = {
             "inspect": None,
             "pan-zoom": PanZoom(scales={"x": [self.x_scale], "y": [self.y_scale]}),
@@ -187,9 +200,9 @@ class RooflineFigure:
         }
         self.plot = bq.Figure(
             marks=self.marks, axes=[self.x_axis, self.y_axis], interaction=None,
-            fig_margin=dict(style.FIG_MARGIN), layout=widgets.Layout(
-                width="100%", min_width=f"{_figure_px(style.MIN_PLOT_PX, 'left', 'right')}px",
-                height=f"{_figure_px(style.PLOT_HEIGHT_PX, 'top', 'bottom')}px"))
+            fig_margin=dict(FIG_MARGIN), layout=widgets.Layout(
+                width="100%", min_width=f"{figure_px(MIN_PLOT_PX, 'left', 'right')}px",
+                height=f"{figure_px(PLOT_HEIGHT_PX, 'top', 'bottom')}px"))
         self.plot.add_class("roofline-figure")
         self.scatter.on_hover(self._on_hover)
         for scale in (self.x_scale, self.y_scale):
@@ -200,20 +213,19 @@ class RooflineFigure:
         self.y_scale = bq.LogScale()
         # A fixed scale (code i is PALETTE[i]): only the points' codes change with
         # ``color_by``, in one message, so the browser never mixes old codes and new colours.
-        color_scale = bq.ColorScale(colors=list(style.PALETTE), min=0, max=len(style.PALETTE) - 1)
+        self.color_scale = bq.ColorScale(colors=list(PALETTE), min=0, max=len(PALETTE) - 1)
         self.tooltip = widgets.HTML()
-        self.tooltip.add_class(style.TOOLTIP_CLASS)
+        self.tooltip.add_class(TOOLTIP_CLASS)
         # A <style> element applies wherever it is in the page, shown or not; this one is
         # in the page as long as the figure is: bqplot renders a mark's tooltip with the
         # mark, into the figure's tooltip container (the ridge label carries it, never shown).
-        self.tooltip_css = widgets.HTML(f"<style>{style.TOOLTIP_CSS}</style>",
-                                        layout=widgets.Layout(display="none"))
+        self.tooltip_css = widgets.HTML(tooltip_css_html(), layout=widgets.Layout(display="none"))
         self.scatter = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
-            scales={"x": self.x_scale, "y": self.y_scale, "color": color_scale,
+            scales={"x": self.x_scale, "y": self.y_scale, "color": self.color_scale,
                     "size": bq.LinearScale(min=0, max=1)},
-            default_size=90, stroke="#222222", stroke_width=0.8, tooltip=self.tooltip,
-            tooltip_style=dict(style.TOOLTIP_STYLE),
+            default_size=POINT_SIZE, stroke=POINT_STROKE, stroke_width=0.8, tooltip=self.tooltip,
+            tooltip_style=dict(TOOLTIP_STYLE),
             interactions={"click": "select", "hover": "tooltip"},
             # bqplot applies these only while a selection exists.
             selected_style={"opacity": 1.0, "stroke": "black", "stroke-width": 2.5},
@@ -224,17 +236,17 @@ class RooflineFigure:
         self.ceilings = bq.Lines(
             x=np.ones((1, _POINTS_PER_LINE)), y=np.ones((1, _POINTS_PER_LINE)), scales=scales,
             line_style="dashed", stroke_width=1.5, labels_visibility="none", visible=False)
-        self.roof = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales, colors=["black"],
+        self.roof = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
                              stroke_width=3, visible=False)
         # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
         self.ceiling_labels = bq.Label(
-            x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=style.LABEL_SIZE,
-            font_weight="normal", align="end", x_offset=-style.LABEL_GAP_PX, y_offset=0,
+            x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=LABEL_SIZE,
+            font_weight="normal", align="end", x_offset=-LABEL_GAP_PX, y_offset=0,
             visible=False)
         self.ridge = bq.Label(
-            x=np.ones(1), y=np.ones(1), text=[""], scales=scales, colors=[style.RIDGE_COLOR],
-            default_size=style.LABEL_SIZE, font_weight="normal", align="start",
-            x_offset=style.LABEL_GAP_PX, y_offset=style.RIDGE_LABEL_DROP_PX, visible=False,
+            x=np.ones(1), y=np.ones(1), text=[""], scales=scales, colors=[RIDGE_COLOR],
+            default_size=LABEL_SIZE, font_weight="normal", align="start",
+            x_offset=LABEL_GAP_PX, y_offset=RIDGE_LABEL_DROP_PX, visible=False,
             tooltip=self.tooltip_css, enable_hover=False)
 
     @property
@@ -262,14 +274,21 @@ class RooflineFigure:
     def plot_area(self) -> PlotArea:
         """The plot's height and smallest width (px), from the figure's layout and margins.
 
-        The labels are placed for it.  A size not given in px (``"60vh"``) counts as
-        the default one.
+        The labels are placed for it (:func:`~roofline_widget.look.plot_area.label_area`).
+        A size not given in px (``"60vh"``) counts as the default one.
         """
-        margin = {**style.FIG_MARGIN, **(self.plot.fig_margin or {})}
-        height = _px(self.plot.layout.height, _figure_px(style.PLOT_HEIGHT_PX, "top", "bottom"))
-        width = _px(self.plot.layout.min_width, _figure_px(style.MIN_PLOT_PX, "left", "right"))
-        return PlotArea(min_width=max(width - margin["left"] - margin["right"], 1.0),
-                        height=max(height - margin["top"] - margin["bottom"], 1.0))
+        return label_area(self.plot)
+
+    def set_palette(self, colors: Sequence[str]) -> None:
+        """The colours the points' codes stand for (code i is ``colors[i]``).
+
+        The widget keeps ``look.colors.PALETTE``; the static figure gives its
+        colormap's colours.
+        """
+        colors = list(colors) or list(PALETTE)
+        if len(colors) == 1:
+            colors = colors * 2  # a colour scale needs two stops
+        self.color_scale.colors, self.color_scale.max = colors, len(colors) - 1
 
     # ------------------------------------------------------------ assigning
     def assign(self, state: FigureState) -> None:
@@ -317,10 +336,7 @@ class RooflineFigure:
 
     def scale_ranges(self) -> tuple | None:
         """The (x, y) ranges of the scales, or None while one is not a valid log range."""
-        ranges = ((self.x_scale.min, self.x_scale.max), (self.y_scale.min, self.y_scale.max))
-        if all(low is not None and high is not None and 0 < low < high for low, high in ranges):
-            return ranges
-        return None
+        return log_ranges(self.x_scale, self.y_scale)
 
     def on_select(self, callback: Callable[[np.ndarray], None]) -> None:
         """Call ``callback(indices)`` when the browser selects points (click, brush, lasso)."""
@@ -338,8 +354,8 @@ class RooflineFigure:
         self._set_tick_formats(x_range, y_range)
 
     def _set_tick_formats(self, x_range, y_range) -> None:
-        self.x_axis.tick_format = style.tick_format(*x_range)
-        self.y_axis.tick_format = style.tick_format(*y_range)
+        self.x_axis.tick_format = tick_format(*x_range)
+        self.y_axis.tick_format = tick_format(*y_range)
 
     def _assign_roof_marks(self, data: dict) -> None:
         visible = bool(data)
@@ -378,7 +394,8 @@ class RooflineFigure:
         self._set_tick_formats(*ranges)
         if self._guard.active or self.state is None or self.state.roofline is None:
             return
-        data = roof_marks_data(self.state.roofline, *ranges, self.plot_area())
+        x_range, y_range = ranges
+        data = roof_marks_data(self.state.roofline, x_range, y_range, self.plot_area())
         with self._guard.hold(), holding(*self.roof_marks):
             self._assign_roof_marks(data)
 

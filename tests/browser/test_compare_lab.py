@@ -125,17 +125,18 @@ def plot_area(page) -> tuple[float, float]:
 def check_heads(page, lines: list[dict], heads: list[dict]) -> None:
     """One head per line, on it, near its end, pointing along it as drawn on the page.
 
-    The kernel turns a head for the plot size it assumes (``plot_area_size``); the page's
+    The kernel turns a head for the plot size it assumes (``scale_size``); the page's
     plot area is measured here.  Mapping the page's direction of each line to the assumed
     plot must give the head's rotation to 1 degree (bqplot: SVG ``rotate``, clockwise, a
     triangle-up points up at 0); the head's visible error (its rotation against the line
     on the page) is at most the error of the assumed aspect ratio.
     """
-    from roofline_widget.widget.layers.compare import HEAD_GAP_PX, plot_area_size
+    from roofline_widget.look.arrows import HEAD_GAP_PX
+    from roofline_widget.look.plot_area import scale_size
 
     assert len(heads) == len(lines), (heads, lines)
     width, height = plot_area(page)
-    assumed_w, assumed_h = plot_area_size(_widget_figure())
+    assumed_w, assumed_h = scale_size(_widget_figure())
     shown_h = height * (1 - 2 * 0.025)  # the figure's padding_y
     # tan(angle on the assumed plot) = tan(angle on the page) * stretch
     stretch = (assumed_h / assumed_w) / (shown_h / width)

@@ -84,7 +84,7 @@ def test_spread_toggle_draws_medians_and_a_click_expands_a_region(ranks_notebook
     centre = box_centre(square)
     hover(page, square)
     # bqplot puts every tooltip of the figure in one container at the pointer; wherever it
-    # opens, a click on it goes to what is beneath (style.TOOLTIP_CSS, TOOLTIP_STYLE).
+    # opens, a click on it goes to what is beneath (widget.html.TOOLTIP_CSS, TOOLTIP_STYLE).
     hits = page.evaluate(HITS, [TOOLTIP_CONTAINER, *centre])
     assert hits["tooltip"]["width"] > 0, "the tooltip is not shown"
     assert not hits["tooltip_takes_clicks"], hits

@@ -19,7 +19,7 @@ from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_for_count, w
 
 pytestmark = pytest.mark.browser
 
-#: The rings' stroke (style.FINDING_COLOR, #e8590c) as the browser reports it.
+#: The rings' stroke (look.colors.FINDING_COLOR, #e8590c) as the browser reports it.
 RING_STROKE = "rgb(232, 89, 12)"
 
 

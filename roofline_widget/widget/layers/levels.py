@@ -3,12 +3,13 @@
 A region/rank measured at several memory levels (L2, L3 and memory traffic,
 see :mod:`roofline_widget.analysis.levels`) has one intensity per level and one FLOP
 rate.  This layer draws one bqplot Scatter per level with its own marker
-(:data:`MARKERS`), joins the dots of one region/rank by a thin line in the
-region's colour, and says in the status line which levels are shown, how many
-rows each level left out and what :func:`~roofline_widget.sanity_check` found.
+(``look.markers.LEVEL_MARKERS``, the static plot's shapes), joins the dots of
+one region/rank by a thin line in the region's colour, and says in the status
+line which levels are shown, how many rows each level left out and what
+:func:`~roofline_widget.sanity_check` found.
 Every drawn dot with a finding gets a hollow ring (``layer.rings``, colour
-:data:`~roofline_widget.look.style.FINDING_COLOR`) whose tooltip names the checks
-and their details.
+:data:`~roofline_widget.look.colors.FINDING_COLOR`) whose tooltip names the checks
+and their details (hover texts and the status note: :mod:`roofline_widget.widget.html`).
 
 The findings are computed in two parts: the checks that do not depend on the
 ceilings (intensity order, uncore on one socket) once per selection, and the
@@ -27,7 +28,6 @@ the figure already draws, one labelled slope each.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 import bqplot as bq
@@ -45,28 +45,26 @@ from roofline_widget.analysis.sanity import (
     sanity_check,
 )
 from roofline_widget.ceilings import Roofline
-from roofline_widget.look import style
+from roofline_widget.look.colors import FINDING_COLOR, PALETTE, POINT_STROKE, palette_color
+from roofline_widget.look.markers import LEVEL_MARKERS
 from roofline_widget.points import Selection
-from roofline_widget.widget.html import rank_text
+from roofline_widget.widget.html import (
+    TOOLTIP_STYLE,
+    level_tooltip_html,
+    levels_status_html,
+    ring_tooltip_html,
+)
 from roofline_widget.widget.layers.base import LayerInput, set_if_changed
 
 __all__ = [
-    "MARKERS",
-    "MAX_LISTED_FINDINGS",
     "RING_SIZE",
     "LevelsLayer",
     "available_levels",
-    "findings_list_html",
-    "level_tooltip_html",
-    "levels_status_html",
     "limit_groups",
     "measured_roofs",
-    "ring_tooltip_html",
     "shown_findings",
 ]
 
-#: One bqplot marker per level, inner to outer.
-MARKERS = {"L1": "triangle-up", "L2": "diamond", "L3": "square", "MEM": "circle"}
 _KEY = ["file", "rank", "region"]
 _X = schema.INTENSITY
 _Y = schema.PERFORMANCE
@@ -92,62 +90,6 @@ def limit_groups(frame: pd.DataFrame, max_groups: int) -> pd.DataFrame:
         schema.RUNTIME].max()
     kept = runtime.sort_values(ascending=False, kind="stable").index[:max_groups]
     return frame[keys.isin(kept)]
-
-
-def level_tooltip_html(row: pd.Series) -> str:
-    """Hover text of one level dot: level, metric, region, run, rank, intensity, rates (escaped)."""
-    cells = [("level", str(row["level"])), ("metric", str(row["bandwidth_metric"])),
-             ("region", str(row["region"])), ("run", str(row["file"])),
-             ("rank", rank_text(row["rank"])),
-             ("FLOP/byte", format(float(row[_X]), ".4g")),
-             ("GFLOP/s", format(float(row[_Y]), ".4g")),
-             ("GB/s", format(float(row[schema.BANDWIDTH]), ".4g"))]
-    body = "".join(f"<tr><th style='text-align:left'>{html.escape(label)}</th>"
-                   f"<td>{html.escape(value)}</td></tr>" for label, value in cells)
-    return f"<table>{body}</table>"
-
-
-def levels_status_html(levels: list, left_out: pd.DataFrame, findings: pd.DataFrame) -> str:
-    """The status note: levels shown, rows left out per level, sanity findings (escaped)."""
-    if not levels:
-        return ""
-    parts = [f"levels: {html.escape(', '.join(levels))}"]
-    counts = left_out.groupby("level", observed=True).size() if len(left_out) else {}
-    left = [f"{html.escape(str(level))} {count:,}" for level, count in dict(counts).items()
-            if str(level) in levels]
-    if left:
-        parts.append(f"left out per level: {', '.join(left)}")
-    parts.append(f"{len(findings):,} sanity finding(s)" if len(findings) else "no sanity findings")
-    # after the widget's own status, in its separator style
-    return (f"&middot; <span class='roofline-levels-status'>{'; '.join(parts)}</span>"
-            + findings_list_html(findings))
-
-
-#: Most sanity findings listed in the status (the rest counted; all in ``layer.findings``).
-MAX_LISTED_FINDINGS = 5
-
-
-def findings_list_html(findings: pd.DataFrame, limit: int = MAX_LISTED_FINDINGS) -> str:
-    """The first ``limit`` sanity findings as an HTML list (escaped), "" for none."""
-    if not len(findings):
-        return ""
-    items = []
-    for _, row in findings.head(limit).iterrows():
-        level = "all levels" if pd.isna(row["level"]) else row["level"]
-        where = f"{row['region']} (rank {rank_text(row['rank'])}, {level}, {row['check']})"
-        items.append(f"<li>{html.escape(where)}: {html.escape(str(row['detail']))}</li>")
-    if len(findings) > limit:
-        items.append(f"<li>and {len(findings) - limit:,} more (<code>sanity_check</code>)</li>")
-    return f"<ul class='roofline-level-findings'>{''.join(items)}</ul>"
-
-
-def ring_tooltip_html(row: pd.Series) -> str:
-    """Hover text of a finding's ring: where, then each finding's check and detail (escaped)."""
-    where = (f"{row['region']} (run {row['file']}, rank {rank_text(row['rank'])}, "
-             f"{row['level']}: {row['bandwidth_metric']})")
-    items = "".join(f"<li>{html.escape(str(text))}</li>" for text in row["details"])
-    return (f"<div><b>{html.escape(str(row['checks']))}</b></div>"
-            f"<div>{html.escape(where)}</div><ul>{items}</ul>")
 
 
 def shown_findings(findings: pd.DataFrame, levels) -> pd.DataFrame:
@@ -178,12 +120,12 @@ class LevelsLayer:
     Attributes
     ----------
     dots : dict
-        Level -> bqplot.Scatter (marker :data:`MARKERS`), DOM class
+        Level -> bqplot.Scatter (marker ``look.markers.LEVEL_MARKERS``), DOM class
         ``roofline-level-<level>``.
     joins : bqplot.Lines
         One thin line per region/rank through its level dots.
     rings : bqplot.Scatter
-        A hollow ring (stroke :data:`~roofline_widget.look.style.FINDING_COLOR`) over
+        A hollow ring (stroke :data:`~roofline_widget.look.colors.FINDING_COLOR`) over
         every drawn dot with a finding, drawn after the dots.
     tooltip : ipywidgets.HTML
         The hover text of a level dot (DOM class ``roofline-level-tooltip``).
@@ -199,15 +141,15 @@ class LevelsLayer:
 
     def __init__(self, figure) -> None:
         scales = {"x": figure.x_scale, "y": figure.y_scale}
-        colors = bq.ColorScale(colors=list(style.PALETTE), min=0, max=len(style.PALETTE) - 1)
+        colors = bq.ColorScale(colors=list(PALETTE), min=0, max=len(PALETTE) - 1)
         self.tooltip = widgets.HTML()
         self.tooltip.add_class("roofline-level-tooltip")
         self.dots = {}
         for level in LEVELS:
-            dots = bq.Scatter(x=_EMPTY, y=_EMPTY, color=_EMPTY, marker=MARKERS[level],
+            dots = bq.Scatter(x=_EMPTY, y=_EMPTY, color=_EMPTY, marker=LEVEL_MARKERS[level].bqplot,
                               scales={**scales, "color": colors}, default_size=_DOT_SIZE,
-                              stroke="#222222", stroke_width=0.8, tooltip=self.tooltip,
-                              tooltip_style=dict(style.TOOLTIP_STYLE),
+                              stroke=POINT_STROKE, stroke_width=0.8, tooltip=self.tooltip,
+                              tooltip_style=dict(TOOLTIP_STYLE),
                               interactions={"hover": "tooltip"}, visible=False,
                               labels=[level], display_legend=False)
             dots.on_hover(lambda mark, content, lv=level: self._on_hover(lv, content))
@@ -218,9 +160,9 @@ class LevelsLayer:
         self.ring_tooltip = widgets.HTML()
         self.ring_tooltip.add_class("roofline-finding-tooltip")
         self.rings = bq.Scatter(x=_EMPTY, y=_EMPTY, scales=scales, marker="circle", fill=False,
-                                colors=[style.FINDING_COLOR], stroke_width=2.5,
+                                colors=[FINDING_COLOR], stroke_width=2.5,
                                 default_size=RING_SIZE, tooltip=self.ring_tooltip,
-                                tooltip_style=dict(style.TOOLTIP_STYLE),
+                                tooltip_style=dict(TOOLTIP_STYLE),
                                 interactions={"hover": "tooltip"}, visible=False,
                                 labels=["sanity findings"], display_legend=False)
         self.rings.on_hover(lambda mark, content: self._on_ring_hover(content))
@@ -228,8 +170,9 @@ class LevelsLayer:
         self.findings = merge_findings()
         self.flagged = flagged_points(self.frame, self.findings)
         self._drawn: _Drawn | None = None
-        self._base_findings = None  # (drawn, findings of the checks without ceilings)
-        self._findings_key = None
+        # (drawn, findings of the checks without ceilings)
+        self._base_findings: tuple[_Drawn, pd.DataFrame] | None = None
+        self._findings_key: tuple | None = None
         self._frames: dict = {}
         self._status = ""
 
@@ -276,11 +219,12 @@ class LevelsLayer:
         sanity_check takes a second on 48 ranks: the checks that ignore the
         ceilings run once per selection, the roof check again per set of roofs.
         """
-        if self._base_findings is None or self._base_findings[0] is not drawn:
-            self._base_findings = (drawn, sanity_check(data.sums, ceilings=None,
-                                                       selection=selection))
+        base = self._base_findings
+        if base is None or base[0] is not drawn:
+            base = self._base_findings = (drawn, sanity_check(data.sums, ceilings=None,
+                                                              selection=selection))
         roof = above_roof_findings(drawn.selection.points, roofs)
-        return shown_findings(merge_findings(self._base_findings[1], roof), drawn.levels)
+        return shown_findings(merge_findings(base[1], roof), drawn.levels)
 
     def _hide(self) -> None:
         self._drawn = None
@@ -314,10 +258,9 @@ class LevelsLayer:
         x, y, line_codes = _join_lines(frame, codes)
         with self.joins.hold_sync():
             if len(x):
-                palette = style.PALETTE
                 set_if_changed(self.joins, "x", x)
                 set_if_changed(self.joins, "y", y)
-                self.joins.colors = [palette[int(c) % len(palette)] for c in line_codes]
+                self.joins.colors = [palette_color(c) for c in line_codes]
                 self.joins.opacities = [0.7] * len(x)
             self.joins.visible = bool(len(x))
 

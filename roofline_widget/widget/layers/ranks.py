@@ -13,7 +13,6 @@ clicking a median point toggles that.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -24,29 +23,23 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.spread import rank_spread
-from roofline_widget.look import style
+from roofline_widget.look.colors import IMBALANCE_COLORS, POINT_STROKE
+from roofline_widget.look.markers import SQUARE
 from roofline_widget.points import Selection
+from roofline_widget.widget.html import (
+    TOOLTIP_STYLE,
+    points_budget_hint_html,
+    spread_status_html,
+    spread_tooltip_html,
+)
 from roofline_widget.widget.layers.base import LayerInput, set_if_changed
 from roofline_widget.widget.state import PointState, apply_budget
 
-__all__ = [
-    "IMBALANCE_COLORS",
-    "RANK_VIEWS",
-    "WHISKERS",
-    "RanksLayer",
-    "effective_view",
-    "imbalance_legend_html",
-    "spread_tooltip_html",
-    "whisker_arrays",
-]
+__all__ = ["RANK_VIEWS", "RanksLayer", "effective_view", "whisker_arrays"]
 
 #: Values of the widget's ``rank_view``: one point per rank, the spread per region, or
 #: the spread only when the rank points exceed ``max_points``.
 RANK_VIEWS = ("points", "spread", "auto")
-#: What the whiskers span (rank_spread's columns ``<quantity>_min`` / ``_max``).
-WHISKERS = "min–max over ranks"
-#: The imbalance colour scale, from 1 (balanced) to the largest imbalance drawn.
-IMBALANCE_COLORS = ("#1a9850", "#fee08b", "#d73027")
 _X = schema.INTENSITY
 _Y = schema.PERFORMANCE
 
@@ -94,36 +87,8 @@ def whisker_arrays(spread: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return xs, ys
 
 
-def spread_tooltip_html(row: pd.Series) -> str:
-    """Hover text of one region's median point; every name escaped."""
-    def triple(stem, spec):
-        values = [row[f"{stem}_{part}"] for part in ("min", "median", "max")]
-        return " / ".join("n/a" if v != v else format(v, spec) for v in values)
-
-    cells = [("Region", str(row["region"])), ("Run", str(row["file"])),
-             ("Ranks", f"{int(row['n_ranks']):,}"),
-             ("GFLOP/s min / median / max", triple(_Y, ".4g")),
-             ("Intensity min / median / max", triple(_X, ".4g")),
-             ("GB/s min / median / max", triple(schema.BANDWIDTH, ".4g")),
-             ("Runtime s min / median / max", triple(schema.RUNTIME, ".4g")),
-             ("Imbalance (max / mean runtime)", format(row["imbalance"], ".3f")),
-             ("Slowest rank", str(int(row["slowest_rank"]))),
-             ("Whiskers", WHISKERS), ("Click", "show / hide this region's ranks")]
-    body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-                   f"<td>{html.escape(v)}</td></tr>" for k, v in cells)
-    return f"<table>{body}</table>"
-
-
-def imbalance_legend_html(low: float, high: float) -> str:
-    """The imbalance colour scale as a small gradient bar with its end values."""
-    gradient = ", ".join(IMBALANCE_COLORS)
-    bar = (f"<span style='display:inline-block;width:80px;height:10px;vertical-align:middle;"
-           f"background:linear-gradient(to right, {gradient});border:1px solid #888'></span>")
-    return f"imbalance {low:.3g} {bar} {high:.3g}"
-
-
 class RanksLayer:
-    """Rank medians and min–max whiskers per region (a :class:`~.layers.Layer`).
+    """Rank medians and min–max whiskers per region (a :class:`~roofline_widget.widget.layers.base.Layer`).
 
     Parameters
     ----------
@@ -164,10 +129,10 @@ class RanksLayer:
         self.tooltip = widgets.HTML()
         self.tooltip.add_class("roofline-spread-tooltip")
         self.medians = bq.Scatter(x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
-                                  scales=scales, marker="square", default_size=80,
-                                  stroke="#222222", stroke_width=1.2, visible=False,
+                                  scales=scales, marker=SQUARE.bqplot, default_size=80,
+                                  stroke=POINT_STROKE, stroke_width=1.2, visible=False,
                                   tooltip=self.tooltip,
-                                  tooltip_style=dict(style.TOOLTIP_STYLE),
+                                  tooltip_style=dict(TOOLTIP_STYLE),
                                   interactions={"hover": "tooltip", "click": "select"})
         self.medians.on_hover(self._hover)
         self.medians.on_element_click(self._click)
@@ -227,14 +192,8 @@ class RanksLayer:
         """What the ranks view draws, its colour scale, or a hint past the budget."""
         if not self.active:
             return self._points_hint
-        high = float(self.color_scale.max)
-        parts = [f"<b>ranks view: {self.n_regions:,} region(s)</b> as the rank median "
-                 f"(square) with whiskers {html.escape(WHISKERS)} in intensity and GFLOP/s, "
-                 f"coloured by {imbalance_legend_html(1.0, high)} (max / mean runtime); "
-                 "click a square to show its ranks",
-                 *(html.escape(t, quote=False) for t in [*self._notes, self._expanded_note])]
-        parts = [p for p in parts if p]
-        return "&middot; " + "; ".join(parts)
+        return spread_status_html(self.n_regions, float(self.color_scale.max),
+                                  [*self._notes, self._expanded_note])
 
     # ------------------------------------------------------------ for the widget
     def scatter_points(self, points: PointState, expanded: list, max_points: int):
@@ -260,9 +219,7 @@ class RanksLayer:
         """The points view past the budget: how many are drawn, and the spread suggested."""
         if self.view == "spread" or not points.over_budget or n_ranks < 2:
             return ""
-        return (f"&middot; <b>{len(points.shown):,} of {len(points.points):,} points drawn</b> "
-                f"(max_points={max_points:,}): <code>rank_view='spread'</code> draws one point "
-                "per region with whiskers over its ranks")
+        return points_budget_hint_html(len(points.shown), len(points.points), max_points)
 
     def _spread(self, data: LayerInput, selection: Selection) -> pd.DataFrame:
         """rank_spread of the selection, computed once per selection."""

@@ -1,0 +1,81 @@
+"""The axis-range rule of every roofline view: the widget's figure and the static plot.
+
+:func:`axis_ranges` is the one place that decides what the log axes show:
+the points (without those doing almost no FLOPs,
+:mod:`roofline_widget.look.no_flop`), what else is drawn (memory-level dots,
+baseline points, rank whiskers: ``extent``), every ridge point, room right of
+the ridges for the compute roofs and the ridge label, each padded by
+:data:`AXIS_MARGIN`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from roofline_widget import schema
+from roofline_widget.ceilings import Roofline
+from roofline_widget.look.ceiling_labels import ridge_label_end
+from roofline_widget.look.log_axes import padded_range, positive
+from roofline_widget.look.no_flop import below_flop_work, split_flop_work
+
+__all__ = ["AXIS_MARGIN", "COMPUTE_ROOM", "DEFAULT_X_RANGE", "DEFAULT_Y_RANGE", "axis_ranges"]
+
+#: The axis limits when nothing positive is drawn.
+DEFAULT_X_RANGE = (0.01, 100.0)
+DEFAULT_Y_RANGE = (0.1, 1000.0)
+#: Factor between the data and the axis limits.
+AXIS_MARGIN = 3.0
+#: The x axis reaches this factor right of each compute roof's ridge with the top
+#: bandwidth roof, so that the roof shows as a line (marks are clipped to the plot).
+COMPUTE_ROOM = 10.0
+
+
+def axis_ranges(points: pd.DataFrame, roofline: Roofline | None,
+                extent: tuple[ArrayLike, ArrayLike] | Sequence = ((), ()), *,
+                bulk: pd.DataFrame | None = None
+                ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Log-axis limits that hold the points, every ridge point, the roofs and the ridge label.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        The points (``arithmetic_intensity_flops_per_byte``, ``performance_gflops``).
+    roofline : Roofline or None
+        The ceilings drawn (None: none).
+    extent : (array-like, array-like)
+        More (x, y) values to keep inside: memory-level dots, baseline points,
+        whisker ends.  Pairs (x and y of equal length) whose GFLOP/s is below
+        the no-FLOP-work threshold of ``points`` do not stretch the axes either.
+    bulk : pandas.DataFrame, optional
+        The first part of :func:`~roofline_widget.look.no_flop.split_flop_work`
+        of ``points`` when the caller has it already.
+
+    Returns
+    -------
+    ((float, float), (float, float))
+        The x (intensity) and y (GFLOP/s) limits.
+    """
+    if bulk is None:
+        bulk, _ = split_flop_work(points)
+    extent_x = np.asarray(extent[0], dtype=float)
+    extent_y = np.asarray(extent[1], dtype=float)
+    if len(bulk) < len(points) and extent_x.shape == extent_y.shape:
+        keep = ~below_flop_work(extent_y, points[schema.PERFORMANCE].max())
+        extent_x, extent_y = extent_x[keep], extent_y[keep]
+    x = np.concatenate([positive(bulk[schema.INTENSITY]), positive(extent_x)])
+    y = np.concatenate([positive(bulk[schema.PERFORMANCE]), positive(extent_y)])
+    if roofline is not None:
+        ridges = [roofline.ridge_point(bandwidth=b) for b in roofline.bandwidth]
+        ridges += [COMPUTE_ROOM * r.gflops / roofline.peak_bandwidth for r in roofline.compute]
+        x = np.concatenate([x, ridges])
+        y = np.concatenate([y, [r.gflops for r in roofline.compute]])
+    x_range = padded_range(x, AXIS_MARGIN, DEFAULT_X_RANGE)
+    if roofline is not None:
+        x_range = (x_range[0], max(x_range[1], ridge_label_end(roofline.ridge_point(),
+                                                               x_range[0])))
+    y_range = padded_range(y, AXIS_MARGIN, DEFAULT_Y_RANGE)
+    return (float(x_range[0]), float(x_range[1])), (float(y_range[0]), float(y_range[1]))

@@ -1,0 +1,129 @@
+"""What ``plot_roofline`` writes: its arguments checked first, then the image and data writers.
+
+Every argument and output path is checked before anything is computed or
+written (:func:`check_arguments`); the writers (:func:`image_writer`,
+:func:`data_writer`) are handed to
+:func:`~roofline_widget.static.output_files.write_atomically`.  JSON exports
+hold ``null`` where a value is missing, never ``NaN``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from roofline_widget.static import output_files
+
+__all__ = [
+    "BACKENDS",
+    "DATA_FORMATS",
+    "PLOT_DATA_FORMAT",
+    "PLOT_DATA_FORMAT_VERSION",
+    "check_arguments",
+    "data_writer",
+    "image_writer",
+    "import_matplotlib",
+    "plain",
+    "records",
+]
+
+BACKENDS = ("matplotlib", "bqplot")
+DATA_FORMATS = tuple(output_files.DATA_SUFFIXES)
+PLOT_DATA_FORMAT = "scope-profiler-plot-data"
+PLOT_DATA_FORMAT_VERSION = 1
+#: Payload entries that are drawing objects, not data (left out of the JSON export).
+_NOT_EXPORTED = ("figure", "roofline_figure", "legend")
+
+
+def import_matplotlib() -> tuple:
+    """``(matplotlib, Figure, FigureCanvasAgg)``, or an ImportError naming the extra to install."""
+    try:
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ImportError(
+            "plot_roofline(backend='matplotlib') needs matplotlib, an optional extra: "
+            "pip install 'roofline-widget[static]' (or use backend='bqplot')") from exc
+    return matplotlib, Figure, FigureCanvasAgg
+
+
+def check_arguments(backend: str, filepath, data_filepath, data_format: str) -> dict:
+    """Check the arguments and every output path; the targets by kind (image, data).
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend or data format, an image file with the bqplot
+        backend, and (an ``OutputPathError``) any output path that cannot be written.
+    ImportError
+        For the matplotlib backend without matplotlib.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; use one of {list(BACKENDS)}")
+    data_format = str(data_format).lower()
+    if data_format not in DATA_FORMATS:
+        raise ValueError(f"unknown data_format {data_format!r}; use one of {list(DATA_FORMATS)}")
+    if filepath is not None and backend == "bqplot":
+        raise ValueError("a bqplot Figure can only be saved from the browser; "
+                         "use backend='matplotlib' to write an image file")
+    targets = {}
+    if filepath is not None:
+        targets[output_files.IMAGE] = output_files.image_target(filepath)
+    if data_filepath is not None:
+        targets[output_files.DATA] = output_files.data_target(data_filepath, data_format)
+    output_files.check_targets(list(targets.values()))
+    if backend == "matplotlib":
+        import_matplotlib()
+    return targets
+
+
+def plain(value):
+    """JSON-safe Python value: NaN and infinities become None."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, pd.DataFrame):  # payload["comparison"] of a plot with a baseline
+        return records(value)
+    if value is pd.NA:  # nullable integer columns (n_threads of a region found in one run)
+        return None
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    return value
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """The rows of ``frame`` as JSON-safe dicts (:func:`plain`)."""
+    return [plain(row) for row in frame.to_dict(orient="records")]
+
+
+def data_writer(data_format: str, table: pd.DataFrame, payload: dict) -> Callable[[str], None]:
+    """``write(path)`` for the data file: the point table (CSV, Parquet) or the payload (JSON)."""
+    if data_format == "csv":  # text cells that start like a formula get a leading '
+        return lambda path: output_files.spreadsheet_safe(table).to_csv(path, index=False)
+    if data_format == "parquet":
+        return lambda path: table.to_parquet(path, index=False)
+    return lambda path: _write_json(path, payload)
+
+
+def _write_json(path, payload: dict) -> None:
+    document = {"format": PLOT_DATA_FORMAT, "format_version": PLOT_DATA_FORMAT_VERSION,
+                "plot": "roofline",
+                **plain({k: v for k, v in payload.items() if k not in _NOT_EXPORTED})}
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(document, handle, indent=2, allow_nan=False)
+        handle.write("\n")
+
+
+def image_writer(figure, image_format: str) -> Callable[[str], None]:
+    """``write(path)`` for the image file of a matplotlib ``figure``."""
+    return lambda path: figure.savefig(path, format=image_format, bbox_inches="tight")

@@ -1,0 +1,118 @@
+"""Every HTML snippet of the widget, escaped: region and run names come from users' code.
+
+The widget's modules and layers build no HTML themselves; they call these:
+
+- :mod:`.values`: values as shown (rounded numbers, "all ranks") and the one
+  escaped label/value table;
+- :mod:`.tooltips`: hover texts of the points, level dots, rings, rank medians,
+  baseline points, and the tooltip CSS;
+- :mod:`.panels`: the detail panel, the selection and left-out tables, the findings list;
+- :mod:`.legends`: the colour legend, the baseline runs' shapes, the imbalance scale;
+- :mod:`.status`: the status line, the message, each layer's note.
+"""
+
+from __future__ import annotations
+
+from roofline_widget.widget.html.legends import (
+    LEGEND_ENTRIES_SHOWN,
+    LEGEND_TITLES,
+    heading_html,
+    imbalance_legend_html,
+    legend_html,
+    runs_legend_html,
+)
+from roofline_widget.widget.html.panels import (
+    LEFT_OUT_ROWS_SHOWN,
+    MAX_LISTED_FINDINGS,
+    SELECTION_COLUMNS,
+    SELECTION_ROWS_SHOWN,
+    detail_html,
+    details_html,
+    findings_list_html,
+    left_out_html,
+    selection_html,
+)
+from roofline_widget.widget.html.status import (
+    NAMES_SHOWN,
+    NO_FLOP_WHERE,
+    compare_status_html,
+    empty_title,
+    levels_status_html,
+    message_html,
+    message_text,
+    no_flop_work_html,
+    points_budget_hint_html,
+    spread_status_html,
+    status_html,
+)
+from roofline_widget.widget.html.tooltips import (
+    SPREAD_WHISKERS,
+    TOOLTIP_CLASS,
+    TOOLTIP_COLUMNS,
+    TOOLTIP_CSS,
+    TOOLTIP_STYLE,
+    comparison_tooltip_html,
+    level_tooltip_html,
+    ring_tooltip_html,
+    spread_tooltip_html,
+    tooltip_css_html,
+    tooltip_html,
+)
+from roofline_widget.widget.html.values import (
+    DISPLAY_DIGITS,
+    display_frame,
+    display_value,
+    names_text,
+    number_text,
+    percent_text,
+    rank_text,
+    rows_table,
+)
+
+__all__ = [
+    "DISPLAY_DIGITS",
+    "LEFT_OUT_ROWS_SHOWN",
+    "LEGEND_ENTRIES_SHOWN",
+    "LEGEND_TITLES",
+    "MAX_LISTED_FINDINGS",
+    "NAMES_SHOWN",
+    "NO_FLOP_WHERE",
+    "SELECTION_COLUMNS",
+    "SELECTION_ROWS_SHOWN",
+    "SPREAD_WHISKERS",
+    "TOOLTIP_CLASS",
+    "TOOLTIP_COLUMNS",
+    "TOOLTIP_CSS",
+    "TOOLTIP_STYLE",
+    "compare_status_html",
+    "comparison_tooltip_html",
+    "detail_html",
+    "details_html",
+    "display_frame",
+    "display_value",
+    "empty_title",
+    "findings_list_html",
+    "heading_html",
+    "imbalance_legend_html",
+    "left_out_html",
+    "legend_html",
+    "level_tooltip_html",
+    "levels_status_html",
+    "message_html",
+    "message_text",
+    "names_text",
+    "no_flop_work_html",
+    "number_text",
+    "percent_text",
+    "points_budget_hint_html",
+    "rank_text",
+    "ring_tooltip_html",
+    "rows_table",
+    "runs_legend_html",
+    "selection_html",
+    "spread_status_html",
+    "spread_tooltip_html",
+    "status_html",
+    "tooltip_css_html",
+    "tooltip_html",
+]

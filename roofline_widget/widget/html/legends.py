@@ -1,0 +1,92 @@
+"""Legends of the widget: the point colours, the baseline runs' shapes, the imbalance scale."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from roofline_widget.look.colors import IMBALANCE_COLORS
+from roofline_widget.look.markers import CURRENT_MARKER, RUN_MARKERS, run_marker
+from roofline_widget.look.texts import CURRENT_RUN_LABEL
+from roofline_widget.widget.html.values import rank_text
+
+__all__ = [
+    "LEGEND_ENTRIES_SHOWN",
+    "LEGEND_TITLES",
+    "heading_html",
+    "imbalance_legend_html",
+    "legend_html",
+    "runs_legend_html",
+]
+
+LEGEND_ENTRIES_SHOWN = 20
+#: The legend's title by what the points are coloured by.
+LEGEND_TITLES = {"region": "Regions", "run": "Runs", "rank": "Ranks"}
+_LEGEND_STYLE = ("display:flex;flex-wrap:wrap;align-items:center;column-gap:18px;"
+                 "row-gap:2px;line-height:1.5")
+
+
+def _legend_entry(color: str, name: str) -> str:
+    """One legend entry: a dot in the points' style and the escaped full name."""
+    dot = (f"<span style='display:inline-block;width:10px;height:10px;border-radius:50%;"
+           f"background:{html.escape(color)};border:1px solid #222;margin-right:6px'></span>")
+    return (f"<span title='{html.escape(name, quote=True)}' style='white-space:nowrap'>"
+            f"{dot}{html.escape(name)}</span>")
+
+
+def legend_html(values: Sequence, colors: Sequence[str], color_by: str, note: str = "") -> str:
+    """The legend of the drawn categories.
+
+    Parameters
+    ----------
+    values : sequence
+        The distinct categories drawn, in order.
+    colors : sequence of str
+        Their colours (at least the first ``LEGEND_ENTRIES_SHOWN``).
+    color_by : {"region", "run", "rank"}
+        What the categories are (the title; ranks are shown by :func:`~.values.rank_text`).
+    note : str
+        Plain text after the entries (escaped here), "" for none.
+    """
+    name = rank_text if color_by == "rank" else str
+    entries = [_legend_entry(color, name(value)) for color, value in
+               zip(colors[:LEGEND_ENTRIES_SHOWN], values[:LEGEND_ENTRIES_SHOWN])]
+    if len(values) > LEGEND_ENTRIES_SHOWN:
+        entries.append(f"<span>... and {len(values) - LEGEND_ENTRIES_SHOWN:,} more</span>")
+    if note:
+        entries.append(f"<span class='roofline-legend-note'>{html.escape(note)}</span>")
+    if not entries:
+        return ""
+    return (f"<div style='{_LEGEND_STYLE}'><b>{LEGEND_TITLES[color_by]}</b>"
+            f"{''.join(entries)}</div>")
+
+
+def runs_legend_html(labels: list[str]) -> str:
+    """The status line's run -> shape legend, labels escaped.
+
+    ``runs: 1t □ square → 2t ◇ diamond → current ● circle``, and past
+    ``look.markers.RUN_MARKERS`` a note naming the runs that share a shape.
+    """
+    markers = [run_marker(i) for i in range(len(labels))] + [CURRENT_MARKER]
+    names = [*labels, CURRENT_RUN_LABEL]
+    parts = [f"{html.escape(str(name))} {marker.symbol} {marker.bqplot}"
+             for name, marker in zip(names, markers)]
+    text = "runs: " + " → ".join(parts)
+    if len(labels) > len(RUN_MARKERS):
+        shared = [f"{html.escape(str(labels[i]))} as {html.escape(str(labels[i % len(RUN_MARKERS)]))}"
+                  for i in range(len(RUN_MARKERS), len(labels))]
+        text += (f" (only {len(RUN_MARKERS)} shapes: " + ", ".join(shared) + " share a shape)")
+    return f"<span class='roofline-compare-runs'>{text}</span>"
+
+
+def imbalance_legend_html(low: float, high: float) -> str:
+    """The imbalance colour scale as a small gradient bar with its end values."""
+    gradient = ", ".join(IMBALANCE_COLORS)
+    bar = (f"<span style='display:inline-block;width:80px;height:10px;vertical-align:middle;"
+           f"background:linear-gradient(to right, {gradient});border:1px solid #888'></span>")
+    return f"imbalance {low:.3g} {bar} {high:.3g}"
+
+
+def heading_html(text: str) -> str:
+    """A bold heading of a row of controls (escaped)."""
+    return f"<b>{html.escape(text)}</b>"

@@ -1,0 +1,90 @@
+"""The widget's HTML tables: the detail panel, the selection, the left-out list, the findings."""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+from roofline_widget import schema
+from roofline_widget.look.texts import TOOLTIP_FIELDS
+from roofline_widget.widget.html.values import (
+    CELL_STYLE,
+    display_frame,
+    display_value,
+    rank_text,
+    rows_table,
+)
+
+__all__ = [
+    "LEFT_OUT_ROWS_SHOWN",
+    "MAX_LISTED_FINDINGS",
+    "SELECTION_COLUMNS",
+    "SELECTION_ROWS_SHOWN",
+    "detail_html",
+    "details_html",
+    "findings_list_html",
+    "left_out_html",
+    "selection_html",
+]
+
+LEFT_OUT_ROWS_SHOWN = 500
+SELECTION_ROWS_SHOWN = 50
+#: The selection table's columns, key columns first (the long run name last).
+SELECTION_COLUMNS = ("region", "rank", schema.PERFORMANCE, schema.BANDWIDTH,
+                     schema.INTENSITY, "efficiency_percent", "bound", "file")
+#: Most sanity findings listed in the status (the rest counted; all in ``layer.findings``).
+MAX_LISTED_FINDINGS = 5
+
+
+def detail_html(row: pd.Series) -> str:
+    """The full record of one point: every field, escaped, numbers rounded for display."""
+    return rows_table(((str(name), display_value(value, str(name))) for name, value in row.items()),
+                      cell_style=CELL_STYLE, table_class="roofline-detail-record")
+
+
+def selection_html(frame: pd.DataFrame) -> str:
+    """The selected points as an escaped table of the key columns, numbers rounded."""
+    columns = [c for c in SELECTION_COLUMNS if c in frame.columns]
+    labels = {item.column: item.label for item in TOOLTIP_FIELDS}
+    table = display_frame(frame.head(SELECTION_ROWS_SHOWN)[columns]).rename(columns=labels)
+    text = table.to_html(index=False, escape=True, border=0, classes="roofline-selection")
+    if len(frame) > SELECTION_ROWS_SHOWN:
+        text += (f"<p>... and {len(frame) - SELECTION_ROWS_SHOWN:,} more: see "
+                 "<code>selection_dataframe()</code> (full precision).</p>")
+    return text
+
+
+def details_html(selected: pd.DataFrame) -> str:
+    """The detail panel: the record of the one selected point, or the selection's table."""
+    if len(selected) == 0:
+        return "<span style='color:#777'>Click a point to see its full record here.</span>"
+    if len(selected) == 1:
+        return detail_html(selected.iloc[0])
+    return f"<b>{len(selected):,} points selected</b>" + selection_html(selected)
+
+
+def left_out_html(left_out: pd.DataFrame) -> str:
+    """The left-out rows as an escaped HTML table (at most LEFT_OUT_ROWS_SHOWN rows)."""
+    if len(left_out) == 0:
+        return "<p>No region left out.</p>"
+    table = left_out.head(LEFT_OUT_ROWS_SHOWN)[["file", "region", "rank", "reason"]]
+    text = display_frame(table).to_html(index=False, escape=True, border=0, classes="roofline-left-out")
+    if len(left_out) > LEFT_OUT_ROWS_SHOWN:
+        text += (f"<p>... and {len(left_out) - LEFT_OUT_ROWS_SHOWN:,} more row(s): "
+                 "see <code>left_out_dataframe()</code>.</p>")
+    return text
+
+
+def findings_list_html(findings: pd.DataFrame, limit: int = MAX_LISTED_FINDINGS) -> str:
+    """The first ``limit`` sanity findings as an HTML list (escaped), "" for none."""
+    if not len(findings):
+        return ""
+    items = []
+    for _, row in findings.head(limit).iterrows():
+        level = "all levels" if pd.isna(row["level"]) else row["level"]
+        where = f"{row['region']} (rank {rank_text(row['rank'])}, {level}, {row['check']})"
+        items.append(f"<li>{html.escape(where)}: {html.escape(str(row['detail']))}</li>")
+    if len(findings) > limit:
+        items.append(f"<li>and {len(findings) - limit:,} more (<code>sanity_check</code>)</li>")
+    return f"<ul class='roofline-level-findings'>{''.join(items)}</ul>"

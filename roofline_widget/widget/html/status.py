@@ -1,0 +1,193 @@
+"""The widget's status line and message: points, metrics, ceilings, and each layer's note."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+
+from roofline_widget.ceilings import Roofline
+from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
+from roofline_widget.look.texts import CURRENT_RUN_LABEL
+from roofline_widget.widget.html.legends import imbalance_legend_html, runs_legend_html
+from roofline_widget.widget.html.panels import findings_list_html
+from roofline_widget.widget.html.tooltips import SPREAD_WHISKERS
+from roofline_widget.widget.html.values import names_text
+from roofline_widget.widget.state import PointState
+
+__all__ = [
+    "NAMES_SHOWN",
+    "NO_FLOP_WHERE",
+    "compare_status_html",
+    "empty_title",
+    "levels_status_html",
+    "message_html",
+    "message_text",
+    "no_flop_work_html",
+    "points_budget_hint_html",
+    "spread_status_html",
+    "status_html",
+]
+
+#: Where the widget shows points that do almost no FLOPs.
+NO_FLOP_WHERE = ("not in view: the axes follow the other points (pan out to see them; "
+                 "to_dataframe() lists them)")
+#: At most this many region names are listed per sentence of the comparison's note.
+NAMES_SHOWN = 8
+
+
+def empty_title(state: PointState, no_ranks: bool) -> str:
+    """The figure title when there is nothing to draw ("" when there is)."""
+    if len(state.points):
+        return ""
+    if state.error:
+        return "No points: invalid pattern"
+    if no_ranks:
+        return "No points: no rank selected"
+    return "No plottable region"
+
+
+def message_text(state: PointState, no_ranks: bool) -> str:
+    """The error or remark shown above the figure (plain text)."""
+    if state.error:
+        return f"{state.error}. No points are drawn until it is fixed."
+    if not len(state.points):
+        if no_ranks:
+            return "No rank selected."
+        if len(state.left_out):
+            reason = state.left_out["reason"].value_counts().index[0]
+            return (f"No plottable region: {len(state.left_out):,} region/rank row(s) "
+                    f"left out (most often: {reason}). See the list below.")
+        return "No region matches the include/exclude patterns."
+    return " ".join(state.notes)
+
+
+def message_html(message: str, is_error: bool) -> str:
+    """The message as escaped HTML, red for an error."""
+    if not message:
+        return ""
+    color = "color:#b00020" if is_error else "color:#555"
+    return f"<div style='{color}'>{html.escape(message)}</div>"
+
+
+def _metric_text(name: str | None) -> str:
+    """A metric name as code, or a plain word when the data has none of that kind."""
+    return "<i>none in the data</i>" if name is None else f"<code>{html.escape(str(name))}</code>"
+
+
+def status_html(state: PointState, roofline: Roofline | None, *, max_points: int,
+                combine_ranks: bool, n_selected: int = 0) -> str:
+    """The status line: points, selected count, metrics, ceilings, left-out count."""
+    n = len(state.points)
+    count = f"<b>{n:,} point{'s' if n != 1 else ''}</b>"
+    if state.over_budget:
+        count += (f" (drawing the {len(state.shown):,} longest-running; the budget is "
+                  f"max_points={max_points:,}; exports hold all)")
+    if n_selected:
+        count += f", {n_selected:,} selected"
+    metrics = f"FLOP rate {_metric_text(state.flops_metric)}, bandwidth {_metric_text(state.bandwidth_metric)}"
+    if roofline is None:
+        ceilings = "ceilings: none (no points to take empirical ones from)"
+    else:
+        ceilings = "ceilings: " + ", ".join(html.escape(r.label) for r in
+                                            (*roofline.compute, *roofline.bandwidth))
+        if roofline.empirical:
+            ceilings += (" <b>&mdash; empirical ceilings are the largest observation, "
+                         "not machine limits</b>")
+    parts = [count, metrics, ceilings, f"{len(state.left_out):,} left out"]
+    if combine_ranks:
+        parts.insert(1, "ranks summed")
+    return " &middot; ".join(parts)
+
+
+def no_flop_work_html(points: pd.DataFrame, *, no_flop: pd.DataFrame | None = None) -> str:
+    """The status note on points doing almost no FLOPs, escaped ("" when there are none).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        All current points (the axis ranges follow the others,
+        :func:`~roofline_widget.look.no_flop.split_flop_work`).
+    no_flop : pandas.DataFrame, optional
+        The second part of that split, when the caller has it already.
+    """
+    if no_flop is None:
+        _, no_flop = split_flop_work(points)
+    note = no_flop_work_text(no_flop, NO_FLOP_WHERE)
+    return f"<div class='roofline-no-flop'>{html.escape(note)}</div>" if note else ""
+
+
+# ------------------------------------------------------------ the layers' notes
+def levels_status_html(levels: list, left_out: pd.DataFrame, findings: pd.DataFrame) -> str:
+    """The levels layer's note: levels shown, rows left out per level, sanity findings (escaped)."""
+    if not levels:
+        return ""
+    parts = [f"levels: {html.escape(', '.join(levels))}"]
+    counts = left_out.groupby("level", observed=True).size() if len(left_out) else {}
+    left = [f"{html.escape(str(level))} {count:,}" for level, count in dict(counts).items()
+            if str(level) in levels]
+    if left:
+        parts.append(f"left out per level: {', '.join(left)}")
+    parts.append(f"{len(findings):,} sanity finding(s)" if len(findings) else "no sanity findings")
+    # after the widget's own status, in its separator style
+    return (f"&middot; <span class='roofline-levels-status'>{'; '.join(parts)}</span>"
+            + findings_list_html(findings))
+
+
+def compare_status_html(*, error: str = "", median: float = float("nan"), count: int = 0,
+                        labels: list[str] | None = None,
+                        only_in: list[tuple[str, list[str]]] | None = None,
+                        notes: list[str] | None = None) -> str:
+    """The baseline layer's note: median speed-up, the runs' shapes, regions of one run only.
+
+    Parameters
+    ----------
+    error : str
+        Why nothing was compared ("" when it was): the note says only that.
+    median : float
+        Median speed-up of the current run over the first baseline run (NaN: none).
+    count : int
+        The points it is the median of.
+    labels : list of str
+        The baseline runs' labels in chain order (empty: nothing compared, no note).
+    only_in : list of (str, list of str)
+        Per run, the regions found in that run only.
+    notes : list of str
+        Warnings of the comparison (plain text).
+    """
+    if error:
+        return (f"<span class='roofline-compare-status'>Baseline not compared: "
+                f"{html.escape(error)}</span>")
+    if not labels:
+        return ""
+    first = html.escape(labels[0])
+    if not np.isfinite(median):
+        speedup = f"no region placed in both {first} and {CURRENT_RUN_LABEL}"
+    else:
+        speedup = (f"median speed-up vs {first}: {median:.3g}× over {count} "
+                   f"point{'s' if count != 1 else ''}")
+    parts = [speedup, runs_legend_html(labels)]
+    for run, names in only_in or []:
+        noun = "region" if len(names) == 1 else "regions"
+        parts.append(f"{len(names)} {noun} only in {html.escape(str(run))}: "
+                     f"{names_text(names, NAMES_SHOWN)}")
+    parts += [html.escape(note) for note in notes or []]
+    return f"<span class='roofline-compare-status'>{'; '.join(parts)}</span>"
+
+
+def spread_status_html(n_regions: int, high: float, notes: list[str]) -> str:
+    """The spread view's note: what it draws, its colour scale (1 to ``high``), ``notes``."""
+    parts = [f"<b>ranks view: {n_regions:,} region(s)</b> as the rank median "
+             f"(square) with whiskers {html.escape(SPREAD_WHISKERS)} in intensity and GFLOP/s, "
+             f"coloured by {imbalance_legend_html(1.0, high)} (max / mean runtime); "
+             "click a square to show its ranks",
+             *(html.escape(t, quote=False) for t in notes)]
+    return "&middot; " + "; ".join(p for p in parts if p)
+
+
+def points_budget_hint_html(shown: int, total: int, max_points: int) -> str:
+    """The points view past the budget: how many are drawn, and the spread view suggested."""
+    return (f"&middot; <b>{shown:,} of {total:,} points drawn</b> "
+            f"(max_points={max_points:,}): <code>rank_view='spread'</code> draws one point "
+            "per region with whiskers over its ranks")

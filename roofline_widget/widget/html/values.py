@@ -1,0 +1,105 @@
+"""Values as the widget's HTML shows them, and the one escaped label/value table.
+
+Numbers are rounded for display only (the data keeps all digits); the rank
+-1 of summed ranks reads "all ranks"; names from users' code are escaped by
+whoever puts them into HTML, here in :func:`rows_table` and :func:`names_text`.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from roofline_widget.schema import ALL_RANKS
+
+__all__ = [
+    "CELL_STYLE",
+    "DISPLAY_DIGITS",
+    "display_frame",
+    "display_value",
+    "names_text",
+    "number_text",
+    "percent_text",
+    "rank_text",
+    "rows_table",
+]
+
+#: Significant digits of the numbers in the widget's HTML tables (the data keeps all).
+DISPLAY_DIGITS = 3
+#: Padding of a cell of the compact tables (tooltip, detail record).
+CELL_STYLE = "padding:0 4px"
+
+
+def rank_text(rank) -> str:
+    """A rank as shown to users: ``"all ranks"`` for the combined rank -1."""
+    return "all ranks" if rank == ALL_RANKS else str(rank)
+
+
+def display_value(value, column: str = "") -> str:
+    """A value as shown in a table: floats to ``DISPLAY_DIGITS`` significant digits.
+
+    Integers keep every digit (with thousands separators), NaN and None are
+    ``"n/a"``, the rank -1 is ``"all ranks"``; anything else is ``str(value)``.
+    Not escaped.
+    """
+    if column == "rank":
+        return rank_text(value)
+    if value is None or (isinstance(value, float) and value != value):
+        return "n/a"
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        return format(float(value), f".{DISPLAY_DIGITS}g")
+    return str(value)
+
+
+def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` with every cell as its display text (:func:`display_value`)."""
+    return pd.DataFrame({column: [display_value(v, column) for v in frame[column]]
+                         for column in frame.columns}, index=frame.index)
+
+
+def number_text(value, spec: str = ".4g") -> str:
+    """``format(value, spec)``, or ``"n/a"`` for None and non-finite values."""
+    return "n/a" if value is None or not np.isfinite(value) else format(value, spec)
+
+
+def percent_text(value) -> str:
+    """A signed percentage with one decimal (``"+12.5%"``), or ``"n/a"``."""
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:+.1f}%"
+
+
+def names_text(names: Sequence, shown: int) -> str:
+    """The first ``shown`` names, escaped and comma-separated, then "and N more"."""
+    text = ", ".join(html.escape(str(n)) for n in names[:shown])
+    more = len(names) - shown
+    return text + (f" and {more} more" if more > 0 else "")
+
+
+def rows_table(rows: Iterable[tuple[str, str]], *, table_style: str = "", cell_style: str = "",
+               table_class: str = "", tail: str = "") -> str:
+    """A two-column table, a header cell and a value cell per row; both texts escaped.
+
+    Parameters
+    ----------
+    rows : iterable of (str, str)
+        Label and value texts (plain text: escaped here).
+    table_style, cell_style : str
+        CSS of the table and of every cell ("" for none).
+    table_class : str
+        The table's DOM class ("" for none).
+    tail : str
+        More rows, HTML already escaped, after the others.
+    """
+    cell = f";{cell_style}" if cell_style else ""
+    td = f" style='{cell_style}'" if cell_style else ""
+    body = "".join(f"<tr><th style='text-align:left{cell}'>{html.escape(str(label))}</th>"
+                   f"<td{td}>{html.escape(str(value))}</td></tr>" for label, value in rows)
+    attributes = (f" class='{table_class}'" if table_class else "") + (
+        f" style='{table_style}'" if table_style else "")
+    return f"<table{attributes}>{body}{tail}</table>"

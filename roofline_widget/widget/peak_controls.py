@@ -1,0 +1,215 @@
+"""The peak block of the widget's controls: per peak a log slider, a text box, an 'empirical' button.
+
+The slider sweeps (its range holds the data and the peaks, :func:`peak_range`),
+the text box takes an exact value, the button resets the peak to the
+largest observation (None: an *empirical* ceiling).  The kernel writes to
+them under the widget's guard; a value the browser sends back from the
+slider's step grid is not taken for a drag.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import ipywidgets as widgets
+import traitlets
+
+from roofline_widget import schema
+from roofline_widget.ceilings import Roofline
+from roofline_widget.widget.state import UpdateGuard
+
+__all__ = [
+    "DESCRIPTION_WIDTH",
+    "PEAK_HEADROOM",
+    "PEAK_RANGE_ABOVE",
+    "PEAK_RANGE_BELOW",
+    "PEAK_TRAITS",
+    "SLIDER_STEP",
+    "PeakControls",
+    "fit_slider",
+    "peak_range",
+]
+
+#: Peak sliders' step in decades (0.023 %).
+SLIDER_STEP = 0.0001
+PEAK_TRAITS = ("peak_flops", "peak_bandwidth")
+#: Width of a control's description (the controls' common column).
+DESCRIPTION_WIDTH = "100px"
+#: A peak slider's range: from this fraction of the smallest value it holds ...
+PEAK_RANGE_BELOW = 0.5
+#: ... up to this multiple of the largest observation, and at least
+PEAK_RANGE_ABOVE = 100.0
+#: this multiple of the largest peak it holds (decades rounded out to tenths).
+PEAK_HEADROOM = 2.0
+_RANGE_ROUNDING = 10
+
+
+def _positive(values) -> list[float]:
+    return [v for v in values if v is not None and math.isfinite(v) and v > 0]
+
+
+def peak_range(observed: float | None, *held: float | None) -> tuple[float, float]:
+    """Exponent range ``(min, max)`` of a peak slider.
+
+    From ``PEAK_RANGE_BELOW`` times the smallest of ``observed`` (the largest
+    observation) and ``held`` (peaks the slider must hold) up to the larger of
+    ``PEAK_RANGE_ABOVE`` times ``observed`` and ``PEAK_HEADROOM`` times the
+    largest held value, rounded outwards to tenths of a decade.  Without an
+    observation the largest held value stands in for it.
+    """
+    kept = _positive(held)
+    observed = (_positive([observed]) or [max(kept, default=0.0)])[0]
+    if observed <= 0:
+        return -2.0, 4.0
+    low = math.log10(PEAK_RANGE_BELOW * min([observed, *kept]))
+    high = math.log10(max([PEAK_RANGE_ABOVE * observed, *(PEAK_HEADROOM * v for v in kept)]))
+    return (math.floor(low * _RANGE_ROUNDING) / _RANGE_ROUNDING,
+            math.ceil(high * _RANGE_ROUNDING) / _RANGE_ROUNDING)
+
+
+def fit_slider(slider: widgets.FloatLogSlider, value: float) -> None:
+    """Widen a log slider's exponent range (never narrow it) so that it holds ``value``."""
+    low, high = peak_range(None, value)
+    exponent = math.log10(value)
+    if exponent < slider.min:
+        slider.min = low
+    if exponent > slider.max:
+        slider.max = high
+
+
+def _main_peak(main: Roofline | None, trait: str) -> float | None:
+    if main is None:
+        return None
+    return main.peak_flops if trait == "peak_flops" else main.peak_bandwidth
+
+
+def _peak_row(label: str, css: str) -> tuple:
+    """A peak's log slider (the sweep), its text box (an exact value) and 'empirical' button."""
+    slider = widgets.FloatLogSlider(value=1.0, base=10, min=-2, max=4, step=SLIDER_STEP,
+                                    description=label, readout_format=".4g",
+                                    style={"description_width": DESCRIPTION_WIDTH},
+                                    layout=widgets.Layout(width="400px"))
+    slider.add_class(css)
+    text = widgets.FloatText(value=1.0, step=None, layout=widgets.Layout(width="96px"),
+                             tooltip="type an exact value, e.g. from the spec sheet")
+    text.add_class(f"{css}-text")
+    empirical = widgets.ToggleButton(
+        value=True, description="empirical", layout=widgets.Layout(width="100px"),
+        tooltip="pressed: the largest observation is the peak; press to reset to it")
+    empirical.add_class(f"{css}-empirical")
+    return slider, text, empirical
+
+
+class PeakControls:
+    """Slider, text box and 'empirical' button of each peak, linked to the peak traits.
+
+    Parameters
+    ----------
+    guard : UpdateGuard
+        The widget's re-entrancy guard.
+
+    Attributes
+    ----------
+    flops_slider, bandwidth_slider : ipywidgets.FloatLogSlider
+        DOM classes ``roofline-peak-flops``, ``roofline-peak-bandwidth``.
+    flops_text, bandwidth_text : ipywidgets.FloatText
+        DOM classes ``roofline-peak-flops-text``, ``roofline-peak-bandwidth-text``.
+    flops_empirical, bandwidth_empirical : ipywidgets.ToggleButton
+        "empirical": pressed while the peak is empirical (None).
+    """
+
+    def __init__(self, guard: UpdateGuard) -> None:
+        self._guard = guard
+        # The last values the kernel put on each slider (see _on_slider).
+        self._sent: dict[str, deque] = {name: deque(maxlen=8) for name in PEAK_TRAITS}
+        self.flops_slider, self.flops_text, self.flops_empirical = _peak_row(
+            "Peak [GFLOP/s]", "roofline-peak-flops")
+        self.bandwidth_slider, self.bandwidth_text, self.bandwidth_empirical = _peak_row(
+            "Peak [GB/s]", "roofline-peak-bandwidth")
+
+    def rows(self) -> tuple:
+        """``(trait name, slider, text box, empirical button)`` of each peak."""
+        return (("peak_flops", self.flops_slider, self.flops_text, self.flops_empirical),
+                ("peak_bandwidth", self.bandwidth_slider, self.bandwidth_text,
+                 self.bandwidth_empirical))
+
+    def link(self, owner: traitlets.HasTraits) -> None:
+        """Each slider (sweep), text box (exact value) and button sets ``owner``'s peak trait."""
+        for trait, slider, text, box in self.rows():
+            slider.observe(lambda change, t=trait: self._on_slider(owner, t, change),
+                           names="value")
+            text.observe(lambda change, t=trait: self._on_text(owner, t, change), names="value")
+            box.observe(lambda change, t=trait, s=slider: self._on_box(owner, t, s, change),
+                        names="value")
+
+    def show(self, peaks: dict, main: Roofline | None) -> None:
+        """Put the sliders, text boxes and 'empirical' buttons in step with the peak traits.
+
+        Parameters
+        ----------
+        peaks : dict
+            ``{"peak_flops": value or None, "peak_bandwidth": ...}``.
+        main : Roofline or None
+            The main roofline, whose (empirical) peaks a None value shows.
+        """
+        with self._guard.hold():
+            for trait, slider, text, box in self.rows():
+                value = peaks[trait]
+                if value is None:
+                    value = _main_peak(main, trait)
+                if value is not None:
+                    fit_slider(slider, value)
+                    slider.value = value
+                    text.value = value
+                    sent = self._sent[trait]
+                    if not sent or sent[-1] != value:
+                        sent.append(value)
+                box.value = peaks[trait] is None
+
+    def fit(self, main: Roofline | None, points=None) -> None:
+        """Exponent ranges around the data and the peaks (see :func:`peak_range`).
+
+        Parameters
+        ----------
+        main : Roofline or None
+            The main roofline (given or empirical peaks).
+        points : pandas.DataFrame, optional
+            The points; their largest performance and bandwidth (the largest
+            observations) are held by the ranges too.
+        """
+        columns = {"peak_flops": schema.PERFORMANCE, "peak_bandwidth": schema.BANDWIDTH}
+        with self._guard.hold():
+            for trait, slider, _text, _box in self.rows():
+                observed = None
+                if points is not None and len(points):
+                    observed = float(points[columns[trait]].max())
+                low, high = peak_range(observed, slider.value, _main_peak(main, trait))
+                if low > slider.max:
+                    slider.max = high
+                slider.min, slider.max = low, high
+
+    def _on_text(self, owner, trait: str, change) -> None:
+        """A typed value: the trait takes it exactly (the slider's range widens to hold it)."""
+        if self._guard.active:
+            return
+        try:
+            setattr(owner, trait, change.new)
+        except traitlets.TraitError:
+            with self._guard.hold():  # not a valid peak: show the trait's value again
+                change.owner.value = change.old
+            raise
+
+    def _on_slider(self, owner, trait: str, change) -> None:
+        if self._guard.active:
+            return
+        if any(abs(math.log10(change.new / value)) <= SLIDER_STEP / 2 + 1e-12
+               for value in self._sent[trait]):
+            # The browser put a value the kernel sent on its step grid and sent that back,
+            # possibly after the kernel had moved on: not a drag.
+            return
+        setattr(owner, trait, change.new)
+
+    def _on_box(self, owner, trait: str, slider, change) -> None:
+        if not self._guard.active:
+            setattr(owner, trait, None if change.new else slider.value)

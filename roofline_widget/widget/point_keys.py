@@ -1,0 +1,50 @@
+"""Point keys: the (file, rank, region) tuples ``RooflineWidget.selected`` holds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from traitlets import TraitError
+
+__all__ = ["POINT_KEY", "key_index", "normalize_key", "surviving_keys"]
+
+#: The columns that identify one point; ``RooflineWidget.selected`` holds such tuples.
+POINT_KEY = ("file", "rank", "region")
+
+
+def key_index(frame: pd.DataFrame) -> pd.MultiIndex:
+    """The (file, rank, region) keys of a points frame as a MultiIndex."""
+    return pd.MultiIndex.from_arrays(
+        [frame["file"].astype(object).to_numpy(), frame["rank"].to_numpy(dtype=np.int64),
+         frame["region"].astype(object).to_numpy()], names=POINT_KEY)
+
+
+def normalize_key(key: tuple | list | dict) -> tuple:
+    """``(file, rank, region)`` from a tuple/list or a dict with those keys.
+
+    Raises
+    ------
+    traitlets.TraitError
+        For anything else.
+    """
+    if isinstance(key, dict):
+        try:
+            key = tuple(key[name] for name in POINT_KEY)
+        except KeyError as exc:
+            raise TraitError(f"a selected point needs the keys {POINT_KEY}, got {key!r}") from exc
+    if not isinstance(key, (tuple, list)) or len(key) != len(POINT_KEY):
+        raise TraitError(f"a selected point is a (file, rank, region) tuple, got {key!r}")
+    file, rank, region = key
+    try:
+        rank = int(rank)
+    except (TypeError, ValueError):
+        raise TraitError(f"the rank of a selected point must be an integer, got {rank!r}") from None
+    return str(file), rank, str(region)
+
+
+def surviving_keys(selected: list, points: pd.DataFrame) -> list:
+    """The selected keys that are still among ``points`` (no stale keys)."""
+    if not selected:
+        return []
+    keep = pd.MultiIndex.from_tuples(selected).isin(key_index(points))
+    return [key for key, ok in zip(selected, keep) if ok]

@@ -1,0 +1,66 @@
+"""Colour codes and marker sizes of the widget's points, fixed over the whole data.
+
+A region (run, rank) keeps its colour whatever is selected: its code is its
+position among every value ``color_by`` can take in the data, an index into
+``look.colors.PALETTE`` (repeating past its end).  Sizes follow log runtime
+over the whole data.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from roofline_widget import schema
+from roofline_widget.look.colors import PALETTE
+from roofline_widget.look.log_axes import positive
+from roofline_widget.points import RegionSums
+from roofline_widget.schema import ALL_RANKS
+
+__all__ = ["COLOR_COLUMN", "color_categories", "color_codes", "marker_sizes", "runtime_log_range"]
+
+#: Which points-frame column each ``color_by`` value colours by.
+COLOR_COLUMN = {"region": "region", "run": "file", "rank": "rank"}
+
+
+def color_categories(sums: RegionSums, color_by: str, combine_ranks: bool) -> list:
+    """Every value ``color_by`` can take in the data (fixes each one's colour)."""
+    if color_by == "region":
+        return sums.regions
+    if color_by == "run":
+        return sums.files
+    return [ALL_RANKS] if combine_ranks else sums.ranks
+
+
+def color_codes(shown: pd.DataFrame, color_by: str, categories: list) -> np.ndarray:
+    """Colour codes fixed over the whole data, so a region keeps its colour.
+
+    Past ``len(PALETTE)`` categories the colours repeat.
+    """
+    values = shown[COLOR_COLUMN[color_by]]
+    values = values.astype(object) if color_by != "rank" else values
+    codes = pd.Categorical(values, categories=categories).codes
+    return (codes % len(PALETTE)).astype(float)
+
+
+def runtime_log_range(sums: RegionSums) -> tuple[float, float]:
+    """log10 of the smallest and largest runtime in the data (the size scale)."""
+    runtime = positive(sums.frame["runtime_s"])
+    if runtime.size == 0:
+        return 0.0, 1.0
+    low, high = math.log10(runtime.min()), math.log10(runtime.max())
+    return float(low), float(max(high, low + 1e-12))
+
+
+def marker_sizes(shown: pd.DataFrame, size_by: str,
+                 log_range: tuple[float, float]) -> np.ndarray | None:
+    """Marker sizes in [0.15, 1] from log runtime (fixed over all data), or None."""
+    if size_by == "none":
+        return None
+    low, high = log_range
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log10(shown[schema.RUNTIME].to_numpy(dtype=float))
+    scaled = 0.15 + 0.85 * np.clip((logs - low) / (high - low), 0.0, 1.0)
+    return np.where(np.isfinite(scaled), scaled, 0.15)

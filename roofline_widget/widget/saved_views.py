@@ -1,0 +1,150 @@
+"""Saved views of a :class:`~roofline_widget.RooflineWidget`: its choices to a View and back.
+
+:func:`widget_view` reads the widget's choices into a
+:class:`~roofline_widget.views.View` (never data); :func:`apply_view`
+restores one all at once: what the data lacks (metrics, ranks, regions of the
+selection, memory levels, another baseline) is left out and named in one
+:class:`~roofline_widget.ViewWarning`, the rest applied in one refresh, and
+every trait put back if applying fails.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
+
+from roofline_widget.analysis.levels import detect_levels
+from roofline_widget.errors import ViewWarning
+from roofline_widget.views import View
+from roofline_widget.widget.point_keys import surviving_keys
+
+if TYPE_CHECKING:
+    from roofline_widget.widget.pipeline import RefreshPipeline
+    from roofline_widget.widget.roofline_widget import RooflineWidget
+    from roofline_widget.widget.state import UpdateGuard
+
+__all__ = ["apply_view", "view_problems", "widget_view"]
+
+
+def _baseline_labels(widget: RooflineWidget) -> list[str] | None:
+    """The baseline runs as a view names them: the chain's labels, or one run's files."""
+    layer = widget.baseline_layer
+    if layer is None or not layer.runs:
+        return None
+    return [label if len(layer.runs) > 1 else " + ".join(sums.files) for label, sums in layer.runs]
+
+
+def widget_view(widget: RooflineWidget, extra_ceilings=()) -> View:
+    """The widget's choices as a :class:`~roofline_widget.views.View`.
+
+    ``extra_ceilings`` are the widget's extra ceilings (``RooflineWidget(ceilings=)``).
+    """
+    return View(flops_metric=widget.flops_metric, bandwidth_metric=widget.bandwidth_metric,
+                ranks=widget.ranks, combine_ranks=widget.combine_ranks, include=widget.include,
+                exclude=widget.exclude, peak_flops=widget.peak_flops,
+                peak_bandwidth=widget.peak_bandwidth, ceilings=list(extra_ceilings),
+                color_by=widget.color_by, size_by=widget.size_by, max_points=widget.max_points,
+                selected=list(widget.selected), baseline=_baseline_labels(widget),
+                levels=_shown_level_metrics(widget))
+
+
+def _shown_level_metrics(widget: RooflineWidget) -> dict[str, str] | None:
+    """Level -> bandwidth metric of the levels shown, None when none are."""
+    if not widget.levels:
+        return None
+    chosen, _notes = detect_levels(widget.sums.bandwidth_metrics)
+    return {level: chosen[level] for level in widget.levels}
+
+
+def view_problems(widget: RooflineWidget, view: View, source: str = "View") -> list[str]:
+    """What of ``view`` this widget's data cannot show, one sentence each.
+
+    ``source`` (where the view came from) is named by a ``ViewError`` for a
+    pattern that takes too long on the region names.
+    """
+    problems = view.check_against(widget.sums, source)
+    mine = _baseline_labels(widget)
+    if view.baseline is not None and view.baseline != mine:
+        if mine is None:
+            problems.append(f"the view compared with the baseline {view.baseline}; this widget "
+                            "has no baseline (pass baseline=)")
+        else:
+            problems.append(f"the view compared with the baseline {view.baseline}; this widget "
+                            f"compares with {mine}")
+    available = widget.available_levels
+    missing = [level for level in view.levels or {} if level not in available]
+    if missing:
+        problems.append(f"memory level(s) {missing} are not measured in the data "
+                        f"(levels: {available or 'none'})")
+    return problems
+
+
+def _applicable(widget: RooflineWidget, view: View) -> dict:
+    """The view's trait values without the metrics and ranks the data lacks."""
+    sums = widget.sums
+    values = view.trait_values()
+    if values["flops_metric"] not in (None, *sums.flop_metrics):
+        del values["flops_metric"]
+    if values["bandwidth_metric"] not in (None, *sums.bandwidth_metrics):
+        del values["bandwidth_metric"]
+    if values["ranks"]:
+        known = [r for r in values["ranks"] if r in sums.ranks]
+        if known:
+            values["ranks"] = known
+        else:  # none of the view's ranks: keep the widget's
+            del values["ranks"]
+    values["levels"] = [level for level in view.levels or {} if level in widget.available_levels]
+    return values
+
+
+def apply_view(widget: RooflineWidget, view: View | str, *, pipeline: RefreshPipeline,
+               guard: UpdateGuard) -> list[str]:
+    """Restore a saved view (a path or a View) on ``widget``, all at once.
+
+    Parameters
+    ----------
+    widget : RooflineWidget
+    view : View or path
+    pipeline : RefreshPipeline
+        The widget's refresh pipeline (its extra ceilings are the view's).
+    guard : UpdateGuard
+        The widget's guard: the traits change without a refresh each.
+
+    Returns
+    -------
+    list of str
+        The problems found (empty when the view fits the data); when there
+        are any, one ``ViewWarning`` names them all.
+
+    Raises
+    ------
+    ViewError
+        For a file that is not a valid view, or an include/exclude pattern
+        that takes too long on the region names (nothing is changed).
+    """
+    source = "View" if isinstance(view, View) else str(view)
+    view = view if isinstance(view, View) else View.load(view)
+    problems = view_problems(widget, view, source)
+    values = _applicable(widget, view)
+    selected = values.pop("selected")
+    old = {name: getattr(widget, name) for name in values}
+    old_extra = pipeline.extra
+    try:
+        with guard.hold(), widget.hold_trait_notifications():
+            for name, value in values.items():
+                setattr(widget, name, value)
+        pipeline.set_extra(view.ceilings)
+        pipeline.layers.show_levels(widget.levels)
+        pipeline.refresh_points()
+    except Exception:
+        with guard.hold(), widget.hold_trait_notifications():
+            for name, value in old.items():
+                widget.set_trait(name, value)
+        pipeline.set_extra(old_extra)
+        pipeline.refresh_points()
+        raise
+    widget.selected = surviving_keys(selected, pipeline.current.points)
+    if problems:
+        warnings.warn(f"{source}: view applied in part, left out: " + "; ".join(problems),
+                      ViewWarning, stacklevel=3)
+    return problems
