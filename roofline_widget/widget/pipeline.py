@@ -28,6 +28,7 @@ from roofline_widget.widget.layer_stack import LayerStack
 from roofline_widget.widget.layers.base import LayerInput
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.point_keys import key_index, surviving_keys
+from roofline_widget.widget.points_mark import SVG_MAX_POINTS
 from roofline_widget.widget.point_style import (
     COLOR_COLUMN,
     color_categories,
@@ -110,7 +111,7 @@ class RefreshPipeline:
         points = point_state.select_points(
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
-            combine_ranks=owner.combine_ranks, max_points=owner.max_points)
+            combine_ranks=owner.combine_ranks, max_points=self.budget())
         main, roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, points.points,
                                    self.extra)
         self._update_layers(points, roofline)
@@ -181,6 +182,23 @@ class RefreshPipeline:
         return old
 
     # ------------------------------------------------------------ pieces
+    def budget(self) -> int:
+        """The most points drawn: ``max_points``, but at most ``SVG_MAX_POINTS`` when they are SVG.
+
+        They are SVG when the browser has no WebGL, and so are the memory
+        levels' dots and the baseline's arrows, one per drawn point: while
+        those are shown the SVG budget applies too.
+        """
+        return min(self.owner.max_points, self._svg_budget() or self.owner.max_points)
+
+    def _svg_budget(self) -> int | None:
+        """``SVG_MAX_POINTS`` while an SVG mark draws one element per point, else None."""
+        baseline = self.layers.baseline
+        if self.owner.figure.points.budget is not None or self.owner.levels \
+                or (baseline is not None and baseline.runs):
+            return SVG_MAX_POINTS
+        return None
+
     def color_codes(self, shown: pd.DataFrame) -> np.ndarray:
         """The colour codes of ``shown`` for the widget's ``color_by``."""
         owner = self.owner
@@ -200,10 +218,12 @@ class RefreshPipeline:
         owner, points = self.owner, self.current
         if self.layers.ranks.active:  # the spread view hides rank points on purpose
             points = replace(points, shown=points.points)
-        status = html.status_html(points, self.roofline, max_points=owner.max_points,
+        status = html.status_html(points, self.roofline, max_points=self.budget(),
                                   combine_ranks=owner.combine_ranks,
                                   n_selected=len(owner.selected))
-        notes = [html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
+        notes = [html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
+                                       owner.max_points, self._svg_budget(), bool(owner.levels)),
+                 html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
                  *self.layers.statuses()]
         return " ".join([status, *filter(None, notes)])
 
@@ -252,13 +272,14 @@ class RefreshPipeline:
         owner = self.owner
         data = LayerInput(sums=owner.sums, selection=points.selection, points=points,
                           roofline=roofline, color_codes=self.color_codes,
-                          options={name: getattr(owner, name)
-                                   for name in type(owner).class_own_traits()})
+                          options={**{name: getattr(owner, name)
+                                      for name in type(owner).class_own_traits()},
+                                   "max_points": self.budget()})
         with self.guard.hold():
             self.layers.update(data)
 
     def _ranks_points(self, points: PointState) -> PointState:
         """In the spread view the scatter shows only the expanded regions' ranks."""
         owner = self.owner
-        shown = self.layers.ranks.scatter_points(points, owner.expanded_regions, owner.max_points)
+        shown = self.layers.ranks.scatter_points(points, owner.expanded_regions, self.budget())
         return points if shown is None else replace(points, shown=shown)
