@@ -356,6 +356,7 @@ class RooflineFigure:
     def set_interaction(self, name: str) -> None:
         """Switch the figure's interaction (one of ``INTERACTIONS``)."""
         self.plot.interaction = self.interactions[name]
+        self.points.take_clicks(name == "inspect")
         self.pointer.set_mode(name)
 
     def scale_ranges(self) -> tuple | None:

@@ -64,7 +64,8 @@ class PointerTool:
     outline : bqplot.Lines
         The brush rectangle or the lasso path (hidden until a drag).
     proxy : bqplot.Scatter
-        One dot over the hovered WebGL point (hidden otherwise), with the figure's tooltip.
+        One dot over the hovered WebGL point (no dot otherwise: the tests count the
+        figure's ``.dot`` elements), with the figure's tooltip.
     mode : str
         The figure's interaction (``figure.INTERACTIONS``); only "inspect",
         "brush" and "lasso" use the mouse here.
@@ -87,10 +88,10 @@ class PointerTool:
                                 fill_colors=[SELECTION_COLOR], fill_opacities=[0.12],
                                 stroke_width=1.5, visible=False, labels_visibility="none")
         self.proxy = bq.Scatter(
-            x=np.ones(1), y=np.ones(1), color=np.zeros(1),
+            x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
             scales={**scales, "color": figure.color_scale}, default_size=POINT_SIZE,
             stroke="black", stroke_width=1.5, tooltip=figure.tooltip,
-            tooltip_style=dict(TOOLTIP_STYLE), interactions={"hover": "tooltip"}, visible=False)
+            tooltip_style=dict(TOOLTIP_STYLE), interactions={"hover": "tooltip"})
         self.proxy.on_element_click(lambda _mark, _content: self._click_hovered())
         self.events = Event(source=figure.plot, watched_events=list(_EVENTS), wait=MOVE_WAIT_MS,
                             throttle_or_debounce="throttle")
@@ -211,12 +212,12 @@ class PointerTool:
             self.proxy.x = row[schema.INTENSITY].to_numpy(dtype=float)
             self.proxy.y = row[schema.PERFORMANCE].to_numpy(dtype=float)
             self.proxy.color = np.asarray(state.colors[index:index + 1], dtype=float)
-            self.proxy.visible = True
 
     def _hide_proxy(self) -> None:
         self.hovered = None
-        if self.proxy.visible:
-            self.proxy.visible = False
+        if len(self.proxy.x):
+            with self.proxy.hold_sync():
+                self.proxy.x = self.proxy.y = self.proxy.color = np.zeros(0)
 
     def _click_hovered(self) -> None:
         if self.hovered is not None and self._select is not None:

@@ -155,6 +155,16 @@ class PointsMark:
         """Show the rows ``indices`` as selected (None or empty: no selection)."""
         self.active.selected = _selection(indices)
 
+    def take_clicks(self, enabled: bool) -> None:
+        """Let a click on an SVG point select it (and one on the background clear the selection).
+
+        Off while the mouse draws a brush or lasso: the click that ends the drag
+        would otherwise clear the selection the kernel has just made.
+        """
+        interactions = {"hover": "tooltip", **({"click": "select"} if enabled else {})}
+        if self.svg.interactions != interactions:
+            self.svg.interactions = interactions
+
     def _style(self, mark: bq.Scatter, colors: np.ndarray, sizes: np.ndarray | None) -> None:
         mark.color, mark.size = colors, sizes
         if mark is self.gl:
