@@ -21,6 +21,7 @@ the kernel, one rule for SVG and WebGL points:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -41,7 +42,9 @@ __all__ = ["HOVER_RADIUS_PX", "MOVE_WAIT_MS", "SELECTION_COLOR", "PointerTool"]
 
 #: Most distance (CSS px) from the pointer to a WebGL point it hovers.
 HOVER_RADIUS_PX = 9.0
-#: Mouse moves reach the kernel at most once per this many milliseconds.
+#: While hovering, mouse moves reach the kernel at most once per this many milliseconds;
+#: while dragging a shape every move does (the lasso keeps each vertex), and the kernel
+#: redraws the outline at most this often.
 MOVE_WAIT_MS = 50
 #: The colour of the brush rectangle and the lasso's path.
 SELECTION_COLOR = "steelblue"
@@ -82,6 +85,7 @@ class PointerTool:
         self.mode = "inspect"
         self.hovered: int | None = None
         self.path: list[tuple[float, float]] = []
+        self._drawn_at = 0.0
         scales = {"x": figure.x_scale, "y": figure.y_scale}
         self.outline = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales,
                                 colors=[SELECTION_COLOR], fill="inside",
@@ -111,8 +115,11 @@ class PointerTool:
         self.mode = mode
         self.path = []
         self._hide_proxy()
-        # no text selection or page scroll while dragging a shape
-        self.events.prevent_default_action = mode in _GESTURES
+        gesture = mode in _GESTURES
+        with self.events.hold_sync():
+            # no text selection or page scroll while dragging a shape; every vertex of it
+            self.events.prevent_default_action = gesture
+            self.events.wait = 0 if gesture else MOVE_WAIT_MS
 
     def forget_points(self) -> None:
         """The drawn points or the axes changed: pixels are worked out again, the proxy hidden."""
@@ -147,7 +154,10 @@ class PointerTool:
             self.path = [self.path[0], at]
         elif len(self.path) < MAX_PATH_VERTICES:
             self.path.append(at)
-        self._draw_outline(frame)
+        now = time.monotonic()
+        if released or now - self._drawn_at >= MOVE_WAIT_MS / 1000:
+            self._drawn_at = now
+            self._draw_outline(frame)
         if released:
             self._finish(frame)
 
