@@ -158,23 +158,35 @@ def voila_server(browser_tmp):
 
 
 @pytest.fixture(scope="session")
-def browser_context(browser_tmp):
-    """A headless Chromium (persistent context in a fresh user-data directory)."""
+def playwright_driver(browser_tmp):
+    """The Playwright driver of the session (one per process: every browser is launched from it)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(browser_tmp / "chromium-profile"),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1400, "height": 1000},
-        )
-        context.set_default_timeout(60_000)
-        try:
-            yield context
-        finally:
-            context.close()
+        yield playwright
+
+
+def launch_chromium(playwright, profile: Path, extra_args: tuple[str, ...] = ()):
+    """A headless Chromium (persistent context in the fresh user-data directory ``profile``)."""
+    context = playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=[*CHROMIUM_ARGS, *extra_args],
+        viewport={"width": 1400, "height": 1000},
+    )
+    context.set_default_timeout(60_000)
+    return context
+
+
+@pytest.fixture(scope="session")
+def browser_context(browser_tmp, playwright_driver):
+    """A headless Chromium (persistent context in a fresh user-data directory)."""
+    context = launch_chromium(playwright_driver, browser_tmp / "chromium-profile")
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
