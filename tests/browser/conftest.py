@@ -149,12 +149,26 @@ def notebook7(notebook7_server):
         shutdown_kernels(notebook7_server)
 
 
+def _voila_args(notebook: str) -> list[str]:
+    return ["voila", notebook, "--no-browser", "--Voila.ip=127.0.0.1",
+            f"--VoilaConfiguration.extension_denylist={json.dumps(list(VOILA_DENIED_EXTENSIONS))}"]
+
+
 @pytest.fixture(scope="session")
 def voila_server(browser_tmp):
     """Voila rendering the temp copy of ``notebooks/quickstart.ipynb`` as an app."""
-    args = ["voila", "quickstart.ipynb", "--no-browser", "--Voila.ip=127.0.0.1",
-            f"--VoilaConfiguration.extension_denylist={json.dumps(list(VOILA_DENIED_EXTENSIONS))}"]
-    yield from _serve(browser_tmp, "voila", args, "Voila.token", "voila/static/voila.js")
+    yield from _serve(browser_tmp, "voila", _voila_args("quickstart.ipynb"), "Voila.token",
+                      "voila/static/voila.js")
+
+
+@pytest.fixture(scope="session")
+def voila_webgl_server(browser_tmp):
+    """Voila rendering the notebook of 5,000 WebGL points (``webgl_page.py``) as an app."""
+    from .webgl_page import write_notebook
+
+    notebook = write_notebook(browser_tmp / "notebooks")
+    yield from _serve(browser_tmp, "voila-webgl", _voila_args(notebook), "Voila.token",
+                      "voila/static/voila.js")
 
 
 @pytest.fixture(scope="session")

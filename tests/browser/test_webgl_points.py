@@ -1,4 +1,4 @@
-"""5,000 points drawn with WebGL in JupyterLab and Voila: pixels, hover, click, brush, lasso, budget.
+"""5,000 WebGL points in JupyterLab, Notebook 7 and Voila: pixels, hover, click, brush, lasso, budget.
 
 The points are pixels of bqplot-gl's canvas, not DOM elements: the page's
 instanced WebGL draw of 5,000 is logged, the figure has no ``.dot``, and a
@@ -28,6 +28,7 @@ from .ui import (
     draw_closed_path,
     inside_path,
     open_in_lab,
+    open_in_notebook7,
     read_json_when,
     run_all_cells,
     wait_for_count,
@@ -124,10 +125,9 @@ def test_webgl_points_are_pixels_hovered_and_clicked(webgl_lab, page, artifacts_
     assert state["gl_points"] == N_POINTS
 
 
-def test_webgl_points_brushed_and_lasso_selected(webgl_lab, page):
-    page.add_init_script(GL_DRAWS)
-    show_webgl_points(page, webgl_lab, "webgl_points.ipynb")
-    points = page_positions(page_axes(page, webgl_lab.state_file))
+def brush_and_lasso(page, state_file) -> None:
+    """Brush the middle of the cloud, then lasso around its median; check the kernel's selection."""
+    points = page_positions(page_axes(page, state_file))
     xy = points[["page_x", "page_y"]].to_numpy()
 
     page.locator(f"{WIDGET} .roofline-interaction button", has_text="brush").click()
@@ -135,7 +135,7 @@ def test_webgl_points_brushed_and_lasso_selected(webgl_lab, page):
     x0, x1 = np.quantile(xy[:, 0], [0.3, 0.6])
     y0, y1 = np.quantile(xy[:, 1], [0.3, 0.6])
     drag(page, (x0, y0), (x1, y1), steps=10)
-    state = read_json_when(webgl_lab.state_file, lambda s: len(s["selected"]) > 0)
+    state = read_json_when(state_file, lambda s: len(s["selected"]) > 0)
     inside = (xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)
     edge = np.minimum.reduce([abs(xy[:, 0] - x0), abs(xy[:, 0] - x1), abs(xy[:, 1] - y0),
                               abs(xy[:, 1] - y1)])
@@ -148,10 +148,29 @@ def test_webgl_points_brushed_and_lasso_selected(webgl_lab, page):
     path = centre + np.column_stack([90 * np.cos(angles), 50 * np.sin(angles)])
     brushed = state["selected"]
     draw_closed_path(page, path, steps=2)
-    state = read_json_when(webgl_lab.state_file,
-                           lambda s: s["selected"] and s["selected"] != brushed)
-    check_selection(state["selected"], points, inside_path(path, xy),
-                    segment_distance(xy, path))
+    state = read_json_when(state_file, lambda s: s["selected"] and s["selected"] != brushed)
+    check_selection(state["selected"], points, inside_path(path, xy), segment_distance(xy, path))
+
+
+def test_webgl_points_brushed_and_lasso_selected(webgl_lab, page):
+    page.add_init_script(GL_DRAWS)
+    show_webgl_points(page, webgl_lab, "webgl_points.ipynb")
+    brush_and_lasso(page, webgl_lab.state_file)
+
+
+def test_voila_draws_hovers_brushes_and_lassos_webgl_points(voila_webgl_server, page):
+    server = voila_webgl_server
+    server.state_file.unlink(missing_ok=True)
+    page.add_init_script(GL_DRAWS)
+    page.goto(server.url(""))
+    wait_for_gl_draw(page, N_POINTS)
+    read_json_when(server.state_file, lambda s: s["webgl"] == "available",
+                   timeout_s=RENDER_TIMEOUT_MS / 1000)
+    assert page.locator(DOTS).count() == 0
+    assert palette_pixels(page, list(PALETTE[:REGIONS])) > 5000
+    page.locator(FIGURE).scroll_into_view_if_needed()
+    wait_until_still(page, f"{FIGURE} .plotarea_background")
+    brush_and_lasso(page, server.state_file)  # hovering comes first: it fits the axes
 
 
 def test_the_budget_switches_between_webgl_points_and_the_spread(lab, page):
@@ -170,6 +189,20 @@ def test_the_budget_switches_between_webgl_points_and_the_spread(lab, page):
     assert wait_for_count(page, DOTS, REGIONS) == REGIONS
     state = read_json_when(lab.state_file, lambda s: s["gl_points"] == 0)
     assert state["svg_points"] == 0
+
+
+def test_notebook7_draws_hovers_brushes_and_lassos_webgl_points(notebook7, page):
+    notebook = write_notebook(notebook7.root_dir)
+    page.add_init_script(GL_DRAWS)
+    open_in_notebook7(page, notebook7, notebook)
+    run_all_cells(page)
+    wait_for_gl_draw(page, N_POINTS)
+    read_json_when(notebook7.state_file, lambda s: s["webgl"] == "available",
+                   timeout_s=RENDER_TIMEOUT_MS / 1000)
+    assert page.locator(DOTS).count() == 0
+    page.locator(FIGURE).scroll_into_view_if_needed()
+    wait_until_still(page, f"{FIGURE} .plotarea_background")
+    brush_and_lasso(page, notebook7.state_file)
 
 
 @pytest.fixture
