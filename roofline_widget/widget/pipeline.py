@@ -82,6 +82,7 @@ class RefreshPipeline:
         self.roofline: Roofline | None = None
         self.extra = check_ceilings(ceilings)
         self._size_range = runtime_log_range(owner.sums)
+        self._budget_used = 0
 
     @property
     def current(self) -> PointState:
@@ -101,17 +102,21 @@ class RefreshPipeline:
             self.refresh_roofline()
         elif name == "levels":
             self.layers.show_levels(self.owner.levels)
-            self.refresh_layers()
+            if self.budget() != self._budget_used:  # the SVG budget came or went with them
+                self.refresh_points()
+            else:
+                self.refresh_layers()
         else:
             self.refresh_points()
 
     def refresh_points(self) -> None:
         """Select the points, then assign the figure, the selection and the texts."""
         owner = self.owner
+        self._budget_used = self.budget()
         points = point_state.select_points(
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
-            combine_ranks=owner.combine_ranks, max_points=self.budget())
+            combine_ranks=owner.combine_ranks, max_points=self._budget_used)
         main, roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, points.points,
                                    self.extra)
         self._update_layers(points, roofline)
