@@ -1,11 +1,11 @@
-"""The ranks view in a real browser: draw time and filter round trip, SVG points, WebGL points, spread.
+"""The ranks view in a real browser: draw, filter, brush and peak drag; SVG points, WebGL points, spread.
 
 Usage::
 
-    python benchmarks/bench_browser_ranks.py              # 48, 256, 1024, 6250 ranks x 8 regions, 3 runs
+    python benchmarks/bench_browser_ranks.py              # 625 and 6250 ranks x 8 regions, 3 runs
     python benchmarks/bench_browser_ranks.py --quick      # 48 and 256 ranks, 1 run
     python benchmarks/bench_browser_ranks.py --ranks 1024 # one size only
-    python benchmarks/bench_browser_ranks.py --no-gl      # today's views only
+    python benchmarks/bench_browser_ranks.py --no-gl      # the SVG views only
 
 Starts JupyterLab on 127.0.0.1 (random port and token, every Jupyter state
 directory in a throw-away directory) and a headless Chromium (Playwright,
@@ -23,6 +23,11 @@ cell is replaced by ``show(ranks, view, tag)`` and run with Ctrl+Enter:
 * **filter**: from typing ``region_00[0-3]`` into the widget's Include box
   (one ``input`` event) to the new count (half the regions) in the page: a
   browser -> kernel -> browser round trip;
+* **brush** (points views): the widget's "brush" interaction, a drag over
+  the full plot height from its left edge to a width found first (untimed)
+  to enclose about ``BRUSH_SHARE`` of the drawn points; from the mouse release
+  to the status line saying "N selected" (the kernel selected them and sent
+  the new status: a round trip), median of ``runs`` brushes;
 * **drag** (largest size only, a fresh widget per view, median of
   ``DRAGS`` drags): the peak-bandwidth slider's handle dragged with the
   mouse by half a decade (alternately up and down, 12 mouse moves); *first*
@@ -35,11 +40,11 @@ cell is replaced by ``show(ranks, view, tag)`` and run with Ctrl+Enter:
   handled each move's events); *per move* is *released* / 12, and *after
   release* is *settled* minus *released*.
 
-Views: ``points`` (today's widget: SVG dots, ``max_points=5000``), ``spread``
-(today's), and ``points-gl``: the same widget with ``max_points=50000`` whose
-point scatter is swapped for bqplot-gl's ``ScatterGL`` by the Phase-1
-prototype ``webgl_prototype.draw_points_with_webgl`` (same traits, scales and
-interactions; the package itself does not draw WebGL yet).
+Views: ``points`` (the SVG path as before WebGL: ``max_points=5000``, all of
+them SVG dots: the points mark's ``threshold`` raised to 5,000), ``points-gl``
+(the package's default: ``max_points=50000``, WebGL above 2,000 points) and
+``spread``.  625 ranks x 8 regions are 5,000 points (both points views draw
+all of them), 6,250 ranks are 50,000 (SVG draws the 5,000 longest-running).
 
 Prints the medians over the runs and the spread / points and SVG / GL ratios,
 and the load average before and after.  Figures are
@@ -50,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import time
@@ -76,6 +82,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 REGIONS = 8
 MAX_POINTS = 5000
 GL_MAX_POINTS = 50_000
+#: The share of the drawn points a brush encloses (10,000 of 50,000).
+BRUSH_SHARE = 0.2
 VIEWS = ("points", "points-gl", "spread")
 #: Logs every WebGL instanced draw (three.js on WebGL 1 draws ScatterGL's points with one).
 GL_DRAWS = """(() => {
@@ -119,7 +127,6 @@ import sys, warnings
 sys.path[:0] = [{root!r}, {tests!r}, {benchmarks!r}]
 from scope_fixtures import make_profiling_results
 from roofline_widget import RooflineWidget
-from webgl_prototype import draw_points_with_webgl
 DATA = {{n: make_profiling_results(n_ranks=n, n_regions={regions}, n_threads=1, seed=n)
         for n in {ranks!r}}}
 def show(n, view, tag):
@@ -128,8 +135,10 @@ def show(n, view, tag):
                        bandwidth_metric="Memory bandwidth [MBytes/s]",
                        rank_view="points" if gl else view,
                        max_points={gl_max_points} if gl else {max_points})
-    if gl:
-        draw_points_with_webgl(w)
+    if view == "points":  # the SVG path: every drawn point an SVG dot
+        w.figure.points.threshold = {max_points}
+        w.max_points = {max_points} - 1  # re-select with the raised threshold
+        w.max_points = {max_points}
     w.add_class(tag)
     return w
 print("bench-setup-done")
@@ -250,6 +259,63 @@ def measure(page, ranks: int, view: str, tag: str) -> dict:
     return {"draw": draw_s, "filter": filter_s, "lines": lines}
 
 
+SELECTED = r"([0-9,]+) selected"
+
+
+def brush(page, tag: str, box: dict, share: float, timed: bool = True) -> tuple[float, int]:
+    """Brush the plot's full height from its left edge to ``share`` of its width.
+
+    Returns the seconds from the mouse release to the status line naming the
+    selected count, and that count (0: nothing selected).  Untimed (``timed``
+    False), the status line may stay as it was (the same selection).
+    """
+    status = page.locator(f".{tag} .roofline-status")
+    before = status.inner_text()
+    page.mouse.move(box["x"] + 1, box["y"] + 1)
+    page.mouse.down()
+    page.mouse.move(box["x"] + share * box["width"], box["y"] + box["height"] - 1, steps=8)
+    start = time.perf_counter()
+    page.mouse.up()
+    try:
+        page.wait_for_function(
+            "([selector, before]) => document.querySelector(selector).innerText !== before",
+            arg=[f".{tag} .roofline-status", before], polling="raf",
+            timeout=TIMEOUT_MS if timed else 3000)
+    except Exception:  # untimed: the same selection again
+        if timed:
+            raise
+    seconds = time.perf_counter() - start
+    found = re.search(SELECTED, status.inner_text())
+    return seconds, int(found.group(1).replace(",", "")) if found else 0
+
+
+def measure_brush(page, ranks: int, view: str, tag: str, runs: int) -> dict:
+    """Draw ``show(ranks, view, tag)``; time ``runs`` brushes of about ``BRUSH_SHARE`` of its points."""
+    gl = view == "points-gl"
+    since = page_now(page)
+    run_cell(page, f"show({ranks}, {view!r}, {tag!r})")
+    dots = expected_dots(ranks, view, REGIONS)
+    wait_for_dots(page, tag, dots, gl, since)
+    page.locator(f".{tag} .roofline-interaction button", has_text="brush").click()
+    area = page.locator(f".{tag} .roofline-figure .plotarea_background").first
+    area.scroll_into_view_if_needed()
+    wait_until_still(page, f".{tag} .roofline-figure .plotarea_background")
+    box = area.bounding_box()
+    low, high, share, count = 0.0, 1.0, 0.5, 0
+    for _ in range(7):  # untimed: the width that encloses about BRUSH_SHARE of the points
+        _seconds, count = brush(page, tag, box, share, timed=False)
+        if abs(count - BRUSH_SHARE * dots) <= 0.15 * BRUSH_SHARE * dots:
+            break
+        low, high = (share, high) if count < BRUSH_SHARE * dots else (low, share)
+        share = (low + high) / 2
+    times = []
+    for _ in range(runs):
+        brush(page, tag, box, 0.004, timed=False)  # a sliver at the left edge: nothing selected
+        seconds, count = brush(page, tag, box, share)
+        times.append(seconds)
+    return {"brush": median(times), "selected": count, "dots": dots}
+
+
 def measure_drags(page, ranks: int, view: str, tag: str) -> dict:
     """Draw ``show(ranks, view, tag)``, then drag its peak-bandwidth slider ``DRAGS`` times.
 
@@ -291,10 +357,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="48 and 256 ranks, 1 run")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--ranks", type=int, nargs="+",
-                        help="sizes to run (default 48 256 1024 6250)")
+                        help="sizes to run (default 625 6250)")
     parser.add_argument("--no-gl", action="store_true", help="skip the WebGL points view")
     args = parser.parse_args()
-    ranks = args.ranks or ([48, 256] if args.quick else [48, 256, 1024, 6250])
+    ranks = args.ranks or ([48, 256] if args.quick else [625, 6250])
     runs = 1 if args.quick else args.runs
     views = tuple(v for v in VIEWS if not (args.no_gl and v == "points-gl"))
     print(f"load average before: {Path('/proc/loadavg').read_text().strip()}")
@@ -307,18 +373,31 @@ def main() -> None:
                 for view in views:
                     tag = f"bench-{n}-{view}-{run}"
                     results.setdefault((n, view), []).append(measure(page, n, view, tag))
+        brushes = {}
+        for n in drag_sizes(ranks):
+            for view in (v for v in views if v != "spread"):
+                brushes[(n, view)] = measure_brush(page, n, view, f"bench-brush-{n}-{view}",
+                                                   runs)
         drags = {}
         for n in drag_sizes(ranks):
             for view in views:
                 drags[(n, view)] = measure_drags(page, n, view, f"bench-drag-{n}-{view}")
     print(f"load average after: {Path('/proc/loadavg').read_text().strip()}")
     report(results, ranks, runs, views)
+    report_brushes(brushes, runs)
     report_drags(drags)
 
 
 def drag_sizes(ranks: list[int]) -> list[int]:
-    """The sizes whose drags are measured: 1,024 ranks (5,000 SVG dots) if run, and the largest."""
-    return sorted({n for n in ranks if n == 1024} | {max(ranks)})
+    """The sizes whose brushes and drags are measured: 625 ranks (5,000 points) if run, and the largest."""
+    return sorted({n for n in ranks if n == 625} | {max(ranks)})
+
+
+def report_brushes(brushes: dict, runs: int) -> None:
+    rows = [[f"{n:,}", view, f"{b['dots']:,}", f"{b['selected']:,}", ms(b["brush"])]
+            for (n, view), b in brushes.items()]
+    print_table(f"Brush -> kernel selects -> status line, medians of {runs} brushes",
+                ["ranks", "view", "points drawn", "selected", "release to status"], rows)
 
 
 def report(results: dict, ranks: list[int], runs: int, views: tuple) -> None:

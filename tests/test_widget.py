@@ -565,16 +565,19 @@ def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent,
     if mark == "gl":
         drawn, empty = empty, drawn
     assert DEFAULT_MAX_POINTS == 50_000
-    assert len(drawn.x) == max_points and len(empty.x) == 0
+    assert len(drawn.x) == max_points
+    assert len(empty.x) == 0
     assert w.figure.points.active is drawn
-    assert (drawn in w.figure.plot.marks) and (mark == "gl") == (empty in w.figure.plot.marks)
+    assert (drawn in w.figure.plot.marks)
+    assert (mark == "gl") == (empty in w.figure.plot.marks)
     sent.clear()
     w.flops_metric = "SP [MFLOP/s]"
     assert len(sent.by(drawn)) == 1  # new point arrays, in one message
     assert sent.by(empty) == []
     sent.clear()
     w.peak_bandwidth = 3000.0
-    assert sent.by(drawn) == [] and sent.by(empty) == []
+    assert sent.by(drawn) == []
+    assert sent.by(empty) == []
     # the ceiling lines, their labels, the slider and the status line: a few hundred bytes each
     assert 0 < sent.bytes < 4096
     assert {type(widget).__name__ for widget, *_ in sent.messages} <= {

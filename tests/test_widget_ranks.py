@@ -207,7 +207,8 @@ def test_budget_at_1024_ranks():
     w.max_points = 5000  # under the budget: auto is the points view again
     assert not layer.active
     # more than SVG_MAX_POINTS: the WebGL mark draws them, the SVG one is empty
-    assert len(w.figure.points.gl.x) == 3072 and len(w.figure.scatter.x) == 0
+    assert len(w.figure.points.gl.x) == 3072
+    assert len(w.figure.scatter.x) == 0
     assert w.figure.points.active is w.figure.points.gl
     assert "points drawn" not in w.controls.status_html.value
 
@@ -222,7 +223,8 @@ def test_the_default_view_spreads_ranks_over_the_default_budget():
     assert "50,176 points exceed max_points=50,000" in w.controls.status_html.value
     w.include = "region_00"  # 10 regions: 10,240 points, drawn with WebGL
     assert not ranks_layer(w).active
-    assert len(w.figure.points.gl.x) == 10_240 and len(w.figure.scatter.x) == 0
+    assert len(w.figure.points.gl.x) == 10_240
+    assert len(w.figure.scatter.x) == 0
     assert "WebGL draws the points" in w.controls.status_html.value
     small = RooflineWidget(MPIRUN)  # 48 ranks: every rank point fits the budget
     assert not ranks_layer(small).active

@@ -15,14 +15,13 @@ import math
 
 import numpy as np
 import pytest
+from test_widget import synthetic_run
 
 from roofline_widget import read_likwid, sample_path
 from roofline_widget.look.hit_test import MAX_PATH_VERTICES, inside_box, inside_polygon, nearest_within
 from roofline_widget.look.plot_area import mark_padding, plot_frame
 from roofline_widget.widget import RooflineWidget
 from roofline_widget.widget.points_mark import SVG_MAX_POINTS
-
-from test_widget import synthetic_run
 
 PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 GMGPOLAR = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
@@ -87,7 +86,8 @@ def test_plot_frame_of_the_widget_figure_at_900_by_500_px():
     assert np.isnan(px[1])  # zero is not on a log axis
     x, y = frame.to_data(px[:1], py[:1])
     assert (x[0], y[0]) == pytest.approx((1.0, 10.0))
-    assert frame.contains(70, 24) and not frame.contains(69, 100)
+    assert frame.contains(70, 24)
+    assert not frame.contains(69, 100)
 
 
 def test_hit_tests_in_pixels():
@@ -114,10 +114,12 @@ def test_hit_tests_in_pixels():
 def test_svg_up_to_the_threshold_webgl_above_it(many):
     w = RooflineWidget(many, rank_view="points", include="region_00000")
     points = w.figure.points
-    assert len(points.svg.x) == 100 and len(points.gl.x) == 0  # 100 ranks of one region
+    assert len(points.svg.x) == 100
+    assert len(points.gl.x) == 0
     assert points.gl not in w.figure.plot.marks  # never in a figure not yet shown
     w.include = ""
-    assert len(points.gl.x) == 5000 and len(points.svg.x) == 0
+    assert len(points.gl.x) == 5000
+    assert len(points.svg.x) == 0
     assert points.gl not in w.figure.plot.marks  # still not shown
     w.figure.plot._view_count = 1  # shown: the GL mark joins, under the SVG marks
     marks = w.figure.plot.marks
@@ -126,7 +128,8 @@ def test_svg_up_to_the_threshold_webgl_above_it(many):
     # the same colour codes in both marks: code i is PALETTE[i]
     assert points.gl.scales["color"] is points.svg.scales["color"]
     w.include = "region_0000"  # region_00000 .. region_00009: 1,000 points, SVG again
-    assert len(points.svg.x) == 1000 and len(points.gl.x) == 0
+    assert len(points.svg.x) == 1000
+    assert len(points.gl.x) == 0
     assert "WebGL" not in w.controls.status_html.value
 
 
@@ -134,11 +137,14 @@ def test_webgl_sizes_selection_and_no_size_scale_without_sizes(many):
     w = shown(RooflineWidget(many, rank_view="points"))
     gl = w.figure.points.gl
     # bqplot-gl scales default_size through a size scale too: 90 would become 90 x 90
-    assert "size" not in gl.scales and gl.size is None
+    assert "size" not in gl.scales
+    assert gl.size is None
     w.size_by = "runtime"
-    assert "size" in gl.scales and len(gl.size) == 5000
+    assert "size" in gl.scales
+    assert len(gl.size) == 5000
     w.size_by = "none"
-    assert "size" not in gl.scales and gl.size is None
+    assert "size" not in gl.scales
+    assert gl.size is None
     key = w.to_dataframe().iloc[0]
     w.selected = [(key["file"], int(key["rank"]), key["region"])]
     assert len(gl.selected) == 1
@@ -153,14 +159,16 @@ def test_without_webgl_the_points_fall_back_to_svg_with_a_note(many):
     points.check_webgl()  # what the kernel's timer does WEBGL_CHECK_SECONDS later
     assert points.webgl == "unavailable"
     assert points.gl not in w.figure.plot.marks
-    assert len(points.svg.x) == SVG_MAX_POINTS and len(points.gl.x) == 0
+    assert len(points.svg.x) == SVG_MAX_POINTS
+    assert len(points.gl.x) == 0
     status = w.controls.status_html.value
     assert "WebGL is not available in this browser" in status
     assert f"drawing the {SVG_MAX_POINTS:,} longest-running" in status
     assert w.max_points == 50_000  # the trait is the user's; the budget in force is SVG's
     points.gl._view_count = 1  # a slow browser: the GL view came after all
     assert points.webgl == "available"
-    assert len(points.gl.x) == 5000 and len(points.svg.x) == 0
+    assert len(points.gl.x) == 5000
+    assert len(points.svg.x) == 0
     assert points.gl in w.figure.plot.marks
 
 
@@ -177,7 +185,8 @@ def test_levels_and_a_baseline_cap_the_budget_at_svg(many):
     w = shown(RooflineWidget(many, rank_view="points"))
     assert len(w.figure.points.gl.x) == 5000
     w.levels = ["MEM"]  # one SVG level dot per point
-    assert len(w.figure.scatter.x) == SVG_MAX_POINTS and len(w.figure.points.gl.x) == 0
+    assert len(w.figure.scatter.x) == SVG_MAX_POINTS
+    assert len(w.figure.points.gl.x) == 0
     assert "while memory levels are shown" in w.controls.status_html.value
     w.levels = []
     assert len(w.figure.points.gl.x) == 5000
@@ -262,7 +271,8 @@ def test_hover_on_webgl_points_moves_the_proxy_and_fills_the_tooltip(many):
                                                       "data": {"index": 0}})
     assert w.selected == [(hovered["file"], int(hovered["rank"]), hovered["region"])]
     pointer.handle(event("mouseleave", at))
-    assert len(pointer.proxy.x) == 0 and pointer.hovered is None
+    assert len(pointer.proxy.x) == 0
+    assert pointer.hovered is None
     far = pixels(w, 1e-6, 1e-6)  # nowhere near a point: no proxy
     pointer.handle(event("mousemove", far))
     assert len(pointer.proxy.x) == 0

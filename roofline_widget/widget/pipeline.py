@@ -28,7 +28,6 @@ from roofline_widget.widget.layer_stack import LayerStack
 from roofline_widget.widget.layers.base import LayerInput
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.point_keys import key_index, surviving_keys
-from roofline_widget.widget.points_mark import SVG_MAX_POINTS
 from roofline_widget.widget.point_style import (
     COLOR_COLUMN,
     color_categories,
@@ -36,6 +35,7 @@ from roofline_widget.widget.point_style import (
     marker_sizes,
     runtime_log_range,
 )
+from roofline_widget.widget.points_mark import SVG_MAX_POINTS
 from roofline_widget.widget.roofs import check_ceilings, classify, rooflines
 from roofline_widget.widget.state import PointState, UpdateGuard
 

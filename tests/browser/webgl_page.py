@@ -167,7 +167,7 @@ def hover_anchors(page, state_file, wanted: int = 2, timeout_s: float = 120):
             page.wait_for_function("s => document.querySelectorAll(s).length === 1", arg=DOTS,
                                    timeout=5000)
             box_now = page.locator(DOTS).first.bounding_box(timeout=2000)
-        except Exception:  # noqa: BLE001 - the proxy moved on: try the next position
+        except Exception:  # the proxy moved on: try the next position
             continue
         if box_now is None:
             continue
