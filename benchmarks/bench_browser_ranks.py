@@ -75,6 +75,8 @@ from browser.ui import (
     wait_until_still,
 )
 
+from roofline_widget.widget.points_mark import SVG_MAX_POINTS
+
 CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/lib/chromium/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
@@ -212,11 +214,11 @@ def expected_dots(ranks: int, view: str, regions: int) -> int:
 def wait_for_dots(page, tag: str, count: int, gl: bool = False, since: float = 0.0) -> float:
     """Seconds until the widget ``tag`` shows exactly ``count`` points (polled every frame).
 
-    SVG: ``count`` ``.dot`` elements; ``gl``: a WebGL draw of ``count`` points after
-    the page time ``since``.
+    SVG: ``count`` ``.dot`` elements; ``gl`` (the points-gl view): a WebGL draw of
+    ``count`` points after the page time ``since`` (SVG dots up to ``SVG_MAX_POINTS``).
     """
     start = time.perf_counter()
-    if gl:
+    if gl and count > SVG_MAX_POINTS:
         page.wait_for_function(
             "([n, since]) => window.benchDraws.some(d => d.t > since && d.n === n)",
             arg=[count, since], polling="raf", timeout=TIMEOUT_MS)
