@@ -301,8 +301,9 @@ class RooflineFigure:
         ranges = self.scale_ranges()
         if ranges is None:
             return None
-        padding = mark_padding(self.plot.marks)
-        return plot_frame(self.plot, width, height, *ranges, padding_px=padding)
+        x_range, y_range = ranges
+        return plot_frame(self.plot, width, height, x_range, y_range,
+                          padding_px=mark_padding(self.plot.marks))
 
     def set_palette(self, colors: Sequence[str]) -> None:
         """The colours the points' codes stand for (code i is ``colors[i]``).
