@@ -74,6 +74,7 @@ from browser.ui import (
     slider_px_per_decade,
     wait_until_still,
 )
+from browser.webgl_page import GL_DRAWS
 
 from roofline_widget.widget.points_mark import SVG_MAX_POINTS
 
@@ -87,24 +88,6 @@ GL_MAX_POINTS = 50_000
 #: The share of the drawn points a brush encloses (10,000 of 50,000).
 BRUSH_SHARE = 0.2
 VIEWS = ("points", "points-gl", "spread")
-#: Logs every WebGL instanced draw (three.js on WebGL 1 draws ScatterGL's points with one).
-GL_DRAWS = """(() => {
-    window.benchDraws = [];
-    const getExtension = WebGLRenderingContext.prototype.getExtension;
-    WebGLRenderingContext.prototype.getExtension = function (name) {
-        const ext = getExtension.call(this, name);
-        if (ext && name === 'ANGLE_instanced_arrays' && !ext.benchWrapped) {
-            const draw = ext.drawElementsInstancedANGLE.bind(ext);
-            ext.drawElementsInstancedANGLE = (mode, count, type, offset, instances) => {
-                window.benchDraws.push({t: performance.now(), n: instances});
-                if (window.benchDraws.length > 400) window.benchDraws.splice(0, 200);
-                return draw(mode, count, type, offset, instances);
-            };
-            ext.benchWrapped = true;
-        }
-        return ext;
-    };
-})();"""
 FILTER = "region_00[0-3]"
 TIMEOUT_MS = 120_000
 DRAGS = 3
@@ -220,7 +203,7 @@ def wait_for_dots(page, tag: str, count: int, gl: bool = False, since: float = 0
     start = time.perf_counter()
     if gl and count > SVG_MAX_POINTS:
         page.wait_for_function(
-            "([n, since]) => window.benchDraws.some(d => d.t > since && d.n === n)",
+            "([n, since]) => window.glDraws.some(d => d.t > since && d.n === n)",
             arg=[count, since], polling="raf", timeout=TIMEOUT_MS)
     else:
         page.wait_for_function(

@@ -67,7 +67,7 @@ WATCH = """tag => {
 }"""
 #: The last change (DOM mutation or GL draw) once nothing changed for ``quiet`` ms, or null.
 SETTLED = """([start, quiet]) => {
-    const draws = window.benchDraws.filter(d => d.t > start).map(d => d.t);
+    const draws = window.glDraws.filter(d => d.t > start).map(d => d.t);
     const last = Math.max(window.probeLastChange || 0, ...draws, 0);
     if (last <= start) return null;
     return performance.now() - last > quiet ? last : null;
@@ -224,9 +224,9 @@ def measure(page, n: int, gl: bool, tag: str, state_dir: Path, shots: Path) -> d
     result: dict = {}
     start = run_cell(page, f"show({n}, {gl}, {tag!r})", cell=1)
     if gl:
-        page.wait_for_function("([s, n]) => window.benchDraws.some(d => d.t > s && d.n === n)",
+        page.wait_for_function("([s, n]) => window.glDraws.some(d => d.t > s && d.n === n)",
                                arg=[start, n], polling="raf", timeout=TIMEOUT_MS)
-        first = page.evaluate("([s, n]) => window.benchDraws.find(d => d.t > s && d.n === n).t",
+        first = page.evaluate("([s, n]) => window.glDraws.find(d => d.t > s && d.n === n).t",
                               [start, n])
     else:
         page.wait_for_function("([tag, n]) => document.querySelectorAll(`.${tag} .dot`).length === n",
@@ -357,7 +357,7 @@ def no_webgl(page, work: Path, shots: Path, errors: list[str]) -> None:
     print(f"ScatterGL in a new figure: roof lines drawn: "
           f"{page.locator(f'.{tag} path.line').count()}, axis ticks in the DOM: "
           f"{page.locator(f'.{tag} .tick').count()}, GL draws: "
-          f"{len(page.evaluate('() => window.benchDraws'))}")
+          f"{len(page.evaluate('() => window.glDraws'))}")
     figure.screenshot(path=str(shots / "no-webgl-new-figure.png"))
     tag = "probe-nowebgl-added"
     run_cell(page, "from bqplot_gl import ScatterGL\n"

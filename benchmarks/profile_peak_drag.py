@@ -115,7 +115,7 @@ def profile(page, cdp, ranks: int, variant: str, trace: Path | None = None) -> d
     before = line_paths(page)
     dx = DRAG_DECADES * slider_px_per_decade(page, slider)
     page.evaluate(COUNT_MUTATIONS, tag)
-    draws_before = page.evaluate("() => window.benchDraws.length")
+    draws_before = page.evaluate("() => window.glDraws.length")
     start_metrics = metrics(cdp)
     if trace is not None:
         start_trace(cdp)
@@ -131,7 +131,7 @@ def profile(page, cdp, ranks: int, variant: str, trace: Path | None = None) -> d
         end_trace(page, cdp, trace)
     end_metrics = metrics(cdp)
     counts = page.evaluate("() => window.profileCounts")
-    draws = page.evaluate("() => window.benchDraws.length") - draws_before
+    draws = page.evaluate("() => window.glDraws.length") - draws_before
     page.evaluate("() => { window.profileObserver.disconnect(); "
                   "window.benchLineObserver.disconnect(); }")
     delta = {name: end_metrics[name] - start_metrics[name] for name in METRICS}

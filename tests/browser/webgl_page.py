@@ -27,19 +27,21 @@ FIGURE = f"{WIDGET} .roofline-figure"
 DOTS = f"{FIGURE} .dot"
 STATUS = f"{WIDGET} .roofline-status"
 DP, BW = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"
-#: Logs every instanced WebGL draw (three.js on WebGL 1 draws ScatterGL's points with one).
+#: Logs every instanced WebGL draw (three.js on WebGL 1 draws ScatterGL's points with one) as
+#: ``window.glDraws``: ``{t: page time, n: points}`` (the last few hundred; a page init script).
 GL_DRAWS = """(() => {
     window.glDraws = [];
     const getExtension = WebGLRenderingContext.prototype.getExtension;
     WebGLRenderingContext.prototype.getExtension = function (name) {
         const ext = getExtension.call(this, name);
-        if (ext && name === 'ANGLE_instanced_arrays' && !ext.testWrapped) {
+        if (ext && name === 'ANGLE_instanced_arrays' && !ext.drawsLogged) {
             const draw = ext.drawElementsInstancedANGLE.bind(ext);
             ext.drawElementsInstancedANGLE = (mode, count, type, offset, instances) => {
-                window.glDraws.push(instances);
+                window.glDraws.push({t: performance.now(), n: instances});
+                if (window.glDraws.length > 400) window.glDraws.splice(0, 200);
                 return draw(mode, count, type, offset, instances);
             };
-            ext.testWrapped = true;
+            ext.drawsLogged = true;
         }
         return ext;
     };
@@ -118,7 +120,7 @@ def expected_points():
 
 def wait_for_gl_draw(page, n: int, timeout_s: float = 90) -> None:
     """Wait until the page made a WebGL draw of ``n`` points."""
-    page.wait_for_function("n => (window.glDraws || []).includes(n)", arg=n,
+    page.wait_for_function("n => (window.glDraws || []).some(d => d.n === n)", arg=n,
                            timeout=timeout_s * 1000)
 
 
