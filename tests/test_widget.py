@@ -543,6 +543,7 @@ def test_reset_view_refits_the_axes(pmgpu):
     assert w.figure.plot.interaction is None
     w.controls.interaction_choice.value = "lasso"
     assert w.figure.plot.interaction is w.figure.interactions["lasso"]
+    assert w.figure.pointer.mode == "lasso"  # the kernel draws and selects (widget/pointer.py)
     w.controls.interaction_choice.value = "pan-zoom"
     assert type(w.figure.plot.interaction).__name__ == "PanZoom"
     w.controls.reset_button.click()
