@@ -123,12 +123,12 @@ class RefreshPipeline:
         points = self._ranks_points(points)
         x_range, y_range = axis_ranges(points.points, roofline, self.layers.extent(),
                                        bulk=points.flop_split[0])
-        selected = surviving_keys(owner.selected, points.points)
+        selected = surviving_keys(owner.selected, points.keys)
         shown = points.shown
         figure_state = FigureState(
             points=shown, colors=self.color_codes(shown),
             sizes=marker_sizes(shown, owner.size_by, self._size_range),
-            selected=self.selected_indices(selected, shown), roofline=roofline,
+            selected=self.selected_indices(selected, points), roofline=roofline,
             x_range=x_range, y_range=y_range, title=html.empty_title(points, owner.ranks == []))
         self.points, self.main, self.roofline = points, main, roofline
         owner.figure.assign(figure_state)
@@ -232,13 +232,14 @@ class RefreshPipeline:
                  *self.layers.statuses()]
         return " ".join([status, *filter(None, notes)])
 
-    def selected_indices(self, keys: list | None = None, shown: pd.DataFrame | None = None):
-        """Row indices of the drawn points whose keys are selected (None: no selection)."""
+    def selected_indices(self, keys: list | None = None, points: PointState | None = None):
+        """Row indices of the drawn points (of ``points``, the current ones by default) whose keys
+        are selected (None: no selection)."""
         keys = self.owner.selected if keys is None else keys
-        shown = self.current.shown if shown is None else shown
+        points = self.current if points is None else points
         if not keys:
             return None
-        return np.flatnonzero(key_index(shown).isin(keys))
+        return np.flatnonzero(points.shown_keys.isin(keys))
 
     def selection_frame(self) -> pd.DataFrame:
         """The selected points classified, or their level rows while levels are shown."""
@@ -246,8 +247,9 @@ class RefreshPipeline:
         if owner.levels and layer is not None:
             rows = layer.frame
             return rows[key_index(rows).isin(owner.selected)].reset_index(drop=True)
-        points = self.current.points
-        chosen = points[key_index(points).isin(owner.selected)] if owner.selected else points.iloc[:0]
+        current = self.current
+        points = current.points
+        chosen = points[current.keys.isin(owner.selected)] if owner.selected else points.iloc[:0]
         return classify(chosen, self.roofline)
 
     def keys_of(self, indices: np.ndarray) -> list[tuple]:

@@ -204,7 +204,7 @@ class RooflineWidget(widgets.VBox):
     @validate("selected")
     def _validate_selected(self, proposal):
         points = self._refresh.points
-        return checks.checked_selected(proposal.value, None if points is None else points.points)
+        return checks.checked_selected(proposal.value, None if points is None else points.keys)
 
     @validate("levels")
     def _validate_levels(self, proposal):
