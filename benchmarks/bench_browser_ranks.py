@@ -70,6 +70,7 @@ from browser.servers import isolated_env, start_server
 from browser.ui import (
     drag_slider,
     open_in_lab,
+    read_json_when,
     run_all_cells,
     slider_px_per_decade,
     wait_until_still,
@@ -108,7 +109,7 @@ WATCH_LINES = """tag => {
     return performance.now();
 }"""
 SETUP = """\
-import sys, warnings
+import json, os, sys, time, warnings
 sys.path[:0] = [{root!r}, {tests!r}, {benchmarks!r}]
 from scope_fixtures import make_profiling_results
 from roofline_widget import RooflineWidget
@@ -124,6 +125,11 @@ def show(n, view, tag):
         w.figure.points.threshold = {max_points}
         w.max_points = {max_points} - 1  # re-select with the raised threshold
         w.max_points = {max_points}
+    def selected(change):  # when the kernel has the selection, for the brush's timing
+        with open(os.environ["ROOFLINE_STATE_FILE"] + ".partial", "w") as out:
+            json.dump({{"time": time.time(), "selected": len(change.new)}}, out)
+        os.replace(os.environ["ROOFLINE_STATE_FILE"] + ".partial", os.environ["ROOFLINE_STATE_FILE"])
+    w.observe(selected, names="selected")
     w.add_class(tag)
     return w
 print("bench-setup-done")
@@ -152,7 +158,10 @@ def launch_browser(playwright, work: Path, extra_args: tuple = (), width: int = 
 
 @contextmanager
 def ranks_notebook(ranks: list[int], prefix: str):
-    """JupyterLab and Chromium with the setup cell of ``ranks`` run; yields (context, page)."""
+    """JupyterLab and Chromium with the setup cell of ``ranks`` run; yields (context, page, state file).
+
+    The state file is where the kernel writes (``ROOFLINE_STATE_FILE``).
+    """
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
@@ -168,7 +177,7 @@ def ranks_notebook(ranks: list[int], prefix: str):
                     open_in_lab(page, server, "ranks.ipynb")
                     run_all_cells(page)
                     page.wait_for_selector("text=bench-setup-done", timeout=TIMEOUT_MS)
-                    yield context, page
+                    yield context, page, server.state_file
                 finally:
                     context.close()
         finally:
@@ -247,19 +256,22 @@ def measure(page, ranks: int, view: str, tag: str) -> dict:
 SELECTED = r"([0-9,]+) selected"
 
 
-def brush(page, tag: str, box: dict, share: float, timed: bool = True) -> tuple[float, int]:
+def brush(page, tag: str, box: dict, share: float, timed: bool = True,
+          state_file: Path | None = None) -> tuple[float, int, float]:
     """Brush the plot's full height from its left edge to ``share`` of its width.
 
     Returns the seconds from the mouse release to the status line naming the
-    selected count, and that count (0: nothing selected).  Untimed (``timed``
-    False), the status line may stay as it was (the same selection).
+    selected count, that count (0: nothing selected), and the seconds from the
+    release to ``selected`` set in the kernel (read from the kernel's
+    ``state_file``, wall clock of one machine; NaN without it).  Untimed
+    (``timed`` False), the status line may stay as it was (the same selection).
     """
     status = page.locator(f".{tag} .roofline-status")
     before = status.inner_text()
     page.mouse.move(box["x"] + 1, box["y"] + 1)
     page.mouse.down()
     page.mouse.move(box["x"] + share * box["width"], box["y"] + box["height"] - 1, steps=8)
-    start = time.perf_counter()
+    start, released = time.perf_counter(), time.time()
     page.mouse.up()
     try:
         page.wait_for_function(
@@ -271,10 +283,15 @@ def brush(page, tag: str, box: dict, share: float, timed: bool = True) -> tuple[
             raise
     seconds = time.perf_counter() - start
     found = re.search(SELECTED, status.inner_text())
-    return seconds, int(found.group(1).replace(",", "")) if found else 0
+    count = int(found.group(1).replace(",", "")) if found else 0
+    kernel = float("nan")
+    if state_file is not None and count:
+        state = read_json_when(state_file, lambda s: s["time"] > released and s["selected"] == count)
+        kernel = state["time"] - released
+    return seconds, count, kernel
 
 
-def measure_brush(page, ranks: int, view: str, tag: str, runs: int) -> dict:
+def measure_brush(page, ranks: int, view: str, tag: str, runs: int, state_file: Path) -> dict:
     """Draw ``show(ranks, view, tag)``; time ``runs`` brushes of about ``BRUSH_SHARE`` of its points."""
     gl = view == "points-gl"
     since = page_now(page)
@@ -288,17 +305,18 @@ def measure_brush(page, ranks: int, view: str, tag: str, runs: int) -> dict:
     box = area.bounding_box()
     low, high, share, count = 0.0, 1.0, 0.5, 0
     for _ in range(7):  # untimed: the width that encloses about BRUSH_SHARE of the points
-        _seconds, count = brush(page, tag, box, share, timed=False)
+        _seconds, count, _kernel = brush(page, tag, box, share, timed=False)
         if abs(count - BRUSH_SHARE * dots) <= 0.15 * BRUSH_SHARE * dots:
             break
         low, high = (share, high) if count < BRUSH_SHARE * dots else (low, share)
         share = (low + high) / 2
-    times = []
+    times, kernel = [], []
     for _ in range(runs):
         brush(page, tag, box, 0.004, timed=False)  # a sliver at the left edge: nothing selected
-        seconds, count = brush(page, tag, box, share)
+        seconds, count, in_kernel = brush(page, tag, box, share, state_file=state_file)
         times.append(seconds)
-    return {"brush": median(times), "selected": count, "dots": dots}
+        kernel.append(in_kernel)
+    return {"brush": median(times), "kernel": median(kernel), "selected": count, "dots": dots}
 
 
 def measure_drags(page, ranks: int, view: str, tag: str) -> dict:
@@ -349,7 +367,7 @@ def main() -> None:
     runs = 1 if args.quick else args.runs
     views = tuple(v for v in VIEWS if not (args.no_gl and v == "points-gl"))
     print(f"load average before: {Path('/proc/loadavg').read_text().strip()}")
-    with ranks_notebook(ranks, "bench-browser-ranks-") as (_context, page):
+    with ranks_notebook(ranks, "bench-browser-ranks-") as (_context, page, state_file):
         for view in views:  # loads bqplot's (and bqplot-gl's) JS: not timed
             measure(page, ranks[0], view, f"bench-warm-up-{view}")
         results = {}
@@ -362,7 +380,7 @@ def main() -> None:
         for n in drag_sizes(ranks):
             for view in (v for v in views if v != "spread"):
                 brushes[(n, view)] = measure_brush(page, n, view, f"bench-brush-{n}-{view}",
-                                                   runs)
+                                                   runs, state_file)
         drags = {}
         for n in drag_sizes(ranks):
             for view in views:
@@ -379,10 +397,11 @@ def drag_sizes(ranks: list[int]) -> list[int]:
 
 
 def report_brushes(brushes: dict, runs: int) -> None:
-    rows = [[f"{n:,}", view, f"{b['dots']:,}", f"{b['selected']:,}", ms(b["brush"])]
-            for (n, view), b in brushes.items()]
+    rows = [[f"{n:,}", view, f"{b['dots']:,}", f"{b['selected']:,}", ms(b["kernel"]),
+             ms(b["brush"])] for (n, view), b in brushes.items()]
     print_table(f"Brush -> kernel selects -> status line, medians of {runs} brushes",
-                ["ranks", "view", "points drawn", "selected", "release to status"], rows)
+                ["ranks", "view", "points drawn", "selected", "release to kernel's selected",
+                 "release to status line"], rows)
 
 
 def report(results: dict, ranks: list[int], runs: int, views: tuple) -> None:

@@ -147,7 +147,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average before: {Path('/proc/loadavg').read_text().strip()}")
     results = {}
-    with ranks_notebook([args.ranks], "profile-peak-drag-") as (context, page):
+    with ranks_notebook([args.ranks], "profile-peak-drag-") as (context, page, _state):
         run_cell(page, f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r})")
         cdp = context.new_cdp_session(page)
         cdp.send("Performance.enable")

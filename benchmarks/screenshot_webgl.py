@@ -44,7 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshot-webgl-50000.png")
     args = parser.parse_args()
-    with ranks_notebook([RANKS], "screenshot-webgl-") as (_context, page):
+    with ranks_notebook([RANKS], "screenshot-webgl-") as (_context, page, _state):
         run_cell(page, CODE)
         wait_for_dots(page, TAG, RANKS * REGIONS, gl=True)
         figure = f".{TAG} .roofline-figure .plotarea_background"
