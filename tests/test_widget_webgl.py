@@ -292,3 +292,26 @@ def test_peak_change_with_webgl_points_leaves_the_pointer_alone(many):
         mark.observe(lambda change: touched.append(change.name), names=["x", "y", "color"])
     w.peak_flops = 1e5
     assert touched == []
+
+
+def test_spread_view_expanded_ranks_are_webgl_points_that_hover_and_click(many):
+    w = shown(RooflineWidget(many, rank_view="spread"))
+    layer = w._layers.ranks
+    assert layer.active
+    assert len(layer.medians.x) == 50  # one SVG square per region, clicked to expand
+    layer.medians._handle_custom_msgs(layer.medians, {"event": "element_click",
+                                                      "data": {"index": 0}})
+    assert len(w.expanded_regions) == 1
+    # 25 regions x 100 ranks = 2,500 expanded rank points: WebGL
+    w.expanded_regions = [f"region_{i:05d}" for i in range(25)]
+    assert len(w.figure.points.gl.x) == 2500
+    assert len(w.figure.scatter.x) == 0
+    row = w.figure.state.points.iloc[7]
+    at = pixels(w, row["arithmetic_intensity_flops_per_byte"], row["performance_gflops"])
+    w.figure.pointer.handle(event("mousemove", at))
+    proxy = w.figure.pointer.proxy
+    assert len(proxy.x) == 1
+    proxy._handle_custom_msgs(proxy, {"event": "element_click", "data": {"index": 0}})
+    hovered = w.figure.state.points.iloc[w.figure.pointer.hovered]
+    assert w.selected == [(hovered["file"], int(hovered["rank"]), hovered["region"])]
+    assert hovered["region"] in w.expanded_regions
