@@ -50,9 +50,13 @@ def main() -> None:
         figure = f".{TAG} .roofline-figure .plotarea_background"
         page.locator(figure).first.scroll_into_view_if_needed()
         wait_until_still(page, figure)
+        page.set_viewport_size({"width": 1150, "height": 1500})  # the whole widget in view
+        widget = page.locator(f".{TAG}").first
+        widget.scroll_into_view_if_needed()
+        wait_until_still(page, figure)
         page.wait_for_timeout(3000)  # the software rasterizer finishes the frame
         page.mouse.move(0, 0)
-        page.locator(f".{TAG}").first.screenshot(path=str(args.out))
+        widget.screenshot(path=str(args.out))
     print(f"wrote {args.out}")
 
 
