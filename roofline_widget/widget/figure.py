@@ -357,7 +357,6 @@ class RooflineFigure:
     def set_interaction(self, name: str) -> None:
         """Switch the figure's interaction (one of ``INTERACTIONS``)."""
         self.plot.interaction = self.interactions[name]
-        self.points.take_clicks(name == "inspect")
         self.pointer.set_mode(name)
 
     def scale_ranges(self) -> tuple | None:
@@ -367,9 +366,10 @@ class RooflineFigure:
     def on_select(self, callback: Callable[[np.ndarray], None]) -> None:
         """Call ``callback(indices)`` when the browser selects points (click, brush, lasso).
 
-        A click on an SVG point selects it in the browser (the SVG mark's
-        ``selected``); a brush, a lasso and a click on a WebGL point select in
-        the kernel (``pointer``).  Both give rows of ``state.points``.
+        A click on an SVG point (bqplot's element click, in "inspect"), a brush,
+        a lasso and a click on a WebGL point (``pointer``) all select in the
+        kernel; a front end that sets the SVG mark's ``selected`` selects too.
+        Each gives rows of ``state.points``.
         """
         def forward(indices):
             if self._guard.active or self.state is None:
@@ -377,7 +377,13 @@ class RooflineFigure:
             indices = np.asarray(indices if indices is not None else [], dtype=np.intp)
             callback(indices[(indices >= 0) & (indices < len(self.state.points))])
 
+        def clicked(_mark, content: dict) -> None:
+            index = (content.get("data") or {}).get("index")
+            if isinstance(index, int) and self.pointer.mode == "inspect":
+                forward([index])
+
         self.scatter.observe(lambda change: forward(change.new), names="selected")
+        self.scatter.on_element_click(clicked)
         self.pointer.on_select(forward)
 
     def _set_ranges(self, x_range, y_range) -> None:

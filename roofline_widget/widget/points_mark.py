@@ -64,7 +64,7 @@ class PointsMark:
     Attributes
     ----------
     svg : bqplot.Scatter
-        The SVG points (DOM ``.dot`` elements), click selects.
+        The SVG points (DOM ``.dot`` elements); a click on one is an element click.
     gl : bqplot_gl.ScatterGL
         The WebGL points.
     webgl : str
@@ -85,10 +85,12 @@ class PointsMark:
         self.threshold = SVG_MAX_POINTS
         look = dict(default_size=POINT_SIZE, stroke=POINT_STROKE, stroke_width=0.8,
                     unselected_style=dict(_UNSELECTED_STYLE))
+        # A click selects through the kernel (``on_element_click``): bqplot's own "click":
+        # "select" fails while bqplot-gl's copy of d3 serves the page (docs/webgl.md, 0).
         self.svg = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
             scales={**self._scales, "size": self._size_scale}, tooltip=tooltip,
-            tooltip_style=dict(TOOLTIP_STYLE), interactions={"click": "select", "hover": "tooltip"},
+            tooltip_style=dict(TOOLTIP_STYLE), interactions={"hover": "tooltip"},
             # bqplot applies these only while a selection exists.
             selected_style=dict(_SELECTED_STYLE), **look)
         # No size scale while no sizes are given: ScatterGL would scale default_size too.
@@ -154,16 +156,6 @@ class PointsMark:
     def show_selected(self, indices: np.ndarray | None) -> None:
         """Show the rows ``indices`` as selected (None or empty: no selection)."""
         self.active.selected = _selection(indices)
-
-    def take_clicks(self, enabled: bool) -> None:
-        """Let a click on an SVG point select it (and one on the background clear the selection).
-
-        Off while the mouse draws a brush or lasso: the click that ends the drag
-        would otherwise clear the selection the kernel has just made.
-        """
-        interactions = {"hover": "tooltip", **({"click": "select"} if enabled else {})}
-        if self.svg.interactions != interactions:
-            self.svg.interactions = interactions
 
     def _style(self, mark: bq.Scatter, colors: np.ndarray, sizes: np.ndarray | None) -> None:
         mark.color, mark.size = colors, sizes
