@@ -12,8 +12,9 @@ generated scope-profiler results, ``rank_view="points"``, ``max_points=5000``):
 * ``svg``: today's widget, every point an SVG ``.dot``;
 * ``hidden``: the same widget with its Scatter hidden (``visible=False``):
   what the drag costs without any dot in the page;
-* ``gl``: the points drawn by bqplot-gl's ScatterGL
-  (``webgl_prototype.draw_points_with_webgl``).
+* ``gl``: the points drawn by bqplot-gl's ScatterGL (the package's points
+  mark with its threshold back at ``SVG_MAX_POINTS``; in Phase 1 the
+  prototype ``webgl_prototype.draw_points_with_webgl``).
 
 For each, the peak-bandwidth slider is dragged by half a decade (12 mouse
 moves, as in ``bench_browser_ranks.py``) while Chromium's DevTools protocol
@@ -67,7 +68,7 @@ COUNT_MUTATIONS = """tag => {
 VARIANT_CODE = {
     "svg": "",
     "hidden": "{w}.figure.scatter.visible = False",
-    "gl": "from webgl_prototype import draw_points_with_webgl\ndraw_points_with_webgl({w})",
+    "gl": "{w}.figure.points.threshold = 2000\n{w}.max_points -= 1\n{w}.max_points += 1",
 }
 
 
