@@ -260,7 +260,10 @@ def test_bqplot_backend_returns_the_widgets_figure():
     assert all(isinstance(axis.scale, bqplot.LogScale) for axis in figure.axes)
     drawn = payload["roofline_figure"]
     # one scatter with the five regions, coloured by the payload's colours in legend order
-    scatters = [m for m in figure.marks if isinstance(m, bqplot.Scatter)]
+    # (beside the hover proxy of WebGL points: no dot while nothing is hovered)
+    scatters = [m for m in figure.marks if isinstance(m, bqplot.Scatter)
+                and m is not drawn.pointer.proxy]
+    assert len(drawn.pointer.proxy.x) == 0
     assert scatters == [drawn.scatter]
     assert len(drawn.scatter.x) == 5
     regions = list(payload["point_colors"])

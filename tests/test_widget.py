@@ -543,6 +543,7 @@ def test_reset_view_refits_the_axes(pmgpu):
     assert w.figure.plot.interaction is None
     w.controls.interaction_choice.value = "lasso"
     assert w.figure.plot.interaction is w.figure.interactions["lasso"]
+    assert w.figure.pointer.mode == "lasso"  # the kernel draws and selects (widget/pointer.py)
     w.controls.interaction_choice.value = "pan-zoom"
     assert type(w.figure.plot.interaction).__name__ == "PanZoom"
     w.controls.reset_button.click()
@@ -552,17 +553,32 @@ def test_reset_view_refits_the_axes(pmgpu):
 # --------------------------------------------------------------------------
 # cost (printed, not asserted, except that a peak change leaves the points alone)
 # --------------------------------------------------------------------------
-def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent):
-    """Timings of these updates are measured in benchmarks/bench_widget.py, not here."""
-    w = RooflineWidget(synthetic_run(500, 100), rank_view="points")  # 50,000 (rank, region) points
+@pytest.mark.parametrize(("max_points", "mark"), [(2000, "svg"), (DEFAULT_MAX_POINTS, "gl")])
+def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent, max_points, mark):
+    """At 2,000 (SVG) and 50,000 (WebGL) drawn points a peak change sends under 4 KB.
+
+    Timings of these updates are measured in benchmarks/bench_widget.py, not here.
+    """
+    w = RooflineWidget(synthetic_run(500, 100), rank_view="points", max_points=max_points)
+    w.figure.plot._view_count = 1  # the figure is shown in a browser: the WebGL mark joins it
     assert len(w.to_dataframe()) == 50_000
-    assert len(w.figure.scatter.x) == DEFAULT_MAX_POINTS == 2000
+    drawn, empty = w.figure.points.svg, w.figure.points.gl
+    if mark == "gl":
+        drawn, empty = empty, drawn
+    assert DEFAULT_MAX_POINTS == 50_000
+    assert len(drawn.x) == max_points
+    assert len(empty.x) == 0
+    assert w.figure.points.active is drawn
+    assert (drawn in w.figure.plot.marks)
+    assert (mark == "gl") == (empty in w.figure.plot.marks)
     sent.clear()
     w.flops_metric = "SP [MFLOP/s]"
-    assert len(sent.by(w.figure.scatter)) == 1  # new point arrays, in one message
+    assert len(sent.by(drawn)) == 1  # new point arrays, in one message
+    assert sent.by(empty) == []
     sent.clear()
     w.peak_bandwidth = 3000.0
-    assert sent.by(w.figure.scatter) == []
+    assert sent.by(drawn) == []
+    assert sent.by(empty) == []
     # the ceiling lines, their labels, the slider and the status line: a few hundred bytes each
     assert 0 < sent.bytes < 4096
     assert {type(widget).__name__ for widget, *_ in sent.messages} <= {

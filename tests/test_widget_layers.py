@@ -44,9 +44,11 @@ def test_layer_marks_sit_between_ceilings_and_points(widget):
     assert isinstance(layer, Layer)
     widget.figure.add_layer("recording", layer)
     marks = widget.figure.plot.marks
-    # after the ceilings and the layers registered before it (the widget's own ranks layer)
-    assert marks.index(layer.dots) == len(marks) - 2 >= len(widget.figure.roof_marks)
-    assert marks[-1] is widget.figure.scatter
+    # after the ceilings and the layers registered before it (the widget's own ranks layer),
+    # before the points' marks: the selection outline, the hover proxy, the SVG points
+    pointer = widget.figure.pointer
+    assert marks.index(layer.dots) == len(marks) - 4 >= len(widget.figure.roof_marks)
+    assert marks[-3:] == [pointer.outline, pointer.proxy, widget.figure.scatter]
     with pytest.raises(ValueError, match="already registered"):
         widget.figure.add_layer("recording", layer)
 

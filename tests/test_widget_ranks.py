@@ -206,18 +206,26 @@ def test_budget_at_1024_ranks():
     assert "expanded: drawing 997 of 1,024 rank points" in w.controls.status_html.value
     w.max_points = 5000  # under the budget: auto is the points view again
     assert not layer.active
-    assert len(w.figure.scatter.x) == 3072
+    # more than SVG_MAX_POINTS: the WebGL mark draws them, the SVG one is empty
+    assert len(w.figure.points.gl.x) == 3072
+    assert len(w.figure.scatter.x) == 0
+    assert w.figure.points.active is w.figure.points.gl
     assert "points drawn" not in w.controls.status_html.value
 
 
 def test_the_default_view_spreads_ranks_over_the_default_budget():
-    """rank_view="auto" and max_points=2,000 by default (docs/performance.md has the figures)."""
-    results = make_profiling_results(n_ranks=1024, n_regions=3, n_threads=1, seed=5)
+    """rank_view="auto" and max_points=50,000 by default (docs/performance.md has the figures)."""
+    results = make_profiling_results(n_ranks=1024, n_regions=49, n_threads=1, seed=5)
     w = RooflineWidget(results, flops_metric=DP, bandwidth_metric=BW)
-    assert (w.rank_view, w.max_points) == ("auto", 2000)
-    assert ranks_layer(w).active
-    assert len(ranks_layer(w).medians.x) == 3
-    assert "3,072 points exceed max_points=2,000" in w.controls.status_html.value
+    assert (w.rank_view, w.max_points) == ("auto", 50_000)
+    assert ranks_layer(w).active  # 1,024 x 49 = 50,176 points
+    assert len(ranks_layer(w).medians.x) == 49
+    assert "50,176 points exceed max_points=50,000" in w.controls.status_html.value
+    w.include = "region_00"  # 10 regions: 10,240 points, drawn with WebGL
+    assert not ranks_layer(w).active
+    assert len(w.figure.points.gl.x) == 10_240
+    assert len(w.figure.scatter.x) == 0
+    assert "WebGL draws the points" in w.controls.status_html.value
     small = RooflineWidget(MPIRUN)  # 48 ranks: every rank point fits the budget
     assert not ranks_layer(small).active
     assert len(small.figure.scatter.x) == len(small.to_dataframe())

@@ -11,14 +11,21 @@ here only:
 - :func:`scale_size`: the width and height over which the x and y scales
   are drawn at the figure's width (assumed :data:`ASSUMED_FIGURE_WIDTH_PX`
   while it is not given in px), for directions on screen
-  (:mod:`roofline_widget.look.arrows`).
+  (:mod:`roofline_widget.look.arrows`);
+- :func:`plot_frame`: where the log scales lie inside a figure element of a
+  size the browser reported (a mouse event's box), so that a mouse position
+  becomes data (:class:`PlotFrame`); with :func:`mark_padding`, the pixels
+  bqplot keeps free at the ends of a scale for its marks.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+import numpy as np
 
 __all__ = [
     "ASSUMED_FIGURE_HEIGHT_PX",
@@ -29,9 +36,12 @@ __all__ = [
     "MIN_PLOT_PX",
     "PLOT_HEIGHT_PX",
     "PlotArea",
+    "PlotFrame",
     "css_px",
     "figure_px",
     "label_area",
+    "mark_padding",
+    "plot_frame",
     "scale_size",
 ]
 
@@ -120,6 +130,16 @@ def label_area(plot) -> PlotArea:
                     height=max(height - margin["top"] - margin["bottom"], 1.0))
 
 
+def _drawn_box(plot, width: float, height: float) -> tuple[float, float]:
+    """The figure's box once bqplot kept it within its aspect-ratio limits."""
+    low, high = _trait(plot, "min_aspect_ratio"), _trait(plot, "max_aspect_ratio")
+    if width / height < low:
+        height = width / low
+    elif width / height > high:
+        width = height * high
+    return width, height
+
+
 def scale_size(plot) -> tuple[float, float]:
     """The size (px) over which a figure's x and y scales are drawn, as the front end lays it out.
 
@@ -141,13 +161,107 @@ def scale_size(plot) -> tuple[float, float]:
     layout = getattr(plot, "layout", None)
     width = css_px(getattr(layout, "width", None)) or ASSUMED_FIGURE_WIDTH_PX
     height = css_px(getattr(layout, "height", None)) or ASSUMED_FIGURE_HEIGHT_PX
-    low, high = _trait(plot, "min_aspect_ratio"), _trait(plot, "max_aspect_ratio")
-    if width / height < low:
-        height = width / low
-    elif width / height > high:
-        width = height * high
+    width, height = _drawn_box(plot, width, height)
     margin = _margins(plot)
     area_w = width - margin["left"] - margin["right"]
     area_h = height - margin["top"] - margin["bottom"]
     return (max(area_w * (1 - 2 * _trait(plot, "padding_x")), 1.0),
             max(area_h * (1 - 2 * _trait(plot, "padding_y")), 1.0))
+
+
+def mark_padding(marks: Iterable) -> float:
+    """The pixels bqplot keeps free at each end of a scale shared by ``marks``.
+
+    bqplot's rule per mark, the largest wins (hidden marks count too): a
+    Scatter, ScatterGL or Label keeps ``sqrt(default_size) / 2 + 1``; a Lines
+    mark ``stroke_width / 2``, or with markers at least ``sqrt(marker_size) / 2 + 1``.
+    """
+    padding = 0.0
+    for mark in marks:
+        if hasattr(mark, "default_size"):
+            padding = max(padding, math.sqrt(float(mark.default_size)) / 2 + 1)
+        elif hasattr(mark, "stroke_width"):
+            own = float(mark.stroke_width or 0) / 2
+            if getattr(mark, "marker", None):
+                own = max(own, math.sqrt(float(mark.marker_size)) / 2 + 1)
+            padding = max(padding, own)
+    return padding
+
+
+@dataclass(frozen=True)
+class PlotFrame:
+    """Where a figure draws its two log scales, in CSS px from the figure element's top left.
+
+    Attributes
+    ----------
+    x_px, y_px : (float, float)
+        The pixels of the scales' low and high ends (y grows downwards: its low
+        end is the larger pixel).
+    x_range, y_range : (float, float)
+        The scales' limits (data).
+    plot_box : (float, float, float, float)
+        The plot area inside the axes: left, top, right, bottom (px).
+    """
+
+    x_px: tuple[float, float]
+    y_px: tuple[float, float]
+    x_range: tuple[float, float]
+    y_range: tuple[float, float]
+    plot_box: tuple[float, float, float, float]
+
+    def to_pixels(self, x, y) -> tuple[np.ndarray, np.ndarray]:
+        """Pixels of data ``x``, ``y`` (arrays; a value that is not positive gives NaN)."""
+        return (_log_map(x, self.x_range, self.x_px), _log_map(y, self.y_range, self.y_px))
+
+    def to_data(self, px, py) -> tuple[np.ndarray, np.ndarray]:
+        """Data of pixels ``px``, ``py`` (arrays)."""
+        return (_log_unmap(px, self.x_range, self.x_px), _log_unmap(py, self.y_range, self.y_px))
+
+    def contains(self, px: float, py: float) -> bool:
+        """True when the pixel lies inside the plot area."""
+        left, top, right, bottom = self.plot_box
+        return left <= px <= right and top <= py <= bottom
+
+
+def _log_map(values, limits, pixels) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.where(values > 0, np.log10(np.where(values > 0, values, 1.0)), np.nan)
+    low, high = np.log10(limits[0]), np.log10(limits[1])
+    return pixels[0] + (logs - low) / (high - low) * (pixels[1] - pixels[0])
+
+
+def _log_unmap(pixels_at, limits, pixels) -> np.ndarray:
+    fraction = (np.asarray(pixels_at, dtype=float) - pixels[0]) / (pixels[1] - pixels[0])
+    low, high = np.log10(limits[0]), np.log10(limits[1])
+    return 10.0 ** (low + fraction * (high - low))
+
+
+def plot_frame(plot, width: float, height: float, x_range: tuple[float, float],
+               y_range: tuple[float, float], padding_px: float) -> PlotFrame:
+    """Where ``plot`` draws its log scales in a figure element ``width`` x ``height`` px.
+
+    Parameters
+    ----------
+    plot : bqplot.Figure
+        Its ``fig_margin``, ``padding_x``/``padding_y`` and aspect-ratio limits
+        (bqplot's defaults where not set).
+    width, height : float
+        The figure element's size as the browser drew it (a mouse event's box).
+    x_range, y_range : (float, float)
+        The log scales' limits.
+    padding_px : float
+        :func:`mark_padding` of the figure's marks.
+    """
+    width, height = _drawn_box(plot, max(float(width), 1.0), max(float(height), 1.0))
+    margin = _margins(plot)
+    area_w = max(width - margin["left"] - margin["right"], 1.0)
+    area_h = max(height - margin["top"] - margin["bottom"], 1.0)
+    pad_x = area_w * _trait(plot, "padding_x") + padding_px
+    pad_y = area_h * _trait(plot, "padding_y") + padding_px
+    left, top = float(margin["left"]), float(margin["top"])
+    return PlotFrame(x_px=(left + pad_x, left + area_w - pad_x),
+                     y_px=(top + area_h - pad_y, top + pad_y),
+                     x_range=(float(x_range[0]), float(x_range[1])),
+                     y_range=(float(y_range[0]), float(y_range[1])),
+                     plot_box=(left, top, left + area_w, top + area_h))

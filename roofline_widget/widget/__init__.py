@@ -5,7 +5,8 @@ and keeps one bqplot figure whose marks are updated in place:
 
 * a change of metric, ranks, "sum over ranks", include/exclude pattern or point
   budget selects new points from the pre-aggregated sums and replaces the
-  Scatter's data in one ``hold_sync``;
+  points' data in one ``hold_sync`` (an SVG Scatter up to ``SVG_MAX_POINTS``,
+  a WebGL ScatterGL above it: ``points_mark``);
 * a change of a peak only moves the ceiling lines and the ridge marker; the
   point arrays are not sent again.
 
@@ -16,7 +17,9 @@ HTML-escaped wherever they reach HTML (all of it built in :mod:`.html`).
 Modules: ``roofline_widget`` (the widget: traits, their checks in
 ``trait_checks``, where each change goes), ``pipeline`` (the refresh
 pipeline: select, compute, assign), ``figure`` (:class:`RooflineFigure`:
-scales, marks, tooltip), ``controls`` (:class:`RooflineControls`: child
+scales, marks, tooltip), ``points_mark`` (:class:`PointsMark`: SVG or WebGL
+points, the fallback without WebGL), ``pointer`` (:class:`PointerTool`: brush,
+lasso, hover and click on WebGL points, in the kernel), ``controls`` (:class:`RooflineControls`: child
 widgets, layout, links), ``layer_stack`` and ``layers/`` (levels, baseline
 arrows, rank whiskers), ``saved_views`` (the widget's choices to a View and
 back), ``state`` (:class:`PointState`, :class:`UpdateGuard`), ``point_keys``,
@@ -29,14 +32,19 @@ from __future__ import annotations
 from roofline_widget.widget.controls import RooflineControls
 from roofline_widget.widget.figure import FigureState, RooflineFigure
 from roofline_widget.widget.point_keys import POINT_KEY
+from roofline_widget.widget.pointer import PointerTool
+from roofline_widget.widget.points_mark import SVG_MAX_POINTS, PointsMark
 from roofline_widget.widget.roofline_widget import DEFAULT_MAX_POINTS, RooflineWidget
 from roofline_widget.widget.state import PointState, UpdateGuard
 
 __all__ = [
     "DEFAULT_MAX_POINTS",
     "POINT_KEY",
+    "SVG_MAX_POINTS",
     "FigureState",
     "PointState",
+    "PointerTool",
+    "PointsMark",
     "RooflineControls",
     "RooflineFigure",
     "RooflineWidget",

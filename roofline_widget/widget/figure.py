@@ -18,7 +18,7 @@ import bqplot as bq
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
-from bqplot.interacts import BrushSelector, LassoSelector, PanZoom
+from bqplot.interacts import PanZoom
 
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
@@ -32,30 +32,34 @@ from roofline_widget.look.colors import (
     AXIS_GRID_COLOR,
     LINE_COLORS,
     PALETTE,
-    POINT_STROKE,
     RIDGE_COLOR,
     ROOF_COLOR,
 )
 from roofline_widget.look.log_axes import log_ranges, tick_format
-from roofline_widget.look.markers import POINT_SIZE
 from roofline_widget.look.plot_area import (
     DEFAULT_AREA,
     FIG_MARGIN,
     MIN_PLOT_PX,
     PLOT_HEIGHT_PX,
     PlotArea,
+    PlotFrame,
     figure_px,
     label_area,
+    mark_padding,
+    plot_frame,
 )
 from roofline_widget.look.texts import LABEL_SIZE, X_LABEL, Y_LABEL, ceiling_label
-from roofline_widget.widget.html import TOOLTIP_CLASS, TOOLTIP_STYLE, tooltip_css_html, tooltip_html
+from roofline_widget.widget.html import TOOLTIP_CLASS, tooltip_css_html, tooltip_html
+from roofline_widget.widget.pointer import PointerTool
+from roofline_widget.widget.points_mark import PointsMark
 from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.state import UpdateGuard
 
 __all__ = ["INTERACTIONS", "FigureState", "RooflineFigure", "roof_marks_data"]
 
 #: Figure interactions by name; "inspect" is none (bqplot's PanZoom swallows hover and
-#: click, bqplot issue #1352), so it gives tooltips and click selection.
+#: click, bqplot issue #1352), so it gives tooltips and click selection; "brush" and
+#: "lasso" are none too: the kernel selects from the mouse path (``widget.pointer``).
 INTERACTIONS = ("inspect", "pan-zoom", "brush", "lasso")
 _POINTS_PER_LINE = 3          # every ceiling line is padded to this many vertices
 
@@ -158,8 +162,14 @@ class RooflineFigure:
         The figure widget (DOM class ``roofline-figure``).
     x_scale, y_scale : bqplot.LogScale
     x_axis, y_axis : bqplot.Axis
+    points : PointsMark
+        The points' marks: SVG up to ``points.threshold`` points, WebGL above
+        (``points.active`` draws them; its ``selected`` holds row indices of
+        ``state.points``).
     scatter : bqplot.Scatter
-        The points; its ``selected`` holds row indices of ``state.points``.
+        The SVG points (``points.svg``).
+    pointer : PointerTool
+        Brush, lasso, and hover and click on WebGL points, from the mouse in the kernel.
     ceilings : bqplot.Lines
         Every ceiling but the main roof, one line each.
     ceiling_labels : bqplot.Label
@@ -174,7 +184,7 @@ class RooflineFigure:
         ``html.TOOLTIP_CSS`` in a hidden ``<style>``, the never shown tooltip of
         ``ridge``: every tooltip of the figure lets clicks through to the marks.
     interactions : dict
-        bqplot interactions by name (``INTERACTIONS``).
+        bqplot interactions by name (``INTERACTIONS``; None where the kernel does it).
     layers : dict
         The registered layers by name (:meth:`add_layer`).
     state : FigureState or None
@@ -193,17 +203,20 @@ class RooflineFigure:
         self.interactions = {
             "inspect": None,
             "pan-zoom": PanZoom(scales={"x": [self.x_scale], "y": [self.y_scale]}),
-            "brush": BrushSelector(x_scale=self.x_scale, y_scale=self.y_scale,
-                                   marks=[self.scatter], color="steelblue"),
-            "lasso": LassoSelector(x_scale=self.x_scale, y_scale=self.y_scale,
-                                   marks=[self.scatter]),
+            "brush": None,
+            "lasso": None,
         }
         self.plot = bq.Figure(
-            marks=self.marks, axes=[self.x_axis, self.y_axis], interaction=None,
+            marks=[], axes=[self.x_axis, self.y_axis], interaction=None,
             fig_margin=dict(FIG_MARGIN), layout=widgets.Layout(
                 width="100%", min_width=f"{figure_px(MIN_PLOT_PX, 'left', 'right')}px",
                 height=f"{figure_px(PLOT_HEIGHT_PX, 'top', 'bottom')}px"))
         self.plot.add_class("roofline-figure")
+        self.points = PointsMark({"x": self.x_scale, "y": self.y_scale, "color": self.color_scale},
+                                 self.tooltip, self.plot, on_marks=self._update_marks)
+        self.scatter = self.points.svg
+        self.pointer = PointerTool(self)
+        self._update_marks()
         self.scatter.on_hover(self._on_hover)
         for scale in (self.x_scale, self.y_scale):
             scale.observe(self._on_zoom, names=["min", "max"])
@@ -220,16 +233,6 @@ class RooflineFigure:
         # in the page as long as the figure is: bqplot renders a mark's tooltip with the
         # mark, into the figure's tooltip container (the ridge label carries it, never shown).
         self.tooltip_css = widgets.HTML(tooltip_css_html(), layout=widgets.Layout(display="none"))
-        self.scatter = bq.Scatter(
-            x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
-            scales={"x": self.x_scale, "y": self.y_scale, "color": self.color_scale,
-                    "size": bq.LinearScale(min=0, max=1)},
-            default_size=POINT_SIZE, stroke=POINT_STROKE, stroke_width=0.8, tooltip=self.tooltip,
-            tooltip_style=dict(TOOLTIP_STYLE),
-            interactions={"click": "select", "hover": "tooltip"},
-            # bqplot applies these only while a selection exists.
-            selected_style={"opacity": 1.0, "stroke": "black", "stroke-width": 2.5},
-            unselected_style={"opacity": 0.45})
         scales = {"x": self.x_scale, "y": self.y_scale}
         # The Lines' own labels sit at the line ends, clipped at the right edge:
         # ``ceiling_labels`` draws them on the lines instead.
@@ -251,9 +254,19 @@ class RooflineFigure:
 
     @property
     def marks(self) -> list:
-        """Every mark, in drawing order (the layers over the ceilings, the points on top)."""
+        """Every mark, in drawing order (the layers over the ceilings, the points on top).
+
+        The selection outline lies under the points, the hover proxy over the
+        WebGL points (whose canvas is always under the SVG marks) and under the SVG ones.
+        """
         layer_marks = [mark for layer in self.layers.values() for mark in layer.marks]
-        return [*self.roof_marks, *layer_marks, self.scatter]
+        *gl, svg = self.points.marks
+        return [*self.roof_marks, *layer_marks, self.pointer.outline, *gl, self.pointer.proxy,
+                svg]
+
+    def _update_marks(self) -> None:
+        if hasattr(self, "pointer"):
+            self.plot.marks = self.marks
 
     def add_layer(self, name: str, layer) -> None:
         """Register ``layer`` (a :class:`~roofline_widget.widget.layers.base.Layer`) as ``name``.
@@ -264,7 +277,7 @@ class RooflineFigure:
         if name in self.layers:
             raise ValueError(f"a layer named {name!r} is already registered")
         self.layers[name] = layer
-        self.plot.marks = self.marks
+        self._update_marks()
 
     @property
     def roof_marks(self) -> tuple:
@@ -278,6 +291,19 @@ class RooflineFigure:
         A size not given in px (``"60vh"``) counts as the default one.
         """
         return label_area(self.plot)
+
+    def frame(self, width: float, height: float) -> PlotFrame | None:
+        """Where the scales lie in the figure element drawn ``width`` x ``height`` px (None: no valid range).
+
+        The mouse's pixels become data through it
+        (:func:`~roofline_widget.look.plot_area.plot_frame`).
+        """
+        ranges = self.scale_ranges()
+        if ranges is None:
+            return None
+        x_range, y_range = ranges
+        return plot_frame(self.plot, width, height, x_range, y_range,
+                          padding_px=mark_padding(self.plot.marks))
 
     def set_palette(self, colors: Sequence[str]) -> None:
         """The colours the points' codes stand for (code i is ``colors[i]``).
@@ -298,14 +324,12 @@ class RooflineFigure:
         points = state.points
         x = points[schema.INTENSITY].to_numpy(dtype=float)
         y = points[schema.PERFORMANCE].to_numpy(dtype=float)
-        with self._guard.hold(), holding(self.scatter, self.x_scale, self.y_scale,
-                                         *self.roof_marks):
+        with self._guard.hold(), holding(self.x_scale, self.y_scale, *self.roof_marks):
             self.state = state
-            self.scatter.x, self.scatter.y = x, y
-            self.scatter.color, self.scatter.size = state.colors, state.sizes
-            self.scatter.selected = state.selected
+            self.points.assign(x, y, state.colors, state.sizes, state.selected)
             self._set_ranges(state.x_range, state.y_range)
             self._assign_roof_marks(roof_data)
+        self.pointer.forget_points()
         self.plot.title = state.title
 
     def assign_roofline(self, roofline: Roofline | None, x_range: tuple[float, float],
@@ -320,33 +344,47 @@ class RooflineFigure:
 
     def restyle(self, colors: np.ndarray, sizes: np.ndarray | None) -> None:
         """New colour codes and sizes of the drawn points, in one message."""
-        with self._guard.hold(), self.scatter.hold_sync():
+        with self._guard.hold():
             self.state = _replace(self.state, colors=colors, sizes=sizes)
-            self.scatter.color, self.scatter.size = colors, sizes
+            self.points.restyle(colors, sizes)
 
     def show_selected(self, indices: np.ndarray | None) -> None:
         """Show the rows ``indices`` of the drawn points as selected (None: no selection)."""
         with self._guard.hold():
             self.state = _replace(self.state, selected=indices)
-            self.scatter.selected = indices
+            self.points.show_selected(indices)
 
     def set_interaction(self, name: str) -> None:
         """Switch the figure's interaction (one of ``INTERACTIONS``)."""
         self.plot.interaction = self.interactions[name]
+        self.pointer.set_mode(name)
 
     def scale_ranges(self) -> tuple | None:
         """The (x, y) ranges of the scales, or None while one is not a valid log range."""
         return log_ranges(self.x_scale, self.y_scale)
 
     def on_select(self, callback: Callable[[np.ndarray], None]) -> None:
-        """Call ``callback(indices)`` when the browser selects points (click, brush, lasso)."""
-        def forward(change):
+        """Call ``callback(indices)`` when the browser selects points (click, brush, lasso).
+
+        A click on an SVG point (bqplot's element click, in "inspect"), a brush,
+        a lasso and a click on a WebGL point (``pointer``) all select in the
+        kernel; a front end that sets the SVG mark's ``selected`` selects too.
+        Each gives rows of ``state.points``.
+        """
+        def forward(indices):
             if self._guard.active or self.state is None:
                 return
-            indices = np.asarray(change.new if change.new is not None else [], dtype=np.intp)
+            indices = np.asarray(indices if indices is not None else [], dtype=np.intp)
             callback(indices[(indices >= 0) & (indices < len(self.state.points))])
 
-        self.scatter.observe(forward, names="selected")
+        def clicked(_mark, content: dict) -> None:
+            index = (content.get("data") or {}).get("index")
+            if isinstance(index, int) and self.pointer.mode == "inspect":
+                forward([index])
+
+        self.scatter.observe(lambda change: forward(change.new), names="selected")
+        self.scatter.on_element_click(clicked)
+        self.pointer.on_select(forward)
 
     def _set_ranges(self, x_range, y_range) -> None:
         self.x_scale.min, self.x_scale.max = x_range

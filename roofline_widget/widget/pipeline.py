@@ -35,6 +35,7 @@ from roofline_widget.widget.point_style import (
     marker_sizes,
     runtime_log_range,
 )
+from roofline_widget.widget.points_mark import SVG_MAX_POINTS
 from roofline_widget.widget.roofs import check_ceilings, classify, rooflines
 from roofline_widget.widget.state import PointState, UpdateGuard
 
@@ -81,6 +82,7 @@ class RefreshPipeline:
         self.roofline: Roofline | None = None
         self.extra = check_ceilings(ceilings)
         self._size_range = runtime_log_range(owner.sums)
+        self._budget_used = 0
 
     @property
     def current(self) -> PointState:
@@ -100,29 +102,33 @@ class RefreshPipeline:
             self.refresh_roofline()
         elif name == "levels":
             self.layers.show_levels(self.owner.levels)
-            self.refresh_layers()
+            if self.budget() != self._budget_used:  # the SVG budget came or went with them
+                self.refresh_points()
+            else:
+                self.refresh_layers()
         else:
             self.refresh_points()
 
     def refresh_points(self) -> None:
         """Select the points, then assign the figure, the selection and the texts."""
         owner = self.owner
+        self._budget_used = self.budget()
         points = point_state.select_points(
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
-            combine_ranks=owner.combine_ranks, max_points=owner.max_points)
+            combine_ranks=owner.combine_ranks, max_points=self._budget_used)
         main, roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, points.points,
                                    self.extra)
         self._update_layers(points, roofline)
         points = self._ranks_points(points)
         x_range, y_range = axis_ranges(points.points, roofline, self.layers.extent(),
                                        bulk=points.flop_split[0])
-        selected = surviving_keys(owner.selected, points.points)
+        selected = surviving_keys(owner.selected, points.keys)
         shown = points.shown
         figure_state = FigureState(
             points=shown, colors=self.color_codes(shown),
             sizes=marker_sizes(shown, owner.size_by, self._size_range),
-            selected=self.selected_indices(selected, shown), roofline=roofline,
+            selected=self.selected_indices(selected, points), roofline=roofline,
             x_range=x_range, y_range=y_range, title=html.empty_title(points, owner.ranks == []))
         self.points, self.main, self.roofline = points, main, roofline
         owner.figure.assign(figure_state)
@@ -181,6 +187,23 @@ class RefreshPipeline:
         return old
 
     # ------------------------------------------------------------ pieces
+    def budget(self) -> int:
+        """The most points drawn: ``max_points``, but at most ``SVG_MAX_POINTS`` when they are SVG.
+
+        They are SVG when the browser has no WebGL, and so are the memory
+        levels' dots and the baseline's arrows, one per drawn point: while
+        those are shown the SVG budget applies too.
+        """
+        return min(self.owner.max_points, self._svg_budget() or self.owner.max_points)
+
+    def _svg_budget(self) -> int | None:
+        """``SVG_MAX_POINTS`` while an SVG mark draws one element per point, else None."""
+        baseline = self.layers.baseline
+        if self.owner.figure.points.budget is not None or self.owner.levels \
+                or (baseline is not None and baseline.runs):
+            return SVG_MAX_POINTS
+        return None
+
     def color_codes(self, shown: pd.DataFrame) -> np.ndarray:
         """The colour codes of ``shown`` for the widget's ``color_by``."""
         owner = self.owner
@@ -200,20 +223,23 @@ class RefreshPipeline:
         owner, points = self.owner, self.current
         if self.layers.ranks.active:  # the spread view hides rank points on purpose
             points = replace(points, shown=points.points)
-        status = html.status_html(points, self.roofline, max_points=owner.max_points,
+        status = html.status_html(points, self.roofline, max_points=self.budget(),
                                   combine_ranks=owner.combine_ranks,
                                   n_selected=len(owner.selected))
-        notes = [html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
+        notes = [html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
+                                       owner.max_points, self._svg_budget(), bool(owner.levels)),
+                 html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
                  *self.layers.statuses()]
         return " ".join([status, *filter(None, notes)])
 
-    def selected_indices(self, keys: list | None = None, shown: pd.DataFrame | None = None):
-        """Row indices of the drawn points whose keys are selected (None: no selection)."""
+    def selected_indices(self, keys: list | None = None, points: PointState | None = None):
+        """Row indices of the drawn points (of ``points``, the current ones by default) whose keys
+        are selected (None: no selection)."""
         keys = self.owner.selected if keys is None else keys
-        shown = self.current.shown if shown is None else shown
+        points = self.current if points is None else points
         if not keys:
             return None
-        return np.flatnonzero(key_index(shown).isin(keys))
+        return np.flatnonzero(points.shown_keys.isin(keys))
 
     def selection_frame(self) -> pd.DataFrame:
         """The selected points classified, or their level rows while levels are shown."""
@@ -221,8 +247,9 @@ class RefreshPipeline:
         if owner.levels and layer is not None:
             rows = layer.frame
             return rows[key_index(rows).isin(owner.selected)].reset_index(drop=True)
-        points = self.current.points
-        chosen = points[key_index(points).isin(owner.selected)] if owner.selected else points.iloc[:0]
+        current = self.current
+        points = current.points
+        chosen = points[current.keys.isin(owner.selected)] if owner.selected else points.iloc[:0]
         return classify(chosen, self.roofline)
 
     def keys_of(self, indices: np.ndarray) -> list[tuple]:
@@ -252,13 +279,14 @@ class RefreshPipeline:
         owner = self.owner
         data = LayerInput(sums=owner.sums, selection=points.selection, points=points,
                           roofline=roofline, color_codes=self.color_codes,
-                          options={name: getattr(owner, name)
-                                   for name in type(owner).class_own_traits()})
+                          options={**{name: getattr(owner, name)
+                                      for name in type(owner).class_own_traits()},
+                                   "max_points": self.budget()})
         with self.guard.hold():
             self.layers.update(data)
 
     def _ranks_points(self, points: PointState) -> PointState:
         """In the spread view the scatter shows only the expanded regions' ranks."""
         owner = self.owner
-        shown = self.layers.ranks.scatter_points(points, owner.expanded_regions, owner.max_points)
+        shown = self.layers.ranks.scatter_points(points, owner.expanded_regions, self.budget())
         return points if shown is None else replace(points, shown=shown)

@@ -42,9 +42,10 @@ def normalize_key(key: tuple | list | dict) -> tuple:
     return str(file), rank, str(region)
 
 
-def surviving_keys(selected: list, points: pd.DataFrame) -> list:
-    """The selected keys that are still among ``points`` (no stale keys)."""
+def surviving_keys(selected: list, points: pd.DataFrame | pd.MultiIndex) -> list:
+    """The selected keys that are still among ``points`` (a points frame or its :func:`key_index`)."""
     if not selected:
         return []
-    keep = pd.MultiIndex.from_tuples(selected).isin(key_index(points))
+    index = points if isinstance(points, pd.MultiIndex) else key_index(points)
+    keep = pd.MultiIndex.from_tuples(selected).isin(index)
     return [key for key, ok in zip(selected, keep) if ok]

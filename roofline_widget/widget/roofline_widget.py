@@ -31,7 +31,9 @@ from roofline_widget.widget.state import UpdateGuard
 
 __all__ = ["DEFAULT_MAX_POINTS", "RooflineWidget"]
 
-DEFAULT_MAX_POINTS = 2000
+#: The point budget: WebGL draws this many in about a second (docs/performance.md); without
+#: WebGL, and while memory levels or a baseline are shown, ``SVG_MAX_POINTS`` applies.
+DEFAULT_MAX_POINTS = 50_000
 _SELECTION_TRAITS = ("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include",
                      "exclude", "max_points", "rank_view", "expanded_regions")
 
@@ -91,9 +93,12 @@ class RooflineWidget(widgets.VBox):
     color_by : {"region", "run", "rank"}
     size_by : {"none", "runtime"}
     max_points : int
-        Most points drawn (SVG; default ``DEFAULT_MAX_POINTS`` = 2,000, chosen from
+        Most points drawn (default ``DEFAULT_MAX_POINTS`` = 50,000, chosen from
         the browser figures in docs/performance.md); above it the
-        longest-running are drawn.
+        longest-running are drawn.  Up to ``SVG_MAX_POINTS`` (2,000) points
+        are drawn as SVG, more with WebGL (bqplot-gl); a browser without
+        WebGL, memory levels and a baseline (SVG marks per point) cap it at
+        ``SVG_MAX_POINTS``, and the status line says so.
     levels : list of str
         Memory levels drawn as a hierarchical roofline (``["L2", "MEM"]``; ``[]``:
         none); one of ``available_levels`` each, else ``TraitError``.
@@ -158,6 +163,8 @@ class RooflineWidget(widgets.VBox):
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         self._layers = LayerStack(self.figure, on_region_click=self.toggle_region)
         self._refresh = RefreshPipeline(self, self._layers, self._guard, ceilings)
+        # WebGL missing in the browser (or back): the points are selected again for its budget.
+        self.figure.points.on_fallback(self._refresh.refresh_points)
         with self._guard.hold():  # no refresh while the traits get their first values
             super().__init__(children=self.controls.children, **options)
             for name in ("flops_metric", "bandwidth_metric", "include", "exclude"):
@@ -205,7 +212,7 @@ class RooflineWidget(widgets.VBox):
     @validate("selected")
     def _validate_selected(self, proposal):
         points = self._refresh.points
-        return checks.checked_selected(proposal.value, None if points is None else points.points)
+        return checks.checked_selected(proposal.value, None if points is None else points.keys)
 
     @validate("levels")
     def _validate_levels(self, proposal):

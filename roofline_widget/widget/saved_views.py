@@ -143,7 +143,7 @@ def apply_view(widget: RooflineWidget, view: View | str, *, pipeline: RefreshPip
         pipeline.set_extra(old_extra)
         pipeline.refresh_points()
         raise
-    widget.selected = surviving_keys(selected, pipeline.current.points)
+    widget.selected = surviving_keys(selected, pipeline.current.keys)
     if problems:
         warnings.warn(f"{source}: view applied in part, left out: " + "; ".join(problems),
                       ViewWarning, stacklevel=3)

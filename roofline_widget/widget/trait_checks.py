@@ -65,11 +65,15 @@ def checked_max_points(value: int) -> int:
     return value
 
 
-def checked_selected(keys, points: pd.DataFrame | None) -> list[tuple]:
-    """Distinct (file, rank, region) keys, all among ``points`` (when there are points yet)."""
+def checked_selected(keys, points: pd.DataFrame | pd.MultiIndex | None) -> list[tuple]:
+    """Distinct (file, rank, region) keys, all among ``points`` (when there are points yet).
+
+    ``points`` is a points frame or its :func:`key_index` (built once by the caller).
+    """
     keys = list(dict.fromkeys(normalize_key(k) for k in keys))
     if keys and points is not None:
-        known = pd.MultiIndex.from_tuples(keys).isin(key_index(points))
+        index = points if isinstance(points, pd.MultiIndex) else key_index(points)
+        known = pd.MultiIndex.from_tuples(keys).isin(index)
         if not known.all():
             unknown = [k for k, ok in zip(keys, known) if not ok]
             raise TraitError(f"{len(unknown)} selected key(s) are not among the current "

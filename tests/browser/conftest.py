@@ -149,32 +149,58 @@ def notebook7(notebook7_server):
         shutdown_kernels(notebook7_server)
 
 
+def _voila_args(notebook: str) -> list[str]:
+    return ["voila", notebook, "--no-browser", "--Voila.ip=127.0.0.1",
+            f"--VoilaConfiguration.extension_denylist={json.dumps(list(VOILA_DENIED_EXTENSIONS))}"]
+
+
 @pytest.fixture(scope="session")
 def voila_server(browser_tmp):
     """Voila rendering the temp copy of ``notebooks/quickstart.ipynb`` as an app."""
-    args = ["voila", "quickstart.ipynb", "--no-browser", "--Voila.ip=127.0.0.1",
-            f"--VoilaConfiguration.extension_denylist={json.dumps(list(VOILA_DENIED_EXTENSIONS))}"]
-    yield from _serve(browser_tmp, "voila", args, "Voila.token", "voila/static/voila.js")
+    yield from _serve(browser_tmp, "voila", _voila_args("quickstart.ipynb"), "Voila.token",
+                      "voila/static/voila.js")
 
 
 @pytest.fixture(scope="session")
-def browser_context(browser_tmp):
-    """A headless Chromium (persistent context in a fresh user-data directory)."""
+def voila_webgl_server(browser_tmp):
+    """Voila rendering the notebook of 5,000 WebGL points (``webgl_page.py``) as an app."""
+    from .webgl_page import write_notebook
+
+    notebook = write_notebook(browser_tmp / "notebooks")
+    yield from _serve(browser_tmp, "voila-webgl", _voila_args(notebook), "Voila.token",
+                      "voila/static/voila.js")
+
+
+@pytest.fixture(scope="session")
+def playwright_driver(browser_tmp):
+    """The Playwright driver of the session (one per process: every browser is launched from it)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(browser_tmp / "chromium-profile"),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1400, "height": 1000},
-        )
-        context.set_default_timeout(60_000)
-        try:
-            yield context
-        finally:
-            context.close()
+        yield playwright
+
+
+def launch_chromium(playwright, profile: Path, extra_args: tuple[str, ...] = ()):
+    """A headless Chromium (persistent context in the fresh user-data directory ``profile``)."""
+    context = playwright.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=[*CHROMIUM_ARGS, *extra_args],
+        viewport={"width": 1400, "height": 1000},
+    )
+    context.set_default_timeout(60_000)
+    return context
+
+
+@pytest.fixture(scope="session")
+def browser_context(browser_tmp, playwright_driver):
+    """A headless Chromium (persistent context in a fresh user-data directory)."""
+    context = launch_chromium(playwright_driver, browser_tmp / "chromium-profile")
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -42,6 +42,7 @@ from roofline_widget.widget.html.status import (
     message_text,
     no_flop_work_html,
     points_budget_hint_html,
+    points_mark_html,
     spread_status_html,
     status_html,
 )
@@ -105,6 +106,7 @@ __all__ = [
     "number_text",
     "percent_text",
     "points_budget_hint_html",
+    "points_mark_html",
     "rank_text",
     "ring_tooltip_html",
     "rows_table",

@@ -26,6 +26,7 @@ __all__ = [
     "message_text",
     "no_flop_work_html",
     "points_budget_hint_html",
+    "points_mark_html",
     "spread_status_html",
     "status_html",
 ]
@@ -191,3 +192,34 @@ def points_budget_hint_html(shown: int, total: int, max_points: int) -> str:
     return (f"&middot; <b>{shown:,} of {total:,} points drawn</b> "
             f"(max_points={max_points:,}): <code>rank_view='spread'</code> draws one point "
             "per region with whiskers over its ranks")
+
+
+def points_mark_html(webgl: str, uses_webgl: bool, max_points: int, svg_budget: int | None,
+                     levels_shown: bool) -> str:
+    """The note on how the points are drawn: WebGL, or SVG and the budget that applies ("" for none).
+
+    Parameters
+    ----------
+    webgl : str
+        What the kernel knows of the browser's WebGL ("unknown", "available", "unavailable").
+    uses_webgl : bool
+        True when the WebGL mark draws the points.
+    max_points : int
+        The widget's ``max_points``.
+    svg_budget : int or None
+        The SVG budget in force (None: none).
+    levels_shown : bool
+        Memory levels are shown (else a baseline is what limits the budget).
+    """
+    if webgl == "unavailable":
+        text = (f"WebGL is not available in this browser: the points are drawn as SVG, at most "
+                f"{svg_budget or max_points:,} (max_points={max_points:,} applies with WebGL)")
+    elif svg_budget is not None and svg_budget < max_points:
+        shown = "memory levels are" if levels_shown else "a baseline is"
+        text = (f"at most {svg_budget:,} points are drawn while {shown} shown "
+                "(their marks are SVG, one per point)")
+    elif uses_webgl:
+        text = "WebGL draws the points"
+    else:
+        return ""
+    return f"<div class='roofline-points-mark'>{html.escape(text)}</div>"

@@ -133,7 +133,9 @@ class RanksLayer:
                                   stroke=POINT_STROKE, stroke_width=1.2, visible=False,
                                   tooltip=self.tooltip,
                                   tooltip_style=dict(TOOLTIP_STYLE),
-                                  interactions={"hover": "tooltip", "click": "select"})
+                                  # no "click": "select": bqplot's select handler fails
+                                  # while bqplot-gl's d3 serves the page (docs/webgl.md, 0)
+                                  interactions={"hover": "tooltip"})
         self.medians.on_hover(self._hover)
         self.medians.on_element_click(self._click)
 
