@@ -110,7 +110,7 @@ def test_verbose_reports_points_metrics_and_ceilings(capsys):
 @pytest.mark.parametrize(("suffix", "magic"), [(".png", PNG_MAGIC), (".pdf", b"%PDF"),
                                            (".svg", b"<?xml")])
 def test_image_files_are_written(tmp_path, suffix, magic):
-    path = tmp_path / "sub" / f"roofline{suffix}"
+    path = tmp_path / f"roofline{suffix}"
     payload = _plot(filepath=path)
     assert path.read_bytes().startswith(magic)
     if suffix == ".svg":
