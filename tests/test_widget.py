@@ -285,6 +285,36 @@ def test_ranks_trait_select_multiple_and_validation(mpirun):
     assert w.ranks is None
 
 
+def test_left_out_list_names_the_device_of_a_gpu_region():
+    """LIKWID.jl's saxpy measured on the CPU (the real sample) and on a GPU (a GPU block of
+    the same region appended, LIKWID 5 layout): both left out, each row names its device."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from roofline_widget.io import read_likwid_text
+
+    spec = importlib.util.spec_from_file_location(
+        "likwid_generate", Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py")
+    gen = sys.modules.setdefault("likwid_generate", importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(gen)
+    cpu_text = Path(sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")).read_text()
+    gpu_block = gen.render_block(gen.Block(
+        "saxpy", 2, "FLOPS_DP", ["GPU 0"],
+        [("SMSP_SASS_THREAD_INST_EXECUTED_OP_DFMA_PRED_ON", "GPU0", ["2000000"])],
+        [("DP [MFLOP/s]", ["4000.0000"])], runtime=["0.001000"], calls=["1"]), "5")
+    run = read_likwid_text(cpu_text + "\n" + "\n".join(gpu_block) + "\n", "likwidjl_gpu.txt")
+    w = RooflineWidget(run)
+    assert w.controls.left_out.selected_index is None
+    groups = w.left_out_dataframe()
+    assert sorted(zip(groups["region"], groups["device"])) == [("saxpy", "cpu"), ("saxpy", "gpu")]
+    table = w.controls.left_out_html.value
+    assert "<th>device</th>" in table
+    assert table.count("<td>saxpy</td>") == 2
+    assert "<td>cpu</td>" in table
+    assert "<td>gpu</td>" in table
+
+
 def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
     # CACHES group: bandwidths but no FLOP metric, so all 48 (rank, wr-only) rows are left out.
     w = RooflineWidget(mpirun)
@@ -299,8 +329,15 @@ def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
     assert set(left_out["region"]) == {"wr-only"}
     assert left_out["reason"].str.contains("no FLOP-rate metric in the data").all()
     assert w.controls.left_out.get_title(0) == "Left out (48)"
-    assert w.controls.left_out.selected_index == 0
-    assert "no FLOP-rate metric in the data" in w.controls.left_out_html.value
+    assert w.controls.left_out.selected_index is None  # collapsed: the user opens it
+    assert w.message.endswith('Open "Left out" below for the list.')
+    # 48 rows, two reasons: ranks 0 and 24 measure the uncore (one thread per socket of
+    # the two-socket CLX nodes) and have a non-zero bandwidth; every other rank reads 0.
+    table = w.controls.left_out_html.value
+    assert table.count("</tr>") == 3  # the header and one row per reason
+    assert "<td>0, 24</td>" in table
+    assert "<td>1\u201323, 25\u201347</td>" in table
+    assert "no FLOP-rate metric in the data" in table
     assert not w.figure.roof.visible
     assert "ceilings: none" in w.controls.status_html.value
     assert "None" not in w.controls.status_html.value

@@ -83,7 +83,8 @@ class RooflineControls:
         selected point (a click), or a table of the selected points, numbers rounded
         for display (``to_dataframe()`` / ``selection_dataframe()`` keep full precision).
     left_out : ipywidgets.Accordion
-        Holds ``left_out_html`` (DOM class ``roofline-left-out``).
+        Holds ``left_out_html`` (DOM class ``roofline-left-out``); collapsed until the
+        user opens it, its title counts the rows left out.
     children : list
         The widget's children, top to bottom (the figure among them).
     """
@@ -219,14 +220,12 @@ class RooflineControls:
 
     # ------------------------------------------------------------ showing state
     def show_texts(self, *, message_html: str, left_out_html: str, left_out_count: int,
-                   open_left_out: bool, legend_html: str, status_html: str) -> None:
+                   legend_html: str, status_html: str) -> None:
         """Show the message, left-out list, legend and status line (already escaped HTML)."""
         self.message_html.value = message_html
         self.message_html.layout.display = "" if message_html else "none"
         self.left_out_html.value = left_out_html
         self.left_out.set_title(0, f"Left out ({left_out_count:,})")
-        if open_left_out:
-            self.left_out.selected_index = 0
         self.legend_html.value = legend_html
         self.status_html.value = status_html
 

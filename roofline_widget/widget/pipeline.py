@@ -243,7 +243,6 @@ class RefreshPipeline:
                                            bool(points.error) or not len(points.points)),
             left_out_html=html.left_out_html(points.left_out),
             left_out_count=len(points.left_out),
-            open_left_out=not len(points.points) and bool(len(points.left_out)),
             legend_html=self.legend(), status_html=self.status())
         self.show_peaks()
 

@@ -22,6 +22,7 @@ from roofline_widget.widget.html.legends import (
     runs_legend_html,
 )
 from roofline_widget.widget.html.panels import (
+    LEFT_OUT_COLUMNS,
     LEFT_OUT_ROWS_SHOWN,
     MAX_LISTED_FINDINGS,
     SELECTION_COLUMNS,
@@ -29,6 +30,7 @@ from roofline_widget.widget.html.panels import (
     detail_html,
     details_html,
     findings_list_html,
+    left_out_groups,
     left_out_html,
     selection_html,
 )
@@ -66,11 +68,13 @@ from roofline_widget.widget.html.values import (
     number_text,
     percent_text,
     rank_text,
+    ranks_text,
     rows_table,
 )
 
 __all__ = [
     "DISPLAY_DIGITS",
+    "LEFT_OUT_COLUMNS",
     "LEFT_OUT_ROWS_SHOWN",
     "LEGEND_ENTRIES_SHOWN",
     "LEGEND_TITLES",
@@ -94,6 +98,7 @@ __all__ = [
     "findings_list_html",
     "heading_html",
     "imbalance_legend_html",
+    "left_out_groups",
     "left_out_html",
     "legend_html",
     "level_tooltip_html",
@@ -106,6 +111,7 @@ __all__ = [
     "percent_text",
     "points_budget_hint_html",
     "rank_text",
+    "ranks_text",
     "ring_tooltip_html",
     "rows_table",
     "runs_legend_html",

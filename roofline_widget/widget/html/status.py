@@ -58,7 +58,7 @@ def message_text(state: PointState, no_ranks: bool) -> str:
         if len(state.left_out):
             reason = state.left_out["reason"].value_counts().index[0]
             return (f"No plottable region: {len(state.left_out):,} region/rank row(s) "
-                    f"left out (most often: {reason}). See the list below.")
+                    f"left out (most often: {reason}). Open \"Left out\" below for the list.")
         return "No region matches the include/exclude patterns."
     return " ".join(state.notes)
 
