@@ -14,8 +14,10 @@ baseline run(s) and the widget's data, keeps the rows of what the widget shows
   the line runs *on screen*, its tip at the edge of the end point;
 - ``run_points``: one hollow Scatter per baseline run, each run with its own
   marker shape (``look.markers.RUN_MARKERS``, in chain order; the widget's own run keeps
-  its filled circles), with a tooltip giving both points, the speed-up and the
-  changes.
+  its filled circles);
+- ``run_hits``: over each, the same markers filled but fully transparent, which
+  carry the tooltip (both points, the speed-up and the changes): a hollow SVG
+  marker is hit on its outline only, a filled one anywhere inside.
 
 The heads are turned and placed by :mod:`roofline_widget.look.arrows` for the
 size the scales are drawn over (:func:`~roofline_widget.look.plot_area.scale_size`
@@ -58,6 +60,8 @@ from roofline_widget.widget.state import PointState
 __all__ = ["CompareLayer", "baseline_runs"]
 
 _X = schema.INTENSITY
+#: Marker size (bqplot's area units) of the baseline runs' points.
+_RUN_MARKER_SIZE = 70
 _Y = schema.PERFORMANCE
 
 
@@ -151,6 +155,7 @@ class CompareLayer:
             scales={**self._scales, "rotation": rotation}, marker=HEAD_MARKER.bqplot,
             default_size=HEAD_SIZE, colors=["gray"], opacities=[0.9], visible=False)
         self.run_points: list[bq.Scatter] = []
+        self.run_hits: list[bq.Scatter] = []
         self._runs: list[tuple[str, RegionSums]] = []
         self.runs = baseline_runs(baseline)
         for scale in (x_scale, y_scale):
@@ -168,12 +173,21 @@ class CompareLayer:
         self._runs = runs
         if runs and len(runs) != len(self.run_points):
             self.run_points = [self._run_scatter(i) for i in range(len(runs))]
+            self.run_hits = [self._hit_scatter(i) for i in range(len(runs))]
 
     def _run_scatter(self, index: int) -> bq.Scatter:
+        """The hollow markers of baseline run ``index`` (seen, not hovered)."""
+        return bq.Scatter(
+            x=np.zeros(0), y=np.zeros(0), scales=self._scales, marker=run_marker(index).bqplot,
+            fill=False, stroke_width=2, default_size=_RUN_MARKER_SIZE, opacities=[0.7],
+            colors=["gray"], interactions={}, visible=False)
+
+    def _hit_scatter(self, index: int) -> bq.Scatter:
+        """Transparent filled markers over run ``index``'s: hovered anywhere inside."""
         scatter = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), scales=self._scales, marker=run_marker(index).bqplot,
-            fill=False, stroke_width=2, default_size=70, opacities=[0.7], colors=["gray"],
-            tooltip=self.tooltip, tooltip_style=dict(TOOLTIP_STYLE),
+            fill=True, stroke_width=2, default_size=_RUN_MARKER_SIZE, opacities=[0.0],
+            colors=["white"], tooltip=self.tooltip, tooltip_style=dict(TOOLTIP_STYLE),
             interactions={"hover": "tooltip"}, visible=False)
         scatter.on_hover(self._on_hover)
         return scatter
@@ -191,8 +205,8 @@ class CompareLayer:
     # ------------------------------------------------------------ the Layer protocol
     @property
     def marks(self) -> tuple:
-        """The lines, the heads, then each run's hollow points."""
-        return (self.lines, self.heads, *self.run_points)
+        """The lines, the heads, each run's hollow points, then their hover targets."""
+        return (self.lines, self.heads, *self.run_points, *self.run_hits)
 
     def update(self, data: LayerInput) -> None:
         """Compare with the widget's selection, keep the shown rows, assign the marks.
@@ -303,16 +317,17 @@ class CompareLayer:
                 self.heads.colors = colours
                 self._place_heads()
                 self.lines.visible = self.heads.visible = True
-        for index, scatter in enumerate(self.run_points):
+        for index, (scatter, hit) in enumerate(zip(self.run_points, self.run_hits)):
             drawn = (self._drawn_by_run[index] if index < len(self._drawn_by_run)
                      else self._drawn.iloc[0:0])
-            with scatter.hold_sync():
-                set_if_changed(scatter, "x", drawn[_X + "_before"].to_numpy(dtype=float)
-                               if not drawn.empty else np.zeros(0))
-                set_if_changed(scatter, "y", drawn[_Y + "_before"].to_numpy(dtype=float)
-                               if not drawn.empty else np.zeros(0))
+            x = drawn[_X + "_before"].to_numpy(dtype=float) if not drawn.empty else np.zeros(0)
+            y = drawn[_Y + "_before"].to_numpy(dtype=float) if not drawn.empty else np.zeros(0)
+            with scatter.hold_sync(), hit.hold_sync():
+                for mark in (scatter, hit):
+                    set_if_changed(mark, "x", x)
+                    set_if_changed(mark, "y", y)
+                    mark.visible = not drawn.empty
                 scatter.colors = _colors(drawn, data) if not drawn.empty else ["gray"]
-                scatter.visible = not drawn.empty
 
     def _place_heads(self) -> None:
         """Heads at the lines' ends, turned for the scales' current ranges and the plot size."""
@@ -339,7 +354,8 @@ class CompareLayer:
     def _on_hover(self, mark, content: dict) -> None:
         point = content.get("point") or content.get("data") or {}
         index = point.get("index")
-        runs = [i for i, scatter in enumerate(self.run_points) if scatter is mark] or [0]
+        runs = [i for i, (scatter, hit) in enumerate(zip(self.run_points, self.run_hits))
+                if mark is scatter or mark is hit] or [0]
         drawn = self._drawn_by_run[runs[0]] if runs[0] < len(self._drawn_by_run) else self._drawn
         if isinstance(index, int) and 0 <= index < len(drawn):
             self.tooltip.value = comparison_tooltip_html(drawn.iloc[index])
