@@ -173,7 +173,7 @@ def test_bandwidth_label_runs_along_its_slope_above_it(tmp_path):
         payload = plot_roofline(run, peak_flops=2048, peak_bandwidth=204.8,
                                 filepath=tmp_path / "r.png", verbose=False)
     axes = payload["figure"].axes[0]
-    (label,) = [t for t in axes.texts if t.get_text().startswith("Peak bandwidth: 204.8 GB/s")]
+    (label,) = [t for t in axes.texts if t.get_text() == "Peak bandwidth 204.8 GB/s"]
     slope = next(line for line in payload["lines"] if line["kind"] == "bandwidth")
     (x0, y0), (x1, y1) = axes.transData.transform(
         [(slope["x"][0], slope["y"][0]), (slope["x"][-1], slope["y"][-1])])

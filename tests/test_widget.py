@@ -130,7 +130,7 @@ def test_pmgpu_points_and_marks(pmgpu):
     assert w.roofline.peak_bandwidth == pytest.approx(28.5809575)
     assert w.controls.flops_empirical.value
     assert w.controls.bandwidth_empirical.value
-    assert "Empirical peak: 2.134 GFLOP/s (empirical)" in w.figure.ceilings.labels
+    assert "Empirical peak 2.134 GFLOP/s" in w.figure.ceilings.labels
     assert w.controls.flops_slider.value == pytest.approx(2.1341472)
     status = w.controls.status_html.value
     assert "5 points" in status
@@ -158,7 +158,10 @@ def test_dom_classes_and_axis_labels(pmgpu):
     assert w.figure.scatter.tooltip is w.figure.tooltip
     # The ceilings are labelled on their lines inside the plot by a Label mark.
     assert w.figure.ceilings.labels
-    assert list(w.figure.ceiling_labels.text) == list(w.figure.ceilings.labels)
+    # each label in one of the two Label marks (ending at its anchor, or starting there)
+    drawn = [end or start for end, start in zip(w.figure.ceiling_labels.text,
+                                                w.figure.ceiling_labels_start.text)]
+    assert drawn == list(w.figure.ceilings.labels)
 
 
 def test_traits_stay_in_the_kernel(pmgpu):
@@ -365,8 +368,8 @@ def test_peak_change_moves_only_the_ceilings(pmgpu, sent):
     # The main roof passes exactly through the ridge point.
     assert 10.0 in list(w.figure.roof.x)
     assert 2048.0 in list(w.figure.roof.y)
-    assert "Peak bandwidth: 204.8 GB/s" in w.figure.ceilings.labels
-    assert "Peak: 2048 GFLOP/s" in w.figure.ceilings.labels
+    assert "Peak bandwidth 204.8 GB/s" in w.figure.ceilings.labels
+    assert "Peak 2048 GFLOP/s" in w.figure.ceilings.labels
     a = point(w.to_dataframe(), "<function_a>")
     # <function_a>: intensity 0.249486 < ridge 10 -> memory bound, attainable
     # 204.8 * 0.249486 = 51.0948 GFLOP/s, efficiency 2.1341472 / 51.0948 = 4.1768 %.
@@ -435,8 +438,8 @@ def test_extra_ceilings_are_drawn_together(pmgpu):
                        ceilings=[ComputeRoof("1 core boost", 53.6, "spec sheet"),
                                  BandwidthRoof("L3", 1000.0, "user")])
     labels = w.figure.ceilings.labels
-    assert any(label.startswith("1 core boost: 53.6 GFLOP/s") for label in labels)
-    assert any(label.startswith("L3: 1000 GB/s") for label in labels)
+    assert "1 core boost 53.6 GFLOP/s" in labels
+    assert "L3 1000 GB/s" in labels
     assert len(labels) == 4
     assert w.figure.ceilings.x.shape == (4, 3)
     # The attainable performance uses the highest roofs: 2048 GFLOP/s and L3's 1000 GB/s.
@@ -607,22 +610,23 @@ def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent)
         "FloatText", "ToggleButton"}
 
 
-def test_log_ticks_are_compact_over_wide_ranges(pmgpu):
+def test_log_ticks_read_as_plain_numbers_over_wide_ranges(pmgpu):
     w = RooflineWidget(pmgpu)
     # <init_datastructures> (4.6e-10 FLOP/byte, 6.9e-9 GFLOP/s) does almost no FLOPs, so the
     # axes follow <function_*>: 0.056 to 0.25 FLOP/byte, 0.5 to 2.1 GFLOP/s: plain numbers
     assert (w.figure.x_axis.tick_format, w.figure.y_axis.tick_format) == ("~g", "~g")
-    w.peak_flops = 1e6  # a ridge at 1e6 / 28.58 = 3.5e4 FLOP/byte: decades as 1e+4, 1e+6
-    assert (w.figure.x_axis.tick_format, w.figure.y_axis.tick_format) == (".0e", ".0e")
+    w.peak_flops = 1e6  # a ridge at 1e6 / 28.58 = 3.5e4 FLOP/byte: still 10000, not 1e+4
+    assert w.figure.x_scale.max > 1e5
+    assert (w.figure.x_axis.tick_format, w.figure.y_axis.tick_format) == ("~g", "~g")
 
 
 def test_ceiling_labels_name_each_ceiling_with_its_value(pmgpu):
     w = RooflineWidget(pmgpu, peak_flops=2048.0, peak_bandwidth=204.8)
     texts = list(w.figure.ceilings.labels)
-    assert "Peak: 2048 GFLOP/s" in texts
-    assert "Peak bandwidth: 204.8 GB/s" in texts
+    assert "Peak 2048 GFLOP/s" in texts
+    assert "Peak bandwidth 204.8 GB/s" in texts
     w.peak_flops = None
-    assert any(t.startswith("Empirical peak: 2.134 GFLOP/s") for t in w.figure.ceilings.labels)
+    assert "Empirical peak 2.134 GFLOP/s" in w.figure.ceilings.labels
 
 
 def test_scope_profiler_results_are_accepted_as_they_are():

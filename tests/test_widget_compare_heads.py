@@ -347,10 +347,15 @@ def test_a_hollow_marker_is_hovered_anywhere_inside(chain_widget):
         assert (hit.marker, hit.default_size) == (seen.marker, seen.default_size)
         np.testing.assert_array_equal(hit.x, seen.x)
         np.testing.assert_array_equal(hit.y, seen.y)
-        assert hit.visible and seen.visible
-        assert hit.fill is True and hit.opacities == [0.0]
-        assert hit.tooltip is layer.tooltip and hit.interactions == {"hover": "tooltip"}
-        assert seen.fill is False and seen.tooltip is None and seen.interactions == {}
+        assert hit.visible
+        assert seen.visible
+        assert hit.fill is True
+        assert hit.opacities == [0.0]
+        assert hit.tooltip is layer.tooltip
+        assert hit.interactions == {"hover": "tooltip"}
+        assert seen.fill is False
+        assert seen.tooltip is None
+        assert seen.interactions == {}
     assert chain_widget.figure.scatter.marker == "circle"
 
 

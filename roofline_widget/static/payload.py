@@ -16,6 +16,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
+from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import STRONG_COLORS, strong_first
 from roofline_widget.points import RegionSums
 from roofline_widget.static.exports import records
@@ -146,6 +147,7 @@ def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.Dat
         "roofline": roofline_rows(roofline, *x_range),
         "ridge_point": roofline.ridge_point(),
         "ceilings": roofline.to_dicts(),
+        "ceiling_table": ceiling_rows(roofline),
         "lines": roofline.lines(*x_range),
         "analysis": records(table[["attainable_gflops", "efficiency_percent", "bound",
                                    "above_roof"]]),

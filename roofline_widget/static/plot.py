@@ -180,7 +180,7 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     if backend == "matplotlib":
         figure = matplotlib_figure.draw(
             table, roofline, ranges, colour_column, colour_map, selected.flops_metric,
-            selected.bandwidth_metric, note)
+            selected.bandwidth_metric, note, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]))
         if comparison is not None:  # arrows from the baseline (static/compare.py)
             payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(

@@ -20,6 +20,7 @@ import pandas as pd
 
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look.axis_ranges import axis_ranges
+from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import palette_color
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
@@ -115,15 +116,16 @@ class RefreshPipeline:
                                    self.extra)
         self._update_layers(points, roofline)
         points = self._ranks_points(points)
-        x_range, y_range = axis_ranges(points.points, roofline, self.layers.extent(),
-                                       bulk=points.flop_split[0])
+        extent = self.layers.extent()
+        x_range, y_range = axis_ranges(points.points, roofline, extent, bulk=points.flop_split[0])
         selected = surviving_keys(owner.selected, points.points)
         shown = points.shown
         figure_state = FigureState(
             points=shown, colors=self.color_codes(shown),
             sizes=marker_sizes(shown, owner.size_by, self._size_range),
             selected=self.selected_indices(selected, shown), roofline=roofline,
-            x_range=x_range, y_range=y_range, title=html.empty_title(points, owner.ranks == []))
+            x_range=x_range, y_range=y_range, title=html.empty_title(points, owner.ranks == []),
+            layer_points=extent)
         self.points, self.main, self.roofline = points, main, roofline
         owner.figure.assign(figure_state)
         # Outside the guard: observers of these traits (users' too) see a consistent widget.
@@ -137,14 +139,16 @@ class RefreshPipeline:
         main, roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, points.points,
                                    self.extra)
         self._update_layers(points, roofline)
-        (x0, x1), (y0, y1) = axis_ranges(points.points, roofline, self.layers.extent(),
+        extent = self.layers.extent()
+        (x0, x1), (y0, y1) = axis_ranges(points.points, roofline, extent,
                                          bulk=points.flop_split[0])
         xs, ys = owner.figure.x_scale, owner.figure.y_scale
         x_range = (min(x0, xs.min or x0), max(x1, xs.max or 0))
         y_range = (min(y0, ys.min or y0), max(y1, ys.max or 0))
-        owner.figure.assign_roofline(roofline, x_range, y_range)
+        owner.figure.assign_roofline(roofline, x_range, y_range, extent)
         self.main, self.roofline = main, roofline
         owner.controls.status_html.value = self.status()
+        self.show_ceilings()
         self.show_peaks()
 
     def refresh_layers(self) -> None:
@@ -171,9 +175,10 @@ class RefreshPipeline:
     def reset_view(self) -> None:
         """Fit the axes to the points, the ceilings and the layers again."""
         points = self.current
-        x_range, y_range = axis_ranges(points.points, self.roofline, self.layers.extent(),
+        extent = self.layers.extent()
+        x_range, y_range = axis_ranges(points.points, self.roofline, extent,
                                        bulk=points.flop_split[0])
-        self.owner.figure.assign_roofline(self.roofline, x_range, y_range)
+        self.owner.figure.assign_roofline(self.roofline, x_range, y_range, extent)
 
     def set_extra(self, ceilings) -> tuple:
         """Replace the extra ceilings (checked); the previous ones are returned."""
@@ -231,6 +236,11 @@ class RefreshPipeline:
         return list(zip(rows["file"].astype(str), rows["rank"].astype(int),
                         rows["region"].astype(str)))
 
+    def show_ceilings(self) -> None:
+        """The "Ceilings" section: every roof drawn, with where its number came from."""
+        rows = ceiling_rows(self.roofline) if self.roofline is not None else []
+        self.owner.controls.show_ceilings(html.ceilings_table_html(rows), len(rows))
+
     def show_peaks(self) -> None:
         """The peak sliders, text boxes and 'empirical' buttons in step with the peak traits."""
         owner = self.owner
@@ -244,6 +254,7 @@ class RefreshPipeline:
             left_out_html=html.left_out_html(points.left_out),
             left_out_count=len(points.left_out),
             legend_html=self.legend(), status_html=self.status())
+        self.show_ceilings()
         self.show_peaks()
 
     def _update_layers(self, points: PointState, roofline: Roofline | None) -> None:

@@ -22,11 +22,13 @@ from roofline_widget.widget.html.legends import (
     runs_legend_html,
 )
 from roofline_widget.widget.html.panels import (
+    CEILINGS_TABLE_COLUMNS,
     LEFT_OUT_COLUMNS,
     LEFT_OUT_ROWS_SHOWN,
     MAX_LISTED_FINDINGS,
     SELECTION_COLUMNS,
     SELECTION_ROWS_SHOWN,
+    ceilings_table_html,
     detail_html,
     details_html,
     findings_list_html,
@@ -56,6 +58,7 @@ from roofline_widget.widget.html.tooltips import (
     comparison_tooltip_html,
     level_tooltip_html,
     ring_tooltip_html,
+    roof_tooltip_html,
     spread_tooltip_html,
     tooltip_css_html,
     tooltip_html,
@@ -73,6 +76,7 @@ from roofline_widget.widget.html.values import (
 )
 
 __all__ = [
+    "CEILINGS_TABLE_COLUMNS",
     "DISPLAY_DIGITS",
     "LEFT_OUT_COLUMNS",
     "LEFT_OUT_ROWS_SHOWN",
@@ -88,6 +92,7 @@ __all__ = [
     "TOOLTIP_COLUMNS",
     "TOOLTIP_CSS",
     "TOOLTIP_STYLE",
+    "ceilings_table_html",
     "compare_status_html",
     "comparison_tooltip_html",
     "detail_html",
@@ -113,6 +118,7 @@ __all__ = [
     "rank_text",
     "ranks_text",
     "ring_tooltip_html",
+    "roof_tooltip_html",
     "rows_table",
     "runs_legend_html",
     "selection_html",

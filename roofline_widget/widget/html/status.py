@@ -7,9 +7,9 @@ import html
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import Roofline
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
-from roofline_widget.look.texts import CURRENT_RUN_LABEL
+from roofline_widget.look.texts import CURRENT_RUN_LABEL, roof_label
 from roofline_widget.widget.html.legends import imbalance_legend_html, runs_legend_html
 from roofline_widget.widget.html.panels import findings_list_html
 from roofline_widget.widget.html.tooltips import SPREAD_WHISKERS
@@ -90,8 +90,8 @@ def status_html(state: PointState, roofline: Roofline | None, *, max_points: int
     if roofline is None:
         ceilings = "ceilings: none (no points to take empirical ones from)"
     else:
-        ceilings = "ceilings: " + ", ".join(html.escape(r.label) for r in
-                                            (*roofline.compute, *roofline.bandwidth))
+        roofs: list[ComputeRoof | BandwidthRoof] = [*roofline.compute, *roofline.bandwidth]
+        ceilings = "ceilings: " + ", ".join(html.escape(roof_label(r)) for r in roofs)
         if roofline.empirical:
             ceilings += (" <b>&mdash; empirical ceilings are the largest observation, "
                          "not machine limits</b>")
