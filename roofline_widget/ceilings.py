@@ -320,6 +320,12 @@ class Roofline:
         return (f"Roofline(compute={[r.label for r in self.compute]}, "
                 f"bandwidth={[r.label for r in self.bandwidth]})")
 
+    def _repr_html_(self) -> str:
+        """The ceilings table (a notebook shows it): each roof's label, level, provenance in full."""
+        from roofline_widget.look.ceiling_lines import ceiling_rows, ceilings_table_html
+
+        return ceilings_table_html(ceiling_rows(self))
+
     # ------------------------------------------------------------ model
     def ridge_point(self, bandwidth=None, compute=None) -> float:
         """Intensity (FLOP/byte) where a bandwidth slope meets a compute roof.

@@ -103,7 +103,18 @@ def test_plot_writes_a_png_that_opens(tmp_path):
 
 
 def _titles(svg_path: Path) -> list[str]:
-    return [t.text for t in ET.parse(svg_path).getroot().iter(f"{SVG}title")]
+    """The titles of the drawn points (the ceilings' lines have theirs: ``_ceiling_titles``)."""
+    ceilings = set(_ceiling_titles(svg_path).values())
+    return [t.text for t in ET.parse(svg_path).getroot().iter(f"{SVG}title")
+            if t.text not in ceilings]
+
+
+def _ceiling_titles(svg_path: Path) -> dict[str, str]:
+    """The title of each ceiling's line, by its group's id (``roofline-ceiling-<n>``)."""
+    return {g.get("id"): g.find(f"{SVG}title").text
+            for g in ET.parse(svg_path).getroot().iter(f"{SVG}g")
+            if (g.get("id") or "").startswith("roofline-ceiling-")
+            and g.find(f"{SVG}title") is not None}
 
 
 def test_plot_svg_carries_each_points_numbers_as_a_hover_title(tmp_path):
@@ -123,6 +134,10 @@ def test_plot_svg_carries_each_points_numbers_as_a_hover_title(tmp_path):
     # <init_datastructures> does 6.9e-9 GFLOP/s: drawn at the axis edge, titled all the same
     [init] = [t for t in titles if t.startswith("<init_datastructures>")]
     assert "almost no FLOPs: drawn at the axis edge" in init
+    # each ceiling's line: the label on it, then where the number came from
+    assert _ceiling_titles(tmp_path / "roofline.svg") == {
+        "roofline-ceiling-0": "Peak 2048 GFLOP/s\nuser",
+        "roofline-ceiling-1": "Peak bandwidth 204.8 GB/s\nuser"}
 
 
 def test_plot_svg_titles_escape_region_names(tmp_path):

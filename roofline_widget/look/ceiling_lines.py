@@ -13,13 +13,15 @@ the static plot's data export, the SVG titles of ``roofline-widget plot``).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.look.texts import provenance_text, roof_label
 
-__all__ = ["CEILING_COLUMNS", "CeilingLine", "ceiling_lines", "ceiling_row", "ceiling_rows"]
+__all__ = ["CEILINGS_TABLE_COLUMNS", "CEILING_COLUMNS", "CeilingLine", "ceiling_lines",
+           "ceiling_row", "ceiling_rows", "ceilings_table_html"]
 
 #: The columns of the ceilings table (:func:`ceiling_rows`).
 CEILING_COLUMNS = ("label", "kind", "value", "unit", "level", "name", "provenance")
@@ -100,3 +102,26 @@ def ceiling_rows(roofline: Roofline) -> list[dict]:
     roofs: list[ComputeRoof | BandwidthRoof] = [*roofline.compute, *roofline.bandwidth]
     return [ceiling_row(roof) for roof in roofs]
 
+
+
+#: The ceilings table's columns as headed in HTML (from :data:`CEILING_COLUMNS`).
+CEILINGS_TABLE_COLUMNS = {"label": "roof", "kind": "kind", "level": "level", "name": "name",
+                          "provenance": "where the number comes from"}
+
+
+def ceilings_table_html(rows: Sequence[dict]) -> str:
+    """The ceilings as an HTML table, every text escaped: label, kind, level, name, provenance.
+
+    ``rows`` are :func:`ceiling_rows`; ``Roofline._repr_html_`` and the widget's
+    "Ceilings" section show it.
+    """
+    if not rows:
+        return "<p>No ceilings: no points to take empirical ones from, and no peak given.</p>"
+    head = "".join(f"<th style='text-align:left'>{html.escape(title)}</th>"
+                   for title in CEILINGS_TABLE_COLUMNS.values())
+    body = "".join(
+        "<tr>" + "".join(f"<td style='text-align:left'>{html.escape(str(row.get(key) or ''))}</td>"
+                         for key in CEILINGS_TABLE_COLUMNS) + "</tr>"
+        for row in rows)
+    return (f"<table class='roofline-ceilings-table'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>")

@@ -26,10 +26,10 @@ from roofline_widget.static.ceiling_labels import label_ceilings
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
-__all__ = ["CEILING_GID", "NO_FLOP_WHERE", "draw", "plain_log_ticks"]
+__all__ = ["CEILING_GID", "NO_FLOP_WHERE", "draw", "draw_legend", "plain_log_ticks"]
 
-#: The matplotlib gid (SVG id) of the n-th ceiling's line: ``f"{CEILING_GID}-{n}"``, n in
-#: the order of ``look.ceiling_lines.ceiling_lines``.
+#: The matplotlib gid (SVG id) of a ceiling's line: ``f"{CEILING_GID}-{n}"`` for the n-th row
+#: of the ceilings table (``look.ceiling_lines.ceiling_rows``, ``payload["ceiling_table"]``).
 CEILING_GID = "roofline-ceiling"
 
 #: Where the matplotlib figure shows the regions that do almost no FLOPs.
@@ -58,10 +58,13 @@ def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: di
               color="0.2", wrap=True)
 
 
-def _draw_lines(axes, ceilings: list[CeilingLine], segments: list[dict]) -> None:
+def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
+                segments: list[dict]) -> None:
     """The roofline (solid, in the legend) and every ceiling (dashed, dotted if empirical)."""
-    for number, line in enumerate(ceilings):
+    table_order = [id(roof) for roof in (*roofline.compute, *roofline.bandwidth)]
+    for line in ceilings:
         segment = line.segment
+        number = table_order.index(id(line.roof))
         axes.plot(segment["x"], segment["y"], color=LINE_COLORS[line.kind], linewidth=1.0,
                   linestyle=":" if line.roof.empirical else "--", zorder=2,
                   gid=f"{CEILING_GID}-{number}")
@@ -69,6 +72,18 @@ def _draw_lines(axes, ceilings: list[CeilingLine], segments: list[dict]) -> None
         if segment["kind"] == "roof":
             axes.plot(segment["x"], segment["y"], color=ROOF_COLOR, linewidth=2.0,
                       label=segment["label"], zorder=3)
+
+
+def draw_legend(axes, extra_handles=()) -> None:
+    """The figure's one legend, right of the axes (it covers nothing; files are saved tight).
+
+    It holds every labelled artist of ``axes`` (the roofline, the points, the
+    baseline runs) and ``extra_handles`` (the memory levels' markers); drawing
+    it again replaces it.
+    """
+    handles, _labels = axes.get_legend_handles_labels()
+    axes.legend(handles=[*handles, *extra_handles], fontsize=8, loc="upper left",
+                bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
 def plain_log_ticks(axes) -> None:
@@ -118,7 +133,7 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     ceilings, segments = ceiling_lines(roofline, ranges[0])
-    _draw_lines(axes, ceilings, segments)
+    _draw_lines(axes, roofline, ceilings, segments)
     for key, colour in colour_map.items():
         chosen = bulk[bulk[colour_column] == key]
         if chosen.empty:
@@ -141,7 +156,6 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
     axes.set_title(figure_title(roofline.empirical))
     axes.grid(True, which="major", alpha=0.35)
     axes.grid(True, which="minor", alpha=0.12)
-    # the one legend, right of the axes: it covers nothing (the file is saved tight)
-    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    draw_legend(axes)
     place_region_labels(axes, points)  # last: everything drawn so far is an obstacle
     return figure

@@ -185,6 +185,7 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
             payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
                 comparison, colour_column, colour_map))
+            matplotlib_figure.draw_legend(figure.axes[0])  # with the baseline runs' markers
         if level_frame is not None:
             findings = level_findings(sums, level_frame, roofline, selection=selected.selection)
             draw_levels(figure.axes[0], level_frame, colour_column, colour_map, findings)

@@ -8,11 +8,14 @@ The widget's modules and layers build no HTML themselves; they call these:
   baseline points, and the tooltip CSS;
 - :mod:`.panels`: the detail panel, the selection and left-out tables, the findings list;
 - :mod:`.legends`: the colour legend, the baseline runs' shapes, the imbalance scale;
-- :mod:`.status`: the status line, the message, each layer's note.
+- :mod:`.status`: the status line, the message, each layer's note;
+- the ceilings table (:func:`~roofline_widget.look.ceiling_lines.ceilings_table_html`,
+  re-exported here): its home is beside the table's rows, for ``Roofline._repr_html_``.
 """
 
 from __future__ import annotations
 
+from roofline_widget.look.ceiling_lines import CEILINGS_TABLE_COLUMNS, ceilings_table_html
 from roofline_widget.widget.html.legends import (
     LEGEND_ENTRIES_SHOWN,
     LEGEND_TITLES,
@@ -22,13 +25,11 @@ from roofline_widget.widget.html.legends import (
     runs_legend_html,
 )
 from roofline_widget.widget.html.panels import (
-    CEILINGS_TABLE_COLUMNS,
     LEFT_OUT_COLUMNS,
     LEFT_OUT_ROWS_SHOWN,
     MAX_LISTED_FINDINGS,
     SELECTION_COLUMNS,
     SELECTION_ROWS_SHOWN,
-    ceilings_table_html,
     detail_html,
     details_html,
     findings_list_html,

@@ -18,13 +18,11 @@ from roofline_widget.widget.html.values import (
 )
 
 __all__ = [
-    "CEILINGS_TABLE_COLUMNS",
     "LEFT_OUT_COLUMNS",
     "LEFT_OUT_ROWS_SHOWN",
     "MAX_LISTED_FINDINGS",
     "SELECTION_COLUMNS",
     "SELECTION_ROWS_SHOWN",
-    "ceilings_table_html",
     "detail_html",
     "details_html",
     "findings_list_html",
@@ -40,24 +38,6 @@ SELECTION_COLUMNS = ("region", "rank", schema.PERFORMANCE, schema.BANDWIDTH,
                      schema.INTENSITY, "efficiency_percent", "bound", "file")
 #: Most sanity findings listed in the status (the rest counted; all in ``layer.findings``).
 MAX_LISTED_FINDINGS = 5
-
-
-#: The ceilings table's columns as headed (from ``look.ceiling_lines.ceiling_rows``).
-CEILINGS_TABLE_COLUMNS = {"label": "roof", "kind": "kind", "level": "level", "name": "name",
-                          "provenance": "where the number comes from"}
-
-
-def ceilings_table_html(rows: list[dict]) -> str:
-    """The ceilings as an escaped HTML table: label, kind, level, full name, provenance in full.
-
-    ``rows`` are :func:`~roofline_widget.look.ceiling_lines.ceiling_rows`; the
-    widget's "Ceilings" section and ``Roofline._repr_html_`` show it.
-    """
-    if not rows:
-        return "<p>No ceilings: no points to take empirical ones from, and no peak given.</p>"
-    frame = pd.DataFrame(rows)[list(CEILINGS_TABLE_COLUMNS)].rename(columns=CEILINGS_TABLE_COLUMNS)
-    frame = frame.fillna("")
-    return frame.to_html(index=False, escape=True, border=0, classes="roofline-ceilings-table")
 
 
 def detail_html(row: pd.Series) -> str:
