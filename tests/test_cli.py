@@ -140,6 +140,17 @@ def test_plot_svg_carries_each_points_numbers_as_a_hover_title(tmp_path):
         "roofline-ceiling-1": "Peak bandwidth 204.8 GB/s\nuser"}
 
 
+def test_plot_svg_titles_of_a_machines_ceilings_say_where_each_number_came_from(tmp_path):
+    done = run("plot", PMGPU, "--ceilings", MILAN, "-o", "milan.svg", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    titles = _ceiling_titles(tmp_path / "milan.svg")
+    by_label = {text.split("\n")[0]: text for text in titles.values()}
+    # sample 22: 820022.22 MFlops/s (peakflops_avx_fma), 771742.15 and 41272.67 MByte/s
+    assert set(by_label) == {"DP AVX FMA 820 GFLOP/s", "L2 771.7 GB/s", "MEM 41.27 GB/s"}
+    assert "likwid-bench stream_mem_avx_fma, 16 threads" in by_label["MEM 41.27 GB/s"]
+    assert "milan_mem1_16c.log" in by_label["MEM 41.27 GB/s"]
+
+
 def test_plot_svg_titles_escape_region_names(tmp_path):
     hostile = '<script>alert("x")</script>&'
     damaged = tmp_path / "hostile.txt"
