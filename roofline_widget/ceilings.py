@@ -56,12 +56,15 @@ def _best(roofs: tuple, main, device, attribute: str, wanted):
 
     A roof serves when its device and attribute are the points' or None (any);
     an exact device, then an exact attribute, then the main roof, then the
-    highest value is preferred.  None when no roof serves.
+    highest value is preferred; with ``main`` None the highest serving roof.
+    None when no roof serves.
     """
     candidates = [r for r in roofs if r.serves(device)
                   and (wanted is None or getattr(r, attribute) in (None, wanted))]
     if not candidates:
         return None
+    if main is None:
+        return max(candidates, key=lambda r: r.value)
     return min(candidates, key=lambda r: (not (device is not None and r.device == device),
                                           not (wanted is not None
                                                and getattr(r, attribute) == wanted),
@@ -220,13 +223,15 @@ class Roofline:
 
     # ------------------------------------------------------------ which roofs judge a point
     def roofs_for(self, level: str | None = None, device: str | None = None,
-                  precision: str | None = None) -> tuple[ComputeRoof | None, BandwidthRoof | None]:
+                  precision: str | None = None, *, highest: bool = False
+                  ) -> tuple[ComputeRoof | None, BandwidthRoof | None]:
         """The compute and bandwidth roof that judge points of a level, device and precision.
 
         A roof serves points whose device (and level, precision) it names, or
         any when it names none; the most specific serving roof is taken (the
-        main roof among equals, then the highest).  None where no roof serves:
-        a MEM point has no roof in a set of L2 and L3 roofs.
+        main roof among equals, then the highest; ``highest=True``: the
+        highest serving roof, as a check for points above every roof wants).  None where no
+        roof serves: a MEM point has no roof in a set of L2 and L3 roofs.
 
         Examples
         --------
@@ -235,8 +240,9 @@ class Roofline:
         >>> [r.name for r in roofs.roofs_for("MEM")], roofs.roofs_for("L3")[1]
         (['peak', 'MEM'], None)
         """
-        return (_best(self.compute, self.main_compute, device, "precision", precision),
-                _best(self.bandwidth, self.main_bandwidth, device, "level", level))
+        mains = (None, None) if highest else (self.main_compute, self.main_bandwidth)
+        return (_best(self.compute, mains[0], device, "precision", precision),
+                _best(self.bandwidth, mains[1], device, "level", level))
 
     def ridge_point(self, bandwidth=None, compute=None, *, level: str | None = None,
                     device: str | None = None, precision: str | None = None) -> float:

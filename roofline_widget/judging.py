@@ -70,16 +70,12 @@ def _level_of(name: str) -> str | None:
 def _keys_column(points: pd.DataFrame | None, name: str, convert) -> np.ndarray:
     """``convert`` of each value of column ``name`` (once per distinct value), None if missing."""
     n = 0 if points is None else len(points)
-    out = np.full(n, None, dtype=object)
     if points is None or name not in points:
-        return out
-    cache: dict = {}
-    for i, value in enumerate(points[name].astype(object).to_numpy()):
-        key = _known(value)
-        if key not in cache:
-            cache[key] = None if key is None else convert(key)
-        out[i] = cache[key]
-    return out
+        return np.full(n, None, dtype=object)
+    values = points[name].astype(object)
+    converted = {value: None if _known(value) is None else convert(str(value))
+                 for value in pd.unique(values)}
+    return values.map(converted).astype(object).to_numpy()
 
 
 def roof_keys(points: pd.DataFrame | None) -> RoofKeys:
@@ -167,17 +163,18 @@ def judge(roofline: Roofline, n: int, level=None, device=None, precision=None) -
     values = {"compute": np.full(n, np.nan), "bandwidth": np.full(n, np.nan)}
     names = {"compute": np.full(n, "", dtype=object), "bandwidth": np.full(n, "", dtype=object)}
     missing = np.full(n, "", dtype=object)
-    combos: dict = {}
-    for i, key in enumerate(zip(*keys)):
-        combos.setdefault(key, []).append(i)
-    for (lv, dev, prec), rows in combos.items():
+    combos = pd.DataFrame(dict(zip("ldp", keys))).groupby(
+        ["l", "d", "p"], dropna=False, sort=False).indices
+    for key, rows in combos.items():
+        lv, dev, prec = (_known(value) for value in key)
         found = dict(zip(("compute", "bandwidth"), roofline.roofs_for(lv, dev, prec)))
         for kind, roof in found.items():
             if roof is not None:
                 values[kind][rows], names[kind][rows] = roof.value, roof.name
-        lacking = [] if found["bandwidth"] is not None else [_missing(lv or "bandwidth", dev)]
+        named = dev if roofline.devices else None  # the device, where roofs name devices
+        lacking = [] if found["bandwidth"] is not None else [_missing(lv or "bandwidth", named)]
         if found["compute"] is None:
-            lacking.append(_missing(f"{prec} compute" if prec else "compute", dev))
+            lacking.append(_missing(f"{prec} compute" if prec else "compute", named))
         missing[rows] = ", ".join(lacking)
     return Judgement(values["compute"], values["bandwidth"], names["compute"],
                      names["bandwidth"], missing)
