@@ -266,7 +266,7 @@ class Roofline:
             slope = _find(self.bandwidth, bandwidth, "bandwidth")
         if compute is not None:
             roof = _find(self.compute, compute, "compute")
-        elif not keyed:
+        elif not keyed and slope is not None:
             roof = self.top_compute(slope.device)
         return float("nan") if roof is None or slope is None else roof.gflops / slope.gbs
 
@@ -395,11 +395,13 @@ def _find(roofs, wanted, kind):
     raise ValueError(f"no {kind} roof named {wanted!r}; roofs: {[r.name for r in roofs]}")
 
 
-def _with_main_roofs(roofline: Roofline, compute: ComputeRoof | None,
-                     bandwidth: BandwidthRoof | None, *, replace: bool) -> Roofline:
+def _with_main_roofs(roofline: Roofline, compute: Roof | None, bandwidth: Roof | None, *,
+                     replace: bool) -> Roofline:
     """New main roofs (None: kept), replacing the old main ones or added beside them."""
-    roofs = {"compute": list(roofline.compute), "bandwidth": list(roofline.bandwidth)}
-    main = {"compute": roofline.main_compute, "bandwidth": roofline.main_bandwidth}
+    roofs: dict[str, list] = {"compute": list(roofline.compute),
+                              "bandwidth": list(roofline.bandwidth)}
+    main: dict[str, Roof] = {"compute": roofline.main_compute,
+                             "bandwidth": roofline.main_bandwidth}
     for kind, new in (("compute", compute), ("bandwidth", bandwidth)):
         if new is None:
             continue

@@ -171,7 +171,8 @@ def judge(roofline: Roofline, n: int, level=None, device=None, precision=None) -
         for kind, roof in found.items():
             if roof is not None:
                 values[kind][rows], names[kind][rows] = roof.value, roof.name
-        named = dev if roofline.devices else None  # the device, where roofs name devices
+        devices = roofline.devices  # the device named where it matters: roofs of several
+        named = dev if devices and (len(devices) > 1 or dev not in devices) else None
         lacking = [] if found["bandwidth"] is not None else [_missing(lv or "bandwidth", named)]
         if found["compute"] is None:
             lacking.append(_missing(f"{prec} compute" if prec else "compute", named))

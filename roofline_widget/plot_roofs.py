@@ -107,9 +107,10 @@ def replaced_peak(roof: ComputeRoof | BandwidthRoof, peak) -> ComputeRoof | Band
         return None
     name, what = _PEAK_NAMES[roof.kind]
     value = check_peak(peak, what)
-    field = "gflops" if roof.kind == "compute" else "gbs"
-    return dataclasses.replace(roof, name=name if roof.empirical else roof.name,
-                               source=USER, provenance=None, **{field: value})
+    name = name if roof.empirical else roof.name
+    if isinstance(roof, ComputeRoof):
+        return dataclasses.replace(roof, name=name, source=USER, provenance=None, gflops=value)
+    return dataclasses.replace(roof, name=name, source=USER, provenance=None, gbs=value)
 
 
 def peak_roof(kind: str, peak, *, level=None, device=None,

@@ -67,5 +67,8 @@ def roof_lines(roofline: Roofline, x_min, x_max) -> list[dict]:
             segments.append(roof_segment(*pair, x_min, x_max,
                                          f"{DEVICE_NAMES[device]} roofline"))
     name = "Empirical roofline" if any(r.empirical for r in main) else "Roofline"
+    device = main[0].device or main[1].device
+    if len(roofline.devices) > 1 and device is not None:  # CPU and GPU roofs: say whose
+        name = f"{DEVICE_NAMES[device]} {name[0].lower()}{name[1:]}"
     segments.append(roof_segment(*main, x_min, x_max, name))
     return segments

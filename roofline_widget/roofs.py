@@ -88,6 +88,10 @@ def _checked_choice(value, choices: tuple, what: str) -> str | None:
 class _Roof:
     """What compute and bandwidth roofs share: validation, provenance, label."""
 
+    # the dataclass fields every roof has (declared here for type checkers only)
+    name: str
+    source: str
+    device: str | None
     _field = ""
     unit = ""
     kind = ""

@@ -98,7 +98,11 @@ def _working_set(result: BenchResult) -> float | None:
 
 
 def _mb(size: float) -> str:
-    return f"{size / 2**20:.3g} MiB" if size >= 2**20 else f"{size / 2**10:.3g} KiB"
+    """A size in bytes as KiB, MiB or GiB (3 significant digits)."""
+    for unit, factor in (("GiB", 2**30), ("MiB", 2**20)):
+        if size >= factor:
+            return f"{size / factor:.3g} {unit}"
+    return f"{size / 2**10:.3g} KiB"
 
 
 def _topology_level(working_set: float, threads: int, topology: Topology) -> tuple[str, str]:
@@ -132,8 +136,9 @@ def bench_level(result: BenchResult, *, group: str | None, topology: Topology | 
     ValueError
         If nothing decides the level, or ``level`` names no known level.
     """
-    if group is not None and _group_level(group) is not None:
-        return _group_level(group), f"likwid-perfctr group {group} wrapping the benchmark"
+    decided = None if group is None else _group_level(group)
+    if decided is not None:
+        return decided, f"likwid-perfctr group {group} wrapping the benchmark"
     working_set = _working_set(result)
     if topology is not None and topology.caches and working_set is not None:
         return _topology_level(working_set, result.threads, topology)
@@ -167,6 +172,8 @@ def level_check(result: BenchResult, level: str, group: str | None,
     if measured == level:
         return None
     cache = topology.caches[-1] if measured == "MEM" else topology.cache(int(measured[1]))
+    if cache is None:  # _topology_level names a level of the topology's caches
+        return None
     fit = "does not fit in" if measured == "MEM" else "fits in"
     text = (f"likwid-bench {result.kernel} ({result.source}, line {result.line}) ran in "
             f"likwid-perfctr -g {group} and gives the {level} roof, but its working set of "
@@ -249,8 +256,8 @@ def _bandwidth_roof(entry: _Bandwidth, prefix: str, figure: str) -> BandwidthRoo
     if entry.group is not None:
         source += (f"; {entry.group} group counted {counted:.4g} GB/s ({entry.metric})" if usable
                    else f"; {entry.group} group counted no traffic (counters read 0 or '-')")
-    counted_figure = figure == "counted" and usable
-    value = counted if counted_figure else result.gbs
+    counted_figure = figure == "counted" and counted is not None and usable
+    value = counted if counted is not None and counted_figure else result.gbs
     label = "counted" if counted_figure else "likwid-bench"
     return BandwidthRoof(f"{prefix}{entry.level} ({result.kernel}, {label})", value,
                          f"{source} ({Path(result.source).name})", level=entry.level,
@@ -325,7 +332,7 @@ def machine_roofline(paths, *, precision: str = "DP", label: str | None = None, 
         compute += more_compute
         bandwidth += more_bandwidth
     prefix = f"{label} " if label else ""
-    peaks = {}
+    peaks: dict[str, tuple[BenchResult, dict]] = {}
     for result, cpu in compute:
         if kernel_precision(result.kernel) == precision and result.gflops > 0:
             if result.kernel not in peaks or result.gflops > peaks[result.kernel][0].gflops:

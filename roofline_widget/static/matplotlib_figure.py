@@ -14,7 +14,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
-from roofline_widget.look.colors import LINE_COLORS, ROOF_COLOR
+from roofline_widget.look.colors import line_color
 from roofline_widget.look.log_axes import visible_part
 from roofline_widget.look.no_flop import pinned, split_flop_work
 from roofline_widget.look.texts import X_LABEL, Y_LABEL, figure_title
@@ -65,17 +65,19 @@ def _label_slopes(axes, lines: list[dict]) -> None:
         angle = float(np.degrees(np.arctan2(y1 - y0, x1 - x0)))
         axes.annotate(line["label"], part[1], textcoords="offset points", xytext=(-6, 4),
                       rotation=angle, rotation_mode="anchor", ha="right", va="bottom",
-                      fontsize=8, color=LINE_COLORS["bandwidth"], clip_on=True)
+                      fontsize=8, color=line_color("bandwidth", line.get("device")), clip_on=True)
 
 
 def _draw_lines(axes, lines: list[dict]) -> None:
-    """The main roof (solid, in the legend) and every ceiling (dashed, dotted if empirical)."""
+    """The rooflines (solid, in the legend) and every ceiling (dashed, dotted if empirical),
+    in their device's colours."""
     for line in lines:
         if line["kind"] == "roof":
-            axes.plot(line["x"], line["y"], color=ROOF_COLOR, linewidth=2.0, label=line["label"],
+            axes.plot(line["x"], line["y"], color=line_color("roof", line.get("device")),
+                      linewidth=2.0, label=line["label"],
                       zorder=3)
             continue
-        colour = LINE_COLORS[line["kind"]]
+        colour = line_color(line["kind"], line.get("device"))
         dashes = ":" if line["empirical"] else "--"
         axes.plot(line["x"], line["y"], color=colour, linewidth=1.0, linestyle=dashes, zorder=2)
         if line["kind"] == "compute":

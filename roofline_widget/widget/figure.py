@@ -30,11 +30,11 @@ from roofline_widget.look.ceiling_labels import (
 )
 from roofline_widget.look.colors import (
     AXIS_GRID_COLOR,
-    LINE_COLORS,
     PALETTE,
     POINT_STROKE,
     RIDGE_COLOR,
     ROOF_COLOR,
+    line_color,
 )
 from roofline_widget.look.log_axes import log_ranges, tick_format
 from roofline_widget.look.markers import POINT_SIZE
@@ -109,6 +109,8 @@ def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
     segments = roofline.lines(*x_range)
     ceilings = [s for s in segments if s["kind"] != "roof"]
     roof = segments[-1]
+    # each device's roofline (another device's before the main one), in its device's colour
+    roofs = [s for s in segments if s["kind"] == "roof"]
     ridge_x = roofline.ridge_point()
     layout = place_labels(ceilings, segments, (ridge_x, roofline.peak_flops), x_range, y_range,
                           area)
@@ -118,13 +120,14 @@ def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
         "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
         "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
         "ceiling_labels": [ceiling_label(s) for s in ceilings],
-        "ceiling_colors": [LINE_COLORS[s["kind"]] for s in ceilings],
+        "ceiling_colors": [line_color(s["kind"], s["device"]) for s in ceilings],
         "label_texts": [spot.text for spot in layout.ceilings],
         "label_x": np.array([spot.x for spot in layout.ceilings]),
         "label_y": np.array([spot.y for spot in layout.ceilings]),
-        "roof_x": np.array(roof["x"]),
-        "roof_y": np.array(roof["y"]),
-        "roof_labels": [roof["label"]],
+        "roof_x": np.array(roof["x"]) if len(roofs) == 1 else np.array([_pad(s["x"]) for s in roofs]),
+        "roof_y": np.array(roof["y"]) if len(roofs) == 1 else np.array([_pad(s["y"]) for s in roofs]),
+        "roof_labels": [s["label"] for s in roofs],
+        "roof_colors": [line_color("roof", s["device"]) for s in roofs],
         "ridge_x": np.array([ridge_x]),
         "ridge_y": np.array([roofline.peak_flops]),
         "ridge_text": [ridge.text],
@@ -371,6 +374,7 @@ class RooflineFigure:
         self.ceiling_labels.colors = data["ceiling_colors"]
         self.roof.x, self.roof.y = data["roof_x"], data["roof_y"]
         self.roof.labels = data["roof_labels"]
+        self.roof.colors = data["roof_colors"]
         self.ridge.x, self.ridge.y = data["ridge_x"], data["ridge_y"]
         self.ridge.text = data["ridge_text"]
         self.ridge.align = data["ridge_align"]
