@@ -21,9 +21,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from likwid_render import HLINE, SKYLAKE_GOLD, table
+from render_ncu import details
 
 from roofline_widget import (
     CeilingWarning,
+    LikwidReadWarning,
     RooflineWidget,
     gpu_ceilings,
     machine_roofline,
@@ -115,3 +118,46 @@ def test_widget_and_static_plot_draw_both_devices_roofs(runs, roofs, tmp_path):
     colours = {line.get_label(): line.get_color() for line in axes.get_lines()}
     assert colours["GPU roofline (MEM, ridge at 8.667 FLOP/byte)"] == line_color("roof", "gpu")
     assert [a["compute_roof"] for a in payload["analysis"]][-3:] == ["V100-SXM2 DP peak"] * 3
+
+
+KERNEL = "void stencil<double, 3>(const double*, double*, int)"
+
+
+def _likwid_gpu_flops() -> str:
+    """likwid-perfctr -W 0 -g FLOPS_DP -m output of region ``stencil`` (marker named after the
+    kernel): 9e6 DFMA instructions (18e6 FLOP) in 2 ms on GPU 0 -> DP 9000 MFLOP/s."""
+    lines = [HLINE, f"CPU name:\t{SKYLAKE_GOLD}", "CPU type:\tIntel Skylake SP processor",
+             "CPU clock:\t2.59 GHz", HLINE, "Region stencil, Group 1: FLOPS_DP"]
+    lines += table("Region Info", [("RDTSC Runtime [s]", "0.002000"), ("call count", "2")],
+                   ["GPU 0"])
+    lines += table("Event", [("SMSP_SASS_THREAD_INST_EXECUTED_OP_DFMA_PRED_ON_SUM", "GPU0",
+                              "9000000")], ["Counter", "GPU 0"])
+    lines.append("")
+    lines += table("Metric", [("Runtime (RDTSC) [s]", "0.002000"), ("DP [MFLOP/s]", "9000")],
+                   ["GPU 0"])
+    return "\n".join(lines) + "\n"
+
+
+def test_a_likwid_gpu_region_joins_an_ncu_export_of_the_same_kernel(tmp_path):
+    # the ncu export holds the bytes and the time only: per launch 1e6 cycles at 1 GHz (1 ms)
+    # and 36 MB of DRAM traffic; two launches -> 72e6 B / 2 ms = 36 GB/s
+    rows = [(launch, KERNEL, metric, unit, value) for launch in (0, 1)
+            for metric, unit, value in (("sm__cycles_elapsed.avg", "cycle", "1,000,000"),
+                                        ("sm__cycles_elapsed.avg.per_second", "cycle/nsecond",
+                                         "1.00"),
+                                        ("dram__bytes.sum", "Mbyte", "36.00"))]
+    (tmp_path / "ncu-bytes.csv").write_text(details(rows))
+    (tmp_path / "likwid-gpu-flops.txt").write_text(_likwid_gpu_flops())
+    with pytest.warns(LikwidReadWarning, match="no FLOP counters"):
+        run = read_likwid([tmp_path / "likwid-gpu-flops.txt", tmp_path / "ncu-bytes.csv"])
+    (point,) = points_dataframe(run).to_dict("records")
+    # one point: 9 GFLOP/s (LIKWID) at 36 GB/s (ncu): 0.25 FLOP/byte, on the GPU
+    assert (point["region"], point["device"], point["groups"]) == ("stencil", "gpu",
+                                                                   "FLOPS_DP+NCU")
+    assert point["performance_gflops"] == pytest.approx(9.0)
+    assert point["bandwidth_gbs"] == pytest.approx(36.0)
+    assert point["arithmetic_intensity_flops_per_byte"] == pytest.approx(0.25)
+    # under the V100's roofs: 900 x 0.25 = 225 GFLOP/s attainable, 9 / 225 = 4 %
+    judged = gpu_ceilings(gpu="V100-SXM2").classify(points_dataframe(run)).iloc[0]
+    assert judged["attainable_gflops"] == pytest.approx(225.0)
+    assert judged["efficiency_percent"] == pytest.approx(4.0)

@@ -314,6 +314,16 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
     axes = _Axes(x_range, y_range, area)
     lines = _line_pixels(segments, axes)
     placed: list[_Box] = []
+    # The ridge label first: it has few spots (at its point), the ceilings' labels many along
+    # their lines, so they make way for it (another device's slope may pass the ridge).
+    ridge_spot = None
+    if ridge is not None and not _inside_point(axes, *ridge):
+        ridge_spot = LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
+    elif ridge is not None:
+        candidate, cost = _choose(_ridge_candidates(ridge_text(ridge[0]), ridge, axes),
+                                  axes, lines, placed)
+        placed.append(candidate.box())
+        ridge_spot = _spot(candidate, cost, axes, anchor=ridge)
     spots: dict[int, LabelSpot] = {}
     order = sorted(range(len(ceilings)), key=lambda i: ceilings[i]["kind"] != "compute")
     for i in order:
@@ -330,13 +340,6 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
         candidate, cost = _choose(candidates, axes, lines, placed)
         placed.append(candidate.box())
         spots[i] = _spot(candidate, cost, axes)
-    ridge_spot = None
-    if ridge is not None and not _inside_point(axes, *ridge):
-        ridge_spot = LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
-    elif ridge is not None:
-        candidate, cost = _choose(_ridge_candidates(ridge_text(ridge[0]), ridge, axes),
-                                  axes, lines, placed)
-        ridge_spot = _spot(candidate, cost, axes, anchor=ridge)
     return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot)
 
 
