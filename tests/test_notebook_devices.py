@@ -13,18 +13,10 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from notebook_outputs import WIDGET_VIEW
+from notebook_outputs import cell_text as _text
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "devices.ipynb"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
-def _text(cell) -> str:
-    parts = []
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "stream":
-            parts.append(output["text"])
-        parts.append(output.get("data", {}).get("text/plain", ""))
-    return "".join(parts)
 
 
 @pytest.fixture(scope="module")
