@@ -161,3 +161,27 @@ def test_a_likwid_gpu_region_joins_an_ncu_export_of_the_same_kernel(tmp_path):
     judged = gpu_ceilings(gpu="V100-SXM2").classify(points_dataframe(run)).iloc[0]
     assert judged["attainable_gflops"] == pytest.approx(225.0)
     assert judged["efficiency_percent"] == pytest.approx(4.0)
+
+
+def test_labels_of_two_devices_roofs_stay_apart_in_the_narrowest_plot(runs):
+    from roofline_widget import BandwidthRoof, ComputeRoof
+    from roofline_widget.look.ceiling_labels import label_boxes_px, place_labels
+
+    # the devices notebook's roofs: the GPU's slope passes just left of the CPU's ridge, where
+    # the ridge label would go after the ceilings' labels: it goes first, and they make way
+    roofs = [ComputeRoof("EPYC 7702 DP peak", 2048.0, "spec sheet", device="cpu",
+                         precision="DP"),
+             BandwidthRoof("EPYC 7702 DRAM", 204.8, "spec sheet", level="MEM", device="cpu"),
+             *gpu_ceilings(gpu="V100-SXM2")]
+    widget = RooflineWidget(runs, ceilings=roofs)  # spec-sheet roofs name no CPU: no warning
+    state, area = widget.figure.state, widget.figure.plot_area()
+    segments = state.roofline.lines(*state.x_range)
+    layout = place_labels([s for s in segments if s["kind"] != "roof"], segments,
+                          (state.roofline.ridge_point(), state.roofline.peak_flops),
+                          state.x_range, state.y_range, area)
+    boxes = [box for box in label_boxes_px(layout, state.x_range, state.y_range, area) if box[0]]
+    assert len(boxes) == 5  # 4 ceilings and the ridge
+    for i, (text, left, right, bottom, top) in enumerate(boxes):
+        for other, o_left, o_right, o_bottom, o_top in boxes[i + 1:]:
+            apart = right <= o_left or o_right <= left or top <= o_bottom or o_top <= bottom
+            assert apart, (text, other)

@@ -313,17 +313,43 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
     """
     axes = _Axes(x_range, y_range, area)
     lines = _line_pixels(segments, axes)
+    layout, overlaps = _placed(ceilings, ridge, axes, lines, ridge_first=False)
+    if overlaps:
+        # Another device's slope may pass the ridge: the ridge label first, where that overlaps
+        # less and shortens no ceiling's label more.
+        other, fewer = _placed(ceilings, ridge, axes, lines, ridge_first=True)
+        if fewer < overlaps and _shortened(other, ceilings) <= _shortened(layout, ceilings):
+            return other
+    return layout
+
+
+def _shortened(layout: LabelLayout, ceilings: Sequence[dict]) -> int:
+    """How many ceilings' labels show their value only (their full text did not fit)."""
+    return sum(spot.text != ceiling_label(segment)
+               for spot, segment in zip(layout.ceilings, ceilings) if spot.text)
+
+
+def _placed(ceilings: Sequence[dict], ridge: tuple[float, float] | None, axes: _Axes,
+            lines: list, *, ridge_first: bool) -> tuple[LabelLayout, int]:
+    """The labels placed one after the other (the ridge's first or last), and how many overlap."""
     placed: list[_Box] = []
-    # The ridge label first: it has few spots (at its point), the ceilings' labels many along
-    # their lines, so they make way for it (another device's slope may pass the ridge).
+    overlaps = 0
     ridge_spot = None
-    if ridge is not None and not _inside_point(axes, *ridge):
-        ridge_spot = LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
-    elif ridge is not None:
+
+    def place_ridge() -> LabelSpot | None:
+        nonlocal overlaps
+        if ridge is None:
+            return None
+        if not _inside_point(axes, *ridge):
+            return LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
         candidate, cost = _choose(_ridge_candidates(ridge_text(ridge[0]), ridge, axes),
                                   axes, lines, placed)
         placed.append(candidate.box())
-        ridge_spot = _spot(candidate, cost, axes, anchor=ridge)
+        overlaps += cost[1]
+        return _spot(candidate, cost, axes, anchor=ridge)
+
+    if ridge_first:
+        ridge_spot = place_ridge()
     spots: dict[int, LabelSpot] = {}
     order = sorted(range(len(ceilings)), key=lambda i: ceilings[i]["kind"] != "compute")
     for i in order:
@@ -339,8 +365,11 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
             candidates = _bandwidth_candidates(segment, texts, axes)
         candidate, cost = _choose(candidates, axes, lines, placed)
         placed.append(candidate.box())
+        overlaps += cost[1]
         spots[i] = _spot(candidate, cost, axes)
-    return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot)
+    if not ridge_first:
+        ridge_spot = place_ridge()
+    return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot), overlaps
 
 
 def label_boxes_px(layout: LabelLayout, x_range, y_range, area: PlotArea) -> list[tuple]:
