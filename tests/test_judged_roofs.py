@@ -237,3 +237,15 @@ def test_status_line_and_payload_say_which_points_are_not_judged(program, tmp_pa
     assert payload["ceiling_notes"][0] == note.replace("&#x27;", "'")
     assert [a["bound"] for a in payload["analysis"]] == ["no MEM roof"] * 2
     assert all(hover.endswith("not judged: no MEM roof") for hover in payload["hover"])
+
+
+def test_a_peak_replaces_the_roof_of_the_points_level(milan, blocked):
+    # plot_roofline(peak_bandwidth=) and `check --ceilings --peak-bandwidth`: the MEM roof the
+    # DRAM-intensity points are judged against takes the value, the L2 roof stays
+    replaced = Roofline.from_ceilings(milan, peak_bandwidth=50.0, points=blocked)
+    assert {r.level: r.gbs for r in replaced.bandwidth} == {"L2": L2_ROOF, "MEM": 50.0}
+    assert replaced.main_bandwidth.level == "MEM"
+    assert milan.with_main(level="MEM").with_peaks(peak_bandwidth=50.0).bandwidth[1].gbs == 50.0
+    row = replaced.classify(blocked).iloc[0]
+    assert row["efficiency_percent"] == pytest.approx(100 * 7.68 / 50.0)
+    assert replaced.ridge_point() == pytest.approx(DP_PEAK / 50.0)

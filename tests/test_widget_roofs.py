@@ -40,7 +40,7 @@ def test_measured_ceilings_replace_the_empirical_ones(tmp_path):
     # the sliders show the measured main roofs: DP 820.02222, the MEM roof of the points
     assert widget.controls.flops_slider.value == pytest.approx(820.02222, rel=1e-4)
     assert widget.controls.bandwidth_slider.value == pytest.approx(41.27267, rel=1e-4)
-    assert widget.controls.flops_empirical.description == "measured"
+    assert widget.controls.flops_empirical.description == "ceilings"
     assert widget.controls.flops_empirical.value
     # plot_roofline draws and judges the same roofs
     with warnings.catch_warnings():
@@ -69,7 +69,7 @@ def test_a_slider_peak_is_the_main_roof_and_the_button_resets_to_the_measured_on
     # <function_a> (0.2495 FLOP/byte) is still MEM bound: ridge 100 / 41.27267 = 2.42
     row = widget.to_dataframe().set_index("region").loc["<function_a>"]
     assert row["ridge_flops_per_byte"] == pytest.approx(100.0 / 41.27267)
-    widget.controls.flops_empirical.value = True  # "measured": back to the measured roof
+    widget.controls.flops_empirical.value = True  # "ceilings": back to the measured roof
     assert widget.peak_flops is None
     assert widget.roofline.main_compute.name == "DP AVX FMA peak"
 

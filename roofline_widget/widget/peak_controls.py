@@ -2,8 +2,8 @@
 
 The slider sweeps (its range holds the data and the peaks, :func:`peak_range`),
 the text box takes an exact value, the button resets the peak (None): to the
-measured ceilings when the widget has ceilings of that kind (the button then
-says "measured"), else to the largest observation (an *empirical* ceiling).  The kernel writes to
+widget's ceilings when it has ceilings of that kind (the button then says
+"ceilings"), else to the largest observation (an *empirical* ceiling).  The kernel writes to
 them under the widget's guard; a value the browser sends back from the
 slider's step grid is not taken for a drag.
 """
@@ -155,15 +155,15 @@ class PeakControls:
             The roofline, whose main roofs a None value shows.
         measured : dict, optional
             ``{"peak_flops": bool, ...}``: whether a None peak is a measured
-            ceiling (the button says "measured") rather than empirical.
+            ceiling of the widget's (the button says "ceilings") rather than empirical.
         """
         measured = measured or {}
         with self._guard.hold():
             for trait, slider, text, box in self.rows():
-                box.description = "measured" if measured.get(trait) else "empirical"
-                box.tooltip = ("pressed: the " + ("measured ceiling" if measured.get(trait)
+                box.description = "ceilings" if measured.get(trait) else "empirical"
+                box.tooltip = ("pressed: the " + ("ceilings given" if measured.get(trait)
                                                   else "largest observation")
-                               + " is the peak; press to reset to it")
+                               + " are the peak; press to reset to them")
                 value = peaks[trait]
                 if value is None:
                     value = _main_peak(main, trait)
