@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.judging import RoofKeys, judge, roof_keys, unjudged_notes
+from roofline_widget.judging import RoofKeys, judge, judge_keys, roof_keys, unjudged_notes
 from roofline_widget.plot_roofs import peak_roof, plot_roofs, replaced_peak
 from roofline_widget.roof_lines import roof_lines
 from roofline_widget.roofs import (
@@ -149,7 +149,8 @@ class Roofline:
     @classmethod
     def from_ceilings(cls, ceilings: Roofline | Sequence[Roof] | None,
                       peak_flops=None, peak_bandwidth=None,
-                      points: pd.DataFrame | None = None, *, peaks: str = "replace") -> Roofline:
+                      points: pd.DataFrame | None = None, *, peaks: str = "replace",
+                      keys: RoofKeys | None = None) -> Roofline:
         """The roofs of a plot: ``ceilings``, the peaks, and empirical roofs where nothing else is.
 
         Measured ceilings replace the empirical ones: a roof is taken from the
@@ -170,6 +171,8 @@ class Roofline:
         points : pandas.DataFrame, optional
             The selected points, for the empirical roofs and the main roofs.
         peaks : {"replace", "add"}
+        keys : RoofKeys, optional
+            ``roof_keys(points)``, when the caller has it (the widget, once per selection).
 
         Raises
         ------
@@ -178,7 +181,7 @@ class Roofline:
         ValueError
             For invalid peaks, or a missing roof without points to take it from.
         """
-        built = plot_roofs(ceilings, peak_flops, peak_bandwidth, points, peaks)
+        built = plot_roofs(ceilings, peak_flops, peak_bandwidth, points, peaks, keys)
         level, device, precision = built.keys.first()
         roofline = cls(built.compute, built.bandwidth).with_main(level, device, precision)
         if peaks == "add":
@@ -204,7 +207,7 @@ class Roofline:
 
     @property
     def empirical(self) -> bool:
-        return self.empirical_flops or self.empirical_bandwidth
+        return self.empirical_flops or self.empirical_bandwidth  # any roof
 
     @property
     def devices(self) -> list:
@@ -218,10 +221,9 @@ class Roofline:
         return iter(self.compute + self.bandwidth)
 
     def __repr__(self) -> str:
-        return (f"Roofline(compute={[r.label for r in self.compute]}, "
-                f"bandwidth={[r.label for r in self.bandwidth]})")
+        compute, bandwidth = ([r.label for r in roofs] for roofs in (self.compute, self.bandwidth))
+        return f"Roofline(compute={compute}, bandwidth={bandwidth})"
 
-    # ------------------------------------------------------------ which roofs judge a point
     def roofs_for(self, level: str | None = None, device: str | None = None,
                   precision: str | None = None, *, highest: bool = False
                   ) -> tuple[ComputeRoof | None, BandwidthRoof | None]:
@@ -229,9 +231,9 @@ class Roofline:
 
         A roof serves points whose device (and level, precision) it names, or
         any when it names none; the most specific serving roof is taken (the
-        main roof among equals, then the highest; ``highest=True``: the
-        highest serving roof, as a check for points above every roof wants).  None where no
-        roof serves: a MEM point has no roof in a set of L2 and L3 roofs.
+        main roof among equals, then the highest; ``highest=True``: the highest
+        serving roof, for a check of points above every roof).  None where no roof
+        serves: a MEM point has no roof in a set of L2 and L3 roofs.
 
         Examples
         --------
@@ -317,8 +319,7 @@ class Roofline:
         efficiency and ridge, and ``bound`` names the missing roof (``"no MEM
         roof"``); ``compute_roof``/``bandwidth_roof`` name the roofs used.
         """
-        keys = roof_keys(points)
-        judged = judge(self, len(points), keys.level, keys.device, keys.precision)
+        judged = judge_keys(self, roof_keys(points))
         columns = judged.columns(points[schema.INTENSITY].to_numpy(dtype=float),
                                  points[schema.PERFORMANCE].to_numpy(dtype=float))
         out = points.copy()

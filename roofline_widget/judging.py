@@ -14,6 +14,7 @@ its :attr:`Judgement.missing` text (``"no MEM roof"``) is its bound.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,7 +26,8 @@ from roofline_widget.roofs import DEVICES, ROOF_TOLERANCE
 if TYPE_CHECKING:
     from roofline_widget.ceilings import Roofline
 
-__all__ = ["Judgement", "RoofKeys", "judge", "roof_keys", "unjudged_notes"]
+__all__ = ["Judgement", "RoofKeys", "judge", "judge_keys", "missing_notes", "roof_keys",
+           "unjudged_notes", "unjudged_points_notes"]
 
 
 @dataclass(frozen=True)
@@ -45,17 +47,38 @@ class RoofKeys:
     def first(self) -> tuple:
         """(level, device, precision) of a plot's points: the first level and precision
         given, the CPU when any point is a CPU point (None: none known)."""
-        level = next((v for v in self.level if v is not None), None)
-        precision = next((v for v in self.precision if v is not None), None)
-        devices = [v for v in self.device if v is not None]
-        device = "cpu" if "cpu" in devices else next(iter(devices), None)
-        return level, device, precision
+        distinct = self.groups[0]
+        level = next((lv for lv, _dev, _prec in distinct if lv is not None), None)
+        precision = next((prec for _lv, _dev, prec in distinct if prec is not None), None)
+        devices = self.devices
+        return level, ("cpu" if "cpu" in devices else devices[0]), precision
 
     @property
     def devices(self) -> list:
         """The devices of the points, CPU first ([None] when no point has one)."""
-        found = {v for v in self.device if v is not None}
+        found = {dev for _lv, dev, _prec in self.groups[0]}
         return [d for d in DEVICES if d in found] or [None]
+
+    @cached_property
+    def groups(self) -> tuple[list[tuple], np.ndarray]:
+        """(the distinct (level, device, precision) keys in order of appearance, each point's
+        index among them), worked out once."""
+        n = len(self.level)
+        combined = np.zeros(n, dtype=np.int64)
+        uniques = []
+        for values in (self.level, self.device, self.precision):
+            codes, found = pd.factorize(np.asarray(values, dtype=object))
+            combined = combined * (len(found) + 1) + (codes + 1)  # code -1 (None) -> 0
+            uniques.append([None, *found])
+        codes, distinct_codes = pd.factorize(combined)
+        distinct = []
+        for code in distinct_codes:
+            key = []
+            for found in reversed(uniques):
+                code, index = divmod(int(code), len(found))
+                key.append(_known(found[index]))
+            distinct.append(tuple(reversed(key)))
+        return distinct, codes
 
 
 def _known(value) -> str | None:
@@ -72,10 +95,14 @@ def _keys_column(points: pd.DataFrame | None, name: str, convert) -> np.ndarray:
     n = 0 if points is None else len(points)
     if points is None or name not in points:
         return np.full(n, None, dtype=object)
-    values = points[name].astype(object)
-    converted = {value: None if _known(value) is None else convert(str(value))
-                 for value in pd.unique(values)}
-    return values.map(converted).astype(object).to_numpy()
+    column = points[name]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, uniques = column.cat.codes.to_numpy(), column.cat.categories
+    else:
+        codes, uniques = pd.factorize(column.to_numpy(dtype=object))
+    converted = np.empty(len(uniques) + 1, dtype=object)  # the last: a missing value's (code -1)
+    converted[:-1] = [None if _known(value) is None else convert(str(value)) for value in uniques]
+    return converted[codes]
 
 
 def roof_keys(points: pd.DataFrame | None) -> RoofKeys:
@@ -160,25 +187,54 @@ class Judgement:
 def judge(roofline: Roofline, n: int, level=None, device=None, precision=None) -> Judgement:
     """The roofs of ``n`` points of ``level``, ``device``, ``precision`` (one value or one each)."""
     keys = [np.broadcast_to(np.asarray(v, dtype=object), (n,)) for v in (level, device, precision)]
-    values = {"compute": np.full(n, np.nan), "bandwidth": np.full(n, np.nan)}
-    names = {"compute": np.full(n, "", dtype=object), "bandwidth": np.full(n, "", dtype=object)}
-    missing = np.full(n, "", dtype=object)
-    combos = pd.DataFrame(dict(zip("ldp", keys))).groupby(
-        ["l", "d", "p"], dropna=False, sort=False).indices
-    for key, rows in combos.items():
-        lv, dev, prec = (_known(value) for value in key)
+    return judge_keys(roofline, RoofKeys(*keys))
+
+
+def _group_verdicts(roofline: Roofline, distinct: list[tuple]) -> tuple:
+    """Per distinct key: compute and bandwidth roof values and names, the missing roof's text."""
+    m = len(distinct)
+    values = {"compute": np.full(m, np.nan), "bandwidth": np.full(m, np.nan)}
+    names = {"compute": np.full(m, "", dtype=object), "bandwidth": np.full(m, "", dtype=object)}
+    missing = np.full(m, "", dtype=object)
+    devices = roofline.devices  # a point's device is named where it matters: roofs of several
+    for k, (lv, dev, prec) in enumerate(distinct):
         found = dict(zip(("compute", "bandwidth"), roofline.roofs_for(lv, dev, prec)))
         for kind, roof in found.items():
             if roof is not None:
-                values[kind][rows], names[kind][rows] = roof.value, roof.name
-        devices = roofline.devices  # the device named where it matters: roofs of several
+                values[kind][k], names[kind][k] = roof.value, roof.name
         named = dev if devices and (len(devices) > 1 or dev not in devices) else None
         lacking = [] if found["bandwidth"] is not None else [_missing(lv or "bandwidth", named)]
         if found["compute"] is None:
             lacking.append(_missing(f"{prec} compute" if prec else "compute", named))
-        missing[rows] = ", ".join(lacking)
-    return Judgement(values["compute"], values["bandwidth"], names["compute"],
-                     names["bandwidth"], missing)
+        missing[k] = ", ".join(lacking)
+    return values, names, missing
+
+
+def judge_keys(roofline: Roofline, keys: RoofKeys) -> Judgement:
+    """The roofs of the points of ``keys``, looked up once per distinct key."""
+    distinct, inverse = keys.groups
+    values, names, missing = _group_verdicts(roofline, distinct)
+    return Judgement(values["compute"][inverse], values["bandwidth"][inverse],
+                     names["compute"][inverse], names["bandwidth"][inverse], missing[inverse])
+
+
+def unjudged_points_notes(roofline: Roofline, points: pd.DataFrame,
+                          keys: RoofKeys | None = None) -> list[str]:
+    """:func:`unjudged_notes` of ``roofline.classify(points)`` without building that table
+    (the widget's status line, on every peak change); ``keys``: the points' keys, if known."""
+    distinct, inverse = (keys or roof_keys(points)).groups
+    missing = _group_verdicts(roofline, distinct)[2]
+    counts = np.bincount(inverse, minlength=len(distinct)) if len(inverse) else np.zeros(0)
+    totals: dict[str, int] = {}
+    for text, count in zip(missing, counts):
+        if text:
+            totals[text] = totals.get(text, 0) + int(count)
+    return [_note(what, count) for what, count in totals.items()]
+
+
+def _note(what: str, count: int) -> str:
+    return (f"{count:,} point{'s' if count != 1 else ''} ha{'ve' if count != 1 else 's'} {what}: "
+            "not judged (another level's or device's roof is not used)")
 
 
 def unjudged_notes(table: pd.DataFrame) -> list[str]:
@@ -191,8 +247,12 @@ def unjudged_notes(table: pd.DataFrame) -> list[str]:
     """
     if "bound" not in table or not len(table):
         return []
-    bound = table["bound"].astype(str)
-    counts = bound[bound.str.startswith("no ")].value_counts(sort=False)
-    return [f"{count:,} point{'s' if count != 1 else ''} ha{'ve' if count != 1 else 's'} "
-            f"{what}: not judged (another level's or device's roof is not used)"
-            for what, count in counts.items()]
+    return missing_notes(table["bound"].astype(str).to_numpy())
+
+
+def missing_notes(bounds: np.ndarray) -> list[str]:
+    """The sentences of :func:`unjudged_notes` from the points' ``bound`` (or
+    :attr:`Judgement.missing`) values: one per kind of missing roof, with its count."""
+    labels = pd.Series(bounds, dtype=object)
+    counts = labels[labels.str.startswith("no ", na=False)].value_counts(sort=False)
+    return [_note(what, count) for what, count in counts.items()]

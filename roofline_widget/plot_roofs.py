@@ -148,9 +148,10 @@ class PlotRoofs:
 
 
 def plot_roofs(ceilings, peak_flops, peak_bandwidth, points: pd.DataFrame | None,
-               peaks: str) -> PlotRoofs:
+               peaks: str, keys: RoofKeys | None = None) -> PlotRoofs:
     """The checked arguments of :meth:`Roofline.from_ceilings
-    <roofline_widget.ceilings.Roofline.from_ceilings>` made into roofs (:func:`completed_roofs`).
+    <roofline_widget.ceilings.Roofline.from_ceilings>` made into roofs (:func:`completed_roofs`);
+    ``keys``: the points' :func:`~roofline_widget.judging.roof_keys`, if known.
 
     Raises
     ------
@@ -168,7 +169,7 @@ def plot_roofs(ceilings, peak_flops, peak_bandwidth, points: pd.DataFrame | None
     if bad:
         raise TypeError(f"ceilings must be a Roofline or ComputeRoof/BandwidthRoof objects, "
                         f"got {bad[0]!r:.80}")
-    keys = roof_keys(points)
+    keys = roof_keys(points) if keys is None else keys
     built, rest = {}, {}
     for kind, peak in checked.items():
         given = [r for r in roofs if r.kind == kind]

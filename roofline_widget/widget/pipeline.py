@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
+from roofline_widget.judging import unjudged_points_notes
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.colors import palette_color
 from roofline_widget.widget import html
@@ -87,7 +88,10 @@ class RefreshPipeline:
         self.extra = check_ceilings(ceilings)
         self.ceiling_notes = warn_ceilings(owner.sums, self.extra, stacklevel=4)
         self._size_range = runtime_log_range(owner.sums)
+        # per selection: the points empirical roofs come from, their and the points' roof keys
         self._roof_basis: pd.DataFrame | None = None
+        self._basis_keys: RoofKeys | None = None
+        self._point_keys: RoofKeys | None = None
 
     @property
     def current(self) -> PointState:
@@ -119,8 +123,11 @@ class RefreshPipeline:
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
             combine_ranks=owner.combine_ranks, max_points=owner.max_points)
         self._roof_basis = self._basis(points)
+        self._point_keys = roof_keys(points.points)
+        self._basis_keys = (self._point_keys if self._roof_basis is points.points
+                            else roof_keys(self._roof_basis))
         roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, self._roof_basis,
-                             self.extra)
+                             self.extra, self._basis_keys)
         self._update_layers(points, roofline)
         points = self._ranks_points(points)
         x_range, y_range = axis_ranges(points.points, roofline, self.layers.extent(),
@@ -143,7 +150,7 @@ class RefreshPipeline:
         """Peaks changed: move the ceilings and the ridge marker only (the axes only widen)."""
         owner, points = self.owner, self.current
         roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, self._roof_basis,
-                             self.extra)
+                             self.extra, self._basis_keys)
         self._update_layers(points, roofline)
         (x0, x1), (y0, y1) = axis_ranges(points.points, roofline, self.layers.extent(),
                                          bulk=points.flop_split[0])
@@ -212,8 +219,8 @@ class RefreshPipeline:
         status = html.status_html(points, self.roofline, max_points=owner.max_points,
                                   combine_ranks=owner.combine_ranks,
                                   n_selected=len(owner.selected))
-        judged = unjudged_notes(classify(points.points, self.roofline)) if len(points.points) \
-            else []
+        judged = ([] if self.roofline is None
+                  else unjudged_points_notes(self.roofline, points.points, self._point_keys))
         notes = [html.ceiling_notes_html([*judged, *self.ceiling_notes]),
                  html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
                  *self.layers.statuses()]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, Roofline
+from roofline_widget.ceilings import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
 
 __all__ = ["check_ceilings", "classify", "rooflines"]
 
@@ -22,17 +22,18 @@ def check_ceilings(ceilings: Sequence | None) -> tuple:
 
 
 def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd.DataFrame,
-              extra: Sequence = ()) -> Roofline | None:
+              extra: Sequence = (), keys: RoofKeys | None = None) -> Roofline | None:
     """The widget's roofline: the extra ceilings, the peaks' roofs, empirical roofs for the rest.
 
     :meth:`Roofline.from_ceilings` with ``peaks="add"``: a peak is a roof of
     its own (the slider's, the main one), drawn beside the ceilings; measured
     ceilings replace the empirical roofs of their kind and device.  None when
-    a roof is missing and there are no points to take it from.
+    a roof is missing and there are no points to take it from.  ``keys``: the points'
+    :func:`~roofline_widget.ceilings.roof_keys`, if known.
     """
     try:
         return Roofline.from_ceilings(extra or None, peak_flops, peak_bandwidth, points,
-                                      peaks="add")
+                                      peaks="add", keys=keys)
     except ValueError:
         return None
 
