@@ -9,6 +9,7 @@ from importlib import resources as _resources
 from typing import TYPE_CHECKING
 
 from roofline_widget.errors import (
+    CeilingWarning,
     LikwidFormatError,
     LikwidReadWarning,
     MetricChoiceWarning,
@@ -97,6 +98,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BandwidthRoof",
+    "CeilingWarning",
     "ComputeRoof",
     "LikwidFormatError",
     "LikwidReadWarning",

@@ -187,7 +187,10 @@ def test_plot_levels_against_the_machines_ceilings(tmp_path):
     assert {c["name"]: c["value"] for c in result["ceilings"]} == {
         "DP AVX FMA peak": 820.02222, "L2 (load, likwid-bench)": 771.74215,
         "MEM (stream_mem_avx_fma, likwid-bench)": 41.27267}
-    assert [f["check"] for f in result["level_findings"]] == ["intensity order"]
+    # the rendered run is a Xeon Gold 6248's, the ceilings an EPYC 7763's: told as a finding
+    assert [f["check"] for f in result["level_findings"]] == ["intensity order", "other machine"]
+    assert "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz" in result["level_findings"][1]["detail"]
+    assert "AMD EPYC 7763 64-Core Processor" in result["level_findings"][1]["detail"]
     done = run("plot", *RENDERED, "--levels", "L2", "L3", "MEM", "-o", "levels.svg", cwd=tmp_path)
     assert done.returncode == 0
     # 2 regions x (a point + 3 level dots) + 1 ring, every one titled; the ring keeps its id

@@ -18,18 +18,10 @@ import nbformat
 import pytest
 from browser.kernel_state import STATE_CELL
 from nbclient import NotebookClient
+from notebook_outputs import WIDGET_VIEW
+from notebook_outputs import cell_text as _text
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "quickstart.ipynb"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
-def _text(cell) -> str:
-    parts = []
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "stream":
-            parts.append(output["text"])
-        parts.append(output.get("data", {}).get("text/plain", ""))
-    return "".join(parts)
 
 
 def _code_cells(nb):

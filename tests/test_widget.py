@@ -442,8 +442,16 @@ def test_extra_ceilings_are_drawn_together(pmgpu):
     assert "L3 1000 GB/s" in labels
     assert len(labels) == 4
     assert w.figure.ceilings.x.shape == (4, 3)
-    # The attainable performance uses the highest roofs: 2048 GFLOP/s and L3's 1000 GB/s.
-    assert w.roofline.ridge_point() == pytest.approx(2.048)
+    # The roofs the peaks set are THE roofs (the sliders' roofs, the solid line) whatever other
+    # ceilings are higher: 2048 GFLOP/s and 204.8 GB/s, ridge 2048 / 204.8 = 10 FLOP/byte; the
+    # 1000 GB/s "L3" ceiling is drawn beside them.
+    assert w.roofline.ridge_point() == pytest.approx(10.0)
+    assert (w.roofline.main_compute.name, w.roofline.main_bandwidth.name) == ("Peak",
+                                                                            "Peak bandwidth")
+    # <function_d>: 1.6163005 GFLOP/s at 28.5809575 GB/s, judged against 204.8 GB/s
+    row = point(w.to_dataframe(), "<function_d>")
+    assert row["attainable_gflops"] == pytest.approx(204.8 * 1.6163005 / 28.5809575)
+    assert row["bandwidth_roof"] == "Peak bandwidth"
     with pytest.raises(TypeError):
         RooflineWidget(pmgpu, ceilings=[3.0])
 

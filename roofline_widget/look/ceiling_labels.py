@@ -20,7 +20,9 @@ and takes the first that is inside the plot, clear of the other labels, of
 the points and of the lines, and stacked in the order of the lines (the label
 of a lower roof of its kind below the label of a higher one).  A name too long
 for the narrowest plot is cut (``"…"``, the value kept); the least bad spot is
-taken when nothing fits.  The placement is worked out again whenever the
+taken when nothing fits.  Where labels still overlap (another device's slope
+passing the ridge), the ridge label goes first instead if that overlaps less
+and cuts no more labels.  The placement is worked out again whenever the
 lines or the axes move (a peak slider, a zoom): a label stays on its line.
 """
 
@@ -40,6 +42,7 @@ from roofline_widget.look.plot_area import DEFAULT_AREA, PlotArea
 from roofline_widget.look.texts import ridge_text, roof_tag, text_px
 
 __all__ = [
+    "LABELS_APART_PX",
     "LABEL_GAP_PX",
     "LABEL_HALF_HEIGHT_PX",
     "LABEL_LINE_GAP_PX",
@@ -59,6 +62,9 @@ __all__ = [
 LABEL_GAP_PX = 5
 #: Vertical gap (px) between a label's text and the line it names.
 LABEL_LINE_GAP_PX = 2
+#: Least room (px) between two labels: the browser draws a text up to about a pixel off its
+#: box here (font metrics, whole-pixel offsets).
+LABELS_APART_PX = 2
 #: Half the height (px) of a label's text box (a 12 px font draws 14 px high).
 LABEL_HALF_HEIGHT_PX = 0.6 * 12
 #: A label keeps this far (px) from a point's centre: the radius of a point of
@@ -134,8 +140,10 @@ class _Box:
     top: float
 
     def overlaps(self, other: _Box) -> bool:
-        return (self.left < other.right and other.left < self.right
-                and self.bottom < other.top and other.bottom < self.top)
+        """Whether the two boxes come closer than ``LABELS_APART_PX``."""
+        gap = LABELS_APART_PX
+        return (self.left < other.right + gap and other.left < self.right + gap
+                and self.bottom < other.top + gap and other.bottom < self.top + gap)
 
 
 class _Axes:
@@ -377,7 +385,43 @@ def place_labels(ceilings: Sequence[CeilingLine], segments: Sequence[dict],
     axes = _Axes(x_range, y_range, area)
     lines = _line_pixels(segments, axes)
     pixels = _point_pixels(points, axes)
+    layout, overlaps = _placed(ceilings, ridge, axes, lines, pixels, ridge_first=False)
+    if overlaps:
+        # Another device's slope may pass the ridge: the ridge label first, where that overlaps
+        # less and shortens no ceiling's label more.
+        other, fewer = _placed(ceilings, ridge, axes, lines, pixels, ridge_first=True)
+        if fewer < overlaps and _shortened(other, ceilings) <= _shortened(layout, ceilings):
+            return other
+    return layout
+
+
+def _shortened(layout: LabelLayout, ceilings: Sequence[CeilingLine]) -> int:
+    """How many ceilings' labels are cut (their full text did not fit)."""
+    return sum(spot.text != line.text for spot, line in zip(layout.ceilings, ceilings)
+               if spot.text)
+
+
+def _placed(ceilings: Sequence[CeilingLine], ridge: tuple[float, float] | None, axes: _Axes,
+            lines: list, pixels: np.ndarray, *, ridge_first: bool) -> tuple[LabelLayout, int]:
+    """The labels placed one after the other (the ridge's first or last), and how many overlap."""
     placed: list[_Box] = []
+    overlaps = 0
+    ridge_spot = None
+
+    def place_ridge() -> LabelSpot | None:
+        nonlocal overlaps
+        if ridge is None:
+            return None
+        if not _inside_point(axes, *ridge):
+            return LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
+        candidate, cost = _choose(_ridge_candidates(ridge_text(ridge[0]), ridge, axes),
+                                  axes, _Obstacles(lines, placed, pixels))
+        placed.append(candidate.box())
+        overlaps += cost[1]
+        return _spot(candidate, cost, axes, anchor=ridge)
+
+    if ridge_first:
+        ridge_spot = place_ridge()
     spots: dict[int, LabelSpot] = {}
     higher: dict[str, list[_Box]] = {"compute": [], "bandwidth": []}  # placed, per kind
     order = sorted(range(len(ceilings)), key=lambda i: ceilings[i].kind != "compute")
@@ -397,15 +441,11 @@ def place_labels(ceilings: Sequence[CeilingLine], segments: Sequence[dict],
         candidate, cost = _choose(candidates, axes, obstacles)
         placed.append(candidate.box())
         higher[line.kind].append(candidate.box())
+        overlaps += cost[1]
         spots[i] = _spot(candidate, cost, axes)
-    ridge_spot = None
-    if ridge is not None and not _inside_point(axes, *ridge):
-        ridge_spot = LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
-    elif ridge is not None:
-        candidate, cost = _choose(_ridge_candidates(ridge_text(ridge[0]), ridge, axes),
-                                  axes, _Obstacles(lines, placed, pixels))
-        ridge_spot = _spot(candidate, cost, axes, anchor=ridge)
-    return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot)
+    if not ridge_first:
+        ridge_spot = place_ridge()
+    return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot), overlaps
 
 
 def label_boxes_px(layout: LabelLayout, x_range, y_range, area: PlotArea) -> list[tuple]:

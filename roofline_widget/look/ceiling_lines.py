@@ -16,15 +16,19 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.look.texts import provenance_text, roof_label
+
+if TYPE_CHECKING:  # annotations only: Roofline._repr_html_ imports this module
+    from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 
 __all__ = ["CEILINGS_TABLE_COLUMNS", "CEILING_COLUMNS", "CeilingLine", "ceiling_lines",
            "ceiling_row", "ceiling_rows", "ceilings_table_html"]
 
 #: The columns of the ceilings table (:func:`ceiling_rows`).
-CEILING_COLUMNS = ("label", "kind", "value", "unit", "level", "name", "provenance")
+CEILING_COLUMNS = ("label", "kind", "value", "unit", "level", "device", "precision", "name",
+                   "provenance")
 
 
 @dataclass(frozen=True)
@@ -87,12 +91,14 @@ def ceiling_lines(roofline: Roofline, x_range: Sequence[float]
 def ceiling_row(roof: ComputeRoof | BandwidthRoof) -> dict:
     """One roof as a row of the ceilings table (:data:`CEILING_COLUMNS`).
 
-    The label on its line, ``kind``, the value and unit, the memory level
-    (None for a compute roof or an unknown level), the roof's full name and
-    where its number came from, in full.
+    The label on its line, ``kind``, the value and unit, what the roof bounds
+    (the memory level, None for a compute roof or any level; the device; the
+    precision, None for a bandwidth roof or any precision), the roof's full
+    name and where its number came from, in full.
     """
     return {"label": roof_label(roof), "kind": roof.kind, "value": roof.value,
-            "unit": roof.unit, "level": getattr(roof, "level", None), "name": roof.name,
+            "unit": roof.unit, "level": getattr(roof, "level", None), "device": roof.device,
+            "precision": getattr(roof, "precision", None), "name": roof.name,
             "provenance": provenance_text(roof)}
 
 
@@ -105,12 +111,14 @@ def ceiling_rows(roofline: Roofline) -> list[dict]:
 
 
 #: The ceilings table's columns as headed in HTML (from :data:`CEILING_COLUMNS`).
-CEILINGS_TABLE_COLUMNS = {"label": "roof", "kind": "kind", "level": "level", "name": "name",
+CEILINGS_TABLE_COLUMNS = {"label": "roof", "kind": "kind", "level": "level", "device": "device",
+                          "precision": "precision", "name": "name",
                           "provenance": "where the number comes from"}
 
 
 def ceilings_table_html(rows: Sequence[dict]) -> str:
-    """The ceilings as an HTML table, every text escaped: label, kind, level, name, provenance.
+    """The ceilings as an HTML table, every text escaped: label, kind, what the roof bounds
+    (level, device, precision; empty: any), name, provenance.
 
     ``rows`` are :func:`ceiling_rows`; ``Roofline._repr_html_`` and the widget's
     "Ceilings" section show it.

@@ -171,6 +171,15 @@ class RegionSums:
         """The runs as :class:`LikwidRun` (scope-profiler results converted on first use)."""
         return [part.run for part in self._parts]
 
+    def machines(self) -> dict[str, tuple[str | None, str | None]]:
+        """Run label -> (CPU name, CPU type) as LIKWID printed them.
+
+        ``(None, None)`` where the run does not say, or would have to be built
+        first to say it (scope-profiler results).
+        """
+        return {label: (part.run.cpu_name, part.run.cpu_type) if isinstance(part, RunSums)
+                else (None, None) for label, part in zip(self.files, self._parts)}
+
     @property
     def metric_names(self) -> list[str]:
         """Every metric name, as :attr:`metrics`: channel totals first, then the measured ones."""

@@ -18,7 +18,7 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look.ceiling_lines import CeilingLine, ceiling_lines
-from roofline_widget.look.colors import LINE_COLORS, ROOF_COLOR
+from roofline_widget.look.colors import line_color
 from roofline_widget.look.log_axes import log_ticks, tick_text
 from roofline_widget.look.no_flop import pinned, split_flop_work
 from roofline_widget.look.texts import X_LABEL, Y_LABEL, figure_title
@@ -60,18 +60,19 @@ def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: di
 
 def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
                 segments: list[dict]) -> None:
-    """The roofline (solid, in the legend) and every ceiling (dashed, dotted if empirical)."""
+    """The rooflines (solid, in the legend) and every ceiling (dashed, dotted if empirical),
+    in their device's colours."""
     table_order = [id(roof) for roof in (*roofline.compute, *roofline.bandwidth)]
     for line in ceilings:
         segment = line.segment
         number = table_order.index(id(line.roof))
-        axes.plot(segment["x"], segment["y"], color=LINE_COLORS[line.kind], linewidth=1.0,
-                  linestyle=":" if line.roof.empirical else "--", zorder=2,
+        axes.plot(segment["x"], segment["y"], color=line_color(line.kind, line.roof.device),
+                  linewidth=1.0, linestyle=":" if line.roof.empirical else "--", zorder=2,
                   gid=f"{CEILING_GID}-{number}")
     for segment in segments:
         if segment["kind"] == "roof":
-            axes.plot(segment["x"], segment["y"], color=ROOF_COLOR, linewidth=2.0,
-                      label=segment["label"], zorder=3)
+            axes.plot(segment["x"], segment["y"], color=line_color("roof", segment["device"]),
+                      linewidth=2.0, label=segment["label"], zorder=3)
 
 
 def draw_legend(axes, extra_handles=()) -> None:

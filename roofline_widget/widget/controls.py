@@ -86,8 +86,8 @@ class RooflineControls:
         Holds ``left_out_html`` (DOM class ``roofline-left-out``); collapsed until the
         user opens it, its title counts the rows left out.
     ceilings_html : ipywidgets.HTML
-        The ceilings table: each roof's label, kind, level, full name and where its
-        number came from, in full.
+        The ceilings table: each roof's label, kind, what it bounds (level, device,
+        precision), full name and where its number came from, in full.
     ceilings_section : ipywidgets.Accordion
         Holds ``ceilings_html`` (DOM class ``roofline-ceilings``), collapsed, its
         title counts the ceilings.

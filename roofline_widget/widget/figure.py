@@ -31,11 +31,11 @@ from roofline_widget.look.ceiling_labels import (
 from roofline_widget.look.ceiling_lines import ceiling_lines, ceiling_row
 from roofline_widget.look.colors import (
     AXIS_GRID_COLOR,
-    LINE_COLORS,
     PALETTE,
     POINT_STROKE,
     RIDGE_COLOR,
     ROOF_COLOR,
+    line_color,
 )
 from roofline_widget.look.log_axes import log_ranges, tick_format
 from roofline_widget.look.markers import POINT_SIZE
@@ -132,6 +132,8 @@ def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
     lines, segments = ceiling_lines(roofline, x_range)
     ceilings = [line.segment for line in lines]
     roof = segments[-1]
+    # each device's roofline (another device's before the main one), in its device's colour
+    roofs = [s for s in segments if s["kind"] == "roof"]
     ridge_x = roofline.ridge_point()
     layout = place_labels(lines, segments, (ridge_x, roofline.peak_flops), x_range, y_range,
                           area, points)
@@ -142,16 +144,17 @@ def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
         "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
         "ceiling_labels": [line.text for line in lines],
         "ceiling_rows": [ceiling_row(line.roof) for line in lines],
-        "ceiling_colors": [LINE_COLORS[s["kind"]] for s in ceilings],
+        "ceiling_colors": [line_color(line.kind, line.roof.device) for line in lines],
         # one Label mark per alignment (bqplot's ``align`` is the mark's): each holds every
         # ceiling, its text "" where the other mark draws it
         "label_texts": [spot.text if spot.align == "end" else "" for spot in layout.ceilings],
         "start_texts": [spot.text if spot.align == "start" else "" for spot in layout.ceilings],
         "label_x": np.array([spot.x for spot in layout.ceilings]),
         "label_y": np.array([spot.y for spot in layout.ceilings]),
-        "roof_x": np.array(roof["x"]),
-        "roof_y": np.array(roof["y"]),
-        "roof_labels": [roof["label"]],
+        "roof_x": np.array(roof["x"]) if len(roofs) == 1 else np.array([_pad(s["x"]) for s in roofs]),
+        "roof_y": np.array(roof["y"]) if len(roofs) == 1 else np.array([_pad(s["y"]) for s in roofs]),
+        "roof_labels": [s["label"] for s in roofs],
+        "roof_colors": [line_color("roof", s["device"]) for s in roofs],
         "ridge_x": np.array([ridge_x]),
         "ridge_y": np.array([roofline.peak_flops]),
         "ridge_text": [ridge.text],
@@ -424,6 +427,7 @@ class RooflineFigure:
         self._ceiling_rows = dict(zip(data["ceiling_labels"], data["ceiling_rows"]))
         self.roof.x, self.roof.y = data["roof_x"], data["roof_y"]
         self.roof.labels = data["roof_labels"]
+        self.roof.colors = data["roof_colors"]
         self.ridge.x, self.ridge.y = data["ridge_x"], data["ridge_y"]
         self.ridge.text = data["ridge_text"]
         self.ridge.align = data["ridge_align"]

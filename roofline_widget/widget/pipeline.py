@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import Roofline
+from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
+from roofline_widget.judging import unjudged_points_notes
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import palette_color
@@ -64,12 +66,17 @@ class RefreshPipeline:
     ----------
     points : PointState or None
         The current selection (None before the first refresh).
-    main : Roofline or None
-        The roofline of the peaks alone (given or empirical).
     roofline : Roofline or None
-        ``main`` plus the extra ceilings: what is drawn and judged against.
+        The extra ceilings, the peaks' roofs (the main ones) and empirical
+        roofs where neither gives one (:func:`~roofline_widget.widget.roofs.rooflines`,
+        taken from the points and a baseline's points): what is drawn and
+        judged against.
     extra : tuple
         The extra ceilings.
+    ceiling_notes : list of str
+        What :mod:`~roofline_widget.analysis.ceiling_checks` found on the
+        extra ceilings (a roof that may not bound its level, a run of another
+        machine), for the status line.
     """
 
     def __init__(self, owner: RooflineWidget, layers: LayerStack, guard: UpdateGuard,
@@ -78,10 +85,14 @@ class RefreshPipeline:
         self.layers = layers
         self.guard = guard
         self.points: PointState | None = None
-        self.main: Roofline | None = None
         self.roofline: Roofline | None = None
         self.extra = check_ceilings(ceilings)
+        self.ceiling_notes = warn_ceilings(owner.sums, self.extra, stacklevel=4)
         self._size_range = runtime_log_range(owner.sums)
+        # per selection: the points empirical roofs come from, their and the points' roof keys
+        self._roof_basis: pd.DataFrame | None = None
+        self._basis_keys: RoofKeys | None = None
+        self._point_keys: RoofKeys | None = None
 
     @property
     def current(self) -> PointState:
@@ -112,8 +123,12 @@ class RefreshPipeline:
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
             combine_ranks=owner.combine_ranks, max_points=owner.max_points)
-        main, roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, points.points,
-                                   self.extra)
+        self._roof_basis = self._basis(points)
+        self._point_keys = roof_keys(points.points)
+        self._basis_keys = (self._point_keys if self._roof_basis is points.points
+                            else roof_keys(self._roof_basis))
+        roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, self._roof_basis,
+                             self.extra, self._basis_keys)
         self._update_layers(points, roofline)
         points = self._ranks_points(points)
         extent = self.layers.extent()
@@ -126,7 +141,7 @@ class RefreshPipeline:
             selected=self.selected_indices(selected, shown), roofline=roofline,
             x_range=x_range, y_range=y_range, title=html.empty_title(points, owner.ranks == []),
             layer_points=extent)
-        self.points, self.main, self.roofline = points, main, roofline
+        self.points, self.roofline = points, roofline
         owner.figure.assign(figure_state)
         # Outside the guard: observers of these traits (users' too) see a consistent widget.
         owner.selected = selected
@@ -136,8 +151,8 @@ class RefreshPipeline:
     def refresh_roofline(self) -> None:
         """Peaks changed: move the ceilings and the ridge marker only (the axes only widen)."""
         owner, points = self.owner, self.current
-        main, roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, points.points,
-                                   self.extra)
+        roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, self._roof_basis,
+                             self.extra, self._basis_keys)
         self._update_layers(points, roofline)
         extent = self.layers.extent()
         (x0, x1), (y0, y1) = axis_ranges(points.points, roofline, extent,
@@ -146,7 +161,7 @@ class RefreshPipeline:
         x_range = (min(x0, xs.min or x0), max(x1, xs.max or 0))
         y_range = (min(y0, ys.min or y0), max(y1, ys.max or 0))
         owner.figure.assign_roofline(roofline, x_range, y_range, extent)
-        self.main, self.roofline = main, roofline
+        self.roofline = roofline
         owner.controls.status_html.value = self.status()
         self.show_ceilings()
         self.show_peaks()
@@ -183,6 +198,7 @@ class RefreshPipeline:
     def set_extra(self, ceilings) -> tuple:
         """Replace the extra ceilings (checked); the previous ones are returned."""
         old, self.extra = self.extra, check_ceilings(ceilings)
+        self.ceiling_notes = ceiling_notes(self.owner.sums, self.extra)
         return old
 
     # ------------------------------------------------------------ pieces
@@ -208,7 +224,10 @@ class RefreshPipeline:
         status = html.status_html(points, self.roofline, max_points=owner.max_points,
                                   combine_ranks=owner.combine_ranks,
                                   n_selected=len(owner.selected))
-        notes = [html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
+        judged = ([] if self.roofline is None
+                  else unjudged_points_notes(self.roofline, points.points, self._point_keys))
+        notes = [html.ceiling_notes_html([*judged, *self.ceiling_notes]),
+                 html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
                  *self.layers.statuses()]
         return " ".join([status, *filter(None, notes)])
 
@@ -221,11 +240,12 @@ class RefreshPipeline:
         return np.flatnonzero(key_index(shown).isin(keys))
 
     def selection_frame(self) -> pd.DataFrame:
-        """The selected points classified, or their level rows while levels are shown."""
+        """The selected points classified, or their level rows while levels are shown (each
+        judged against its level's roof)."""
         owner, layer = self.owner, self.layers.levels
         if owner.levels and layer is not None:
             rows = layer.frame
-            return rows[key_index(rows).isin(owner.selected)].reset_index(drop=True)
+            return classify(rows[key_index(rows).isin(owner.selected)], self.roofline)
         points = self.current.points
         chosen = points[key_index(points).isin(owner.selected)] if owner.selected else points.iloc[:0]
         return classify(chosen, self.roofline)
@@ -244,7 +264,11 @@ class RefreshPipeline:
     def show_peaks(self) -> None:
         """The peak sliders, text boxes and 'empirical' buttons in step with the peak traits."""
         owner = self.owner
-        owner.controls.peaks.show({t: getattr(owner, t) for t in PEAK_TRAITS}, self.main)
+        kinds = {"peak_flops": ComputeRoof, "peak_bandwidth": BandwidthRoof}
+        measured = {trait: any(isinstance(roof, kind) for roof in self.extra)
+                    for trait, kind in kinds.items()}
+        owner.controls.peaks.show({t: getattr(owner, t) for t in PEAK_TRAITS}, self.roofline,
+                                  measured)
 
     def _show_texts(self) -> None:
         points = self.current
@@ -266,6 +290,16 @@ class RefreshPipeline:
                                    for name in type(owner).class_own_traits()})
         with self.guard.hold():
             self.layers.update(data)
+
+    def _basis(self, points: PointState) -> pd.DataFrame:
+        """The points empirical roofs are taken from: the selection's and a baseline's."""
+        owner = self.owner
+        baseline = self.layers.baseline_points(LayerInput(
+            sums=owner.sums, selection=points.selection, points=points, roofline=None,
+            color_codes=self.color_codes, options={}))
+        if baseline is None or baseline.empty:
+            return points.points
+        return pd.concat([points.points, baseline], ignore_index=True)
 
     def _ranks_points(self, points: PointState) -> PointState:
         """In the spread view the scatter shows only the expanded regions' ranks."""

@@ -87,13 +87,18 @@ def four_roofs(lab, page):
     return lab
 
 
-#: Page position of the point 30 % along the dashed line that starts lowest (the lowest slope).
+#: Page position of the point 30 % along the dashed line that starts lowest (the lowest slope),
+#: moved to the middle of a dash.
 POINT_ON_LOWEST_LINE = """els => {
     const dashed = els.filter(e => getComputedStyle(e).strokeDasharray !== 'none'
                                && e.getTotalLength() > 0);
     const start = e => e.getPointAtLength(0).y;
     const line = dashed.reduce((a, b) => (start(b) > start(a) ? b : a));
-    const m = line.getScreenCTM(), p = line.getPointAtLength(0.3 * line.getTotalLength());
+    // the middle of the last dash that starts before 30 % along: a gap between dashes is not hovered
+    const dashes = getComputedStyle(line).strokeDasharray.split(',').map(parseFloat);
+    const period = dashes.reduce((a, b) => a + b, 0);
+    const along = Math.floor(0.3 * line.getTotalLength() / period) * period + dashes[0] / 2;
+    const m = line.getScreenCTM(), p = line.getPointAtLength(along);
     return [p.x * m.a + m.e, p.y * m.d + m.f];
 }"""
 

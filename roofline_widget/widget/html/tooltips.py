@@ -61,14 +61,14 @@ _ROOF_TOOLTIP_STYLE = f"{_TOOLTIP_TABLE_STYLE};max-width:420px"
 
 
 def roof_tooltip_html(row: dict) -> str:
-    """The hover text of a ceiling: its label, full name, level and where its number came from.
+    """The hover text of a ceiling: its label, full name, what it bounds (level, device,
+    precision, where set) and where its number came from.
 
     ``row`` is a row of :func:`~roofline_widget.look.ceiling_lines.ceiling_rows`;
     every value is escaped.
     """
     rows = [("roof", row["label"]), ("name", row["name"])]
-    if row.get("level"):
-        rows.append(("level", row["level"]))
+    rows += [(key, row[key]) for key in ("level", "device", "precision") if row.get(key)]
     rows.append(("from", row["provenance"]))
     return rows_table(rows, table_style=_ROOF_TOOLTIP_STYLE, cell_style=CELL_STYLE,
                       table_class=TOOLTIP_CLASS)

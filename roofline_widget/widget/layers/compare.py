@@ -26,8 +26,9 @@ or the figure's layout does; a peak drag that leaves the axes alone sends
 nothing (``set_if_changed``).  Hover texts and the status note are built in
 :mod:`roofline_widget.widget.html`.
 
-The status line names each run's marker, says the median speed-up and how
-many regions are found in one run only (names escaped).  A baseline that
+The status line gives the median speed-up and the worst region, names every
+region that got slower, each run's marker and how many regions are found in
+one run only (names escaped).  A baseline that
 cannot be compared (it lacks the widget's metric, ...) draws nothing and
 says why in the status line.
 """
@@ -44,6 +45,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.compare import compare_points
+from roofline_widget.analysis.compare_summary import before_points, speedup_summary
 from roofline_widget.look.arrows import ROTATION_SCALE_RANGE, head_positions, head_rotation
 from roofline_widget.look.colors import OTHER_COLOR, PALETTE
 from roofline_widget.look.log_axes import log_ranges
@@ -214,6 +216,14 @@ class CompareLayer:
         The comparison is computed once per selection (the widget's
         ``PointState``) and baseline; a peak change only restyles.
         """
+        self._assign(self.compared(data), data)
+
+    def compared(self, data: LayerInput) -> pd.DataFrame:
+        """The comparison rows of the widget's selection (computed once per selection and baseline).
+
+        ``data.roofline`` is not used: the widget asks for the rows before its
+        ceilings are made, so that empirical roofs hold the baseline points too.
+        """
         compared_for = self._compared_for
         if compared_for is None or compared_for[0] is not data.points \
                 or compared_for[1] is not self.runs:
@@ -226,7 +236,12 @@ class CompareLayer:
                     self.error = str(exc)
             self._frame = frame
             self._compared_for = (data.points, self.runs)
-        self._assign(self._frame, data)
+        return self._frame
+
+    def baseline_rows(self, data: LayerInput) -> pd.DataFrame:
+        """The baseline runs' points of :meth:`compared` as point rows (for empirical roofs),
+        :func:`~roofline_widget.analysis.compare_summary.before_points`."""
+        return before_points(self.compared(data))
 
     def extent(self) -> tuple[np.ndarray, np.ndarray]:
         """The baseline points drawn (the current points are the widget's own)."""
@@ -237,7 +252,7 @@ class CompareLayer:
                 drawn[_Y + "_before"].to_numpy(dtype=float))
 
     def status(self) -> str:
-        """Markers per run, median speed-up, regions found in one run only (escaped HTML)."""
+        """Median and worst speed-up, slowdowns, markers per run, regions of one run (escaped HTML)."""
         frame = self._frame
         if self.error or frame.empty:
             return compare_status_html(error=self.error)
@@ -246,7 +261,9 @@ class CompareLayer:
             rows = frame[frame["status"] == status]
             for run in dict.fromkeys(rows[side]):
                 only_in.append((run, list(dict.fromkeys(rows.loc[rows[side] == run, "region"]))))
-        return compare_status_html(median=self.median_speedup(), count=self._speedup_count(),
+        summary = speedup_summary(frame)
+        return compare_status_html(median=summary.median, count=summary.count,
+                                   worst=summary.worst, slowdowns=summary.slowdowns,
                                    labels=self.labels, only_in=only_in, notes=self.notes)
 
     # ------------------------------------------------------------ public results
@@ -256,14 +273,7 @@ class CompareLayer:
 
     def median_speedup(self) -> float:
         """Median speed-up of the current run over the first baseline run (NaN if none)."""
-        frame = self._frame
-        if frame.empty:
-            return float("nan")
-        column = "speedup_vs_first" if "step" in frame else "speedup"
-        last = frame if "step" not in frame else frame[frame["step"] == frame["step"].max()]
-        values = last.loc[last["status"] == "both", column].to_numpy(dtype=float)
-        values = values[np.isfinite(values)]
-        return float(np.median(values)) if values.size else float("nan")
+        return speedup_summary(self._frame).median
 
     def drawn_points(self, label: str) -> pd.DataFrame:
         """The rows whose baseline point of run ``label`` is drawn (in its Scatter's order)."""
@@ -285,14 +295,6 @@ class CompareLayer:
                 frame = compare_points(dict(runs), match=self.match, selection=data.selection)
         self.notes = list(dict.fromkeys(str(w.message) for w in caught))
         return _shown_rows(frame, data.points.points, data.points.shown)
-
-    def _speedup_count(self) -> int:
-        """The points the median speed-up is taken over (last step of a chain)."""
-        frame = self._frame
-        both = frame["status"] == "both"
-        if "step" in frame:
-            both &= frame["step"] == frame["step"].max()
-        return int(both.sum())
 
     def _assign(self, frame: pd.DataFrame, data: LayerInput) -> None:
         both = frame[frame["status"] == "both"] if not frame.empty else frame
