@@ -240,7 +240,8 @@ class RefreshPipeline:
         return html.legend_html(values, [palette_color(code) for code in codes], owner.color_by)
 
     def status(self) -> str:
-        """The status line: points, metrics, ceilings, the no-FLOP note and each layer's note."""
+        """The status line: points, metrics, ceilings, the notes on points beyond any hardware
+        and doing no FLOPs, and each layer's note."""
         owner, points = self.owner, self.current
         if self.layers.ranks.active:  # the spread view hides rank points on purpose
             points = replace(points, shown=points.points)
@@ -254,6 +255,7 @@ class RefreshPipeline:
             budget = None  # a budget nothing reaches is not worth a note
         notes = [html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
                                        owner.max_points, budget, bool(owner.levels)),
+                 html.beyond_hardware_html(points.points, self.roofline),
                  html.ceiling_notes_html([*judged, *self.ceiling_notes]),
                  html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
                  *self.layers.statuses()]

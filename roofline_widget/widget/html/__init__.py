@@ -40,6 +40,7 @@ from roofline_widget.widget.html.panels import (
 from roofline_widget.widget.html.status import (
     NAMES_SHOWN,
     NO_FLOP_WHERE,
+    beyond_hardware_html,
     ceiling_notes_html,
     compare_status_html,
     empty_title,
@@ -95,6 +96,7 @@ __all__ = [
     "TOOLTIP_COLUMNS",
     "TOOLTIP_CSS",
     "TOOLTIP_STYLE",
+    "beyond_hardware_html",
     "ceiling_notes_html",
     "ceilings_table_html",
     "compare_status_html",
