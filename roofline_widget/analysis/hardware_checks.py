@@ -52,7 +52,7 @@ def _wrapped_counters(sums: RegionSums, keys: set[tuple]) -> dict[tuple, str]:
                 named = "; ".join(f"{name} reads {value:,.0f}, near 2^{bits}"
                                   for name, value, bits in found[:MAX_COUNTERS_NAMED])
                 for key in chosen:
-                    texts[(label, *key)] = f"{named}: a counter that wrapped or broke"
+                    texts[(label, key[0], key[1])] = f"{named}: a counter that wrapped or broke"
     return texts
 
 
