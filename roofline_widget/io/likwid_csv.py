@@ -61,7 +61,6 @@ class _CsvReader:
         # a last line without its newline was cut off (LIKWID ends every line):
         # lines.cut_last_line, known once the end is reached
         self.lines = lines
-        self.source = source
         self.warnings: list[str] = []
         lists = SharedLists(source)
         self.rows = CsvRowReader(lines, lists, self.warnings)

@@ -97,7 +97,6 @@ class _TextReader:
 
     def __init__(self, lines: LineWindow, source: str):
         self.lines = lines
-        self.source = source
         self.warnings: list[str] = []
         self.cpu: dict[str, str] = {}
         self.group_names: dict[int, str] = {}  # group id -> name seen in a perfctr header
