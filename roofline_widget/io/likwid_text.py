@@ -33,7 +33,7 @@ from roofline_widget.io.text_blocks import TextBlocks
 from roofline_widget.io.text_tables import TextTableReader
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
-__all__ = ["parse_text"]
+__all__ = ["cpu_header", "cpu_line", "parse_text"]
 
 _REGION_41 = re.compile(r"Region (?P<tag>.*), Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
 _REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*?)\s*$", re.ASCII)
@@ -44,6 +44,30 @@ _MEASURING_3X = re.compile(r"Measuring group (?P<group>\S+)")
 _KEPT_LINES = 512
 #: ``"CPU name:"`` -> ``"cpu_name"`` (the line's first 9 characters, 10 for ``CPU clock:``).
 _CPU_PREFIXES = {f"{name}:": field for name, field in CPU_FIELDS.items()}
+
+
+def cpu_line(line: str) -> tuple[str, str] | None:
+    """``("cpu_name", value)`` (``cpu_type``, ``cpu_clock``) of a LIKWID CPU header line, else None."""
+    prefix = line[:10] if line.startswith("CPU clock:") else line[:9]
+    field = _CPU_PREFIXES.get(prefix)
+    return None if field is None else (field, line.split(":", 1)[1].strip())
+
+
+def cpu_header(text: str) -> dict[str, str]:
+    """The first ``CPU name:``, ``CPU type:`` and ``CPU clock:`` values of a LIKWID output.
+
+    Examples
+    --------
+    >>> cpu_header("CPU name:\\tAMD EPYC 7763 64-Core Processor   \\nCPU type:\\tAMD K19 (Zen3)")
+    {'cpu_name': 'AMD EPYC 7763 64-Core Processor', 'cpu_type': 'AMD K19 (Zen3)'}
+    """
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("CPU "):
+            pair = cpu_line(line)
+            if pair is not None:
+                found.setdefault(*pair)
+    return found
 
 
 def parse_text(text: str | Iterable[str], source: str) -> ParsedLikwid:
@@ -195,12 +219,11 @@ class _TextReader:
                         i, "mpirun")
 
     def _cpu_line(self, i: int, line: str) -> None:
-        prefix = line[:10] if line.startswith("CPU clock:") else line[:9]
-        key = _CPU_PREFIXES.get(prefix)
-        if key is None:
+        found = cpu_line(line)
+        if found is None:
             return
         self.blocks.finish()  # a CPU header is printed before a block, never inside one
-        value = line.split(":", 1)[1].strip()
+        key, value = found
         self.marks.cpu_header(i, key, value)
         known = self.cpu.setdefault(key, value)
         if known != value:
