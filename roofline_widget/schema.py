@@ -14,6 +14,7 @@ __all__ = [
     "ALL_RANKS",
     "BANDWIDTH",
     "FRAME_KEYS",
+    "GROUP_RANKS_CHOICES",
     "INTENSITY",
     "KEY_COLUMNS",
     "LEFT_OUT_COLUMNS",
@@ -57,6 +58,10 @@ FRAME_KEYS = ("file", *SOURCE_KEYS, "run")
 #: The ``rank`` of a point whose ranks were summed (``group_ranks``: a socket, a host, all ranks);
 #: its ``rank_group`` column names them.
 ALL_RANKS = -1
+
+#: The values of the ``group_ranks=`` option: which ranks a point sums
+#: (:mod:`roofline_widget.points.rank_groups` has the rule).
+GROUP_RANKS_CHOICES = ("auto", "rank", "socket", "host", "all")
 
 #: Keys of one point dict, exactly as scope-profiler 0.7.5 returns them.
 POINT_KEYS = (

@@ -34,6 +34,7 @@ import pandas as pd
 
 from roofline_widget.errors import SelectionError
 from roofline_widget.points.columns import RegionColumns
+from roofline_widget.schema import GROUP_RANKS_CHOICES
 
 __all__ = [
     "GROUP_RANKS_CHOICES",
@@ -44,8 +45,6 @@ __all__ = [
     "split_runs",
 ]
 
-#: The values of the ``group_ranks=`` option.
-GROUP_RANKS_CHOICES = ("auto", "rank", "socket", "host", "all")
 #: How many ranks of a group that is no range its label lists.
 _LISTED_RANKS = 4
 _RANK, _SOCKET, _HOST, _ALL = 0, 1, 2, 3

@@ -17,7 +17,6 @@ import re
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 
 from roofline_widget.model import LikwidRun
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument, names_selected

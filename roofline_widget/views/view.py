@@ -64,8 +64,11 @@ class View:
         Exact LIKWID metric names; None: detected from the data.
     ranks : list of int or None
         Ranks shown (non-negative); None: all.
+    group_ranks : {"auto", "rank", "socket", "host", "all"}
+        Which ranks a point sums (``"auto"``: by socket where memory is
+        counted on one rank per socket).
     combine_ranks : bool
-        One point per region with the ranks summed.
+        One point per region with the ranks summed (``group_ranks="all"``).
     include, exclude : str
         Regular expressions on region names; ``""``: no filter.
     peak_flops, peak_bandwidth : float or None
@@ -93,6 +96,7 @@ class View:
     flops_metric: str | None = None
     bandwidth_metric: str | None = None
     ranks: list[int] | None = None
+    group_ranks: str = "auto"
     combine_ranks: bool = False
     include: str = ""
     exclude: str = ""
@@ -108,6 +112,9 @@ class View:
 
     def __post_init__(self) -> None:
         values, problems = checked({f.name: getattr(self, f.name) for f in fields(self)})
+        if values.get("combine_ranks") and values.get("group_ranks") not in (None, "auto", "all"):
+            problems.append(f"'combine_ranks' true means group_ranks 'all', but 'group_ranks' is "
+                            f"{values['group_ranks']!r}: give one of them")
         if problems:
             raise ViewError("View", problems)
         for name, value in values.items():
@@ -202,12 +209,13 @@ class View:
         """
         return Selection(flops_metric=self.flops_metric, bandwidth_metric=self.bandwidth_metric,
                          ranks=self.ranks, include=self.include or None,
-                         exclude=self.exclude or None, combine_ranks=self.combine_ranks,
-                         levels=self.levels)
+                         exclude=self.exclude or None, group_ranks=self.group_ranks,
+                         combine_ranks=self.combine_ranks, levels=self.levels)
 
     def trait_values(self) -> dict:
         """The widget trait values of the view (``max_points`` only when set)."""
-        names = ("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include",
+        names = ("flops_metric", "bandwidth_metric", "ranks", "group_ranks", "combine_ranks",
+                 "include",
                  "exclude", "peak_flops", "peak_bandwidth", "color_by", "size_by")
         values = {name: getattr(self, name) for name in names}
         if self.max_points is not None:
@@ -259,7 +267,7 @@ class View:
                 problems.append(f"{where}: no run {run!r} in the data (runs: {sums.files})")
             elif region not in sums.regions:
                 problems.append(f"{where}: no region {region!r} in the data")
-            elif rank not in sums.ranks and not (rank == ALL_RANKS and self.combine_ranks):
+            elif rank not in sums.ranks and not (rank == ALL_RANKS and self.group_ranks != "rank"):
                 problems.append(f"{where}: no rank {rank} in the data")
         return problems
 

@@ -116,7 +116,8 @@ class RefreshPipeline:
         points = point_state.select_points(
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
-            combine_ranks=owner.combine_ranks, max_points=self._budget_used)
+            group_ranks=owner.group_ranks, combine_ranks=owner.combine_ranks,
+            max_points=self._budget_used)
         main, roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, points.points,
                                    self.extra)
         self._update_layers(points, roofline)
