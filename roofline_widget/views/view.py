@@ -261,13 +261,18 @@ class View:
             if pattern and not _matches_any(pattern, name, sums.regions, source):
                 problems.append(f"{name} pattern {pattern!r} matches no region of the data "
                                 f"(regions: {sums.regions})")
+        # rank -1: ranks summed, by the view's choice or where "auto" groups this data
+        metrics = (self.bandwidth_metric or sums.detect_bandwidth_metric(),
+                   *(self.levels or {}).values())
+        ranks_summed = self.group_ranks in ("socket", "host", "all") or self.combine_ranks or (
+            self.group_ranks == "auto" and sums.rank_grouping("auto", metrics) is not None)
         for run, rank, region in self.selected:
             where = f"selected point ({run!r}, {rank}, {region!r})"
             if run not in sums.files:
                 problems.append(f"{where}: no run {run!r} in the data (runs: {sums.files})")
             elif region not in sums.regions:
                 problems.append(f"{where}: no region {region!r} in the data")
-            elif rank not in sums.ranks and not (rank == ALL_RANKS and self.group_ranks != "rank"):
+            elif rank not in sums.ranks and not (rank == ALL_RANKS and ranks_summed):
                 problems.append(f"{where}: no rank {rank} in the data")
         return problems
 
