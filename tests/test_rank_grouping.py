@@ -101,8 +101,8 @@ def test_all_and_combine_ranks_are_one_option():
     combined = points_dataframe(MPIRUN_NIL, combine_ranks=True)
     assert with_all.equals(combined)
     assert combined["rank_group"].iloc[0] == "all ranks (ranks 0-23)"
-    with pytest.raises(SelectionError, match="combine_ranks=True means group_ranks='all'"):
-        Selection(combine_ranks=True, group_ranks="rank")
+    # the widget's "sum over ranks" box on top of any grouping: it wins
+    assert Selection(combine_ranks=True, group_ranks="rank").group_ranks == "all"
     with pytest.raises(SelectionError, match="group_ranks must be one of"):
         Selection(group_ranks="node")
 
@@ -258,8 +258,7 @@ def test_view_field_is_checked():
     assert View(group_ranks="socket").selection.group_ranks == "socket"
     with pytest.raises(ViewError, match="'group_ranks' must be one of"):
         View(group_ranks="<script>")
-    with pytest.raises(ViewError, match="'combine_ranks' true means group_ranks 'all'"):
-        View(combine_ranks=True, group_ranks="rank")
+    assert View(combine_ranks=True, group_ranks="rank").selection.group_ranks == "all"
 
 
 def test_cli_group_ranks_option(tmp_path, capsys):
@@ -270,3 +269,16 @@ def test_cli_group_ranks_option(tmp_path, capsys):
     points = json.loads(capsys.readouterr().out)["points"]
     assert [p["rank"] for p in points] == [0]
     assert np.isclose(points[0]["performance_gflops"], 13.3705843)
+
+
+def test_widget_on_sample10_leaves_out_one_host_row_and_the_box_wins():
+    widget = RooflineWidget(str(CACHES))
+    assert widget.message.startswith("No plottable region: 1 region/rank row(s) left out")
+    left = widget.left_out_dataframe()
+    assert left[["rank", "rank_group"]].values.tolist() == [[-1, "sonata (ranks 0-47)"]]
+    assert "48 ranks on 1 host" in widget.controls.status_html.value
+    widget.group_ranks = "rank"
+    assert len(widget.left_out_dataframe()) == 48
+    widget.combine_ranks = True  # the "sum over ranks" box on top of group_ranks="rank"
+    assert widget.left_out_dataframe()["rank_group"].tolist() == ["all ranks (ranks 0-47)"]
+    assert "ranks summed" in widget.controls.status_html.value

@@ -53,23 +53,20 @@ _PER = {_SOCKET: "one point per socket", _HOST: "one point per host",
 
 
 def check_group_ranks(group_ranks: object, combine_ranks: bool) -> str:
-    """``group_ranks`` checked, ``combine_ranks=True`` taken as its alias ``"all"``.
+    """``group_ranks`` checked; ``combine_ranks=True`` is its alias ``"all"`` and wins.
+
+    (The widget's *sum over ranks* box sets ``combine_ranks`` on top of any
+    ``group_ranks``; unticking it gives that grouping back.)
 
     Raises
     ------
     SelectionError
-        For a value not in :data:`GROUP_RANKS_CHOICES`, or ``combine_ranks=True``
-        with a ``group_ranks`` other than ``"auto"`` or ``"all"``.
+        For a value not in :data:`GROUP_RANKS_CHOICES`.
     """
     if not isinstance(group_ranks, str) or group_ranks not in GROUP_RANKS_CHOICES:
         raise SelectionError(f"group_ranks must be one of {list(GROUP_RANKS_CHOICES)}, "
                              f"got {group_ranks!r:.80}")
-    if combine_ranks:
-        if group_ranks not in ("auto", "all"):
-            raise SelectionError(f"combine_ranks=True means group_ranks='all', but group_ranks="
-                                 f"{group_ranks!r} was given too: pass one of them")
-        return "all"
-    return group_ranks
+    return "all" if combine_ranks else group_ranks
 
 
 def format_ranks(ranks: Sequence[int]) -> str:

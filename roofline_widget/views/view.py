@@ -112,9 +112,6 @@ class View:
 
     def __post_init__(self) -> None:
         values, problems = checked({f.name: getattr(self, f.name) for f in fields(self)})
-        if values.get("combine_ranks") and values.get("group_ranks") not in (None, "auto", "all"):
-            problems.append(f"'combine_ranks' true means group_ranks 'all', but 'group_ranks' is "
-                            f"{values['group_ranks']!r}: give one of them")
         if problems:
             raise ViewError("View", problems)
         for name, value in values.items():
