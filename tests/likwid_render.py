@@ -1,6 +1,6 @@
 """Render LIKWID outputs (likwid-perfctr text, likwid-bench, likwid-topology) for tests.
 
-The layouts follow ../shared/reference/likwid-formats.md and the real samples in
+The layouts follow LIKWID's output code (likwid-perfctr.lua, likwid-bench) and the real samples in
 roofline_widget/data/ (bench_in_perfctr_zen2_... for likwid-bench wrapped in likwid-perfctr).
 """
 

@@ -1,6 +1,6 @@
 """Render likwid-perfctr 5.x marker-mode text output from per-thread counts (for tests only).
 
-The output is laid out as ../shared/reference/likwid-formats.md section 2 describes it
+The output is laid out as likwid-perfctr's Lua code prints it
 (stdout capture of ``likwid-perfctr -C 0,1 -g <GROUP> -m ./program``): the CPU header,
 the program's own output, then per region a ``Region <tag>, Group 1: <GROUP>`` line, the
 ``Region Info`` table, the ``Event`` table, its ``STAT`` table (Sum, Min, Max, Avg; printed
@@ -12,7 +12,7 @@ per-thread cells, as LIKWID's Lua code does.
 
 The groups are LIKWID's Skylake SP / Cascade Lake SP ones (``groups/CLX/L2.txt``,
 ``groups/skylakeX/L3.txt`` and ``MEM_DP.txt``; the CLX groups have the same metric names, see
-../shared/reference/likwid-group-metrics.md): the same events and metric formulas, written
+LIKWID's ``groups/`` folders): the same events and metric formulas, written
 here from their definitions.  Uncore counters (``MBOX*``, ``PWR*``) are
 read only by the first hardware thread of the socket; the other threads print ``0``.
 

@@ -6,8 +6,7 @@ short, a dataset deleted, an attribute replaced. Both HDF5 paths are tried:
 the h5py reader (``read_scope_sums``, what ``RegionSums(path)`` and the widget
 use) and the scope-profiler adapter (``read_scope_h5``, ``read_likwid(...,
 format="scope-h5")``). In-memory ``ProfilingResults`` go through both engines
-(``from_scope_profiler`` and ``ScopeResultsSource`` via ``points_dataframe``). Issue 9,
-items 5 and 8.
+(``from_scope_profiler`` and ``ScopeResultsSource`` via ``points_dataframe``).
 """
 
 from __future__ import annotations

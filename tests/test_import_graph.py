@@ -3,92 +3,59 @@
 Counted: every ``from roofline_widget... import``, also inside functions.
 Imports under ``if TYPE_CHECKING:`` serve annotations only and are left out of
 the package-wide check; the readers and the sums engines (``io/``,
-``points/``) must have no circle even counting them.
+``points/``) must have no circle even counting them. The graph is computed by
+``docs/architecture_tables.py``, the script that also writes it into
+``docs/modules.md``.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
+import sys
 from pathlib import Path
 
-import roofline_widget
-
-PACKAGE = Path(roofline_widget.__file__).parent
-
-
-def _modules() -> dict[str, Path]:
-    modules = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        modules[".".join(parts)] = path
-    return modules
-
-
-def _type_checking_only(tree: ast.Module) -> set[int]:
-    """The ids of the import nodes inside ``if TYPE_CHECKING:`` blocks of a module."""
-    return {id(inner) for node in tree.body if isinstance(node, ast.If)
-            and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-            for inner in ast.walk(node)}
-
-
-def _imports(path: Path, modules: dict[str, Path], type_checking: bool) -> set[str]:
-    """The package's modules ``path`` imports (``from a.b import c``: ``a.b.c`` if a module)."""
-    found = set()
-    tree = ast.parse(path.read_text())
-    skipped = set() if type_checking else _type_checking_only(tree)
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
-        names = []
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules
-                     else node.module for alias in node.names]
-        elif isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        found.update(name for name in names if name in modules)
-    return found
-
-
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One circle of the graph (as a path), or None (iterative depth-first search)."""
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-    for start in sorted(graph):
-        if state.get(start):
-            continue
-        path, stack = [start], [iter(sorted(graph[start]))]
-        state[start] = 1
-        while stack:
-            child = next(stack[-1], None)
-            if child is None:
-                state[path.pop()] = 2
-                stack.pop()
-            elif state.get(child) == 1:
-                return [*path[path.index(child):], child]
-            elif not state.get(child):
-                state[child] = 1
-                path.append(child)
-                stack.append(iter(sorted(graph[child])))
-    return None
+_spec = importlib.util.spec_from_file_location(
+    "architecture_tables", Path(__file__).resolve().parents[1] / "docs" / "architecture_tables.py")
+tables = sys.modules.setdefault("architecture_tables", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(tables)
 
 
 def test_the_imports_form_no_circle():
-    modules = _modules()
-    graph = {name: _imports(path, modules, False) - {name} for name, path in modules.items()}
+    graph = tables.import_graph(tables.package_modules())
     assert "roofline_widget.points.region_sums" in graph["roofline_widget.points.api"]
-    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+    assert tables.find_cycle(graph) is None, " -> ".join(tables.find_cycle(graph) or [])
 
 
 def test_readers_and_engines_form_no_circle_even_for_annotations():
-    modules = _modules()
+    modules = tables.package_modules()
     inside = {name for name in modules
               if name.startswith(("roofline_widget.io", "roofline_widget.points"))}
-    graph = {name: (_imports(modules[name], modules, True) & inside) - {name} for name in inside}
+    graph = tables.import_graph(modules, type_checking=True, inside=inside)
     assert "roofline_widget.points.columns" in graph["roofline_widget.points.placement"]
-    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+    assert tables.find_cycle(graph) is None, " -> ".join(tables.find_cycle(graph) or [])
 
 
 def test_the_circle_finder_finds_one():
-    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
-    assert _cycle({"a": {"b"}, "b": set()}) is None
+    assert tables.find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert tables.find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_imports_inside_functions_count_and_annotation_imports_only_when_asked():
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from roofline_widget import errors\n"
+        "from roofline_widget.points import selection\n"
+        "if TYPE_CHECKING:\n"
+        "    from roofline_widget.model import LikwidRun\n"
+        "def late():\n"
+        "    import roofline_widget.units\n"
+        "    from roofline_widget.io.opener import open_text\n"
+    )
+    modules = ["roofline_widget.errors", "roofline_widget.points", "roofline_widget.points.selection",
+               "roofline_widget.model", "roofline_widget.units", "roofline_widget.io.opener"]
+    tree = ast.parse(source)
+    runtime = {"roofline_widget.errors", "roofline_widget.points.selection", "roofline_widget.units",
+               "roofline_widget.io.opener"}
+    assert tables.imported_modules(tree, modules, type_checking=False) == runtime
+    assert tables.imported_modules(tree, modules, type_checking=True) == runtime | {"roofline_widget.model"}

@@ -1,4 +1,4 @@
-"""Real batch-job logs: other tools' output before the measurement is passed over (issue 9, item 1)."""
+"""Real batch-job logs: other tools' output before the measurement is passed over."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_measurement_after_more_than_two_megabytes_of_output(tmp_path):
 
 @pytest.mark.parametrize("argument", [None, b"/path", 12, [GIVE, None]])
 def test_read_likwid_names_what_it_takes(argument):
-    """Issue 9, item 5: one clear TypeError, not 'NoneType is not iterable'."""
+    """one clear TypeError, not 'NoneType is not iterable'."""
     with pytest.raises(TypeError, match=r"read_likwid takes a path .* got (NoneType|bytes|int)"):
         read_likwid(argument)
 
@@ -78,7 +78,7 @@ BENCH_A = "\n".join([
 
 
 def test_job_log_with_lscpu_topology_group_and_kernel_lists_around_the_measurement(tmp_path):
-    """Issue 9: a whole batch job's log; the measurement, the topology and the bench result read."""
+    """a whole batch job's log; the measurement, the topology and the bench result read."""
     with open(GIVE, encoding="utf-8") as sample:
         measurement = sample.read()
     log = tmp_path / "slurm-4711.out"

@@ -22,7 +22,7 @@ PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 B = "[MBytes/s]"
 
 # Bandwidth metrics of each architecture's L2/L3/MEM/CACHES groups
-# (../shared/reference/likwid-group-metrics.md) and the total the detection must pick.
+# (LIKWID's groups/<arch>/*.txt) and the total the detection must pick.
 ARCHITECTURES = {
     "skylakeX/CLX/ICX/GNR L2+L3+MEM": (
         ["L2D load bandwidth", "L2D evict bandwidth", "L2 bandwidth", "L3 load bandwidth",

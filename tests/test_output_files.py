@@ -1,6 +1,6 @@
 """Output files of ``plot_roofline``: every path checked first, each file written atomically.
 
-Issue 9, item 7: ``plot_roofline(run, filepath="f.png", data_filepath="/some/dir")``
+``plot_roofline(run, filepath="f.png", data_filepath="/some/dir")``
 wrote the PNG, then raised ``IsADirectoryError``.  Expected numbers come from the
 pmgpu sample's MEM_DP tables (lines 37/38, 71/72, 105/106, 139/140, 173/174).
 """

@@ -429,7 +429,7 @@ def test_ranks_and_patterns_select_rows():
 
 
 def test_selection_notes_are_selection_warnings_not_metric_choices():
-    """Issue 9, item 8: an absent rank and ``include=[]`` say so, as SelectionWarning."""
+    """an absent rank and ``include=[]`` say so, as SelectionWarning."""
     r0, r1 = _two_rank_run()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -107,7 +107,7 @@ def test_non_numeric_result_raises(tmp_path):
     assert info.value.line == 10
 
 
-# --------------------------------------------------------------------------- truncated output (issue 9, item 3)
+# --------------------------------------------------------------------------- truncated output
 @pytest.mark.parametrize("cut_after", ["MByte/s:\t\t11", "MByte/s:\t\t11163.34\n",
                                        "UOPs:\t\t\t3749999040\n"])
 def test_result_cut_off_by_the_end_of_the_file_is_skipped(tmp_path, cut_after):

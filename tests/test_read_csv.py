@@ -523,7 +523,7 @@ def test_text_after_the_csv_ends_the_last_table():
     assert run.values("Vectorization ratio").tolist() == [0, 0, 0, 0]
 
 
-# --------------------------------------------------------------------------- truncated files (issue 9, item 3)
+# --------------------------------------------------------------------------- truncated files
 def _warned_run(path):
     from roofline_widget import read_likwid
     from roofline_widget.errors import LikwidReadWarning

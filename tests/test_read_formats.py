@@ -165,7 +165,7 @@ def test_enums_equal_their_strings():
     assert type(run.table["device"].cat.categories[0]) is str
 
 
-# ------------------------------------------------------------------ special files, cap (issue 9, item 6)
+# ------------------------------------------------------------------ special files, cap
 class _Endless(io.RawIOBase):
     """A file object like /dev/zero: every read returns as many zeros as asked."""
 
@@ -230,7 +230,7 @@ def test_dev_zero_is_refused_without_reading():
         read_likwid_bench("/dev/zero")
 
 
-# ------------------------------------------------------------------ encodings (issue 9, item 8)
+# ------------------------------------------------------------------ encodings
 @pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
 def test_utf16_and_utf32_files_with_a_byte_order_mark(tmp_path, codec):
     text = Path(sample_path(TEXT)).read_text(encoding="utf-8")

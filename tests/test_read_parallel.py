@@ -3,7 +3,7 @@
 The files are the bundled samples (one file per job step, as users pass one
 file per rank or per group) and copies of them; every parallel read is
 compared with the serial read of the same list: the merged ``run.table``
-frame (pandas.testing), the sources in order, the warnings. Issue 14.
+frame (pandas.testing), the sources in order, the warnings.
 """
 
 from __future__ import annotations

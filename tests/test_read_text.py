@@ -591,7 +591,7 @@ def test_generated_mpirun_text_reads_every_thread():
 
 
 def test_tab_inside_a_table_row_is_a_blank_not_part_of_the_name():
-    """Issue 9, item 8: a file whose blanks became tabs (an editor) keeps LIKWID's metric names."""
+    """a file whose blanks became tabs (an editor) keeps LIKWID's metric names."""
     text = Path(sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")).read_text()
     row = next(line for line in text.splitlines() if line.startswith("|") and "DP [MFLOP/s]" in line)
     tabbed = row.replace("DP [MFLOP/s]", "DP\t[MFLOP/s]", 1)
@@ -607,7 +607,7 @@ def test_tab_inside_a_table_row_is_a_blank_not_part_of_the_name():
                                   len("|            DP [MFLOP/s]           |  517.2402 |  478.9738 |"
                                       "  477.1800 |  476.6683 |\n")])
 def test_text_cut_inside_the_last_table_is_an_error_never_a_number(tmp_path, keep):
-    """Issue 9, item 3: a table without its closing border at the end of the file is not used."""
+    """a table without its closing border at the end of the file is not used."""
     text = Path(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")).read_text()
     start = text.index("|            DP [MFLOP/s]           |  517.2402 |")
     assert text[:start].count("\n") + 1 == 74  # the Setup region's DP row

@@ -71,7 +71,7 @@ def run(paths):
 
 # ------------------------------------------------------------------ the renderer
 def test_num2str_follows_likwid():
-    # examples of ../shared/reference/likwid-formats.md section 2
+    # examples worked from LIKWID's num2str (likwid.lua)
     assert num2str(1083403000000.0) == "1083403000000"
     assert num2str(0.146394) == "0.1464"
     assert num2str(6.864286e-06) == "6.864286e-06"

@@ -1,4 +1,4 @@
-"""LIKWID's own STAT sums against the threads read (issue #9 item 4).
+"""LIKWID's own STAT sums against the threads read.
 
 Every intact sample with STAT rows must agree with itself; a copy with one
 thread's value changed by 10 % must warn, naming region, metric and both

@@ -101,7 +101,7 @@ def test_no_topology_and_bad_size(tmp_path):
 
 
 def test_compressed_log_fifo_and_binary_file(tmp_path):
-    """Opened like every LIKWID file (issue 9, item 6): gzip read, a FIFO never opened."""
+    """Opened like every LIKWID file: gzip read, a FIFO never opened."""
     import gzip
     import os
     log = tmp_path / "job.log.gz"

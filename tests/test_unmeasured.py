@@ -1,4 +1,4 @@
-"""A thread that was not measured never silently shrinks a sum (issue #9 item 2).
+"""A thread that was not measured never silently shrinks a sum.
 
 Mutated copies (in tmp_path) of real samples: a cell replaced by ``-``,
 ``nan``, ``inf`` or ``1e400``.  The expected numbers are the printed cells of
@@ -6,7 +6,7 @@ the sample, added by hand in the comments.
 
 No shipped sample is a two-socket MEM_DP run; the 8-thread MEM_DP sample
 (one socket, lock thread ``Core 0``: the only thread with memory traffic) is
-the case the issue describes for one socket, and the DP cells of its other
+the case of one socket, and the DP cells of its other
 threads give a sum to work out by hand.
 """
 

@@ -15,6 +15,11 @@ content (never from the file suffix) and dispatches to one reader per format:
 What a list means (the files of one run, here) is decided by the one
 dispatcher, :mod:`.inputs`; :func:`as_runs` turns anything the public
 functions take into runs through it.
+
+A format is one entry of a table: :data:`TEXT_PARSERS` (text in,
+:class:`~roofline_widget.io.parsed.ParsedLikwid` out), :data:`FILE_READERS`
+(a path in, a :class:`LikwidRun` out) or :data:`JOINED_PARSERS` (the files of
+one call parsed together); :data:`FORMATS` names them all.
 """
 
 from __future__ import annotations

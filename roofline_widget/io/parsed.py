@@ -4,6 +4,14 @@ Each format reader (text tables, CSV, likwid-mpirun) turns its input into a
 list of :class:`RegionBlock` -- one per (region, group) table set -- and
 :func:`build_run` turns those blocks into the columnar
 :class:`~roofline_widget.model.LikwidRun`.
+
+A parser (``parse_text``, ``parse_csv``) takes the decoded text (a string or
+its lines) and the source name and returns a :class:`ParsedLikwid`; anything
+malformed is a :class:`~roofline_widget.errors.LikwidFormatError` with the
+1-based line.  STAT tables go to the blocks' STAT rows, never to thread
+columns.  The key columns of every reader, scope-profiler's too, are built by
+:func:`key_table` and checked by :func:`check_metric_names` and
+:func:`check_unique_rows`.
 """
 
 from __future__ import annotations

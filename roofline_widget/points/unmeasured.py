@@ -78,7 +78,8 @@ def joined_unmeasured(parts: Sequence[Unmeasured]) -> Unmeasured:
     """The rows of several sources one after the other (row numbers shifted)."""
     if len(parts) == 1:
         return parts[0]
-    threads, offset = {}, 0
+    threads: dict[int, tuple[str, ...]] = {}
+    offset = 0
     for part in parts:
         threads.update((offset + row, names) for row, names in part.threads.items())
         offset += len(part.counts)
@@ -88,7 +89,7 @@ def joined_unmeasured(parts: Sequence[Unmeasured]) -> Unmeasured:
 
 def union_unmeasured(parts: Sequence[Unmeasured]) -> Unmeasured:
     """Per row the threads not measured in any of ``parts`` (a channel total's pieces)."""
-    threads = {}
+    threads: dict[int, tuple[str, ...]] = {}
     for part in parts:
         for row, names in part.threads.items():
             threads[row] = tuple(dict.fromkeys(threads.get(row, ()) + tuple(names)))

@@ -5,6 +5,13 @@ the controls (:class:`~roofline_widget.widget.controls.RooflineControls`), the l
 (:class:`~roofline_widget.widget.layer_stack.LayerStack`), the refresh pipeline
 (:class:`~roofline_widget.widget.pipeline.RefreshPipeline`) and the saved views
 (:mod:`roofline_widget.widget.saved_views`) do the work.
+
+Every trait change goes to the one refresh pipeline; if it raises, the trait
+is put back.  One :class:`~roofline_widget.widget.state.UpdateGuard`, shared
+by the widget, the figure, the controls and the pipeline, keeps the kernel's
+own writes from echoing back.  The traits live in the kernel only (no
+``sync=True``), and the widget builds HTML only in
+:mod:`roofline_widget.widget.html`, where region names are escaped.
 """
 
 from __future__ import annotations
