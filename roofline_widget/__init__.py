@@ -9,6 +9,7 @@ from importlib import resources as _resources
 from typing import TYPE_CHECKING
 
 from roofline_widget.errors import (
+    CeilingWarning,
     EngineFallbackWarning,
     LikwidFormatError,
     LikwidReadWarning,
@@ -100,6 +101,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BandwidthRoof",
+    "CeilingWarning",
     "ComputeRoof",
     "EngineFallbackWarning",
     "LikwidFormatError",

@@ -1,179 +1,87 @@
-"""Roofline ceilings: compute and bandwidth roofs, ridge points, attainable performance.
+"""Roofline ceilings: the roofs of a plot, which roof judges which point, ridges, attainable performance.
 
 A roofline has one or more *compute roofs* (horizontal lines in GFLOP/s:
 scalar, AVX2, AVX-512 FMA peaks) and one or more *bandwidth roofs* (slopes in
-GB/s: L1, L2, L3, DRAM).  The attainable performance at arithmetic intensity
-``I`` is ``min(P, B * I)`` for the top compute roof ``P`` and the top
-bandwidth roof ``B``; the ridge point ``P / B`` separates memory-bound from
-compute-bound intensities.
+GB/s: L1, L2, L3, DRAM), each saying what it bounds (:mod:`roofline_widget.roofs.roof`:
+memory level, device, precision).  A point is judged against the roofs of
+*its* level, device and precision (:meth:`Roofline.roofs_for`): a point whose
+intensity is FLOP per DRAM byte against the MEM roof, an L2 point against the
+L2 roof, a GPU point against the GPU's roofs, a DP point against a DP peak.
+Where no roof of its kind exists the point is not judged (attainable and
+efficiency NaN, bound ``"no MEM roof"``): another level's roof is never borrowed.
+Its attainable performance at intensity ``I`` is ``min(P, B * I)`` for those
+roofs; their ridge point ``P / B`` separates memory-bound from compute-bound
+intensities, so each level has its own ridge.
 
-Every roof records where its number came from (``source``): ``"user"``,
-``"spec sheet"``, ``"likwid-bench <kernel>, <n> threads"`` or
-``"empirical"`` -- the largest observation of the plotted data, useful to
-compare regions but never a machine limit, and labelled as such everywhere.
+One compute and one bandwidth roof are *the* roofs of a plot (``main_compute``,
+``main_bandwidth``: drawn as the solid roofline, moved by the peak sliders);
+the others are drawn as ceilings.  A roof a slider moves stays the main one
+whatever its value (:meth:`Roofline.with_peaks`).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.roofs.judging import RoofKeys, judge, judge_keys, roof_keys, unjudged_notes
+from roofline_widget.roofs.lines import roof_lines
+from roofline_widget.roofs.plot_roofs import peak_roof, plot_roofs, replaced_peak
+from roofline_widget.roofs.roof import (
+    DEVICES,
+    EMPIRICAL,
+    PEAK_LIMITS,
+    ROOF_TOLERANCE,
+    USER,
+    BandwidthRoof,
+    ComputeRoof,
+    check_peak,
+)
 
-__all__ = ["EMPIRICAL", "PEAK_LIMITS", "USER", "BandwidthRoof", "ComputeRoof", "Roofline",
-           "check_peak"]
+__all__ = ["DEVICES", "EMPIRICAL", "JUDGED_COLUMNS", "PEAK_LIMITS", "ROOF_TOLERANCE", "USER",
+           "BandwidthRoof", "ComputeRoof", "RoofKeys", "Roofline", "check_peak", "roof_keys",
+           "unjudged_notes"]
 
-EMPIRICAL = "empirical"
-USER = "user"
-#: Relative tolerance above which a point counts as above the roof.
-ROOF_TOLERANCE = 1e-9
-#: The range of a peak a user gives, in GFLOP/s or GB/s (1 kFLOP/s to 1 ZFLOP/s): every ridge
-#: point and axis limit of two such peaks is a finite number.
-PEAK_LIMITS = (1e-6, 1e9)
+#: The columns :meth:`Roofline.classify` adds to points.
+JUDGED_COLUMNS = ("attainable_gflops", "efficiency_percent", "bound", "above_roof",
+                  "ridge_flops_per_byte", "compute_roof", "bandwidth_roof")
+Roof = ComputeRoof | BandwidthRoof
 
 
-def _positive_finite(value, what: str) -> float:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}") from None
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
-    return number
+def _best(roofs: tuple, main, device, attribute: str, wanted):
+    """The roof of ``roofs`` for points of ``device`` whose ``attribute`` is ``wanted``.
 
-
-def check_peak(value, what: str) -> float:
-    """A user's peak or ceiling value as a float within :data:`PEAK_LIMITS`.
-
-    Raises
-    ------
-    ValueError
-        Naming ``what`` for anything but a number in that range.
+    A roof serves when its device and attribute are the points' or None (any);
+    an exact device, then an exact attribute, then the main roof, then the
+    highest value is preferred; with ``main`` None the highest serving roof.
+    None when no roof serves.
     """
-    number = _positive_finite(value, what)
-    low, high = PEAK_LIMITS
-    if not low <= number <= high:
-        raise ValueError(f"{what} must be between {low:g} and {high:g}, got {value!r}")
-    return number
+    candidates = [r for r in roofs if r.serves(device)
+                  and (wanted is None or getattr(r, attribute) in (None, wanted))]
+    if not candidates:
+        return None
+    if main is None:
+        return max(candidates, key=lambda r: r.value)
+    return min(candidates, key=lambda r: (not (device is not None and r.device == device),
+                                          not (wanted is not None
+                                               and getattr(r, attribute) == wanted),
+                                          r is not main, -r.value))
 
 
-def _check_text(value, what: str) -> None:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{what} must be a non-empty string, got {value!r}")
+def _member(roofs: tuple, roof):
+    return next((r for r in roofs if r is roof), None)
 
 
-class _Roof:
-    """What compute and bandwidth roofs share: validation, provenance, label."""
-
-    _field = ""
-    unit = ""
-    kind = ""
-
-    def __post_init__(self):
-        _check_text(self.name, "roof name")
-        _check_text(self.source, "roof source")
-        value = _positive_finite(getattr(self, self._field), f"{self.kind} roof {self.name!r}")
-        object.__setattr__(self, self._field, value)
-
-    @property
-    def value(self) -> float:
-        """The ceiling, in :attr:`unit`."""
-        return getattr(self, self._field)
-
-    @property
-    def empirical(self) -> bool:
-        """Whether the roof is the largest observation rather than a machine limit."""
-        return self.source == EMPIRICAL
-
-    @property
-    def label(self) -> str:
-        """``"DRAM: 140 GB/s (likwid-bench triad, 64 threads)"``."""
-        return f"{self.name}: {self.value:.4g} {self.unit} ({self.source})"
+def _index(roofs: list, roof) -> int:
+    return next(i for i, r in enumerate(roofs) if r is roof)
 
 
-@dataclass(frozen=True)
-class ComputeRoof(_Roof):
-    """A horizontal compute ceiling.
-
-    Parameters
-    ----------
-    name : str
-        Label (``"AVX-512 FMA peak"``).
-    gflops : float
-        The ceiling in GFLOP/s; positive and finite.
-    source : str
-        Provenance: ``"user"``, ``"spec sheet"``, ``"likwid-bench <kernel>,
-        <n> threads"`` or ``"empirical"``.
-    provenance : dict, optional
-        Where the number came from in detail (file, kernel, threads, precision, ISA).
-
-    Raises
-    ------
-    ValueError
-        For a non-positive or non-finite ``gflops`` or an empty name/source.
-    """
-
-    name: str
-    gflops: float
-    source: str = USER
-    #: Where the number came from in detail (file, kernel, threads, precision, ISA).
-    provenance: dict | None = field(default=None, compare=False, repr=False)
-    _field = "gflops"
-    unit = "GFLOP/s"
-    kind = "compute"
-
-
-@dataclass(frozen=True)
-class BandwidthRoof(_Roof):
-    """A sloped bandwidth ceiling.
-
-    Parameters
-    ----------
-    name : str
-        Label (``"DRAM"``, ``"L3"``).
-    gbs : float
-        The bandwidth in GB/s (1e9 bytes per second); positive and finite.
-    source : str
-        Provenance, as for :class:`ComputeRoof`.
-    level : str, optional
-        The memory level (``"L1"``, ``"L2"``, ``"L3"``, ``"MEM"``) the roof bounds.
-    provenance : dict, optional
-        Where the number came from in detail (file, kernel, threads, how the level was decided).
-
-    Raises
-    ------
-    ValueError
-        For a non-positive or non-finite ``gbs`` or an empty name/source.
-    """
-
-    name: str
-    gbs: float
-    source: str = USER
-    #: The memory level (``"L1"``, ``"L2"``, ``"L3"``, ``"MEM"``) the roof bounds, None if not known.
-    level: str | None = None
-    #: Where the number came from in detail (file, kernel, threads, how the level was decided);
-    #: see :func:`roofline_widget.analysis.machine.machine_roofline`.
-    provenance: dict | None = field(default=None, compare=False, repr=False)
-    _field = "gbs"
-    unit = "GB/s"
-    kind = "bandwidth"
-
-
-def _find(roofs, wanted, kind):
-    if wanted is None:
-        return roofs[0]
-    if isinstance(wanted, (ComputeRoof, BandwidthRoof)):
-        return wanted
-    for roof in roofs:
-        if roof.name == wanted:
-            return roof
-    raise ValueError(f"no {kind} roof named {wanted!r}; roofs: {[r.name for r in roofs]}")
+def _default_main(roofs: tuple):
+    """The highest roof, a CPU (or any-device) one when there is one."""
+    return next((r for r in roofs if r.device != "gpu"), roofs[0])
 
 
 class Roofline:
@@ -185,15 +93,21 @@ class Roofline:
         At least one; stored highest first.
     bandwidth : sequence of BandwidthRoof
         At least one; stored highest first.
+    main : (ComputeRoof, BandwidthRoof), optional
+        The roofs drawn as the roofline (members of ``compute`` and
+        ``bandwidth``; either may be None); default the highest of each kind
+        (a CPU or any-device one when there is one).
 
     Attributes
     ----------
     compute, bandwidth : tuple
         The roofs, highest first.
+    main_compute, main_bandwidth : ComputeRoof, BandwidthRoof
+        *The* roofs: the solid roofline, the peak sliders' roofs.
     peak_flops : float
-        The top compute roof (GFLOP/s).
+        The main compute roof (GFLOP/s).
     peak_bandwidth : float
-        The top bandwidth roof (GB/s).
+        The main bandwidth roof (GB/s).
     empirical, empirical_flops, empirical_bandwidth : bool
         Whether any roof (any compute roof, any bandwidth roof) is empirical.
 
@@ -206,7 +120,8 @@ class Roofline:
     [20.0, 100.0]
     """
 
-    def __init__(self, compute: Sequence[ComputeRoof], bandwidth: Sequence[BandwidthRoof]):
+    def __init__(self, compute: Sequence[ComputeRoof], bandwidth: Sequence[BandwidthRoof], *,
+                 main: tuple | None = None):
         compute, bandwidth = tuple(compute), tuple(bandwidth)
         if not compute or not all(isinstance(r, ComputeRoof) for r in compute):
             raise ValueError("a Roofline needs at least one ComputeRoof (and only ComputeRoofs)")
@@ -214,90 +129,73 @@ class Roofline:
             raise ValueError("a Roofline needs at least one BandwidthRoof (and only BandwidthRoofs)")
         self.compute = tuple(sorted(compute, key=lambda r: -r.gflops))
         self.bandwidth = tuple(sorted(bandwidth, key=lambda r: -r.gbs))
+        main_compute, main_bandwidth = main if main is not None else (None, None)
+        self.main_compute: ComputeRoof = (_member(self.compute, main_compute)
+                                          or _default_main(self.compute))
+        self.main_bandwidth: BandwidthRoof = (_member(self.bandwidth, main_bandwidth)
+                                              or _default_main(self.bandwidth))
 
     @classmethod
     def from_peaks(cls, peak_flops, peak_bandwidth, points: pd.DataFrame | None = None) -> Roofline:
-        """One compute and one bandwidth roof, empirical where a peak is None.
+        """One compute and one bandwidth roof (per device), empirical where a peak is None.
 
-        Parameters
-        ----------
-        peak_flops : float or None
-            Measured peak in GFLOP/s; None: the largest ``performance_gflops``
-            of ``points`` (an *empirical* roof).
-        peak_bandwidth : float or None
-            Measured peak in GB/s; None: the largest ``bandwidth_gbs``.
-        points : pandas.DataFrame, optional
-            The selected points (needed when a peak is None).
-
-        Raises
-        ------
-        ValueError
-            For non-positive or non-finite peaks, or a missing peak without
-            points to take it from.
+        ``from_ceilings(None, peak_flops, peak_bandwidth, points)``: a peak in
+        GFLOP/s and GB/s, or None for the largest ``performance_gflops`` /
+        ``bandwidth_gbs`` of ``points`` (an *empirical* roof).  ValueError for
+        an invalid peak, or a missing peak without points.
         """
-        if peak_flops is None:
-            compute = ComputeRoof("Empirical peak", _observed_max(points, schema.PERFORMANCE),
-                                  EMPIRICAL)
-        else:
-            compute = ComputeRoof("Peak", check_peak(peak_flops, "peak_flops (GFLOP/s)"))
-        if peak_bandwidth is None:
-            bandwidth = BandwidthRoof("Empirical bandwidth", _observed_max(points, schema.BANDWIDTH),
-                                      EMPIRICAL)
-        else:
-            bandwidth = BandwidthRoof("Peak bandwidth",
-                                      check_peak(peak_bandwidth, "peak_bandwidth (GB/s)"))
-        return cls([compute], [bandwidth])
+        return cls.from_ceilings(None, peak_flops, peak_bandwidth, points)
 
     @classmethod
-    def from_ceilings(cls, ceilings: Roofline | Sequence[ComputeRoof | BandwidthRoof] | None,
+    def from_ceilings(cls, ceilings: Roofline | Sequence[Roof] | None,
                       peak_flops=None, peak_bandwidth=None,
-                      points: pd.DataFrame | None = None) -> Roofline:
-        """The roofs of a plot: ``ceilings`` with the peaks as their top roofs.
+                      points: pd.DataFrame | None = None, *, peaks: str = "replace",
+                      keys: RoofKeys | None = None) -> Roofline:
+        """The roofs of a plot: ``ceilings``, the peaks, and empirical roofs where nothing else is.
+
+        Measured ceilings replace the empirical ones: a roof is taken from the
+        points (the largest observation, *empirical*) only for a kind (compute,
+        bandwidth) and device that neither ``ceilings`` nor a peak give.  The
+        main roofs are those of the points' level, device and precision.
 
         Parameters
         ----------
         ceilings : Roofline, sequence of ComputeRoof / BandwidthRoof, or None
-            The roofs (a Roofline or the list ``RooflineWidget(ceilings=)``
-            takes).  A kind the sequence lacks (no compute roof, say) comes
-            from the peak or, without one, from ``points`` (empirical), as
-            :meth:`from_peaks`.
+            The roofs (a Roofline or the list ``RooflineWidget(ceilings=)`` takes).
         peak_flops, peak_bandwidth : float or None
-            Replace the top roof of their kind (:meth:`with_peaks`).
+            The user's peaks.  A kind the ceilings lack gets a ``"Peak"`` roof;
+            otherwise ``peaks="replace"`` replaces the main roof's value
+            (:meth:`with_peaks`, ``plot_roofline``), ``peaks="add"`` adds a
+            ``"Peak"`` roof of the points' level, device and precision as the
+            main roof, the ceilings drawn beside it (the widget's sliders).
         points : pandas.DataFrame, optional
-            The selected points, for the empirical roofs.
+            The selected points, for the empirical roofs and the main roofs.
+        peaks : {"replace", "add"}
+        keys : RoofKeys, optional
+            ``roof_keys(points)``, when the caller has it (the widget, once per selection).
 
         Raises
         ------
         TypeError
             For an item that is no roof.
         ValueError
-            As :meth:`from_peaks`.
+            For invalid peaks, or a missing roof without points to take it from.
         """
-        if ceilings is None:
-            return cls.from_peaks(peak_flops, peak_bandwidth, points)
-        roofs = list(ceilings)  # a Roofline iterates over its roofs
-        bad = [roof for roof in roofs if not isinstance(roof, (ComputeRoof, BandwidthRoof))]
-        if bad:
-            raise TypeError(f"ceilings must be a Roofline or ComputeRoof/BandwidthRoof objects, "
-                            f"got {bad[0]!r:.80}")
-        compute = [roof for roof in roofs if isinstance(roof, ComputeRoof)]
-        bandwidth = [roof for roof in roofs if isinstance(roof, BandwidthRoof)]
-        if not compute or not bandwidth:
-            main = cls.from_peaks(peak_flops, peak_bandwidth, points)
-            if not compute:
-                compute, peak_flops = list(main.compute), None
-            if not bandwidth:
-                bandwidth, peak_bandwidth = list(main.bandwidth), None
-        return cls(compute, bandwidth).with_peaks(peak_flops, peak_bandwidth)
+        built = plot_roofs(ceilings, peak_flops, peak_bandwidth, points, peaks, keys)
+        level, device, precision = built.keys.first()
+        roofline = cls(built.compute, built.bandwidth).with_main(level, device, precision)
+        if peaks == "add":
+            return roofline.with_added_peaks(built.peak_flops, built.peak_bandwidth, level=level,
+                                             device=device, precision=precision)
+        return roofline.with_peaks(built.peak_flops, built.peak_bandwidth)
 
-    # ------------------------------------------------------------ properties
     @property
     def peak_flops(self) -> float:
-        return self.compute[0].gflops
+        return self.main_compute.gflops
 
     @property
     def peak_bandwidth(self) -> float:
-        return self.bandwidth[0].gbs
+        return self.main_bandwidth.gbs
 
     @property
     def empirical_flops(self) -> bool:
@@ -309,149 +207,214 @@ class Roofline:
 
     @property
     def empirical(self) -> bool:
-        return self.empirical_flops or self.empirical_bandwidth
+        return self.empirical_flops or self.empirical_bandwidth  # any roof
 
-    def __iter__(self):
+    @property
+    def devices(self) -> list:
+        """The devices the roofs name, CPU first (empty when none names one)."""
+        named = {r.device for r in self}
+        return [d for d in DEVICES if d in named]
+
+    def __iter__(self) -> Iterator[Roof]:
         """The compute roofs, then the bandwidth roofs: a Roofline is a sequence of roofs
         wherever one is accepted (``RooflineWidget(ceilings=...)``)."""
         return iter(self.compute + self.bandwidth)
 
     def __repr__(self) -> str:
-        return (f"Roofline(compute={[r.label for r in self.compute]}, "
-                f"bandwidth={[r.label for r in self.bandwidth]})")
+        compute, bandwidth = ([r.label for r in roofs] for roofs in (self.compute, self.bandwidth))
+        return f"Roofline(compute={compute}, bandwidth={bandwidth})"
 
-    # ------------------------------------------------------------ model
-    def ridge_point(self, bandwidth=None, compute=None) -> float:
+    def _repr_html_(self) -> str:
+        """The ceilings table (a notebook shows it): each roof's label, what it bounds, provenance."""
+        from roofline_widget.look.ceiling_lines import ceiling_rows, ceilings_table_html
+
+        return ceilings_table_html(ceiling_rows(self))
+
+    def roofs_for(self, level: str | None = None, device: str | None = None,
+                  precision: str | None = None, *, highest: bool = False
+                  ) -> tuple[ComputeRoof | None, BandwidthRoof | None]:
+        """The compute and bandwidth roof that judge points of a level, device and precision.
+
+        A roof serves points whose device (and level, precision) it names, or
+        any when it names none; the most specific serving roof is taken (the
+        main roof among equals, then the highest; ``highest=True``: the highest
+        serving roof, for a check of points above every roof).  None where no roof
+        serves: a MEM point has no roof in a set of L2 and L3 roofs.
+
+        Examples
+        --------
+        >>> roofs = Roofline([ComputeRoof("peak", 100.0)],
+        ...                  [BandwidthRoof("L2", 80.0, level="L2"), BandwidthRoof("MEM", 20.0, level="MEM")])
+        >>> [r.name for r in roofs.roofs_for("MEM")], roofs.roofs_for("L3")[1]
+        (['peak', 'MEM'], None)
+        """
+        mains = (None, None) if highest else (self.main_compute, self.main_bandwidth)
+        return (_best(self.compute, mains[0], device, "precision", precision),
+                _best(self.bandwidth, mains[1], device, "level", level))
+
+    def ridge_point(self, bandwidth=None, compute=None, *, level: str | None = None,
+                    device: str | None = None, precision: str | None = None) -> float:
         """Intensity (FLOP/byte) where a bandwidth slope meets a compute roof.
 
         Parameters
         ----------
         bandwidth : BandwidthRoof or str, optional
-            The slope (or its name); the top one by default.
+            The slope (or its name); default the main one, or that of
+            ``level``/``device`` when given.
         compute : ComputeRoof or str, optional
-            The roof (or its name); the top one by default.
+            The roof (or its name); default the main roof of the slope's
+            device, or that of ``device``/``precision`` when given.
+        level, device, precision : str, optional
+            Whose roofs (:meth:`roofs_for`); NaN when there is none.
         """
-        slope = _find(self.bandwidth, bandwidth, "bandwidth")
-        roof = _find(self.compute, compute, "compute")
-        return roof.gflops / slope.gbs
+        keyed = level is not None or device is not None or precision is not None
+        roof, slope = self.roofs_for(level, device, precision) if keyed else (None,
+                                                                             self.main_bandwidth)
+        if bandwidth is not None:
+            slope = _find(self.bandwidth, bandwidth, "bandwidth")
+        if compute is not None:
+            roof = _find(self.compute, compute, "compute")
+        elif not keyed and slope is not None:
+            roof = self.top_compute(slope.device)
+        return float("nan") if roof is None or slope is None else roof.gflops / slope.gbs
 
-    def attainable(self, intensity) -> np.ndarray:
-        """``min(top compute, top bandwidth * intensity)`` in GFLOP/s, element-wise."""
+    def top_compute(self, device: str | None = None) -> ComputeRoof:
+        """The main compute roof of ``device`` (the one its slopes meet)."""
+        found = self.roofs_for(device=device)[0]
+        return self.main_compute if found is None else found
+
+    def top_bandwidth(self, device: str | None = None) -> BandwidthRoof:
+        """The main bandwidth roof of ``device`` (the one its compute roofs start from)."""
+        found = self.roofs_for(level=self.main_bandwidth.level, device=device)[1]
+        return self.main_bandwidth if found is None else found
+
+    def attainable(self, intensity, *, level=None, device=None, precision=None) -> np.ndarray:
+        """``min(P, B * intensity)`` in GFLOP/s with each point's roofs (:meth:`roofs_for`).
+
+        ``level``, ``device`` and ``precision`` are one value for all points or
+        one per point; NaN where a point has no roof.
+        """
         intensity = np.asarray(intensity, dtype=float)
-        return np.minimum(self.peak_flops, self.peak_bandwidth * intensity)
+        flat = intensity.reshape(-1)
+        attainable = judge(self, flat.size, level, device, precision).attainable(flat)
+        return attainable.reshape(intensity.shape) if intensity.ndim else attainable[0]
 
-    def efficiency(self, intensity, performance) -> np.ndarray:
-        """Performance as percent of the attainable performance at that intensity."""
+    def efficiency(self, intensity, performance, **keys) -> np.ndarray:
+        """Performance as percent of the attainable performance at that intensity (NaN: no roof)."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            return 100.0 * np.asarray(performance, dtype=float) / self.attainable(intensity)
+            return 100.0 * np.asarray(performance, dtype=float) / self.attainable(intensity, **keys)
 
-    def bound(self, intensity) -> np.ndarray:
-        """``"memory"`` left of the ridge point, ``"compute"`` from it on (``"n/a"`` for NaN)."""
-        intensity = np.asarray(intensity, dtype=float)
-        labels = np.where(intensity < self.ridge_point(), "memory", "compute").astype(object)
-        labels[~np.isfinite(intensity)] = "n/a"
-        return labels
+    def bound(self, intensity, *, level=None, device=None, precision=None) -> np.ndarray:
+        """``"memory"`` left of the point's ridge, ``"compute"`` from it on.
+
+        ``"n/a"`` for a NaN intensity, ``"no MEM roof"`` (``"no DP compute roof
+        (gpu)"``) where the point has no roof of its kind.
+        """
+        intensity = np.asarray(intensity, dtype=float).reshape(-1)
+        return judge(self, intensity.size, level, device, precision).bound(intensity)
 
     def classify(self, points: pd.DataFrame) -> pd.DataFrame:
-        """Add ``attainable_gflops, efficiency_percent, bound, above_roof`` to points.
+        """Add :data:`JUDGED_COLUMNS` to points, each judged against its own roofs.
 
-        ``above_roof`` flags points whose performance exceeds the attainable
-        performance (by more than a relative 1e-9): a roof set too low, or a
-        FLOP metric that does not match the peak.  Only those points can have
-        an efficiency above 100 %.
+        A point's roofs are those of its level (``level`` column, else its
+        ``bandwidth_metric``'s), ``device`` and FLOP metric's precision
+        (:meth:`roofs_for`).  ``above_roof``: the performance exceeds the
+        attainable one by more than a relative 1e-9 (a roof set too low, a FLOP
+        metric not matching the peak); only then is the efficiency above 100 %.
+        Without a roof of its kind a point has NaN attainable performance,
+        efficiency and ridge, and ``bound`` names the missing roof (``"no MEM
+        roof"``); ``compute_roof``/``bandwidth_roof`` name the roofs used.
         """
-        intensity = points[schema.INTENSITY].to_numpy(dtype=float)
-        performance = points[schema.PERFORMANCE].to_numpy(dtype=float)
-        attainable = self.attainable(intensity)
+        judged = judge_keys(self, roof_keys(points))
+        columns = judged.columns(points[schema.INTENSITY].to_numpy(dtype=float),
+                                 points[schema.PERFORMANCE].to_numpy(dtype=float))
         out = points.copy()
-        out["attainable_gflops"] = attainable
-        out["efficiency_percent"] = self.efficiency(intensity, performance)
-        out["bound"] = self.bound(intensity)
-        out["above_roof"] = performance > attainable * (1.0 + ROOF_TOLERANCE)
+        for name in JUDGED_COLUMNS:
+            out[name] = columns[name]
         return out
 
     # ------------------------------------------------------------ drawing
     def lines(self, x_min, x_max) -> list[dict]:
         """Drawable segments between intensities ``x_min`` and ``x_max``.
 
-        Each bandwidth slope runs from ``x_min`` up to its ridge with the top
-        compute roof, each compute roof from its ridge with the top
-        bandwidth slope to ``x_max`` (both clipped to the range).  The last
-        entry, ``kind == "roof"``, is the main roofline polyline, which
-        passes exactly through the ridge point.
+        Each bandwidth slope runs from ``x_min`` up to its ridge with its
+        device's main compute roof, each compute roof from its ridge with its
+        device's main bandwidth slope to ``x_max`` (both clipped to the
+        range).  Then ``kind == "roof"`` entries: each other device's roofline,
+        and last the main roofline polyline, which passes exactly through the
+        ridge point (:func:`~roofline_widget.roofs.lines.roof_lines`).
 
         Returns
         -------
         list of dict
             ``{"name", "kind" ("bandwidth" | "compute" | "roof"), "value"
-            (GB/s, GFLOP/s, or the ridge intensity for the roof), "source",
-            "label", "empirical", "x", "y"}``.
+            (GB/s, GFLOP/s, or the ridge intensity for a roof), "source",
+            "label", "empirical", "device", "level", "x", "y"}``.
         """
-        x_min = _positive_finite(x_min, "x_min")
-        x_max = _positive_finite(x_max, "x_max")
-        if x_max <= x_min:
-            raise ValueError(f"x_max ({x_max}) must be larger than x_min ({x_min})")
-        top_compute, top_bandwidth = self.peak_flops, self.peak_bandwidth
-        segments = []
-        for slope in self.bandwidth:
-            ridge = min(max(top_compute / slope.gbs, x_min), x_max)
-            y_end = top_compute if ridge == top_compute / slope.gbs else slope.gbs * ridge
-            segments.append(self._segment(slope, [x_min, ridge],
-                                          [slope.gbs * x_min, y_end]))
-        for roof in self.compute:
-            start = min(max(roof.gflops / top_bandwidth, x_min), x_max)
-            segments.append(self._segment(roof, [start, x_max], [roof.gflops] * 2))
-        segments.append(self._main_roof(x_min, x_max))
-        return segments
+        return roof_lines(self, x_min, x_max)
 
-    @staticmethod
-    def _segment(roof, x, y) -> dict:
-        return {"name": roof.name, "kind": roof.kind, "value": roof.value, "source": roof.source,
-                "label": roof.label, "empirical": roof.empirical,
-                "x": [float(v) for v in x], "y": [float(v) for v in y]}
+    def with_main(self, level: str | None = None, device: str | None = None,
+                  precision: str | None = None) -> Roofline:
+        """A copy whose main roofs are those judging points of ``level``, ``device``, ``precision``.
 
-    def _main_roof(self, x_min: float, x_max: float) -> dict:
-        ridge = self.ridge_point()
-        x = [x_min] + ([ridge] if x_min < ridge < x_max else []) + [x_max]
-        y = [float(self.attainable(v)) for v in x]
-        if x_min < ridge < x_max:
-            y[1] = self.peak_flops
-        name = "Empirical roofline" if self.empirical else "Roofline"
-        sources = sorted({self.compute[0].source, self.bandwidth[0].source})
-        return {"name": name, "kind": "roof", "value": float(ridge), "source": ", ".join(sources),
-                "label": f"{name} (ridge at {ridge:.4g} FLOP/byte)", "empirical": self.empirical,
-                "x": [float(v) for v in x], "y": [float(v) for v in y]}
+        A kind without such a roof keeps its main roof.
+        """
+        compute, bandwidth = self.roofs_for(level, device, precision)
+        return Roofline(self.compute, self.bandwidth,
+                        main=(compute or self.main_compute, bandwidth or self.main_bandwidth))
 
     def with_peaks(self, peak_flops=None, peak_bandwidth=None) -> Roofline:
-        """A copy with the top compute and/or bandwidth roof replaced by a user value.
+        """A copy with the main compute and/or bandwidth roof replaced by a user value.
 
-        The replaced roof keeps its name (``"Peak"`` if it was empirical).  If
-        the new value is below another roof, that roof becomes the top one.
+        The replaced roof keeps its name (``"Peak"`` if it was empirical),
+        level, device and precision, and stays the main roof whatever its value.
         """
-        compute, bandwidth = list(self.compute), list(self.bandwidth)
-        if peak_flops is not None:
-            top = compute[0]
-            compute[0] = ComputeRoof("Peak" if top.empirical else top.name,
-                                     check_peak(peak_flops, "peak_flops (GFLOP/s)"), USER)
-        if peak_bandwidth is not None:
-            top = bandwidth[0]
-            bandwidth[0] = BandwidthRoof("Peak bandwidth" if top.empirical else top.name,
-                                         check_peak(peak_bandwidth, "peak_bandwidth (GB/s)"),
-                                         USER, level=top.level)
-        return Roofline(compute, bandwidth)
+        return _with_main_roofs(self, replaced_peak(self.main_compute, peak_flops),
+                                replaced_peak(self.main_bandwidth, peak_bandwidth), replace=True)
+
+    def with_added_peaks(self, peak_flops=None, peak_bandwidth=None, *, level=None, device=None,
+                         precision=None) -> Roofline:
+        """A copy with a ``"Peak"`` / ``"Peak bandwidth"`` user roof added as the main roof.
+
+        The new roofs bound points of ``level``, ``device`` and ``precision``
+        (so they judge the plotted points); the other roofs stay as ceilings.
+        """
+        keys = {"level": level, "device": device, "precision": precision}
+        return _with_main_roofs(self, peak_roof("compute", peak_flops, **keys),
+                                peak_roof("bandwidth", peak_bandwidth, **keys), replace=False)
 
     def to_dicts(self) -> list[dict]:
-        """The roofs as plain dicts (``name, kind, value, unit, source, empirical``)."""
+        """The roofs as plain dicts (``name, kind, value, unit, source, empirical, level,
+        device, precision``; level and precision None where the roof does not have one)."""
         return [{"name": r.name, "kind": r.kind, "value": r.value, "unit": r.unit,
-                 "source": r.source, "empirical": r.empirical}
+                 "source": r.source, "empirical": r.empirical,
+                 "level": getattr(r, "level", None), "device": r.device,
+                 "precision": getattr(r, "precision", None)}
                 for r in self.compute + self.bandwidth]
 
 
-def _observed_max(points, column: str) -> float:
-    if points is None or len(points) == 0:
-        raise ValueError(f"no peak given and no points to take an empirical {column} ceiling from")
-    values = np.asarray(points[column], dtype=float)
-    values = values[np.isfinite(values) & (values > 0)]
-    if values.size == 0:
-        raise ValueError(f"no positive finite {column} among the points for an empirical ceiling")
-    return float(values.max())
+def _find(roofs, wanted, kind):
+    if isinstance(wanted, (ComputeRoof, BandwidthRoof)):
+        return wanted
+    for roof in roofs:
+        if roof.name == wanted:
+            return roof
+    raise ValueError(f"no {kind} roof named {wanted!r}; roofs: {[r.name for r in roofs]}")
+
+
+def _with_main_roofs(roofline: Roofline, compute: Roof | None, bandwidth: Roof | None, *,
+                     replace: bool) -> Roofline:
+    """New main roofs (None: kept), replacing the old main ones or added beside them."""
+    roofs: dict[str, list] = {"compute": list(roofline.compute),
+                              "bandwidth": list(roofline.bandwidth)}
+    main: dict[str, Roof] = {"compute": roofline.main_compute,
+                             "bandwidth": roofline.main_bandwidth}
+    for kind, new in (("compute", compute), ("bandwidth", bandwidth)):
+        if new is None:
+            continue
+        if replace:
+            roofs[kind][_index(roofs[kind], main[kind])] = new
+        else:
+            roofs[kind].append(new)
+        main[kind] = new
+    return Roofline(roofs["compute"], roofs["bandwidth"], main=(main["compute"], main["bandwidth"]))

@@ -6,22 +6,37 @@ running it never writes outputs into a checkout or an installed package, and
 starts JupyterLab there with the notebook as its landing page: the URL that
 JupyterLab prints opens the notebook itself, not the file browser.  As root
 (containers, many HPC login nodes) it passes ``--allow-root``, which JupyterLab
-otherwise demands.
+otherwise demands.  JupyterLab's news pop-up, which would cover the widget, is
+turned off for this server only (a page config in a hidden folder beside the
+notebook, added to ``JUPYTER_CONFIG_PATH``; the user's own settings stay as they
+are).  Stopping the launcher (SIGINT, SIGTERM, SIGHUP) stops JupyterLab: the
+signal is passed on as SIGTERM, JupyterLab's shut-down signal, and the launcher
+waits for it to exit.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
 NOTEBOOK_NAME = "quickstart.ipynb"
 DEFAULT_FOLDER = Path("~/roofline-widget-demo")
+#: The hidden folder (in the demo folder) that holds the demo server's extra Jupyter config.
+CONFIG_FOLDER = ".roofline-demo-config"
+#: JupyterLab plugins the demo turns off: the news pop-up ("Would you like to get
+#: notified about official Jupyter news?"), which covers the widget.
+DISABLED_PLUGINS = ("@jupyterlab/apputils-extension:announcements",)
+#: Signals that stop the launcher, and with it JupyterLab (those this platform has).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
 
 
 def bundled_notebook() -> Path:
@@ -68,6 +83,55 @@ def prepare_folder(folder: Path, *, fresh: bool = False) -> tuple[Path, bool]:
         return notebook, False
     shutil.copyfile(bundled_notebook(), notebook)
     return notebook, True
+
+
+def demo_config(folder: Path) -> Path:
+    """Write the demo server's page config (:data:`DISABLED_PLUGINS` off); return its folder.
+
+    The folder (``<folder>/.roofline-demo-config``) goes first on
+    ``JUPYTER_CONFIG_PATH`` (:func:`server_environment`): JupyterLab merges the
+    ``labconfig/page_config.json`` of every config folder, so nothing of the
+    user's is replaced.
+    """
+    config = folder / CONFIG_FOLDER
+    (config / "labconfig").mkdir(parents=True, exist_ok=True)
+    page_config = {"disabledExtensions": {name: True for name in DISABLED_PLUGINS}}
+    (config / "labconfig" / "page_config.json").write_text(json.dumps(page_config, indent=1))
+    return config
+
+
+def server_environment(config: Path, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``environ`` (default: this process') with ``config`` first on ``JUPYTER_CONFIG_PATH``."""
+    env = dict(os.environ if environ is None else environ)
+    paths = [str(config), *filter(None, env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep))]
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(paths)
+    return env
+
+
+def run_server(command: Sequence[str], env: Mapping[str, str] | None = None) -> int:
+    """Run ``command`` (JupyterLab) until it exits; a stop signal to this process stops it too.
+
+    While it runs, each of :data:`STOP_SIGNALS` received here is passed on to
+    the server as SIGTERM (its clean shut-down: kernels stopped, port freed,
+    no question asked), and the launcher waits for it.
+
+    Returns
+    -------
+    int
+        The server's exit code.
+    """
+    process = subprocess.Popen(list(command), env=None if env is None else dict(env))
+
+    def forward(_signum, _frame) -> None:
+        if process.poll() is None:
+            process.terminate()  # SIGTERM (TerminateProcess on Windows)
+
+    previous = {sig: signal.signal(sig, forward) for sig in STOP_SIGNALS}
+    try:
+        return process.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def is_root() -> bool:
@@ -128,10 +192,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     notebook, copied = prepare_folder(args.dir.expanduser(), fresh=args.fresh)
     print(("Copied the quickstart notebook to " if copied else
            "Opening your existing copy (--fresh replaces it): ") + str(notebook), flush=True)
-    try:
-        return subprocess.call(jupyter_command(notebook.parent, as_root=is_root(), extra=extra))
-    except KeyboardInterrupt:
-        return 0
+    env = server_environment(demo_config(notebook.parent))
+    return run_server(jupyter_command(notebook.parent, as_root=is_root(), extra=extra), env)
 
 
 if __name__ == "__main__":

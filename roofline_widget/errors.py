@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "CeilingWarning",
     "EngineFallbackWarning",
     "LikwidFormatError",
     "LikwidReadWarning",
@@ -209,3 +210,13 @@ class EngineFallbackWarning(RooflineWarning):
 
 class ViewWarning(RooflineWarning):
     """A view applied only in part: what the data lacks was left out (listed in the message)."""
+
+
+class CeilingWarning(RooflineWarning):
+    """A ceiling may not be what its label says.
+
+    A likwid-bench kernel whose working set does not fit the cache level its
+    likwid-perfctr group names (an "L3" roof that measured memory), or
+    ceilings measured on another machine than the run (the CPU names differ).
+    ``sanity_check(..., ceilings=)`` reports the same as findings.
+    """

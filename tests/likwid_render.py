@@ -36,8 +36,11 @@ def perfctr_region(region: str, group_index: int, group: str, threads: list[int]
     return "\n".join(lines + table("Metric", rows, columns) + [""])
 
 
-def perfctr_header(cpu_type="Intel Skylake SP processor") -> str:
-    return "\n".join([HLINE, "CPU name:\tIntel(R) Xeon(R) Gold 6132 CPU @ 2.60GHz",
+SKYLAKE_GOLD = "Intel(R) Xeon(R) Gold 6132 CPU @ 2.60GHz"
+
+
+def perfctr_header(cpu_type="Intel Skylake SP processor", cpu_name=SKYLAKE_GOLD) -> str:
+    return "\n".join([HLINE, f"CPU name:\t{cpu_name}",
                       f"CPU type:\t{cpu_type}", "CPU clock:\t2.59 GHz", HLINE, ""])
 
 
@@ -51,14 +54,15 @@ def bench(kernel: str, threads: int, *, mflops: float, mbytes: float,
         f"MFlops/s:\t\t{mflops:.2f}", f"MByte/s:\t\t{mbytes:.2f}", HLINE, ""])
 
 
-def topology(sockets=2, cores=4, caches=((1, "32 kB", 1), (2, "1 MB", 1), (3, "16 MB", 4))) -> str:
+def topology(sockets=2, cores=4, caches=((1, "32 kB", 1), (2, "1 MB", 1), (3, "16 MB", 4)),
+             cpu_name=SKYLAKE_GOLD, cpu_type="Intel Skylake SP processor") -> str:
     """likwid-topology output of ``sockets`` x ``cores`` cores, 1 thread per core.
 
     ``caches`` are (level, size text, hardware threads per cache).
     """
     n = sockets * cores
-    lines = [HLINE, "CPU name:\tIntel(R) Xeon(R) Gold 6132 CPU @ 2.60GHz",
-             "CPU type:\tIntel Skylake SP processor", STARS, "Hardware Thread Topology", STARS,
+    lines = [HLINE, f"CPU name:\t{cpu_name}", f"CPU type:\t{cpu_type}", STARS,
+             "Hardware Thread Topology", STARS,
              f"Sockets:\t\t{sockets}", f"Cores per socket:\t{cores}", "Threads per core:\t1",
              HLINE, "HWThread        Thread        Core        Die        Socket        Available"]
     lines += [f"{t:<16}0             {t:<12}0          {t // cores:<14}*" for t in range(n)]

@@ -24,6 +24,7 @@ three outputs (L2, L3, MEM_DP) into DIR: the copies shipped in
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -291,8 +292,96 @@ def render_program(directory) -> dict:
     return paths
 
 
+# ------------------------------------------------------------------ likwid-mpirun
+def _percentile_cells(cells: list[str], fraction: float) -> str:
+    """likwid-mpirun's ``%ile`` of printed cells: it sorts the *texts* (a LIKWID quirk; readers
+    ignore these columns), nearest rank."""
+    ordered = sorted(cells)
+    return ordered[max(math.ceil(fraction * len(ordered)) - 1, 0)]
+
+
+def mpirun_region_block(group: Group, name: str, ranks: list[tuple[str, Region]]) -> list[str]:
+    """One likwid-mpirun region (``Region:`` and ``Group:`` lines, ``host:rank:cpu`` columns).
+
+    ``ranks`` are ``(column header, Region)``, one hardware thread each: every rank is
+    the first (and only measured) thread of its socket, so it reads its socket's uncore
+    counters.  Tables as likwid-mpirun prints them (no Region Info table, a ``Region
+    calls`` row first, Event STAT with Sum/Min/Max/Avg, Metric STAT with the three
+    ``%ile`` columns too).
+    """
+    heads = [head for head, _ in ranks]
+    counts = [_thread_counts(group, region, 0) for _, region in ranks]
+    event_rows = [[str(region.calls[0]) for _, region in ranks]]
+    event_rows += [[num2str(c[counter]) for c in counts] for counter, _ in group.events]
+    events = [("Region calls", "CTR"), *[(e, k) for k, e in group.events]]
+    lines = [f"Region: {name}", "Group: 1"]
+    lines += table([["Event", *[e for e, _ in events]], ["Counter", *[k for _, k in events]]]
+                   + [[head, *[row[i] for row in event_rows]] for i, head in enumerate(heads)])
+    lines += table([["Event", *[f"{e} STAT" for e, _ in events]],
+                    ["Counter", *[k for _, k in events]], *stat_columns(event_rows)])
+    metrics = [group.metrics(c, region.seconds[0]) for c, (_, region) in zip(counts, ranks)]
+    names = [metric for metric, _ in metrics[0]]
+    metric_rows = [[num2str(m[j][1]) for m in metrics] for j in range(len(names))]
+    lines += table([["Metric", *names]]
+                   + [[head, *[row[i] for row in metric_rows]] for i, head in enumerate(heads)])
+    percentiles = [[f"%ile {int(100 * f)}", *[_percentile_cells(row, f) for row in metric_rows]]
+                   for f in (0.25, 0.5, 0.75)]
+    lines += table([["Metric", *[f"{n} STAT" for n in names]], *stat_columns(metric_rows),
+                    *percentiles])
+    return lines
+
+
+def mpirun_output(group_name: str, regions: dict[str, list[tuple[str, Region]]],
+                  program_output: str = "") -> str:
+    """The stdout of ``likwid-mpirun -g <group_name> -m`` for ``regions`` (name -> ranks)."""
+    group = GROUPS[group_name]
+    lines = [program_output, ""] if program_output else []
+    for name, ranks in regions.items():
+        lines += mpirun_region_block(group, name, ranks)
+    return "\n".join(lines) + "\n"
+
+
+#: The MPI program ``halo_demo``: 8 ranks on 4 two-socket Cascade Lake nodes, one rank per
+#: socket (``likwid-mpirun -np 8 -nperdomain S:1``), each pinned to its socket's first core
+#: (0 or 20), so that every rank reads its own socket's memory counters.  Per rank:
+#: seconds, scalar and AVX-512 DP instructions, CAS reads and writes of each of the 6
+#: channels.  ``exchange`` waits on its neighbours (rank 7, at the end of the ring, longest).
+MPI_RANKS = tuple((f"node{r // 2 + 1}:{r}:{20 * (r % 2)}", r) for r in range(8))
+MPI_PROGRAM = {
+    "stencil": [(1.00, 4_000_000, 240_000_000 + 10_000_000 * r, 30_000_000 + 1_000_000 * r,
+                 12_000_000) for r in range(8)],
+    "exchange": [(0.20 + 0.05 * r, 1_000_000, 4_000_000, 6_000_000, 6_000_000 + 500_000 * r)
+                 for r in range(8)],
+    "reduce": [(0.10 + (0.08 if r == 0 else 0.0), 2_000_000 + 1_000_000 * (r == 0),
+                500_000, 400_000, 200_000) for r in range(8)],
+}
+#: File name of the rendered likwid-mpirun output (shipped in roofline_widget/data/rendered/).
+MPI_FILE_NAME = "rendered_not_measured_clx_8ranks_MEM_DP_mpirun.txt"
+
+
+def _mpi_region(name: str, seconds: float, scalar: int, avx512: int, reads: int,
+                writes: int) -> Region:
+    return Region(name, (0,), (seconds,), (1,), {
+        **_fixed(seconds, 1), "PWR0": [60.0 * seconds], "PWR3": [9.0 * seconds],
+        "PMC1": [scalar], "PMC3": [avx512],
+        **{f"MBOX{i}C{j}": [(reads, writes)[j]] for i in _CHANNELS for j in (0, 1)}})
+
+
+def render_mpi_program(directory) -> Path:
+    """Write the likwid-mpirun MEM_DP output of :data:`MPI_PROGRAM` into ``directory``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    regions = {name: [(head, _mpi_region(name, *values))
+                      for (head, _rank), values in zip(MPI_RANKS, per_rank)]
+               for name, per_rank in MPI_PROGRAM.items()}
+    path = directory / MPI_FILE_NAME
+    path.write_text(mpirun_output("MEM_DP", regions, "halo_demo: 8 ranks, 4096 x 4096 per rank"))
+    return path
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python tests/render_likwid.py DIRECTORY")
     for path in render_program(sys.argv[1]).values():
         print(path)
+    print(render_mpi_program(sys.argv[1]))

@@ -25,6 +25,7 @@ from roofline_widget.look.ceiling_labels import (
     label_boxes_px,
     place_labels,
 )
+from roofline_widget.look.ceiling_lines import ceiling_lines
 from roofline_widget.look.plot_area import DEFAULT_AREA, MIN_PLOT_PX, PlotArea
 from roofline_widget.look.texts import text_px
 from roofline_widget.widget.figure import roof_marks_data
@@ -51,11 +52,16 @@ def gmgpolar():
     return read_likwid(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"))
 
 
-def layout_of(roofline: Roofline, x_range, y_range, area=DEFAULT_AREA):
-    segments = roofline.lines(*x_range)
-    ceilings = [s for s in segments if s["kind"] != "roof"]
-    return place_labels(ceilings, segments, (roofline.ridge_point(), roofline.peak_flops),
-                        x_range, y_range, area), ceilings
+def layout_of(roofline: Roofline, x_range, y_range, area=DEFAULT_AREA, points=((), ())):
+    lines, segments = ceiling_lines(roofline, x_range)
+    return place_labels(lines, segments, (roofline.ridge_point(), roofline.peak_flops),
+                        x_range, y_range, area, points), [line.segment for line in lines]
+
+
+def drawn_texts(figure) -> list[str]:
+    """The label of each ceiling as drawn: by the end-aligned or the start-aligned mark."""
+    return [end or start for end, start in zip(figure.ceiling_labels.text,
+                                                figure.ceiling_labels_start.text)]
 
 
 def ranges(widget):
@@ -91,8 +97,8 @@ def test_quickstart_labels_fit_at_every_width_from_the_narrowest(quickstart):
     x_range, y_range = ranges(quickstart)
     layout, _ = layout_of(quickstart.roofline, x_range, y_range)
     texts = [spot.text for spot in layout.ceilings]
-    assert texts == ["Peak bandwidth: 204.8 GB/s", "Peak: 2048 GFLOP/s",
-                     "1 core at 3.35 GHz boost: 53.6 GFLOP/s"]  # full texts, all of them
+    assert texts == ["Peak bandwidth 204.8 GB/s", "Peak 2048 GFLOP/s",
+                     "1 core at 3.35 GHz boost 53.6 GFLOP/s"]  # full texts, all of them
     assert layout.ridge.text == "ridge 10 FLOP/byte"
     assert all(spot.inside and spot.clear for spot in [*layout.ceilings, layout.ridge])
     # A wider plot draws the same texts (same px) on wider decades: still inside and apart.
@@ -109,7 +115,8 @@ def test_labels_sit_on_their_lines(quickstart):
     for spot, segment in zip(layout.ceilings, ceilings):
         line_y = segment["value"] * (spot.x if segment["kind"] == "bandwidth" else 1.0)
         px_above = math.log10(spot.y / line_y) / decades_y * height
-        assert px_above == pytest.approx(above), spot
+        # a label ending at its anchor sits above its line, one starting there below it
+        assert px_above == pytest.approx(above if spot.align == "end" else -above), spot
         if segment["kind"] == "compute":
             assert spot.x == pytest.approx(x_range[1])  # ends at the right edge
         else:  # ends on its slope, left of the ridge (10 FLOP/byte)
@@ -122,10 +129,14 @@ def test_labels_sit_on_their_lines(quickstart):
 def test_the_widget_draws_the_placement(quickstart):
     figure = quickstart.figure
     data = roof_marks_data(quickstart.roofline, *ranges(quickstart), figure.plot_area())
-    np.testing.assert_allclose(figure.ceiling_labels.x, data["label_x"])
-    np.testing.assert_allclose(figure.ceiling_labels.y, data["label_y"])
+    for mark in (figure.ceiling_labels, figure.ceiling_labels_start):
+        np.testing.assert_allclose(mark.x, data["label_x"])
+        np.testing.assert_allclose(mark.y, data["label_y"])
     assert list(figure.ceiling_labels.text) == data["label_texts"]
-    assert (figure.ceiling_labels.x_offset, figure.ceiling_labels.y_offset) == (-5, 0)
+    assert list(figure.ceiling_labels_start.text) == data["start_texts"]
+    assert (figure.ceiling_labels.align, figure.ceiling_labels.x_offset) == ("end", -5)
+    assert (figure.ceiling_labels_start.align, figure.ceiling_labels_start.x_offset) == ("start", 5)
+    assert figure.ceiling_labels.y_offset == figure.ceiling_labels_start.y_offset == 0
     assert (figure.ridge.align, figure.ridge.x_offset, figure.ridge.y_offset) == ("start", 5, 12)
 
 
@@ -144,14 +155,16 @@ def test_crowded_ceilings_stay_inside_and_apart():
         assert_inside_and_apart(label_boxes_px(layout, x_range, y_range, area), area)
 
 
-def test_a_name_too_long_for_the_plot_keeps_its_value():
+def test_a_name_too_long_for_the_plot_is_cut_and_keeps_its_value():
     name = "a compute ceiling whose name is much longer than the narrowest plot is wide"
     roofline = Roofline([ComputeRoof("Peak", 2048.0), ComputeRoof(name, 53.6)],
                         [BandwidthRoof("Peak bandwidth", 204.8)])
     assert text_px(name) > MIN_PLOT_PX
     layout, _ = layout_of(roofline, (0.02, 2000.0), (0.2, 6000.0))
     texts = [spot.text for spot in layout.ceilings]
-    assert "53.6 GFLOP/s" in texts
+    (cut,) = [text for text in texts if text.endswith("\u2026 53.6 GFLOP/s")]
+    assert name.startswith(cut.removesuffix("\u2026 53.6 GFLOP/s"))
+    assert text_px(cut) <= MIN_PLOT_PX
     assert all(spot.inside for spot in layout.ceilings)
 
 
@@ -189,9 +202,9 @@ def test_a_zoom_drops_the_labels_of_lines_out_of_view(pmgpu):
     w.figure.x_scale.min, w.figure.x_scale.max = 1.0, 2.0  # a zoom in the browser
     # the slope is at 28.6 to 57 GFLOP/s there, above the y axis' 6.4: no label; the
     # compute roof (2.134) runs across the view and keeps its label, as does no ridge
-    texts = dict(zip(w.figure.ceilings.labels, w.figure.ceiling_labels.text))
-    assert texts["Empirical bandwidth: 28.58 GB/s (empirical)"] == ""
-    assert texts["Empirical peak: 2.134 GFLOP/s (empirical)"].startswith("Empirical peak")
+    texts = dict(zip(w.figure.ceilings.labels, drawn_texts(w.figure)))
+    assert texts["Empirical bandwidth 28.58 GB/s"] == ""
+    assert texts["Empirical peak 2.134 GFLOP/s"] == "Empirical peak 2.134 GFLOP/s"
     assert list(w.figure.ridge.text) == [""]
 
 

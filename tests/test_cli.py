@@ -103,7 +103,18 @@ def test_plot_writes_a_png_that_opens(tmp_path):
 
 
 def _titles(svg_path: Path) -> list[str]:
-    return [t.text for t in ET.parse(svg_path).getroot().iter(f"{SVG}title")]
+    """The titles of the drawn points (the ceilings' lines have theirs: ``_ceiling_titles``)."""
+    ceilings = set(_ceiling_titles(svg_path).values())
+    return [t.text for t in ET.parse(svg_path).getroot().iter(f"{SVG}title")
+            if t.text not in ceilings]
+
+
+def _ceiling_titles(svg_path: Path) -> dict[str, str]:
+    """The title of each ceiling's line, by its group's id (``roofline-ceiling-<n>``)."""
+    return {g.get("id"): g.find(f"{SVG}title").text
+            for g in ET.parse(svg_path).getroot().iter(f"{SVG}g")
+            if (g.get("id") or "").startswith("roofline-ceiling-")
+            and g.find(f"{SVG}title") is not None}
 
 
 def test_plot_svg_carries_each_points_numbers_as_a_hover_title(tmp_path):
@@ -123,6 +134,21 @@ def test_plot_svg_carries_each_points_numbers_as_a_hover_title(tmp_path):
     # <init_datastructures> does 6.9e-9 GFLOP/s: drawn at the axis edge, titled all the same
     [init] = [t for t in titles if t.startswith("<init_datastructures>")]
     assert "almost no FLOPs: drawn at the axis edge" in init
+    # each ceiling's line: the label on it, then where the number came from
+    assert _ceiling_titles(tmp_path / "roofline.svg") == {
+        "roofline-ceiling-0": "Peak 2048 GFLOP/s\nuser",
+        "roofline-ceiling-1": "Peak bandwidth 204.8 GB/s\nuser"}
+
+
+def test_plot_svg_titles_of_a_machines_ceilings_say_where_each_number_came_from(tmp_path):
+    done = run("plot", PMGPU, "--ceilings", MILAN, "-o", "milan.svg", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    titles = _ceiling_titles(tmp_path / "milan.svg")
+    by_label = {text.split("\n")[0]: text for text in titles.values()}
+    # sample 22: 820022.22 MFlops/s (peakflops_avx_fma), 771742.15 and 41272.67 MByte/s
+    assert set(by_label) == {"DP AVX FMA 820 GFLOP/s", "L2 771.7 GB/s", "MEM 41.27 GB/s"}
+    assert "likwid-bench stream_mem_avx_fma, 16 threads" in by_label["MEM 41.27 GB/s"]
+    assert "milan_mem1_16c.log" in by_label["MEM 41.27 GB/s"]
 
 
 def test_plot_svg_titles_escape_region_names(tmp_path):
@@ -163,7 +189,10 @@ def test_plot_levels_against_the_machines_ceilings(tmp_path):
     assert {c["name"]: c["value"] for c in result["ceilings"]} == {
         "DP AVX FMA peak": 820.02222, "L2 (load, likwid-bench)": 771.74215,
         "MEM (stream_mem_avx_fma, likwid-bench)": pytest.approx(41.265565)}
-    assert [f["check"] for f in result["level_findings"]] == ["intensity order"]
+    # the rendered run is a Xeon Gold 6248's, the ceilings an EPYC 7763's: told as a finding
+    assert [f["check"] for f in result["level_findings"]] == ["intensity order", "other machine"]
+    assert "Intel(R) Xeon(R) Gold 6248 CPU @ 2.50GHz" in result["level_findings"][1]["detail"]
+    assert "AMD EPYC 7763 64-Core Processor" in result["level_findings"][1]["detail"]
     done = run("plot", *RENDERED, "--levels", "L2", "L3", "MEM", "-o", "levels.svg", cwd=tmp_path)
     assert done.returncode == 0
     # 2 regions x (a point + 3 level dots) + 1 ring, every one titled; the ring keeps its id

@@ -97,7 +97,7 @@ def test_peaks_from_the_export(tmp_path):
     dram = next(r for r in roofs.bandwidth if r.level == "MEM")
     assert dram.source == ("Nsight Compute dram__bytes.sum.peak_sustained x "
                            "dram__cycles_elapsed.avg.per_second (0.877 GHz)")
-    assert dram.provenance["device"] == "gpu"
+    assert dram.device == "gpu"
     assert dram.provenance["per_cycle"] == 1024
     assert roofs.compute[0].provenance["clock_metric"] == "sm__cycles_elapsed.avg.per_second"
     # user roofs of one kind replace that kind only; the export gives the other
@@ -115,7 +115,9 @@ def test_datasheet_table_for_sample_n1():
     assert roofs.peak_bandwidth == 900.0
     assert [r.name for r in roofs] == ["Summit V100-SXM2 DP peak", "Summit V100-SXM2 HBM"]
     assert roofs.compute[0].source == "spec sheet: NVIDIA Tesla V100 GPU datasheet (sure)"
-    assert roofs.bandwidth[0].provenance == {"device": "gpu", "gpu": "V100-SXM2",
+    assert (roofs.bandwidth[0].device, roofs.compute[0].device) == ("gpu", "gpu")
+    assert roofs.compute[0].precision == "DP"
+    assert roofs.bandwidth[0].provenance == {"gpu": "V100-SXM2",
                                              "datasheet": "NVIDIA Tesla V100 GPU datasheet",
                                              "confidence": "sure"}
     # SP from the table; HP is not in it
@@ -185,7 +187,7 @@ def test_view_with_gpu_roofs_round_trips_and_selects_a_kernel():
     view = View(include=r"kernel_assign_6 #[13]", ceilings=list(roofs))
     again = View.from_json(view.to_json())
     assert again == view
-    assert again.ceilings[1].provenance["device"] == "gpu"
+    assert (again.ceilings[1].device, again.ceilings[0].precision) == ("gpu", "DP")
     points = points_dataframe(read_likwid(sample_path(N1)), include=again.include)
     assert points["region"].tolist() == ["kernel_assign_6 #1", "kernel_assign_6 #3"]
 

@@ -103,10 +103,13 @@ def test_peak_drag_reruns_only_the_roof_check_and_sends_rings_only_when_they_cha
     monkeypatch.setattr(levels_layer, "sanity_check",
                         lambda *a, **k: calls.append(k) or original(*a, **k))
     x, y = layer.rings.x, layer.rings.y
-    widget.peak_bandwidth = 500.0  # a main roof the dots stay below: the same four rings
+    # the slider's roof is the MEM roof of the plotted (memory-bandwidth) points; at the bench
+    # figure: the same four rings
+    widget.peak_bandwidth = 9.0
+    assert widget.roofline.main_bandwidth.level == "MEM"
     assert layer.rings.x is x
     assert layer.rings.y is y
-    widget.peak_flops = 1.0  # the top compute roof is still the 2 GFLOP/s bench peak
+    widget.peak_flops = 1.0  # the highest compute roof is still the 2 GFLOP/s bench peak
     assert layer.rings.x is x
     widget.peak_flops = 3.0  # 3 GFLOP/s on top: <function_a> (2.134) is below the peak now
     assert layer.flagged["region"].tolist() == [r for r, _, _ in FLAGGED[:3]]

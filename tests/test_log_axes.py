@@ -11,9 +11,11 @@ import pytest
 from roofline_widget.look.log_axes import (
     clip_segment,
     log_ranges,
+    log_ticks,
     padded_range,
     positive,
     tick_format,
+    tick_text,
     visible_part,
 )
 
@@ -25,10 +27,28 @@ def test_positive_and_padded_range():
     assert padded_range([np.nan, -3.0], 2.0, (1.0, 10.0)) == (1.0, 10.0)
 
 
-def test_tick_format_plain_inside_powers_of_ten_outside():
-    assert tick_format(0.01, 1000.0) == "~g"
-    assert tick_format(1e-4, 10.0) == ".0e"
-    assert tick_format(1.0, 1e5) == ".0e"
+def test_ticks_read_as_plain_numbers_at_any_range():
+    """A spread view's wide range once got ".0e" ticks ("1e+0, 2e+0") beside "0.05" elsewhere."""
+    for low, high in ((0.01, 1000.0), (1e-4, 10.0), (1.0, 1e5), (1e-9, 1e9)):
+        assert tick_format(low, high) == "~g"
+    # d3's "~g" (toPrecision(6), trailing zeros trimmed), written by hand:
+    assert [tick_text(v) for v in (0.05, 0.2, 1.0, 5.0, 100.0, 20000.0, 100000.0)] == [
+        "0.05", "0.2", "1", "5", "100", "20000", "100000"]
+    assert [tick_text(v) for v in (1e-6, 1e-7, 1e6, 2e8, 0.000123)] == [
+        "0.000001", "1e-7", "1e+6", "2e+8", "0.000123"]
+
+
+def test_log_ticks_thin_out_as_bqplot_does():
+    # under 2 decades: every 1..9 x 10^k (0.05 to 0.3: 1.78 decades)
+    assert log_ticks(0.05, 0.3).tolist() == pytest.approx(
+        [0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.2, 0.3])
+    # 2 to 7 decades: 1, 2, 5 x 10^k (0.018 to 60: 3.5 decades)
+    assert log_ticks(0.018, 60.0).tolist() == pytest.approx(
+        [0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50])
+    # 7 decades and more: powers of ten, every round(decades / 10)-th (18 decades: every 2nd)
+    assert log_ticks(1e-3, 1e6).tolist() == pytest.approx([10.0 ** k for k in range(-3, 7)])
+    assert log_ticks(1e-9, 1e9).tolist() == pytest.approx([10.0 ** k for k in range(-8, 9, 2)])
+    assert log_ticks(0.0, 1.0).size == 0
 
 
 def test_log_ranges_only_while_both_scales_are_log_ranges():

@@ -4,10 +4,11 @@ import pytest
 from likwid_render import bench, perfctr_header, perfctr_region, topology
 from wild_samples import BENCH_REPS, MILAN
 
-from roofline_widget import machine_roofline, plot_roofline, read_likwid_bench, sample_path
-from roofline_widget.analysis.machine import kernel_isa, kernel_precision
+from roofline_widget import CeilingWarning, machine_roofline, plot_roofline, read_likwid_bench, sample_path
+from roofline_widget.analysis.bench_levels import kernel_isa
 from roofline_widget.ceilings import Roofline
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.io.bench import kernel_precision
 
 B = "[MBytes/s]"
 ZEN2_WRAPPED = sample_path("bench_in_perfctr_zen2_epyc7702_MEM_dash_values_wrapper.txt")
@@ -72,7 +73,12 @@ def test_job_log_gives_compute_roofs_and_one_roof_per_level(tmp_path):
         "benchmark_gbs": 200.0, "counted_gbs": 240.0, "counted_metric": f"L3 bandwidth {B}",
         "repetitions": 1, "runs": [f"slurm-42.out:{l3.provenance['line']}"],
         "benchmark_gbs_range": (200.0, 200.0), "groups": ["L3"],
-        "notes": ["the counters see 1.200 x the benchmark's figure"]}  # 240 / 200
+        "notes": ["the counters see 1.200 x the benchmark's figure"],  # 240 / 200
+        # 2 MiB/thread fits the 16 MB L3 shared by 4 threads (4 MiB each), not the 1 MB L2
+        "level_check": None,
+        "cpu_name": "Intel(R) Xeon(R) Gold 6132 CPU @ 2.60GHz",
+        "cpu_type": "Intel Skylake SP processor"}
+    assert (l3.device, roof.compute[0].device, roof.compute[0].precision) == ("cpu", "cpu", "DP")
     assert "L3 group counted 240 GB/s" in l3.source
     # MEM: the faster of triad_avx (90 GB/s) and stream_avx (80 GB/s); counted 45 + 40 GB/s
     assert levels["MEM"].provenance["kernel"] == "triad_avx"
@@ -127,7 +133,9 @@ def test_level_roofs_work_as_ceilings(tmp_path):
     assert isinstance(roof, Roofline)
     assert list(roof) == [*roof.compute, *roof.bandwidth]
     data = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
-    result = plot_roofline(data, ceilings=roof, filepath=tmp_path / "r.png", verbose=False)
+    with pytest.warns(CeilingWarning, match="measured on AMD EPYC 7702 .* the ceilings on "
+                                            "Intel.R. Xeon.R. Gold 6132"):
+        result = plot_roofline(data, ceilings=roof, filepath=tmp_path / "r.png", verbose=False)
     assert (tmp_path / "r.png").stat().st_size > 0
     names = [c["name"] for c in result["ceilings"]]
     assert "L3 (load_avx, likwid-bench)" in names
@@ -143,8 +151,11 @@ def test_widget_accepts_a_machine_roofline(tmp_path):
     from roofline_widget import RooflineWidget
 
     roof = machine_roofline(_job_log(tmp_path))
-    widget = RooflineWidget(sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"),
-                            ceilings=roof)
+    with pytest.warns(CeilingWarning, match="another machine"):
+        widget = RooflineWidget(
+            sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"), ceilings=roof)
+    assert "roofs of another machine are no limit of this run" in \
+        widget.controls.status_html.value
     shown = widget.roofline
     assert [r.level for r in shown.bandwidth if r.level] == ["L1", "L3", "MEM"]
     widget.peak_flops = 500.0  # a slider peak still moves the roofs

@@ -208,7 +208,7 @@ def test_no_flop_work_html_escapes_region_names():
 
 
 def test_axis_ranges_ignore_layer_values_of_no_flop_work(points):
-    roofline = rooflines(None, None, points)[1]
+    roofline = rooflines(None, None, points)
     plain = axis_ranges(points, roofline)
     # a layer point at the outlier's place, and one far right that must be kept
     extent = (np.array([INIT_INTENSITY, 50.0]), np.array([INIT_GFLOPS, 2.0]))

@@ -18,18 +18,10 @@ import nbformat
 import pytest
 from browser.kernel_state import STATE_CELL
 from nbclient import NotebookClient
+from notebook_outputs import WIDGET_VIEW
+from notebook_outputs import cell_text as _text
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "quickstart.ipynb"
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
-def _text(cell) -> str:
-    parts = []
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "stream":
-            parts.append(output["text"])
-        parts.append(output.get("data", {}).get("text/plain", ""))
-    return "".join(parts)
 
 
 def _code_cells(nb):
@@ -85,13 +77,18 @@ def test_first_code_cell_uses_only_the_installed_package(executed):
     assert "import roofline_widget" in first.source or "from roofline_widget import" in first.source
 
 
-def test_one_widget_named_w_is_displayed(executed):
+def test_the_main_widget_then_the_comparison_levels_and_spread_views_are_live(executed):
+    """The quickstart shows w first, then the comparison, memory-level and spread views as live
+    widgets (once static pictures only)."""
     nb, _, _ = executed
     views = [cell for cell in _code_cells(nb)
              if any(WIDGET_VIEW in o.get("data", {}) for o in cell.outputs)]
-    assert len(views) == 1
-    assert views[0].source.rstrip().endswith("\nw")
+    shown = [cell.source.rstrip().rsplit("\n", 1)[-1].split("#")[0].strip() for cell in views]
+    assert shown == ["w", "wc", "wl", "ws"]
     assert "RooflineWidget" in _text(views[0])
+    # the spread view's table: exchange's slowest rank is 7 (0.55 s over a mean of 0.375 s)
+    assert "exchange" in _text(views[3])
+    assert "1.466667" in _text(views[3])
 
 
 def test_notebook_outputs_hold_the_sample_numbers(executed):

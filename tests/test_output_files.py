@@ -90,11 +90,24 @@ def test_every_bad_path_is_named_at_once(tmp_path, unwritable_dir):
     assert not image.exists()
 
 
-def test_unwritable_directory_below_a_missing_one(unwritable_dir):
-    target = unwritable_dir / "new" / "sub" / "points.csv"
-    with pytest.raises(OutputPathError, match="is not writable"):
-        _plot(data_filepath=target)
+def test_a_missing_directory_is_refused_by_name_never_created(tmp_path, unwritable_dir):
+    """``filepath="/nonexistent/dir/x.png"`` once created ``/nonexistent/dir/``."""
+    image = tmp_path / "nonexistent" / "dir" / "x.png"
+    data = unwritable_dir / "new" / "sub" / "points.csv"
+    with pytest.raises(OutputPathError) as caught:
+        _plot(filepath=image, data_filepath=data)
+    problems = {kind: reason for _path, kind, reason in caught.value.problems}
+    assert problems["image"] == (
+        f"its directory {str(image.parent)!r} does not exist ({str(tmp_path / 'nonexistent')!r} "
+        "is missing; create it first: no directory is created for you)")
+    assert problems["data"].startswith(f"its directory {str(data.parent)!r} does not exist "
+                                       f"({str(unwritable_dir / 'new')!r} is missing")
+    assert _listing(tmp_path) == []  # nothing written, no directory made
     assert not (unwritable_dir / "new").exists()
+    # once the user makes the directory, the same call writes there
+    image.parent.mkdir(parents=True)
+    _plot(filepath=image)
+    assert _listing(image.parent) == ["x.png"]
 
 
 def test_unknown_image_suffix_and_suffix_less_paths(tmp_path):
@@ -182,8 +195,8 @@ def test_a_failing_image_writer_creates_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(Figure, "savefig", broken)
     with pytest.raises(RuntimeError, match="renderer crashed"):
-        _plot(filepath=tmp_path / "sub" / "f.png", data_filepath=tmp_path / "points.csv")
-    assert _listing(tmp_path) == []  # no file, no temporary file, not even the new "sub"
+        _plot(filepath=tmp_path / "f.png", data_filepath=tmp_path / "points.csv")
+    assert _listing(tmp_path) == []  # no file, no temporary file
 
 
 def test_write_atomically_moves_only_after_every_writer_succeeded(tmp_path):
@@ -221,6 +234,7 @@ def _umask() -> int:
 # --------------------------------------------------------------------------
 def test_written_png_and_csv_read_back(tmp_path):
     png, csv = tmp_path / "out" / "f.png", tmp_path / "out" / "points.csv"
+    png.parent.mkdir()
     payload = _plot(filepath=png, data_filepath=csv)
     head = png.read_bytes()[:24]
     assert head[:8] == PNG_MAGIC

@@ -52,8 +52,11 @@ def test_bench_wrapped_by_perfctr():
 def test_roofs_with_provenance():
     (result,) = read_likwid_bench(sample_path(README))
     compute, bandwidth = result.compute_roof(), result.bandwidth_roof("DRAM")
-    assert compute == ComputeRoof("triad_avx", result.gflops, "likwid-bench triad_avx, 3 threads")
-    assert bandwidth == BandwidthRoof("DRAM", result.gbs, "likwid-bench triad_avx, 3 threads")
+    # likwid-bench runs on the CPU; triad_avx has no _sp: a DP kernel
+    assert compute == ComputeRoof("triad_avx", result.gflops, "likwid-bench triad_avx, 3 threads",
+                                  device="cpu", precision="DP")
+    assert bandwidth == BandwidthRoof("DRAM", result.gbs, "likwid-bench triad_avx, 3 threads",
+                                      device="cpu")
     (single,) = read_likwid_bench(sample_path(WRAPPED))
     assert single.bandwidth_roof().source == "likwid-bench triad, 1 thread"
 

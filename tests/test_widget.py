@@ -130,7 +130,7 @@ def test_pmgpu_points_and_marks(pmgpu):
     assert w.roofline.peak_bandwidth == pytest.approx(28.5809575)
     assert w.controls.flops_empirical.value
     assert w.controls.bandwidth_empirical.value
-    assert "Empirical peak: 2.134 GFLOP/s (empirical)" in w.figure.ceilings.labels
+    assert "Empirical peak 2.134 GFLOP/s" in w.figure.ceilings.labels
     assert w.controls.flops_slider.value == pytest.approx(2.1341472)
     status = w.controls.status_html.value
     assert "5 points" in status
@@ -158,7 +158,10 @@ def test_dom_classes_and_axis_labels(pmgpu):
     assert w.figure.scatter.tooltip is w.figure.tooltip
     # The ceilings are labelled on their lines inside the plot by a Label mark.
     assert w.figure.ceilings.labels
-    assert list(w.figure.ceiling_labels.text) == list(w.figure.ceilings.labels)
+    # each label in one of the two Label marks (ending at its anchor, or starting there)
+    drawn = [end or start for end, start in zip(w.figure.ceiling_labels.text,
+                                                w.figure.ceiling_labels_start.text)]
+    assert drawn == list(w.figure.ceilings.labels)
 
 
 def test_traits_stay_in_the_kernel(pmgpu):
@@ -285,6 +288,36 @@ def test_ranks_trait_select_multiple_and_validation(mpirun):
     assert w.ranks is None
 
 
+def test_left_out_list_names_the_device_of_a_gpu_region():
+    """LIKWID.jl's saxpy measured on the CPU (the real sample) and on a GPU (a GPU block of
+    the same region appended, LIKWID 5 layout): both left out, each row names its device."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from roofline_widget.io import read_likwid_text
+
+    spec = importlib.util.spec_from_file_location(
+        "likwid_generate", Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py")
+    gen = sys.modules.setdefault("likwid_generate", importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(gen)
+    cpu_text = Path(sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")).read_text()
+    gpu_block = gen.render_block(gen.Block(
+        "saxpy", 2, "FLOPS_DP", ["GPU 0"],
+        [("SMSP_SASS_THREAD_INST_EXECUTED_OP_DFMA_PRED_ON", "GPU0", ["2000000"])],
+        [("DP [MFLOP/s]", ["4000.0000"])], runtime=["0.001000"], calls=["1"]), "5")
+    run = read_likwid_text(cpu_text + "\n" + "\n".join(gpu_block) + "\n", "likwidjl_gpu.txt")
+    w = RooflineWidget(run)
+    assert w.controls.left_out.selected_index is None
+    groups = w.left_out_dataframe()
+    assert sorted(zip(groups["region"], groups["device"])) == [("saxpy", "cpu"), ("saxpy", "gpu")]
+    table = w.controls.left_out_html.value
+    assert "<th>device</th>" in table
+    assert table.count("<td>saxpy</td>") == 2
+    assert "<td>cpu</td>" in table
+    assert "<td>gpu</td>" in table
+
+
 def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
     # CACHES group: bandwidths but no FLOP metric, so all 48 (rank, wr-only) rows are left out.
     w = RooflineWidget(mpirun, group_ranks="rank")
@@ -299,8 +332,15 @@ def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
     assert set(left_out["region"]) == {"wr-only"}
     assert left_out["reason"].str.contains("no FLOP-rate metric in the data").all()
     assert w.controls.left_out.get_title(0) == "Left out (48)"
-    assert w.controls.left_out.selected_index == 0
-    assert "no FLOP-rate metric in the data" in w.controls.left_out_html.value
+    assert w.controls.left_out.selected_index is None  # collapsed: the user opens it
+    assert w.message.endswith('Open "Left out" below for the list.')
+    # 48 rows, two reasons: ranks 0 and 24 measure the uncore (one thread per socket of
+    # the two-socket CLX nodes) and have a non-zero bandwidth; every other rank reads 0.
+    table = w.controls.left_out_html.value
+    assert table.count("</tr>") == 3  # the header and one row per reason
+    assert "<td>0, 24</td>" in table
+    assert "<td>1\u201323, 25\u201347</td>" in table
+    assert "no FLOP-rate metric in the data" in table
     assert not w.figure.roof.visible
     assert "ceilings: none" in w.controls.status_html.value
     assert "None" not in w.controls.status_html.value
@@ -328,8 +368,8 @@ def test_peak_change_moves_only_the_ceilings(pmgpu, sent):
     # The main roof passes exactly through the ridge point.
     assert 10.0 in list(w.figure.roof.x)
     assert 2048.0 in list(w.figure.roof.y)
-    assert "Peak bandwidth: 204.8 GB/s" in w.figure.ceilings.labels
-    assert "Peak: 2048 GFLOP/s" in w.figure.ceilings.labels
+    assert "Peak bandwidth 204.8 GB/s" in w.figure.ceilings.labels
+    assert "Peak 2048 GFLOP/s" in w.figure.ceilings.labels
     a = point(w.to_dataframe(), "<function_a>")
     # <function_a>: intensity 0.249486 < ridge 10 -> memory bound, attainable
     # 204.8 * 0.249486 = 51.0948 GFLOP/s, efficiency 2.1341472 / 51.0948 = 4.1768 %.
@@ -398,12 +438,20 @@ def test_extra_ceilings_are_drawn_together(pmgpu):
                        ceilings=[ComputeRoof("1 core boost", 53.6, "spec sheet"),
                                  BandwidthRoof("L3", 1000.0, "user")])
     labels = w.figure.ceilings.labels
-    assert any(label.startswith("1 core boost: 53.6 GFLOP/s") for label in labels)
-    assert any(label.startswith("L3: 1000 GB/s") for label in labels)
+    assert "1 core boost 53.6 GFLOP/s" in labels
+    assert "L3 1000 GB/s" in labels
     assert len(labels) == 4
     assert w.figure.ceilings.x.shape == (4, 3)
-    # The attainable performance uses the highest roofs: 2048 GFLOP/s and L3's 1000 GB/s.
-    assert w.roofline.ridge_point() == pytest.approx(2.048)
+    # The roofs the peaks set are THE roofs (the sliders' roofs, the solid line) whatever other
+    # ceilings are higher: 2048 GFLOP/s and 204.8 GB/s, ridge 2048 / 204.8 = 10 FLOP/byte; the
+    # 1000 GB/s "L3" ceiling is drawn beside them.
+    assert w.roofline.ridge_point() == pytest.approx(10.0)
+    assert (w.roofline.main_compute.name, w.roofline.main_bandwidth.name) == ("Peak",
+                                                                            "Peak bandwidth")
+    # <function_d>: 1.6163005 GFLOP/s at 28.5809575 GB/s, judged against 204.8 GB/s
+    row = point(w.to_dataframe(), "<function_d>")
+    assert row["attainable_gflops"] == pytest.approx(204.8 * 1.6163005 / 28.5809575)
+    assert row["bandwidth_roof"] == "Peak bandwidth"
     with pytest.raises(TypeError):
         RooflineWidget(pmgpu, ceilings=[3.0])
 
@@ -586,22 +634,23 @@ def test_large_data_set_draws_the_budget_and_a_peak_change_sends_no_points(sent,
         "FloatText", "ToggleButton"}
 
 
-def test_log_ticks_are_compact_over_wide_ranges(pmgpu):
+def test_log_ticks_read_as_plain_numbers_over_wide_ranges(pmgpu):
     w = RooflineWidget(pmgpu)
     # <init_datastructures> (4.6e-10 FLOP/byte, 6.9e-9 GFLOP/s) does almost no FLOPs, so the
     # axes follow <function_*>: 0.056 to 0.25 FLOP/byte, 0.5 to 2.1 GFLOP/s: plain numbers
     assert (w.figure.x_axis.tick_format, w.figure.y_axis.tick_format) == ("~g", "~g")
-    w.peak_flops = 1e6  # a ridge at 1e6 / 28.58 = 3.5e4 FLOP/byte: decades as 1e+4, 1e+6
-    assert (w.figure.x_axis.tick_format, w.figure.y_axis.tick_format) == (".0e", ".0e")
+    w.peak_flops = 1e6  # a ridge at 1e6 / 28.58 = 3.5e4 FLOP/byte: still 10000, not 1e+4
+    assert w.figure.x_scale.max > 1e5
+    assert (w.figure.x_axis.tick_format, w.figure.y_axis.tick_format) == ("~g", "~g")
 
 
 def test_ceiling_labels_name_each_ceiling_with_its_value(pmgpu):
     w = RooflineWidget(pmgpu, peak_flops=2048.0, peak_bandwidth=204.8)
     texts = list(w.figure.ceilings.labels)
-    assert "Peak: 2048 GFLOP/s" in texts
-    assert "Peak bandwidth: 204.8 GB/s" in texts
+    assert "Peak 2048 GFLOP/s" in texts
+    assert "Peak bandwidth 204.8 GB/s" in texts
     w.peak_flops = None
-    assert any(t.startswith("Empirical peak: 2.134 GFLOP/s") for t in w.figure.ceilings.labels)
+    assert "Empirical peak 2.134 GFLOP/s" in w.figure.ceilings.labels
 
 
 def test_scope_profiler_results_are_accepted_as_they_are():

@@ -132,6 +132,38 @@ def test_status_gives_the_median_speedup(widget):
         widget.controls.status_html.value
 
 
+def test_status_names_the_worst_region_and_every_slowdown(widget):
+    status = widget.controls.status_html.value
+    # Setup got slower (0.091758 s -> 0.128629 s: 0.713x, 1.4x slower); a median of 1.48x over
+    # Setup and Solve (2.25x) alone would hide it
+    slower = f"{1 / SETUP_SPEEDUP:.3g}× slower"
+    assert f"worst: Setup {SETUP_SPEEDUP:.3g}× ({slower})" in status
+    assert f"<b>1 region slower</b>: Setup ({slower})" in status
+    # the note follows the status line's own parts after a separator
+    assert "0 left out &middot; <span class='roofline-compare-status'>median speed-up" in status
+    widget.include = "Solve"  # only Solve (2.25x faster): no slowdown to name
+    status = widget.controls.status_html.value
+    assert "slower" not in status
+    assert "worst" not in status  # one point: its median says it
+
+
+def test_empirical_roofs_hold_the_baseline_points_too(widget, tmp_path):
+    # take's largest: Solve 3.7271902 GFLOP/s, 2.7867833 GB/s; give's Solve 4.3833768 GFLOP/s
+    # is higher: the empirical peak is the baseline's, so no baseline point sits above it
+    assert widget.roofline.empirical
+    assert widget.roofline.peak_flops == pytest.approx(GIVE_SOLVE[1], rel=1e-12)
+    assert widget.roofline.peak_bandwidth == pytest.approx(2.7867833, rel=1e-12)
+    before = widget.comparison_dataframe()
+    assert (before[Y + "_before"] <= widget.roofline.peak_flops * (1 + 1e-12)).all()
+    payload = plot_roofline(run(TAKE), baseline=run(GIVE), filepath=tmp_path / "c.png",
+                            verbose=False)
+    assert payload["peak_flops_gflops"] == pytest.approx(widget.roofline.peak_flops, rel=1e-12)
+    assert payload["peak_bandwidth_gbs"] == pytest.approx(widget.roofline.peak_bandwidth)
+    # without a baseline, the current run's own largest again
+    widget.baseline = None
+    assert widget.roofline.peak_flops == pytest.approx(TAKE_SOLVE[1], rel=1e-12)
+
+
 def test_include_filter_updates_the_lines(widget):
     layer = widget.baseline_layer
     widget.include = "Solve"

@@ -336,9 +336,32 @@ def test_status_names_each_runs_shape(chain_widget):
     assert "runs: 1t □ square → 2t ◇ diamond → current ● circle" in status
 
 
+def test_a_hollow_marker_is_hovered_anywhere_inside(chain_widget):
+    """A hollow SVG marker is hit on its outline only: over each run's hollow markers lie
+    the same markers filled and fully transparent, which carry the tooltip."""
+    layer = chain_widget.baseline_layer
+    marks = list(chain_widget.figure.plot.marks)
+    assert len(layer.run_hits) == len(layer.run_points) == 2
+    for seen, hit in zip(layer.run_points, layer.run_hits):
+        assert marks.index(hit) > marks.index(seen)  # drawn over it
+        assert (hit.marker, hit.default_size) == (seen.marker, seen.default_size)
+        np.testing.assert_array_equal(hit.x, seen.x)
+        np.testing.assert_array_equal(hit.y, seen.y)
+        assert hit.visible
+        assert seen.visible
+        assert hit.fill is True
+        assert hit.opacities == [0.0]
+        assert hit.tooltip is layer.tooltip
+        assert hit.interactions == {"hover": "tooltip"}
+        assert seen.fill is False
+        assert seen.tooltip is None
+        assert seen.interactions == {}
+    assert chain_widget.figure.scatter.marker == "circle"
+
+
 def test_hover_on_a_runs_marker_shows_that_runs_row(chain_widget):
     layer = chain_widget.baseline_layer
-    two = layer.run_points[1]
+    two = layer.run_hits[1]
     drawn = layer.drawn_points("2t")
     layer._on_hover(two, {"data": {"index": 1}})
     region = drawn.iloc[1]["region"]

@@ -66,12 +66,19 @@ def test_names_text_escapes_and_counts_the_rest():
 
 def test_compare_status_by_hand():
     assert compare_status_html() == ""
+    # every layer's note starts with the status line's separator
     assert compare_status_html(error=HOSTILE) == (
-        f"<span class='roofline-compare-status'>Baseline not compared: {ESCAPED}</span>")
+        f"&middot; <span class='roofline-compare-status'>Baseline not compared: {ESCAPED}</span>")
     text = compare_status_html(median=1.4049, count=2, labels=[HOSTILE],
                                only_in=[("current", ["Init"])], notes=["a < b"])
-    assert text.startswith(f"<span class='roofline-compare-status'>median speed-up vs {ESCAPED}: "
-                           "1.4× over 2 points; ")
+    assert text.startswith(f"&middot; <span class='roofline-compare-status'>median speed-up vs "
+                           f"{ESCAPED}: 1.4× over 2 points; ")
+    # the worst region and every slowdown are named: 1 / 1.75 = 0.5714 is 1.75x slower
+    slower = compare_status_html(median=1.4049, count=2, worst=(HOSTILE, 1 / 1.75),
+                                 slowdowns=[(HOSTILE, 1 / 1.75)], labels=["base"])
+    assert f"; worst: {ESCAPED} 0.571× (1.75× slower); " in slower
+    assert f"<b>1 region slower</b>: {ESCAPED} (1.75× slower); " in slower
+    assert HOSTILE not in slower
     assert "1 region only in current: Init" in text
     assert text.endswith("; a &lt; b</span>")
     assert runs_legend_html([HOSTILE]) in text

@@ -170,13 +170,19 @@ def test_peak_change_sends_no_level_arrays_and_findings_follow_the_ceilings(run)
     status = widget.controls.status_html.value
     assert f"{len(layer.findings)} sanity finding(s)" in status
     # the first five listed, one <li> each, the rest counted
-    assert status.count("<li>") == 6
+    findings_note = status[status.index("roofline-levels-status"):]
+    assert findings_note.count("<li>") == 6
+    # the ceilings have an L2 roof but no MEM roof: the memory-bandwidth points are not judged
+    # against the L2 roof, and the status line says so
+    assert f"{len(widget.to_dataframe()):,} points have no MEM roof: not judged" in status
+    assert widget.to_dataframe()["efficiency_percent"].isna().all()
     assert f"and {len(layer.findings) - 5} more" in status
     first = layer.findings.iloc[0]
     assert f"{first['region']} (rank {first['rank']}, L2, above roof)" in status
     # the level roof is one of the figure's labelled ceilings (not drawn a second time)
-    assert any(label.startswith("L2 (bench): 0.02 GB/s")
-               for label in widget.figure.ceiling_labels.text)
+    figure = widget.figure
+    assert "L2 0.02 GB/s" in figure.ceilings.labels  # "L2 (bench)": the details in brackets go
+    assert "L2 0.02 GB/s" in [*figure.ceiling_labels.text, *figure.ceiling_labels_start.text]
     widget.peak_flops = 1000.0
     assert layer.dots["L2"].x is x
     assert layer.dots["L2"].y is y

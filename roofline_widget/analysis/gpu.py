@@ -15,13 +15,15 @@ Where a GPU's roofs come from, in this order for each kind of roof:
    by the export (``device__attribute_display_name``): the compute roof of
    the precision and the memory bandwidth, where 2. gave none.
 
-Every roof names its source and carries ``provenance`` with
-``{"device": "gpu", ...}`` (the metrics, values and clock, or the datasheet
-and how sure its number is).
+Every roof is a GPU roof (``device="gpu"``; a user's roof without a device
+becomes one), names its source and carries ``provenance`` (the metrics,
+values and clock, or the datasheet and how sure its number is); compute
+roofs carry their precision.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 
@@ -70,7 +72,7 @@ def _exported_peak(runs, counter: str, weight: float):
     per_cycle, clock = _largest(runs, peak_metric), _largest(runs, clock_metric)
     if per_cycle is None or clock is None:
         return None
-    provenance = {"device": str(GPU), "metric": peak_metric, "per_cycle": per_cycle,
+    provenance = {"metric": peak_metric, "per_cycle": per_cycle,
                   "weight": weight, "clock_metric": clock_metric, "clock_hz": clock,
                   "files": [s for run in runs for s in run.sources]}
     return per_cycle * weight * clock, provenance
@@ -89,29 +91,32 @@ def _export_roofs(runs, precision: str, prefix: str):
         value, provenance = found
         compute.append(ComputeRoof(f"{prefix}{precision} FMA peak", value / 1e9,
                                    _source(provenance), provenance={**provenance,
-                                                                    "precision": precision}))
+                                                                    "precision": precision},
+                                   device=str(GPU), precision=precision))
     for level, counter in BYTE_METRICS.items():
         found = _exported_peak(runs, counter, 1.0)
         if found is not None:
             value, provenance = found
             bandwidth.append(BandwidthRoof(f"{prefix}{_LEVEL_LABELS[level]}", value / 1e9,
                                            _source(provenance), level=level,
-                                           provenance=provenance))
+                                           provenance=provenance, device=str(GPU)))
     return compute, bandwidth
 
 
 def _table_roofs(name: str, precision: str, prefix: str, compute, bandwidth):
     spec = find_gpu(name)
-    provenance = {"device": str(GPU), "gpu": spec.name, "datasheet": spec.datasheet,
+    provenance = {"gpu": spec.name, "datasheet": spec.datasheet,
                   "confidence": spec.confidence}
     source = f"spec sheet: {spec.datasheet} ({spec.confidence})"
     gflops = spec.gflops(precision)
     if not compute and gflops is not None:
         compute = [ComputeRoof(f"{prefix}{spec.name} {precision} peak", gflops, source,
-                               provenance={**provenance, "precision": precision})]
+                               provenance={**provenance, "precision": precision},
+                               device=str(GPU), precision=precision)]
     if not any(roof.level == "MEM" for roof in bandwidth):
         bandwidth = [*bandwidth, BandwidthRoof(f"{prefix}{spec.name} HBM", spec.memory_gbs,
-                                               source, level="MEM", provenance=provenance)]
+                                               source, level="MEM", provenance=provenance,
+                                               device=str(GPU))]
     return compute, bandwidth
 
 
@@ -121,6 +126,7 @@ def _user_roofs(ceilings) -> tuple[list, list]:
     if bad:
         raise TypeError("ceilings must be a Roofline or a sequence of ComputeRoof and "
                         f"BandwidthRoof, got {type(bad[0]).__name__}")
+    roofs = [r if r.device is not None else dataclasses.replace(r, device=str(GPU)) for r in roofs]
     return ([r for r in roofs if isinstance(r, ComputeRoof)],
             [r for r in roofs if isinstance(r, BandwidthRoof)])
 
@@ -150,7 +156,7 @@ def gpu_ceilings(data=None, *, gpu: str | None = None,
     Returns
     -------
     Roofline
-        Each roof's ``provenance["device"]`` is ``"gpu"``.
+        Each roof's ``device`` is ``"gpu"``.
 
     Raises
     ------

@@ -27,6 +27,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import RegionsLeftOutWarning
+from roofline_widget.metric_names import LEVELS, LevelMetric, metric_level
 from roofline_widget.points import (
     RegionSums,
     SelectedPoints,
@@ -35,7 +36,7 @@ from roofline_widget.points import (
     selection_parameters,
 )
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
-from roofline_widget.units import BYTE_RATE, parse_unit, split_metric_name
+from roofline_widget.units import BYTE_RATE, parse_unit
 
 __all__ = [
     "LEVELS",
@@ -47,78 +48,9 @@ __all__ = [
     "select_levels",
 ]
 
-#: The memory levels, inner to outer.
-LEVELS = ("L1", "L2", "L3", "MEM")
 LEVEL_DTYPE = pd.CategoricalDtype(list(LEVELS), ordered=True)
 
-_CACHE = re.compile(r"\bl([123])[di]?\b", re.IGNORECASE)
-_MEMORY = re.compile(r"\b(?:memory|mem|dram|hbm|mcdram|nvm|pmm)\b", re.IGNORECASE)
-_SYSTEM = re.compile(r"\bsystem\b", re.IGNORECASE)
-_PART = re.compile(r"\b(?:read|write|load|store|evict|victim|writeback|fill)\b"
-                   r"|(?<!<)->|<-(?!>)|\bto\b(?!/)", re.IGNORECASE)
-_OUTGOING = re.compile(r"\b(?:write|store|evict|victim|writeback)\b|->", re.IGNORECASE)
-_NOT_A_LEVEL = re.compile(r"\b(?:prefetch|dropped|numa|upi|qpi|pcie?|mmio|io)\b", re.IGNORECASE)
 _CHANNELS = re.compile(r"\(channels (\d+)-(\d+)\)")
-
-
-@dataclass(frozen=True)
-class LevelMetric:
-    """How one bandwidth metric relates to a memory level.
-
-    Attributes
-    ----------
-    name : str
-        The metric, exactly as LIKWID printed it.
-    level : str
-        ``"L1"``, ``"L2"``, ``"L3"`` or ``"MEM"``.
-    tier : int
-        0 for the level's plain total, 1 another total (``HBM bandwidth``, a
-        channel sum, ``L3 to/from system``), 2 an incoming part (load, read),
-        3 an outgoing part (evict, write).  Lower is preferred.
-    """
-
-    name: str
-    level: str
-    tier: int
-
-    @property
-    def total(self) -> bool:
-        return self.tier <= 1
-
-
-def _stem(name: str) -> str:
-    return split_metric_name(name)[0].replace("|MEM", "").replace("|mem", "").strip()
-
-
-def metric_level(name: str) -> LevelMetric | None:
-    """The level a bandwidth metric measures, or None (not a byte rate, not one level).
-
-    Examples
-    --------
-    >>> metric_level("L1 to/from L2 bandwidth [MBytes/s]")
-    LevelMetric(name='L1 to/from L2 bandwidth [MBytes/s]', level='L2', tier=0)
-    >>> metric_level("L2D load bandwidth [MBytes/s]").tier
-    2
-    """
-    if parse_unit(name).kind != BYTE_RATE:
-        return None
-    stem = _stem(name)
-    if _NOT_A_LEVEL.search(stem):
-        return None
-    caches = [int(level) for level in _CACHE.findall(stem)]
-    if _MEMORY.search(stem) or _SYSTEM.search(stem):
-        level = "MEM"
-    elif caches:
-        level = f"L{max(caches)}"
-    else:
-        return None
-    if _PART.search(stem):
-        tier = 3 if _OUTGOING.search(stem) else 2
-    elif level == "MEM" and stem.lower() != "memory bandwidth":
-        tier = 1
-    else:
-        tier = 0
-    return LevelMetric(name, level, tier)
 
 
 def _channel_width(name: str) -> int:

@@ -11,10 +11,22 @@ kernel a bandwidth figure whose memory level is decided, in this order, by
 1. the likwid-perfctr group wrapping the benchmark (``L2``, ``L3``, ``MEM``,
    ``MEM1``...; a text ``Group 1: MEM`` header or a CSV ``TABLE,...,MEM`` line);
 2. the working set per thread against the cache sizes printed by
-   likwid-topology in the same log (threads assumed pinned compactly);
+   likwid-topology in the same log, or given as ``topology=`` (threads
+   assumed pinned compactly);
 3. ``level=`` given by the user;
 
-else a clear error.  Runs of one kernel with the same threads, work groups
+(:mod:`~roofline_widget.analysis.bench_levels`).  Where the group decides
+and the cache sizes are known too, the working set is checked against them:
+a kernel run in ``-g L3`` whose working set does not fit the L3 measured
+memory; a :class:`~roofline_widget.errors.CeilingWarning` names the kernel,
+its working set and the cache size, and the roof keeps the text in
+``provenance["level_check"]`` (``sanity_check(..., ceilings=)`` reports it).
+Every roof is a CPU roof (``device="cpu"``; compute roofs carry their
+precision) and its provenance names the CPU the log printed (``cpu_name``,
+``cpu_type``), so that a run of another machine is told
+(:func:`~roofline_widget.analysis.ceiling_checks.machine_mismatches`).
+
+Otherwise the level is a clear error.  Runs of one kernel with the same threads, work groups
 and working set are repetitions: their roof is the **median**, the smallest
 and largest figure in its provenance.  Where likwid-perfctr wrapped the
 benchmark both figures are kept: the benchmark's own ``MByte/s`` and the
@@ -39,112 +51,32 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from roofline_widget.analysis.bench_levels import (
+    bench_level,
+    kernel_isa,
+    level_check,
+    size_text,
+    working_set,
+)
 from roofline_widget.analysis.levels import LEVELS, detect_levels
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
-from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.errors import CeilingWarning, LikwidFormatError, LikwidReadWarning
 from roofline_widget.io import read_likwid_text
-from roofline_widget.io.bench import BenchResult, parse_bench
+from roofline_widget.io.bench import BenchResult, kernel_precision, parse_bench
+from roofline_widget.io.likwid_text import cpu_header
 from roofline_widget.io.opener import open_text
-from roofline_widget.io.topology import Topology, parse_topology
+from roofline_widget.io.topology import Topology, parse_topology, read_topology
+from roofline_widget.model import CPU
 from roofline_widget.points import RegionSums, channel_totals
 
-__all__ = ["bench_level", "kernel_isa", "kernel_precision", "machine_roofline"]
+__all__ = ["machine_roofline"]
 
 _GROUP_LINE = re.compile(r"^(?:Region .*, )?Group \d+: (\S+)\s*$", re.ASCII)
 _CSV_GROUP_LINE = re.compile(r"^TABLE,(?:Region [^,]*,)?Group \d+ (?:Raw|Metric)[^,]*,([^,]+),",
                              re.ASCII)
 _BANNER = "LIKWID MICRO BENCHMARK"
-_ISAS = (("avx512_fma", "AVX-512 FMA"), ("avx512", "AVX-512"), ("avx_fma", "AVX FMA"),
-         ("avx", "AVX"), ("sve", "SVE"), ("neon", "NEON"), ("sse", "SSE"))
 #: How close the counted/benchmark ratio must be to the write-allocate ratio to be called so.
 WRITE_ALLOCATE_TOLERANCE = 0.03
-
-
-def kernel_precision(kernel: str) -> str:
-    """``"SP"`` for likwid-bench kernels ending in / containing ``_sp``, else ``"DP"``."""
-    return "SP" if re.search(r"(?:^|_)sp(?:_|$)", kernel) else "DP"
-
-
-def kernel_isa(kernel: str) -> str:
-    """The instruction set a likwid-bench kernel name says (``peakflops_avx_fma`` -> ``AVX FMA``).
-
-    Plain ``peakflops`` is the SSE kernel.
-    """
-    padded = f"_{kernel}_"
-    for token, isa in _ISAS:
-        if f"_{token}_" in padded:
-            return isa
-    return "SSE" if kernel.startswith("peakflops") else "scalar"
-
-
-def _group_level(group: str) -> str | None:
-    upper = group.upper()
-    if upper in ("L2", "L3", "L2CACHE", "L3CACHE"):
-        return upper[:2]
-    if upper.startswith(("MEM", "HBM")):
-        return "MEM"
-    return None
-
-
-def _working_set(result: BenchResult) -> float | None:
-    for key in ("Size per thread", "Size (Byte)"):
-        if key in result.values:
-            size = float(result.values[key].split()[0])
-            return size if key == "Size per thread" else size / max(result.threads, 1)
-    return None
-
-
-def _mb(size: float) -> str:
-    return f"{size / 2**20:.3g} MiB" if size >= 2**20 else f"{size / 2**10:.3g} KiB"
-
-
-def _topology_level(working_set: float, threads: int, topology: Topology) -> tuple[str, str]:
-    compared = []
-    for cache in topology.caches:
-        capacity = cache.bytes_per_thread(threads)
-        compared.append(f"L{cache.level} {_mb(capacity)}/thread")
-        if working_set <= capacity:
-            return f"L{cache.level}", (f"working set {_mb(working_set)}/thread fits in "
-                                       f"{', '.join(compared)} (likwid-topology)")
-    return "MEM", (f"working set {_mb(working_set)}/thread exceeds {', '.join(compared)} "
-                   "(likwid-topology)")
-
-
-def bench_level(result: BenchResult, *, group: str | None, topology: Topology | None,
-                level=None) -> tuple[str, str]:
-    """The memory level of one bandwidth benchmark and how it was decided.
-
-    Parameters
-    ----------
-    result : BenchResult
-    group : str or None
-        The likwid-perfctr group wrapping it.
-    topology : Topology or None
-        likwid-topology output of the same log.
-    level : str or dict, optional
-        The user's level for every kernel, or ``{kernel: level}``.
-
-    Raises
-    ------
-    ValueError
-        If nothing decides the level, or ``level`` names no known level.
-    """
-    decided = None if group is None else _group_level(group)
-    if decided is not None:
-        return decided, f"likwid-perfctr group {group} wrapping the benchmark"
-    working_set = _working_set(result)
-    if topology is not None and topology.caches and working_set is not None:
-        return _topology_level(working_set, result.threads, topology)
-    user = level.get(result.kernel) if isinstance(level, dict) else level
-    if user is not None:
-        if user not in LEVELS:
-            raise ValueError(f"unknown level {user!r} for {result.kernel}; valid: {list(LEVELS)}")
-        return user, "level= given by the user"
-    raise ValueError(
-        f"{result.source}, line {result.line}: cannot tell which memory level likwid-bench "
-        f"{result.kernel} measured: it is not wrapped in likwid-perfctr -g L2/L3/MEM, the log "
-        "has no likwid-topology output to compare its working set with, and no level= was "
-        f"given (e.g. level={{{result.kernel!r}: 'L3'}}); valid levels: {list(LEVELS)}")
 
 
 # ------------------------------------------------------------------ one file
@@ -158,6 +90,8 @@ class _Measured:
     how: str | None = None       # how the level was decided
     metric: str | None = None    # the metric the group counted (bandwidth of the level, FLOP rate)
     counted: float | None = None  # its sum over the threads: GB/s or GFLOP/s
+    check: str | None = None     # why the roof may not be its level's (bench_levels.level_check)
+    cpu: dict = field(default_factory=dict)  # cpu_name, cpu_type the log printed
 
 
 def _wrapping_group(lines: list[str]) -> str | None:
@@ -197,7 +131,15 @@ def _counted(lines: list[str], start: int, end: int, source: str,
     return metric, (total if total > 0 else None)
 
 
-def _file_measurements(path, level) -> list[_Measured]:
+def _cpu_of(text: str, topology: Topology | None) -> dict:
+    """The CPU a log names (``cpu_name``, ``cpu_type``), from its LIKWID header or likwid-topology."""
+    cpu = cpu_header(text)
+    if "cpu_name" not in cpu and topology is not None and topology.cpu_name:
+        cpu["cpu_name"] = topology.cpu_name
+    return {key: cpu[key] for key in ("cpu_name", "cpu_type") if key in cpu}
+
+
+def _file_measurements(path, level, topology: Topology | None) -> list[_Measured]:
     opened = open_text(path, "likwid-bench output")
     source, lines = opened.name, opened.text.splitlines()
     results, skipped = parse_bench(lines, source)
@@ -208,7 +150,8 @@ def _file_measurements(path, level) -> list[_Measured]:
         raise LikwidFormatError(source, None, "likwid-bench output (a 'LIKWID MICRO BENCHMARK' "
                                 "banner, 'Test: <kernel>' and 'MFlops/s:' / 'MByte/s:' lines)",
                                 "no likwid-bench result")
-    topology = parse_topology(opened.text, source)
+    topology = parse_topology(opened.text, source) or topology
+    cpu = _cpu_of(opened.text, topology)
     measured = []
     for start, end, group in _segments(lines):
         result = next((r for r in results if start < r.line <= end), None)
@@ -217,14 +160,15 @@ def _file_measurements(path, level) -> list[_Measured]:
         if result.kernel.startswith("peakflops"):
             metric, counted = (_counted(lines, start, end, source, None) if group is not None
                                else (None, None))
-            measured.append(_Measured(result, group, metric=metric, counted=counted))
+            measured.append(_Measured(result, group, metric=metric, counted=counted, cpu=cpu))
             continue
         if not result.gbs > 0:
             continue  # a compute kernel that moves no data (MByte/s 0)
         decided, how = bench_level(result, group=group, topology=topology, level=level)
         metric, counted = (_counted(lines, start, end, source, decided) if group is not None
                            else (None, None))
-        measured.append(_Measured(result, group, decided, how, metric, counted))
+        check = level_check(result, decided, group, topology, counted)
+        measured.append(_Measured(result, group, decided, how, metric, counted, check, cpu))
     return measured
 
 
@@ -331,7 +275,7 @@ def _repetitions(measured: Iterable[_Measured], compute: bool) -> list[_Roof]:
     configurations: dict[tuple, list[_Measured]] = {}
     for m in measured:
         r = m.result
-        key = (r.kernel, r.threads, r.work_groups, _working_set(r), m.level)
+        key = (r.kernel, r.threads, r.work_groups, working_set(r), m.level)
         configurations.setdefault(key, []).append(m)
     return [_summed(runs, compute) for runs in configurations.values()]
 
@@ -343,7 +287,7 @@ def _where(roof: _Roof) -> dict:
             "threads": first.threads, "repetitions": len(roof.runs),
             "runs": [f"{Path(r.result.source).name}:{r.result.line}" for r in roof.runs],
             "groups": list(dict.fromkeys(r.group for r in roof.runs if r.group)),
-            "notes": list(roof.notes)}
+            "notes": list(roof.notes), **roof.runs[0].cpu}
 
 
 def _spread(roof: _Roof) -> str:
@@ -365,17 +309,18 @@ def _compute_roof(roof: _Roof, prefix: str) -> ComputeRoof:
                   "benchmark_gflops": roof.figure, "benchmark_gflops_range": (roof.low, roof.high),
                   "counted_gflops": roof.counted, "counted_metric": roof.metric}
     return ComputeRoof(f"{prefix}{precision} {isa} peak", roof.figure,
-                       f"{source} ({_files_of(roof)})", provenance=provenance)
+                       f"{source} ({_files_of(roof)})", provenance=provenance,
+                       device=str(CPU), precision=precision)
 
 
 def _bandwidth_roof(roof: _Roof, prefix: str, figure: str) -> BandwidthRoof:
     first = roof.runs[0]
-    result, working_set = first.result, _working_set(first.result)
+    result, per_thread = first.result, working_set(first.result)
     group_names = list(dict.fromkeys(r.group for r in roof.runs if r.group))
     groups = " and ".join(group_names) + (" groups" if len(group_names) > 1 else " group")
     source = result.provenance
-    if working_set is not None:
-        source += f", {_mb(working_set)}/thread"
+    if per_thread is not None:
+        source += f", {size_text(per_thread)}/thread"
     source += _spread(roof)
     if roof.counted is not None:
         source += f"; {groups} counted {roof.counted:.4g} GB/s" + (f" ({roof.tag})" if roof.tag else "")
@@ -384,20 +329,25 @@ def _bandwidth_roof(roof: _Roof, prefix: str, figure: str) -> BandwidthRoof:
     counted_figure = figure == "counted" and roof.counted is not None
     value = roof.counted if figure == "counted" and roof.counted is not None else roof.figure
     label = "counted" if counted_figure else "likwid-bench"
-    provenance = {**_where(roof), "working_set_per_thread_bytes": working_set,
+    provenance = {**_where(roof), "working_set_per_thread_bytes": per_thread,
                   "level_decided_by": first.how, "benchmark_gbs": roof.figure,
                   "benchmark_gbs_range": (roof.low, roof.high), "counted_gbs": roof.counted,
-                  "counted_metric": roof.metric}
+                  "counted_metric": roof.metric, "level_check": _check(roof)}
     return BandwidthRoof(f"{prefix}{first.level} ({result.kernel}, {label})", value,
                          f"{source} ({_files_of(roof)})", level=first.level,
-                         provenance=provenance)
+                         provenance=provenance, device=str(CPU))
 
 
-def _read(paths, level) -> list[_Measured]:
+def _check(roof: _Roof) -> str | None:
+    """The first repetition's :func:`~roofline_widget.analysis.bench_levels.level_check` text, if any."""
+    return next((run.check for run in roof.runs if run.check is not None), None)
+
+
+def _read(paths, level, topology: Topology | None) -> list[_Measured]:
     measured = []
     for path, named in _files(paths):
         try:
-            measured += _file_measurements(path, level)
+            measured += _file_measurements(path, level, topology)
         except LikwidFormatError as exc:
             if named:
                 raise
@@ -407,7 +357,7 @@ def _read(paths, level) -> list[_Measured]:
 
 
 def machine_roofline(paths, *, precision: str = "DP", label: str | None = None, level=None,
-                     figure: str = "benchmark") -> Roofline:
+                     figure: str = "benchmark", topology=None) -> Roofline:
     """Compute roofs and one bandwidth roof per memory level from likwid-bench logs.
 
     Parameters
@@ -430,6 +380,9 @@ def machine_roofline(paths, *, precision: str = "DP", label: str | None = None, 
         The bandwidth of a roof: likwid-bench's ``MByte/s`` (default) or the
         wrapping group's measured total.  Both are in every roof's ``source``
         and ``provenance``, with the reason they differ.
+    topology : Topology or path, optional
+        likwid-topology output of the machine, for logs without it: the cache
+        sizes that place unwrapped kernels and check wrapped ones.
 
     Returns
     -------
@@ -451,12 +404,21 @@ def machine_roofline(paths, *, precision: str = "DP", label: str | None = None, 
     LikwidFormatError
         For a named file without likwid-bench results, and for a path that
         is no regular file (a directory, a FIFO, a device, a symbolic link loop).
+
+    Warns
+    -----
+    CeilingWarning
+        For a kernel whose working set does not fit the cache of the level its
+        likwid-perfctr group names
+        (:func:`~roofline_widget.analysis.bench_levels.level_check`).
     """
     if precision not in ("DP", "SP"):
         raise ValueError(f"precision must be 'DP' or 'SP', got {precision!r}")
     if figure not in ("benchmark", "counted"):
         raise ValueError(f"figure must be 'benchmark' or 'counted', got {figure!r}")
-    measured = _read(paths, level)
+    if topology is not None and not isinstance(topology, Topology):
+        topology = read_topology(topology)
+    measured = _read(paths, level, topology)
     compute = _repetitions((m for m in measured if m.level is None), compute=True)
     bandwidth = _repetitions((m for m in measured if m.level is not None), compute=False)
     prefix = f"{label} " if label else ""
@@ -473,6 +435,8 @@ def machine_roofline(paths, *, precision: str = "DP", label: str | None = None, 
                          "peakflops_avx_fma for a compute roof")
     best: dict[str, tuple[float, _Roof]] = {}
     for roof in bandwidth:
+        if _check(roof) is not None:
+            warnings.warn(str(_check(roof)), CeilingWarning, stacklevel=2)
         value = roof.counted if figure == "counted" and roof.counted else roof.figure
         decided = str(roof.runs[0].level)
         if decided not in best or value > best[decided][0]:

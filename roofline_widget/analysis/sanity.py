@@ -13,13 +13,18 @@ level, check, detail``):
     traffic also holds prefetches and write-backs that bypass it, so MEM
     traffic above L3 traffic is expected there and the finding says so.
 ``above roof``
-    A level's bandwidth above that level's bandwidth roof, or a FLOP rate
-    above the top compute roof: a measurement or ceiling problem.
+    A level's bandwidth above the highest bandwidth roof of that level, or a
+    FLOP rate above the highest compute roof of the point's device and
+    precision: a measurement or ceiling problem.
 ``uncore on one socket``
     Memory traffic (uncore counters, read on one hardware thread per socket)
     reported by one socket only while the region's threads ran on several:
     the other sockets' traffic is missing.  Needs the sockets of the hardware
     threads: likwid-topology output in the same file, or ``topology=``.
+``ceiling level``, ``other machine``
+    With ``ceilings=``: a roof whose benchmark's working set does not fit its
+    level's cache, or a run measured on another CPU than the ceilings
+    (:mod:`roofline_widget.analysis.ceiling_checks`).
 
 A finding names one level, or none (NaN) when it concerns the whole region;
 :func:`flagged_points` maps findings onto the points they mark (a finding
@@ -38,8 +43,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from roofline_widget.analysis.ceiling_checks import CHECK_LEVEL, CHECK_MACHINE, ceiling_findings
 from roofline_widget.analysis.levels import LEVELS, select_levels
-from roofline_widget.ceilings import ROOF_TOLERANCE, Roofline
+from roofline_widget.ceilings import ROOF_TOLERANCE, Roofline, roof_keys
 from roofline_widget.io.topology import Topology, find_topology
 from roofline_widget.points import RegionSums, Selection, selection_parameters
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
@@ -58,7 +64,7 @@ __all__ = [
 #: Relative fall of the intensity from one level to the next that is tolerated (counter noise).
 INTENSITY_TOLERANCE = 0.05
 #: The names in the ``check`` column.
-CHECKS = ("intensity order", "above roof", "uncore on one socket")
+CHECKS = ("intensity order", "above roof", "uncore on one socket", CHECK_LEVEL, CHECK_MACHINE)
 #: The columns of :func:`sanity_check`'s frame.
 FINDING_COLUMNS = ("file", "rank", "region", "level", "check", "detail")
 _COLUMNS = list(FINDING_COLUMNS)
@@ -99,22 +105,25 @@ def _intensity_order(points: pd.DataFrame) -> list[dict]:
     return findings
 
 
-def _level_roof(ceilings: Roofline, level: str):
-    return next((r for r in ceilings.bandwidth if getattr(r, "level", None) == level
-                 or r.name == level), None)
+def _level_roof(ceilings: Roofline, level: str, device):
+    """The highest roof of ``level`` (by its ``level``, or its name) serving ``device``."""
+    return next((r for r in ceilings.bandwidth if r.serves(device)
+                 and (r.level == level or (r.level is None and r.name == level))), None)
 
 
 def _above_roof(points: pd.DataFrame, ceilings: Roofline) -> list[dict]:
     findings = []
-    peak = ceilings.compute[0]
     limit = 1.0 + ROOF_TOLERANCE
-    for row in points.itertuples(index=False):
-        roof = _level_roof(ceilings, row.level)
+    keys = roof_keys(points)
+    for i, row in enumerate(points.itertuples(index=False)):
+        device = keys.device[i]
+        roof = _level_roof(ceilings, row.level, device)
         if roof is not None and row.bandwidth_gbs > roof.gbs * limit:
             findings.append(_finding(row, row.level, "above roof", (
                 f"{row.level} bandwidth {row.bandwidth_gbs:.4g} GB/s ({row.bandwidth_metric}) is "
                 f"above the {row.level} roof {roof.label}: a measurement or ceiling problem")))
-        if row.performance_gflops > peak.gflops * limit:
+        peak = ceilings.roofs_for(device=device, precision=keys.precision[i], highest=True)[0]
+        if peak is not None and row.performance_gflops > peak.gflops * limit:
             findings.append(_finding(row, row.level, "above roof", (
                 f"{row.performance_gflops:.4g} GFLOP/s ({row.flops_metric}) is above the peak "
                 f"{peak.label}: a FLOP metric of another precision, or a peak set too low")))
@@ -131,7 +140,8 @@ def above_roof_findings(points: pd.DataFrame, ceilings: Roofline | None) -> pd.D
         :attr:`LevelSelection.points`).
     ceilings : Roofline or None
         The roofs; a bandwidth roof applies to the level in its ``level``
-        attribute (or its name), the top compute roof to every point.
+        attribute (or its name), the highest compute roof of a point's device
+        and precision to the point.
 
     Returns
     -------
@@ -281,7 +291,8 @@ def sanity_check(data: object, *, ceilings: Roofline | None = None,
         Roofs to check the points against (for example from
         :func:`~roofline_widget.machine_roofline`); a bandwidth roof applies to
         the level in its ``level`` attribute (or its name).  Without
-        ceilings the roof check is skipped.
+        ceilings the roof check is skipped; with them the ceilings are
+        checked too (``ceiling level``, ``other machine``).
     topology : Topology, optional
         Sockets of the hardware threads; by default looked up in every run's
         source files (likwid-topology output in the same log).  Without it
@@ -305,4 +316,5 @@ def sanity_check(data: object, *, ceilings: Roofline | None = None,
         findings += _above_roof(points, ceilings)
     if not request.combine_ranks:
         findings += _uncore_sockets(sums, chosen.levels, points, topology)
+    findings += ceiling_findings(sums, ceilings)
     return _frame(findings)

@@ -201,9 +201,9 @@ def compare(args: argparse.Namespace) -> Outcome:
 # --------------------------------------------------------------------------
 def _check_ceilings(args: argparse.Namespace) -> Roofline | None:
     """The roofs the points are checked against: --ceilings, peaks, or none."""
-    if args.ceilings:
-        return machine_roofline(bench_files(args.ceilings)).with_peaks(args.peak_flops,
-                                                                        args.peak_bandwidth)
+    if args.ceilings:  # a peak bandwidth a user gives is the memory's: it replaces the MEM roof
+        return machine_roofline(bench_files(args.ceilings)).with_main(level="MEM").with_peaks(
+            args.peak_flops, args.peak_bandwidth)
     if args.peak_flops is None and args.peak_bandwidth is None:
         return None
     if args.peak_flops is None or args.peak_bandwidth is None:

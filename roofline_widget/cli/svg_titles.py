@@ -1,8 +1,12 @@
-"""Hover titles in an SVG roofline: each drawn point carries its numbers as an SVG ``<title>``.
+"""Hover titles in an SVG roofline: each drawn point carries its numbers as an SVG ``<title>``,
+each ceiling its label and where its number came from.
 
 A browser or an SVG viewer shows an element's ``<title>`` as a tooltip, so the
 file written by ``roofline-widget plot -o roofline.svg`` answers "which
-region is this, how fast, how far from its roof" on its own.
+region is this, how fast, how far from its roof" and "what is this roof,
+measured how" on its own.  A ceiling's line is the SVG group
+``roofline-ceiling-<n>`` of the n-th row of ``payload["ceiling_table"]``; its
+title is that row's label (the one on the line) and provenance.
 
 How: every scatter collection of the figure :func:`~roofline_widget.plot_roofline`
 returned gets an SVG id (matplotlib's ``gid``) unless it has one; the figure is saved again,
@@ -25,12 +29,15 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
-__all__ = ["GID_PREFIX", "NO_FLOP_DRAWN", "SVG_NAMESPACE", "add_hover_titles", "point_texts"]
+__all__ = ["CEILING_GID", "GID_PREFIX", "NO_FLOP_DRAWN", "SVG_NAMESPACE", "add_hover_titles",
+           "ceiling_titles", "point_texts"]
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 _XLINK_NAMESPACE = "http://www.w3.org/1999/xlink"
 #: The SVG id of the n-th scatter collection that has none is ``f"{GID_PREFIX}{n}"``.
 GID_PREFIX = "roofline-points-"
+#: The SVG id of the n-th ceiling's line is ``f"{CEILING_GID}-{n}"`` (plot_roofline's gid).
+CEILING_GID = "roofline-ceiling"
 #: Where plot_roofline draws the regions doing almost no FLOPs (said in their titles).
 NO_FLOP_DRAWN = "drawn at the axis edge"
 
@@ -104,6 +111,18 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
     return texts, pinned
 
 
+def ceiling_titles(payload: dict) -> dict[str, str]:
+    """The title of each ceiling's line by its SVG id: its label, then where its number came from."""
+    return {f"{CEILING_GID}-{number}": f"{row['label']}\n{row['provenance']}"
+            for number, row in enumerate(payload.get("ceiling_table", []))}
+
+
+def _title(element, text: str) -> None:
+    title = ET.Element(f"{{{SVG_NAMESPACE}}}title")
+    title.text = text
+    element.insert(0, title)
+
+
 class _Lookup:
     """Texts by (x, y), by y alone and by x alone (a point pinned to one axis edge), and the
     texts of the no-FLOP points in drawing order (pinned to both edges)."""
@@ -126,7 +145,8 @@ class _Lookup:
         return self.pinned.pop(0) if self.pinned else None
 
 
-def _svg_with_titles(figure, lookup: _Lookup) -> tuple[bytes, int, int]:
+def _svg_with_titles(figure, lookup: _Lookup,
+                     ceilings: dict[str, str]) -> tuple[bytes, int, int]:
     """The figure as SVG bytes with titles; how many points got one, how many were drawn."""
     collections = [c for axes in figure.axes for c in axes.collections if len(c.get_offsets())]
     for number, collection in enumerate(collections):
@@ -151,16 +171,17 @@ def _svg_with_titles(figure, lookup: _Lookup) -> tuple[bytes, int, int]:
         for element, (x, y) in zip(elements, offsets):
             text = lookup.text_at(float(x), float(y))
             if text is not None:
-                title = ET.Element(f"{{{SVG_NAMESPACE}}}title")
-                title.text = text
-                element.insert(0, title)
+                _title(element, text)
                 element.set("pointer-events", "visible")  # hollow markers hover inside too
                 titled += 1
+    for gid, text in ceilings.items():
+        if gid in groups:
+            _title(groups[gid], text)
     return ET.tostring(root, xml_declaration=True, encoding="utf-8"), titled, drawn
 
 
 def add_hover_titles(payload: dict, path: str | os.PathLike) -> tuple[int, int]:
-    """Rewrite the SVG at ``path`` with a ``<title>`` on each point (atomically).
+    """Rewrite the SVG at ``path`` with a ``<title>`` on each point and ceiling (atomically).
 
     Parameters
     ----------
@@ -175,7 +196,8 @@ def add_hover_titles(payload: dict, path: str | os.PathLike) -> tuple[int, int]:
     titled, drawn : int
         How many drawn points got a title, and how many were drawn.
     """
-    svg, titled, drawn = _svg_with_titles(payload["figure"], _Lookup(*point_texts(payload)))
+    svg, titled, drawn = _svg_with_titles(payload["figure"], _Lookup(*point_texts(payload)),
+                                          ceiling_titles(payload))
     target = Path(path)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
                                          suffix=".part")

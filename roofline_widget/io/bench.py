@@ -31,13 +31,18 @@ from roofline_widget.io.cells import cell_to_float
 from roofline_widget.io.opener import PathOrBuffer, open_text
 from roofline_widget.io.parsed import warn_passed_over
 
-__all__ = ["BenchResult", "parse_bench", "read_likwid_bench"]
+__all__ = ["BenchResult", "kernel_precision", "parse_bench", "read_likwid_bench"]
 
 _BANNER = "LIKWID MICRO BENCHMARK"
 _TEST = re.compile(r"^Test:\s*(\S+)\s*$")
 _USING = re.compile(r"^Using (\d+) (work groups|threads)\s*$", re.ASCII)
 _RESULT = re.compile(r"^([^\t:][^\t]*?):\t+(\S.*?)\s*$")
 _HLINE = re.compile(r"^-{20,}\s*$")
+
+
+def kernel_precision(kernel: str) -> str:
+    """``"SP"`` for likwid-bench kernels ending in / containing ``_sp``, else ``"DP"``."""
+    return "SP" if re.search(r"(?:^|_)sp(?:_|$)", kernel) else "DP"
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,7 @@ class BenchResult:
         return f"likwid-bench {self.kernel}, {self.threads} {unit}"
 
     def compute_roof(self, name: str | None = None):
-        """This result as a :class:`~roofline_widget.ceilings.ComputeRoof`.
+        """This result as a CPU :class:`~roofline_widget.ceilings.ComputeRoof` (the kernel's precision).
 
         Parameters
         ----------
@@ -107,10 +112,11 @@ class BenchResult:
         if not self.gflops > 0:
             raise ValueError(f"likwid-bench {self.kernel} (line {self.line} of {self.source}) "
                              f"reports {self.gflops * 1000:g} MFlops/s: it is no compute ceiling")
-        return ComputeRoof(name or self.kernel, self.gflops, self.provenance)
+        return ComputeRoof(name or self.kernel, self.gflops, self.provenance, device="cpu",
+                           precision=kernel_precision(self.kernel))
 
     def bandwidth_roof(self, name: str | None = None):
-        """This result as a :class:`~roofline_widget.ceilings.BandwidthRoof`.
+        """This result as a :class:`~roofline_widget.ceilings.BandwidthRoof` of the CPU (any level).
 
         Parameters
         ----------
@@ -119,7 +125,7 @@ class BenchResult:
         """
         from roofline_widget.ceilings import BandwidthRoof
 
-        return BandwidthRoof(name or self.kernel, self.gbs, self.provenance)
+        return BandwidthRoof(name or self.kernel, self.gbs, self.provenance, device="cpu")
 
 
 def _number(values: dict, key: str) -> float:

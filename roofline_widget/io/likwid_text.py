@@ -41,7 +41,7 @@ from roofline_widget.io.parsed import (
 from roofline_widget.io.runs import CONTEXT_LINES, RunMark, command_of, is_context, separator_text
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
-__all__ = ["parse_text"]
+__all__ = ["cpu_header", "cpu_line", "parse_text"]
 
 _REGION_41 = re.compile(r"Region (?P<tag>.*), Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
 _REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*?)\s*$", re.ASCII)
@@ -57,6 +57,31 @@ _TABLE_KINDS = ("Region Info", "Event", "Metric")
 #: Lines read over before the window forgets them (see :class:`~roofline_widget.io.lines.LineWindow`).
 _KEPT_LINES = 512
 _CPU_KEYS = {"CPU name:": "cpu_name", "CPU type:": "cpu_type", "CPU clock:": "cpu_clock"}
+
+
+
+def cpu_line(line: str) -> tuple[str, str] | None:
+    """``("cpu_name", value)`` (``cpu_type``, ``cpu_clock``) of a LIKWID CPU header line, else None."""
+    prefix = line[:10] if line.startswith("CPU clock:") else line[:9]
+    key = _CPU_KEYS.get(prefix)
+    return None if key is None else (key, line.split(":", 1)[1].strip())
+
+
+def cpu_header(text: str) -> dict[str, str]:
+    """The first ``CPU name:``, ``CPU type:`` and ``CPU clock:`` values of a LIKWID output.
+
+    Examples
+    --------
+    >>> cpu_header("CPU name:\\tAMD EPYC 7763 64-Core Processor   \\nCPU type:\\tAMD K19 (Zen3)")
+    {'cpu_name': 'AMD EPYC 7763 64-Core Processor', 'cpu_type': 'AMD K19 (Zen3)'}
+    """
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("CPU "):
+            pair = cpu_line(line)
+            if pair is not None:
+                found.setdefault(*pair)
+    return found
 
 
 @dataclass
@@ -274,12 +299,11 @@ class _TextReader:
                         i, "mpirun")
 
     def _cpu_line(self, i: int, line: str) -> None:
-        prefix = line[:10] if line.startswith("CPU clock:") else line[:9]
-        key = _CPU_KEYS.get(prefix)
-        if key is None:
+        found = cpu_line(line)
+        if found is None:
             return
         self._finish()  # a CPU header is printed before a block, never inside one
-        value = line.split(":", 1)[1].strip()
+        key, value = found
         if key == "cpu_name":
             self._mark(i, "header", value)
         known = self.cpu.setdefault(key, value)

@@ -29,8 +29,8 @@ DEFAULT_X_RANGE = (0.01, 100.0)
 DEFAULT_Y_RANGE = (0.1, 1000.0)
 #: Factor between the data and the axis limits.
 AXIS_MARGIN = 3.0
-#: The x axis reaches this factor right of each compute roof's ridge with the top
-#: bandwidth roof, so that the roof shows as a line (marks are clipped to the plot).
+#: The x axis reaches this factor right of each compute roof's ridge with its device's
+#: main bandwidth roof, so that the roof shows as a line (marks are clipped to the plot).
 COMPUTE_ROOM = 10.0
 
 
@@ -70,7 +70,8 @@ def axis_ranges(points: pd.DataFrame, roofline: Roofline | None,
     y = np.concatenate([positive(bulk[schema.PERFORMANCE]), positive(extent_y)])
     if roofline is not None:
         ridges = [roofline.ridge_point(bandwidth=b) for b in roofline.bandwidth]
-        ridges += [COMPUTE_ROOM * r.gflops / roofline.peak_bandwidth for r in roofline.compute]
+        ridges += [COMPUTE_ROOM * r.gflops / roofline.top_bandwidth(r.device).gbs
+                   for r in roofline.compute]
         x = np.concatenate([x, ridges])
         y = np.concatenate([y, [r.gflops for r in roofline.compute]])
     x_range = padded_range(x, AXIS_MARGIN, DEFAULT_X_RANGE)

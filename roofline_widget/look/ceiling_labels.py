@@ -12,12 +12,18 @@ and of the other labels in a plot ``min_width`` wide, therefore does so in
 every wider plot; the placement is worked out for that width only
 (:func:`place_labels`).
 
-Each label tries its candidate spots in order of preference (a compute roof's
-label at the right end of its line, above it; a bandwidth label ending on its
-slope, above it; the ridge label right of and below the ridge point) and takes
-the first that is inside and clear; a shorter text (value and unit only) is
-tried when the full one fits nowhere, and the least bad spot is taken when
-nothing fits.
+Each label (:func:`~roofline_widget.look.texts.roof_label`: what the roof is
+and its value) tries its candidate spots in order of preference (a compute
+roof's label at the right end of its line, above it; a bandwidth label ending
+on its slope, above it; the ridge label right of and below the ridge point)
+and takes the first that is inside the plot, clear of the other labels, of
+the points and of the lines, and stacked in the order of the lines (the label
+of a lower roof of its kind below the label of a higher one).  A name too long
+for the narrowest plot is cut (``"…"``, the value kept); the least bad spot is
+taken when nothing fits.  Where labels still overlap (another device's slope
+passing the ridge), the ridge label goes first instead if that overlaps less
+and cuts no more labels.  The placement is worked out again whenever the
+lines or the axes move (a peak slider, a zoom): a label stays on its line.
 """
 
 from __future__ import annotations
@@ -29,14 +35,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from roofline_widget.look.log_axes import clip_segment
+from roofline_widget.look.ceiling_lines import CeilingLine
+from roofline_widget.look.log_axes import clip_segment, positive
+from roofline_widget.look.markers import POINT_SIZE
 from roofline_widget.look.plot_area import DEFAULT_AREA, PlotArea
-from roofline_widget.look.texts import ceiling_label, ceiling_value_label, ridge_text, text_px
+from roofline_widget.look.texts import ridge_text, roof_tag, text_px
 
 __all__ = [
+    "LABELS_APART_PX",
     "LABEL_GAP_PX",
     "LABEL_HALF_HEIGHT_PX",
     "LABEL_LINE_GAP_PX",
+    "POINT_CLEARANCE_PX",
     "RIDGE_LABEL_DROP_PX",
     "RIDGE_ROOM_PLOT_PX",
     "SLOPE_LABEL_ALONG",
@@ -52,8 +62,14 @@ __all__ = [
 LABEL_GAP_PX = 5
 #: Vertical gap (px) between a label's text and the line it names.
 LABEL_LINE_GAP_PX = 2
+#: Least room (px) between two labels: the browser draws a text up to about a pixel off its
+#: box here (font metrics, whole-pixel offsets).
+LABELS_APART_PX = 2
 #: Half the height (px) of a label's text box (a 12 px font draws 14 px high).
 LABEL_HALF_HEIGHT_PX = 0.6 * 12
+#: A label keeps this far (px) from a point's centre: the radius of a point of
+#: ``POINT_SIZE`` (an area in px^2) and one pixel.
+POINT_CLEARANCE_PX = math.sqrt(POINT_SIZE) / 2 + 1
 #: The ridge label's centre sits this far (px) below the roof.
 RIDGE_LABEL_DROP_PX = 12
 #: A bandwidth label preferably ends this fraction along the part of its slope inside
@@ -77,8 +93,9 @@ class LabelSpot:
     Attributes
     ----------
     text : str
-        What the label says: the full ceiling label, its value and unit, or ``""``
-        when the line (the ridge point) is not inside the axes.
+        What the label says (:func:`~roofline_widget.look.texts.roof_label`, its
+        name cut with "…" where it does not fit), or ``""`` when the line (the
+        ridge point) is not inside the axes.
     x, y : float
         Data coordinates of the anchor: the text ends (``align="end"``) or
         begins (``"start"``) ``LABEL_GAP_PX`` from ``x`` (the Label's
@@ -89,7 +106,8 @@ class LabelSpot:
     inside : bool
         The text is inside the plot at every width from ``PlotArea.min_width``.
     clear : bool
-        ...and crosses no line and no other label.
+        ...and crosses no line, no other label and no point, stacked in the
+        order of the lines.
     y_offset_px : int
         How far (px, downwards) the text's centre is from ``y``: 0 for the
         ceilings; the ridge label keeps the ridge point as its anchor.
@@ -122,8 +140,10 @@ class _Box:
     top: float
 
     def overlaps(self, other: _Box) -> bool:
-        return (self.left < other.right and other.left < self.right
-                and self.bottom < other.top and other.bottom < self.top)
+        """Whether the two boxes come closer than ``LABELS_APART_PX``."""
+        gap = LABELS_APART_PX
+        return (self.left < other.right + gap and other.left < self.right + gap
+                and self.bottom < other.top + gap and other.bottom < self.top + gap)
 
 
 class _Axes:
@@ -166,6 +186,18 @@ def _segment_hits(box: _Box, p: tuple[float, float], q: tuple[float, float]) -> 
     return clip_segment(p, q, (box.left, box.bottom), (box.right, box.top)) is not None
 
 
+def _point_pixels(points, axes: _Axes) -> np.ndarray:
+    """Pixel centres of the points ``(x values, y values)`` that a log axis can show."""
+    x, y = (np.asarray(values, dtype=float) for values in points)
+    if x.shape != y.shape or not x.size:
+        return np.zeros((0, 2))
+    keep = np.isin(x, positive(x)) & np.isin(y, positive(y))
+    x, y = x[keep], y[keep]
+    px_x = axes.width * (np.log10(x) - axes.lx0) / (axes.lx1 - axes.lx0)
+    px_y = axes.height * (np.log10(y) - axes.ly0) / (axes.ly1 - axes.ly0)
+    return np.column_stack([px_x, px_y])
+
+
 def _line_pixels(segments: Sequence[dict], axes: _Axes) -> list[tuple]:
     """Every straight piece of the drawn lines, as pixel end points."""
     pieces = []
@@ -186,11 +218,37 @@ def _inside_point(axes: _Axes, x: float, y: float) -> bool:
     return 0.0 <= px_x <= axes.width and 0.0 <= px_y <= axes.height
 
 
-def _conflicts(candidate: _Candidate, axes: _Axes, lines: list, placed: list[_Box]) -> tuple:
-    """(outside the plot, labels overlapped, line pieces crossed) of a candidate."""
+@dataclass(frozen=True)
+class _Obstacles:
+    """What a label must keep clear of: lines (pixel pieces), labels placed, points (pixels)."""
+
+    lines: list
+    placed: list
+    points: np.ndarray   # (n, 2) pixel centres
+    higher: tuple = ()   # boxes of the labels of higher lines of the same kind
+
+    def out_of_order(self, box: _Box) -> int:
+        """How many labels of higher lines this one is not below, where they share columns."""
+        centre = (box.bottom + box.top) / 2
+        return sum(1 for other in self.higher
+                   if box.left < other.right and other.left < box.right
+                   and centre >= (other.bottom + other.top) / 2)
+
+    def points_covered(self, box: _Box) -> int:
+        if not len(self.points):
+            return 0
+        x, y = self.points[:, 0], self.points[:, 1]
+        reach = POINT_CLEARANCE_PX
+        return int(np.count_nonzero((x > box.left - reach) & (x < box.right + reach)
+                                    & (y > box.bottom - reach) & (y < box.top + reach)))
+
+
+def _conflicts(candidate: _Candidate, axes: _Axes, obstacles: _Obstacles) -> tuple:
+    """(outside, labels overlapped, out of order, points covered, lines crossed) of a candidate."""
     box = candidate.box()
-    return (0 if axes.inside(box) else 1, sum(box.overlaps(other) for other in placed),
-            sum(_segment_hits(box, p, q) for p, q in lines))
+    return (0 if axes.inside(box) else 1, sum(box.overlaps(other) for other in obstacles.placed),
+            obstacles.out_of_order(box), obstacles.points_covered(box),
+            sum(_segment_hits(box, p, q) for p, q in obstacles.lines))
 
 
 def _slope_y(axes: _Axes, gbs: float, px_x: float) -> float:
@@ -229,16 +287,13 @@ def _bandwidth_candidates(segment: dict, texts: Sequence[str],
     offset = LABEL_LINE_GAP_PX + LABEL_HALF_HEIGHT_PX
     for text in texts:
         width = text_px(text) + LABEL_GAP_PX
-        # Above the slope, ending on it: the slope is lowest left of the anchor.
-        low = max(enter, width)
         preferred = enter + SLOPE_LABEL_ALONG * (leave - enter)
-        for x in _grid(low, leave, preferred):
+        # Above the slope, ending on it (align "end"): the slope is lower left of the anchor.
+        for x in _grid(max(enter, width), leave, preferred):
             yield _Candidate(text, (x, _slope_y(axes, gbs, x) + offset), "end")
-        # Below and right of the slope, the text's left end under the part inside the
-        # axes: the slope is lowest there.
-        start = max(width, enter + width)
-        for x in _grid(start, min(leave + width, axes.width), start):
-            yield _Candidate(text, (x, _slope_y(axes, gbs, x - width) - offset), "end")
+        # Below the slope, starting on it (align "start"): the slope is higher right of it.
+        for x in _grid(enter, min(leave, axes.width - width), preferred):
+            yield _Candidate(text, (x, _slope_y(axes, gbs, x) - offset), "start")
     # Last resort (a slope barely inside the axes): the short text at the right edge.
     half = LABEL_HALF_HEIGHT_PX
     y = min(max(_slope_y(axes, gbs, leave), half), axes.height - half)
@@ -260,13 +315,13 @@ def _ridge_candidates(text: str, ridge: tuple[float, float], axes: _Axes) -> Ite
     yield _Candidate(text, (x, y + LABEL_LINE_GAP_PX + LABEL_HALF_HEIGHT_PX), "end")
 
 
-def _choose(candidates: Iterator[_Candidate], axes: _Axes, lines: list,
-            placed: list[_Box]) -> tuple[_Candidate, tuple]:
+def _choose(candidates: Iterator[_Candidate], axes: _Axes,
+            obstacles: _Obstacles) -> tuple[_Candidate, tuple]:
     """The first clear candidate, else the least bad one (inside first)."""
     best, best_cost = None, None
     for candidate in candidates:
-        cost = _conflicts(candidate, axes, lines, placed)
-        if cost == (0, 0, 0):
+        cost = _conflicts(candidate, axes, obstacles)
+        if not any(cost):
             return candidate, cost
         if best_cost is None or cost < best_cost:
             best, best_cost = candidate, cost
@@ -284,27 +339,43 @@ def _spot(candidate: _Candidate, cost: tuple, axes: _Axes,
         data_x, data_y = anchor
         offset = round(axes.px(*anchor)[1] - candidate.anchor[1])
     return LabelSpot(candidate.text, float(data_x), float(data_y), candidate.align,
-                     inside=cost[0] == 0, clear=cost == (0, 0, 0), y_offset_px=offset)
+                     inside=cost[0] == 0, clear=not any(cost), y_offset_px=offset)
 
 
-def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
+def _texts(line: CeilingLine, axes: _Axes) -> tuple[str, ...]:
+    """The label, and where it is wider than the plot, its name cut with "…" (value kept)."""
+    room = axes.width - LABEL_GAP_PX
+    if text_px(line.text) <= room:
+        return (line.text,)
+    name = roof_tag(line.roof)
+    tail = line.text[len(name):]  # " <value> <unit>" and any " (empirical)"
+    while name and text_px(name + "\u2026" + tail) > room:
+        name = name[:-1]
+    return (line.text, name.rstrip() + "\u2026" + tail)
+
+
+def place_labels(ceilings: Sequence[CeilingLine], segments: Sequence[dict],
                  ridge: tuple[float, float] | None, x_range: tuple[float, float],
-                 y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA) -> LabelLayout:
+                 y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA,
+                 points=((), ())) -> LabelLayout:
     """Place the label of every ceiling and the ridge label.
 
     Parameters
     ----------
-    ceilings : sequence of dict
-        The labelled lines: entries of :meth:`~roofline_widget.Roofline.lines`
-        of kind ``"compute"`` or ``"bandwidth"``.
+    ceilings : sequence of CeilingLine
+        The labelled lines (:func:`~roofline_widget.look.ceiling_lines.ceiling_lines`),
+        each kind highest first.
     segments : sequence of dict
-        Every line drawn (the ceilings and the main roof): what labels must not cross.
+        Every line drawn (the ceilings and the roofline): what labels must not cross.
     ridge : (float, float) or None
         The ridge point (intensity, GFLOP/s) whose label ``ridge_text`` is placed.
     x_range, y_range : (float, float)
         The axis limits.
     area : PlotArea
         The plot's height and smallest width.
+    points : (array-like, array-like)
+        Intensities and GFLOP/s of the points drawn (and the layers' dots): a
+        label covers none of them where it can.
 
     Returns
     -------
@@ -313,31 +384,68 @@ def place_labels(ceilings: Sequence[dict], segments: Sequence[dict],
     """
     axes = _Axes(x_range, y_range, area)
     lines = _line_pixels(segments, axes)
+    pixels = _point_pixels(points, axes)
+    layout, overlaps = _placed(ceilings, ridge, axes, lines, pixels, ridge_first=False)
+    if overlaps:
+        # Another device's slope may pass the ridge: the ridge label first, where that overlaps
+        # less and shortens no ceiling's label more.
+        other, fewer = _placed(ceilings, ridge, axes, lines, pixels, ridge_first=True)
+        if fewer < overlaps and _shortened(other, ceilings) <= _shortened(layout, ceilings):
+            return other
+    return layout
+
+
+def _shortened(layout: LabelLayout, ceilings: Sequence[CeilingLine]) -> int:
+    """How many ceilings' labels are cut (their full text did not fit)."""
+    return sum(spot.text != line.text for spot, line in zip(layout.ceilings, ceilings)
+               if spot.text)
+
+
+def _placed(ceilings: Sequence[CeilingLine], ridge: tuple[float, float] | None, axes: _Axes,
+            lines: list, pixels: np.ndarray, *, ridge_first: bool) -> tuple[LabelLayout, int]:
+    """The labels placed one after the other (the ridge's first or last), and how many overlap."""
     placed: list[_Box] = []
+    overlaps = 0
+    ridge_spot = None
+
+    def place_ridge() -> LabelSpot | None:
+        nonlocal overlaps
+        if ridge is None:
+            return None
+        if not _inside_point(axes, *ridge):
+            return LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
+        candidate, cost = _choose(_ridge_candidates(ridge_text(ridge[0]), ridge, axes),
+                                  axes, _Obstacles(lines, placed, pixels))
+        placed.append(candidate.box())
+        overlaps += cost[1]
+        return _spot(candidate, cost, axes, anchor=ridge)
+
+    if ridge_first:
+        ridge_spot = place_ridge()
     spots: dict[int, LabelSpot] = {}
-    order = sorted(range(len(ceilings)), key=lambda i: ceilings[i]["kind"] != "compute")
+    higher: dict[str, list[_Box]] = {"compute": [], "bandwidth": []}  # placed, per kind
+    order = sorted(range(len(ceilings)), key=lambda i: ceilings[i].kind != "compute")
     for i in order:
-        segment = ceilings[i]
+        line = ceilings[i]
+        segment = line.segment
         if not _visible(segment, axes):  # zoomed away: no label
             spots[i] = LabelSpot("", float(segment["x"][0]), float(segment["y"][0]), "end",
                                  inside=True, clear=True)
             continue
-        texts = (ceiling_label(segment), ceiling_value_label(segment))
-        if segment["kind"] == "compute":
+        texts = _texts(line, axes)
+        if line.kind == "compute":
             candidates = _compute_candidates(segment, texts, axes)
         else:
             candidates = _bandwidth_candidates(segment, texts, axes)
-        candidate, cost = _choose(candidates, axes, lines, placed)
+        obstacles = _Obstacles(lines, placed, pixels, tuple(higher[line.kind]))
+        candidate, cost = _choose(candidates, axes, obstacles)
         placed.append(candidate.box())
+        higher[line.kind].append(candidate.box())
+        overlaps += cost[1]
         spots[i] = _spot(candidate, cost, axes)
-    ridge_spot = None
-    if ridge is not None and not _inside_point(axes, *ridge):
-        ridge_spot = LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
-    elif ridge is not None:
-        candidate, cost = _choose(_ridge_candidates(ridge_text(ridge[0]), ridge, axes),
-                                  axes, lines, placed)
-        ridge_spot = _spot(candidate, cost, axes, anchor=ridge)
-    return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot)
+    if not ridge_first:
+        ridge_spot = place_ridge()
+    return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot), overlaps
 
 
 def label_boxes_px(layout: LabelLayout, x_range, y_range, area: PlotArea) -> list[tuple]:

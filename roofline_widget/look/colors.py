@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "AXIS_GRID_COLOR",
+    "DEVICE_LINE_COLORS",
     "FINDING_COLOR",
     "IMBALANCE_COLORS",
     "LINE_COLORS",
@@ -21,6 +22,7 @@ __all__ = [
     "ROOF_COLOR",
     "STRONG_COLORS",
     "TAB20",
+    "line_color",
     "palette_color",
     "strong_first",
 ]
@@ -56,6 +58,17 @@ def palette_color(code: int) -> str:
 LINE_COLORS = {"bandwidth": "#3d5a80", "compute": "#9b3d2a"}
 #: Colour of the main roofline.
 ROOF_COLOR = "black"
+#: The line colours of each device's roofs: the CPU's (and any device's) are the colours
+#: above; a GPU's a green family, so that CPU and GPU roofs on one plot are told apart.
+DEVICE_LINE_COLORS = {
+    "cpu": {**LINE_COLORS, "roof": ROOF_COLOR},
+    "gpu": {"bandwidth": "#2a9d8f", "compute": "#6a994e", "roof": "#1b5e20"},
+}
+
+
+def line_color(kind: str, device: str | None = None) -> str:
+    """The colour of a line of ``kind`` (``"bandwidth"``, ``"compute"``, ``"roof"``) of ``device``."""
+    return DEVICE_LINE_COLORS.get(device or "cpu", DEVICE_LINE_COLORS["cpu"])[kind]
 #: Colour of the ridge point's label.
 RIDGE_COLOR = "#6b6b6b"
 #: Stroke of the hollow ring over a point with a sanity finding (widget and static plot).

@@ -1,4 +1,10 @@
-"""Log axes: what they can show, how their limits are padded, how their ticks read.
+"""Log axes: what they can show, how their limits are padded, which ticks they show and how
+those read.
+
+Ticks read as plain numbers (0.05, 1, 10, 100) in every view: the widget's
+axes take d3's ``"~g"`` format (:data:`TICK_FORMAT`), the static plot writes
+the same text (:func:`tick_text`) at the ticks bqplot's log axis shows
+(:func:`log_ticks`).
 
 Also the one clipping rule: which part of a straight line is inside a box
 (:func:`clip_segment`; :func:`visible_part` on log axes).
@@ -6,16 +12,21 @@ Also the one clipping rule: which part of a straight line is inside a box
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["PLAIN_TICKS", "clip_segment", "log_ranges", "padded_range", "positive", "tick_format",
-           "visible_part"]
+__all__ = ["TICK_FORMAT", "TICK_PRECISION", "clip_segment", "log_ranges", "log_ticks",
+           "padded_range", "positive", "tick_format", "tick_text", "visible_part"]
 
-#: Axis limits inside which ticks read best as plain numbers; outside, as powers of ten.
-PLAIN_TICKS = (1e-3, 1e4)
+#: d3 format of every log axis' tick labels in the widget: plain numbers, 6 significant
+#: digits, trailing zeros dropped (``0.05``, ``1``, ``2``, ``100000``; ``1e+6`` and ``1e-7``
+#: beyond, as JavaScript's ``toPrecision``).
+TICK_FORMAT = "~g"
+#: The significant digits of :data:`TICK_FORMAT` (d3's default precision).
+TICK_PRECISION = 6
 
 
 def positive(values: ArrayLike) -> np.ndarray:
@@ -44,10 +55,54 @@ def padded_range(values: ArrayLike, margin: float,
 
 
 def tick_format(low: float, high: float) -> str:
-    """d3 format of a log axis' ticks: plain numbers, or powers of ten over a wide range."""
-    if PLAIN_TICKS[0] <= low and high <= PLAIN_TICKS[1]:
-        return "~g"
-    return ".0e"
+    """d3 format of a log axis' ticks over ``low`` to ``high``: plain numbers at any range.
+
+    The ticks bqplot shows thin out as the range widens (:func:`log_ticks`), so
+    the labels stay apart without powers of ten; :func:`tick_text` is the same
+    text in Python.
+    """
+    return TICK_FORMAT
+
+
+def tick_text(value: float) -> str:
+    """A tick's label as d3's ``"~g"`` writes it (JavaScript ``toPrecision(6)``, zeros trimmed).
+
+    Examples
+    --------
+    >>> [tick_text(v) for v in (0.05, 0.1, 1.0, 2.0, 100.0, 25000.0, 1e6, 2e-7)]
+    ['0.05', '0.1', '1', '2', '100', '25000', '1e+6', '2e-7']
+    """
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    mantissa, exponent_text = f"{value:.{TICK_PRECISION - 1}e}".split("e")
+    exponent = int(exponent_text)
+    if exponent < -6 or exponent >= TICK_PRECISION:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+    digits = max(TICK_PRECISION - 1 - exponent, 0)
+    text = f"{value:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def log_ticks(low: float, high: float) -> np.ndarray:
+    """The tick values bqplot's log axis shows between ``low`` and ``high``.
+
+    Under 2 decades every 1..9 x 10^k, under 7 decades 1, 2 and 5 x 10^k,
+    from 7 decades on the powers of ten (every ``round(decades / 10)``-th);
+    the static plot labels the same values.
+    """
+    if not (0 < low < high and math.isfinite(high)):
+        return np.zeros(0)
+    decades = math.log10(high / low)
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    if decades >= 7:
+        every = max(round(decades / 10), 1)
+        values = [10.0 ** power for power in range(first, last + 1) if power % every == 0]
+    else:
+        steps = range(1, 10) if decades < 2 else (1, 2, 5)
+        values = [step * 10.0 ** power for power in range(first, last + 1) for step in steps]
+    ticks = np.array(sorted(values))
+    return ticks[(ticks >= low * (1 - 1e-12)) & (ticks <= high * (1 + 1e-12))]
 
 
 def log_ranges(x_scale, y_scale) -> tuple | None:

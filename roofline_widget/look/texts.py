@@ -1,27 +1,39 @@
-"""The texts of a roofline figure, shared by the widget and the static plot.
+"""The texts of a roofline figure, shared by the widget, the static plot and the command line.
 
 Axis labels, the title, ceiling and ridge labels, the fields of a point's
 hover text, and how wide a label is drawn (:func:`text_px`, for placing it).
+
+A ceiling's label is short and says what the roof is (:func:`roof_label`):
+``"MEM 188.6 GB/s"``, ``"L2 2165 GB/s"``, ``"DP AVX-512 FMA 2339 GFLOP/s"``.
+Where the number came from is read in full elsewhere (:func:`provenance_text`:
+a roof's tooltip, the ceilings table, the data export).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from roofline_widget import schema
+
+if TYPE_CHECKING:
+    from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 
 __all__ = [
     "BASELINE_RUN_LABEL",
     "CURRENT_RUN_LABEL",
     "LABEL_SIZE",
+    "ROOF_VALUE_SPEC",
     "TOOLTIP_FIELDS",
     "X_LABEL",
     "Y_LABEL",
     "TooltipField",
-    "ceiling_label",
-    "ceiling_value_label",
     "figure_title",
+    "provenance_text",
     "ridge_text",
+    "roof_label",
+    "roof_tag",
     "text_px",
 ]
 
@@ -68,26 +80,52 @@ TOOLTIP_FIELDS = (
 )
 
 
-def _unit(segment: dict) -> str:
-    return "GB/s" if segment["kind"] == "bandwidth" else "GFLOP/s"
+#: How a roof's value is written in its label (``188.6``, ``2165``, ``41.27``).
+ROOF_VALUE_SPEC = ".4g"
+#: What a machine's roof name says after what the roof is: ``"(load, likwid-bench)"``.
+_DETAIL = re.compile(r"\s*\([^()]*\)\s*$")
+_PEAK = re.compile(r"\s+peak$", re.IGNORECASE)
 
 
-def ceiling_label(segment: dict) -> str:
-    """Name and value of a ceiling, short enough to sit on its line.
+def roof_tag(roof: ComputeRoof | BandwidthRoof) -> str:
+    """What a roof is, in a few words: its name without the details in brackets and "peak".
 
-    Parameters
-    ----------
-    segment : dict
-        One entry of :meth:`~roofline_widget.Roofline.lines` (``name``, ``kind``,
-        ``value``, ``empirical``).
+    ``"MEM (stream_mem_avx_fma, likwid-bench)"`` is ``"MEM"``, ``"DP AVX FMA
+    peak"`` is ``"DP AVX FMA"``, ``"A100-SXM4-40GB HBM"`` stays; an empirical
+    roof keeps its whole name (``"Empirical peak"``).
     """
-    empirical = " (empirical)" if segment["empirical"] else ""
-    return f"{segment['name']}: {segment['value']:.4g} {_unit(segment)}{empirical}"
+    name = roof.name.strip()
+    if roof.empirical:
+        return name
+    shorter = _PEAK.sub("", _DETAIL.sub("", name))
+    return shorter or name
 
 
-def ceiling_value_label(segment: dict) -> str:
-    """The short label of a ceiling (value and unit) where its full label does not fit."""
-    return f"{segment['value']:.4g} {_unit(segment)}"
+def roof_label(roof: ComputeRoof | BandwidthRoof) -> str:
+    """The label on a roof's line: what it is and its value, ``"MEM 188.6 GB/s"``.
+
+    An empirical roof whose name does not say so gets ``" (empirical)"``.
+    """
+    tag = roof_tag(roof)
+    empirical = " (empirical)" if roof.empirical and "empirical" not in tag.lower() else ""
+    return f"{tag} {roof.value:{ROOF_VALUE_SPEC}} {roof.unit}{empirical}"
+
+
+def _detail_value(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def provenance_text(roof: ComputeRoof | BandwidthRoof) -> str:
+    """Where a roof's number came from, in full: its source and every detail recorded.
+
+    ``"likwid-bench load, 16 threads, ... (milan_l2_16c.log); file: ...; line: 11;
+    kernel: load; ..."``: the source, then each ``provenance`` entry that has a value.
+    """
+    details = [f"{key}: {_detail_value(value)}" for key, value in (roof.provenance or {}).items()
+               if value is not None and value != ""]
+    return "; ".join([roof.source, *details])
 
 
 def ridge_text(ridge: float) -> str:

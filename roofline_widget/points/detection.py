@@ -12,6 +12,7 @@ import itertools
 import re
 from collections.abc import Iterable
 
+from roofline_widget.metric_names import flops_precision
 from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, parse_unit, split_metric_name
 
 __all__ = ["channel_totals", "detect_bandwidth_metric", "detect_flops_metric"]
@@ -28,9 +29,7 @@ _BARE_BYTE_UNIT = re.compile(r"\s*\[?\s*[kKMGTPE]?i?bytes?/s\s*\]?\s*$", re.IGNO
 
 
 def _precision(name: str) -> str:
-    upper = name.upper()
-    found = {p for p in ("DP", "SP", "HP") if re.search(rf"(?<![A-Z]){p}(?![A-Z])", upper)}
-    return found.pop() if len(found) == 1 else "generic"
+    return flops_precision(name) or "generic"
 
 
 def _flops_tier(name: str) -> int:

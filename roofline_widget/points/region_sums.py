@@ -24,6 +24,7 @@ from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
 from roofline_widget.points.detection import detect_bandwidth_metric, detect_flops_metric
 from roofline_widget.points.engines.dispatch import region_sources
+from roofline_widget.points.engines.run import RunSource
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.placement import giga_rates, joined_reasons, unmeasured_union
 from roofline_widget.points.rank_groups import RankGrouping, rank_grouping
@@ -108,6 +109,15 @@ class RegionSums(RegionColumns):
     def runs(self) -> list[LikwidRun]:
         """The runs as :class:`LikwidRun` (scope-profiler results converted on first use)."""
         return [part.run for part in self.sources]
+
+    def machines(self) -> dict[str, tuple[str | None, str | None]]:
+        """Run label -> (CPU name, CPU type) as LIKWID printed them.
+
+        ``(None, None)`` where the run does not say, or would have to be built
+        first to say it (scope-profiler results).
+        """
+        return {label: (part.run.cpu_name, part.run.cpu_type) if isinstance(part, RunSource)
+                else (None, None) for label, part in zip(self.files, self.sources)}
 
     @property
     def metric_names(self) -> list[str]:

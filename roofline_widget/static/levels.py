@@ -20,6 +20,7 @@ from roofline_widget.analysis.sanity import checkable_roofs, flagged_points, san
 from roofline_widget.look.colors import FINDING_COLOR, OTHER_COLOR
 from roofline_widget.look.markers import CIRCLE, LEVEL_MARKERS
 from roofline_widget.points import Selection
+from roofline_widget.static.matplotlib_figure import draw_legend
 
 __all__ = ["FINDING_GID", "LEVEL_GID", "draw_levels", "level_findings", "level_points"]
 
@@ -128,8 +129,8 @@ def draw_levels(axes, frame: pd.DataFrame, colour_column: str = "region",
     -------
     dict
         Level -> its ``PathCollection`` (``gid`` :data:`LEVEL_GID`), and
-        :data:`FINDING_GID` -> the rings when a dot has a finding.  The
-        legend is redrawn with one entry per level (and one for the rings).
+        :data:`FINDING_GID` -> the rings when a dot has a finding.  The one
+        legend is drawn again with an entry per level (and one for the rings).
     """
     from matplotlib.lines import Line2D
 
@@ -149,7 +150,6 @@ def draw_levels(axes, frame: pd.DataFrame, colour_column: str = "region",
                                   label=f"_{level}")
         collection.set_gid(LEVEL_GID.format(level))
         drawn[level] = collection
-    handles, _labels = axes.get_legend_handles_labels()
     metrics = frame.groupby(level_of, sort=False)["bandwidth_metric"].first()
     proxies = [Line2D([], [], marker=LEVEL_MARKERS[level].matplotlib, linestyle="none", color="0.35",
                       markeredgecolor="black", label=f"{level}: {metrics[level]}")
@@ -164,5 +164,5 @@ def draw_levels(axes, frame: pd.DataFrame, colour_column: str = "region",
         proxies.append(Line2D([], [], marker=CIRCLE.matplotlib, linestyle="none", markersize=9,
                               markerfacecolor="none", markeredgecolor=FINDING_COLOR,
                               label=f"sanity finding ({len(flagged)})"))
-    axes.legend(handles=[*handles, *proxies], fontsize=8, loc="lower right")
+    draw_legend(axes, proxies)
     return drawn

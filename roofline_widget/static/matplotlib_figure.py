@@ -1,10 +1,13 @@
 """The matplotlib drawing of ``plot_roofline``: roofs, ceilings, points, labels, no-FLOP points.
 
-The axis limits, colours, axis labels and title come from
+The axis limits, colours, axis labels, tick texts and title come from
 :mod:`roofline_widget.look` (the widget's rules); the figure is drawn on the
-Agg canvas (no GUI).  Memory levels (:mod:`roofline_widget.static.levels`) and
-baseline arrows (:mod:`roofline_widget.static.compare`) are drawn on its axes
-afterwards.
+Agg canvas (no GUI).  Each ceiling is named and valued on its line
+(:mod:`roofline_widget.static.ceiling_labels`); the one legend, right of the
+axes, holds the roofline and the points.  Memory levels
+(:mod:`roofline_widget.static.levels`) and baseline arrows
+(:mod:`roofline_widget.static.compare`) are drawn on its axes afterwards (their
+points are passed in, so that no label covers them).
 """
 
 from __future__ import annotations
@@ -14,14 +17,20 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
-from roofline_widget.look.colors import LINE_COLORS, ROOF_COLOR
-from roofline_widget.look.log_axes import visible_part
+from roofline_widget.look.ceiling_lines import CeilingLine, ceiling_lines
+from roofline_widget.look.colors import line_color
+from roofline_widget.look.log_axes import log_ticks, tick_text
 from roofline_widget.look.no_flop import pinned, split_flop_work
 from roofline_widget.look.texts import X_LABEL, Y_LABEL, figure_title
+from roofline_widget.static.ceiling_labels import label_ceilings
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
-__all__ = ["NO_FLOP_WHERE", "draw"]
+__all__ = ["CEILING_GID", "NO_FLOP_WHERE", "draw", "draw_legend", "plain_log_ticks"]
+
+#: The matplotlib gid (SVG id) of a ceiling's line: ``f"{CEILING_GID}-{n}"`` for the n-th row
+#: of the ceilings table (``look.ceiling_lines.ceiling_rows``, ``payload["ceiling_table"]``).
+CEILING_GID = "roofline-ceiling"
 
 #: Where the matplotlib figure shows the regions that do almost no FLOPs.
 NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
@@ -49,43 +58,54 @@ def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: di
               color="0.2", wrap=True)
 
 
-def _label_slopes(axes, lines: list[dict]) -> None:
-    """Write each bandwidth ceiling's label along its slope, just above it, ending where it leaves.
+def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
+                segments: list[dict]) -> None:
+    """The rooflines (solid, in the legend) and every ceiling (dashed, dotted if empirical),
+    in their device's colours."""
+    table_order = [id(roof) for roof in (*roofline.compute, *roofline.bandwidth)]
+    for line in ceilings:
+        segment = line.segment
+        number = table_order.index(id(line.roof))
+        axes.plot(segment["x"], segment["y"], color=line_color(line.kind, line.roof.device),
+                  linewidth=1.0, linestyle=":" if line.roof.empirical else "--", zorder=2,
+                  gid=f"{CEILING_GID}-{number}")
+    for segment in segments:
+        if segment["kind"] == "roof":
+            axes.plot(segment["x"], segment["y"], color=line_color("roof", segment["device"]),
+                      linewidth=2.0, label=segment["label"], zorder=3)
 
-    Called once the axis limits are final: the angle on screen depends on them.
-    A horizontal label at the foot of a rising line is crossed by that line; the
-    part of the plot above a slope's upper end holds no point under the roofs.  A
-    label longer than the visible slope is cut at the axes.
+
+def draw_legend(axes, extra_handles=()) -> None:
+    """The figure's one legend, right of the axes (it covers nothing; files are saved tight).
+
+    It holds every labelled artist of ``axes`` (the roofline, the points, the
+    baseline runs) and ``extra_handles`` (the memory levels' markers); drawing
+    it again replaces it.
     """
-    for line in lines:
-        part = visible_part(line["x"], line["y"], axes.get_xlim(), axes.get_ylim())
-        if part is None:
-            continue
-        (x0, y0), (x1, y1) = axes.transData.transform(part)
-        angle = float(np.degrees(np.arctan2(y1 - y0, x1 - x0)))
-        axes.annotate(line["label"], part[1], textcoords="offset points", xytext=(-6, 4),
-                      rotation=angle, rotation_mode="anchor", ha="right", va="bottom",
-                      fontsize=8, color=LINE_COLORS["bandwidth"], clip_on=True)
+    handles, _labels = axes.get_legend_handles_labels()
+    axes.legend(handles=[*handles, *extra_handles], fontsize=8, loc="upper left",
+                bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
-def _draw_lines(axes, lines: list[dict]) -> None:
-    """The main roof (solid, in the legend) and every ceiling (dashed, dotted if empirical)."""
-    for line in lines:
-        if line["kind"] == "roof":
-            axes.plot(line["x"], line["y"], color=ROOF_COLOR, linewidth=2.0, label=line["label"],
-                      zorder=3)
-            continue
-        colour = LINE_COLORS[line["kind"]]
-        dashes = ":" if line["empirical"] else "--"
-        axes.plot(line["x"], line["y"], color=colour, linewidth=1.0, linestyle=dashes, zorder=2)
-        if line["kind"] == "compute":
-            axes.annotate(line["label"], (line["x"][-1], line["y"][-1]), textcoords="offset points",
-                          xytext=(0, 4), ha="right", fontsize=8, color=colour)
+def plain_log_ticks(axes) -> None:
+    """Ticks of both log axes where the widget's are, read as plain numbers (0.1, 1, 10).
+
+    The labelled ticks are :func:`~roofline_widget.look.log_axes.log_ticks` of
+    the limits, their text :func:`~roofline_widget.look.log_axes.tick_text` (d3's
+    ``"~g"``, as the widget's axes); the other decades and steps get unlabelled ticks.
+    """
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+
+    for axis, limits in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
+        axis.set_major_locator(FixedLocator(log_ticks(*limits).tolist()))
+        axis.set_major_formatter(FuncFormatter(lambda value, _position: tick_text(value)))
+        axis.set_minor_locator(LogLocator(subs=tuple(range(1, 10)), numticks=100))
+        axis.set_minor_formatter(NullFormatter())
 
 
 def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column: str,
          colour_map: dict, flops_metric: str | None, bandwidth_metric: str | None,
-         note: str = ""):
+         note: str = "", more_points=((), ())):
     """The static roofline figure (a matplotlib ``Figure`` on the Agg canvas).
 
     Parameters
@@ -104,14 +124,17 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
         The metrics, named in the x label.
     note : str
         The note naming the points that do almost no FLOPs, under the axes.
+    more_points : (array-like, array-like)
+        Intensities and GFLOP/s of what is drawn later (memory-level dots,
+        baseline points): no ceiling label covers them either.
     """
     bulk, no_flop = split_flop_work(points)
     _, Figure, FigureCanvasAgg = import_matplotlib()
     figure = Figure(figsize=(10, 6.5))
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    lines = roofline.lines(*ranges[0])
-    _draw_lines(axes, lines)
+    ceilings, segments = ceiling_lines(roofline, ranges[0])
+    _draw_lines(axes, roofline, ceilings, segments)
     for key, colour in colour_map.items():
         chosen = bulk[bulk[colour_column] == key]
         if chosen.empty:
@@ -122,12 +145,18 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
     axes.set_yscale("log")
     axes.set_xlim(*ranges[0])
     axes.set_ylim(*ranges[1])
+    plain_log_ticks(axes)
     _pin_no_flop(axes, no_flop, colour_column, colour_map, note)
-    _label_slopes(axes, [line for line in lines if line["kind"] == "bandwidth"])
+    drawn = (np.concatenate([bulk[schema.INTENSITY].to_numpy(dtype=float),
+                             np.asarray(more_points[0], dtype=float)]),
+             np.concatenate([bulk[schema.PERFORMANCE].to_numpy(dtype=float),
+                             np.asarray(more_points[1], dtype=float)]))
+    label_ceilings(axes, ceilings, segments, drawn)
     axes.set_xlabel(f"{X_LABEL}  ({flops_metric} / {bandwidth_metric})")
     axes.set_ylabel(Y_LABEL)
     axes.set_title(figure_title(roofline.empirical))
-    axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=8, loc="lower right")
+    axes.grid(True, which="major", alpha=0.35)
+    axes.grid(True, which="minor", alpha=0.12)
+    draw_legend(axes)
     place_region_labels(axes, points)  # last: everything drawn so far is an obstacle
     return figure

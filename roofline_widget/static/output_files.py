@@ -1,9 +1,10 @@
 """Output files: every path checked before anything is written, each file written atomically.
 
 A call that writes several files (an image and a data table) first checks
-all of them with :func:`check_targets`: the nearest existing ancestor is a
-writable directory, the path is not a directory, the suffix names a format
-that can be written, and the optional package that writes it is importable.
+all of them with :func:`check_targets`: the file's directory exists and is
+writable (no directory is ever created: a missing one is refused, named), the
+path is not a directory, the suffix names a format that can be written, and
+the optional package that writes it is importable.
 Every problem is reported at once in one :class:`OutputPathError`, before a
 byte is written.  :func:`write_atomically` then writes each file to a
 temporary file in its own directory and moves them all into place with
@@ -148,14 +149,18 @@ def _place_problem(path: Path) -> str | None:
         return "is a directory"
     if path.exists() and not path.is_file():
         return "exists and is not a regular file"
-    ancestor = path.parent
-    while not ancestor.exists():
-        if ancestor.is_symlink():
-            return f"its directory {str(ancestor)!r} is a broken symbolic link"
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        return f"{str(ancestor)!r} is not a directory"
-    return _probe(ancestor)
+    directory = path.parent
+    if directory.is_symlink() and not directory.exists():
+        return f"its directory {str(directory)!r} is a broken symbolic link"
+    if not directory.exists():
+        missing = directory
+        while not missing.parent.exists() and missing.parent != missing:
+            missing = missing.parent
+        return (f"its directory {str(directory)!r} does not exist ({str(missing)!r} is missing; "
+                "create it first: no directory is created for you)")
+    if not directory.is_dir():
+        return f"{str(directory)!r} is not a directory"
+    return _probe(directory)
 
 
 def _probe(directory: Path) -> str | None:
@@ -176,9 +181,9 @@ def _probe(directory: Path) -> str | None:
 def check_targets(targets: Sequence[OutputTarget]) -> tuple[OutputTarget, ...]:
     """Check every target; raise one :class:`OutputPathError` naming every bad one.
 
-    A missing directory is fine when its nearest existing ancestor is a
-    writable directory (:func:`write_atomically` creates it).  Two targets
-    with the same path are an error too.
+    A missing directory is an error naming the first missing one: nothing
+    creates a directory the user did not make.  Two targets with the same
+    path are an error too.
 
     Returns
     -------
@@ -224,17 +229,6 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def _make_parents(directory: Path) -> list[Path]:
-    """Create ``directory`` and its missing ancestors; the ones created, deepest first."""
-    missing = []
-    while not directory.exists():
-        missing.append(directory)
-        directory = directory.parent
-    for folder in reversed(missing):
-        folder.mkdir(exist_ok=True)
-    return missing
-
-
 def write_atomically(writes: Sequence[tuple[OutputTarget, Callable[[str], None]]]) -> None:
     """Write every target through its writer, all or nothing.
 
@@ -248,16 +242,14 @@ def write_atomically(writes: Sequence[tuple[OutputTarget, Callable[[str], None]]
     -----
     All writers run first; only when every one has succeeded are the
     temporary files moved onto the targets with :func:`os.replace` (atomic on
-    one file system).  Missing directories are created first.  If a writer
-    raises, every temporary file and every directory created here is removed
-    and the exception propagates: no target is created, truncated or changed.
-    Check the targets with :func:`check_targets` first.
+    one file system).  No directory is created: check the targets with
+    :func:`check_targets` first (a missing directory is refused there).  If a
+    writer raises, every temporary file is removed and the exception
+    propagates: no target is created, truncated or changed.
     """
     staged: list[tuple[str, Path]] = []
-    created: list[Path] = []
     try:
         for target, writer in writes:
-            created += _make_parents(target.path.parent)
             handle, temporary = tempfile.mkstemp(prefix=f".{target.path.name}.",
                                                  suffix=_TEMP_SUFFIX, dir=target.path.parent)
             os.close(handle)
@@ -271,11 +263,6 @@ def write_atomically(writes: Sequence[tuple[OutputTarget, Callable[[str], None]]
             try:
                 os.unlink(temporary)
             except FileNotFoundError:
-                pass
-        for folder in created:  # deepest first; only if still empty
-            try:
-                folder.rmdir()
-            except OSError:
                 pass
         raise
     for temporary, path in staged:

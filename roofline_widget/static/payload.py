@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
+from roofline_widget.ceilings import JUDGED_COLUMNS, Roofline
+from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import STRONG_COLORS, strong_first
 from roofline_widget.points import RegionSums
 from roofline_widget.static.exports import records
@@ -80,7 +81,8 @@ def hover_texts(points: pd.DataFrame, file_ranks: dict) -> list[str]:
             f"intensity: {getattr(row, schema.INTENSITY):.6g} FLOP/byte",
             f"performance: {getattr(row, schema.PERFORMANCE):.6g} GFLOP/s",
             f"bandwidth: {getattr(row, schema.BANDWIDTH):.6g} GB/s",
-            f"efficiency: {row.efficiency_percent:.3g} % of attainable ({row.bound} bound)",
+            (f"not judged: {row.bound}" if str(row.bound).startswith("no ") else
+             f"efficiency: {row.efficiency_percent:.3g} % of attainable ({row.bound} bound)"),
         )))
     return texts
 
@@ -146,9 +148,9 @@ def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.Dat
         "roofline": roofline_rows(roofline, *x_range),
         "ridge_point": roofline.ridge_point(),
         "ceilings": roofline.to_dicts(),
+        "ceiling_table": ceiling_rows(roofline),
         "lines": roofline.lines(*x_range),
-        "analysis": records(table[["attainable_gflops", "efficiency_percent", "bound",
-                                   "above_roof"]]),
+        "analysis": records(table[list(JUDGED_COLUMNS)]),
         "left_out": records(selection.left_out[["file", "region", "rank", "reason"]]),
         "hover": hover_texts(table, file_ranks),
         "flops_metric": selection.flops_metric,

@@ -23,8 +23,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 
+import pandas as pd
+
 from roofline_widget import schema
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+from roofline_widget.analysis.ceiling_checks import warn_ceilings
+from roofline_widget.analysis.compare_summary import before_points
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.points import RegionSums, Selection, selection_parameters
@@ -72,8 +76,9 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         What :func:`~roofline_widget.collect_roofline_points` accepts.
     {selection_parameters}
     peak_flops : float, optional
-        Measured compute ceiling in GFLOP/s.  When omitted, the largest
-        selected performance is used and labelled *empirical*.
+        Measured compute ceiling in GFLOP/s.  When omitted (and ``ceilings``
+        has no compute roof), the largest selected performance is used and
+        labelled *empirical*; with ``baseline=``, of both runs.
     peak_bandwidth : float, optional
         Measured bandwidth ceiling in GB/s; empirical when omitted.
     filepath : str or path, optional
@@ -110,7 +115,8 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     levels : sequence of str, optional
         Memory levels to draw as a hierarchical roofline (``["L2", "L3",
         "MEM"]``; matplotlib backend only): one marker per level, the dots of
-        a region joined; ``payload["levels"]`` holds their rows.
+        a region joined; ``payload["levels"]`` holds their rows, each judged
+        against its level's roof.
     baseline : run data or mapping, optional
         A run to compare with (or an ordered ``{label: run}`` chain ending at
         ``profiling_data``): hollow baseline points and a dashed arrow to each
@@ -126,8 +132,11 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         ``peak_flops_gflops``, ``peak_bandwidth_gbs``, ``empirical_ceilings``,
         ``roofline`` (rows of ``arithmetic_intensity_flops_per_byte`` and
         ``performance_gflops``, the ridge point included), plus
-        ``ridge_point``, ``ceilings``, ``lines``, ``analysis`` (per point:
-        attainable performance, efficiency, bound, above_roof),
+        ``ridge_point``, ``ceilings``, ``lines``, ``analysis`` (per point,
+        against the roofs of its level, device and precision: attainable
+        performance, efficiency, bound, above_roof, ridge, the roofs' names;
+        :meth:`~roofline_widget.Roofline.classify`), ``ceiling_notes`` (points
+        without a roof of their kind, ceilings of another machine or level),
         ``left_out``, ``hover`` (escaped HTML), ``flops_metric``,
         ``bandwidth_metric``, ``colour_by``, ``point_colors``,
         ``no_flop_work`` (the points doing almost no FLOPs,
@@ -166,30 +175,35 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         raise no_points_error(selected, request.flops_metric, request.bandwidth_metric)
     level_frame = level_points(sums, levels, backend=backend,
                                selection=selected.selection)  # memory levels (static/levels.py)
-    roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, selected.points)
-    table = roofline.classify(selected.points)
-    bulk, no_flop = split_flop_work(table)
     comparison = None if baseline is None else static_compare.comparison_frame(
         baseline, sums, selection=selected.selection, match=match)
+    basis = selected.points if comparison is None else pd.concat(  # empirical roofs: both runs
+        [selected.points, before_points(comparison)], ignore_index=True)
+    roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, basis)
+    table = roofline.classify(selected.points)
+    notes = [*unjudged_notes(table), *warn_ceilings(sums, roofline)]
+    bulk, no_flop = split_flop_work(table)
     drawn = static_compare.with_baseline(
         level_frame if level_frame is not None else table.iloc[:0], comparison)
     ranges = axis_ranges(table, roofline, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
                          bulk=bulk)
     note = no_flop_work_text(no_flop, NO_FLOP_WHERE[backend])
     payload = build_payload(sums, selected, roofline, table, no_flop, note, ranges[0], cmap)
+    payload["ceiling_notes"] = notes
     colour_column, colour_map = payload["colour_by"], payload["point_colors"]
     if backend == "matplotlib":
         figure = matplotlib_figure.draw(
             table, roofline, ranges, colour_column, colour_map, selected.flops_metric,
-            selected.bandwidth_metric, note)
+            selected.bandwidth_metric, note, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]))
         if comparison is not None:  # arrows from the baseline (static/compare.py)
             payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
                 comparison, colour_column, colour_map))
+            matplotlib_figure.draw_legend(figure.axes[0])  # with the baseline runs' markers
         if level_frame is not None:
             findings = level_findings(sums, level_frame, roofline, selection=selected.selection)
             draw_levels(figure.axes[0], level_frame, colour_column, colour_map, findings)
-            payload["levels"] = records(level_frame)
+            payload["levels"] = records(roofline.classify(level_frame))
             payload["level_findings"] = records(findings)
         shown = figure
     else:
@@ -208,7 +222,7 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         writes.append((data, data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
     if verbose:
-        _report(selected, roofline, note)
+        _report(selected, roofline, note, notes)
     if show:
         _show(shown)
     return payload
@@ -232,7 +246,7 @@ def _show(figure) -> None:
     display(figure)
 
 
-def _report(selection, roofline: Roofline, no_flop_note: str) -> None:
+def _report(selection, roofline: Roofline, no_flop_note: str, notes: list[str]) -> None:
     print(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
           f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
           f"{selection.bandwidth_metric!r})")
@@ -242,3 +256,5 @@ def _report(selection, roofline: Roofline, no_flop_note: str) -> None:
         print(selection.left_out_summary())
     if no_flop_note:
         print(no_flop_note)
+    for text in notes:
+        print(text)

@@ -169,8 +169,9 @@ def _note(axes, unlabelled: list):
     if len(unlabelled) > _NOTE_NAMES:
         names += f" and {len(unlabelled) - _NOTE_NAMES:,} more (see the data export)"
     text = textwrap.fill(f"Not labelled (no room): {names}", width=150)
-    return axes.figure.text(0.01, 0.0, text, fontsize=LABEL_FONT_SIZE, color="0.3",
-                            ha="left", va="top")
+    # under the axes, from their left edge (as the no-FLOP note above it)
+    return axes.figure.text(axes.get_position().x0, 0.0, text, fontsize=LABEL_FONT_SIZE,
+                            color="0.3", ha="left", va="top")
 
 
 def place_region_labels(axes, points: pd.DataFrame, *,

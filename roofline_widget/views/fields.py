@@ -187,7 +187,9 @@ def _provenance(value: object, roof: str) -> None:
 
 
 _CEILING_KEYS = {"kind", "name", "value", "source"}
-_CEILING_OPTIONAL = {"level", "provenance"}
+_CEILING_OPTIONAL = {"level", "provenance", "device", "precision"}
+#: What a roof bounds (optional keys): the kind of roof that has it.
+_BOUNDS = {"level": "bandwidth", "precision": "compute", "device": None}
 _ROOFS = {"compute": ComputeRoof, "bandwidth": BandwidthRoof}
 
 
@@ -209,11 +211,14 @@ def _ceiling(item: object) -> ComputeRoof | BandwidthRoof:
         raise BadField(f"provenance must be an object or null, got {shown(provenance)}")
     _provenance(provenance, shown(item["name"]))
     extra: dict = {"provenance": provenance}
-    level = item.get("level")
-    if level is not None:
-        if item["kind"] != "bandwidth" or not isinstance(level, str):
-            raise BadField(f"level must be a string on a bandwidth ceiling, got {shown(level)}")
-        extra["level"] = level
+    for key, kind in _BOUNDS.items():
+        value = item.get(key)
+        if value is None:
+            continue
+        if kind not in (None, item["kind"]) or not isinstance(value, str):
+            where = f"a {kind} ceiling" if kind else "a ceiling"
+            raise BadField(f"{key} must be a string on {where}, got {shown(value)}")
+        extra[key] = value
     try:
         roof = _ROOFS[item["kind"]](item["name"], item["value"], item["source"], **extra)
     except ValueError as exc:
@@ -240,8 +245,9 @@ def ceiling_document(roof: ComputeRoof | BandwidthRoof) -> dict:
     """A roof as JSON: provenance values that JSON lacks (paths, ...) written as text."""
     document = {"kind": roof.kind, "name": roof.name, "value": roof.value,
                 "source": roof.source}
-    if getattr(roof, "level", None) is not None:
-        document["level"] = roof.level  # type: ignore[union-attr]
+    for key in _BOUNDS:
+        if getattr(roof, key, None) is not None:
+            document[key] = getattr(roof, key)
     if roof.provenance is not None:
         document["provenance"] = json.loads(json.dumps(roof.provenance, default=str))
     return document

@@ -83,7 +83,14 @@ class RooflineControls:
         selected point (a click), or a table of the selected points, numbers rounded
         for display (``to_dataframe()`` / ``selection_dataframe()`` keep full precision).
     left_out : ipywidgets.Accordion
-        Holds ``left_out_html`` (DOM class ``roofline-left-out``).
+        Holds ``left_out_html`` (DOM class ``roofline-left-out``); collapsed until the
+        user opens it, its title counts the rows left out.
+    ceilings_html : ipywidgets.HTML
+        The ceilings table: each roof's label, kind, what it bounds (level, device,
+        precision), full name and where its number came from, in full.
+    ceilings_section : ipywidgets.Accordion
+        Holds ``ceilings_html`` (DOM class ``roofline-ceilings``), collapsed, its
+        title counts the ceilings.
     children : list
         The widget's children, top to bottom (the figure among them).
     """
@@ -156,6 +163,10 @@ class RooflineControls:
         self.left_out = widgets.Accordion(children=[self.left_out_html])
         self.left_out.set_title(0, "Left out")
         self.left_out.add_class("roofline-left-out")
+        self.ceilings_html = widgets.HTML(layout=widgets.Layout(max_width="100%", overflow="auto"))
+        self.ceilings_section = widgets.Accordion(children=[self.ceilings_html])
+        self.ceilings_section.set_title(0, "Ceilings")
+        self.ceilings_section.add_class("roofline-ceilings")
 
     def _layout(self, figure: RooflineFigure) -> list:
         def row(*children):
@@ -178,7 +189,7 @@ class RooflineControls:
         ], layout=widgets.Layout(padding="6px 4px", margin="0 0 6px 0",
                                  border="1px solid #e0e0e0"))
         return [panel, self.message_html, figure.plot, self.legend_html, self.detail_html,
-                self.status_html, self.left_out]
+                self.status_html, self.ceilings_section, self.left_out]
 
     # ------------------------------------------------------------ links
     def link(self, owner: RooflineWidget) -> None:
@@ -219,16 +230,19 @@ class RooflineControls:
 
     # ------------------------------------------------------------ showing state
     def show_texts(self, *, message_html: str, left_out_html: str, left_out_count: int,
-                   open_left_out: bool, legend_html: str, status_html: str) -> None:
+                   legend_html: str, status_html: str) -> None:
         """Show the message, left-out list, legend and status line (already escaped HTML)."""
         self.message_html.value = message_html
         self.message_html.layout.display = "" if message_html else "none"
         self.left_out_html.value = left_out_html
         self.left_out.set_title(0, f"Left out ({left_out_count:,})")
-        if open_left_out:
-            self.left_out.selected_index = 0
         self.legend_html.value = legend_html
         self.status_html.value = status_html
+
+    def show_ceilings(self, table_html: str, count: int) -> None:
+        """Show the ceilings table (escaped HTML) and count the ceilings in its title."""
+        self.ceilings_html.value = table_html
+        self.ceilings_section.set_title(0, f"Ceilings ({count:,})")
 
     # ------------------------------------------------------------ memory levels
     def add_level_toggles(self, owner: RooflineWidget, levels: list) -> None:

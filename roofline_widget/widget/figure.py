@@ -28,12 +28,13 @@ from roofline_widget.look.ceiling_labels import (
     LabelSpot,
     place_labels,
 )
+from roofline_widget.look.ceiling_lines import ceiling_lines, ceiling_row
 from roofline_widget.look.colors import (
     AXIS_GRID_COLOR,
-    LINE_COLORS,
     PALETTE,
     RIDGE_COLOR,
     ROOF_COLOR,
+    line_color,
 )
 from roofline_widget.look.log_axes import log_ranges, tick_format
 from roofline_widget.look.plot_area import (
@@ -48,8 +49,14 @@ from roofline_widget.look.plot_area import (
     mark_padding,
     plot_frame,
 )
-from roofline_widget.look.texts import LABEL_SIZE, X_LABEL, Y_LABEL, ceiling_label
-from roofline_widget.widget.html import TOOLTIP_CLASS, tooltip_css_html, tooltip_html
+from roofline_widget.look.texts import LABEL_SIZE, X_LABEL, Y_LABEL
+from roofline_widget.widget.html import (
+    TOOLTIP_CLASS,
+    TOOLTIP_STYLE,
+    roof_tooltip_html,
+    tooltip_css_html,
+    tooltip_html,
+)
 from roofline_widget.widget.pointer import PointerTool
 from roofline_widget.widget.points_mark import PointsMark
 from roofline_widget.widget.roofs import classify
@@ -85,6 +92,10 @@ class FigureState:
         Axis limits.
     title : str
         Figure title ("" when there are points).
+    layer_points : (array-like, array-like)
+        Intensities and GFLOP/s of what the layers draw as points (level dots,
+        baseline points, rank medians): the ceiling labels keep clear of them
+        as of ``points``.
     """
 
     points: pd.DataFrame
@@ -95,6 +106,15 @@ class FigureState:
     x_range: tuple[float, float]
     y_range: tuple[float, float]
     title: str = ""
+    layer_points: tuple = ((), ())
+
+    def drawn_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """Intensities and GFLOP/s of every point drawn: the scatter's and the layers'."""
+        x = np.concatenate([self.points[schema.INTENSITY].to_numpy(dtype=float),
+                            np.asarray(self.layer_points[0], dtype=float)])
+        y = np.concatenate([self.points[schema.PERFORMANCE].to_numpy(dtype=float),
+                            np.asarray(self.layer_points[1], dtype=float)])
+        return (x, y) if x.shape == y.shape else (x[:0], y[:0])
 
 
 def _pad(values) -> list:
@@ -102,33 +122,43 @@ def _pad(values) -> list:
 
 
 def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
-                    y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA) -> dict:
+                    y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA,
+                    points=((), ())) -> dict:
     """Arrays for the ceiling Lines and labels, the main roof and the ridge marks ({} for None).
 
     The labels are placed by :func:`~roofline_widget.look.ceiling_labels.place_labels`
-    for a plot ``area`` (its height and smallest width).
+    for a plot ``area`` (its height and smallest width), clear of ``points``
+    (intensities, GFLOP/s); ``ceiling_rows`` are the ceilings' table rows
+    (:func:`~roofline_widget.look.ceiling_lines.ceiling_row`), for their tooltips.
     """
     if roofline is None:
         return {}
-    segments = roofline.lines(*x_range)
-    ceilings = [s for s in segments if s["kind"] != "roof"]
+    lines, segments = ceiling_lines(roofline, x_range)
+    ceilings = [line.segment for line in lines]
     roof = segments[-1]
+    # each device's roofline (another device's before the main one), in its device's colour
+    roofs = [s for s in segments if s["kind"] == "roof"]
     ridge_x = roofline.ridge_point()
-    layout = place_labels(ceilings, segments, (ridge_x, roofline.peak_flops), x_range, y_range,
-                          area)
+    layout = place_labels(lines, segments, (ridge_x, roofline.peak_flops), x_range, y_range,
+                          area, points)
     # a ridge point was given: the layout has its spot
     ridge = layout.ridge or LabelSpot("", ridge_x, roofline.peak_flops, "start", True, True)
     return {
         "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
         "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
-        "ceiling_labels": [ceiling_label(s) for s in ceilings],
-        "ceiling_colors": [LINE_COLORS[s["kind"]] for s in ceilings],
-        "label_texts": [spot.text for spot in layout.ceilings],
+        "ceiling_labels": [line.text for line in lines],
+        "ceiling_rows": [ceiling_row(line.roof) for line in lines],
+        "ceiling_colors": [line_color(line.kind, line.roof.device) for line in lines],
+        # one Label mark per alignment (bqplot's ``align`` is the mark's): each holds every
+        # ceiling, its text "" where the other mark draws it
+        "label_texts": [spot.text if spot.align == "end" else "" for spot in layout.ceilings],
+        "start_texts": [spot.text if spot.align == "start" else "" for spot in layout.ceilings],
         "label_x": np.array([spot.x for spot in layout.ceilings]),
         "label_y": np.array([spot.y for spot in layout.ceilings]),
-        "roof_x": np.array(roof["x"]),
-        "roof_y": np.array(roof["y"]),
-        "roof_labels": [roof["label"]],
+        "roof_x": np.array(roof["x"]) if len(roofs) == 1 else np.array([_pad(s["x"]) for s in roofs]),
+        "roof_y": np.array(roof["y"]) if len(roofs) == 1 else np.array([_pad(s["y"]) for s in roofs]),
+        "roof_labels": [s["label"] for s in roofs],
+        "roof_colors": [line_color("roof", s["device"]) for s in roofs],
         "ridge_x": np.array([ridge_x]),
         "ridge_y": np.array([roofline.peak_flops]),
         "ridge_text": [ridge.text],
@@ -171,9 +201,16 @@ class RooflineFigure:
     pointer : PointerTool
         Brush, lasso, and hover and click on WebGL points, from the mouse in the kernel.
     ceilings : bqplot.Lines
-        Every ceiling but the main roof, one line each.
-    ceiling_labels : bqplot.Label
-        The ceilings' names and values, on their lines inside the plot.
+        Every ceiling but the main roof, one line each (its ``labels`` are the
+        ceilings' labels, not drawn); hovering one shows where its number came
+        from (``roof_tooltip``).
+    ceiling_labels, ceiling_labels_start : bqplot.Label
+        The ceilings' names and values, on their lines inside the plot: the
+        labels that end at their anchor, and those that start there (a label
+        below a slope starts on it); each mark holds every ceiling, the other
+        mark's texts empty.
+    roof_tooltip : ipywidgets.HTML
+        The hover text of a ceiling (DOM class ``roofline-roof-tooltip``).
     roof : bqplot.Lines
         The main roofline, through the ridge point.
     ridge : bqplot.Label
@@ -236,16 +273,24 @@ class RooflineFigure:
         scales = {"x": self.x_scale, "y": self.y_scale}
         # The Lines' own labels sit at the line ends, clipped at the right edge:
         # ``ceiling_labels`` draws them on the lines instead.
+        # bqplot 0.13 sends a Label's hover to no one: the lines carry the ceilings' tooltip
+        # (the hovered line's ``name`` is its label).
+        self.roof_tooltip = widgets.HTML()
+        self.roof_tooltip.add_class("roofline-roof-tooltip")
+        self._ceiling_rows: dict[str, dict] = {}
         self.ceilings = bq.Lines(
             x=np.ones((1, _POINTS_PER_LINE)), y=np.ones((1, _POINTS_PER_LINE)), scales=scales,
-            line_style="dashed", stroke_width=1.5, labels_visibility="none", visible=False)
+            line_style="dashed", stroke_width=1.5, labels_visibility="none", visible=False,
+            tooltip=self.roof_tooltip, tooltip_style=dict(TOOLTIP_STYLE),
+            interactions={"hover": "tooltip"})
+        self.ceilings.on_hover(self._on_roof_hover)
         self.roof = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
                              stroke_width=3, visible=False)
         # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
-        self.ceiling_labels = bq.Label(
+        self.ceiling_labels, self.ceiling_labels_start = (bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=LABEL_SIZE,
-            font_weight="normal", align="end", x_offset=-LABEL_GAP_PX, y_offset=0,
-            visible=False)
+            font_weight="normal", align=align, x_offset=offset, y_offset=0, visible=False)
+            for align, offset in (("end", -LABEL_GAP_PX), ("start", LABEL_GAP_PX)))
         self.ridge = bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, colors=[RIDGE_COLOR],
             default_size=LABEL_SIZE, font_weight="normal", align="start",
@@ -282,7 +327,7 @@ class RooflineFigure:
     @property
     def roof_marks(self) -> tuple:
         """The marks drawn from the ceilings."""
-        return self.ceilings, self.roof, self.ceiling_labels, self.ridge
+        return self.ceilings, self.roof, self.ceiling_labels, self.ceiling_labels_start, self.ridge
 
     def plot_area(self) -> PlotArea:
         """The plot's height and smallest width (px), from the figure's layout and margins.
@@ -320,7 +365,7 @@ class RooflineFigure:
     def assign(self, state: FigureState) -> None:
         """Draw ``state``: every mark's data replaced in place, one message per mark."""
         roof_data = roof_marks_data(state.roofline, state.x_range, state.y_range,
-                                    self.plot_area())
+                                    self.plot_area(), state.drawn_points())
         points = state.points
         x = points[schema.INTENSITY].to_numpy(dtype=float)
         y = points[schema.PERFORMANCE].to_numpy(dtype=float)
@@ -333,11 +378,19 @@ class RooflineFigure:
         self.plot.title = state.title
 
     def assign_roofline(self, roofline: Roofline | None, x_range: tuple[float, float],
-                        y_range: tuple[float, float]) -> None:
-        """New ceilings and axis limits; the points' arrays are not sent again."""
-        roof_data = roof_marks_data(roofline, x_range, y_range, self.plot_area())
+                        y_range: tuple[float, float], layer_points=None) -> None:
+        """New ceilings and axis limits; the points' arrays are not sent again.
+
+        ``layer_points`` (intensities, GFLOP/s) replace the layers' points the
+        labels keep clear of (None: as before).
+        """
+        state = self.state
+        if state is not None and layer_points is not None:
+            state = replace(state, layer_points=layer_points)
+        points = state.drawn_points() if state is not None else ((), ())
+        roof_data = roof_marks_data(roofline, x_range, y_range, self.plot_area(), points)
         with self._guard.hold(), holding(self.x_scale, self.y_scale, *self.roof_marks):
-            self.state = _replace(self.state, roofline=roofline, x_range=x_range,
+            self.state = _replace(state, roofline=roofline, x_range=x_range,
                                   y_range=y_range)
             self._set_ranges(x_range, y_range)
             self._assign_roof_marks(roof_data)
@@ -404,11 +457,15 @@ class RooflineFigure:
         self.ceilings.x, self.ceilings.y = data["ceiling_x"], data["ceiling_y"]
         self.ceilings.labels = data["ceiling_labels"]
         self.ceilings.colors = data["ceiling_colors"]
-        self.ceiling_labels.x, self.ceiling_labels.y = data["label_x"], data["label_y"]
-        self.ceiling_labels.text = data["label_texts"]
-        self.ceiling_labels.colors = data["ceiling_colors"]
+        for mark, texts in ((self.ceiling_labels, data["label_texts"]),
+                            (self.ceiling_labels_start, data["start_texts"])):
+            mark.x, mark.y = data["label_x"], data["label_y"]
+            mark.text = texts
+            mark.colors = data["ceiling_colors"]
+        self._ceiling_rows = dict(zip(data["ceiling_labels"], data["ceiling_rows"]))
         self.roof.x, self.roof.y = data["roof_x"], data["roof_y"]
         self.roof.labels = data["roof_labels"]
+        self.roof.colors = data["roof_colors"]
         self.ridge.x, self.ridge.y = data["ridge_x"], data["ridge_y"]
         self.ridge.text = data["ridge_text"]
         self.ridge.align = data["ridge_align"]
@@ -424,6 +481,16 @@ class RooflineFigure:
         row = classify(state.points.iloc[[index]], state.roofline).iloc[0]
         self.tooltip.value = tooltip_html(row)
 
+    def _on_roof_hover(self, mark, content: dict) -> None:
+        """A ceiling's line was hovered: its tooltip says where the number came from.
+
+        bqplot sends the hovered line's data, whose ``name`` is the line's label.
+        """
+        line = content.get("data") or content.get("point") or {}
+        row = self._ceiling_rows.get(str(line.get("name")))
+        if row is not None:
+            self.roof_tooltip.value = roof_tooltip_html(row)
+
     def _on_zoom(self, change) -> None:
         """A scale's range changed (pan/zoom in the browser): new ticks, ceilings redrawn."""
         ranges = self.scale_ranges()
@@ -433,7 +500,8 @@ class RooflineFigure:
         if self._guard.active or self.state is None or self.state.roofline is None:
             return
         x_range, y_range = ranges
-        data = roof_marks_data(self.state.roofline, x_range, y_range, self.plot_area())
+        data = roof_marks_data(self.state.roofline, x_range, y_range, self.plot_area(),
+                               self.state.drawn_points())
         with self._guard.hold(), holding(*self.roof_marks):
             self._assign_roof_marks(data)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pandas as pd
 
 from roofline_widget.widget.figure import RooflineFigure
 from roofline_widget.widget.layers.base import LayerInput
@@ -81,6 +82,13 @@ class LayerStack:
         """Hand a new selection (or new ceilings) to every layer; they assign their marks."""
         for layer in self.figure.layers.values():
             layer.update(data)
+
+    def baseline_points(self, data: LayerInput) -> pd.DataFrame | None:
+        """The baseline's points (:meth:`CompareLayer.baseline_rows`), None without a baseline."""
+        layer = self.baseline
+        if layer is None or not layer.runs:
+            return None
+        return layer.baseline_rows(data)
 
     def extent(self) -> tuple[np.ndarray, np.ndarray]:
         """Every layer's (x, y) values, concatenated (the axes hold them too)."""

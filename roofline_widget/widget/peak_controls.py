@@ -1,8 +1,9 @@
 """The peak block of the widget's controls: per peak a log slider, a text box, an 'empirical' button.
 
 The slider sweeps (its range holds the data and the peaks, :func:`peak_range`),
-the text box takes an exact value, the button resets the peak to the
-largest observation (None: an *empirical* ceiling).  The kernel writes to
+the text box takes an exact value, the button resets the peak (None): to the
+widget's ceilings when it has ceilings of that kind (the button then says
+"ceilings"), else to the largest observation (an *empirical* ceiling).  The kernel writes to
 them under the widget's guard; a value the browser sends back from the
 slider's step grid is not taken for a drag.
 """
@@ -143,7 +144,7 @@ class PeakControls:
             box.observe(lambda change, t=trait, s=slider: self._on_box(owner, t, s, change),
                         names="value")
 
-    def show(self, peaks: dict, main: Roofline | None) -> None:
+    def show(self, peaks: dict, main: Roofline | None, measured: dict | None = None) -> None:
         """Put the sliders, text boxes and 'empirical' buttons in step with the peak traits.
 
         Parameters
@@ -151,10 +152,18 @@ class PeakControls:
         peaks : dict
             ``{"peak_flops": value or None, "peak_bandwidth": ...}``.
         main : Roofline or None
-            The main roofline, whose (empirical) peaks a None value shows.
+            The roofline, whose main roofs a None value shows.
+        measured : dict, optional
+            ``{"peak_flops": bool, ...}``: whether a None peak is a measured
+            ceiling of the widget's (the button says "ceilings") rather than empirical.
         """
+        measured = measured or {}
         with self._guard.hold():
             for trait, slider, text, box in self.rows():
+                box.description = "ceilings" if measured.get(trait) else "empirical"
+                box.tooltip = ("pressed: the " + ("ceilings given" if measured.get(trait)
+                                                  else "largest observation")
+                               + " are the peak; press to reset to them")
                 value = peaks[trait]
                 if value is None:
                     value = _main_peak(main, trait)

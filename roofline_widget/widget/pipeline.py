@@ -18,9 +18,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import Roofline
+from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
 from roofline_widget.look.axis_ranges import axis_ranges
+from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import palette_color
+from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
 from roofline_widget.widget.figure import FigureState
@@ -64,12 +67,17 @@ class RefreshPipeline:
     ----------
     points : PointState or None
         The current selection (None before the first refresh).
-    main : Roofline or None
-        The roofline of the peaks alone (given or empirical).
     roofline : Roofline or None
-        ``main`` plus the extra ceilings: what is drawn and judged against.
+        The extra ceilings, the peaks' roofs (the main ones) and empirical
+        roofs where neither gives one (:func:`~roofline_widget.widget.roofs.rooflines`,
+        taken from the points and a baseline's points): what is drawn and
+        judged against.
     extra : tuple
         The extra ceilings.
+    ceiling_notes : list of str
+        What :mod:`~roofline_widget.analysis.ceiling_checks` found on the
+        extra ceilings (a roof that may not bound its level, a run of another
+        machine), for the status line.
     """
 
     def __init__(self, owner: RooflineWidget, layers: LayerStack, guard: UpdateGuard,
@@ -78,11 +86,15 @@ class RefreshPipeline:
         self.layers = layers
         self.guard = guard
         self.points: PointState | None = None
-        self.main: Roofline | None = None
         self.roofline: Roofline | None = None
         self.extra = check_ceilings(ceilings)
+        self.ceiling_notes = warn_ceilings(owner.sums, self.extra, stacklevel=4)
         self._size_range = runtime_log_range(owner.sums)
         self._budget_used = 0
+        # per selection: the points empirical roofs come from, their and the points' roof keys
+        self._roof_basis: pd.DataFrame | None = None
+        self._basis_keys: RoofKeys | None = None
+        self._point_keys: RoofKeys | None = None
 
     @property
     def current(self) -> PointState:
@@ -118,20 +130,25 @@ class RefreshPipeline:
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
             group_ranks=owner.group_ranks, combine_ranks=owner.combine_ranks,
             max_points=self._budget_used)
-        main, roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, points.points,
-                                   self.extra)
+        self._roof_basis = self._basis(points)
+        self._point_keys = roof_keys(points.points)
+        self._basis_keys = (self._point_keys if self._roof_basis is points.points
+                            else roof_keys(self._roof_basis))
+        roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, self._roof_basis,
+                             self.extra, self._basis_keys)
         self._update_layers(points, roofline)
         points = self._ranks_points(points)
-        x_range, y_range = axis_ranges(points.points, roofline, self.layers.extent(),
-                                       bulk=points.flop_split[0])
+        extent = self.layers.extent()
+        x_range, y_range = axis_ranges(points.points, roofline, extent, bulk=points.flop_split[0])
         selected = surviving_keys(owner.selected, points.keys)
         shown = points.shown
         figure_state = FigureState(
             points=shown, colors=self.color_codes(shown),
             sizes=marker_sizes(shown, owner.size_by, self._size_range),
             selected=self.selected_indices(selected, points), roofline=roofline,
-            x_range=x_range, y_range=y_range, title=html.empty_title(points, owner.ranks == []))
-        self.points, self.main, self.roofline = points, main, roofline
+            x_range=x_range, y_range=y_range, title=html.empty_title(points, owner.ranks == []),
+            layer_points=extent)
+        self.points, self.roofline = points, roofline
         owner.figure.assign(figure_state)
         # Outside the guard: observers of these traits (users' too) see a consistent widget.
         owner.selected = selected
@@ -141,17 +158,19 @@ class RefreshPipeline:
     def refresh_roofline(self) -> None:
         """Peaks changed: move the ceilings and the ridge marker only (the axes only widen)."""
         owner, points = self.owner, self.current
-        main, roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, points.points,
-                                   self.extra)
+        roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, self._roof_basis,
+                             self.extra, self._basis_keys)
         self._update_layers(points, roofline)
-        (x0, x1), (y0, y1) = axis_ranges(points.points, roofline, self.layers.extent(),
+        extent = self.layers.extent()
+        (x0, x1), (y0, y1) = axis_ranges(points.points, roofline, extent,
                                          bulk=points.flop_split[0])
         xs, ys = owner.figure.x_scale, owner.figure.y_scale
         x_range = (min(x0, xs.min or x0), max(x1, xs.max or 0))
         y_range = (min(y0, ys.min or y0), max(y1, ys.max or 0))
-        owner.figure.assign_roofline(roofline, x_range, y_range)
-        self.main, self.roofline = main, roofline
+        owner.figure.assign_roofline(roofline, x_range, y_range, extent)
+        self.roofline = roofline
         owner.controls.status_html.value = self.status()
+        self.show_ceilings()
         self.show_peaks()
 
     def refresh_layers(self) -> None:
@@ -178,13 +197,15 @@ class RefreshPipeline:
     def reset_view(self) -> None:
         """Fit the axes to the points, the ceilings and the layers again."""
         points = self.current
-        x_range, y_range = axis_ranges(points.points, self.roofline, self.layers.extent(),
+        extent = self.layers.extent()
+        x_range, y_range = axis_ranges(points.points, self.roofline, extent,
                                        bulk=points.flop_split[0])
-        self.owner.figure.assign_roofline(self.roofline, x_range, y_range)
+        self.owner.figure.assign_roofline(self.roofline, x_range, y_range, extent)
 
     def set_extra(self, ceilings) -> tuple:
         """Replace the extra ceilings (checked); the previous ones are returned."""
         old, self.extra = self.extra, check_ceilings(ceilings)
+        self.ceiling_notes = ceiling_notes(self.owner.sums, self.extra)
         return old
 
     # ------------------------------------------------------------ pieces
@@ -227,8 +248,14 @@ class RefreshPipeline:
         status = html.status_html(points, self.roofline, max_points=self.budget(),
                                   combine_ranks=owner.combine_ranks,
                                   n_selected=len(owner.selected))
+        judged = ([] if self.roofline is None
+                  else unjudged_points_notes(self.roofline, points.points, self._point_keys))
+        budget = self._svg_budget()
+        if budget is not None and len(points.points) <= budget:
+            budget = None  # a budget nothing reaches is not worth a note
         notes = [html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
-                                       owner.max_points, self._svg_budget(), bool(owner.levels)),
+                                       owner.max_points, budget, bool(owner.levels)),
+                 html.ceiling_notes_html([*judged, *self.ceiling_notes]),
                  html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
                  *self.layers.statuses()]
         return " ".join([status, *filter(None, notes)])
@@ -243,11 +270,12 @@ class RefreshPipeline:
         return np.flatnonzero(points.shown_keys.isin(keys))
 
     def selection_frame(self) -> pd.DataFrame:
-        """The selected points classified, or their level rows while levels are shown."""
+        """The selected points classified, or their level rows while levels are shown (each
+        judged against its level's roof)."""
         owner, layer = self.owner, self.layers.levels
         if owner.levels and layer is not None:
             rows = layer.frame
-            return rows[key_index(rows).isin(owner.selected)].reset_index(drop=True)
+            return classify(rows[key_index(rows).isin(owner.selected)], self.roofline)
         current = self.current
         points = current.points
         chosen = points[current.keys.isin(owner.selected)] if owner.selected else points.iloc[:0]
@@ -259,10 +287,19 @@ class RefreshPipeline:
         return list(zip(rows["file"].astype(str), rows["rank"].astype(int),
                         rows["region"].astype(str)))
 
+    def show_ceilings(self) -> None:
+        """The "Ceilings" section: every roof drawn, with where its number came from."""
+        rows = ceiling_rows(self.roofline) if self.roofline is not None else []
+        self.owner.controls.show_ceilings(html.ceilings_table_html(rows), len(rows))
+
     def show_peaks(self) -> None:
         """The peak sliders, text boxes and 'empirical' buttons in step with the peak traits."""
         owner = self.owner
-        owner.controls.peaks.show({t: getattr(owner, t) for t in PEAK_TRAITS}, self.main)
+        kinds = {"peak_flops": ComputeRoof, "peak_bandwidth": BandwidthRoof}
+        measured = {trait: any(isinstance(roof, kind) for roof in self.extra)
+                    for trait, kind in kinds.items()}
+        owner.controls.peaks.show({t: getattr(owner, t) for t in PEAK_TRAITS}, self.roofline,
+                                  measured)
 
     def _show_texts(self) -> None:
         points = self.current
@@ -271,8 +308,8 @@ class RefreshPipeline:
                                            bool(points.error) or not len(points.points)),
             left_out_html=html.left_out_html(points.left_out),
             left_out_count=len(points.left_out),
-            open_left_out=not len(points.points) and bool(len(points.left_out)),
             legend_html=self.legend(), status_html=self.status())
+        self.show_ceilings()
         self.show_peaks()
 
     def _update_layers(self, points: PointState, roofline: Roofline | None) -> None:
@@ -285,6 +322,16 @@ class RefreshPipeline:
                                    "max_points": self.budget()})
         with self.guard.hold():
             self.layers.update(data)
+
+    def _basis(self, points: PointState) -> pd.DataFrame:
+        """The points empirical roofs are taken from: the selection's and a baseline's."""
+        owner = self.owner
+        baseline = self.layers.baseline_points(LayerInput(
+            sums=owner.sums, selection=points.selection, points=points, roofline=None,
+            color_codes=self.color_codes, options={}))
+        if baseline is None or baseline.empty:
+            return points.points
+        return pd.concat([points.points, baseline], ignore_index=True)
 
     def _ranks_points(self, points: PointState) -> PointState:
         """In the spread view the scatter shows only the expanded regions' ranks."""

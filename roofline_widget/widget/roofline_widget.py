@@ -69,8 +69,11 @@ class RooflineWidget(widgets.VBox):
         :mod:`roofline_widget.io.inputs`).  The per-region sums are computed
         once, here.
     ceilings : sequence of ComputeRoof / BandwidthRoof, optional
-        Extra roofs (e.g. from likwid-bench) drawn together with the peaks;
-        the attainable performance uses the highest compute and bandwidth roof.
+        Measured roofs (e.g. ``machine_roofline(...)``, ``gpu_ceilings(...)``):
+        they replace the empirical roofs of their kind and device.  A peak
+        trait set adds its own roof beside them, the main one.  Each point is
+        judged against the roofs of its memory level, device and precision
+        (:meth:`~roofline_widget.Roofline.classify`).
     match : dict or callable, optional
         Region renames for the baseline comparison (``compare_points(match=)``).
     view : path or View, optional
@@ -102,8 +105,11 @@ class RooflineWidget(widgets.VBox):
         Regular expressions matched at the start of region names (``""``: no
         filter).  An invalid pattern is shown as a message, no points drawn.
     peak_flops, peak_bandwidth : float or None
-        Ceilings in GFLOP/s and GB/s; None: the largest observation (an
-        *empirical* ceiling).  Non-positive values raise ``TraitError``.
+        The main roofs in GFLOP/s and GB/s (the sliders' roofs, the solid
+        roofline, whatever other ceilings are higher); None: the measured
+        ``ceilings`` of that kind, else the largest observation (an
+        *empirical* ceiling; with a baseline, of both runs).  Non-positive
+        values raise ``TraitError``.
     color_by : {"region", "run", "rank"}
     size_by : {"none", "runtime"}
     max_points : int
@@ -194,7 +200,7 @@ class RooflineWidget(widgets.VBox):
         self._layers.set_baseline(self.baseline, match)
         self._layers.show_levels(self.levels)
         self._refresh.refresh_points()
-        self.controls.peaks.fit(self._refresh.main, self._refresh.current.points)
+        self.controls.peaks.fit(self._refresh.roofline, self._refresh.current.points)
         if view is not None:
             self.load_view(view)
 
@@ -288,8 +294,11 @@ class RooflineWidget(widgets.VBox):
 
         Columns: ``file, region, rank, performance_gflops, bandwidth_gbs,
         arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
-        bandwidth_metric, device, n_threads, call_count, groups,
-        attainable_gflops, efficiency_percent, bound, above_roof``.
+        bandwidth_metric, device, n_threads, call_count, groups``, then
+        :data:`~roofline_widget.ceilings.JUDGED_COLUMNS`: ``attainable_gflops,
+        efficiency_percent, bound, above_roof, ridge_flops_per_byte,
+        compute_roof, bandwidth_roof``, each point judged against the roofs of
+        its memory level, device and precision.
         """
         return classify(self._refresh.current.points, self.roofline)
 
@@ -298,7 +307,10 @@ class RooflineWidget(widgets.VBox):
 
         While memory levels are shown (``levels``), one row per selected point
         and shown level instead, with the ``level`` and ``bandwidth_metric``
-        columns of :func:`~roofline_widget.hierarchical_points`.
+        columns of :func:`~roofline_widget.hierarchical_points`, each row
+        judged against the roof of its level (``attainable_gflops``,
+        ``efficiency_percent``, ``bound``, ``above_roof``, ...; NaN and
+        ``"no L3 roof"`` where the ceilings have none).
         """
         return self._refresh.selection_frame()
 

@@ -1,4 +1,4 @@
-"""The widget's ceilings: the extra roofs checked, the rooflines from the peaks, the points judged."""
+"""The widget's ceilings: the extra roofs checked, the roofline of the peaks and ceilings, the points judged."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+from roofline_widget.ceilings import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
 
 __all__ = ["check_ceilings", "classify", "rooflines"]
 
@@ -22,26 +22,31 @@ def check_ceilings(ceilings: Sequence | None) -> tuple:
 
 
 def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd.DataFrame,
-              extra: Sequence = ()) -> tuple[Roofline | None, Roofline | None]:
-    """(main roofline from the peaks, main plus extra ceilings), or (None, None)."""
+              extra: Sequence = (), keys: RoofKeys | None = None) -> Roofline | None:
+    """The widget's roofline: the extra ceilings, the peaks' roofs, empirical roofs for the rest.
+
+    :meth:`Roofline.from_ceilings` with ``peaks="add"``: a peak is a roof of
+    its own (the slider's, the main one), drawn beside the ceilings; measured
+    ceilings replace the empirical roofs of their kind and device.  None when
+    a roof is missing and there are no points to take it from.  ``keys``: the points'
+    :func:`~roofline_widget.ceilings.roof_keys`, if known.
+    """
     try:
-        main = Roofline.from_peaks(peak_flops, peak_bandwidth, points)
+        return Roofline.from_ceilings(extra or None, peak_flops, peak_bandwidth, points,
+                                      peaks="add", keys=keys)
     except ValueError:
-        return None, None
-    if not extra:
-        return main, main
-    compute = [c for c in extra if isinstance(c, ComputeRoof)]
-    bandwidth = [c for c in extra if isinstance(c, BandwidthRoof)]
-    return main, Roofline([*main.compute, *compute], [*main.bandwidth, *bandwidth])
+        return None
 
 
 def classify(points: pd.DataFrame, roofline: Roofline | None) -> pd.DataFrame:
-    """Points with attainable performance, efficiency, bound and above_roof."""
+    """Points with :data:`~roofline_widget.ceilings.JUDGED_COLUMNS` (not judged without a roofline)."""
     if roofline is not None:
         return roofline.classify(points).reset_index(drop=True)
     out = points.copy()
-    out["attainable_gflops"] = np.nan
-    out["efficiency_percent"] = np.nan
-    out["bound"] = np.full(len(out), "n/a", dtype=object)
-    out["above_roof"] = np.zeros(len(out), dtype=bool)
+    empty = {"attainable_gflops": np.nan, "efficiency_percent": np.nan,
+             "bound": np.full(len(out), "n/a", dtype=object),
+             "above_roof": np.zeros(len(out), dtype=bool), "ridge_flops_per_byte": np.nan,
+             "compute_roof": "", "bandwidth_roof": ""}
+    for name in JUDGED_COLUMNS:
+        out[name] = empty[name]
     return out.reset_index(drop=True)

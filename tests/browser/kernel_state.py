@@ -3,7 +3,10 @@
 When ``ROOFLINE_STATE_FILE`` is set (the browser tests set it in the server's
 environment), the cell writes the widget's peaks, include pattern and selected
 regions as JSON to that file on every change, so that a test driving the page
-can read the kernel's state.  It does nothing otherwise.
+can read the kernel's state.  It does nothing otherwise.  It also gives the
+quickstart's first widget ``w`` the DOM class ``quickstart-main``
+(:data:`MAIN_CLASS`): the notebook shows more widgets (comparison, levels,
+spread) and the tests drive that one.
 """
 
 from __future__ import annotations
@@ -12,22 +15,27 @@ from pathlib import Path
 
 import nbformat
 
-__all__ = ["STATE_CELL", "STATE_CELL_TAG", "add_state_cell"]
+__all__ = ["MAIN_CLASS", "STATE_CELL", "STATE_CELL_TAG", "add_state_cell"]
+
+#: The DOM class the state cell gives the quickstart's main widget ``w``.
+MAIN_CLASS = "quickstart-main"
 
 STATE_CELL_TAG = "roofline-test-state"
-STATE_CELL = """\
+STATE_CELL = f"""\
 import json
 import os
+
+w.add_class({MAIN_CLASS!r})  # the widget the browser tests drive (the notebook shows others too)
 
 state_file = os.environ.get("ROOFLINE_STATE_FILE")
 if state_file:
     def write_state(change=None):
-        state = {
+        state = {{
             "peak_bandwidth": w.peak_bandwidth,
             "peak_flops": w.peak_flops,
             "include": w.include,
-            "selected_regions": sorted({region for _file, _rank, region in w.selected}),
-        }
+            "selected_regions": sorted({{region for _file, _rank, region in w.selected}}),
+        }}
         partial = state_file + ".partial"
         with open(partial, "w") as handle:
             json.dump(state, handle)

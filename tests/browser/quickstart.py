@@ -16,6 +16,7 @@ import nbformat
 import numpy as np
 
 from .conftest import NOTEBOOKS
+from .kernel_state import MAIN_CLASS
 from .ui import box_centre, centres, drag_slider, read_json_when, slider_px_per_decade
 
 NOTEBOOK = "quickstart.ipynb"
@@ -26,10 +27,12 @@ SAMPLES = (
 )
 # Peak bandwidth the notebook sets (GB/s, 8 x DDR4-3200 x 8 bytes).
 NOTEBOOK_PEAK_BANDWIDTH = 204.8
-# Selectors agreed with the widget.
-FIGURE = ".roofline-figure"
-DOTS = ".roofline-figure .dot"
-LINES = ".roofline-figure path.line"
+# Selectors agreed with the widget, inside the quickstart's main widget ``w`` (the notebook
+# shows a comparison, the memory levels and the spread view further down).
+MAIN = f".{MAIN_CLASS}"
+FIGURE = f"{MAIN} .roofline-figure"
+DOTS = f"{FIGURE} .dot"
+LINES = f"{FIGURE} path.line"
 PEAK_SLIDERS = {"peak_flops": "roofline-peak-flops", "peak_bandwidth": "roofline-peak-bandwidth"}
 #: Most distance (CSS px) between a dot and where the fitted axes put its point.
 DOT_TOLERANCE_PX = 2.0
@@ -57,7 +60,7 @@ def line_paths(page) -> list[str]:
 
 def readout(page, slider_class: str) -> float:
     """The number a slider shows next to it (once the front end has written it)."""
-    shown = page.locator(f".{slider_class} .widget-readout").first
+    shown = page.locator(f"{MAIN} .{slider_class} .widget-readout").first
     deadline = time.monotonic() + 10
     while not shown.inner_text().strip() and time.monotonic() < deadline:
         page.wait_for_timeout(100)

@@ -5,7 +5,8 @@ regions): the page must hold 2 filled circles (the widget's points), 2 hollow sq
 baseline run's marker), 2 dashed paths in the regions' colours, each running from a square's
 centre to a circle's centre, and 2 arrow heads (bqplot ``triangle-up`` markers), each on its
 path near the circle and turned along the path as the page draws it.  Hovering a hollow
-marker shows the comparison tooltip.
+marker shows the comparison tooltip, at its centre too (over each hollow marker lies the same
+marker filled and fully transparent, which carries the tooltip).
 
 A second test changes the widget through the page (a filter, a typed peak, a click that
 selects), lets the kernel save the view on every change, stops that kernel, opens a NEW
@@ -64,7 +65,7 @@ REGION_STROKES = {"rgb(31, 119, 180)", "rgb(255, 127, 14)"}
 DOT_INFO = """els => els.map(e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
     return [e.getAttribute('d'), s.fill, e.parentNode.getAttribute('transform') || '',
             r.x + r.width / 2, r.y + r.height / 2, r.x, r.y, r.width, r.height,
-            s.stroke, s.strokeWidth]; })"""
+            s.stroke, s.strokeWidth, s.opacity]; })"""
 LINE_INFO = """els => els.map(e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
     return [s.stroke, s.strokeDasharray, r.x, r.y, r.width, r.height, e.getAttribute('d')]; })"""
 NUMBER = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
@@ -90,11 +91,17 @@ def shape(d: str) -> str:
     return "other"
 
 
-def markers(page) -> dict[str, list]:
-    """The figure's markers by shape: each [fill, (tx, ty) SVG translate, rotation, centre, ...]."""
+def markers(page, transparent: bool = False) -> dict[str, list]:
+    """The figure's markers by shape: each [fill, (tx, ty) SVG translate, rotation, centre, ...].
+
+    Only the markers seen (opacity above 0), or only the transparent ones (the hover
+    targets over the hollow markers) with ``transparent=True``.
+    """
     by_shape: dict[str, list] = {}
-    for d, fill, transform, cx, cy, x, y, w, h, stroke, stroke_width in \
+    for d, fill, transform, cx, cy, x, y, w, h, stroke, stroke_width, opacity in \
             page.locator(DOTS).evaluate_all(DOT_INFO):
+        if (float(opacity) == 0) != transparent:
+            continue
         translate = re.search(rf"translate\(({NUMBER})[ ,]+({NUMBER})\)", transform)
         rotate = re.search(rf"rotate\(({NUMBER})\)", transform)
         by_shape.setdefault(shape(d), []).append({
@@ -178,7 +185,7 @@ def test_baseline_arrows_are_drawn_between_hollow_and_filled_points(lab, page, a
     open_in_lab(page, lab, "_compare.ipynb")
     run_all_cells(page)
     page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
-    assert wait_for_count(page, DOTS, 6) == 6  # 2 circles, 2 squares, 2 heads
+    assert wait_for_count(page, DOTS, 8) == 8  # 2 circles, 2 squares (+2 hover targets), 2 heads
     wait_until_still(page, DOTS)
     found = markers(page)
     assert sorted(found) == ["circle", "square", "triangle-up"], found
@@ -210,9 +217,12 @@ def test_baseline_arrows_are_drawn_between_hollow_and_filled_points(lab, page, a
         path=str(artifacts_dir / "screenshot-compare.png"))
 
     wait_until_still(page, DOTS)  # the screenshot may have scrolled the page
-    x, y, width, _ = markers(page)["square"][0]["box"]
-    # a hollow marker is hit on its outline only; the top edge, away from its line
-    page.mouse.move(x + width / 2, y + 0.5)
+    targets = sorted(t["centre"] for t in markers(page, transparent=True)["square"])
+    seen = sorted(m["centre"] for m in markers(page)["square"])
+    np.testing.assert_allclose(targets, seen, atol=0.5)  # one over each
+    # hovered at its centre (a hollow SVG shape alone is hit on its outline only)
+    x, y, width, height = markers(page)["square"][0]["box"]
+    page.mouse.move(x + width / 2 + 1, y + height / 2 - 1)
     tooltip = page.locator(".roofline-compare-tooltip")
     tooltip.first.wait_for(timeout=10_000)
     assert "Speed-up" in tooltip.first.inner_text()
@@ -225,7 +235,7 @@ def test_saved_view_is_restored_in_a_fresh_kernel(lab, page):
     open_in_lab(page, lab, "_compare_save.ipynb")
     run_all_cells(page)
     page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
-    assert wait_for_count(page, DOTS, 6) == 6
+    assert wait_for_count(page, DOTS, 8) == 8
     wait_until_still(page, DOTS)
     check_heads(page, compare_lines(page), markers(page)["triangle-up"])
     first_kernel = kernel_ids(lab, "_compare_save.ipynb")
@@ -234,7 +244,7 @@ def test_saved_view_is_restored_in_a_fresh_kernel(lab, page):
     # Change the widget through the page; the kernel saves the view after each change.
     page.locator(".roofline-include input").fill("Solve")
     read_json_when(view_path, lambda v: v["include"] == "Solve")
-    assert wait_for_count(page, DOTS, 3) == 3  # Solve: circle, square, head
+    assert wait_for_count(page, DOTS, 4) == 4  # Solve: circle, square, its target, head
     peak = page.locator(".roofline-peak-flops-text input")
     peak.fill("50")
     peak.press("Enter")
@@ -265,7 +275,7 @@ def test_saved_view_is_restored_in_a_fresh_kernel(lab, page):
     assert kernel_ids(lab, "_compare_save.ipynb") == []
 
     # The restored state, as the page shows it.
-    assert wait_for_count(page, DOTS, 3) == 3
+    assert wait_for_count(page, DOTS, 4) == 4
     wait_until_still(page, DOTS)
     expect(page.locator(".roofline-include input")).to_have_value("Solve")
     expect(page.locator(".roofline-peak-flops-text input")).to_have_value(re.compile(r"^50(\.0)?$"))
@@ -273,7 +283,7 @@ def test_saved_view_is_restored_in_a_fresh_kernel(lab, page):
     expect(readout).to_have_text(re.compile(r"^50(\.0+)?$"))
     status = page.locator(".roofline-status").first
     expect(status).to_contain_text("1 point, 1 selected")
-    expect(status).to_contain_text("Peak: 50 GFLOP/s (user)")
+    expect(status).to_contain_text("Peak 50 GFLOP/s")
     # Solve only: one circle (selected: bqplot's selected_style), one square, one arrow, one head
     found = markers(page)
     assert {name: len(items) for name, items in found.items()} == {
@@ -303,7 +313,7 @@ def test_chain_is_a_path_with_one_shape_per_run(lab, page):
     open_in_lab(page, lab, "_compare_chain.ipynb")
     run_all_cells(page)
     page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
-    assert wait_for_count(page, DOTS, 10) == 10  # 2 regions x (3 runs + 2 heads)
+    assert wait_for_count(page, DOTS, 14) == 14  # 2 regions x (3 runs + 2 targets + 2 heads)
     wait_until_still(page, DOTS)
     found = markers(page)
     assert {name: len(items) for name, items in found.items()} == {

@@ -15,6 +15,7 @@ from .conftest import screenshot_widths
 from .quickstart import (
     DOTS,
     FIGURE,
+    MAIN,
     NOTEBOOK,
     NOTEBOOK_PEAK_BANDWIDTH,
     PEAK_SLIDERS,
@@ -78,8 +79,9 @@ def test_renders_every_region_and_the_ceilings(quickstart, page, artifacts_dir):
     paths = line_paths(page)
     assert len(paths) >= 2, paths
     assert all(d and d.startswith("M") for d in paths), paths
-    assert str(expected) in page.locator(".roofline-status").inner_text()
-    screenshot_widths(page, page.locator(".roofline-widget"), artifacts_dir / "screenshot-jupyterlab")
+    assert str(expected) in page.locator(f"{MAIN} .roofline-status").inner_text()
+    screenshot_widths(page, page.locator(f"{MAIN}.roofline-widget"),
+                      artifacts_dir / "screenshot-jupyterlab")
 
 
 def test_peak_bandwidth_slider_drag_moves_roof_and_sets_kernel_trait(quickstart, lab, page):
@@ -93,7 +95,7 @@ def test_include_filter_shows_only_matching_regions(quickstart, lab, page):
     # Setup and Solve do not: 4 points.
     expected = len(expected_points(include=pattern))
     assert expected == 4
-    page.locator(".roofline-include input").fill(pattern)
+    page.locator(f"{MAIN} .roofline-include input").fill(pattern)
     read_json_when(lab.state_file, lambda s: s["include"] == pattern)
     assert wait_for_count(page, DOTS, expected) == expected
 
@@ -117,7 +119,7 @@ def test_brush_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):
     # regions of highest intensity: GMGPolar's Solve (8.5 FLOP/byte) and Setup (3.6).
     points = expected_points().sort_values("arithmetic_intensity_flops_per_byte")
     wanted = sorted(points["region"].iloc[-2:])
-    page.locator(".roofline-interaction button", has_text="brush").click()
+    page.locator(f"{MAIN} .roofline-interaction button", has_text="brush").click()
     page.locator(FIGURE).scroll_into_view_if_needed()
     wait_until_still(page, DOTS)
     boxes = sorted((page.locator(DOTS).nth(i).bounding_box() for i in range(len(points))),
@@ -138,7 +140,7 @@ def test_lasso_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):
     # 2.1 GFLOP/s, e.g. <function_d>: 1616.3 MFLOP/s / 28580.96 MB/s = 0.0566 FLOP/byte);
     # <init_datastructures> (7e-9 GFLOP/s) is far below them and GMGPolar's Setup and Solve
     # (3.6 and 8.5 FLOP/byte) over a decade to the right: a lasso can hold the four alone.
-    page.locator(".roofline-interaction button", has_text="lasso").click()
+    page.locator(f"{MAIN} .roofline-interaction button", has_text="lasso").click()
     page.locator(FIGURE).scroll_into_view_if_needed()
     wait_until_still(page, DOTS)
     points, _axes = locate_points(page)
@@ -181,41 +183,41 @@ def test_empirical_button_and_typed_peak(quickstart, lab, page):
     # (MEM_DP, line 72 of the sample) = 28.58 GB/s; GMGPolar's are about 0.5 GB/s.
     largest = expected_points()["bandwidth_gbs"].max()
     assert largest == pytest.approx(28.5809575)
-    status = page.locator(".roofline-status")
+    status = page.locator(f"{MAIN} .roofline-status")
     expect(status).not_to_contain_text("empirical")
-    button = page.locator(".roofline-peak-bandwidth-empirical")
+    button = page.locator(f"{MAIN} .roofline-peak-bandwidth-empirical")
     pressed = re.compile(r"\bmod-active\b")
     expect(button).not_to_have_class(pressed)
     button.click()
     state = read_json_when(lab.state_file, lambda s: s["peak_bandwidth"] is None)
     assert state["peak_flops"] == quickstart["peak_flops"], "only the bandwidth became empirical"
     expect(button).to_have_class(pressed)
-    expect(status).to_contain_text(f"{largest:.4g} GB/s (empirical)")
+    expect(status).to_contain_text(f"Empirical bandwidth {largest:.4g} GB/s")
     expect(status).to_contain_text("empirical ceilings are the largest observation")
-    expect(page.locator(f".{PEAK_SLIDERS['peak_bandwidth']} .widget-readout")).to_have_text(
+    expect(page.locator(f"{MAIN} .{PEAK_SLIDERS['peak_bandwidth']} .widget-readout")).to_have_text(
         f"{largest:.4g}")
     # A spec-sheet value typed into the box: the kernel gets it exactly, beyond the
     # slider's range too (0.5 x 28.58 .. 100 x 2048 GB/s would not hold 1e6).
-    text = page.locator(".roofline-peak-bandwidth-text input")
+    text = page.locator(f"{MAIN} .roofline-peak-bandwidth-text input")
     for value in (153.6, 1.0e6):
         text.fill(str(value))
         text.press("Enter")
         state = read_json_when(lab.state_file, lambda s, v=value: s["peak_bandwidth"] == v)
         expect(button).not_to_have_class(pressed)
-    expect(status).not_to_contain_text("GB/s (empirical)")
+    expect(status).not_to_contain_text("Empirical bandwidth")
 
 
 def test_invalid_include_pattern_shows_a_message_and_no_traceback(quickstart, lab, page):
     with pytest.raises(re.error) as bad:
         re.compile("(")
-    include = page.locator(".roofline-include input")
-    message = page.locator(".roofline-message")
+    include = page.locator(f"{MAIN} .roofline-include input")
+    message = page.locator(f"{MAIN} .roofline-message")
     expect(message).to_be_hidden()
     include.fill("(")
     read_json_when(lab.state_file, lambda s: s["include"] == "(")
     expect(message).to_be_visible()
     expect(message).to_contain_text(f"invalid include pattern '(': {bad.value}")
-    expect(page.locator(".roofline-status")).to_contain_text("0 points")
+    expect(page.locator(f"{MAIN} .roofline-status")).to_contain_text("0 points")
     assert wait_for_count(page, DOTS, 0) == 0
     # A valid pattern brings the points back (4, see the include test); the kernel's
     # messages arrive in order, so any output of the bad pattern has arrived by then.

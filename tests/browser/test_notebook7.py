@@ -14,6 +14,7 @@ from .conftest import assert_no_gone_console_errors, screenshot_widths
 from .quickstart import (
     DOTS,
     FIGURE,
+    MAIN,
     NOTEBOOK,
     NOTEBOOK_PEAK_BANDWIDTH,
     dot_inside_figure,
@@ -59,11 +60,11 @@ def test_notebook7_renders_the_quickstarts_marks(notebook7, page, artifacts_dir)
     page.locator(DOTS).nth(index).click()
     state = read_json_when(notebook7.state_file,
                            lambda s: s["selected_regions"] == [fields["region"]])
-    detail = page.locator(".roofline-detail")
+    detail = page.locator(f"{MAIN} .roofline-detail")
     expect(detail).to_contain_text("performance_gflops")
     expect(detail).to_contain_text(fields["region"])  # as text: the name is escaped
     page.mouse.move(0, 0)
-    screenshot_widths(page, page.locator(".roofline-widget").first,
+    screenshot_widths(page, page.locator(f"{MAIN}.roofline-widget").first,
                       artifacts_dir / "screenshot-notebook7")
     assert_no_gone_console_errors(page)  # no "widget model not found"
 
@@ -73,7 +74,7 @@ def test_notebook7_peak_drag_moves_the_roof_and_the_kernels_trait(notebook7, pag
     run_all_cells(page)
     page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
     read_json_when(notebook7.state_file, lambda s: True, timeout_s=RENDER_TIMEOUT_MS / 1000)
-    page.locator(".roofline-peak-bandwidth").first.scroll_into_view_if_needed()
+    page.locator(f"{MAIN} .roofline-peak-bandwidth").first.scroll_into_view_if_needed()
     state = drag_peak_bandwidth_and_check(page, notebook7.state_file)
     assert state["peak_bandwidth"] < NOTEBOOK_PEAK_BANDWIDTH
     # The same notebook, opened a second time: no saved widget view of the first kernel.

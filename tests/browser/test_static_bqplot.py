@@ -51,7 +51,7 @@ def test_the_static_bqplot_figure_is_the_widgets(static_notebook, page, artifact
     assert "almost no FLOPs" in legend
     texts = view.locator(".roofline-figure text.label").evaluate_all(
         "els => els.map(e => e.textContent)")
-    assert "Peak: 2048 GFLOP/s" in texts
+    assert "Peak 2048 GFLOP/s" in texts
     assert "ridge 10 FLOP/byte" in texts
     title = view.locator(".roofline-figure text.mainheading").evaluate_all(
         "els => els.map(e => e.textContent)")

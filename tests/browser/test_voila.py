@@ -8,6 +8,7 @@ from .conftest import assert_no_gone_console_errors, screenshot_widths
 from .quickstart import (
     DOTS,
     FIGURE,
+    MAIN,
     NOTEBOOK_PEAK_BANDWIDTH,
     drag_peak_bandwidth_and_check,
     expected_points,
@@ -34,7 +35,7 @@ def test_voila_shows_the_widget_and_answers_a_slider_drag(voila_server, page, ar
 
     page.locator(FIGURE).scroll_into_view_if_needed()
     wait_until_still(page, DOTS)
-    screenshot_widths(page, page.locator(".roofline-widget"), artifacts_dir / "screenshot-voila")
+    screenshot_widths(page, page.locator(f"{MAIN}.roofline-widget"), artifacts_dir / "screenshot-voila")
     drag_peak_bandwidth_and_check(page, voila_server.state_file)
     # Notebook 7's lab extension is not loaded (its "getter for the shared module" error).
     assert_no_gone_console_errors(page)

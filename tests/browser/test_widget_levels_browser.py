@@ -14,7 +14,6 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from .quickstart import DOTS, FIGURE, LINES
 from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_for_count, wait_until_still
 
 pytestmark = pytest.mark.browser
@@ -44,6 +43,10 @@ SETUP = '''from roofline_widget import RooflineWidget, read_likwid, sample_path
 # rendered by tests/render_likwid.py, not measured
 run = read_likwid([sample_path(f"rendered/rendered_not_measured_clx_2t_{group}.txt")
                    for group in ("L2", "L3", "MEM_DP")])'''
+#: The page shows this notebook's one widget.
+FIGURE = ".roofline-figure"
+DOTS = f"{FIGURE} .dot"
+LINES = f"{FIGURE} path.line"
 SHOW = 'wl = RooflineWidget(run, levels=["L2", "MEM"])\nwl'
 
 

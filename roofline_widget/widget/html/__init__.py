@@ -8,11 +8,14 @@ The widget's modules and layers build no HTML themselves; they call these:
   baseline points, and the tooltip CSS;
 - :mod:`.panels`: the detail panel, the selection and left-out tables, the findings list;
 - :mod:`.legends`: the colour legend, the baseline runs' shapes, the imbalance scale;
-- :mod:`.status`: the status line, the message, each layer's note.
+- :mod:`.status`: the status line, the message, each layer's note;
+- the ceilings table (:func:`~roofline_widget.look.ceiling_lines.ceilings_table_html`,
+  re-exported here): its home is beside the table's rows, for ``Roofline._repr_html_``.
 """
 
 from __future__ import annotations
 
+from roofline_widget.look.ceiling_lines import CEILINGS_TABLE_COLUMNS, ceilings_table_html
 from roofline_widget.widget.html.legends import (
     LEGEND_ENTRIES_SHOWN,
     LEGEND_TITLES,
@@ -22,6 +25,7 @@ from roofline_widget.widget.html.legends import (
     runs_legend_html,
 )
 from roofline_widget.widget.html.panels import (
+    LEFT_OUT_COLUMNS,
     LEFT_OUT_ROWS_SHOWN,
     MAX_LISTED_FINDINGS,
     SELECTION_COLUMNS,
@@ -29,12 +33,14 @@ from roofline_widget.widget.html.panels import (
     detail_html,
     details_html,
     findings_list_html,
+    left_out_groups,
     left_out_html,
     selection_html,
 )
 from roofline_widget.widget.html.status import (
     NAMES_SHOWN,
     NO_FLOP_WHERE,
+    ceiling_notes_html,
     compare_status_html,
     empty_title,
     levels_status_html,
@@ -55,6 +61,7 @@ from roofline_widget.widget.html.tooltips import (
     comparison_tooltip_html,
     level_tooltip_html,
     ring_tooltip_html,
+    roof_tooltip_html,
     spread_tooltip_html,
     tooltip_css_html,
     tooltip_html,
@@ -67,11 +74,14 @@ from roofline_widget.widget.html.values import (
     number_text,
     percent_text,
     rank_text,
+    ranks_text,
     rows_table,
 )
 
 __all__ = [
+    "CEILINGS_TABLE_COLUMNS",
     "DISPLAY_DIGITS",
+    "LEFT_OUT_COLUMNS",
     "LEFT_OUT_ROWS_SHOWN",
     "LEGEND_ENTRIES_SHOWN",
     "LEGEND_TITLES",
@@ -85,6 +95,8 @@ __all__ = [
     "TOOLTIP_COLUMNS",
     "TOOLTIP_CSS",
     "TOOLTIP_STYLE",
+    "ceiling_notes_html",
+    "ceilings_table_html",
     "compare_status_html",
     "comparison_tooltip_html",
     "detail_html",
@@ -95,6 +107,7 @@ __all__ = [
     "findings_list_html",
     "heading_html",
     "imbalance_legend_html",
+    "left_out_groups",
     "left_out_html",
     "legend_html",
     "level_tooltip_html",
@@ -108,7 +121,9 @@ __all__ = [
     "points_budget_hint_html",
     "points_mark_html",
     "rank_text",
+    "ranks_text",
     "ring_tooltip_html",
+    "roof_tooltip_html",
     "rows_table",
     "runs_legend_html",
     "selection_html",

@@ -13,10 +13,12 @@ from roofline_widget.widget.html.values import (
     display_frame,
     display_value,
     rank_text,
+    ranks_text,
     rows_table,
 )
 
 __all__ = [
+    "LEFT_OUT_COLUMNS",
     "LEFT_OUT_ROWS_SHOWN",
     "MAX_LISTED_FINDINGS",
     "SELECTION_COLUMNS",
@@ -24,6 +26,7 @@ __all__ = [
     "detail_html",
     "details_html",
     "findings_list_html",
+    "left_out_groups",
     "left_out_html",
     "selection_html",
 ]
@@ -64,14 +67,38 @@ def details_html(selected: pd.DataFrame) -> str:
     return f"<b>{len(selected):,} points selected</b>" + selection_html(selected)
 
 
+#: The left-out table's columns (``ranks`` joins the rows that differ in rank only).
+LEFT_OUT_COLUMNS = ("region", "device", "ranks", "reason", "file")
+
+
+def left_out_groups(left_out: pd.DataFrame) -> pd.DataFrame:
+    """The left-out rows with the same file, region, device and reason joined, ranks listed.
+
+    One row per (file, region, device, reason) in the order first seen, its
+    ranks as :func:`ranks_text`; ``device`` says ``cpu`` or ``gpu`` (a GPU region
+    of LIKWID.jl or Nsight Compute may share its name with a CPU region).
+    """
+    keys = ["file", "region", "device", "reason"]
+    frame = left_out.assign(**{k: left_out[k].astype(str) for k in keys if k in left_out})
+    if "device" not in frame:
+        frame = frame.assign(device="cpu")
+    grouped = frame.groupby(keys, sort=False, observed=True)["rank"].agg(ranks_text)
+    return grouped.rename("ranks").reset_index()[list(LEFT_OUT_COLUMNS)]
+
+
 def left_out_html(left_out: pd.DataFrame) -> str:
-    """The left-out rows as an escaped HTML table (at most LEFT_OUT_ROWS_SHOWN rows)."""
+    """The left-out rows as an escaped HTML table, rows that differ in rank only joined.
+
+    At most LEFT_OUT_ROWS_SHOWN rows (:func:`left_out_groups`); the widget
+    shows it in a collapsed "Left out (N)" section.
+    """
     if len(left_out) == 0:
         return "<p>No region left out.</p>"
-    table = left_out.head(LEFT_OUT_ROWS_SHOWN)[["file", "region", "rank", "reason"]]
-    text = display_frame(table).to_html(index=False, escape=True, border=0, classes="roofline-left-out")
-    if len(left_out) > LEFT_OUT_ROWS_SHOWN:
-        text += (f"<p>... and {len(left_out) - LEFT_OUT_ROWS_SHOWN:,} more row(s): "
+    groups = left_out_groups(left_out)
+    text = groups.head(LEFT_OUT_ROWS_SHOWN).to_html(index=False, escape=True, border=0,
+                                                     classes="roofline-left-out")
+    if len(groups) > LEFT_OUT_ROWS_SHOWN:
+        text += (f"<p>... and {len(groups) - LEFT_OUT_ROWS_SHOWN:,} more row(s): "
                  "see <code>left_out_dataframe()</code>.</p>")
     return text
 

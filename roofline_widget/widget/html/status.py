@@ -7,9 +7,9 @@ import html
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import Roofline
+from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
-from roofline_widget.look.texts import CURRENT_RUN_LABEL
+from roofline_widget.look.texts import CURRENT_RUN_LABEL, roof_label
 from roofline_widget.widget.html.legends import imbalance_legend_html, runs_legend_html
 from roofline_widget.widget.html.panels import findings_list_html
 from roofline_widget.widget.html.tooltips import SPREAD_WHISKERS
@@ -19,6 +19,7 @@ from roofline_widget.widget.state import PointState
 __all__ = [
     "NAMES_SHOWN",
     "NO_FLOP_WHERE",
+    "ceiling_notes_html",
     "compare_status_html",
     "empty_title",
     "levels_status_html",
@@ -59,7 +60,7 @@ def message_text(state: PointState, no_ranks: bool) -> str:
         if len(state.left_out):
             reason = state.left_out["reason"].value_counts().index[0]
             return (f"No plottable region: {len(state.left_out):,} region/rank row(s) "
-                    f"left out (most often: {reason}). See the list below.")
+                    f"left out (most often: {reason}). Open \"Left out\" below for the list.")
         return "No region matches the include/exclude patterns."
     return " ".join(state.notes)
 
@@ -91,8 +92,8 @@ def status_html(state: PointState, roofline: Roofline | None, *, max_points: int
     if roofline is None:
         ceilings = "ceilings: none (no points to take empirical ones from)"
     else:
-        ceilings = "ceilings: " + ", ".join(html.escape(r.label) for r in
-                                            (*roofline.compute, *roofline.bandwidth))
+        roofs: list[ComputeRoof | BandwidthRoof] = [*roofline.compute, *roofline.bandwidth]
+        ceilings = "ceilings: " + ", ".join(html.escape(roof_label(r)) for r in roofs)
         if roofline.empirical:
             ceilings += (" <b>&mdash; empirical ceilings are the largest observation, "
                          "not machine limits</b>")
@@ -102,6 +103,19 @@ def status_html(state: PointState, roofline: Roofline | None, *, max_points: int
     elif state.rank_grouping:  # run labels come from files: escaped
         parts.insert(1, "; ".join(html.escape(note) for note in state.rank_grouping))
     return " &middot; ".join(parts)
+
+
+def ceiling_notes_html(notes: list[str]) -> str:
+    """What the ceilings cannot say about some points, or may say wrongly (escaped; "" for none).
+
+    Points without a roof of their level or device, a roof whose benchmark
+    measured another level, ceilings of another machine.
+    """
+    if not notes:
+        return ""
+    items = "".join(f"<li>{html.escape(note)}</li>" for note in notes)
+    return (f"<div class='roofline-ceiling-notes' style='color:#8a4b00'>"
+            f"<ul style='margin:2px 0 2px 1.2em;padding:0'>{items}</ul></div>")
 
 
 def no_flop_work_html(points: pd.DataFrame, *, no_flop: pd.DataFrame | None = None) -> str:
@@ -138,11 +152,20 @@ def levels_status_html(levels: list, left_out: pd.DataFrame, findings: pd.DataFr
             + findings_list_html(findings))
 
 
+def _times(speedup: float) -> str:
+    """``"2.01×"``, or ``"0.571× (1.75× slower)"`` for a slowdown."""
+    return f"{speedup:.3g}×" + (f" ({1 / speedup:.3g}× slower)" if speedup < 1 else "")
+
+
 def compare_status_html(*, error: str = "", median: float = float("nan"), count: int = 0,
+                        worst: tuple[str, float] | None = None,
+                        slowdowns: list[tuple[str, float]] | None = None,
                         labels: list[str] | None = None,
                         only_in: list[tuple[str, list[str]]] | None = None,
                         notes: list[str] | None = None) -> str:
-    """The baseline layer's note: median speed-up, the runs' shapes, regions of one run only.
+    """The baseline layer's note: median and worst speed-up, slowdowns, the runs' shapes, one-run regions.
+
+    Starts with the status line's separator (``&middot;``) like every layer's note.
 
     Parameters
     ----------
@@ -152,6 +175,10 @@ def compare_status_html(*, error: str = "", median: float = float("nan"), count:
         Median speed-up of the current run over the first baseline run (NaN: none).
     count : int
         The points it is the median of.
+    worst : (str, float), optional
+        The region of the smallest speed-up and that speed-up.
+    slowdowns : list of (str, float)
+        Every region that got slower (speed-up below 1), slowest first.
     labels : list of str
         The baseline runs' labels in chain order (empty: nothing compared, no note).
     only_in : list of (str, list of str)
@@ -160,23 +187,30 @@ def compare_status_html(*, error: str = "", median: float = float("nan"), count:
         Warnings of the comparison (plain text).
     """
     if error:
-        return (f"<span class='roofline-compare-status'>Baseline not compared: "
+        return (f"&middot; <span class='roofline-compare-status'>Baseline not compared: "
                 f"{html.escape(error)}</span>")
     if not labels:
         return ""
     first = html.escape(labels[0])
     if not np.isfinite(median):
-        speedup = f"no region placed in both {first} and {CURRENT_RUN_LABEL}"
+        parts = [f"no region placed in both {first} and {CURRENT_RUN_LABEL}"]
     else:
-        speedup = (f"median speed-up vs {first}: {median:.3g}× over {count} "
-                   f"point{'s' if count != 1 else ''}")
-    parts = [speedup, runs_legend_html(labels)]
+        parts = [f"median speed-up vs {first}: {median:.3g}× over {count} "
+                 f"point{'s' if count != 1 else ''}"]
+        if worst is not None and count > 1:
+            parts.append(f"worst: {html.escape(worst[0])} {_times(worst[1])}")
+    if slowdowns:
+        noun = "region" if len(slowdowns) == 1 else "regions"
+        named = names_text([f"{name} ({1 / value:.3g}× slower)" for name, value in slowdowns],
+                           NAMES_SHOWN)
+        parts.append(f"<b>{len(slowdowns)} {noun} slower</b>: {named}")
+    parts.append(runs_legend_html(labels))
     for run, names in only_in or []:
         noun = "region" if len(names) == 1 else "regions"
         parts.append(f"{len(names)} {noun} only in {html.escape(str(run))}: "
                      f"{names_text(names, NAMES_SHOWN)}")
     parts += [html.escape(note) for note in notes or []]
-    return f"<span class='roofline-compare-status'>{'; '.join(parts)}</span>"
+    return f"&middot; <span class='roofline-compare-status'>{'; '.join(parts)}</span>"
 
 
 def spread_status_html(n_regions: int, high: float, notes: list[str]) -> str:

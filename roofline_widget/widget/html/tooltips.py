@@ -31,6 +31,7 @@ __all__ = [
     "comparison_tooltip_html",
     "level_tooltip_html",
     "ring_tooltip_html",
+    "roof_tooltip_html",
     "spread_tooltip_html",
     "tooltip_css_html",
     "tooltip_html",
@@ -53,6 +54,24 @@ TOOLTIP_COLUMNS = ("region", "rank", schema.PERFORMANCE, schema.INTENSITY, "boun
 #: What the spread view's whiskers span (rank_spread's columns ``<quantity>_min`` / ``_max``).
 SPREAD_WHISKERS = "min–max over ranks"
 _TOOLTIP_TABLE_STYLE = "font-size:11px;line-height:1.25;border-collapse:collapse"
+
+
+#: A roof's tooltip wraps its provenance at this width.
+_ROOF_TOOLTIP_STYLE = f"{_TOOLTIP_TABLE_STYLE};max-width:420px"
+
+
+def roof_tooltip_html(row: dict) -> str:
+    """The hover text of a ceiling: its label, full name, what it bounds (level, device,
+    precision, where set) and where its number came from.
+
+    ``row`` is a row of :func:`~roofline_widget.look.ceiling_lines.ceiling_rows`;
+    every value is escaped.
+    """
+    rows = [("roof", row["label"]), ("name", row["name"])]
+    rows += [(key, row[key]) for key in ("level", "device", "precision") if row.get(key)]
+    rows.append(("from", row["provenance"]))
+    return rows_table(rows, table_style=_ROOF_TOOLTIP_STYLE, cell_style=CELL_STYLE,
+                      table_class=TOOLTIP_CLASS)
 
 
 def tooltip_css_html() -> str:

@@ -24,6 +24,7 @@ __all__ = [
     "number_text",
     "percent_text",
     "rank_text",
+    "ranks_text",
     "rows_table",
 ]
 
@@ -36,6 +37,22 @@ CELL_STYLE = "padding:0 4px"
 def rank_text(rank) -> str:
     """A rank as shown to users: ``"all ranks"`` for the combined rank -1."""
     return "all ranks" if rank == ALL_RANKS else str(rank)
+
+
+def ranks_text(ranks) -> str:
+    """Ranks as runs of consecutive numbers, ``"0, 2\u20135, 9"`` (``"all ranks"`` for -1)."""
+    numbers = sorted({int(r) for r in ranks})
+    parts = []
+    first = 0
+    while first < len(numbers):
+        last = first
+        while (last + 1 < len(numbers) and numbers[first] >= 0
+               and numbers[last + 1] == numbers[last] + 1):
+            last += 1
+        parts.append(rank_text(numbers[first]) if first == last
+                     else f"{numbers[first]}\u2013{numbers[last]}")
+        first = last + 1
+    return ", ".join(parts)
 
 
 def display_value(value, column: str = "") -> str:

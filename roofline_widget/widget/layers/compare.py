@@ -14,8 +14,10 @@ baseline run(s) and the widget's data, keeps the rows of what the widget shows
   the line runs *on screen*, its tip at the edge of the end point;
 - ``run_points``: one hollow Scatter per baseline run, each run with its own
   marker shape (``look.markers.RUN_MARKERS``, in chain order; the widget's own run keeps
-  its filled circles), with a tooltip giving both points, the speed-up and the
-  changes.
+  its filled circles);
+- ``run_hits``: over each, the same markers filled but fully transparent, which
+  carry the tooltip (both points, the speed-up and the changes): a hollow SVG
+  marker is hit on its outline only, a filled one anywhere inside.
 
 The heads are turned and placed by :mod:`roofline_widget.look.arrows` for the
 size the scales are drawn over (:func:`~roofline_widget.look.plot_area.scale_size`
@@ -24,8 +26,9 @@ or the figure's layout does; a peak drag that leaves the axes alone sends
 nothing (``set_if_changed``).  Hover texts and the status note are built in
 :mod:`roofline_widget.widget.html`.
 
-The status line names each run's marker, says the median speed-up and how
-many regions are found in one run only (names escaped).  A baseline that
+The status line gives the median speed-up and the worst region, names every
+region that got slower, each run's marker and how many regions are found in
+one run only (names escaped).  A baseline that
 cannot be compared (it lacks the widget's metric, ...) draws nothing and
 says why in the status line.
 """
@@ -42,6 +45,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.compare import compare_points
+from roofline_widget.analysis.compare_summary import before_points, speedup_summary
 from roofline_widget.look.arrows import ROTATION_SCALE_RANGE, head_positions, head_rotation
 from roofline_widget.look.colors import OTHER_COLOR, PALETTE
 from roofline_widget.look.log_axes import log_ranges
@@ -58,6 +62,8 @@ from roofline_widget.widget.state import PointState
 __all__ = ["CompareLayer", "baseline_runs"]
 
 _X = schema.INTENSITY
+#: Marker size (bqplot's area units) of the baseline runs' points.
+_RUN_MARKER_SIZE = 70
 _Y = schema.PERFORMANCE
 
 
@@ -151,6 +157,7 @@ class CompareLayer:
             scales={**self._scales, "rotation": rotation}, marker=HEAD_MARKER.bqplot,
             default_size=HEAD_SIZE, colors=["gray"], opacities=[0.9], visible=False)
         self.run_points: list[bq.Scatter] = []
+        self.run_hits: list[bq.Scatter] = []
         self._runs: list[tuple[str, RegionSums]] = []
         self.runs = baseline_runs(baseline)
         for scale in (x_scale, y_scale):
@@ -168,12 +175,21 @@ class CompareLayer:
         self._runs = runs
         if runs and len(runs) != len(self.run_points):
             self.run_points = [self._run_scatter(i) for i in range(len(runs))]
+            self.run_hits = [self._hit_scatter(i) for i in range(len(runs))]
 
     def _run_scatter(self, index: int) -> bq.Scatter:
+        """The hollow markers of baseline run ``index`` (seen, not hovered)."""
+        return bq.Scatter(
+            x=np.zeros(0), y=np.zeros(0), scales=self._scales, marker=run_marker(index).bqplot,
+            fill=False, stroke_width=2, default_size=_RUN_MARKER_SIZE, opacities=[0.7],
+            colors=["gray"], interactions={}, visible=False)
+
+    def _hit_scatter(self, index: int) -> bq.Scatter:
+        """Transparent filled markers over run ``index``'s: hovered anywhere inside."""
         scatter = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), scales=self._scales, marker=run_marker(index).bqplot,
-            fill=False, stroke_width=2, default_size=70, opacities=[0.7], colors=["gray"],
-            tooltip=self.tooltip, tooltip_style=dict(TOOLTIP_STYLE),
+            fill=True, stroke_width=2, default_size=_RUN_MARKER_SIZE, opacities=[0.0],
+            colors=["white"], tooltip=self.tooltip, tooltip_style=dict(TOOLTIP_STYLE),
             interactions={"hover": "tooltip"}, visible=False)
         scatter.on_hover(self._on_hover)
         return scatter
@@ -191,14 +207,22 @@ class CompareLayer:
     # ------------------------------------------------------------ the Layer protocol
     @property
     def marks(self) -> tuple:
-        """The lines, the heads, then each run's hollow points."""
-        return (self.lines, self.heads, *self.run_points)
+        """The lines, the heads, each run's hollow points, then their hover targets."""
+        return (self.lines, self.heads, *self.run_points, *self.run_hits)
 
     def update(self, data: LayerInput) -> None:
         """Compare with the widget's selection, keep the shown rows, assign the marks.
 
         The comparison is computed once per selection (the widget's
         ``PointState``) and baseline; a peak change only restyles.
+        """
+        self._assign(self.compared(data), data)
+
+    def compared(self, data: LayerInput) -> pd.DataFrame:
+        """The comparison rows of the widget's selection (computed once per selection and baseline).
+
+        ``data.roofline`` is not used: the widget asks for the rows before its
+        ceilings are made, so that empirical roofs hold the baseline points too.
         """
         compared_for = self._compared_for
         if compared_for is None or compared_for[0] is not data.points \
@@ -212,7 +236,12 @@ class CompareLayer:
                     self.error = str(exc)
             self._frame = frame
             self._compared_for = (data.points, self.runs)
-        self._assign(self._frame, data)
+        return self._frame
+
+    def baseline_rows(self, data: LayerInput) -> pd.DataFrame:
+        """The baseline runs' points of :meth:`compared` as point rows (for empirical roofs),
+        :func:`~roofline_widget.analysis.compare_summary.before_points`."""
+        return before_points(self.compared(data))
 
     def extent(self) -> tuple[np.ndarray, np.ndarray]:
         """The baseline points drawn (the current points are the widget's own)."""
@@ -223,7 +252,7 @@ class CompareLayer:
                 drawn[_Y + "_before"].to_numpy(dtype=float))
 
     def status(self) -> str:
-        """Markers per run, median speed-up, regions found in one run only (escaped HTML)."""
+        """Median and worst speed-up, slowdowns, markers per run, regions of one run (escaped HTML)."""
         frame = self._frame
         if self.error or frame.empty:
             return compare_status_html(error=self.error)
@@ -232,7 +261,9 @@ class CompareLayer:
             rows = frame[frame["status"] == status]
             for run in dict.fromkeys(rows[side]):
                 only_in.append((run, list(dict.fromkeys(rows.loc[rows[side] == run, "region"]))))
-        return compare_status_html(median=self.median_speedup(), count=self._speedup_count(),
+        summary = speedup_summary(frame)
+        return compare_status_html(median=summary.median, count=summary.count,
+                                   worst=summary.worst, slowdowns=summary.slowdowns,
                                    labels=self.labels, only_in=only_in, notes=self.notes)
 
     # ------------------------------------------------------------ public results
@@ -242,14 +273,7 @@ class CompareLayer:
 
     def median_speedup(self) -> float:
         """Median speed-up of the current run over the first baseline run (NaN if none)."""
-        frame = self._frame
-        if frame.empty:
-            return float("nan")
-        column = "speedup_vs_first" if "step" in frame else "speedup"
-        last = frame if "step" not in frame else frame[frame["step"] == frame["step"].max()]
-        values = last.loc[last["status"] == "both", column].to_numpy(dtype=float)
-        values = values[np.isfinite(values)]
-        return float(np.median(values)) if values.size else float("nan")
+        return speedup_summary(self._frame).median
 
     def drawn_points(self, label: str) -> pd.DataFrame:
         """The rows whose baseline point of run ``label`` is drawn (in its Scatter's order)."""
@@ -271,14 +295,6 @@ class CompareLayer:
                 frame = compare_points(dict(runs), match=self.match, selection=data.selection)
         self.notes = list(dict.fromkeys(str(w.message) for w in caught))
         return _shown_rows(frame, data.points.points, data.points.shown)
-
-    def _speedup_count(self) -> int:
-        """The points the median speed-up is taken over (last step of a chain)."""
-        frame = self._frame
-        both = frame["status"] == "both"
-        if "step" in frame:
-            both &= frame["step"] == frame["step"].max()
-        return int(both.sum())
 
     def _assign(self, frame: pd.DataFrame, data: LayerInput) -> None:
         both = frame[frame["status"] == "both"] if not frame.empty else frame
@@ -303,16 +319,17 @@ class CompareLayer:
                 self.heads.colors = colours
                 self._place_heads()
                 self.lines.visible = self.heads.visible = True
-        for index, scatter in enumerate(self.run_points):
+        for index, (scatter, hit) in enumerate(zip(self.run_points, self.run_hits)):
             drawn = (self._drawn_by_run[index] if index < len(self._drawn_by_run)
                      else self._drawn.iloc[0:0])
-            with scatter.hold_sync():
-                set_if_changed(scatter, "x", drawn[_X + "_before"].to_numpy(dtype=float)
-                               if not drawn.empty else np.zeros(0))
-                set_if_changed(scatter, "y", drawn[_Y + "_before"].to_numpy(dtype=float)
-                               if not drawn.empty else np.zeros(0))
+            x = drawn[_X + "_before"].to_numpy(dtype=float) if not drawn.empty else np.zeros(0)
+            y = drawn[_Y + "_before"].to_numpy(dtype=float) if not drawn.empty else np.zeros(0)
+            with scatter.hold_sync(), hit.hold_sync():
+                for mark in (scatter, hit):
+                    set_if_changed(mark, "x", x)
+                    set_if_changed(mark, "y", y)
+                    mark.visible = not drawn.empty
                 scatter.colors = _colors(drawn, data) if not drawn.empty else ["gray"]
-                scatter.visible = not drawn.empty
 
     def _place_heads(self) -> None:
         """Heads at the lines' ends, turned for the scales' current ranges and the plot size."""
@@ -339,7 +356,8 @@ class CompareLayer:
     def _on_hover(self, mark, content: dict) -> None:
         point = content.get("point") or content.get("data") or {}
         index = point.get("index")
-        runs = [i for i, scatter in enumerate(self.run_points) if scatter is mark] or [0]
+        runs = [i for i, (scatter, hit) in enumerate(zip(self.run_points, self.run_hits))
+                if mark is scatter or mark is hit] or [0]
         drawn = self._drawn_by_run[runs[0]] if runs[0] < len(self._drawn_by_run) else self._drawn
         if isinstance(index, int) and 0 <= index < len(drawn):
             self.tooltip.value = comparison_tooltip_html(drawn.iloc[index])

@@ -1,0 +1,258 @@
+"""Which roofs judge each point, and the verdicts: attainable performance, ridge, bound.
+
+Every point has *keys* (:func:`roof_keys`): its memory level (a ``level``
+column, else its bandwidth metric's level: a DRAM metric is ``"MEM"``), its
+device and its FLOP metric's precision.  :func:`judge` looks up the roofs of
+each distinct key once (:meth:`Roofline.roofs_for
+<roofline_widget.ceilings.Roofline.roofs_for>`) and gives per point the
+compute roof ``P`` and bandwidth roof ``B`` (NaN where none serves), so that
+the attainable performance is ``min(P, B * I)`` and the ridge ``P / B``, both
+of the point's own roofs.  A point without a roof of its kind is not judged:
+its :attr:`Judgement.missing` text (``"no MEM roof"``) is its bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from roofline_widget.metric_names import flops_precision, metric_level
+from roofline_widget.roofs.roof import DEVICES, ROOF_TOLERANCE
+
+if TYPE_CHECKING:
+    from roofline_widget.ceilings import Roofline
+
+__all__ = ["Judgement", "RoofKeys", "judge", "judge_keys", "missing_notes", "roof_keys",
+           "unjudged_notes", "unjudged_points_notes"]
+
+
+@dataclass(frozen=True)
+class RoofKeys:
+    """What picks the roofs of each point: its memory level, device and precision (None: unknown).
+
+    Attributes
+    ----------
+    level, device, precision : numpy.ndarray
+        One entry per point (object arrays of str or None).
+    """
+
+    level: np.ndarray
+    device: np.ndarray
+    precision: np.ndarray
+
+    def first(self) -> tuple:
+        """(level, device, precision) of a plot's points: the first level and precision
+        given, the CPU when any point is a CPU point (None: none known)."""
+        distinct = self.groups[0]
+        level = next((lv for lv, _dev, _prec in distinct if lv is not None), None)
+        precision = next((prec for _lv, _dev, prec in distinct if prec is not None), None)
+        devices = self.devices
+        return level, ("cpu" if "cpu" in devices else devices[0]), precision
+
+    @property
+    def devices(self) -> list:
+        """The devices of the points, CPU first ([None] when no point has one)."""
+        found = {dev for _lv, dev, _prec in self.groups[0]}
+        return [d for d in DEVICES if d in found] or [None]
+
+    @cached_property
+    def groups(self) -> tuple[list[tuple], np.ndarray]:
+        """(the distinct (level, device, precision) keys in order of appearance, each point's
+        index among them), worked out once."""
+        n = len(self.level)
+        combined = np.zeros(n, dtype=np.int64)
+        uniques = []
+        for values in (self.level, self.device, self.precision):
+            codes, found = pd.factorize(np.asarray(values, dtype=object))
+            combined = combined * (len(found) + 1) + (codes + 1)  # code -1 (None) -> 0
+            uniques.append([None, *found])
+        codes, distinct_codes = pd.factorize(combined)
+        distinct = []
+        for code in distinct_codes:
+            key = []
+            for found in reversed(uniques):
+                code, index = divmod(int(code), len(found))
+                key.append(_known(found[index]))
+            distinct.append(tuple(reversed(key)))
+        return distinct, codes
+
+
+def _known(value) -> str | None:
+    return None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
+
+
+def _level_of(name: str) -> str | None:
+    found = metric_level(name)
+    return None if found is None else found.level
+
+
+def _keys_column(points: pd.DataFrame | None, name: str, convert) -> np.ndarray:
+    """``convert`` of each value of column ``name`` (once per distinct value), None if missing."""
+    n = 0 if points is None else len(points)
+    if points is None or name not in points:
+        return np.full(n, None, dtype=object)
+    column = points[name]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, uniques = column.cat.codes.to_numpy(), column.cat.categories
+    else:
+        codes, uniques = pd.factorize(column.to_numpy(dtype=object))
+    converted = np.empty(len(uniques) + 1, dtype=object)  # the last: a missing value's (code -1)
+    converted[:-1] = [None if _known(value) is None else convert(str(value)) for value in uniques]
+    return converted[codes]
+
+
+def roof_keys(points: pd.DataFrame | None) -> RoofKeys:
+    """Each point's level, device and precision (see the module docstring).
+
+    Examples
+    --------
+    >>> points = pd.DataFrame({"bandwidth_metric": ["Memory bandwidth [MBytes/s]"],
+    ...                        "flops_metric": ["DP [MFLOP/s]"], "device": ["cpu"]})
+    >>> keys = roof_keys(points)
+    >>> keys.level[0], keys.device[0], keys.precision[0]
+    ('MEM', 'cpu', 'DP')
+    """
+    if points is not None and "level" in points:
+        level = _keys_column(points, "level", str)
+    else:
+        level = _keys_column(points, "bandwidth_metric", _level_of)
+    return RoofKeys(level, _keys_column(points, "device", str),
+                    _keys_column(points, "flops_metric", flops_precision))
+
+
+def _missing(what: str, device) -> str:
+    return f"no {what} roof" + (f" ({device})" if device is not None else "")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The roofs of each point.
+
+    Attributes
+    ----------
+    compute, bandwidth : numpy.ndarray
+        The point's compute roof (GFLOP/s) and bandwidth roof (GB/s); NaN: none.
+    compute_names, bandwidth_names : numpy.ndarray
+        Their names (``""``: none).
+    missing : numpy.ndarray
+        ``""``, or which roof the point lacks (``"no MEM roof"``, ``"no DP
+        compute roof (gpu)"``).
+    """
+
+    compute: np.ndarray
+    bandwidth: np.ndarray
+    compute_names: np.ndarray
+    bandwidth_names: np.ndarray
+    missing: np.ndarray
+
+    @property
+    def ridge(self) -> np.ndarray:
+        """Each point's ridge ``P / B`` (FLOP/byte; NaN without both roofs)."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.compute / self.bandwidth
+
+    def attainable(self, intensity: np.ndarray) -> np.ndarray:
+        """``min(P, B * intensity)`` (GFLOP/s; NaN without a roof)."""
+        return np.minimum(self.compute, self.bandwidth * intensity)
+
+    def bound(self, intensity: np.ndarray) -> np.ndarray:
+        """``"memory"`` left of the point's ridge, ``"compute"`` from it on, ``"n/a"`` for a
+        NaN intensity, :attr:`missing` where a roof is missing."""
+        with np.errstate(invalid="ignore"):
+            labels = np.where(intensity < self.ridge, "memory", "compute").astype(object)
+        labels[~np.isfinite(intensity)] = "n/a"
+        lacking = self.missing != ""
+        labels[lacking] = self.missing[lacking]
+        return labels
+
+
+    def columns(self, intensity: np.ndarray, performance: np.ndarray) -> dict:
+        """The verdicts of :meth:`Roofline.classify <roofline_widget.ceilings.Roofline.classify>`
+        by column name (``attainable_gflops``, ``efficiency_percent``, ...)."""
+        attainable = self.attainable(intensity)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return {"attainable_gflops": attainable,
+                    "efficiency_percent": 100.0 * performance / attainable,
+                    "bound": self.bound(intensity),
+                    "above_roof": performance > attainable * (1.0 + ROOF_TOLERANCE),
+                    "ridge_flops_per_byte": self.ridge,
+                    "compute_roof": self.compute_names,
+                    "bandwidth_roof": self.bandwidth_names}
+
+
+def judge(roofline: Roofline, n: int, level=None, device=None, precision=None) -> Judgement:
+    """The roofs of ``n`` points of ``level``, ``device``, ``precision`` (one value or one each)."""
+    keys = [np.broadcast_to(np.asarray(v, dtype=object), (n,)) for v in (level, device, precision)]
+    return judge_keys(roofline, RoofKeys(*keys))
+
+
+def _group_verdicts(roofline: Roofline, distinct: list[tuple]) -> tuple:
+    """Per distinct key: compute and bandwidth roof values and names, the missing roof's text."""
+    m = len(distinct)
+    values = {"compute": np.full(m, np.nan), "bandwidth": np.full(m, np.nan)}
+    names = {"compute": np.full(m, "", dtype=object), "bandwidth": np.full(m, "", dtype=object)}
+    missing = np.full(m, "", dtype=object)
+    devices = roofline.devices  # a point's device is named where it matters: roofs of several
+    for k, (lv, dev, prec) in enumerate(distinct):
+        found = dict(zip(("compute", "bandwidth"), roofline.roofs_for(lv, dev, prec)))
+        for kind, roof in found.items():
+            if roof is not None:
+                values[kind][k], names[kind][k] = roof.value, roof.name
+        named = dev if devices and (len(devices) > 1 or dev not in devices) else None
+        lacking = [] if found["bandwidth"] is not None else [_missing(lv or "bandwidth", named)]
+        if found["compute"] is None:
+            lacking.append(_missing(f"{prec} compute" if prec else "compute", named))
+        missing[k] = ", ".join(lacking)
+    return values, names, missing
+
+
+def judge_keys(roofline: Roofline, keys: RoofKeys) -> Judgement:
+    """The roofs of the points of ``keys``, looked up once per distinct key."""
+    distinct, inverse = keys.groups
+    values, names, missing = _group_verdicts(roofline, distinct)
+    return Judgement(values["compute"][inverse], values["bandwidth"][inverse],
+                     names["compute"][inverse], names["bandwidth"][inverse], missing[inverse])
+
+
+def unjudged_points_notes(roofline: Roofline, points: pd.DataFrame,
+                          keys: RoofKeys | None = None) -> list[str]:
+    """:func:`unjudged_notes` of ``roofline.classify(points)`` without building that table
+    (the widget's status line, on every peak change); ``keys``: the points' keys, if known."""
+    distinct, inverse = (keys or roof_keys(points)).groups
+    missing = _group_verdicts(roofline, distinct)[2]
+    counts = np.bincount(inverse, minlength=len(distinct)) if len(inverse) else np.zeros(0)
+    totals: dict[str, int] = {}
+    for text, count in zip(missing, counts):
+        if text:
+            totals[text] = totals.get(text, 0) + int(count)
+    return [_note(what, count) for what, count in totals.items()]
+
+
+def _note(what: str, count: int) -> str:
+    return (f"{count:,} point{'s' if count != 1 else ''} ha{'ve' if count != 1 else 's'} {what}: "
+            "not judged (another level's or device's roof is not used)")
+
+
+def unjudged_notes(table: pd.DataFrame) -> list[str]:
+    """Sentences on classified points that have no roof of their kind (``[]``: all judged).
+
+    Examples
+    --------
+    >>> unjudged_notes(pd.DataFrame({"bound": ["memory", "no MEM roof", "no MEM roof"]}))
+    ["2 points have no MEM roof: not judged (another level's or device's roof is not used)"]
+    """
+    if "bound" not in table or not len(table):
+        return []
+    return missing_notes(table["bound"].astype(str).to_numpy())
+
+
+def missing_notes(bounds: np.ndarray) -> list[str]:
+    """The sentences of :func:`unjudged_notes` from the points' ``bound`` (or
+    :attr:`Judgement.missing`) values: one per kind of missing roof, with its count."""
+    labels = pd.Series(bounds, dtype=object)
+    counts = labels[labels.str.startswith("no ", na=False)].value_counts(sort=False)
+    return [_note(what, count) for what, count in counts.items()]
