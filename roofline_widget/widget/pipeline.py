@@ -26,7 +26,7 @@ from roofline_widget.look.colors import palette_color
 from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
-from roofline_widget.widget.figure import FigureState
+from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.layer_stack import LayerStack
 from roofline_widget.widget.layers.base import LayerInput
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
@@ -128,7 +128,8 @@ class RefreshPipeline:
         points = point_state.select_points(
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
-            combine_ranks=owner.combine_ranks, max_points=self._budget_used)
+            group_ranks=owner.group_ranks, combine_ranks=owner.combine_ranks,
+            max_points=self._budget_used)
         self._roof_basis = self._basis(points)
         self._point_keys = roof_keys(points.points)
         self._basis_keys = (self._point_keys if self._roof_basis is points.points

@@ -22,6 +22,7 @@ from traitlets import Any, Bool, CFloat, Enum, Int, List, Unicode, observe, vali
 
 from roofline_widget.ceilings import Roofline
 from roofline_widget.points import RegionSums
+from roofline_widget.points.rank_groups import GROUP_RANKS_CHOICES
 from roofline_widget.views import View
 from roofline_widget.widget import trait_checks as checks
 from roofline_widget.widget.controls import RooflineControls
@@ -32,6 +33,7 @@ from roofline_widget.widget.layers.levels import available_levels
 from roofline_widget.widget.layers.ranks import RANK_VIEWS
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.pipeline import RefreshPipeline
+from roofline_widget.widget.point_keys import with_keys
 from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.saved_views import apply_view, widget_view
 from roofline_widget.widget.state import UpdateGuard
@@ -41,7 +43,8 @@ __all__ = ["DEFAULT_MAX_POINTS", "RooflineWidget"]
 #: The point budget: WebGL draws this many in about a second (docs/performance.md); without
 #: WebGL, and while memory levels or a baseline are shown, ``SVG_MAX_POINTS`` applies.
 DEFAULT_MAX_POINTS = 50_000
-_SELECTION_TRAITS = ("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include",
+_SELECTION_TRAITS = ("flops_metric", "bandwidth_metric", "ranks", "group_ranks", "combine_ranks",
+                     "include",
                      "exclude", "max_points", "rank_view", "expanded_regions")
 
 
@@ -91,9 +94,14 @@ class RooflineWidget(widgets.VBox):
         ``TraitError`` naming the valid ones.
     ranks : list of int or None
         Ranks to show (None: all).  Unknown ranks raise ``TraitError``.
+    group_ranks : {"auto", "rank", "socket", "host", "all"}
+        Which ranks a point sums (see :func:`~roofline_widget.points_dataframe`):
+        ``"auto"`` sums the ranks of a socket where memory is counted on one
+        rank per socket (likwid-mpirun), and the status line says so;
+        ``"rank"`` gives one point per rank.
     combine_ranks : bool
-        Sum the shown ranks into one point per region and run; such points
-        have rank -1, shown as "all ranks".
+        Sum the shown ranks into one point per region and run (the same as
+        ``group_ranks="all"``); such points have rank -1, shown as "all ranks".
     include, exclude : str
         Regular expressions matched at the start of region names (``""``: no
         filter).  An invalid pattern is shown as a message, no points drawn.
@@ -116,7 +124,9 @@ class RooflineWidget(widgets.VBox):
         Memory levels drawn as a hierarchical roofline (``["L2", "MEM"]``; ``[]``:
         none); one of ``available_levels`` each, else ``TraitError``.
     selected : list of (file, rank, region) tuples
-        The selected points, by key (set by click, brush and lasso too).
+        The selected points, by key (set by click, brush and lasso too;
+        with Ctrl, Shift or Cmd held they add to it, a Ctrl-click on a selected point
+        takes it out).
     message : str
         The error or remark shown above the figure (read-only).
     rank_view : {"points", "spread", "auto"}
@@ -153,6 +163,7 @@ class RooflineWidget(widgets.VBox):
     flops_metric = OptionalUnicode(None, help="FLOP-rate metric name")
     bandwidth_metric = OptionalUnicode(None, help="bandwidth metric name")
     ranks = Any(None, allow_none=True, help="ranks to show, None for all")
+    group_ranks = Enum(GROUP_RANKS_CHOICES, "auto", help="which ranks a point sums")
     combine_ranks = Bool(False, help="one point per region: the ranks summed")
     include = OptionalUnicode("", help="regex of regions to show")
     exclude = OptionalUnicode("", help="regex of regions to hide")
@@ -187,7 +198,8 @@ class RooflineWidget(widgets.VBox):
             self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
-        self.figure.on_select(lambda rows: setattr(self, "selected", self._refresh.keys_of(rows)))
+        self.figure.on_select(lambda rows, adding: setattr(
+            self, "selected", with_keys(self.selected, self._refresh.keys_of(rows), adding)))
         self._match = match
         self._layers.set_baseline(self.baseline, match)
         self._layers.show_levels(self.levels)
