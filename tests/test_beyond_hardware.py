@@ -47,7 +47,7 @@ from roofline_widget import (
 )
 from roofline_widget.analysis.sanity import CHECKS, flagged_points
 from roofline_widget.look.axis_ranges import axis_ranges
-from roofline_widget.look.beyond_hardware import beyond_hardware_text
+from roofline_widget.look.beyond_hardware import beyond_hardware_text, point_name
 from roofline_widget.look.no_flop import split_flop_work
 from roofline_widget.roofs.hardware_bounds import (
     MAX_CPU_GFLOPS_PER_THREAD,
@@ -288,3 +288,13 @@ def test_flagged_points_ring_every_level_of_a_broken_region():
     marked = flagged_points(hierarchical_points(LULESH_SIZES), findings)
     assert set(marked["checks"]) == {"beyond hardware"}
     np.testing.assert_allclose(marked["performance_gflops"], BROKEN_GFLOPS, rtol=1e-12)
+
+
+def test_point_name_says_which_rank_group_and_run():
+    frame = pd.DataFrame({"region": ["solve", "solve"], "file": ["job#1", "job#2"],
+                          "rank": [-1, -1], "run": [1, 2],
+                          "rank_group": ["f0472 socket 0 (ranks 0-23)",
+                                         "f0472 socket 1 (ranks 24-47)"]})
+    rows = list(frame.itertuples(index=False))
+    assert point_name(rows[1], frame) == "solve (f0472 socket 1 (ranks 24-47), run #2)"
+    assert point_name(rows[0], frame.iloc[:1]) == "solve"

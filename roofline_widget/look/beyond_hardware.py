@@ -40,13 +40,16 @@ def threads_text(count: int, unit: str = "thread") -> str:
 
 
 def point_name(row, points: pd.DataFrame) -> str:
-    """A point's region, with its rank and run where ``points`` hold several (plain text).
+    """A point's region, with its rank (or rank group) and run where ``points`` hold several.
 
     ``"CalcPressureForElems (run #1)"``; the run label names the run when the
     points have no ``run`` column but several files.
     """
     details = []
-    if "rank" in points.columns and points["rank"].nunique() > 1 and int(row.rank) >= 0:
+    if "rank_group" in points.columns and points["rank_group"].nunique() > 1 \
+            and isinstance(row.rank_group, str) and row.rank_group:
+        details.append(row.rank_group)
+    elif "rank" in points.columns and points["rank"].nunique() > 1 and int(row.rank) >= 0:
         details.append(f"rank {int(row.rank)}")
     if "run" in points.columns and points["run"].nunique() > 1:
         details.append(f"run #{int(row.run)}")
