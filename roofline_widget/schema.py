@@ -14,6 +14,7 @@ __all__ = [
     "ALL_RANKS",
     "BANDWIDTH",
     "FRAME_KEYS",
+    "GROUP_RANKS_CHOICES",
     "INTENSITY",
     "KEY_COLUMNS",
     "LEFT_OUT_COLUMNS",
@@ -54,8 +55,13 @@ SOURCE_KEYS = ("rank", "region", "device", "n_threads", "runtime_s", "call_count
 #: The key columns of ``RegionSums.frame``: the run label ``file``, then :data:`SOURCE_KEYS`,
 #: then ``run``: the run's 1-based number in its file (1 unless the file holds several runs).
 FRAME_KEYS = ("file", *SOURCE_KEYS, "run")
-#: The ``rank`` of a point whose ranks were summed (``combine_ranks=True``): "all ranks combined".
+#: The ``rank`` of a point whose ranks were summed (``group_ranks``: a socket, a host, all ranks);
+#: its ``rank_group`` column names them.
 ALL_RANKS = -1
+
+#: The values of the ``group_ranks=`` option: which ranks a point sums
+#: (:mod:`roofline_widget.points.rank_groups` has the rule).
+GROUP_RANKS_CHOICES = ("auto", "rank", "socket", "host", "all")
 
 #: Keys of one point dict, exactly as scope-profiler 0.7.5 returns them.
 POINT_KEYS = (
@@ -64,6 +70,6 @@ POINT_KEYS = (
 )
 #: Columns of a points DataFrame (``points_dataframe``): :data:`POINT_KEYS`, then what a dict lacks.
 POINT_COLUMNS = (*POINT_KEYS, "device", "n_threads", "call_count", "groups", "unmeasured_threads",
-                 "run")
+                 "run", "rank_group")
 #: Columns of the left-out table (``left_out_regions``).
-LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "groups", "run")
+LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "groups", "run", "rank_group")

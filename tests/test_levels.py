@@ -146,7 +146,7 @@ def _caches_with_flops(tmp_path):
 def test_caches_sample_gives_l2_l3_and_memory_per_rank(tmp_path):
     run = _caches_with_flops(tmp_path)
     with pytest.warns(RegionsLeftOutWarning, match=r"46 \(region, rank, level\) row\(s\).*MEM: 46"):
-        points = hierarchical_points(run)
+        points = hierarchical_points(run, group_ranks="rank")
     rank0 = points[points["rank"] == 0].pipe(_by_level)
     assert list(rank0.index.astype(str)) == ["L2", "L3", "MEM"]
     # sonata:0:0 column: L1 to/from L2 33.5467, L2 to/from L3 31.1493, Memory 27.2278 MBytes/s
@@ -155,7 +155,7 @@ def test_caches_sample_gives_l2_l3_and_memory_per_rank(tmp_path):
     assert rank0.loc["MEM", "bandwidth_gbs"] == pytest.approx(0.0272278)
     assert set(rank0["performance_gflops"]) == {0.1}  # 100 MFLOP/s at every level
     assert rank0.loc["MEM", "arithmetic_intensity_flops_per_byte"] == pytest.approx(0.1 / 0.0272278)
-    left = hierarchical_left_out(run)
+    left = hierarchical_left_out(run, group_ranks="rank")
     # uncore memory counters are read on one rank per socket: 46 of 48 ranks read 0
     assert len(left) == 46
     assert set(left["level"].astype(str)) == {"MEM"}
@@ -175,7 +175,7 @@ def test_caches_sample_ranks_combined_match_the_stat_sums(tmp_path):
 
 
 def test_caches_sample_without_flops_lists_every_row_with_the_reason():
-    left = hierarchical_left_out(CACHES)
+    left = hierarchical_left_out(CACHES, group_ranks="rank")
     assert len(left) == 48 * 3
     assert left["reason"].str.startswith("no FLOP-rate metric in the data").all()
     # the traffic is still shown: rank 0, L2 = 33.5467 MBytes/s

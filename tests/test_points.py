@@ -177,9 +177,9 @@ def test_mpirun_ranks_and_rank_selection_with_numpy_ints():
     # a byte rate is no FLOP rate: every row is left out, with that reason
     assert selection.points.empty
     assert selection.left_out["reason"].str.contains("is not a FLOP rate").all()
-    one = sums.select(ranks=np.int64(1))
+    one = sums.select(ranks=np.int64(1), group_ranks="rank")
     assert set(one.left_out["rank"]) == {1}
-    several = sums.select(ranks=np.array([3, 5]))
+    several = sums.select(ranks=np.array([3, 5]), group_ranks="rank")
     assert sorted(several.left_out["rank"]) == [3, 5]
 
 
@@ -476,7 +476,7 @@ def test_point_dicts_have_exact_keys_and_plain_types():
 def test_points_frame_column_order():
     frame = points_dataframe(sample_path(MEM_DP_4T))
     assert list(frame.columns) == [*POINT_KEYS, "device", "n_threads", "call_count", "groups",
-                                   "unmeasured_threads", "run"]
+                                   "unmeasured_threads", "run", "rank_group"]
     assert list(frame["run"]) == [1, 1]  # a file of one run
     assert list(frame["n_threads"]) == [4, 4]
     assert list(frame["call_count"]) == [2.0, 1.0]
@@ -655,7 +655,7 @@ def test_mpirun_combined_bandwidth_is_the_stat_sum():
     # 27.2278 MB/s on rank 0 (socket 0), 27.2282 MB/s on rank 24 (socket 1), 0 on the other 46.
     run = read_likwid(sample_path(MPIRUN_48))
     sums = RegionSums.from_runs(run)
-    per_rank = sums.select().frame
+    per_rank = sums.select(group_ranks="rank").frame
     assert sorted(per_rank.loc[per_rank[MEM_BW] > 0, "rank"]) == [0, 24]
     selection = sums.select(combine_ranks=True)
     frame = selection.frame
@@ -707,7 +707,7 @@ def test_combine_ranks_sums_every_rank_by_hand():
     run = _four_rank_run()
     sums = RegionSums.from_runs(run)
     # per rank, ranks 1 and 3 have zero bandwidth for solve and are left out
-    per_rank = sums.select(include="solve")
+    per_rank = sums.select(include="solve", group_ranks="rank")
     assert list(per_rank.points["rank"]) == [0, 2]
     assert list(per_rank.left_out["rank"]) == [1, 3]
     selection = sums.select(combine_ranks=True)
@@ -767,7 +767,7 @@ def test_combine_ranks_keyword_of_the_public_functions():
     frame = points_dataframe(run, combine_ranks=True, include="solve")
     assert frame[["region", "rank", "n_threads"]].values.tolist() == [["solve", -1, 8]]
     with pytest.warns(RegionsLeftOutWarning):
-        assert len(points_dataframe(run)) == 4  # solve and setup on ranks 0 and 2
+        assert len(points_dataframe(run, group_ranks="rank")) == 4  # solve and setup on ranks 0, 2
     assert set(left_out_regions(run, combine_ranks=True)["rank"]) == {-1}
     # collect_roofline_points keeps scope-profiler's exact signature
     assert list(inspect.signature(collect_roofline_points).parameters) == [

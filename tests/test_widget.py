@@ -269,7 +269,7 @@ def test_invalid_regex_is_an_inline_message_not_a_traceback(pmgpu):
 
 
 def test_ranks_trait_select_multiple_and_validation(mpirun):
-    w = RooflineWidget(mpirun)
+    w = RooflineWidget(mpirun, group_ranks="rank")
     assert w.ranks is None
     assert w.controls.rank_choice.value == tuple(range(48))
     w.ranks = np.int64(3)
@@ -320,7 +320,7 @@ def test_left_out_list_names_the_device_of_a_gpu_region():
 
 def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
     # CACHES group: bandwidths but no FLOP metric, so all 48 (rank, wr-only) rows are left out.
-    w = RooflineWidget(mpirun)
+    w = RooflineWidget(mpirun, group_ranks="rank")
     assert w.flops_metric is None
     assert w.controls.flops_choice.disabled
     assert len(w.figure.scatter.x) == 0
@@ -689,7 +689,7 @@ def two_rank_run():
 
 
 def test_sum_over_ranks_by_hand():
-    w = RooflineWidget(two_rank_run())
+    w = RooflineWidget(two_rank_run(), group_ranks="rank")
     # per rank: solve on rank 1 and EVIL on rank 0 have zero bandwidth and are left out
     assert sorted(map(tuple, w.to_dataframe()[["region", "rank"]].values.tolist())) == [
         (EVIL, 1), ("solve", 0)]
@@ -755,7 +755,7 @@ def test_combine_ranks_toggle_replaces_the_scatter_data_in_place(sent):
 
 
 def test_combined_points_show_all_ranks_and_can_be_selected():
-    w = RooflineWidget(two_rank_run(), combine_ranks=True, color_by="rank")
+    w = RooflineWidget(two_rank_run(), combine_ranks=True, color_by="rank", group_ranks="rank")
     assert w.controls.combine_box.value is True
     assert len(w.figure.scatter.x) == 2
     assert "all ranks" in w.controls.legend_html.value

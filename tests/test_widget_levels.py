@@ -41,10 +41,11 @@ def run(tmp_path_factory):
 def widget(run):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return RooflineWidget(run)
+        return RooflineWidget(run, group_ranks="rank")  # the level dots of every rank
 
 
 def _expected(run, levels, **selection):
+    selection.setdefault("group_ranks", "rank")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         points = hierarchical_points(run, **selection)
@@ -158,7 +159,7 @@ def test_toggles_set_the_trait(widget, run):
 def test_peak_change_sends_no_level_arrays_and_findings_follow_the_ceilings(run):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        widget = RooflineWidget(run, levels=["L2", "MEM"],
+        widget = RooflineWidget(run, levels=["L2", "MEM"], group_ranks="rank",
                                 ceilings=[BandwidthRoof("L2 (bench)", 0.02, level="L2"),
                                           ComputeRoof("bench peak", 10.0)])
     layer = _layer(widget)
@@ -204,7 +205,8 @@ def test_static_plot_draws_one_collection_per_level(run, tmp_path):
     path = tmp_path / "levels.png"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        payload = plot_roofline(run, levels=["L2", "L3", "MEM"], filepath=path, verbose=False)
+        payload = plot_roofline(run, levels=["L2", "L3", "MEM"], filepath=path, verbose=False,
+                                group_ranks="rank")
     assert path.stat().st_size > 10_000
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     axes = payload["figure"].axes[0]

@@ -55,11 +55,12 @@ _SIDE = ["region", "file", *POINT_COLUMNS, "reason"]
 
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
-                      "combine_ranks")
+                      "group_ranks", "combine_ranks")
 def compare_points(before: object, after: object = None, *, selection: Selection | None = None,
                    flops_metric: str | None = None, bandwidth_metric: str | None = None,
                    ranks: RanksArgument = None, include: PatternsArgument = None,
-                   exclude: PatternsArgument = None, combine_ranks: bool = False,
+                   exclude: PatternsArgument = None, group_ranks: str = "auto",
+                   combine_ranks: bool = False,
                    match: Mapping[str, str] | Callable[[str], str | None] | None = None
                    ) -> pd.DataFrame:
     """Match the roofline points of two runs (or a chain of runs) and compute the changes.
@@ -151,7 +152,7 @@ def compare_points(before: object, after: object = None, *, selection: Selection
     """
     chosen = Selection.of(selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
                           ranks=ranks, include=include, exclude=exclude,
-                          combine_ranks=combine_ranks)
+                          group_ranks=group_ranks, combine_ranks=combine_ranks)
     chain = after is None
     items = _chain_items(before) if chain else [("before", before), ("after", after)]
     sums = [(label, RegionSums.from_runs(data)) for label, data in items]

@@ -133,7 +133,7 @@ def _choice_notes(level: str, best: LevelMetric, options: list[LevelMetric]) -> 
 # --------------------------------------------------------------------------
 # points per level
 # --------------------------------------------------------------------------
-_ORDER = ["file", "rank", "region", "level"]
+_ORDER = ["file", "rank", "rank_group", "region", "level"]
 
 
 @dataclass
@@ -146,13 +146,15 @@ class LevelSelection:
         One row per (file, rank, region, level): ``file, rank, region,
         level`` (ordered categorical L1 < L2 < L3 < MEM), ``bandwidth_metric,
         bandwidth_gbs, performance_gflops, arithmetic_intensity_flops_per_byte,
-        runtime_seconds, flops_metric, device, n_threads, call_count, groups``.
-        Sorted by file, rank, region (order of appearance) and level, so the
-        dots of one region are consecutive rows, inner level first.
+        runtime_seconds, flops_metric, device, n_threads, call_count, groups,
+        rank_group`` (the ranks a point sums: every level of a region sums
+        the same ones).  Sorted by file, rank, rank group, region (order of
+        appearance) and level, so the dots of one region are consecutive
+        rows, inner level first.
     left_out : pandas.DataFrame
         ``file, rank, region, level, bandwidth_metric, bandwidth_gbs`` (NaN
         where not measured), ``reason``: a region/rank missing a level, or
-        with no usable FLOP rate.
+        with no usable FLOP rate; ``rank_group``.
     levels : dict
         Level -> bandwidth metric used.
     flops_metric : str or None
@@ -187,12 +189,7 @@ def _with_level(frame: pd.DataFrame, level: str) -> pd.DataFrame:
 
 def _left_out_bandwidth(sums: RegionSums, selected: SelectedPoints, metric: str) -> np.ndarray:
     """The level's bandwidth (GB/s) of the left-out rows, NaN where not measured."""
-    left = selected.left_out
-    keys = ["file", "rank", "region", "device"]
-    frame = selected.frame[[*keys, metric]].astype({"file": str, "region": str, "device": str})
-    merged = left[keys].astype({"file": str, "region": str, "device": str}).merge(
-        frame, on=keys, how="left")
-    return merged[metric].to_numpy(dtype=float) * sums.units[metric].to_giga
+    return selected.left_out_sums(metric) * sums.units[metric].to_giga
 
 
 def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
@@ -201,30 +198,32 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
         return pd.DataFrame({c: pd.Series(dtype=LEVEL_DTYPE if c == "level" else object)
                              for c in columns})
     out = pd.concat([f.astype({c: object for c in ("file", "region", "device", "groups",
-                                                   "flops_metric", "bandwidth_metric", "reason")
+                                                   "flops_metric", "bandwidth_metric", "reason",
+                                                   "rank_group")
                                if c in f}) for f in frames], ignore_index=True)
     out["level"] = out["level"].astype(LEVEL_DTYPE)
-    for name in ("file", "region"):
+    for name in ("file", "region", "rank_group"):
         out[name] = pd.Categorical(out[name], categories=list(dict.fromkeys(out[name])))
-    codes = [out[c].cat.codes if c in ("file", "region", "level") else out[c] for c in _ORDER]
+    codes = [out[c].cat.codes if c in ("file", "region", "level", "rank_group") else out[c]
+             for c in _ORDER]
     order = np.lexsort([np.asarray(c) for c in reversed(codes)])
     return out.iloc[order].reset_index(drop=True)[columns]
 
 
 _POINT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
                   schema.PERFORMANCE, schema.INTENSITY, schema.RUNTIME,
-                  "flops_metric", "device", "n_threads", "call_count", "groups"]
+                  "flops_metric", "device", "n_threads", "call_count", "groups", "rank_group"]
 _LEFT_OUT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
-                     "reason"]
+                     "reason", "rank_group"]
 
 
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
-                      "combine_ranks", "unmeasured")
+                      "group_ranks", "combine_ranks", "unmeasured")
 def select_levels(data: object, *, selection: Selection | None = None,
                   flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
                   ranks: RanksArgument = None, include: PatternsArgument = None,
-                  exclude: PatternsArgument = None, combine_ranks: bool = False,
-                  unmeasured: str = "leave_out") -> LevelSelection:
+                  exclude: PatternsArgument = None, group_ranks: str = "auto",
+                  combine_ranks: bool = False, unmeasured: str = "leave_out") -> LevelSelection:
     """The points of every measured memory level, without warning (see :func:`hierarchical_points`).
 
     A ``selection``'s ``bandwidth_metric`` is not used: each level has its own.
@@ -241,8 +240,8 @@ def select_levels(data: object, *, selection: Selection | None = None,
         For an unknown level or metric, or data without any level's bandwidth.
     """
     chosen = Selection.of(selection, flops_metric=flops_metric, levels=levels, ranks=ranks,
-                          include=include, exclude=exclude, combine_ranks=combine_ranks,
-                          unmeasured=unmeasured)
+                          include=include, exclude=exclude, group_ranks=group_ranks,
+                          combine_ranks=combine_ranks, unmeasured=unmeasured)
     sums = RegionSums.from_runs(data)
     metrics, notes = detect_levels(sums.bandwidth_metrics, chosen.level_overrides)
     if not metrics:
@@ -250,7 +249,10 @@ def select_levels(data: object, *, selection: Selection | None = None,
                          f"bandwidth metrics: {sums.bandwidth_metrics}")
     points, left_out = [], []
     for level, metric in metrics.items():
-        selected = sums.select(replace(chosen, bandwidth_metric=metric))
+        # every level of a region sums the same ranks: any level counted on some ranks
+        # only groups them all
+        selected = sums.select(replace(chosen, bandwidth_metric=metric),
+                               uncore_metrics=tuple(metrics.values()))
         chosen = replace(chosen, flops_metric=selected.flops_metric)
         notes += [n for n in selected.notes if n not in notes]
         points.append(_with_level(selected.points, level))
@@ -263,11 +265,12 @@ def select_levels(data: object, *, selection: Selection | None = None,
 
 
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
-                      "combine_ranks", "unmeasured")
+                      "group_ranks", "combine_ranks", "unmeasured")
 def hierarchical_points(data: object, *, selection: Selection | None = None,
                         flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
                         ranks: RanksArgument = None, include: PatternsArgument = None,
-                        exclude: PatternsArgument = None, combine_ranks: bool = False,
+                        exclude: PatternsArgument = None, group_ranks: str = "auto",
+                        combine_ranks: bool = False,
                         unmeasured: str = "leave_out") -> pd.DataFrame:
     """Roofline points at every memory level: one row per (file, rank, region, level).
 
@@ -300,17 +303,19 @@ def hierarchical_points(data: object, *, selection: Selection | None = None,
     """
     chosen = select_levels(data, selection=selection, flops_metric=flops_metric, levels=levels,
                            ranks=ranks, include=include, exclude=exclude,
-                           combine_ranks=combine_ranks, unmeasured=unmeasured)
+                           group_ranks=group_ranks, combine_ranks=combine_ranks,
+                           unmeasured=unmeasured)
     chosen.warn()
     return chosen.points
 
 
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
-                      "combine_ranks", "unmeasured")
+                      "group_ranks", "combine_ranks", "unmeasured")
 def hierarchical_left_out(data: object, *, selection: Selection | None = None,
                           flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
                           ranks: RanksArgument = None, include: PatternsArgument = None,
-                          exclude: PatternsArgument = None, combine_ranks: bool = False,
+                          exclude: PatternsArgument = None, group_ranks: str = "auto",
+                          combine_ranks: bool = False,
                           unmeasured: str = "leave_out") -> pd.DataFrame:
     """The (region, rank, level) rows :func:`hierarchical_points` could not place, with the reason.
 
@@ -327,4 +332,5 @@ def hierarchical_left_out(data: object, *, selection: Selection | None = None,
     """
     return select_levels(data, selection=selection, flops_metric=flops_metric, levels=levels,
                          ranks=ranks, include=include, exclude=exclude,
-                         combine_ranks=combine_ranks, unmeasured=unmeasured).left_out
+                         group_ranks=group_ranks, combine_ranks=combine_ranks,
+                         unmeasured=unmeasured).left_out

@@ -274,13 +274,13 @@ def _uncore_sockets(sums: RegionSums, chosen: dict, points: pd.DataFrame,
 
 
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
-                      "combine_ranks", "unmeasured")
+                      "group_ranks", "combine_ranks", "unmeasured")
 def sanity_check(data: object, *, ceilings: Roofline | None = None,
                  topology: Topology | None = None, selection: Selection | None = None,
                  flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
                  ranks: RanksArgument = None, include: PatternsArgument = None,
-                 exclude: PatternsArgument = None, combine_ranks: bool = False,
-                 unmeasured: str = "leave_out") -> pd.DataFrame:
+                 exclude: PatternsArgument = None, group_ranks: str = "auto",
+                 combine_ranks: bool = False, unmeasured: str = "leave_out") -> pd.DataFrame:
     """Findings that make hierarchical roofline points suspicious.
 
     Parameters
@@ -306,8 +306,8 @@ def sanity_check(data: object, *, ceilings: Roofline | None = None,
         (empty when nothing is suspicious); ``check`` is one of :data:`CHECKS`.
     """
     request = Selection.of(selection, flops_metric=flops_metric, levels=levels, ranks=ranks,
-                           include=include, exclude=exclude, combine_ranks=combine_ranks,
-                           unmeasured=unmeasured)
+                           include=include, exclude=exclude, group_ranks=group_ranks,
+                           combine_ranks=combine_ranks, unmeasured=unmeasured)
     sums = RegionSums.from_runs(data)
     chosen = select_levels(sums, selection=request)
     points = chosen.points

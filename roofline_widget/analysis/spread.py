@@ -10,6 +10,8 @@ region, device) with pandas.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -97,8 +99,9 @@ def rank_spread(data: object, *, selection: Selection | None = None,
     Raises
     ------
     TypeError
-        For a ``selection`` with ``combine_ranks=True``: the spread over
-        ranks needs them apart.
+        For a ``selection`` with ``combine_ranks=True`` or ``group_ranks``
+        ``"socket"``, ``"host"``, ``"all"``: the spread over ranks needs them
+        apart (``"auto"`` is taken as ``"rank"`` here).
 
     Examples
     --------
@@ -112,7 +115,11 @@ def rank_spread(data: object, *, selection: Selection | None = None,
                           ranks=ranks, include=include, exclude=exclude)
     if chosen.combine_ranks:
         raise TypeError("rank_spread reports the spread over ranks; combine_ranks is not accepted")
-    table, flops_metric, bandwidth_metric = _per_rank(data, chosen)
+    if chosen.group_ranks not in ("auto", "rank"):
+        raise TypeError("rank_spread reports the spread over ranks, one rank at a time; "
+                        f"group_ranks={chosen.group_ranks!r} is not accepted")
+    # per rank, always: the spread of per-core metrics (FLOP rate, runtime) over the ranks
+    table, flops_metric, bandwidth_metric = _per_rank(data, replace(chosen, group_ranks="rank"))
     grouped = table.groupby(_GROUP_KEYS, sort=False)
     out = grouped.size().rename("n_ranks").to_frame()
     for name in SPREAD_QUANTITIES:

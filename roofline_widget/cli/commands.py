@@ -82,7 +82,8 @@ def bench_files(paths: list[str]) -> list[str]:
 def _selection(args: argparse.Namespace) -> dict:
     """The point-selection keywords the public functions take."""
     chosen = {"flops_metric": args.flops_metric, "ranks": args.ranks, "include": args.include,
-              "exclude": args.exclude, "combine_ranks": args.combine_ranks}
+              "exclude": args.exclude, "combine_ranks": args.combine_ranks,
+              "group_ranks": args.group_ranks}
     if hasattr(args, "bandwidth_metric"):
         chosen["bandwidth_metric"] = args.bandwidth_metric
     return chosen
@@ -92,7 +93,8 @@ def _where(row, several_ranks: bool) -> str:
     """A region, named for a terminal, with its rank when there are several."""
     name = printable(row["region"])
     if row["rank"] < 0:
-        return f"{name} (all ranks)"
+        group = row.get("rank_group")
+        return f"{name} ({printable(str(group)) if isinstance(group, str) else 'all ranks'})"
     return f"{name} (rank {row['rank']})" if several_ranks else name
 
 
@@ -219,7 +221,8 @@ def _check_ceilings(args: argparse.Namespace) -> Roofline | None:
 
 def _sanity(run: LikwidRun, args: argparse.Namespace, ceilings) -> tuple[pd.DataFrame, str | None]:
     """The findings, or why no sanity check could run (the data has no level metrics)."""
-    chosen = {key: value for key, value in _selection(args).items() if value}
+    chosen = {key: value for key, value in _selection(args).items()
+              if value and not (key == "group_ranks" and value == "auto")}
     try:
         return sanity_check(run, ceilings=ceilings, levels=args.levels, **chosen), None
     except ValueError as exc:

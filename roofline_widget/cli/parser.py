@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from roofline_widget.schema import GROUP_RANKS_CHOICES
+
 __all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "build_parser",
            "parse_match", "parse_ranks"]
 
@@ -207,7 +209,11 @@ def _add_selection(parser: argparse.ArgumentParser, *, levels: bool = False) -> 
     group.add_argument("--exclude", metavar="REGEX", help="leave out regions matching at their start")
     group.add_argument("--combine-ranks", action="store_true",
                        help="one point per region, every metric summed over the ranks "
-                            "(likwid-mpirun counts memory traffic on one rank per socket)")
+                            "(the same as --group-ranks all)")
+    group.add_argument("--group-ranks", choices=GROUP_RANKS_CHOICES, default="auto",
+                       help="which ranks a point sums: 'auto' (default) sums the ranks of a "
+                            "socket where memory is counted on one rank per socket "
+                            "(likwid-mpirun), 'rank' gives one point per rank")
 
 
 def _add_ceilings(parser: argparse.ArgumentParser) -> None:

@@ -15,10 +15,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["STAT_COLUMNS", "RegionBlock", "StatRows"]
+__all__ = ["STAT_COLUMNS", "RegionBlock", "StatRows", "event_names"]
 
 #: The LIKWID STAT columns kept in :attr:`LikwidRun.stats`, in this order.
 STAT_COLUMNS = ("Sum", "Min", "Max", "Avg")
+
+
+def event_names(events: Sequence[str], counters: Sequence[str]) -> list[str]:
+    """The ``"EVENT:COUNTER"`` names of raw event rows (:attr:`RegionBlock.event_names`).
+
+    Examples
+    --------
+    >>> event_names(["INSTR_RETIRED_ANY", "PMC0_EVENT"], ["FIXC0", "PMC0"])
+    ['INSTR_RETIRED_ANY:FIXC0', 'PMC0_EVENT:PMC0']
+    """
+    return [f"{event}:{counter}" for event, counter in zip(events, counters)]
 
 
 class StatRows:

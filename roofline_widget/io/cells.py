@@ -2,7 +2,8 @@
 
 :func:`parse_thread_header` and :func:`thread_columns` read per-thread column
 headers, :func:`version_from_threads` tells the LIKWID version they imply, and
-:func:`parse_cells` converts a row of cell texts to float64.
+:func:`parse_cells` converts a row of cell texts to float64, :func:`blank_tabs`
+makes a tab in a name a blank.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "NAN_TOKENS",
     "NUMBER",
     "ThreadColumn",
+    "blank_tabs",
     "cell_to_float",
     "is_number",
     "parse_cells",
@@ -153,6 +155,21 @@ def version_from_threads(labels: Sequence[str], *, wrapper: bool = False) -> str
     if any(label.startswith("GPU ") for label in labels):
         return ">= 5.0"
     return None
+
+
+def blank_tabs(text: str) -> str:
+    """``text`` with every tab a blank.
+
+    A tab inside a name (an edited or re-indented file) must not make a second
+    metric of ``DP [MFLOP/s]``: the text tables apply this to each cell, the
+    CSV reader to each line before it splits it.
+
+    Examples
+    --------
+    >>> blank_tabs("DP\\t[MFLOP/s]")
+    'DP [MFLOP/s]'
+    """
+    return text.replace("\t", " ") if "\t" in text else text
 
 
 def cell_to_float(cell: str) -> float:

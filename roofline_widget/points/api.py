@@ -24,7 +24,9 @@ def collect_roofline_points(profiling_data: object, *, flops_metric: str | None 
                             exclude: PatternsArgument = None) -> list[dict]:
     """One roofline point per selected region and rank (and run).
 
-    scope-profiler's signature, exactly; for a :class:`Selection` use
+    Ranks are grouped by socket where memory is counted on some ranks only
+    (``group_ranks="auto"``, see :func:`points_dataframe`: such a point has
+    rank -1).  scope-profiler's signature, exactly; for a :class:`Selection` use
     ``RegionSums.from_runs(data).select(selection).to_dicts()`` or
     :func:`points_dataframe`.
 
@@ -71,12 +73,12 @@ def collect_roofline_points(profiling_data: object, *, flops_metric: str | None 
 
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
-                      "combine_ranks", "unmeasured")
+                      "group_ranks", "combine_ranks", "unmeasured")
 def points_dataframe(profiling_data: object, *, selection: Selection | None = None,
                      flops_metric: str | None = None, bandwidth_metric: str | None = None,
                      ranks: RanksArgument = None, include: PatternsArgument = None,
-                     exclude: PatternsArgument = None, combine_ranks: bool = False,
-                     unmeasured: str = "leave_out") -> pd.DataFrame:
+                     exclude: PatternsArgument = None, group_ranks: str = "auto",
+                     combine_ranks: bool = False, unmeasured: str = "leave_out") -> pd.DataFrame:
     """The points of :func:`collect_roofline_points` as a DataFrame.
 
     Parameters
@@ -93,7 +95,9 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
         ``unmeasured="keep"`` placed a row with threads not measured),
         ``run``: the run's number in a file that holds several (a sweep
         appended to one log: one point per region and run, ``file`` the
-        run's label ``<file>#<run> (...)``), 1 otherwise.
+        run's label ``<file>#<run> (...)``), 1 otherwise; ``rank_group``:
+        the ranks a point sums (``"f0472 socket 0 (ranks 0-23)"``, rank
+        -1) or ``"rank 3"``.
 
     Warns
     -----
@@ -102,18 +106,19 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
     """
     selected = RegionSums.from_runs(profiling_data).select(
         selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
-        include=include, exclude=exclude, combine_ranks=combine_ranks, unmeasured=unmeasured)
+        include=include, exclude=exclude, group_ranks=group_ranks, combine_ranks=combine_ranks,
+        unmeasured=unmeasured)
     selected.warn()
     return selected.points
 
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
-                      "combine_ranks", "unmeasured")
+                      "group_ranks", "combine_ranks", "unmeasured")
 def left_out_regions(profiling_data: object, *, selection: Selection | None = None,
                      flops_metric: str | None = None, bandwidth_metric: str | None = None,
                      ranks: RanksArgument = None, include: PatternsArgument = None,
-                     exclude: PatternsArgument = None, combine_ranks: bool = False,
-                     unmeasured: str = "leave_out") -> pd.DataFrame:
+                     exclude: PatternsArgument = None, group_ranks: str = "auto",
+                     combine_ranks: bool = False, unmeasured: str = "leave_out") -> pd.DataFrame:
     """The selected regions that could not be placed, with the reason.
 
     Parameters
@@ -125,10 +130,11 @@ def left_out_regions(profiling_data: object, *, selection: Selection | None = No
     Returns
     -------
     pandas.DataFrame
-        Columns ``file, region, rank, reason, device, groups, run`` (rank -1
-        with ``combine_ranks``; ``run`` as in :func:`points_dataframe`).
+        Columns ``file, region, rank, reason, device, groups, run,
+        rank_group`` (rank -1 for ranks grouped; ``run`` and ``rank_group``
+        as in :func:`points_dataframe`).
     """
     return RegionSums.from_runs(profiling_data).select(
         selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
-        include=include, exclude=exclude, combine_ranks=combine_ranks,
+        include=include, exclude=exclude, group_ranks=group_ranks, combine_ranks=combine_ranks,
         unmeasured=unmeasured).left_out

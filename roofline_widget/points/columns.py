@@ -16,6 +16,7 @@ from pandas.api.types import union_categoricals
 
 from roofline_widget.model import GPU
 from roofline_widget.points.detection import channel_totals
+from roofline_widget.points.engines.run import RankPlaces
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.unmeasured import (
     Unmeasured,
@@ -100,6 +101,7 @@ class RegionColumns:
             np.zeros(len(file_codes), dtype=bool)
         self._metric_values: dict[str, np.ndarray] = {}
         self._unmeasured: dict[str, Unmeasured] = {}
+        self._places: RankPlaces | None = None
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -167,6 +169,24 @@ class RegionColumns:
                 values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
             self._metric_values[metric] = values
         return values
+
+    def rank_places(self) -> RankPlaces:
+        """Per row the host and socket of its rank (kept).
+
+        From each source's ``rank_places()`` (likwid-mpirun output: the
+        ``host:rank:cpu`` columns and the log's likwid-topology block); a
+        source without it (scope-profiler results and HDF5 files) knows
+        neither: host ``""``, socket -1.
+        """
+        if self._places is None:
+            parts = [part.rank_places() if hasattr(part, "rank_places")
+                     else RankPlaces(np.full(len(part), "", dtype=object),
+                                     np.full(len(part), -1, dtype=np.int64))
+                     for part in self.sources]
+            self._places = RankPlaces(
+                np.concatenate([p.hosts for p in parts]) if parts else np.zeros(0, dtype=object),
+                np.concatenate([p.sockets for p in parts]) if parts else np.zeros(0, np.int64))
+        return self._places
 
     def unmeasured(self, metric: str) -> Unmeasured:
         """Per row the threads whose ``metric`` is not finite (kept per metric).

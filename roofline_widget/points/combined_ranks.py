@@ -1,34 +1,37 @@
-"""Rows grouped by (run, region, device): what ``combine_ranks=True`` sums over.
+"""Rows grouped by (run, region, device) and place: the one sum over ranks.
 
 With likwid-mpirun only one rank per socket counts the uncore (memory)
-events, so only the sum over ranks is a job-level point: per group, every
-metric is the sum of the ranks' sums (all-NaN stays NaN), runtime and call
-count the maxima, ``n_threads`` the sum, and the rank :data:`ALL_RANKS`.
+events, so a point pairs FLOP/s and bytes only when it sums the ranks of a
+socket (or host, or job; :mod:`roofline_widget.points.rank_groups` says which
+ranks form a group): per group, every metric is the sum of the ranks' sums
+(all-NaN stays NaN), runtime and call count the maxima, ``n_threads`` the
+sum, and the rank :data:`ALL_RANKS` (a rank kept on its own keeps its number).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from roofline_widget.points.columns import RegionColumns
+from roofline_widget.points.rank_groups import RankGrouping, format_ranks
 from roofline_widget.schema import ALL_RANKS
 
 __all__ = ["CombinedRanks"]
 
 
 class CombinedRanks:
-    """Selected rows grouped by (run, region, device): what ``combine_ranks`` sums over.
+    """Selected rows grouped by (run, region, device) and place: what a point sums over.
 
-    Built by :meth:`RegionSums.combined_ranks <roofline_widget.points.RegionSums.combined_ranks>`.
+    Built by :meth:`RegionSums.combined_ranks <roofline_widget.points.RegionSums.combined_ranks>`
+    (``group_ranks="all"``) and :meth:`RegionSums.select` (any grouping).
 
     Parameters
     ----------
-    group_of_row : numpy.ndarray
-        The group number of every row of the sums (groups numbered
-        in order of first appearance, so a combined point keeps its place
-        whatever ranks are selected).
-    n_groups : int
-        How many groups the whole data has.
+    grouping : RankGrouping
+        The group of every row of the sums (groups numbered in order of
+        first appearance, so a point keeps its place whatever ranks are
+        selected), and which groups sum ranks.
     rows : numpy.ndarray
         The selected rows (ascending).
 
@@ -45,16 +48,21 @@ class CombinedRanks:
         device, groups) of the combined row.
     """
 
-    def __init__(self, group_of_row: np.ndarray, n_groups: int, rows: np.ndarray):
-        codes = group_of_row[rows]
-        present = np.bincount(codes, minlength=n_groups) > 0
+    def __init__(self, grouping: RankGrouping, rows: np.ndarray):
+        self.grouping = grouping
+        codes = grouping.group_of_row[rows]
+        present = np.bincount(codes, minlength=grouping.n_groups) > 0
         self.codes = (np.cumsum(present) - 1)[codes]  # renumbered 0 .. n-1, order kept
         self.n = int(present.sum())
         self.rows = rows
         first = np.full(self.n, len(rows), dtype=np.intp)
         np.minimum.at(first, self.codes, np.arange(len(rows), dtype=np.intp))
         self.first_rows = rows[first]
+        # a sum over ranks (rank -1): one selected rank of a socket or host keeps its number
+        self._grouped = grouping.grouped[grouping.group_of_row[self.first_rows]] & (
+            grouping.whole_job | (np.bincount(self.codes, minlength=self.n) > 1))
         self._columns: dict[str, np.ndarray] = {}
+        self._labels: pd.Categorical | None = None
 
     def sum(self, values: np.ndarray) -> np.ndarray:
         """Per group the sum of ``values`` (one per selected row); all-NaN stays NaN."""
@@ -76,8 +84,9 @@ class CombinedRanks:
         the max over ranks, n_threads the sum (computed once per name)."""
         column = self._columns.get(name)
         if column is None:
-            if name == "rank":
-                column = np.full(self.n, ALL_RANKS, dtype=np.int64)
+            if name == "rank":  # a rank kept on its own keeps its number
+                column = np.where(self._grouped, ALL_RANKS,
+                                  sums.key_numbers(name)[self.first_rows]).astype(np.int64)
             elif name == "run":  # one run per group
                 column = sums.key_numbers(name)[self.first_rows]
             elif name == "n_threads":
@@ -87,3 +96,24 @@ class CombinedRanks:
                 column = self.max(sums.key_numbers(name)[self.rows])
             self._columns[name] = column
         return column
+
+    def labels(self, sums: RegionColumns) -> pd.Categorical:
+        """Per group what it sums: ``"f0472 socket 0 (ranks 0-23)"``, ``"rank 3"`` (kept)."""
+        if self._labels is None:
+            ranks = sums.key_numbers("rank")[self.rows]
+            low = np.full(self.n, np.iinfo(np.int64).max)
+            np.minimum.at(low, self.codes, ranks)
+            high = np.full(self.n, np.iinfo(np.int64).min)
+            np.maximum.at(high, self.codes, ranks)
+            count = np.bincount(self.codes, minlength=self.n)
+            places = self.grouping.places[self.grouping.group_of_row[self.first_rows]]
+            texts = []
+            for group, (place, a, b, n) in enumerate(zip(places.tolist(), low.tolist(),
+                                                         high.tolist(), count.tolist())):
+                if b - a + 1 == n:  # a range of ranks (the usual case): no list needed
+                    ranks_text = f"rank {a}" if n == 1 else f"ranks {a}-{b}"
+                else:
+                    ranks_text = format_ranks(ranks[self.codes == group])
+                texts.append(f"{place} ({ranks_text})" if self._grouped[group] else ranks_text)
+            self._labels = pd.Categorical(texts)
+        return self._labels

@@ -7,8 +7,8 @@ one rule of :mod:`roofline_widget.io.inputs`); the columns are those of
 :class:`~roofline_widget.points.columns.RegionColumns`.
 :meth:`RegionSums.select` then picks metrics, ranks and regions with column
 look-ups and boolean masks, cheap enough to run on every widget change;
-with ``combine_ranks=True`` it sums the selected ranks per (run, region,
-device).
+it sums the selected ranks of a socket, a host or the whole job where
+``group_ranks`` says so (:mod:`roofline_widget.points.rank_groups`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import re
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 
 from roofline_widget.model import LikwidRun
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument, names_selected
@@ -28,6 +27,7 @@ from roofline_widget.points.engines.dispatch import region_sources
 from roofline_widget.points.engines.run import RunSource
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.placement import giga_rates, joined_reasons, unmeasured_union
+from roofline_widget.points.rank_groups import RankGrouping, rank_grouping
 from roofline_widget.points.selected_points import SelectedPoints, SelectionNote
 from roofline_widget.points.selection import Selection, selection_parameters
 from roofline_widget.units import BYTE_RATE, FLOP_RATE
@@ -74,7 +74,7 @@ class RegionSums(RegionColumns):
     def __init__(self, parts: list[RegionSource], labels: list[str]):
         super().__init__(parts, labels)
         self._region_masks: dict[tuple, np.ndarray] = {}
-        self._group_of_row: tuple[np.ndarray, int] | None = None
+        self._groupings: dict[tuple, RankGrouping | None] = {}
 
     @classmethod
     def from_runs(cls, data, *, engine: str = "auto") -> RegionSums:
@@ -129,20 +129,26 @@ class RegionSums(RegionColumns):
                 f"{len(self.files)} run(s), FLOP metrics {self.flop_metrics}, "
                 f"bandwidth metrics {self.bandwidth_metrics}>")
 
-    def combined_ranks(self, rows: np.ndarray) -> CombinedRanks:
-        """The selected ``rows`` grouped by (run, region, device), to sum their ranks.
+    def rank_grouping(self, group_ranks: str,
+                      metrics: tuple[str | None, ...] = ()) -> RankGrouping | None:
+        """The groups of ranks of ``group_ranks`` over all rows (kept), or None: per rank.
 
-        The groups are numbered over all rows once (kept), so a combined
-        point keeps its place whatever ranks are selected.
+        ``metrics`` are the bandwidth metrics whose counting on some ranks
+        only makes ``"auto"`` group (see :func:`~roofline_widget.points.rank_groups.rank_grouping`).
+        The groups are numbered over all rows once, so a point keeps its
+        place whatever ranks are selected.
         """
-        if self._group_of_row is None:
-            file_codes = self.label_codes("file")[0].astype(np.int64)
-            device_codes, devices = self.label_codes("device")
-            key = ((file_codes * max(len(self.regions), 1) + self.region_codes)
-                   * (len(devices) + 1) + device_codes + 1)
-            codes, uniques = pd.factorize(key)
-            self._group_of_row = (codes.astype(np.intp), len(uniques))
-        return CombinedRanks(*self._group_of_row, rows)
+        key = (group_ranks, tuple(metrics) if group_ranks == "auto" else ())
+        if key not in self._groupings:
+            self._groupings[key] = rank_grouping(self, group_ranks, key[1])
+        return self._groupings[key]
+
+    def combined_ranks(self, rows: np.ndarray, group_ranks: str = "all",
+                       metrics: tuple[str | None, ...] = ()) -> CombinedRanks | None:
+        """The selected ``rows`` grouped as ``group_ranks`` says (default: all ranks per
+        (run, region, device)), to sum their ranks; None for one point per rank."""
+        grouping = self.rank_grouping(group_ranks, metrics)
+        return None if grouping is None else CombinedRanks(grouping, rows)
 
     # ------------------------------------------------------------ detection
     def detect_flops_metric(self) -> str | None:
@@ -166,16 +172,23 @@ class RegionSums(RegionColumns):
         return mask
 
     @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks",
-                          "include, exclude", "combine_ranks", "unmeasured")
+                          "include, exclude", "group_ranks", "combine_ranks", "unmeasured")
     def select(self, selection: Selection | None = None, *, flops_metric: str | None = None,
                bandwidth_metric: str | None = None, ranks: RanksArgument = None,
                include: PatternsArgument = None, exclude: PatternsArgument = None,
-               combine_ranks: bool = False, unmeasured: str = "leave_out") -> SelectedPoints:
+               group_ranks: str = "auto", combine_ranks: bool = False,
+               unmeasured: str = "leave_out",
+               uncore_metrics: tuple[str, ...] | None = None) -> SelectedPoints:
         """Pick metrics, ranks and regions; return the points and the left-out rows.
 
         Parameters
         ----------
         {selection_parameters}
+        uncore_metrics : tuple of str, optional
+            The bandwidth metrics whose counting on some ranks only makes
+            ``group_ranks="auto"`` group the ranks (default: the bandwidth
+            metric of the points); the memory levels pass all of theirs, so
+            every level of a region sums the same ranks.
 
         Returns
         -------
@@ -190,7 +203,8 @@ class RegionSums(RegionColumns):
         """
         chosen = Selection.of(selection, flops_metric=flops_metric,
                               bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
-                              exclude=exclude, combine_ranks=combine_ranks, unmeasured=unmeasured)
+                              exclude=exclude, group_ranks=group_ranks,
+                              combine_ranks=combine_ranks, unmeasured=unmeasured)
         keep = chosen.unmeasured == "keep"
         flops_metric, bandwidth_metric = chosen.flops_metric, chosen.bandwidth_metric
         rank_list, include, exclude = chosen.ranks, chosen.include, chosen.exclude
@@ -212,7 +226,8 @@ class RegionSums(RegionColumns):
             notes.append(SelectionNote("include=[] selects no region "
                                        "(include=None selects every region)"))
         rows = np.flatnonzero(mask)
-        groups = self.combined_ranks(rows) if chosen.combine_ranks else None
+        groups = self.combined_ranks(rows, chosen.group_ranks, (bandwidth_metric,)
+                                     if uncore_metrics is None else tuple(uncore_metrics))
         performance, flops_codes, flops_texts, flops_missing = giga_rates(
             self, flops_metric, "FLOP-rate", FLOP_RATE, rows, groups, keep=keep)
         bandwidth, bw_codes, bw_texts, bw_missing = giga_rates(

@@ -42,9 +42,17 @@ def _constant_column(value, n: int) -> pd.Categorical:
     return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
 
 
+def _rank_labels(ranks: np.ndarray) -> pd.Categorical:
+    """``"rank 3"`` per point of one rank (the ``rank_group`` of points kept per rank)."""
+    values, codes = np.unique(ranks, return_inverse=True)
+    return pd.Categorical.from_codes(np.asarray(codes).ravel(),
+                                     categories=[f"rank {value}" for value in values.tolist()])
+
+
 def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
                   performance: np.ndarray, bandwidth: np.ndarray, flops_metric: str | None,
-                  bandwidth_metric: str | None, unmeasured: np.ndarray) -> pd.DataFrame:
+                  bandwidth_metric: str | None, unmeasured: np.ndarray,
+                  rank_group: pd.Categorical) -> pd.DataFrame:
     """The points frame; ``numbers(name)`` gives the numeric key columns of the rows."""
     n = len(rows)
     return pd.DataFrame({
@@ -63,11 +71,12 @@ def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str]
         "groups": sums.label_column("groups", rows),
         "unmeasured_threads": unmeasured,
         "run": numbers("run"),
+        "rank_group": rank_group,
     })
 
 
 def _left_out_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
-                    reasons: pd.Categorical) -> pd.DataFrame:
+                    reasons: pd.Categorical, rank_group: pd.Categorical) -> pd.DataFrame:
     return pd.DataFrame({
         "file": sums.label_column("file", rows),
         "region": sums.label_column("region", rows),
@@ -76,6 +85,7 @@ def _left_out_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[st
         "device": sums.label_column("device", rows),
         "groups": sums.label_column("groups", rows),
         "run": numbers("run"),
+        "rank_group": rank_group,
     })
 
 
@@ -110,7 +120,8 @@ class SelectedPoints:
     notes : list of str, optional
         Remarks on the metric choice.
     combined : (CombinedRanks, numpy.ndarray), optional
-        With ``combine_ranks``: the groups and the placed mask over them.
+        When ranks are summed (``group_ranks``): the groups and the placed
+        mask over them.
     unmeasured_threads : numpy.ndarray, optional
         Per placed point, how many of its threads did not measure the FLOP
         or the bandwidth metric (only ``unmeasured="keep"`` places such
@@ -125,15 +136,23 @@ class SelectedPoints:
         unmeasured_threads`` (threads summed over although they did not
         measure a needed metric: 0 unless selected with ``unmeasured="keep"``),
         ``run`` (the run's number in a file of several runs, whose label
-        ``<file>#<run> (...)`` is ``file``; 1 otherwise).
+        ``<file>#<run> (...)`` is ``file``; 1 otherwise), ``rank_group``
+        (the ranks a point sums, ``"f0472 socket 0 (ranks 0-23)"``, or
+        ``"rank 3"``).
     left_out : pandas.DataFrame
-        Columns ``file, region, rank, reason`` (then ``device, groups, run``).
+        Columns ``file, region, rank, reason`` (then ``device, groups, run,
+        rank_group``).
     frame : pandas.DataFrame
         The selected rows of :attr:`RegionSums.frame` (placed and left out),
-        every metric's sums included; with ``combine_ranks`` one row per
-        (run, region, device) with the ranks summed and rank -1.
+        every metric's sums included; with ranks summed one row per group
+        (run, region, device and place) with rank -1.
     combine_ranks : bool
-        Whether the ranks were summed (the points' rank is then -1).
+        Whether ranks were summed (``group_ranks`` grouped some: their
+        points' rank is then -1).
+    rank_grouping : tuple of str
+        Per run whose ranks were grouped by socket or host, what and why
+        (``"24 ranks on 1 socket, memory counted on rank 0: one point per
+        socket"``): the widget's status line shows it.
     selection : Selection
         What was selected, with the metrics used: pass it on (``selection=``)
         to select the same points from other data or at other levels.
@@ -157,6 +176,7 @@ class SelectedPoints:
         # (CombinedRanks, placed mask over its groups) when the ranks were summed
         self._combined = combined
         self.combine_ranks = combined is not None
+        self.rank_grouping = () if combined is None else combined[0].grouping.notes
         self.selection = selection
         self.flops_metric = selection.flops_metric
         self.bandwidth_metric = selection.bandwidth_metric
@@ -175,6 +195,14 @@ class SelectedPoints:
         groups, mask = self._combined
         return groups.column(self._sums, name)[mask if placed else ~mask]
 
+    def _rank_groups(self, placed: bool) -> pd.Categorical:
+        """The ``rank_group`` column of the points (``placed``) or of the left-out rows."""
+        if self._combined is None:
+            return _rank_labels(self._numbers("rank", placed))
+        groups, mask = self._combined
+        labels = groups.labels(self._sums)
+        return labels[mask if placed else ~mask]
+
     @property
     def points(self) -> pd.DataFrame:
         """The placed points, one row each (built on first access)."""
@@ -182,7 +210,7 @@ class SelectedPoints:
             self._points = _points_frame(
                 self._sums, self._rows, lambda name: self._numbers(name, True), self._performance,
                 self._bandwidth, self.flops_metric, self.bandwidth_metric,
-                self.unmeasured_threads)
+                self.unmeasured_threads, self._rank_groups(True))
         return self._points
 
     @property
@@ -190,7 +218,8 @@ class SelectedPoints:
         """The selected rows that could not be placed, with the reason (built on first access)."""
         if self._left_out is None:
             self._left_out = _left_out_frame(
-                self._sums, self._left_out_rows, lambda name: self._numbers(name, False), self._reasons)
+                self._sums, self._left_out_rows, lambda name: self._numbers(name, False), self._reasons,
+                self._rank_groups(False))
         return self._left_out
 
     @property
@@ -203,6 +232,14 @@ class SelectedPoints:
             else:
                 self._frame = _combined_frame(self._sums, self._combined[0])
         return self._frame
+
+    def left_out_sums(self, metric: str) -> np.ndarray:
+        """One metric's sums (native unit) for the rows of :attr:`left_out`, in their order."""
+        values = self._sums.sums(metric)
+        if self._combined is None:
+            return values[self._left_out_rows]
+        groups, mask = self._combined
+        return groups.sum(values[groups.rows])[~mask]
 
     def to_dicts(self) -> list[dict]:
         """The points as scope-profiler 0.7.5 point dicts (plain Python values)."""

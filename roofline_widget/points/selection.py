@@ -34,6 +34,7 @@ from roofline_widget.points.arguments import (
     compile_patterns,
     normalize_ranks,
 )
+from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.points.unmeasured import check_unmeasured
 
 __all__ = ["PARAMETER_DOCS", "Selection", "selection_parameters"]
@@ -64,7 +65,10 @@ class Selection:
         Sorted, each rank once.
     include, exclude : tuple of re.Pattern or None
         Compiled; ``()`` selects no region, None every region.
+    group_ranks : str
+        One of ``"auto", "rank", "socket", "host", "all"``.
     combine_ranks : bool
+        ``group_ranks == "all"`` (read-only; ``combine_ranks=True`` builds that).
     unmeasured : str
     levels : tuple of (str, str) or None
         The overrides as (level, metric) pairs (:attr:`level_overrides` as a dict).
@@ -72,8 +76,8 @@ class Selection:
     Raises
     ------
     SelectionError
-        (a ``ValueError``) For invalid ranks, patterns, ``combine_ranks``,
-        ``unmeasured`` or ``levels``.
+        (a ``ValueError``) For invalid ranks, patterns, ``group_ranks``,
+        ``combine_ranks``, ``unmeasured`` or ``levels``.
     TypeError
         For a metric name that is no string.
 
@@ -91,7 +95,7 @@ class Selection:
     ranks: tuple[int, ...] | None
     include: tuple[re.Pattern[str], ...] | None
     exclude: tuple[re.Pattern[str], ...] | None
-    combine_ranks: bool
+    group_ranks: str
     unmeasured: str
     levels: tuple[tuple[str, str], ...] | None
 
@@ -99,19 +103,24 @@ class Selection:
                  ranks: RanksArgument = None, include: PatternsArgument = None,
                  exclude: PatternsArgument = None, combine_ranks: bool = False,
                  unmeasured: str = "leave_out",
-                 levels: Mapping[str, str] | None = None) -> None:
+                 levels: Mapping[str, str] | None = None, group_ranks: str = "auto") -> None:
         values = {
             "flops_metric": check_metric_argument(flops_metric, "flops_metric"),
             "bandwidth_metric": check_metric_argument(bandwidth_metric, "bandwidth_metric"),
             "ranks": _as_tuple(normalize_ranks(ranks)),
             "include": _as_tuple(compile_patterns(include, "include")),
             "exclude": _as_tuple(compile_patterns(exclude, "exclude")),
-            "combine_ranks": check_combine_ranks(combine_ranks),
+            "group_ranks": check_group_ranks(group_ranks, check_combine_ranks(combine_ranks)),
             "unmeasured": check_unmeasured(unmeasured),
             "levels": check_levels(levels),
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)
+
+    @property
+    def combine_ranks(self) -> bool:
+        """Whether all ranks are summed per region (``group_ranks == "all"``)."""
+        return self.group_ranks == "all"
 
     @property
     def level_overrides(self) -> dict[str, str] | None:
@@ -193,9 +202,19 @@ combine_ranks : bool, default False
     region for the whole job, rank ``-1``.  Each metric is the sum over ranks
     of its per-rank sums, the intensity the ratio of the totals; runtime and
     call count are the max over ranks, ``n_threads`` the sum.  ``ranks``
-    applies before combining.  With likwid-mpirun this puts each socket's
-    memory bandwidth (measured on one rank per socket) together with every
-    rank's FLOPs.""",
+    applies before combining.  The same as ``group_ranks="all"``.""",
+    "group_ranks": """\
+group_ranks : {"auto", "rank", "socket", "host", "all"}, default "auto"
+    Which ranks a point sums (a process per rank, as likwid-mpirun runs
+    them, counts memory traffic on one rank per socket only).  ``"auto"``:
+    by socket (host and the socket of the rank's cpus from the log's
+    likwid-topology block; by host when there is none; all ranks when the
+    data names no host) in a run whose bandwidth metric is non-zero on some
+    ranks and zero on others, one point per rank elsewhere; ``"rank"``: one
+    point per rank; ``"socket"``, ``"host"``: group every run so; ``"all"``:
+    one point per region (``combine_ranks=True``).  A grouped point has
+    rank ``-1`` and names its ranks in ``rank_group`` (``"f0472 socket 0
+    (ranks 0-23)"``).""",
     "unmeasured": """\
 unmeasured : {"leave_out", "keep"}, default "leave_out"
     A row with a thread whose FLOP or bandwidth value is not finite (LIKWID
@@ -263,5 +282,5 @@ def fill_parameters(docstring: str, entries: tuple[str, ...] | list[str]) -> str
 
 
 Selection.__doc__ = fill_parameters(Selection.__doc__ or "", [
-    "flops_metric, bandwidth_metric", "ranks", "include, exclude", "combine_ranks",
-    "unmeasured", "levels"])
+    "flops_metric, bandwidth_metric", "ranks", "include, exclude", "group_ranks",
+    "combine_ranks", "unmeasured", "levels"])

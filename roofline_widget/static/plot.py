@@ -55,7 +55,7 @@ NO_FLOP_WHERE = {"matplotlib": matplotlib_figure.NO_FLOP_WHERE,
 
 
 @selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude",
-                      "combine_ranks", "selection")
+                      "group_ranks", "combine_ranks", "selection")
 def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
                   bandwidth_metric: str | None = None, peak_flops: float | None = None,
                   peak_bandwidth: float | None = None, ranks: RanksArgument = None,
@@ -68,7 +68,8 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
                   baseline: object = None,
                   match: Mapping[str, str] | Callable[[str], str | None] | None = None,
                   combine_ranks: bool = False, levels: Sequence[str] | str | None = None,
-                  selection: Selection | None = None, chain: bool = True) -> dict:
+                  selection: Selection | None = None, group_ranks: str = "auto",
+                  chain: bool = True) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
@@ -180,7 +181,8 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
                                   "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
     request = Selection.of(selection, flops_metric=flops_metric,
                            bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
-                           exclude=exclude, combine_ranks=combine_ranks)
+                           exclude=exclude, group_ranks=group_ranks,
+                           combine_ranks=combine_ranks)
     chained = chained_sums(profiling_data, baseline=baseline,
                            chain=chain and backend == "matplotlib")
     sums, baseline = chained.sums, chained.baseline

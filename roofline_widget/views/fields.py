@@ -22,6 +22,7 @@ from roofline_widget.analysis.levels import LEVELS
 from roofline_widget.ceilings import PEAK_LIMITS, BandwidthRoof, ComputeRoof, check_peak
 from roofline_widget.errors import SelectionError
 from roofline_widget.points.arguments import MAX_RANK, compile_patterns
+from roofline_widget.points.rank_groups import GROUP_RANKS_CHOICES
 from roofline_widget.schema import ALL_RANKS
 
 __all__ = ["COLOR_CHOICES", "FIELD_CHECKS", "MAX_DEPTH", "MAX_POINTS", "SIZE_CHOICES", "BadField",
@@ -255,7 +256,8 @@ def ceiling_document(roof: ComputeRoof | BandwidthRoof) -> dict:
 #: Field name -> its check.
 FIELD_CHECKS: dict[str, Callable[[object], object]] = {
     "flops_metric": _optional_text, "bandwidth_metric": _optional_text, "ranks": _ranks,
-    "combine_ranks": _flag, "include": _pattern, "exclude": _pattern,
+    "group_ranks": _choice(GROUP_RANKS_CHOICES), "combine_ranks": _flag,
+    "include": _pattern, "exclude": _pattern,
     "peak_flops": _peak, "peak_bandwidth": _peak, "ceilings": _ceilings,
     "levels": _levels, "color_by": _choice(COLOR_CHOICES), "size_by": _choice(SIZE_CHOICES),
     "max_points": _max_points, "selected": _selected, "baseline": _labels,

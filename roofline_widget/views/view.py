@@ -64,8 +64,11 @@ class View:
         Exact LIKWID metric names; None: detected from the data.
     ranks : list of int or None
         Ranks shown (non-negative); None: all.
+    group_ranks : {"auto", "rank", "socket", "host", "all"}
+        Which ranks a point sums (``"auto"``: by socket where memory is
+        counted on one rank per socket).
     combine_ranks : bool
-        One point per region with the ranks summed.
+        One point per region with the ranks summed (``group_ranks="all"``).
     include, exclude : str
         Regular expressions on region names; ``""``: no filter.
     peak_flops, peak_bandwidth : float or None
@@ -93,6 +96,7 @@ class View:
     flops_metric: str | None = None
     bandwidth_metric: str | None = None
     ranks: list[int] | None = None
+    group_ranks: str = "auto"
     combine_ranks: bool = False
     include: str = ""
     exclude: str = ""
@@ -202,12 +206,13 @@ class View:
         """
         return Selection(flops_metric=self.flops_metric, bandwidth_metric=self.bandwidth_metric,
                          ranks=self.ranks, include=self.include or None,
-                         exclude=self.exclude or None, combine_ranks=self.combine_ranks,
-                         levels=self.levels)
+                         exclude=self.exclude or None, group_ranks=self.group_ranks,
+                         combine_ranks=self.combine_ranks, levels=self.levels)
 
     def trait_values(self) -> dict:
         """The widget trait values of the view (``max_points`` only when set)."""
-        names = ("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include",
+        names = ("flops_metric", "bandwidth_metric", "ranks", "group_ranks", "combine_ranks",
+                 "include",
                  "exclude", "peak_flops", "peak_bandwidth", "color_by", "size_by")
         values = {name: getattr(self, name) for name in names}
         if self.max_points is not None:
@@ -253,13 +258,18 @@ class View:
             if pattern and not _matches_any(pattern, name, sums.regions, source):
                 problems.append(f"{name} pattern {pattern!r} matches no region of the data "
                                 f"(regions: {sums.regions})")
+        # rank -1: ranks summed, by the view's choice or where "auto" groups this data
+        metrics = (self.bandwidth_metric or sums.detect_bandwidth_metric(),
+                   *(self.levels or {}).values())
+        ranks_summed = self.group_ranks in ("socket", "host", "all") or self.combine_ranks or (
+            self.group_ranks == "auto" and sums.rank_grouping("auto", metrics) is not None)
         for run, rank, region in self.selected:
             where = f"selected point ({run!r}, {rank}, {region!r})"
             if run not in sums.files:
                 problems.append(f"{where}: no run {run!r} in the data (runs: {sums.files})")
             elif region not in sums.regions:
                 problems.append(f"{where}: no region {region!r} in the data")
-            elif rank not in sums.ranks and not (rank == ALL_RANKS and self.combine_ranks):
+            elif rank not in sums.ranks and not (rank == ALL_RANKS and ranks_summed):
                 problems.append(f"{where}: no rank {rank} in the data")
         return problems
 

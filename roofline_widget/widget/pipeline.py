@@ -128,7 +128,8 @@ class RefreshPipeline:
         points = point_state.select_points(
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
-            combine_ranks=owner.combine_ranks, max_points=self._budget_used)
+            group_ranks=owner.group_ranks, combine_ranks=owner.combine_ranks,
+            max_points=self._budget_used)
         self._roof_basis = self._basis(points)
         self._point_keys = roof_keys(points.points)
         self._basis_keys = (self._point_keys if self._roof_basis is points.points

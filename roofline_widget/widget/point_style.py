@@ -31,7 +31,8 @@ def color_categories(sums: RegionSums, color_by: str, combine_ranks: bool) -> li
         return sums.regions
     if color_by == "run":
         return sums.files
-    return [ALL_RANKS] if combine_ranks else sums.ranks
+    # ranks summed by socket or host (group_ranks) are rank -1 too: last, so a rank keeps its colour
+    return [ALL_RANKS] if combine_ranks else [*sums.ranks, ALL_RANKS]
 
 
 def color_codes(shown: pd.DataFrame, color_by: str, categories: list) -> np.ndarray:

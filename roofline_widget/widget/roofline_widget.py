@@ -22,6 +22,7 @@ from traitlets import Any, Bool, CFloat, Enum, Int, List, Unicode, observe, vali
 
 from roofline_widget.ceilings import Roofline
 from roofline_widget.points.chained import chained_sums
+from roofline_widget.points.rank_groups import GROUP_RANKS_CHOICES
 from roofline_widget.views import View
 from roofline_widget.widget import trait_checks as checks
 from roofline_widget.widget.controls import RooflineControls
@@ -41,7 +42,8 @@ __all__ = ["DEFAULT_MAX_POINTS", "RooflineWidget"]
 #: The point budget: WebGL draws this many in about a second (docs/performance.md); without
 #: WebGL, and while memory levels or a baseline are shown, ``SVG_MAX_POINTS`` applies.
 DEFAULT_MAX_POINTS = 50_000
-_SELECTION_TRAITS = ("flops_metric", "bandwidth_metric", "ranks", "combine_ranks", "include",
+_SELECTION_TRAITS = ("flops_metric", "bandwidth_metric", "ranks", "group_ranks", "combine_ranks",
+                     "include",
                      "exclude", "max_points", "rank_view", "expanded_regions")
 
 
@@ -102,9 +104,14 @@ class RooflineWidget(widgets.VBox):
         ``TraitError`` naming the valid ones.
     ranks : list of int or None
         Ranks to show (None: all).  Unknown ranks raise ``TraitError``.
+    group_ranks : {"auto", "rank", "socket", "host", "all"}
+        Which ranks a point sums (see :func:`~roofline_widget.points_dataframe`):
+        ``"auto"`` sums the ranks of a socket where memory is counted on one
+        rank per socket (likwid-mpirun), and the status line says so;
+        ``"rank"`` gives one point per rank.
     combine_ranks : bool
-        Sum the shown ranks into one point per region and run; such points
-        have rank -1, shown as "all ranks".
+        Sum the shown ranks into one point per region and run (the same as
+        ``group_ranks="all"``); such points have rank -1, shown as "all ranks".
     include, exclude : str
         Regular expressions matched at the start of region names (``""``: no
         filter).  An invalid pattern is shown as a message, no points drawn.
@@ -171,6 +178,7 @@ class RooflineWidget(widgets.VBox):
     flops_metric = OptionalUnicode(None, help="FLOP-rate metric name")
     bandwidth_metric = OptionalUnicode(None, help="bandwidth metric name")
     ranks = Any(None, allow_none=True, help="ranks to show, None for all")
+    group_ranks = Enum(GROUP_RANKS_CHOICES, "auto", help="which ranks a point sums")
     combine_ranks = Bool(False, help="one point per region: the ranks summed")
     include = OptionalUnicode("", help="regex of regions to show")
     exclude = OptionalUnicode("", help="regex of regions to hide")

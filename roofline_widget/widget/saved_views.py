@@ -40,7 +40,8 @@ def widget_view(widget: RooflineWidget, extra_ceilings=()) -> View:
     ``extra_ceilings`` are the widget's extra ceilings (``RooflineWidget(ceilings=)``).
     """
     return View(flops_metric=widget.flops_metric, bandwidth_metric=widget.bandwidth_metric,
-                ranks=widget.ranks, combine_ranks=widget.combine_ranks, include=widget.include,
+                ranks=widget.ranks, group_ranks=widget.group_ranks,
+                combine_ranks=widget.combine_ranks, include=widget.include,
                 exclude=widget.exclude, peak_flops=widget.peak_flops,
                 peak_bandwidth=widget.peak_bandwidth, ceilings=list(extra_ceilings),
                 color_by=widget.color_by, size_by=widget.size_by, max_points=widget.max_points,

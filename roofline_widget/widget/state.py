@@ -44,6 +44,9 @@ class PointState:
     selection : Selection or None
         The selection that gave these points, its metrics resolved (None
         while the selection is invalid); layers select with it too.
+    rank_grouping : tuple of str
+        Per run whose ranks were summed by socket or host, what and why
+        (:attr:`SelectedPoints.rank_grouping`; the status line shows it).
     """
 
     points: pd.DataFrame
@@ -54,6 +57,7 @@ class PointState:
     notes: list = field(default_factory=list)
     error: str = ""
     selection: Selection | None = None
+    rank_grouping: tuple = ()
 
     @cached_property
     def flop_split(self) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -117,7 +121,7 @@ def apply_budget(points: pd.DataFrame, max_points: int) -> pd.DataFrame:
 
 def select_points(sums: RegionSums, *, flops_metric: str | None, bandwidth_metric: str | None,
                   ranks: list | None, include: str, exclude: str, combine_ranks: bool,
-                  max_points: int) -> PointState:
+                  max_points: int, group_ranks: str = "auto") -> PointState:
     """Select the points for the given trait values from the sums.
 
     An invalid include/exclude pattern (or one that takes too long on the
@@ -126,7 +130,7 @@ def select_points(sums: RegionSums, *, flops_metric: str | None, bandwidth_metri
     try:
         request = Selection(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
                             ranks=ranks, include=include or None, exclude=exclude or None,
-                            combine_ranks=combine_ranks)
+                            group_ranks=group_ranks, combine_ranks=combine_ranks)
         selected = sums.select(request)
     except SelectionError as exc:
         empty = sums.select(flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
@@ -136,4 +140,5 @@ def select_points(sums: RegionSums, *, flops_metric: str | None, bandwidth_metri
     points = selected.points.reset_index(drop=True)
     return PointState(points, apply_budget(points, max_points), selected.left_out,
                       selected.flops_metric, selected.bandwidth_metric,
-                      list(selected.notes), selection=selected.selection)
+                      list(selected.notes), selection=selected.selection,
+                      rank_grouping=selected.rank_grouping)

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.blocks import event_names
 from roofline_widget.io.parsed import STATS_FRAME_COLUMNS, check_metric_names, key_table
 from roofline_widget.io.scope.regions import (
     change_starts,
@@ -77,7 +78,7 @@ def _event_names(result) -> list:
     if not result.counter_names and not result.event_names:
         return []
     if len(result.counter_names) == len(result.event_names):
-        return [f"{e}:{c}" for e, c in zip(result.event_names, result.counter_names)]
+        return event_names(result.event_names, result.counter_names)
     return list(result.event_labels)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -25,7 +26,8 @@ from roofline_widget.points.engines.threads import max_over_segments, nonfinite_
 from roofline_widget.points.unmeasured import Unmeasured
 from roofline_widget.schema import SOURCE_KEYS
 
-__all__ = ["RunAggregate", "RunSource", "cached_run_frame", "run_aggregate"]
+__all__ = ["RankPlaces", "RunAggregate", "RunSource", "cached_run_frame", "rank_places",
+           "run_aggregate"]
 
 _GROUP_KEYS = ["rank", "region", "device", "group"]
 
@@ -132,6 +134,52 @@ def cached_run_frame(run: LikwidRun) -> pd.DataFrame:
     return run_aggregate(run).frame
 
 
+class RankPlaces(NamedTuple):
+    """Where each row's rank ran: its host and its socket.
+
+    A source with host and cpu columns (likwid-mpirun output) offers it as
+    ``rank_places()``; :mod:`roofline_widget.points.rank_groups` groups the
+    ranks of a socket or host with it.
+
+    Attributes
+    ----------
+    hosts : numpy.ndarray
+        Per row, the host name as likwid-mpirun printed it (``""`` unknown).
+    sockets : numpy.ndarray
+        Per row (int64), the socket of the rank's hardware threads from the
+        run's likwid-topology block; -1 when the log has none, or the rank's
+        threads are not all on one listed socket.
+    """
+
+    hosts: np.ndarray
+    sockets: np.ndarray
+
+
+def rank_places(run: LikwidRun, ranks: np.ndarray) -> RankPlaces:
+    """The :class:`RankPlaces` of rows whose ranks are ``ranks`` (the run's table read once).
+
+    A rank's host is that of its first thread row; its socket the one of
+    its threads' cpus (``run.topology``), -1 if unknown or several.
+    """
+    table = run.table
+    pairs = table[["rank", "host", "cpu"]].drop_duplicates()
+    socket_of_cpu: dict[int, int] = {}
+    topology = run.topology
+    if topology is not None:
+        for socket, threads in topology.socket_threads.items():
+            socket_of_cpu.update(dict.fromkeys(threads, int(socket)))
+    host_of: dict[int, str] = {}
+    socket_of: dict[int, int] = {}
+    for rank, host, cpu in zip(pairs["rank"].tolist(), pairs["host"].astype(object).tolist(),
+                               pairs["cpu"].tolist()):
+        host_of.setdefault(rank, "" if host is None or host != host else str(host))
+        socket = socket_of_cpu.get(int(cpu), -1)
+        socket_of[rank] = socket if socket_of.get(rank, socket) == socket else -1
+    rank_list = np.asarray(ranks).tolist()
+    return RankPlaces(np.array([host_of.get(r, "") for r in rank_list], dtype=object),
+                      np.array([socket_of.get(r, -1) for r in rank_list], dtype=np.int64))
+
+
 def _unmeasured_threads(run: LikwidRun, aggregate: RunAggregate, metric: str) -> Unmeasured:
     """The threads of each row whose ``metric`` is not finite.
 
@@ -211,3 +259,7 @@ class RunSource:
         finite value does not give the sum, so it adds nothing.
         """
         return _unmeasured_threads(self.run, self._aggregate, metric)
+
+    def rank_places(self) -> RankPlaces:
+        """Per row the host and socket of its rank (see :class:`RankPlaces`)."""
+        return rank_places(self.run, self.keys["rank"])

@@ -60,6 +60,12 @@ class RegionSource(Protocol):
     threads whose value is not finite (``-``, NaN, inf).  It is optional (not
     part of the Protocol); a source without it is taken as fully measured.
 
+    A source may also offer ``rank_places() ->``
+    :class:`~roofline_widget.points.engines.run.RankPlaces`: per row the
+    host and socket of its rank (likwid-mpirun output), used to group the
+    ranks of a socket (:mod:`roofline_widget.points.rank_groups`); a source
+    without it knows neither.
+
     ``isinstance(obj, RegionSource)`` checks that the members exist; on
     Python < 3.12 that reads :attr:`run`, which may build a whole run: check
     in tests, not on a hot path.

@@ -101,6 +101,8 @@ def status_html(state: PointState, roofline: Roofline | None, *, max_points: int
     parts = [count, metrics, ceilings, f"{len(state.left_out):,} left out"]
     if combine_ranks:
         parts.insert(1, "ranks summed")
+    elif state.rank_grouping:  # run labels come from files: escaped
+        parts.insert(1, "; ".join(html.escape(note) for note in state.rank_grouping))
     return " &middot; ".join(parts)
 
 

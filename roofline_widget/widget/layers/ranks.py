@@ -229,7 +229,7 @@ class RanksLayer:
         if self._cache is not None and self._cache[0] == key \
                 and self._cache[1] is data.points.points:
             return self._cache[2]
-        spread = rank_spread(data.sums, selection=replace(selection, combine_ranks=False))
+        spread = rank_spread(data.sums, selection=replace(selection, group_ranks="rank"))
         self._cache = (key, data.points.points, spread)
         return spread
 
