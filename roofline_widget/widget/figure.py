@@ -1,6 +1,7 @@
 """``RooflineFigure``: the widget's bqplot figure, its scales, marks and tooltip.
 
-The figure draws what it is given (:class:`FigureState`, :meth:`RooflineFigure.assign`)
+The figure draws what it is given (:class:`~roofline_widget.widget.figure_state.FigureState`,
+:meth:`RooflineFigure.assign`)
 and computes nothing about the data itself except where ceiling labels sit.
 To draw more (memory levels, a baseline run, rank whiskers): write a
 :class:`~roofline_widget.widget.layers.base.Layer` and register it with
@@ -12,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import bqplot as bq
 import ipywidgets as widgets
 import numpy as np
-import pandas as pd
 from bqplot.interacts import PanZoom
 
 from roofline_widget import schema
@@ -25,20 +25,15 @@ from roofline_widget.ceilings import Roofline
 from roofline_widget.look.ceiling_labels import (
     LABEL_GAP_PX,
     RIDGE_LABEL_DROP_PX,
-    LabelSpot,
-    place_labels,
 )
-from roofline_widget.look.ceiling_lines import ceiling_lines, ceiling_row
 from roofline_widget.look.colors import (
     AXIS_GRID_COLOR,
     PALETTE,
     RIDGE_COLOR,
     ROOF_COLOR,
-    line_color,
 )
 from roofline_widget.look.log_axes import log_ranges, tick_format
 from roofline_widget.look.plot_area import (
-    DEFAULT_AREA,
     FIG_MARGIN,
     MIN_PLOT_PX,
     PLOT_HEIGHT_PX,
@@ -50,6 +45,7 @@ from roofline_widget.look.plot_area import (
     plot_frame,
 )
 from roofline_widget.look.texts import LABEL_SIZE, X_LABEL, Y_LABEL
+from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.html import (
     TOOLTIP_CLASS,
     TOOLTIP_STYLE,
@@ -59,113 +55,16 @@ from roofline_widget.widget.html import (
 )
 from roofline_widget.widget.pointer import PointerTool
 from roofline_widget.widget.points_mark import PointsMark
+from roofline_widget.widget.roof_marks import LINE_VERTICES, roof_marks_data
 from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.state import UpdateGuard
 
-__all__ = ["INTERACTIONS", "FigureState", "RooflineFigure", "roof_marks_data"]
+__all__ = ["INTERACTIONS", "RooflineFigure"]
 
 #: Figure interactions by name; "inspect" is none (bqplot's PanZoom swallows hover and
 #: click, bqplot issue #1352), so it gives tooltips and click selection; "brush" and
 #: "lasso" are none too: the kernel selects from the mouse path (``widget.pointer``).
 INTERACTIONS = ("inspect", "pan-zoom", "brush", "lasso")
-_POINTS_PER_LINE = 3          # every ceiling line is padded to this many vertices
-
-
-@dataclass(frozen=True)
-class FigureState:
-    """What the figure draws.
-
-    Attributes
-    ----------
-    points : pandas.DataFrame
-        The points drawn (x: ``arithmetic_intensity_flops_per_byte``, y:
-        ``performance_gflops``), one Scatter dot per row.
-    colors : numpy.ndarray
-        Colour code per point (index into the colour scale, ``look.colors.PALETTE`` in the widget).
-    sizes : numpy.ndarray or None
-        Marker size per point in [0, 1], None for the default size.
-    selected : numpy.ndarray or None
-        Row indices of ``points`` shown selected.
-    roofline : Roofline or None
-        The ceilings (None: no ceilings drawn).
-    x_range, y_range : (float, float)
-        Axis limits.
-    title : str
-        Figure title ("" when there are points).
-    layer_points : (array-like, array-like)
-        Intensities and GFLOP/s of what the layers draw as points (level dots,
-        baseline points, rank medians): the ceiling labels keep clear of them
-        as of ``points``.
-    """
-
-    points: pd.DataFrame
-    colors: np.ndarray
-    sizes: np.ndarray | None
-    selected: np.ndarray | None
-    roofline: Roofline | None
-    x_range: tuple[float, float]
-    y_range: tuple[float, float]
-    title: str = ""
-    layer_points: tuple = ((), ())
-
-    def drawn_points(self) -> tuple[np.ndarray, np.ndarray]:
-        """Intensities and GFLOP/s of every point drawn: the scatter's and the layers'."""
-        x = np.concatenate([self.points[schema.INTENSITY].to_numpy(dtype=float),
-                            np.asarray(self.layer_points[0], dtype=float)])
-        y = np.concatenate([self.points[schema.PERFORMANCE].to_numpy(dtype=float),
-                            np.asarray(self.layer_points[1], dtype=float)])
-        return (x, y) if x.shape == y.shape else (x[:0], y[:0])
-
-
-def _pad(values) -> list:
-    return list(values) + [values[-1]] * (_POINTS_PER_LINE - len(values))
-
-
-def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
-                    y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA,
-                    points=((), ())) -> dict:
-    """Arrays for the ceiling Lines and labels, the main roof and the ridge marks ({} for None).
-
-    The labels are placed by :func:`~roofline_widget.look.ceiling_labels.place_labels`
-    for a plot ``area`` (its height and smallest width), clear of ``points``
-    (intensities, GFLOP/s); ``ceiling_rows`` are the ceilings' table rows
-    (:func:`~roofline_widget.look.ceiling_lines.ceiling_row`), for their tooltips.
-    """
-    if roofline is None:
-        return {}
-    lines, segments = ceiling_lines(roofline, x_range)
-    ceilings = [line.segment for line in lines]
-    roof = segments[-1]
-    # each device's roofline (another device's before the main one), in its device's colour
-    roofs = [s for s in segments if s["kind"] == "roof"]
-    ridge_x = roofline.ridge_point()
-    layout = place_labels(lines, segments, (ridge_x, roofline.peak_flops), x_range, y_range,
-                          area, points)
-    # a ridge point was given: the layout has its spot
-    ridge = layout.ridge or LabelSpot("", ridge_x, roofline.peak_flops, "start", True, True)
-    return {
-        "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
-        "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
-        "ceiling_labels": [line.text for line in lines],
-        "ceiling_rows": [ceiling_row(line.roof) for line in lines],
-        "ceiling_colors": [line_color(line.kind, line.roof.device) for line in lines],
-        # one Label mark per alignment (bqplot's ``align`` is the mark's): each holds every
-        # ceiling, its text "" where the other mark draws it
-        "label_texts": [spot.text if spot.align == "end" else "" for spot in layout.ceilings],
-        "start_texts": [spot.text if spot.align == "start" else "" for spot in layout.ceilings],
-        "label_x": np.array([spot.x for spot in layout.ceilings]),
-        "label_y": np.array([spot.y for spot in layout.ceilings]),
-        "roof_x": np.array(roof["x"]) if len(roofs) == 1 else np.array([_pad(s["x"]) for s in roofs]),
-        "roof_y": np.array(roof["y"]) if len(roofs) == 1 else np.array([_pad(s["y"]) for s in roofs]),
-        "roof_labels": [s["label"] for s in roofs],
-        "roof_colors": [line_color("roof", s["device"]) for s in roofs],
-        "ridge_x": np.array([ridge_x]),
-        "ridge_y": np.array([roofline.peak_flops]),
-        "ridge_text": [ridge.text],
-        "ridge_align": ridge.align,
-        "ridge_offset": (LABEL_GAP_PX * (1 if ridge.align == "start" else -1),
-                         ridge.y_offset_px),
-    }
 
 
 @contextmanager
@@ -279,7 +178,7 @@ class RooflineFigure:
         self.roof_tooltip.add_class("roofline-roof-tooltip")
         self._ceiling_rows: dict[str, dict] = {}
         self.ceilings = bq.Lines(
-            x=np.ones((1, _POINTS_PER_LINE)), y=np.ones((1, _POINTS_PER_LINE)), scales=scales,
+            x=np.ones((1, LINE_VERTICES)), y=np.ones((1, LINE_VERTICES)), scales=scales,
             line_style="dashed", stroke_width=1.5, labels_visibility="none", visible=False,
             tooltip=self.roof_tooltip, tooltip_style=dict(TOOLTIP_STYLE),
             interactions={"hover": "tooltip"})
@@ -416,24 +315,25 @@ class RooflineFigure:
         """The (x, y) ranges of the scales, or None while one is not a valid log range."""
         return log_ranges(self.x_scale, self.y_scale)
 
-    def on_select(self, callback: Callable[[np.ndarray], None]) -> None:
-        """Call ``callback(indices)`` when the browser selects points (click, brush, lasso).
+    def on_select(self, callback: Callable[[np.ndarray, bool], None]) -> None:
+        """Call ``callback(indices, adding)`` when the browser selects points (click, brush, lasso).
 
         A click on an SVG point (bqplot's element click, in "inspect"), a brush,
         a lasso and a click on a WebGL point (``pointer``) all select in the
         kernel; a front end that sets the SVG mark's ``selected`` selects too.
-        Each gives rows of ``state.points``.
+        Each gives rows of ``state.points``; ``adding`` is True when Ctrl, Shift
+        or Cmd was held (:attr:`PointerTool.adding`; never for the mark's ``selected``).
         """
-        def forward(indices):
+        def forward(indices, adding: bool = False):
             if self._guard.active or self.state is None:
                 return
             indices = np.asarray(indices if indices is not None else [], dtype=np.intp)
-            callback(indices[(indices >= 0) & (indices < len(self.state.points))])
+            callback(indices[(indices >= 0) & (indices < len(self.state.points))], adding)
 
         def clicked(_mark, content: dict) -> None:
             index = (content.get("data") or {}).get("index")
             if isinstance(index, int) and self.pointer.mode == "inspect":
-                forward([index])
+                forward([index], self.pointer.adding)
 
         self.scatter.observe(lambda change: forward(change.new), names="selected")
         self.scatter.on_element_click(clicked)

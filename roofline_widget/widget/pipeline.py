@@ -26,7 +26,7 @@ from roofline_widget.look.colors import palette_color
 from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
-from roofline_widget.widget.figure import FigureState
+from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.layer_stack import LayerStack
 from roofline_widget.widget.layers.base import LayerInput
 from roofline_widget.widget.peak_controls import PEAK_TRAITS

@@ -33,6 +33,7 @@ from roofline_widget.widget.layers.levels import available_levels
 from roofline_widget.widget.layers.ranks import RANK_VIEWS
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.pipeline import RefreshPipeline
+from roofline_widget.widget.point_keys import with_keys
 from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.saved_views import apply_view, widget_view
 from roofline_widget.widget.state import UpdateGuard
@@ -134,7 +135,9 @@ class RooflineWidget(widgets.VBox):
         Memory levels drawn as a hierarchical roofline (``["L2", "MEM"]``; ``[]``:
         none); one of ``available_levels`` each, else ``TraitError``.
     selected : list of (file, rank, region) tuples
-        The selected points, by key (set by click, brush and lasso too).
+        The selected points, by key (set by click, brush and lasso too;
+        with Ctrl, Shift or Cmd held they add to it, a Ctrl-click on a selected point
+        takes it out).
     message : str
         The error or remark shown above the figure (read-only).
     rank_view : {"points", "spread", "auto"}
@@ -217,7 +220,8 @@ class RooflineWidget(widgets.VBox):
             self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
-        self.figure.on_select(lambda rows: setattr(self, "selected", self._refresh.keys_of(rows)))
+        self.figure.on_select(lambda rows, adding: setattr(
+            self, "selected", with_keys(self.selected, self._refresh.keys_of(rows), adding)))
         self._match = match
         self._layers.set_baseline(self.baseline, match)
         self._layers.show_levels(self.levels)
