@@ -22,15 +22,9 @@ from bqplot.interacts import PanZoom
 
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
-from roofline_widget.look.ceiling_labels import (
-    LABEL_GAP_PX,
-    RIDGE_LABEL_DROP_PX,
-)
 from roofline_widget.look.colors import (
     AXIS_GRID_COLOR,
     PALETTE,
-    RIDGE_COLOR,
-    ROOF_COLOR,
 )
 from roofline_widget.look.log_axes import log_ranges, tick_format
 from roofline_widget.look.plot_area import (
@@ -44,18 +38,16 @@ from roofline_widget.look.plot_area import (
     mark_padding,
     plot_frame,
 )
-from roofline_widget.look.texts import LABEL_SIZE, X_LABEL, Y_LABEL
+from roofline_widget.look.texts import X_LABEL, Y_LABEL
 from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.html import (
     TOOLTIP_CLASS,
-    TOOLTIP_STYLE,
-    roof_tooltip_html,
     tooltip_css_html,
     tooltip_html,
 )
 from roofline_widget.widget.pointer import PointerTool
 from roofline_widget.widget.points_mark import PointsMark
-from roofline_widget.widget.roof_marks import LINE_VERTICES, roof_marks_data
+from roofline_widget.widget.roof_marks import CeilingMarks, roof_marks_data
 from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.state import UpdateGuard
 
@@ -169,32 +161,12 @@ class RooflineFigure:
         # in the page as long as the figure is: bqplot renders a mark's tooltip with the
         # mark, into the figure's tooltip container (the ridge label carries it, never shown).
         self.tooltip_css = widgets.HTML(tooltip_css_html(), layout=widgets.Layout(display="none"))
-        scales = {"x": self.x_scale, "y": self.y_scale}
-        # The Lines' own labels sit at the line ends, clipped at the right edge:
-        # ``ceiling_labels`` draws them on the lines instead.
-        # bqplot 0.13 sends a Label's hover to no one: the lines carry the ceilings' tooltip
-        # (the hovered line's ``name`` is its label).
-        self.roof_tooltip = widgets.HTML()
-        self.roof_tooltip.add_class("roofline-roof-tooltip")
-        self._ceiling_rows: dict[str, dict] = {}
-        self.ceilings = bq.Lines(
-            x=np.ones((1, LINE_VERTICES)), y=np.ones((1, LINE_VERTICES)), scales=scales,
-            line_style="dashed", stroke_width=1.5, labels_visibility="none", visible=False,
-            tooltip=self.roof_tooltip, tooltip_style=dict(TOOLTIP_STYLE),
-            interactions={"hover": "tooltip"})
-        self.ceilings.on_hover(self._on_roof_hover)
-        self.roof = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
-                             stroke_width=3, visible=False)
-        # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
-        self.ceiling_labels, self.ceiling_labels_start = (bq.Label(
-            x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=LABEL_SIZE,
-            font_weight="normal", align=align, x_offset=offset, y_offset=0, visible=False)
-            for align, offset in (("end", -LABEL_GAP_PX), ("start", LABEL_GAP_PX)))
-        self.ridge = bq.Label(
-            x=np.ones(1), y=np.ones(1), text=[""], scales=scales, colors=[RIDGE_COLOR],
-            default_size=LABEL_SIZE, font_weight="normal", align="start",
-            x_offset=LABEL_GAP_PX, y_offset=RIDGE_LABEL_DROP_PX, visible=False,
-            tooltip=self.tooltip_css, enable_hover=False)
+        self.ceiling_marks = CeilingMarks({"x": self.x_scale, "y": self.y_scale},
+                                          self.tooltip_css)
+        marks = self.ceiling_marks
+        self.ceilings, self.roof, self.roof_tooltip = marks.ceilings, marks.roof, marks.roof_tooltip
+        self.ceiling_labels, self.ceiling_labels_start = marks.labels, marks.labels_start
+        self.ridge = marks.ridge
 
     @property
     def marks(self) -> list:
@@ -226,7 +198,7 @@ class RooflineFigure:
     @property
     def roof_marks(self) -> tuple:
         """The marks drawn from the ceilings."""
-        return self.ceilings, self.roof, self.ceiling_labels, self.ceiling_labels_start, self.ridge
+        return self.ceiling_marks.marks
 
     def plot_area(self) -> PlotArea:
         """The plot's height and smallest width (px), from the figure's layout and margins.
@@ -272,7 +244,7 @@ class RooflineFigure:
             self.state = state
             self.points.assign(x, y, state.colors, state.sizes, state.selected)
             self._set_ranges(state.x_range, state.y_range)
-            self._assign_roof_marks(roof_data)
+            self.ceiling_marks.assign(roof_data)
         self.pointer.forget_points()
         self.plot.title = state.title
 
@@ -292,7 +264,7 @@ class RooflineFigure:
             self.state = _replace(state, roofline=roofline, x_range=x_range,
                                   y_range=y_range)
             self._set_ranges(x_range, y_range)
-            self._assign_roof_marks(roof_data)
+            self.ceiling_marks.assign(roof_data)
 
     def restyle(self, colors: np.ndarray, sizes: np.ndarray | None) -> None:
         """New colour codes and sizes of the drawn points, in one message."""
@@ -348,29 +320,6 @@ class RooflineFigure:
         self.x_axis.tick_format = tick_format(*x_range)
         self.y_axis.tick_format = tick_format(*y_range)
 
-    def _assign_roof_marks(self, data: dict) -> None:
-        visible = bool(data)
-        for mark in self.roof_marks:
-            mark.visible = visible
-        if not visible:
-            return
-        self.ceilings.x, self.ceilings.y = data["ceiling_x"], data["ceiling_y"]
-        self.ceilings.labels = data["ceiling_labels"]
-        self.ceilings.colors = data["ceiling_colors"]
-        for mark, texts in ((self.ceiling_labels, data["label_texts"]),
-                            (self.ceiling_labels_start, data["start_texts"])):
-            mark.x, mark.y = data["label_x"], data["label_y"]
-            mark.text = texts
-            mark.colors = data["ceiling_colors"]
-        self._ceiling_rows = dict(zip(data["ceiling_labels"], data["ceiling_rows"]))
-        self.roof.x, self.roof.y = data["roof_x"], data["roof_y"]
-        self.roof.labels = data["roof_labels"]
-        self.roof.colors = data["roof_colors"]
-        self.ridge.x, self.ridge.y = data["ridge_x"], data["ridge_y"]
-        self.ridge.text = data["ridge_text"]
-        self.ridge.align = data["ridge_align"]
-        self.ridge.x_offset, self.ridge.y_offset = data["ridge_offset"]
-
     # ------------------------------------------------------------ browser events
     def _on_hover(self, mark, content: dict) -> None:
         point = content.get("point") or content.get("data") or {}
@@ -380,16 +329,6 @@ class RooflineFigure:
             return
         row = classify(state.points.iloc[[index]], state.roofline).iloc[0]
         self.tooltip.value = tooltip_html(row)
-
-    def _on_roof_hover(self, mark, content: dict) -> None:
-        """A ceiling's line was hovered: its tooltip says where the number came from.
-
-        bqplot sends the hovered line's data, whose ``name`` is the line's label.
-        """
-        line = content.get("data") or content.get("point") or {}
-        row = self._ceiling_rows.get(str(line.get("name")))
-        if row is not None:
-            self.roof_tooltip.value = roof_tooltip_html(row)
 
     def _on_zoom(self, change) -> None:
         """A scale's range changed (pan/zoom in the browser): new ticks, ceilings redrawn."""
@@ -403,7 +342,7 @@ class RooflineFigure:
         data = roof_marks_data(self.state.roofline, x_range, y_range, self.plot_area(),
                                self.state.drawn_points())
         with self._guard.hold(), holding(*self.roof_marks):
-            self._assign_roof_marks(data)
+            self.ceiling_marks.assign(data)
 
 
 def _replace(state: FigureState | None, **changes) -> FigureState | None:

@@ -254,7 +254,9 @@ class RefreshPipeline:
         budget = self._svg_budget()
         if budget is not None and len(points.points) <= budget:
             budget = None  # a budget nothing reaches is not worth a note
-        notes = [html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
+        chain = owner.file_chain
+        notes = [html.chain_status_html(chain.summary()) if chain and owner.chain_shown else "",
+                 html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
                                        owner.max_points, budget, bool(owner.levels)),
                  html.beyond_hardware_html(points.points, self.roofline),
                  html.ceiling_notes_html([*judged, *self.ceiling_notes]),

@@ -152,8 +152,7 @@ def brush_and_lasso(page, state_file) -> None:
     second = (xy[:, 0] >= x2) & (xy[:, 0] <= x3) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)
     edge_second = np.minimum.reduce([abs(xy[:, 0] - x2), abs(xy[:, 0] - x3),
                                      abs(xy[:, 1] - y0), abs(xy[:, 1] - y1)])
-    check_selection(state["selected"], points, inside | second,
-                    np.where(inside, edge, edge_second))
+    check_selection(state["selected"], points, inside | second, np.minimum(edge, edge_second))
 
     page.locator(f"{WIDGET} .roofline-interaction button", has_text="lasso").click()
     centre = np.median(xy, axis=0)
