@@ -55,6 +55,7 @@ from roofline_widget.roofs.hardware_bounds import (
     counters_near_wrap,
     largest_plausible,
 )
+from roofline_widget.static.compare import ARROW_GID
 
 #: (region, run) of the five broken points, in file order.
 BROKEN = [("CalcPressureForElems", 1), ("CalcEnergyForElems:KERNEL_5", 2),
@@ -67,6 +68,9 @@ PLAUSIBLE_PEAK = 7.8285323
 PLAUSIBLE_BANDWIDTH = 22.8652091
 SENTENCE = ("5 points report rates beyond any CPU, the largest CalcPressureForElems (run #1): "
             "19,514,360 GFLOP/s on 1 hardware thread")
+#: The same in the default view of a file of several runs, a chain: the last run's points, the
+#: earlier runs as the baseline, named by their chain labels.
+CHAIN_SENTENCE = SENTENCE.replace("(run #1)", "(#1 (size 30^3))")
 
 
 def _quiet(function, *args, **kwargs):
@@ -82,7 +86,7 @@ def points():
 
 @pytest.fixture(scope="module")
 def widget():
-    return _quiet(RooflineWidget, LULESH_SIZES)
+    return _quiet(RooflineWidget, LULESH_SIZES, chain=False)  # every run as points
 
 
 # ------------------------------------------------------------------ the rule
@@ -167,7 +171,7 @@ def test_with_user_peaks_the_finding_stays_and_the_ceilings_are_the_users():
     assert sorted(zip(above["region"], above["file"])) == sorted(zip(beyond["region"],
                                                                      beyond["file"]))
     payload = plot_roofline(LULESH_SIZES, peak_flops=2_000.0, peak_bandwidth=200.0,
-                            verbose=False)
+                            verbose=False, chain=False)
     assert [c["value"] for c in payload["ceilings"]] == [2_000.0, 200.0]
     assert not payload["empirical_ceilings"]
     assert payload["beyond_hardware_note"] == (
@@ -201,7 +205,7 @@ def test_widget_empirical_peak_is_the_largest_plausible_point(widget):
 
 
 def test_widget_peak_given_leaves_the_note_without_the_empirical_part():
-    widget = _quiet(RooflineWidget, LULESH_SIZES, peak_flops=2_000.0)
+    widget = _quiet(RooflineWidget, LULESH_SIZES, peak_flops=2_000.0, chain=False)
     assert widget.roofline.main_compute.gflops == 2_000.0
     status = widget.controls.status_html.value
     # the bandwidth roof is still empirical, but no bandwidth is beyond the hardware
@@ -209,7 +213,7 @@ def test_widget_peak_given_leaves_the_note_without_the_empirical_part():
 
 
 def test_widget_levels_ring_the_broken_points_and_keep_the_axes():
-    widget = _quiet(RooflineWidget, LULESH_SIZES, levels=["MEM"])
+    widget = _quiet(RooflineWidget, LULESH_SIZES, levels=["MEM"], chain=False)
     layer = widget.figure.layers.get("levels")
     flagged = layer.flagged
     assert flagged["checks"].tolist() == ["beyond hardware"] * 5
@@ -222,7 +226,7 @@ def test_widget_levels_ring_the_broken_points_and_keep_the_axes():
 def test_static_plot_note_ceilings_axes_and_data(tmp_path):
     csv = tmp_path / "points.csv"
     payload = plot_roofline(LULESH_SIZES, filepath=tmp_path / "lulesh.png",
-                            data_filepath=csv, verbose=False)
+                            data_filepath=csv, verbose=False, chain=False)
     assert [c["value"] for c in payload["ceilings"]] == [PLAUSIBLE_PEAK, PLAUSIBLE_BANDWIDTH]
     note = payload["beyond_hardware_note"]
     assert note == (f"{SENTENCE}: not used for the empirical peak; the axes follow the other "
@@ -238,8 +242,33 @@ def test_static_plot_note_ceilings_axes_and_data(tmp_path):
 
 
 def test_static_plot_prints_the_note(capsys):
-    plot_roofline(LULESH_SIZES, verbose=True)
+    plot_roofline(LULESH_SIZES, verbose=True, chain=False)
     assert SENTENCE in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ the default view: a chain
+def test_chain_of_runs_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_path):
+    # the points are run #7's 22 (none broken); runs #1-#6 are the baseline, four of the five
+    # broken points among them (run #6's KERNEL_1 too): the roofs and axes still follow the
+    # plausible points, and the note names the worst, a baseline point
+    widget = _quiet(RooflineWidget, LULESH_SIZES)
+    assert len(widget.to_dataframe()) == 22
+    assert widget.roofline.main_compute.gflops == PLAUSIBLE_PEAK
+    assert widget.figure.y_scale.max == pytest.approx(3 * PLAUSIBLE_PEAK)
+    status = widget.controls.status_html.value
+    assert (f"{CHAIN_SENTENCE}: not used for the empirical peak; the axes follow the other "
+            "points (see sanity_check)") in status
+    payload = plot_roofline(LULESH_SIZES, filepath=tmp_path / "chain.png", verbose=False)
+    assert payload["chain"][0] == "#1 (size 30^3)"
+    assert [c["value"] for c in payload["ceilings"]] == [PLAUSIBLE_PEAK, PLAUSIBLE_BANDWIDTH]
+    axes = payload["figure"].axes[0]
+    assert axes.get_ylim()[1] == pytest.approx(3 * PLAUSIBLE_PEAK)
+    assert payload["beyond_hardware_note"].startswith(CHAIN_SENTENCE)
+    # the arrows from the broken baseline points come in from outside: cut at the axes
+    arrows = [text for text in axes.texts if text.get_gid() == ARROW_GID]
+    assert len(arrows) == 6 * 22  # runs #1-#6 to the next, every region in both
+    assert all(arrow.arrow_patch.get_clip_on() for arrow in arrows)
+    assert {arrow.arrow_patch.get_clip_box() for arrow in arrows} == {axes.bbox}
 
 
 # ------------------------------------------------------------------ a rendered small case

@@ -42,8 +42,9 @@ def threads_text(count: int, unit: str = "thread") -> str:
 def point_name(row, points: pd.DataFrame) -> str:
     """A point's region, with its rank (or rank group) and run where ``points`` hold several.
 
-    ``"CalcPressureForElems (run #1)"``; the run label names the run when the
-    points have no ``run`` column but several files.
+    ``"CalcPressureForElems (run #1)"``: the run's number where the points
+    have several, else its ``run_label`` (a baseline point's, e.g. ``"#1
+    (size 30^3)"``), else its ``file`` (the run label).
     """
     details = []
     if "rank_group" in points.columns and points["rank_group"].nunique() > 1 \
@@ -51,10 +52,14 @@ def point_name(row, points: pd.DataFrame) -> str:
         details.append(row.rank_group)
     elif "rank" in points.columns and points["rank"].nunique() > 1 and int(row.rank) >= 0:
         details.append(f"rank {int(row.rank)}")
-    if "run" in points.columns and points["run"].nunique() > 1:
-        details.append(f"run #{int(row.run)}")
-    elif "file" in points.columns and points["file"].nunique() > 1:
-        details.append(str(row.file))
+    if "file" in points.columns and points["file"].nunique() > 1:
+        run, label = getattr(row, "run", None), getattr(row, "run_label", None)
+        if "run" in points.columns and points["run"].nunique() > 1 and pd.notna(run):
+            details.append(f"run #{int(run)}")
+        elif isinstance(label, str) and label:
+            details.append(label)
+        else:
+            details.append(str(row.file))
     return f"{row.region}" + (f" ({', '.join(details)})" if details else "")
 
 

@@ -1,8 +1,9 @@
 """A broken counter in JupyterLab: the status names it and the axes follow the real points, in Chromium.
 
 A notebook written at test time shows ``RooflineWidget`` on sample 19 (LULESH on an Ice Lake
-Xeon 8360Y, seven problem sizes in one log): five points report rates no CPU reaches (a 48-bit
-FLOP counter near 2^47 or 2^48; ``tests/test_beyond_hardware.py`` works the numbers out).  The
+Xeon 8360Y, seven problem sizes in one log, opened as a chain: run #7's points, runs #1-#6 the
+baseline): five points report rates no CPU reaches (a 48-bit FLOP counter near 2^47 or 2^48;
+``tests/test_beyond_hardware.py`` works the numbers out), the worst run #1's.  The
 empirical peak is the largest plausible point, 7.8285323 GFLOP/s, and the y axis ends at 3 x
 that (23.49), so its highest (decade) tick is 10; before, the peak was 1.951e+07 GFLOP/s and every real
 point sat at the bottom.
@@ -21,7 +22,8 @@ pytestmark = pytest.mark.browser
 NOTEBOOK = "beyond_hardware_browser.ipynb"
 FIGURE = ".roofline-figure"
 DOTS = f"{FIGURE} .dot"
-SENTENCE = ("5 points report rates beyond any CPU, the largest CalcPressureForElems (run #1): "
+SENTENCE = ("5 points report rates beyond any CPU, the largest CalcPressureForElems "
+            "(#1 (size 30^3)): "
             "19,514,360 GFLOP/s on 1 hardware thread: not used for the empirical peak; the axes "
             "follow the other points (see sanity_check)")
 
