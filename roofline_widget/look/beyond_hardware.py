@@ -55,7 +55,7 @@ def point_name(row, points: pd.DataFrame) -> str:
     if "file" in points.columns and points["file"].nunique() > 1:
         run, label = getattr(row, "run", None), getattr(row, "run_label", None)
         if "run" in points.columns and points["run"].nunique() > 1 and pd.notna(run):
-            details.append(f"run #{int(run)}")
+            details.append(f"run #{int(row.run)}")
         elif isinstance(label, str) and label:
             details.append(label)
         else:
