@@ -18,10 +18,20 @@ bytes.  The rule, written once here:
 * ``"all"``: one point per region for the whole job (``combine_ranks=True``).
 
 A group is summed by :class:`~roofline_widget.points.combined_ranks.CombinedRanks`
-(the one summation over ranks); its points have rank
-:data:`~roofline_widget.schema.ALL_RANKS` and a ``rank_group`` label such as
-``"f0472 socket 0 (ranks 0-23)"``; :attr:`RankGrouping.notes` say per run what
-was grouped and why (the widget's status line).
+(the one summation over ranks), and its ``rank_group`` label names it:
+``"f0472 socket 0 (ranks 0-23)"``.  Its rank, which keys the point with the
+run and the region (the widget's selection, ``compare_points``' matching,
+saved views), is
+
+* :data:`~roofline_widget.schema.ALL_RANKS` (-1, "all ranks") when the point
+  sums EVERY rank of its run, and always with ``group_ranks="all"``;
+* else the lowest rank it sums (a socket's or host's leader, usually the rank
+  that counted its memory): two sockets of one run are two keys, and socket 0
+  of two runs of one job has the same key in both;
+* a rank's own number when the point is one rank (a group of one).
+
+:attr:`RankGrouping.notes` say per run what was grouped and why (the
+widget's status line).
 """
 
 from __future__ import annotations
@@ -104,6 +114,10 @@ class RankGrouping:
     places : numpy.ndarray
         Per group the place it sums (``"f0472 socket 0"``, ``"sonata"``,
         ``"all ranks"``); ``""`` for a rank of its own.
+    run_ranks : numpy.ndarray
+        Per group how many ranks its run has (over all rows): a group that
+        sums that many is the whole run (rank -1), a smaller one is keyed by
+        its lowest rank.
     notes : tuple of str
         Per grouped run, what was grouped and why (``"24 ranks on 1 socket,
         memory counted on rank 0: one point per socket"``).
@@ -116,6 +130,7 @@ class RankGrouping:
     group_of_row: np.ndarray
     grouped: np.ndarray
     places: np.ndarray
+    run_ranks: np.ndarray
     notes: tuple[str, ...] = ()
     whole_job: bool = False
 
@@ -245,4 +260,15 @@ def rank_grouping(sums: RegionColumns, mode: str, metrics: Sequence[str | None]
         for run in np.unique(file_codes[levels != _RANK]).tolist():
             rows = np.flatnonzero(file_codes == run)
             notes.append(_note(sums, run, int(levels[rows[0]]), metrics, rows))
-    return RankGrouping(codes, group_levels != _RANK, names, tuple(notes), mode == "all")
+    return RankGrouping(codes, group_levels != _RANK, names, _run_ranks(sums)[first],
+                        tuple(notes), mode == "all")
+
+
+def _run_ranks(sums: RegionColumns) -> np.ndarray:
+    """Per row how many distinct ranks its run has."""
+    file_codes = sums.label_codes("file")[0].astype(np.int64)
+    if not len(file_codes):
+        return np.zeros(0, dtype=np.int64)
+    pairs = pd.MultiIndex.from_arrays([file_codes, sums.key_numbers("rank")]).unique()
+    counts = np.bincount(pairs.get_level_values(0).to_numpy(), minlength=len(sums.files))
+    return counts[file_codes]
