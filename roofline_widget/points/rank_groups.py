@@ -38,13 +38,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import SupportsInt
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import SelectionError
 from roofline_widget.points.columns import RegionColumns
-from roofline_widget.schema import GROUP_RANKS_CHOICES
+from roofline_widget.schema import ALL_RANKS, GROUP_RANKS_CHOICES
 
 __all__ = [
     "GROUP_RANKS_CHOICES",
@@ -53,6 +54,7 @@ __all__ = [
     "format_ranks",
     "rank_grouping",
     "split_runs",
+    "summed_ranks",
 ]
 
 #: How many ranks of a group that is no range its label lists.
@@ -97,6 +99,28 @@ def format_ranks(ranks: Sequence[int]) -> str:
     if len(ranks) <= _LISTED_RANKS:
         return "ranks " + ", ".join(str(r) for r in ranks)
     return f"{len(ranks)} ranks from {ranks[0]} to {ranks[-1]}"
+
+
+def summed_ranks(rank: SupportsInt, rank_group: object = None) -> str | None:
+    """What a point sums when it sums several ranks, else None (a point of one rank).
+
+    The one reading of a point's ``rank`` and ``rank_group`` for texts
+    (tooltips, tables, SVG titles, the terminal): a sum of several ranks is
+    its ``rank_group`` (``"f0472 socket 0 (ranks 0-23)"``), even where its
+    rank is its lowest rank's number; the rank -1 without a group reads
+    ``"all ranks"``.
+
+    Examples
+    --------
+    >>> summed_ranks(24, "sonata socket 1 (ranks 24-47)")
+    'sonata socket 1 (ranks 24-47)'
+    >>> summed_ranks(3, "rank 3") is None, summed_ranks(3) is None, summed_ranks(-1)
+    (True, True, 'all ranks')
+    """
+    number = int(rank)
+    if isinstance(rank_group, str) and rank_group:
+        return None if rank_group == format_ranks([number]) else rank_group
+    return "all ranks" if number == ALL_RANKS else None
 
 
 @dataclass(frozen=True)

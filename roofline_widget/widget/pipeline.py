@@ -234,11 +234,18 @@ class RefreshPipeline:
 
     def legend(self) -> str:
         """The legend of the drawn categories (escaped HTML)."""
-        owner = self.owner
-        values = pd.unique(self.current.shown[COLOR_COLUMN[owner.color_by]].astype(object))
+        owner, shown = self.owner, self.current.shown
+        column = COLOR_COLUMN[owner.color_by]
+        values = pd.unique(shown[column].astype(object))
         categories = color_categories(owner.sums, owner.color_by, owner.combine_ranks)
         codes = pd.Index(categories, dtype=object).get_indexer(values[:html.LEGEND_ENTRIES_SHOWN])
-        return html.legend_html(values, [palette_color(code) for code in codes], owner.color_by)
+        names = None
+        if owner.color_by == "rank":  # a socket's point is coloured as its lowest rank: named so
+            first = shown.drop_duplicates(column).set_index(column)
+            names = [html.rank_text(value, first.at[value, "rank_group"] if "rank_group" in first
+                                    else None) for value in values[:html.LEGEND_ENTRIES_SHOWN]]
+        return html.legend_html(values, [palette_color(code) for code in codes], owner.color_by,
+                                names=names)
 
     def status(self) -> str:
         """The status line: points, metrics, ceilings, the no-FLOP note and each layer's note."""
