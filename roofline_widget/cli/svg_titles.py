@@ -112,7 +112,8 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
             if row["status"] in ("both", "only before"):
                 texts.append((row["arithmetic_intensity_flops_per_byte_before"],
                               row["performance_gflops_before"],
-                              f"{_where(row, ranks, row.get('rank_group_before'))}, baseline {row['file_before']}\n"
+                              f"{_where(row, ranks, row.get('rank_group_before'))}, "
+                              f"baseline {row['file_before']}\n"
                               f"{_numbers(row, '_before')}\nspeed-up {row['speedup']:.3g}x"))
     return texts, pinned
 

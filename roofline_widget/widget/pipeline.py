@@ -23,6 +23,7 @@ from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, RoofKeys, Roofl
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import palette_color
+from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
@@ -253,7 +254,8 @@ class RefreshPipeline:
         if self.layers.ranks.active:  # the spread view hides rank points on purpose
             points = replace(points, shown=points.points)
         status = html.status_html(points, self.roofline, max_points=self.budget(),
-                                  combine_ranks=owner.combine_ranks,
+                                  combine_ranks=check_group_ranks(
+                                      owner.group_ranks, owner.combine_ranks) == "all",
                                   n_selected=len(owner.selected))
         judged = ([] if self.roofline is None
                   else unjudged_points_notes(self.roofline, points.points, self._point_keys))
