@@ -10,8 +10,8 @@ title is that row's label (the one on the line) and provenance.
 
 How: every scatter collection of the figure :func:`~roofline_widget.plot_roofline`
 returned gets an SVG id (matplotlib's ``gid``) unless it has one; the figure is saved again,
-and in that SVG each collection's group holds one element per point, in the
-order of the collection's offsets.  Each offset is matched to the rows of
+and in that SVG each collection's group holds one element per point (markers of
+one colour inside one clipped group), in the order of the collection's offsets.  Each offset is matched to the rows of
 the payload drawn at that spot (points, memory-level dots, baseline points,
 findings); a point drawn at the axis edge (a region doing almost no FLOPs)
 keeps one of its two coordinates, which matches it, or, pinned in both, is
@@ -173,6 +173,9 @@ def _svg_with_titles(figure, lookup: _Lookup,
         if group is None:
             continue
         elements = [e for e in group if e.tag != f"{{{SVG_NAMESPACE}}}defs"]
+        if len(elements) == 1 and elements[0].tag == f"{{{SVG_NAMESPACE}}}g" \
+                and len(elements[0]) == len(offsets):
+            elements = list(elements[0])  # markers of one colour: clipped together in one group
         if len(elements) != len(offsets):
             continue  # not one element per point: leave this collection untitled
         for element, (x, y) in zip(elements, offsets):
