@@ -11,9 +11,9 @@ title is that row's label (the one on the line) and provenance.
 How: every scatter collection of the figure :func:`~roofline_widget.plot_roofline`
 returned gets an SVG id (matplotlib's ``gid``) unless it has one; the figure is saved again,
 and in that SVG each collection's group holds one element per point (markers of
-one colour inside one clipped group), in the order of the collection's offsets.  Each offset is matched to the rows of
-the payload drawn at that spot (points, memory-level dots, baseline points,
-findings); a point drawn at the axis edge (a region doing almost no FLOPs)
+one colour inside one clipped group), in the order of the collection's offsets.
+Each offset is matched to the rows of the payload drawn at that spot (points,
+memory-level dots, baseline points, findings); a point drawn at the axis edge (a region doing almost no FLOPs)
 keeps one of its two coordinates, which matches it, or, pinned in both, is
 matched to the payload's ``no_flop_work`` rows in their drawing order.  The text goes into the
 SVG through :mod:`xml.etree.ElementTree`, which escapes it: a region named

@@ -67,8 +67,8 @@ _PER = {_SOCKET: "one point per socket", _HOST: "one point per host",
 def check_group_ranks(group_ranks: object, combine_ranks: bool) -> str:
     """``group_ranks`` checked; ``combine_ranks=True`` is its alias ``"all"`` and wins.
 
-    (The widget's *sum over ranks* box sets ``combine_ranks`` on top of any
-    ``group_ranks``; unticking it gives that grouping back.)
+    (``combine_ranks`` on top of any ``group_ranks``: clearing it gives that
+    grouping back.  The widget's "Group ranks" menu shows this value.)
 
     Raises
     ------
@@ -133,8 +133,8 @@ class RankGrouping:
         Per row of the sums its group (numbered in order of first appearance,
         so a point keeps its place whatever ranks are selected).
     grouped : numpy.ndarray
-        Per group (bool): whether it sums ranks (rank -1 and a place name)
-        or is one rank's row of a run kept per rank.
+        Per group (bool): whether it sums ranks (a place name; rank -1 or
+        its lowest rank) or is one rank's row of a run kept per rank.
     places : numpy.ndarray
         Per group the place it sums (``"f0472 socket 0"``, ``"sonata"``,
         ``"all ranks"``); ``""`` for a rank of its own.
