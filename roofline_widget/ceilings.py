@@ -137,13 +137,8 @@ class Roofline:
 
     @classmethod
     def from_peaks(cls, peak_flops, peak_bandwidth, points: pd.DataFrame | None = None) -> Roofline:
-        """One compute and one bandwidth roof (per device), empirical where a peak is None.
-
-        ``from_ceilings(None, peak_flops, peak_bandwidth, points)``: a peak in
-        GFLOP/s and GB/s, or None for the largest ``performance_gflops`` /
-        ``bandwidth_gbs`` of ``points`` (an *empirical* roof).  ValueError for
-        an invalid peak, or a missing peak without points.
-        """
+        """``from_ceilings(None, peak_flops, peak_bandwidth, points)``: one compute and one
+        bandwidth roof (per device), empirical (from the points) where a peak is None."""
         return cls.from_ceilings(None, peak_flops, peak_bandwidth, points)
 
     @classmethod
@@ -335,22 +330,9 @@ class Roofline:
 
     # ------------------------------------------------------------ drawing
     def lines(self, x_min, x_max) -> list[dict]:
-        """Drawable segments between intensities ``x_min`` and ``x_max``.
-
-        Each bandwidth slope runs from ``x_min`` up to its ridge with its
-        device's main compute roof, each compute roof from its ridge with its
-        device's main bandwidth slope to ``x_max`` (both clipped to the
-        range).  Then ``kind == "roof"`` entries: each other device's roofline,
-        and last the main roofline polyline, which passes exactly through the
-        ridge point (:func:`~roofline_widget.roofs.lines.roof_lines`).
-
-        Returns
-        -------
-        list of dict
-            ``{"name", "kind" ("bandwidth" | "compute" | "roof"), "value"
-            (GB/s, GFLOP/s, or the ridge intensity for a roof), "source",
-            "label", "empirical", "device", "level", "x", "y"}``.
-        """
+        """Drawable segments between intensities ``x_min`` and ``x_max``: every ceiling, then
+        each device's roofline, the main one last (:func:`~roofline_widget.roofs.lines.roof_lines`
+        says what each dict holds)."""
         return roof_lines(self, x_min, x_max)
 
     def with_main(self, level: str | None = None, device: str | None = None,

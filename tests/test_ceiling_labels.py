@@ -28,8 +28,8 @@ from roofline_widget.look.ceiling_labels import (
 from roofline_widget.look.ceiling_lines import ceiling_lines
 from roofline_widget.look.plot_area import DEFAULT_AREA, MIN_PLOT_PX, PlotArea
 from roofline_widget.look.texts import text_px
-from roofline_widget.widget.figure import roof_marks_data
 from roofline_widget.widget.html import TOOLTIP_CSS, TOOLTIP_STYLE
+from roofline_widget.widget.roof_marks import roof_marks_data
 
 ONE_CORE = ComputeRoof("1 core at 3.35 GHz boost", 53.6, source="spec sheet")
 WIDTHS = (MIN_PLOT_PX, 382, 700, 1284)  # 382: JupyterLab at 900 px; 1284: Voila at 1400

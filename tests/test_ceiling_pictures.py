@@ -274,7 +274,8 @@ def test_widget_x_range_holds_every_ridge(widget, four_roofs):
 def test_widget_roof_tooltip_and_ceilings_section_give_the_provenance(widget):
     figure = widget.figure
     # bqplot's hover message of a line of the ceilings' Lines mark: its name is its label
-    figure._on_roof_hover(figure.ceilings, {"event": "hover", "data": {"name": "MEM 41.27 GB/s"}})
+    figure.ceilings._handle_custom_msgs(
+        figure.ceilings, {"event": "hover", "data": {"name": "MEM 41.27 GB/s"}})
     tooltip = figure.roof_tooltip.value
     assert "stream_mem_avx_fma" in tooltip
     assert "milan_mem1_16c.log" in tooltip
@@ -301,7 +302,8 @@ def test_a_hostile_roof_name_is_escaped_in_the_table_and_tooltip(runs):
     assert hostile not in table
     assert "&lt;img src=x onerror=alert(1)&gt;" in table
     label = f"{hostile} 50 GB/s"
-    w.figure._on_roof_hover(w.figure.ceilings, {"data": {"name": label}})
+    w.figure.ceilings._handle_custom_msgs(w.figure.ceilings,
+                                          {"event": "hover", "data": {"name": label}})
     assert hostile not in w.figure.roof_tooltip.value
     assert "user &lt;b&gt;" in w.figure.roof_tooltip.value
 

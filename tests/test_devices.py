@@ -135,7 +135,8 @@ def test_ceilings_table_and_roof_tooltip_say_what_each_roof_bounds(runs, roofs):
     assert cells["MEM 41.27 GB/s"] == ["bandwidth", "MEM", "cpu", ""]
     assert cells["DP AVX FMA 820 GFLOP/s"] == ["compute", "", "cpu", "DP"]
     figure = widget.figure
-    figure._on_roof_hover(figure.ceilings, {"data": {"name": "V100-SXM2 DP 7800 GFLOP/s"}})
+    figure.ceilings._handle_custom_msgs(  # what bqplot sends for a hovered line
+        figure.ceilings, {"event": "hover", "data": {"name": "V100-SXM2 DP 7800 GFLOP/s"}})
     tooltip = figure.roof_tooltip.value
     heads = [cell.split("</th>")[0].rsplit(">", 1)[1] for cell in tooltip.split("<tr>")[1:]]
     values = [cell.split("</td>")[0].rsplit(">", 1)[1] for cell in tooltip.split("<tr>")[1:]]

@@ -45,9 +45,11 @@ def shown(widget) -> RooflineWidget:
     return widget
 
 
-def event(kind: str, at, buttons: int = 0) -> dict:
+def event(kind: str, at, buttons: int = 0, **keys: bool) -> dict:
+    """An ipyevents mouse event; ``keys``: ``ctrlKey``, ``shiftKey``, ``metaKey``."""
     return {"type": kind, "relativeX": float(at[0]), "relativeY": float(at[1]),
-            "boundingRectWidth": SIZE[0], "boundingRectHeight": SIZE[1], "buttons": buttons}
+            "boundingRectWidth": SIZE[0], "boundingRectHeight": SIZE[1], "buttons": buttons,
+            **keys}
 
 
 def pixels(widget, x, y):
@@ -259,6 +261,42 @@ def test_a_click_on_an_svg_point_selects_in_the_kernel_but_not_while_brushing(qu
     assert w.selected == []
     w.controls.interaction_choice.value = "inspect"
     assert not w.figure.pointer.events.prevent_default_action
+
+
+def test_ctrl_or_shift_adds_to_the_selection_and_ctrl_click_takes_a_point_out(quickstart_runs):
+    w = RooflineWidget(quickstart_runs)
+    w.controls.interaction_choice.value = "brush"
+    pointer = w.figure.pointer
+    # a brush around GMGPolar's Setup (3.6 FLOP/byte, 1.95 GFLOP/s) and Solve (8.5, 4.38)
+    pointer.handle(event("mousedown", pixels(w, 1.0, 10.0), 1))
+    pointer.handle(event("mouseup", pixels(w, 20.0, 1.0)))
+    assert regions(w) == ["Setup", "Solve"]
+    # Shift-brush around pmgpu's <function_a..d> (0.057..0.25 FLOP/byte, 0.50..2.1 GFLOP/s): added
+    pointer.handle(event("mousedown", pixels(w, 0.03, 3.0), 1, shiftKey=True))
+    pointer.handle(event("mouseup", pixels(w, 0.5, 0.3)))
+    assert regions(w) == ["<function_a>", "<function_b>", "<function_c>", "<function_d>",
+                          "Setup", "Solve"]
+    # a plain brush replaces the selection again
+    pointer.handle(event("mousedown", pixels(w, 1.0, 10.0), 1))
+    pointer.handle(event("mouseup", pixels(w, 5.0, 1.0)))
+    assert regions(w) == ["Setup"]
+    # in "inspect", a Ctrl-click on an SVG dot adds it; a second Ctrl-click takes it out
+    w.controls.interaction_choice.value = "inspect"
+    points = list(w.figure.state.points["region"])
+    scatter = w.figure.scatter
+
+    def click(region, **keys):
+        pointer.handle(event("mousedown", (0, 0), 1, **keys))  # ipyevents sees the button
+        scatter._handle_custom_msgs(scatter, {"event": "element_click",
+                                              "data": {"index": points.index(region)}})
+
+    click("Solve", ctrlKey=True)
+    assert regions(w) == ["Setup", "Solve"]
+    assert sorted(w.figure.state.points["region"].iloc[list(scatter.selected)]) == ["Setup", "Solve"]
+    click("Setup", metaKey=True)
+    assert regions(w) == ["Solve"]
+    click("<function_a>")  # no key held: the click replaces the selection
+    assert regions(w) == ["<function_a>"]
 
 
 def test_hover_on_webgl_points_moves_the_proxy_and_fills_the_tooltip(many):

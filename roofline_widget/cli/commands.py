@@ -133,7 +133,7 @@ def plot(args: argparse.Namespace) -> Outcome:
         runs, filepath=args.output, data_filepath=args.data, data_format=data_format,
         ceilings=ceilings, peak_flops=args.peak_flops, peak_bandwidth=args.peak_bandwidth,
         levels=args.levels, baseline=baseline, match=dict(args.match) or None, cmap=args.cmap,
-        verbose=False, **_selection(args))
+        verbose=False, chain=args.chain, **_selection(args))
     image = str(Path(args.output).resolve())
     data = {"image": image, "data": str(Path(args.data).resolve()) if args.data else None,
             "points": len(payload["points"]), "flops_metric": payload["flops_metric"],
@@ -141,9 +141,14 @@ def plot(args: argparse.Namespace) -> Outcome:
             "ridge_point": payload["ridge_point"],
             "empirical_ceilings": payload["empirical_ceilings"],
             "left_out": payload["left_out"], "no_flop_note": payload["no_flop_note"],
-            "level_findings": payload.get("level_findings", []), "hover_titles": None}
+            "level_findings": payload.get("level_findings", []), "hover_titles": None,
+            "chain": payload["chain"]}
     text = [f"wrote {args.output}: {len(payload['points'])} point(s), FLOP metric "
             f"{payload['flops_metric']!r}, bandwidth metric {payload['bandwidth_metric']!r}"]
+    if payload["chain"]:
+        text.append(f"  the last run's points, drawn as a chain of the file's "
+                    f"{len(payload['chain'])} runs: {' → '.join(payload['chain'])} "
+                    "(--no-chain: every run as points)")
     if Path(args.output).suffix.lower() == ".svg":
         titled, drawn = add_hover_titles(payload, args.output)
         data["hover_titles"] = titled

@@ -268,6 +268,10 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
                       help="hierarchical roofline: one dot per memory level (L1 L2 L3 MEM)")
     plot.add_argument("--baseline", nargs="+", metavar="FILE",
                       help="a run to compare with: hollow points and an arrow to each region")
+    plot.add_argument("--no-chain", dest="chain", action="store_false",
+                      help="a FILE of several runs (a scaling study in one log): every run as "
+                           "points, instead of the last run's points with each region's "
+                           "trajectory through the earlier runs")
     plot.add_argument("--match", nargs="+", metavar="OLD=NEW", default=[], type=parse_match,
                       help="with --baseline: regions renamed between the runs")
     plot.add_argument("--cmap", default="tab20", help="matplotlib colormap of the points")

@@ -55,6 +55,7 @@ __all__ = [
     "RunMark",
     "RunPlan",
     "command_of",
+    "differing_words",
     "plan_runs",
     "separator_text",
 ]
@@ -324,8 +325,34 @@ def _short(text: str) -> str:
     return text if len(text) <= DETAIL_CHARACTERS else text[:DETAIL_CHARACTERS - 3] + "..."
 
 
+def differing_words(texts: Sequence[str]) -> list[str]:
+    """Each text cut to the words in which the texts differ, and the word before them.
+
+    The words every text starts with (but the last of them) and the words
+    every text ends with are dropped; the texts keep their order.
+
+    Examples
+    --------
+    >>> differing_words(["Running problem size 30^3 per domain until completion",
+    ...                  "Running problem size 350^3 per domain until completion"])
+    ['size 30^3', 'size 350^3']
+    >>> differing_words(["likwid-perfctr -C 0-3 -g MEM_DP -m ./app --variant give",
+    ...                  "likwid-perfctr -C 0-3 -g MEM_DP -m ./app --variant take"])
+    ['--variant give', '--variant take']
+    """
+    words = [t.split() for t in texts]
+    if not words:
+        return []
+    shortest = min(map(len, words))
+    prefix = next((k for k in range(shortest) if len({w[k] for w in words}) > 1), shortest)
+    suffix = next((k for k in range(shortest - prefix) if len({w[-1 - k] for w in words}) > 1),
+                  shortest - prefix)
+    return [" ".join(w[max(prefix - 1, 0):len(w) - suffix]) for w in words]
+
+
 def _distinct(values: list[str | None]) -> list[str | None]:
-    """Texts too long for a label cut to the words that differ between them, and the word before.
+    """Texts too long for a label cut to the words that differ between them
+    (:func:`differing_words`).
 
     ``likwid-perfctr -C 0-3 -g MEM_DP -m ./app --variant give`` and ``... take``
     become ``--variant give`` and ``--variant take``.
@@ -333,12 +360,7 @@ def _distinct(values: list[str | None]) -> list[str | None]:
     texts = [v for v in values if v is not None]
     if all(len(" ".join(t.split())) <= DETAIL_CHARACTERS for t in texts):
         return values
-    words = [t.split() for t in texts]
-    shortest = min(map(len, words))
-    prefix = next((k for k in range(shortest) if len({w[k] for w in words}) > 1), shortest)
-    suffix = next((k for k in range(shortest - prefix) if len({w[-1 - k] for w in words}) > 1),
-                  shortest - prefix)
-    cut = iter(" ".join(w[max(prefix - 1, 0):len(w) - suffix]) for w in words)
+    cut = iter(differing_words(texts))
     return [None if v is None else next(cut) for v in values]
 
 

@@ -45,7 +45,15 @@ def roof_segment(compute: ComputeRoof, bandwidth: BandwidthRoof, x_min: float, x
 
 
 def roof_lines(roofline: Roofline, x_min, x_max) -> list[dict]:
-    """The segments of ``roofline`` between intensities ``x_min`` and ``x_max`` (see the module)."""
+    """The segments of ``roofline`` between intensities ``x_min`` and ``x_max`` (see the module).
+
+    Returns
+    -------
+    list of dict
+        ``{"name", "kind" ("bandwidth" | "compute" | "roof"), "value" (GB/s,
+        GFLOP/s, or the ridge intensity for a roof), "source", "label",
+        "empirical", "device", "level", "x", "y"}``, both ends clipped to the range.
+    """
     x_min = positive_finite(x_min, "x_min")
     x_max = positive_finite(x_max, "x_max")
     if x_max <= x_min:

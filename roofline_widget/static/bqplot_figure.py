@@ -13,7 +13,8 @@ import pandas as pd
 
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look.texts import figure_title
-from roofline_widget.widget.figure import FigureState, RooflineFigure
+from roofline_widget.widget.figure import RooflineFigure
+from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.html import legend_html
 from roofline_widget.widget.state import UpdateGuard
 

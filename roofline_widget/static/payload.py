@@ -90,11 +90,15 @@ def hover_texts(points: pd.DataFrame, file_ranks: dict) -> list[str]:
     return texts
 
 
-def colour_keys(points: pd.DataFrame) -> tuple[str, list]:
-    """``(column, keys)``: colour by region for one run with few regions, else by run."""
+def colour_keys(points: pd.DataFrame, chain: bool = False) -> tuple[str, list]:
+    """``(column, keys)``: colour by region for one run with few regions, else by run.
+
+    The last run of a chain (``chain``) is coloured by region however many
+    there are: each region's trajectory through the runs has its colour.
+    """
     files = list(dict.fromkeys(points["file"]))
     regions = list(dict.fromkeys(points["region"]))
-    if len(files) == 1 and len(regions) <= MAX_LEGEND_ENTRIES:
+    if len(files) == 1 and (chain or len(regions) <= MAX_LEGEND_ENTRIES):
         return "region", regions
     return "file", files
 
@@ -113,7 +117,7 @@ def no_points_error(selection, flops_metric, bandwidth_metric) -> ValueError:
 
 def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.DataFrame,
                   no_flop: pd.DataFrame, no_flop_note: str, x_range: tuple[float, float],
-                  cmap: str) -> dict:
+                  cmap: str, chain: bool = False) -> dict:
     """The payload without the figure (see :func:`~roofline_widget.plot_roofline`).
 
     Parameters
@@ -134,12 +138,14 @@ def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.Dat
         The intensity range drawn (the roof is sampled over it).
     cmap : str
         The matplotlib colormap of the points.
+    chain : bool
+        The points are the last run of a chain (coloured by region, :func:`colour_keys`).
     """
     points = selection.points
     file_ranks = {label: len(run.ranks) for label, run in zip(sums.files, sums.runs)}
     files = list(dict.fromkeys(points["file"]))
     colors = dict(zip(files, sampled_colors(cmap, len(files))))
-    colour_column, keys = colour_keys(points)
+    colour_column, keys = colour_keys(points, chain)
     colour_map = colors if colour_column == "file" else dict(zip(keys, sampled_colors(cmap, len(keys))))
     return {
         "points": selection.to_dicts(),

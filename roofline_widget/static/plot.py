@@ -31,8 +31,9 @@ from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
-from roofline_widget.points import RegionSums, Selection, selection_parameters
+from roofline_widget.points import Selection, selection_parameters
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
+from roofline_widget.points.chained import chained_sums
 from roofline_widget.static import bqplot_figure, matplotlib_figure, output_files
 from roofline_widget.static import compare as static_compare
 from roofline_widget.static.exports import (
@@ -67,13 +68,16 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
                   baseline: object = None,
                   match: Mapping[str, str] | Callable[[str], str | None] | None = None,
                   combine_ranks: bool = False, levels: Sequence[str] | str | None = None,
-                  selection: Selection | None = None, group_ranks: str = "auto") -> dict:
+                  selection: Selection | None = None, group_ranks: str = "auto",
+                  chain: bool = True) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
     ----------
     profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
-        What :func:`~roofline_widget.collect_roofline_points` accepts.
+        What :func:`~roofline_widget.collect_roofline_points` accepts.  ONE
+        file of several runs (a scaling study appended to one log) is drawn
+        as a chain: see ``chain``.
     {selection_parameters}
     peak_flops : float, optional
         Measured compute ceiling in GFLOP/s.  When omitted (and ``ceilings``
@@ -123,6 +127,16 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         matched point (matplotlib only); the rows are ``payload["comparison"]``.
     match
         As for :func:`~roofline_widget.compare_points`.
+    chain : bool
+        True (default): when ``profiling_data`` is ONE file of several runs,
+        no ``baseline`` is given and the backend is matplotlib, the points
+        are the last run's and the earlier runs are drawn as the baseline
+        chain (by short label, ``#1 (size 30^3)``): each region's trajectory
+        through the runs in order; ``payload["chain"]`` names the runs.
+        False (and ``backend="bqplot"``, which draws no baseline): every run
+        as points, one per region and run.  An explicit ``baseline`` wins;
+        a list of runs is never a chain (files each of several runs
+        included: their runs are all points).
 
     Returns
     -------
@@ -140,7 +154,8 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         without a roof of their kind, ceilings of another machine or level),
         ``left_out``, ``hover`` (escaped HTML), ``flops_metric``,
         ``bandwidth_metric``, ``colour_by``, ``point_colors``,
-        ``no_flop_work`` (the points doing almost no FLOPs,
+        ``chain`` (the labels of the runs drawn as a chain, in order; ``[]``
+        when there is none), ``no_flop_work`` (the points doing almost no FLOPs,
         :func:`~roofline_widget.look.no_flop.split_flop_work`: the axes follow the
         others; matplotlib draws them at the axis edge), ``no_flop_note`` (the
         note naming them, "" when there are none) and ``figure``.  The axes
@@ -169,7 +184,9 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
                            bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
                            exclude=exclude, group_ranks=group_ranks,
                            combine_ranks=combine_ranks)
-    sums = RegionSums.from_runs(profiling_data)
+    chained = chained_sums(profiling_data, baseline=baseline,
+                           chain=chain and backend == "matplotlib")
+    sums, baseline = chained.sums, chained.baseline
     selected = sums.select(request)
     selected.warn()
     if selected.points.empty:
@@ -189,8 +206,10 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     ranges = axis_ranges(table, roofline, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
                          bulk=bulk)
     note = no_flop_work_text(no_flop, NO_FLOP_WHERE[backend])
-    payload = build_payload(sums, selected, roofline, table, no_flop, note, ranges[0], cmap)
+    payload = build_payload(sums, selected, roofline, table, no_flop, note, ranges[0], cmap,
+                            chain=chained.chain is not None)
     payload["ceiling_notes"] = notes
+    payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     colour_column, colour_map = payload["colour_by"], payload["point_colors"]
     if backend == "matplotlib":
         figure = matplotlib_figure.draw(
@@ -224,6 +243,8 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     output_files.write_atomically(writes)
     if verbose:
         _report(selected, roofline, note, notes)
+        if chained.chain is not None:
+            print(chained.chain.summary())
     if show:
         _show(shown)
     return payload

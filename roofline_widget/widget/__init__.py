@@ -30,7 +30,8 @@ and ``html`` (every HTML snippet, escaped).
 from __future__ import annotations
 
 from roofline_widget.widget.controls import RooflineControls
-from roofline_widget.widget.figure import FigureState, RooflineFigure
+from roofline_widget.widget.figure import RooflineFigure
+from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.point_keys import POINT_KEY
 from roofline_widget.widget.pointer import PointerTool
 from roofline_widget.widget.points_mark import SVG_MAX_POINTS, PointsMark

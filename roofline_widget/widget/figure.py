@@ -1,6 +1,7 @@
 """``RooflineFigure``: the widget's bqplot figure, its scales, marks and tooltip.
 
-The figure draws what it is given (:class:`FigureState`, :meth:`RooflineFigure.assign`)
+The figure draws what it is given (:class:`~roofline_widget.widget.figure_state.FigureState`,
+:meth:`RooflineFigure.assign`)
 and computes nothing about the data itself except where ceiling labels sit.
 To draw more (memory levels, a baseline run, rank whiskers): write a
 :class:`~roofline_widget.widget.layers.base.Layer` and register it with
@@ -12,33 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import bqplot as bq
 import ipywidgets as widgets
 import numpy as np
-import pandas as pd
 from bqplot.interacts import PanZoom
 
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
-from roofline_widget.look.ceiling_labels import (
-    LABEL_GAP_PX,
-    RIDGE_LABEL_DROP_PX,
-    LabelSpot,
-    place_labels,
-)
-from roofline_widget.look.ceiling_lines import ceiling_lines, ceiling_row
 from roofline_widget.look.colors import (
     AXIS_GRID_COLOR,
     PALETTE,
-    RIDGE_COLOR,
-    ROOF_COLOR,
-    line_color,
 )
 from roofline_widget.look.log_axes import log_ranges, tick_format
 from roofline_widget.look.plot_area import (
-    DEFAULT_AREA,
     FIG_MARGIN,
     MIN_PLOT_PX,
     PLOT_HEIGHT_PX,
@@ -49,123 +38,25 @@ from roofline_widget.look.plot_area import (
     mark_padding,
     plot_frame,
 )
-from roofline_widget.look.texts import LABEL_SIZE, X_LABEL, Y_LABEL
+from roofline_widget.look.texts import X_LABEL, Y_LABEL
+from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.html import (
     TOOLTIP_CLASS,
-    TOOLTIP_STYLE,
-    roof_tooltip_html,
     tooltip_css_html,
     tooltip_html,
 )
 from roofline_widget.widget.pointer import PointerTool
 from roofline_widget.widget.points_mark import PointsMark
+from roofline_widget.widget.roof_marks import CeilingMarks, roof_marks_data
 from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.state import UpdateGuard
 
-__all__ = ["INTERACTIONS", "FigureState", "RooflineFigure", "roof_marks_data"]
+__all__ = ["INTERACTIONS", "RooflineFigure"]
 
 #: Figure interactions by name; "inspect" is none (bqplot's PanZoom swallows hover and
 #: click, bqplot issue #1352), so it gives tooltips and click selection; "brush" and
 #: "lasso" are none too: the kernel selects from the mouse path (``widget.pointer``).
 INTERACTIONS = ("inspect", "pan-zoom", "brush", "lasso")
-_POINTS_PER_LINE = 3          # every ceiling line is padded to this many vertices
-
-
-@dataclass(frozen=True)
-class FigureState:
-    """What the figure draws.
-
-    Attributes
-    ----------
-    points : pandas.DataFrame
-        The points drawn (x: ``arithmetic_intensity_flops_per_byte``, y:
-        ``performance_gflops``), one Scatter dot per row.
-    colors : numpy.ndarray
-        Colour code per point (index into the colour scale, ``look.colors.PALETTE`` in the widget).
-    sizes : numpy.ndarray or None
-        Marker size per point in [0, 1], None for the default size.
-    selected : numpy.ndarray or None
-        Row indices of ``points`` shown selected.
-    roofline : Roofline or None
-        The ceilings (None: no ceilings drawn).
-    x_range, y_range : (float, float)
-        Axis limits.
-    title : str
-        Figure title ("" when there are points).
-    layer_points : (array-like, array-like)
-        Intensities and GFLOP/s of what the layers draw as points (level dots,
-        baseline points, rank medians): the ceiling labels keep clear of them
-        as of ``points``.
-    """
-
-    points: pd.DataFrame
-    colors: np.ndarray
-    sizes: np.ndarray | None
-    selected: np.ndarray | None
-    roofline: Roofline | None
-    x_range: tuple[float, float]
-    y_range: tuple[float, float]
-    title: str = ""
-    layer_points: tuple = ((), ())
-
-    def drawn_points(self) -> tuple[np.ndarray, np.ndarray]:
-        """Intensities and GFLOP/s of every point drawn: the scatter's and the layers'."""
-        x = np.concatenate([self.points[schema.INTENSITY].to_numpy(dtype=float),
-                            np.asarray(self.layer_points[0], dtype=float)])
-        y = np.concatenate([self.points[schema.PERFORMANCE].to_numpy(dtype=float),
-                            np.asarray(self.layer_points[1], dtype=float)])
-        return (x, y) if x.shape == y.shape else (x[:0], y[:0])
-
-
-def _pad(values) -> list:
-    return list(values) + [values[-1]] * (_POINTS_PER_LINE - len(values))
-
-
-def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
-                    y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA,
-                    points=((), ())) -> dict:
-    """Arrays for the ceiling Lines and labels, the main roof and the ridge marks ({} for None).
-
-    The labels are placed by :func:`~roofline_widget.look.ceiling_labels.place_labels`
-    for a plot ``area`` (its height and smallest width), clear of ``points``
-    (intensities, GFLOP/s); ``ceiling_rows`` are the ceilings' table rows
-    (:func:`~roofline_widget.look.ceiling_lines.ceiling_row`), for their tooltips.
-    """
-    if roofline is None:
-        return {}
-    lines, segments = ceiling_lines(roofline, x_range)
-    ceilings = [line.segment for line in lines]
-    roof = segments[-1]
-    # each device's roofline (another device's before the main one), in its device's colour
-    roofs = [s for s in segments if s["kind"] == "roof"]
-    ridge_x = roofline.ridge_point()
-    layout = place_labels(lines, segments, (ridge_x, roofline.peak_flops), x_range, y_range,
-                          area, points)
-    # a ridge point was given: the layout has its spot
-    ridge = layout.ridge or LabelSpot("", ridge_x, roofline.peak_flops, "start", True, True)
-    return {
-        "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
-        "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
-        "ceiling_labels": [line.text for line in lines],
-        "ceiling_rows": [ceiling_row(line.roof) for line in lines],
-        "ceiling_colors": [line_color(line.kind, line.roof.device) for line in lines],
-        # one Label mark per alignment (bqplot's ``align`` is the mark's): each holds every
-        # ceiling, its text "" where the other mark draws it
-        "label_texts": [spot.text if spot.align == "end" else "" for spot in layout.ceilings],
-        "start_texts": [spot.text if spot.align == "start" else "" for spot in layout.ceilings],
-        "label_x": np.array([spot.x for spot in layout.ceilings]),
-        "label_y": np.array([spot.y for spot in layout.ceilings]),
-        "roof_x": np.array(roof["x"]) if len(roofs) == 1 else np.array([_pad(s["x"]) for s in roofs]),
-        "roof_y": np.array(roof["y"]) if len(roofs) == 1 else np.array([_pad(s["y"]) for s in roofs]),
-        "roof_labels": [s["label"] for s in roofs],
-        "roof_colors": [line_color("roof", s["device"]) for s in roofs],
-        "ridge_x": np.array([ridge_x]),
-        "ridge_y": np.array([roofline.peak_flops]),
-        "ridge_text": [ridge.text],
-        "ridge_align": ridge.align,
-        "ridge_offset": (LABEL_GAP_PX * (1 if ridge.align == "start" else -1),
-                         ridge.y_offset_px),
-    }
 
 
 @contextmanager
@@ -270,32 +161,12 @@ class RooflineFigure:
         # in the page as long as the figure is: bqplot renders a mark's tooltip with the
         # mark, into the figure's tooltip container (the ridge label carries it, never shown).
         self.tooltip_css = widgets.HTML(tooltip_css_html(), layout=widgets.Layout(display="none"))
-        scales = {"x": self.x_scale, "y": self.y_scale}
-        # The Lines' own labels sit at the line ends, clipped at the right edge:
-        # ``ceiling_labels`` draws them on the lines instead.
-        # bqplot 0.13 sends a Label's hover to no one: the lines carry the ceilings' tooltip
-        # (the hovered line's ``name`` is its label).
-        self.roof_tooltip = widgets.HTML()
-        self.roof_tooltip.add_class("roofline-roof-tooltip")
-        self._ceiling_rows: dict[str, dict] = {}
-        self.ceilings = bq.Lines(
-            x=np.ones((1, _POINTS_PER_LINE)), y=np.ones((1, _POINTS_PER_LINE)), scales=scales,
-            line_style="dashed", stroke_width=1.5, labels_visibility="none", visible=False,
-            tooltip=self.roof_tooltip, tooltip_style=dict(TOOLTIP_STYLE),
-            interactions={"hover": "tooltip"})
-        self.ceilings.on_hover(self._on_roof_hover)
-        self.roof = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
-                             stroke_width=3, visible=False)
-        # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
-        self.ceiling_labels, self.ceiling_labels_start = (bq.Label(
-            x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=LABEL_SIZE,
-            font_weight="normal", align=align, x_offset=offset, y_offset=0, visible=False)
-            for align, offset in (("end", -LABEL_GAP_PX), ("start", LABEL_GAP_PX)))
-        self.ridge = bq.Label(
-            x=np.ones(1), y=np.ones(1), text=[""], scales=scales, colors=[RIDGE_COLOR],
-            default_size=LABEL_SIZE, font_weight="normal", align="start",
-            x_offset=LABEL_GAP_PX, y_offset=RIDGE_LABEL_DROP_PX, visible=False,
-            tooltip=self.tooltip_css, enable_hover=False)
+        self.ceiling_marks = CeilingMarks({"x": self.x_scale, "y": self.y_scale},
+                                          self.tooltip_css)
+        marks = self.ceiling_marks
+        self.ceilings, self.roof, self.roof_tooltip = marks.ceilings, marks.roof, marks.roof_tooltip
+        self.ceiling_labels, self.ceiling_labels_start = marks.labels, marks.labels_start
+        self.ridge = marks.ridge
 
     @property
     def marks(self) -> list:
@@ -327,7 +198,7 @@ class RooflineFigure:
     @property
     def roof_marks(self) -> tuple:
         """The marks drawn from the ceilings."""
-        return self.ceilings, self.roof, self.ceiling_labels, self.ceiling_labels_start, self.ridge
+        return self.ceiling_marks.marks
 
     def plot_area(self) -> PlotArea:
         """The plot's height and smallest width (px), from the figure's layout and margins.
@@ -373,7 +244,7 @@ class RooflineFigure:
             self.state = state
             self.points.assign(x, y, state.colors, state.sizes, state.selected)
             self._set_ranges(state.x_range, state.y_range)
-            self._assign_roof_marks(roof_data)
+            self.ceiling_marks.assign(roof_data)
         self.pointer.forget_points()
         self.plot.title = state.title
 
@@ -393,7 +264,7 @@ class RooflineFigure:
             self.state = _replace(state, roofline=roofline, x_range=x_range,
                                   y_range=y_range)
             self._set_ranges(x_range, y_range)
-            self._assign_roof_marks(roof_data)
+            self.ceiling_marks.assign(roof_data)
 
     def restyle(self, colors: np.ndarray, sizes: np.ndarray | None) -> None:
         """New colour codes and sizes of the drawn points, in one message."""
@@ -416,24 +287,25 @@ class RooflineFigure:
         """The (x, y) ranges of the scales, or None while one is not a valid log range."""
         return log_ranges(self.x_scale, self.y_scale)
 
-    def on_select(self, callback: Callable[[np.ndarray], None]) -> None:
-        """Call ``callback(indices)`` when the browser selects points (click, brush, lasso).
+    def on_select(self, callback: Callable[[np.ndarray, bool], None]) -> None:
+        """Call ``callback(indices, adding)`` when the browser selects points (click, brush, lasso).
 
         A click on an SVG point (bqplot's element click, in "inspect"), a brush,
         a lasso and a click on a WebGL point (``pointer``) all select in the
         kernel; a front end that sets the SVG mark's ``selected`` selects too.
-        Each gives rows of ``state.points``.
+        Each gives rows of ``state.points``; ``adding`` is True when Ctrl, Shift
+        or Cmd was held (:attr:`PointerTool.adding`; never for the mark's ``selected``).
         """
-        def forward(indices):
+        def forward(indices, adding: bool = False):
             if self._guard.active or self.state is None:
                 return
             indices = np.asarray(indices if indices is not None else [], dtype=np.intp)
-            callback(indices[(indices >= 0) & (indices < len(self.state.points))])
+            callback(indices[(indices >= 0) & (indices < len(self.state.points))], adding)
 
         def clicked(_mark, content: dict) -> None:
             index = (content.get("data") or {}).get("index")
             if isinstance(index, int) and self.pointer.mode == "inspect":
-                forward([index])
+                forward([index], self.pointer.adding)
 
         self.scatter.observe(lambda change: forward(change.new), names="selected")
         self.scatter.on_element_click(clicked)
@@ -448,29 +320,6 @@ class RooflineFigure:
         self.x_axis.tick_format = tick_format(*x_range)
         self.y_axis.tick_format = tick_format(*y_range)
 
-    def _assign_roof_marks(self, data: dict) -> None:
-        visible = bool(data)
-        for mark in self.roof_marks:
-            mark.visible = visible
-        if not visible:
-            return
-        self.ceilings.x, self.ceilings.y = data["ceiling_x"], data["ceiling_y"]
-        self.ceilings.labels = data["ceiling_labels"]
-        self.ceilings.colors = data["ceiling_colors"]
-        for mark, texts in ((self.ceiling_labels, data["label_texts"]),
-                            (self.ceiling_labels_start, data["start_texts"])):
-            mark.x, mark.y = data["label_x"], data["label_y"]
-            mark.text = texts
-            mark.colors = data["ceiling_colors"]
-        self._ceiling_rows = dict(zip(data["ceiling_labels"], data["ceiling_rows"]))
-        self.roof.x, self.roof.y = data["roof_x"], data["roof_y"]
-        self.roof.labels = data["roof_labels"]
-        self.roof.colors = data["roof_colors"]
-        self.ridge.x, self.ridge.y = data["ridge_x"], data["ridge_y"]
-        self.ridge.text = data["ridge_text"]
-        self.ridge.align = data["ridge_align"]
-        self.ridge.x_offset, self.ridge.y_offset = data["ridge_offset"]
-
     # ------------------------------------------------------------ browser events
     def _on_hover(self, mark, content: dict) -> None:
         point = content.get("point") or content.get("data") or {}
@@ -480,16 +329,6 @@ class RooflineFigure:
             return
         row = classify(state.points.iloc[[index]], state.roofline).iloc[0]
         self.tooltip.value = tooltip_html(row)
-
-    def _on_roof_hover(self, mark, content: dict) -> None:
-        """A ceiling's line was hovered: its tooltip says where the number came from.
-
-        bqplot sends the hovered line's data, whose ``name`` is the line's label.
-        """
-        line = content.get("data") or content.get("point") or {}
-        row = self._ceiling_rows.get(str(line.get("name")))
-        if row is not None:
-            self.roof_tooltip.value = roof_tooltip_html(row)
 
     def _on_zoom(self, change) -> None:
         """A scale's range changed (pan/zoom in the browser): new ticks, ceilings redrawn."""
@@ -503,7 +342,7 @@ class RooflineFigure:
         data = roof_marks_data(self.state.roofline, x_range, y_range, self.plot_area(),
                                self.state.drawn_points())
         with self._guard.hold(), holding(*self.roof_marks):
-            self._assign_roof_marks(data)
+            self.ceiling_marks.assign(data)
 
 
 def _replace(state: FigureState | None, **changes) -> FigureState | None:

@@ -27,7 +27,7 @@ from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
-from roofline_widget.widget.figure import FigureState
+from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.layer_stack import LayerStack
 from roofline_widget.widget.layers.base import LayerInput
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
@@ -262,7 +262,9 @@ class RefreshPipeline:
         budget = self._svg_budget()
         if budget is not None and len(points.points) <= budget:
             budget = None  # a budget nothing reaches is not worth a note
-        notes = [html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
+        chain = owner.file_chain
+        notes = [html.chain_status_html(chain.summary()) if chain and owner.chain_shown else "",
+                 html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
                                        owner.max_points, budget, bool(owner.levels)),
                  html.ceiling_notes_html([*judged, *self.ceiling_notes]),
                  html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),

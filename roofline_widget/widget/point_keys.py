@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from traitlets import TraitError
 
-__all__ = ["POINT_KEY", "key_index", "normalize_key", "surviving_keys"]
+__all__ = ["POINT_KEY", "key_index", "normalize_key", "surviving_keys", "with_keys"]
 
 #: The columns that identify one point; ``RooflineWidget.selected`` holds such tuples.
 POINT_KEY = ("file", "rank", "region")
@@ -49,3 +49,27 @@ def surviving_keys(selected: list, points: pd.DataFrame | pd.MultiIndex) -> list
     index = points if isinstance(points, pd.MultiIndex) else key_index(points)
     keep = pd.MultiIndex.from_tuples(selected).isin(index)
     return [key for key, ok in zip(selected, keep) if ok]
+
+
+def with_keys(selected: list, keys: list, adding: bool) -> list:
+    """The selection after a click or gesture picked ``keys``.
+
+    Without ``adding`` the picked keys replace the selection.  With it (Ctrl,
+    Shift or Cmd held) they are added, in order and once each; one picked key
+    that is selected already is taken out instead (a Ctrl-click toggles).
+
+    Examples
+    --------
+    >>> a, b, c = ("f", 0, "A"), ("f", 0, "B"), ("f", 0, "C")
+    >>> with_keys([a], [b, c], adding=False)
+    [('f', 0, 'B'), ('f', 0, 'C')]
+    >>> with_keys([a, b], [b, c], adding=True)
+    [('f', 0, 'A'), ('f', 0, 'B'), ('f', 0, 'C')]
+    >>> with_keys([a, b], [b], adding=True)
+    [('f', 0, 'A')]
+    """
+    if not adding:
+        return list(keys)
+    if len(keys) == 1 and keys[0] in selected:
+        return [key for key in selected if key != keys[0]]
+    return list(dict.fromkeys([*selected, *keys]))

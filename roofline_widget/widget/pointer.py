@@ -17,6 +17,10 @@ the kernel, one rule for SVG and WebGL points:
   :data:`HOVER_RADIUS_PX` gets a one-dot SVG "proxy" under the pointer,
   with the figure's tooltip filled for that point; bqplot shows the tooltip
   and a click on the proxy selects the point.
+
+With Ctrl, Shift or Cmd held when the button goes down, what a gesture or a
+click selects is added to the selection (:attr:`PointerTool.adding`; the
+rule is :func:`~roofline_widget.widget.point_keys.with_keys`).
 """
 
 from __future__ import annotations
@@ -76,15 +80,19 @@ class PointerTool:
         The drawn point under the proxy.
     path : list of (float, float)
         The pixels of the drag in progress (empty when none).
+    adding : bool
+        Ctrl, Shift or Cmd was held at the last mousedown: the next selection adds to
+        the current one.
     """
 
     def __init__(self, figure: RooflineFigure) -> None:
         self._figure = figure
-        self._select: Callable[[np.ndarray], None] | None = None
+        self._select: Callable[[np.ndarray, bool], None] | None = None
         self._pixels: tuple | None = None
         self.mode = "inspect"
         self.hovered: int | None = None
         self.path: list[tuple[float, float]] = []
+        self.adding = False
         self._drawn_at = 0.0
         scales = {"x": figure.x_scale, "y": figure.y_scale}
         self.outline = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales,
@@ -106,8 +114,9 @@ class PointerTool:
         """The outline (under the points) and the proxy."""
         return self.outline, self.proxy
 
-    def on_select(self, callback: Callable[[np.ndarray], None]) -> None:
-        """Call ``callback(indices)`` (rows of the drawn points) after a brush, lasso or proxy click."""
+    def on_select(self, callback: Callable[[np.ndarray, bool], None]) -> None:
+        """Call ``callback(indices, adding)`` (rows of the drawn points; :attr:`adding`) after a
+        brush, lasso or proxy click."""
         self._select = callback
 
     def set_mode(self, mode: str) -> None:
@@ -130,6 +139,8 @@ class PointerTool:
     def handle(self, event: dict) -> None:
         """One mouse event from ipyevents (``type``, ``relativeX/Y``, ``boundingRectWidth/Height``)."""
         kind = event.get("type")
+        if kind == "mousedown":
+            self.adding = any(bool(event.get(key)) for key in ("ctrlKey", "shiftKey", "metaKey"))
         try:
             at = (float(event["relativeX"]), float(event["relativeY"]))
             size = (float(event["boundingRectWidth"]), float(event["boundingRectHeight"]))
@@ -181,7 +192,7 @@ class PointerTool:
             rows = inside_polygon(px, py, np.array(self.path))
         self.path = []
         if self._select is not None:
-            self._select(rows)
+            self._select(rows, self.adding)
 
     def _points_pixels(self, frame) -> tuple[np.ndarray, np.ndarray]:
         """Pixels of the drawn points in ``frame``, computed once per points and frame."""
@@ -231,4 +242,4 @@ class PointerTool:
 
     def _click_hovered(self) -> None:
         if self.hovered is not None and self._select is not None:
-            self._select(np.array([self.hovered], dtype=np.intp))
+            self._select(np.array([self.hovered], dtype=np.intp), self.adding)

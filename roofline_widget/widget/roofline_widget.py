@@ -21,7 +21,7 @@ import pandas as pd
 from traitlets import Any, Bool, CFloat, Enum, Int, List, Unicode, observe, validate
 
 from roofline_widget.ceilings import Roofline
-from roofline_widget.points import RegionSums
+from roofline_widget.points.chained import chained_sums
 from roofline_widget.points.rank_groups import GROUP_RANKS_CHOICES
 from roofline_widget.views import View
 from roofline_widget.widget import trait_checks as checks
@@ -33,6 +33,7 @@ from roofline_widget.widget.layers.levels import available_levels
 from roofline_widget.widget.layers.ranks import RANK_VIEWS
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.pipeline import RefreshPipeline
+from roofline_widget.widget.point_keys import with_keys
 from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.saved_views import apply_view, widget_view
 from roofline_widget.widget.state import UpdateGuard
@@ -67,7 +68,8 @@ class RooflineWidget(widgets.VBox):
         Anything :func:`~roofline_widget.collect_roofline_points` accepts
         (a list inside the list: the files of one run, see
         :mod:`roofline_widget.io.inputs`).  The per-region sums are computed
-        once, here.
+        once, here.  ONE file of several runs (a scaling study appended to
+        one log) is drawn as a chain: see ``chain``.
     ceilings : sequence of ComputeRoof / BandwidthRoof, optional
         Measured roofs (e.g. ``machine_roofline(...)``, ``gpu_ceilings(...)``):
         they replace the empirical roofs of their kind and device.  A peak
@@ -83,6 +85,16 @@ class RooflineWidget(widgets.VBox):
         the package's own reader, h5py, or the own reader with h5py for the
         layouts it does not read (default); see
         :func:`~roofline_widget.points.read_scope_sums`.
+    chain : bool
+        True (default): when ``data`` is ONE file of several runs and no
+        ``baseline`` is given, the points are the last run's and the earlier
+        runs are the baseline chain (``baseline`` holds them by short label,
+        ``#1 (size 30^3)``): each region's trajectory through the runs in
+        order, the median speed-up in the status line, which names the
+        chain (:attr:`file_chain`).  False: every run of ``data`` as points,
+        one per region and run.  An explicit ``baseline`` wins (``data`` is
+        drawn as it is); a list of runs is never a chain, files each of
+        several runs included (their runs are all points).
     **options
         Initial values of the traits below and ipywidgets Box options (``layout``).
 
@@ -127,7 +139,9 @@ class RooflineWidget(widgets.VBox):
         Memory levels drawn as a hierarchical roofline (``["L2", "MEM"]``; ``[]``:
         none); one of ``available_levels`` each, else ``TraitError``.
     selected : list of (file, rank, region) tuples
-        The selected points, by key (set by click, brush and lasso too).
+        The selected points, by key (set by click, brush and lasso too;
+        with Ctrl, Shift or Cmd held they add to it, a Ctrl-click on a selected point
+        takes it out).
     message : str
         The error or remark shown above the figure (read-only).
     rank_view : {"points", "spread", "auto"}
@@ -142,14 +156,21 @@ class RooflineWidget(widgets.VBox):
         A run to compare with (anything ``data`` accepts), or an ordered
         ``{label: run}`` chain ending at ``data``: a dashed line from each
         baseline point (hollow) to the current point, the median speed-up
-        in the status line (:meth:`comparison_dataframe`).
+        in the status line (:meth:`comparison_dataframe`).  For ONE file of
+        several runs not given one, the chain of its earlier runs (see
+        ``chain``); replacing it ends the chain (:attr:`chain_shown`).
     figure : RooflineFigure
         The bqplot figure, its scales, marks and tooltip (``figure.plot``,
         ``figure.scatter``, ``figure.ceilings``, ``figure.state``, ...).
     controls : RooflineControls
         The child widgets (``controls.flops_slider``, ``controls.status_html``, ...).
     sums : RegionSums
-        The per-region sums the points are selected from.
+        The per-region sums the points are selected from (of the last run
+        when ``data`` is drawn as a chain).
+    file_chain : FileChain or None
+        The runs of ``data`` drawn as a chain
+        (:class:`~roofline_widget.io.chain.FileChain`); None when ``data`` is
+        no chain (see ``chain``).
 
     Examples
     --------
@@ -181,9 +202,13 @@ class RooflineWidget(widgets.VBox):
     levels = List(Unicode(), help="memory levels drawn as a hierarchical roofline, [] for none")
 
     def __init__(self, data, *, ceilings=(), match=None, view=None, engine: str = "auto",
-                 **options) -> None:
+                 chain: bool = True, **options) -> None:
         self._guard = UpdateGuard()
-        self.sums = RegionSums.from_runs(data, engine=engine)
+        drawn = chained_sums(data, baseline=options.get("baseline"), chain=chain, engine=engine)
+        self.sums, self.file_chain = drawn.sums, drawn.chain
+        self._chain_baseline = drawn.baseline if drawn.chain is not None else None
+        if drawn.chain is not None:
+            options["baseline"] = drawn.baseline
         self.figure = RooflineFigure(self._guard)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         self._layers = LayerStack(self.figure, on_region_click=self.toggle_region)
@@ -199,7 +224,8 @@ class RooflineWidget(widgets.VBox):
             self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
-        self.figure.on_select(lambda rows: setattr(self, "selected", self._refresh.keys_of(rows)))
+        self.figure.on_select(lambda rows, adding: setattr(
+            self, "selected", with_keys(self.selected, self._refresh.keys_of(rows), adding)))
         self._match = match
         self._layers.set_baseline(self.baseline, match)
         self._layers.show_levels(self.levels)
@@ -277,6 +303,11 @@ class RooflineWidget(widgets.VBox):
     def available_levels(self) -> list[str]:
         """The memory levels measured in the data (``levels`` takes these), inner to outer."""
         return available_levels(self.sums.bandwidth_metrics)
+
+    @property
+    def chain_shown(self) -> bool:
+        """Whether the runs of :attr:`file_chain` are drawn as a chain (``baseline`` not replaced)."""
+        return self.file_chain is not None and self.baseline is self._chain_baseline
 
     @property
     def roofline(self) -> Roofline | None:

@@ -142,6 +142,18 @@ def brush_and_lasso(page, state_file) -> None:
     check_selection(state["selected"], points, inside, edge)
     assert inside.sum() > 300, inside.sum()
 
+    # with Shift held a second brush adds its points (ipyevents passes the key with mousedown)
+    brushed = state["selected"]
+    x2, x3 = np.quantile(xy[:, 0], [0.7, 0.9])
+    page.keyboard.down("Shift")
+    drag(page, (x2, y0), (x3, y1), steps=10)
+    page.keyboard.up("Shift")
+    state = read_json_when(state_file, lambda s: len(s["selected"]) > len(brushed))
+    second = (xy[:, 0] >= x2) & (xy[:, 0] <= x3) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)
+    edge_second = np.minimum.reduce([abs(xy[:, 0] - x2), abs(xy[:, 0] - x3),
+                                     abs(xy[:, 1] - y0), abs(xy[:, 1] - y1)])
+    check_selection(state["selected"], points, inside | second, np.minimum(edge, edge_second))
+
     page.locator(f"{WIDGET} .roofline-interaction button", has_text="lasso").click()
     centre = np.median(xy, axis=0)
     angles = np.linspace(0, 2 * np.pi, 12, endpoint=False)

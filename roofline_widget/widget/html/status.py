@@ -20,6 +20,7 @@ __all__ = [
     "NAMES_SHOWN",
     "NO_FLOP_WHERE",
     "ceiling_notes_html",
+    "chain_status_html",
     "compare_status_html",
     "empty_title",
     "levels_status_html",
@@ -211,6 +212,18 @@ def compare_status_html(*, error: str = "", median: float = float("nan"), count:
                      f"{names_text(names, NAMES_SHOWN)}")
     parts += [html.escape(note) for note in notes or []]
     return f"&middot; <span class='roofline-compare-status'>{'; '.join(parts)}</span>"
+
+
+def chain_status_html(summary: str) -> str:
+    """The note of runs of one file drawn as a chain: ``summary``
+    (:meth:`FileChain.summary <roofline_widget.io.chain.FileChain.summary>`, escaped) and
+    how to see every run as points.
+
+    Starts with the status line's separator (``&middot;``) like every layer's note.
+    """
+    return (f"&middot; <span class='roofline-chain-status'><b>{html.escape(summary)}</b> "
+            "(the points are the last run's; <code>RooflineWidget(data, chain=False)</code> "
+            "draws every run as points)</span>")
 
 
 def spread_status_html(n_regions: int, high: float, notes: list[str]) -> str:
