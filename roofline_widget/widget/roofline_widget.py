@@ -109,10 +109,14 @@ class RooflineWidget(widgets.VBox):
         Which ranks a point sums (see :func:`~roofline_widget.points_dataframe`):
         ``"auto"`` sums the ranks of a socket where memory is counted on one
         rank per socket (likwid-mpirun), and the status line says so;
-        ``"rank"`` gives one point per rank.
+        ``"rank"`` gives one point per rank.  A socket's point is keyed by
+        its lowest rank (-1 when it sums every rank of the run) and shown by
+        its ``rank_group`` (``"f0472 socket 0 (ranks 0-23)"``).  The "Group
+        ranks" menu sets it (its "all ranks" sets ``combine_ranks``).
     combine_ranks : bool
         Sum the shown ranks into one point per region and run (the same as
-        ``group_ranks="all"``); such points have rank -1, shown as "all ranks".
+        ``group_ranks="all"``, and it wins over ``group_ranks``); such points
+        have rank -1, shown as their ``rank_group`` ("all ranks (ranks 0-23)").
     include, exclude : str
         Regular expressions matched at the start of region names (``""``: no
         filter).  An invalid pattern is shown as a message, no points drawn.
