@@ -42,6 +42,7 @@ from roofline_widget.widget.point_style import (
 from roofline_widget.widget.points_mark import SVG_MAX_POINTS
 from roofline_widget.widget.roofs import check_ceilings, classify, rooflines
 from roofline_widget.widget.state import PointState, UpdateGuard
+from roofline_widget.widget.traits import RooflineTraits
 
 if TYPE_CHECKING:
     from roofline_widget.widget.roofline_widget import RooflineWidget
@@ -329,7 +330,7 @@ class RefreshPipeline:
         data = LayerInput(sums=owner.sums, selection=points.selection, points=points,
                           roofline=roofline, color_codes=self.color_codes,
                           options={**{name: getattr(owner, name)
-                                      for name in type(owner).class_own_traits()},
+                                      for name in RooflineTraits.class_own_traits()},
                                    "max_points": self.budget()})
         with self.guard.hold():
             self.layers.update(data)
