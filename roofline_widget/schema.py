@@ -55,8 +55,9 @@ SOURCE_KEYS = ("rank", "region", "device", "n_threads", "runtime_s", "call_count
 #: The key columns of ``RegionSums.frame``: the run label ``file``, then :data:`SOURCE_KEYS`,
 #: then ``run``: the run's 1-based number in its file (1 unless the file holds several runs).
 FRAME_KEYS = ("file", *SOURCE_KEYS, "run")
-#: The ``rank`` of a point whose ranks were summed (``group_ranks``: a socket, a host, all ranks);
-#: its ``rank_group`` column names them.
+#: The ``rank`` of a point that sums every rank of its run (``group_ranks``; always with
+#: ``"all"``); a point summing part of them (one socket or host of several) has its lowest
+#: rank.  Its ``rank_group`` column names the ranks either way.
 ALL_RANKS = -1
 
 #: The values of the ``group_ranks=`` option: which ranks a point sums

@@ -108,3 +108,19 @@ def test_an_import_against_the_layers_is_named():
         f"look -> widget (tier {_tier('look')} -> {_tier('widget')})",
     ]
     assert tables.layer_violations({"errors": {"enums"}}) == ["errors -> enums (tier 0 -> 0)"]
+
+
+MODULE_LINES, CLASS_LINES = 500, 300
+
+
+def test_no_module_over_500_lines_and_no_class_over_300():
+    too_long = []
+    for path in sorted((ROOT / "roofline_widget").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(ROOT).as_posix()
+        if len(text.splitlines()) > MODULE_LINES:
+            too_long.append(f"{name}: {len(text.splitlines())} lines")
+        too_long += [f"{name} {node.name}: {node.end_lineno - node.lineno + 1} lines"
+                     for node in ast.walk(ast.parse(text)) if isinstance(node, ast.ClassDef)
+                     and node.end_lineno - node.lineno + 1 > CLASS_LINES]
+    assert too_long == []

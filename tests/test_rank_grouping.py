@@ -22,12 +22,15 @@ from roofline_widget import (
     SelectionError,
     View,
     ViewError,
+    compare_points,
     hierarchical_left_out,
     hierarchical_points,
+    plot_roofline,
     points_dataframe,
     sample_path,
 )
 from roofline_widget.cli import main
+from roofline_widget.cli.svg_titles import add_hover_titles
 from roofline_widget.points import RegionSums, Selection
 
 CACHES = Path(sample_path("mpirun_clx_sonata_48ranks_CACHES_marker.txt"))  # sample 10
@@ -282,3 +285,164 @@ def test_widget_on_sample10_leaves_out_one_host_row_and_the_box_wins():
     widget.combine_ranks = True  # the "sum over ranks" box on top of group_ranks="rank"
     assert widget.left_out_dataframe()["rank_group"].tolist() == ["all ranks (ranks 0-47)"]
     assert "ranks summed" in widget.controls.status_html.value
+
+
+# ------------------------------------------------------------------ keys of socket points
+def _two_sockets(tmp_path: Path, host: str = "sonata") -> list[Path]:
+    """:func:`_caches_with_flops`, the host renamed in the sample's columns (``host:rank:cpu``;
+    six characters, so the tables stay aligned)."""
+    assert len(host) == len("sonata")
+    files = _caches_with_flops(tmp_path)
+    if host != "sonata":
+        for path in files:
+            path.write_text(path.read_text().replace("sonata", host))
+    return files
+
+
+def test_two_sockets_give_two_keys_and_a_whole_run_keeps_rank_minus_1(tmp_path):
+    sums = RegionSums.from_runs([_two_sockets(tmp_path)])
+    points = sums.select().points
+    # each socket point is keyed by its lowest rank (rank 0 and rank 24, the memory counters)
+    assert points[["rank", "rank_group"]].values.tolist() == [
+        [0, "sonata socket 0 (ranks 0-23)"], [24, "sonata socket 1 (ranks 24-47)"]]
+    assert not points.duplicated(["file", "rank", "region"]).any()
+    # a sum of every rank of the run keeps -1: the host of this run, or group_ranks="all"
+    assert sums.select(group_ranks="host").points["rank"].tolist() == [-1]
+    assert sums.select(group_ranks="all").points["rank"].tolist() == [-1]
+    # ranks= filters before the sum: socket 1 alone keeps its key; part of a socket is keyed
+    # by the lowest rank it sums, and named so
+    socket1 = sums.select(ranks=list(range(24, 48))).points
+    assert socket1[["rank", "rank_group"]].values.tolist() == [[24, "sonata socket 1 (ranks 24-47)"]]
+    assert socket1["performance_gflops"].tolist() == pytest.approx([3.252], rel=1e-12)
+    part = sums.select(ranks=list(range(1, 48)))
+    assert part.points[["rank", "rank_group"]].values.tolist() == [
+        [24, "sonata socket 1 (ranks 24-47)"]]
+    # socket 0 without rank 0 lost the rank that counted its memory: left out, keyed by rank 1
+    assert part.left_out[["rank", "rank_group"]].values.tolist() == [
+        [1, "sonata socket 0 (ranks 1-23)"]]
+    assert part.left_out["reason"].iloc[0] == f"{MEM_BW!r} is zero on every thread"
+
+
+def test_sample18_on_one_socket_sums_every_rank_and_keeps_rank_minus_1(tmp_path):
+    path = _with_topology(tmp_path, MPIRUN_NIL, sockets=2, cores=36)
+    point = RegionSums.from_runs(path).select().points.iloc[0]
+    assert (point["rank"], point["rank_group"]) == (-1, "f0472 socket 0 (ranks 0-23)")
+
+
+def test_the_widget_selects_one_socket_point_by_its_key(tmp_path):
+    widget = RooflineWidget([[str(p) for p in _two_sockets(tmp_path)]])
+    frame = widget.to_dataframe()
+    run = frame["file"].iloc[0]
+    widget.selected = [(run, 24, "wr-only")]
+    row = frame.index[frame["rank"] == 24][0]
+    assert list(widget.figure.scatter.selected) == [row]
+    selection = widget.selection_dataframe()
+    assert len(selection) == 1
+    chosen = selection.iloc[0]
+    assert chosen["rank_group"] == "sonata socket 1 (ranks 24-47)"
+    # ranks 24-47: FLOPs sum of (100 + r) = 2400 + 852 = 3252 MFLOP/s; memory: rank 24's
+    # 27.2282 MBytes/s (the other ranks of socket 1 print 0); 3252 / 27.2282 = 119.43 FLOP/byte
+    assert chosen["performance_gflops"] == pytest.approx(3.252, rel=1e-12)
+    assert chosen["bandwidth_gbs"] == pytest.approx(0.0272282, rel=1e-9)
+    assert chosen["arithmetic_intensity_flops_per_byte"] == pytest.approx(3252 / 27.2282)
+    assert chosen["n_threads"] == 24
+    # the detail panel names the socket, not "all ranks" and not a bare 24
+    detail = widget.controls.detail_html.value
+    assert "<td style='padding:0 4px'>sonata socket 1 (ranks 24-47)</td>" in detail
+    assert "all ranks" not in detail
+    # a saved view keeps the one socket point selected
+    view = View.from_dict(json.loads(json.dumps(widget.to_view().to_dict())))
+    assert view.selected == [(run, 24, "wr-only")]
+    assert view.check_against([[str(p) for p in _two_sockets(tmp_path)]]) == []
+    again = RooflineWidget([[str(p) for p in _two_sockets(tmp_path)]], view=view)
+    assert again.selected == [(run, 24, "wr-only")]
+    assert again.selection_dataframe()["rank_group"].tolist() == ["sonata socket 1 (ranks 24-47)"]
+
+
+def test_compare_pairs_each_socket_with_the_same_socket(tmp_path):
+    files = _two_sockets(tmp_path)
+    table = compare_points([files], [files])
+    assert table[["rank", "status"]].values.tolist() == [[0, "both"], [24, "both"]]
+    assert table["rank_group_before"].tolist() == ["sonata socket 0 (ranks 0-23)",
+                                                   "sonata socket 1 (ranks 24-47)"]
+    assert table["rank_group_after"].tolist() == table["rank_group_before"].tolist()
+    assert table["speedup"].tolist() == [1.0, 1.0]
+    # socket 1 against socket 1: its own 3.252 GFLOP/s on both sides
+    assert table["performance_gflops_before"].tolist() == pytest.approx([2.676, 3.252])
+    assert table["performance_gflops_after"].tolist() == pytest.approx([2.676, 3.252])
+    assert (table["performance_change_percent"] == 0).all()
+
+
+def test_texts_name_the_socket_and_escape_the_host(tmp_path):
+    host = "<b>n&1"
+    widget = RooflineWidget([[str(p) for p in _two_sockets(tmp_path, host)]])
+    frame = widget.to_dataframe()
+    assert frame["rank_group"].tolist() == [f"{host} socket 0 (ranks 0-23)",
+                                            f"{host} socket 1 (ranks 24-47)"]
+    escaped = "&lt;b&gt;n&amp;1 socket 1 (ranks 24-47)"
+    scatter = widget.figure.scatter
+    scatter._handle_custom_msgs(scatter, {"event": "hover", "data": {"index": 1}})
+    tooltip = widget.figure.tooltip.value
+    assert f"<th style='text-align:left;padding:0 4px'>rank</th><td style='padding:0 4px'>{escaped}</td>" \
+        in tooltip
+    assert "<b>" not in tooltip
+    widget.color_by = "rank"  # socket 1 is coloured as rank 24, and named by its group
+    assert escaped in widget.controls.legend_html.value
+    assert ">24<" not in widget.controls.legend_html.value
+    # left out per socket (no FLOP metric in CACHES alone): the table names both sockets
+    caches = RooflineWidget(str(_two_sockets(tmp_path, host)[0]))
+    left = caches.controls.left_out_html.value
+    assert "&lt;b&gt;n&amp;1 socket 0 (ranks 0-23), &lt;b&gt;n&amp;1 socket 1 (ranks 24-47)" in left
+    assert "<b>" not in left
+
+
+def test_svg_titles_name_the_socket(tmp_path):
+    files = _two_sockets(tmp_path, "<b>n&1")
+    out = tmp_path / "roofline.svg"
+    payload = plot_roofline([files], filepath=str(out), verbose=False)
+    assert payload["rank_groups"] == ["<b>n&1 socket 0 (ranks 0-23)", "<b>n&1 socket 1 (ranks 24-47)"]
+    assert add_hover_titles(payload, out) == (2, 2)
+    svg = out.read_text()
+    assert "<title>wr-only (&lt;b&gt;n&amp;1 socket 1 (ranks 24-47)), run " in svg
+    assert "<b>" not in svg
+    assert "all ranks" not in svg
+
+
+def test_the_group_ranks_dropdown_and_the_traits_follow_each_other(tmp_path):
+    widget = RooflineWidget(str(MPIRUN_NIL))
+    choice = widget.controls.group_choice
+    assert choice.layout.display != "none"  # 24 ranks: shown
+    assert "roofline-group-ranks" in choice._dom_classes
+    assert choice.value == "auto"
+    assert dict(choice.options) == {"auto": "auto", "per rank": "rank", "per socket": "socket",
+                                    "per host": "host", "all ranks": "all"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        choice.value = "rank"
+    # per rank: rank 0 placed (its own FLOPs over the host's bandwidth), 23 ranks left out
+    assert (widget.group_ranks, widget.combine_ranks) == ("rank", False)
+    assert widget.to_dataframe()[["rank", "rank_group"]].values.tolist() == [[0, "rank 0"]]
+    assert len(widget.left_out_dataframe()) == 23
+    assert "1 point" in widget.controls.status_html.value
+    assert "one point per host" not in widget.controls.status_html.value
+    choice.value = "all"  # the former "sum over ranks" box: combine_ranks, group_ranks kept
+    assert (widget.group_ranks, widget.combine_ranks) == ("rank", True)
+    assert widget.to_dataframe()[["rank", "rank_group"]].values.tolist() == [
+        [-1, "all ranks (ranks 0-23)"]]
+    assert "ranks summed" in widget.controls.status_html.value
+    widget.combine_ranks = False  # the trait unticked: the grouping it had comes back
+    assert choice.value == "rank"
+    widget.group_ranks = "host"
+    assert choice.value == "host"
+    # STAT Sum of DP: 321220.6676 MFLOP/s over the 24 ranks of host f0472
+    assert widget.to_dataframe()["performance_gflops"].tolist() == pytest.approx([321.2206676])
+    assert "24 ranks on 1 host" in widget.controls.status_html.value
+    widget.group_ranks = "all"  # "all" by either trait reads "all ranks" and "ranks summed"
+    assert choice.value == "all"
+    assert "ranks summed" in widget.controls.status_html.value
+    choice.value = "auto"
+    assert (widget.group_ranks, widget.combine_ranks) == ("auto", False)
+    assert widget.to_view().group_ranks == "auto"
+    # data of one rank: no grouping to choose
+    one = RooflineWidget(sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"))
+    assert one.controls.group_choice.layout.display == "none"

@@ -149,7 +149,7 @@ def test_dom_classes_and_axis_labels(pmgpu):
         w.controls.include_text: "roofline-include", w.controls.exclude_text: "roofline-exclude",
         w.controls.status_html: "roofline-status", w.figure.tooltip: "roofline-tooltip",
         w.controls.interaction_choice: "roofline-interaction",
-        w.controls.combine_box: "roofline-combine-ranks",
+        w.controls.group_choice: "roofline-group-ranks",
     }
     for control, css in expected.items():
         assert css in control._dom_classes
@@ -694,7 +694,7 @@ def test_sum_over_ranks_by_hand():
     assert sorted(map(tuple, w.to_dataframe()[["region", "rank"]].values.tolist())) == [
         (EVIL, 1), ("solve", 0)]
     assert len(w.left_out_dataframe()) == 2
-    w.controls.combine_box.value = True  # the checkbox drives the trait
+    w.controls.group_choice.value = "all"  # the "Group ranks" dropdown drives the trait
     assert w.combine_ranks is True
     frame = w.to_dataframe()
     solve = point(frame, "solve")
@@ -726,7 +726,7 @@ def test_combine_ranks_toggle_replaces_the_scatter_data_in_place(sent):
     scatter, figure, marks = w.figure.scatter, w.figure.plot, list(w.figure.plot.marks)
     sent.clear()
     w.combine_ranks = True
-    assert w.controls.combine_box.value is True
+    assert w.controls.group_choice.value == "all"
     assert w.figure.scatter is scatter
     assert w.figure.plot is figure
     assert list(figure.marks) == marks
@@ -747,7 +747,7 @@ def test_combine_ranks_toggle_replaces_the_scatter_data_in_place(sent):
                                frame["performance_gflops"] / frame["bandwidth_gbs"])
     assert "ranks summed" in w.controls.status_html.value
     assert "6 points" in w.controls.status_html.value
-    w.controls.combine_box.value = False
+    w.controls.group_choice.value = "auto"
     assert w.combine_ranks is False
     assert len(w.figure.scatter.x) == 24
     assert w.figure.scatter is scatter
@@ -756,13 +756,13 @@ def test_combine_ranks_toggle_replaces_the_scatter_data_in_place(sent):
 
 def test_combined_points_show_all_ranks_and_can_be_selected():
     w = RooflineWidget(two_rank_run(), combine_ranks=True, color_by="rank", group_ranks="rank")
-    assert w.controls.combine_box.value is True
+    assert w.controls.group_choice.value == "all"
     assert len(w.figure.scatter.x) == 2
     assert "all ranks" in w.controls.legend_html.value
     assert ">-1<" not in w.controls.legend_html.value
     np.testing.assert_array_equal(w.figure.scatter.color, [0, 0])
     hover(w, {"event": "hover", "data": {"index": 0}})
-    assert ">all ranks</td>" in w.figure.tooltip.value
+    assert ">all ranks (ranks 0-1)</td>" in w.figure.tooltip.value  # the rank_group
     run = w.to_dataframe()["file"].iloc[0]
     w.selected = [(run, -1, "solve")]
     regions = list(w.to_dataframe()["region"])

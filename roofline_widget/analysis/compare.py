@@ -51,7 +51,7 @@ CHANGE_COLUMNS = {
     "intensity_change_percent": schema.INTENSITY,
     "bandwidth_change_percent": schema.BANDWIDTH,
 }
-_SIDE = ["region", "file", *POINT_COLUMNS, "reason"]
+_SIDE = ["region", "file", "rank_group", *POINT_COLUMNS, "reason"]
 
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
@@ -92,14 +92,18 @@ def compare_points(before: object, after: object = None, *, selection: Selection
         of the ``before`` run, then the regions new in ``after``.  Columns:
 
         - ``region`` (the matched name, after ``match``), ``rank``
-          (-1 with ``combine_ranks``), ``device``;
+          (-1 for a sum of every rank, ``combine_ranks``; a socket's or
+          host's sum is keyed by its lowest rank, so socket 0 pairs with
+          socket 0), ``device``;
         - ``status``: ``"both"``, ``"only before"``, ``"only after"`` (the point
           could be placed in that run only) or ``"neither"`` (the region ran,
           but could be placed in no run);
         - ``run_before``, ``run_after``: the comparison labels (``"before"``,
           ``"after"``, or the chain's labels);
-        - ``region_before``, ``region_after``, ``file_before``, ``file_after``:
-          the original region names and the runs' file labels;
+        - ``region_before``, ``region_after``, ``file_before``, ``file_after``,
+          ``rank_group_before``, ``rank_group_after``: the original region
+          names, the runs' file labels and the ranks each point sums
+          (``"f0472 socket 0 (ranks 0-23)"``, ``"rank 3"``);
         - ``performance_gflops``, ``bandwidth_gbs``,
           ``arithmetic_intensity_flops_per_byte``, ``runtime_seconds``,
           ``n_threads`` (nullable integers), ``call_count``, each suffixed ``_before`` and
@@ -270,15 +274,19 @@ def _side_table(selected: SelectedPoints, label: str, rename: Callable[[str], st
         "file": _plain(points["file"]), "region": _plain(points["region"]),
         "rank": np.asarray(points["rank"], dtype=np.int64), "device": _plain(points["device"]),
         **{name: np.asarray(points[name], dtype=float) for name in POINT_COLUMNS[:3]},
+        "placed_group": _plain(points["rank_group"]),
     })
     left_out = selected.left_out
     reasons = pd.DataFrame({
         "file": _plain(left_out["file"]), "region": _plain(left_out["region"]),
         "rank": np.asarray(left_out["rank"], dtype=np.int64),
         "device": _plain(left_out["device"]), "reason": _plain(left_out["reason"]),
+        "left_out_group": _plain(left_out["rank_group"]),
     })
     table = table.merge(placed, on=keys, how="left").merge(reasons, on=keys, how="left")
     table["reason"] = table["reason"].fillna("")
+    table["rank_group"] = table["placed_group"].where(table["placed_group"].notna(),
+                                                      table["left_out_group"])
     table["key"] = table["region"].map(rename)
     _check_unique(table, label)
     return table.set_index(["key", "rank", "device"])[_SIDE]
@@ -338,7 +346,7 @@ def _pair_frame(table_a: pd.DataFrame, table_b: pd.DataFrame, label_a: str,
         "device": index.get_level_values(2).to_numpy(dtype=object),
         "status": status, "run_before": label_a, "run_after": label_b,
     })
-    for name in ("region", "file"):
+    for name in ("region", "file", "rank_group"):
         for suffix in sides:
             frame[f"{name}_{suffix}"] = sides[suffix][name].to_numpy(dtype=object)
     for name in POINT_COLUMNS:

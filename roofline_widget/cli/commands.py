@@ -33,6 +33,7 @@ from roofline_widget import (
 from roofline_widget.cli.parser import EXIT_FINDINGS, EXIT_OK
 from roofline_widget.cli.report import Outcome, one_line, printable, records, table_text
 from roofline_widget.cli.svg_titles import add_hover_titles
+from roofline_widget.points.rank_groups import summed_ranks
 
 __all__ = ["BENCH_SUFFIXES", "COMMANDS", "bench_files", "check", "compare", "machine", "plot",
            "points"]
@@ -92,9 +93,9 @@ def _selection(args: argparse.Namespace) -> dict:
 def _where(row, several_ranks: bool) -> str:
     """A region, named for a terminal, with its rank when there are several."""
     name = printable(row["region"])
-    if row["rank"] < 0:
-        group = row.get("rank_group")
-        return f"{name} ({printable(str(group)) if isinstance(group, str) else 'all ranks'})"
+    summed = summed_ranks(row["rank"], row.get("rank_group"))
+    if summed:  # a sum over ranks: "f0472 socket 0 (ranks 0-23)"
+        return f"{name} ({printable(summed)})"
     return f"{name} (rank {row['rank']})" if several_ranks else name
 
 

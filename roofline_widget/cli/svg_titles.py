@@ -10,10 +10,10 @@ title is that row's label (the one on the line) and provenance.
 
 How: every scatter collection of the figure :func:`~roofline_widget.plot_roofline`
 returned gets an SVG id (matplotlib's ``gid``) unless it has one; the figure is saved again,
-and in that SVG each collection's group holds one element per point, in the
-order of the collection's offsets.  Each offset is matched to the rows of
-the payload drawn at that spot (points, memory-level dots, baseline points,
-findings); a point drawn at the axis edge (a region doing almost no FLOPs)
+and in that SVG each collection's group holds one element per point (markers of
+one colour inside one clipped group), in the order of the collection's offsets.
+Each offset is matched to the rows of the payload drawn at that spot (points,
+memory-level dots, baseline points, findings); a point drawn at the axis edge (a region doing almost no FLOPs)
 keeps one of its two coordinates, which matches it, or, pinned in both, is
 matched to the payload's ``no_flop_work`` rows in their drawing order.  The text goes into the
 SVG through :mod:`xml.etree.ElementTree`, which escapes it: a region named
@@ -29,6 +29,8 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
+from roofline_widget.points.rank_groups import summed_ranks
+
 __all__ = ["CEILING_GID", "GID_PREFIX", "NO_FLOP_DRAWN", "SVG_NAMESPACE", "add_hover_titles",
            "ceiling_titles", "point_texts"]
 
@@ -42,11 +44,14 @@ CEILING_GID = "roofline-ceiling"
 NO_FLOP_DRAWN = "drawn at the axis edge"
 
 
-def _where(row: dict, ranks: bool) -> str:
-    """The region, and its rank when the runs have several (-1: summed over the ranks)."""
+def _where(row: dict, ranks: bool, group: object = None) -> str:
+    """The region, and its rank when the runs have several, or the ranks it sums
+    (its ``group``, by default its ``rank_group``: ``"f0472 socket 0 (ranks 0-23)"``)."""
     rank = row.get("rank")
-    if rank is not None and rank < 0:
-        return f"{row['region']} (all ranks)"
+    group = row.get("rank_group") if group is None else group
+    summed = None if rank is None else summed_ranks(rank, group)
+    if summed:
+        return f"{row['region']} ({summed})"
     return f"{row['region']} (rank {rank})" if ranks else str(row["region"])
 
 
@@ -80,8 +85,9 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
     ranks = any(count > 1 for count in payload["file_ranks"].values())
     no_flop = {_key(row) for row in payload["no_flop_work"]}
     texts, pinned = [], []
-    for point, analysis in zip(payload["points"], payload["analysis"]):
-        text = (f"{_where(point, ranks)}, run {point['file']}\n{_numbers(point)}\n"
+    groups = payload.get("rank_groups") or [None] * len(payload["points"])
+    for point, analysis, group in zip(payload["points"], payload["analysis"], groups):
+        text = (f"{_where(point, ranks, group)}, run {point['file']}\n{_numbers(point)}\n"
                 f"{analysis['efficiency_percent']:.3g} % of attainable ({analysis['bound']} bound)")
         if _key(point) in no_flop:
             text += f"\nalmost no FLOPs: {NO_FLOP_DRAWN}"
@@ -106,7 +112,8 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
             if row["status"] in ("both", "only before"):
                 texts.append((row["arithmetic_intensity_flops_per_byte_before"],
                               row["performance_gflops_before"],
-                              f"{_where(row, ranks)}, baseline {row['file_before']}\n"
+                              f"{_where(row, ranks, row.get('rank_group_before'))}, "
+                              f"baseline {row['file_before']}\n"
                               f"{_numbers(row, '_before')}\nspeed-up {row['speedup']:.3g}x"))
     return texts, pinned
 
@@ -166,6 +173,9 @@ def _svg_with_titles(figure, lookup: _Lookup,
         if group is None:
             continue
         elements = [e for e in group if e.tag != f"{{{SVG_NAMESPACE}}}defs"]
+        if len(elements) == 1 and elements[0].tag == f"{{{SVG_NAMESPACE}}}g" \
+                and len(elements[0]) == len(offsets):
+            elements = list(elements[0])  # markers of one colour: clipped together in one group
         if len(elements) != len(offsets):
             continue  # not one element per point: leave this collection untitled
         for element, (x, y) in zip(elements, offsets):

@@ -96,8 +96,8 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
         ``run``: the run's number in a file that holds several (a sweep
         appended to one log: one point per region and run, ``file`` the
         run's label ``<file>#<run> (...)``), 1 otherwise; ``rank_group``:
-        the ranks a point sums (``"f0472 socket 0 (ranks 0-23)"``, rank
-        -1) or ``"rank 3"``.
+        the ranks a point sums (``"f0472 socket 0 (ranks 0-23)"``; its rank
+        is -1 for every rank of the run, else its lowest rank) or ``"rank 3"``.
 
     Warns
     -----
@@ -131,7 +131,7 @@ def left_out_regions(profiling_data: object, *, selection: Selection | None = No
     -------
     pandas.DataFrame
         Columns ``file, region, rank, reason, device, groups, run,
-        rank_group`` (rank -1 for ranks grouped; ``run`` and ``rank_group``
+        rank_group`` (ranks grouped as in :func:`points_dataframe`; ``run`` and ``rank_group``
         as in :func:`points_dataframe`).
     """
     return RegionSums.from_runs(profiling_data).select(

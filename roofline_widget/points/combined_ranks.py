@@ -5,7 +5,11 @@ events, so a point pairs FLOP/s and bytes only when it sums the ranks of a
 socket (or host, or job; :mod:`roofline_widget.points.rank_groups` says which
 ranks form a group): per group, every metric is the sum of the ranks' sums
 (all-NaN stays NaN), runtime and call count the maxima, ``n_threads`` the
-sum, and the rank :data:`ALL_RANKS` (a rank kept on its own keeps its number).
+sum.  The rank that keys the point (with run and region) is
+:data:`ALL_RANKS` for a sum of every rank of the run (and with
+``group_ranks="all"``), the lowest rank summed for a sum of part of them (one
+socket, one host), a rank's own number for a group of one: so the keys of a
+run's points are unique, and the same for two runs of one job.
 """
 
 from __future__ import annotations
@@ -58,9 +62,10 @@ class CombinedRanks:
         first = np.full(self.n, len(rows), dtype=np.intp)
         np.minimum.at(first, self.codes, np.arange(len(rows), dtype=np.intp))
         self.first_rows = rows[first]
-        # a sum over ranks (rank -1): one selected rank of a socket or host keeps its number
+        self._counts = np.bincount(self.codes, minlength=self.n)
+        # a sum over ranks: one selected rank of a socket or host keeps its number
         self._grouped = grouping.grouped[grouping.group_of_row[self.first_rows]] & (
-            grouping.whole_job | (np.bincount(self.codes, minlength=self.n) > 1))
+            grouping.whole_job | (self._counts > 1))
         self._columns: dict[str, np.ndarray] = {}
         self._labels: pd.Categorical | None = None
 
@@ -79,14 +84,30 @@ class CombinedRanks:
         np.fmax.at(out, self.codes, values)
         return out
 
+    def _rank_bounds(self, sums: RegionColumns) -> tuple[np.ndarray, np.ndarray]:
+        """Per group the lowest and the highest rank it sums."""
+        ranks = sums.key_numbers("rank")[self.rows]
+        low = np.full(self.n, np.iinfo(np.int64).max)
+        np.minimum.at(low, self.codes, ranks)
+        high = np.full(self.n, np.iinfo(np.int64).min)
+        np.maximum.at(high, self.codes, ranks)
+        return low, high
+
+    def whole_run(self) -> np.ndarray:
+        """Per group whether it is keyed "all ranks" (-1): it sums every rank of its run
+        (one row per rank), or ``group_ranks="all"``."""
+        run_ranks = self.grouping.run_ranks[self.grouping.group_of_row[self.first_rows]]
+        return self._grouped & (self.grouping.whole_job | (self._counts == run_ranks))
+
     def column(self, sums: RegionColumns, name: str) -> np.ndarray:
-        """A numeric key column of the combined rows: rank -1, runtime and call count
-        the max over ranks, n_threads the sum (computed once per name)."""
+        """A numeric key column of the combined rows: the rank (-1 for a whole run, else
+        the lowest rank summed), runtime and call count the max over ranks, n_threads
+        the sum (computed once per name)."""
         column = self._columns.get(name)
         if column is None:
-            if name == "rank":  # a rank kept on its own keeps its number
-                column = np.where(self._grouped, ALL_RANKS,
-                                  sums.key_numbers(name)[self.first_rows]).astype(np.int64)
+            if name == "rank":
+                column = np.where(self.whole_run(), ALL_RANKS,
+                                  self._rank_bounds(sums)[0]).astype(np.int64)
             elif name == "run":  # one run per group
                 column = sums.key_numbers(name)[self.first_rows]
             elif name == "n_threads":
@@ -101,11 +122,8 @@ class CombinedRanks:
         """Per group what it sums: ``"f0472 socket 0 (ranks 0-23)"``, ``"rank 3"`` (kept)."""
         if self._labels is None:
             ranks = sums.key_numbers("rank")[self.rows]
-            low = np.full(self.n, np.iinfo(np.int64).max)
-            np.minimum.at(low, self.codes, ranks)
-            high = np.full(self.n, np.iinfo(np.int64).min)
-            np.maximum.at(high, self.codes, ranks)
-            count = np.bincount(self.codes, minlength=self.n)
+            low, high = self._rank_bounds(sums)
+            count = self._counts
             places = self.grouping.places[self.grouping.group_of_row[self.first_rows]]
             texts = []
             for group, (place, a, b, n) in enumerate(zip(places.tolist(), low.tolist(),

@@ -18,23 +18,34 @@ bytes.  The rule, written once here:
 * ``"all"``: one point per region for the whole job (``combine_ranks=True``).
 
 A group is summed by :class:`~roofline_widget.points.combined_ranks.CombinedRanks`
-(the one summation over ranks); its points have rank
-:data:`~roofline_widget.schema.ALL_RANKS` and a ``rank_group`` label such as
-``"f0472 socket 0 (ranks 0-23)"``; :attr:`RankGrouping.notes` say per run what
-was grouped and why (the widget's status line).
+(the one summation over ranks), and its ``rank_group`` label names it:
+``"f0472 socket 0 (ranks 0-23)"``.  Its rank, which keys the point with the
+run and the region (the widget's selection, ``compare_points``' matching,
+saved views), is
+
+* :data:`~roofline_widget.schema.ALL_RANKS` (-1, "all ranks") when the point
+  sums EVERY rank of its run, and always with ``group_ranks="all"``;
+* else the lowest rank it sums (a socket's or host's leader, usually the rank
+  that counted its memory): two sockets of one run are two keys, and socket 0
+  of two runs of one job has the same key in both;
+* a rank's own number when the point is one rank (a group of one).
+
+:attr:`RankGrouping.notes` say per run what was grouped and why (the
+widget's status line).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import SupportsInt
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import SelectionError
 from roofline_widget.points.columns import RegionColumns
-from roofline_widget.schema import GROUP_RANKS_CHOICES
+from roofline_widget.schema import ALL_RANKS, GROUP_RANKS_CHOICES
 
 __all__ = [
     "GROUP_RANKS_CHOICES",
@@ -43,6 +54,7 @@ __all__ = [
     "format_ranks",
     "rank_grouping",
     "split_runs",
+    "summed_ranks",
 ]
 
 #: How many ranks of a group that is no range its label lists.
@@ -55,8 +67,8 @@ _PER = {_SOCKET: "one point per socket", _HOST: "one point per host",
 def check_group_ranks(group_ranks: object, combine_ranks: bool) -> str:
     """``group_ranks`` checked; ``combine_ranks=True`` is its alias ``"all"`` and wins.
 
-    (The widget's *sum over ranks* box sets ``combine_ranks`` on top of any
-    ``group_ranks``; unticking it gives that grouping back.)
+    (``combine_ranks`` on top of any ``group_ranks``: clearing it gives that
+    grouping back.  The widget's "Group ranks" menu shows this value.)
 
     Raises
     ------
@@ -89,6 +101,28 @@ def format_ranks(ranks: Sequence[int]) -> str:
     return f"{len(ranks)} ranks from {ranks[0]} to {ranks[-1]}"
 
 
+def summed_ranks(rank: SupportsInt, rank_group: object = None) -> str | None:
+    """What a point sums when it sums several ranks, else None (a point of one rank).
+
+    The one reading of a point's ``rank`` and ``rank_group`` for texts
+    (tooltips, tables, SVG titles, the terminal): a sum of several ranks is
+    its ``rank_group`` (``"f0472 socket 0 (ranks 0-23)"``), even where its
+    rank is its lowest rank's number; the rank -1 without a group reads
+    ``"all ranks"``.
+
+    Examples
+    --------
+    >>> summed_ranks(24, "sonata socket 1 (ranks 24-47)")
+    'sonata socket 1 (ranks 24-47)'
+    >>> summed_ranks(3, "rank 3") is None, summed_ranks(3) is None, summed_ranks(-1)
+    (True, True, 'all ranks')
+    """
+    number = int(rank)
+    if isinstance(rank_group, str) and rank_group:
+        return None if rank_group == format_ranks([number]) else rank_group
+    return "all ranks" if number == ALL_RANKS else None
+
+
 @dataclass(frozen=True)
 class RankGrouping:
     """The groups of ranks the points sum, over every row of the sums.
@@ -99,11 +133,15 @@ class RankGrouping:
         Per row of the sums its group (numbered in order of first appearance,
         so a point keeps its place whatever ranks are selected).
     grouped : numpy.ndarray
-        Per group (bool): whether it sums ranks (rank -1 and a place name)
-        or is one rank's row of a run kept per rank.
+        Per group (bool): whether it sums ranks (a place name; rank -1 or
+        its lowest rank) or is one rank's row of a run kept per rank.
     places : numpy.ndarray
         Per group the place it sums (``"f0472 socket 0"``, ``"sonata"``,
         ``"all ranks"``); ``""`` for a rank of its own.
+    run_ranks : numpy.ndarray
+        Per group how many ranks its run has (over all rows): a group that
+        sums that many is the whole run (rank -1), a smaller one is keyed by
+        its lowest rank.
     notes : tuple of str
         Per grouped run, what was grouped and why (``"24 ranks on 1 socket,
         memory counted on rank 0: one point per socket"``).
@@ -116,6 +154,7 @@ class RankGrouping:
     group_of_row: np.ndarray
     grouped: np.ndarray
     places: np.ndarray
+    run_ranks: np.ndarray
     notes: tuple[str, ...] = ()
     whole_job: bool = False
 
@@ -245,4 +284,15 @@ def rank_grouping(sums: RegionColumns, mode: str, metrics: Sequence[str | None]
         for run in np.unique(file_codes[levels != _RANK]).tolist():
             rows = np.flatnonzero(file_codes == run)
             notes.append(_note(sums, run, int(levels[rows[0]]), metrics, rows))
-    return RankGrouping(codes, group_levels != _RANK, names, tuple(notes), mode == "all")
+    return RankGrouping(codes, group_levels != _RANK, names, _run_ranks(sums)[first],
+                        tuple(notes), mode == "all")
+
+
+def _run_ranks(sums: RegionColumns) -> np.ndarray:
+    """Per row how many distinct ranks its run has."""
+    file_codes = sums.label_codes("file")[0].astype(np.int64)
+    if not len(file_codes):
+        return np.zeros(0, dtype=np.int64)
+    pairs = pd.MultiIndex.from_arrays([file_codes, sums.key_numbers("rank")]).unique()
+    counts = np.bincount(pairs.get_level_values(0).to_numpy(), minlength=len(sums.files))
+    return counts[file_codes]

@@ -145,10 +145,10 @@ class SelectedPoints:
     frame : pandas.DataFrame
         The selected rows of :attr:`RegionSums.frame` (placed and left out),
         every metric's sums included; with ranks summed one row per group
-        (run, region, device and place) with rank -1.
+        (run, region, device and place), its rank -1 (every rank of the
+        run) or its lowest rank.
     combine_ranks : bool
-        Whether ranks were summed (``group_ranks`` grouped some: their
-        points' rank is then -1).
+        Whether ranks were summed (``group_ranks`` grouped some).
     rank_grouping : tuple of str
         Per run whose ranks were grouped by socket or host, what and why
         (``"24 ranks on 1 socket, memory counted on rank 0: one point per

@@ -212,9 +212,10 @@ group_ranks : {"auto", "rank", "socket", "host", "all"}, default "auto"
     data names no host) in a run whose bandwidth metric is non-zero on some
     ranks and zero on others, one point per rank elsewhere; ``"rank"``: one
     point per rank; ``"socket"``, ``"host"``: group every run so; ``"all"``:
-    one point per region (``combine_ranks=True``).  A grouped point has
-    rank ``-1`` and names its ranks in ``rank_group`` (``"f0472 socket 0
-    (ranks 0-23)"``).""",
+    one point per region (``combine_ranks=True``).  A grouped point names
+    its ranks in ``rank_group`` (``"f0472 socket 0 (ranks 0-23)"``); its
+    rank is ``-1`` when it sums every rank of its run, else the lowest rank
+    it sums (two sockets: two keys).""",
     "unmeasured": """\
 unmeasured : {"leave_out", "keep"}, default "leave_out"
     A row with a thread whose FLOP or bandwidth value is not finite (LIKWID

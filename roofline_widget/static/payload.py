@@ -19,6 +19,7 @@ from roofline_widget.ceilings import JUDGED_COLUMNS, Roofline
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import STRONG_COLORS, strong_first
 from roofline_widget.points import RegionSums
+from roofline_widget.points.rank_groups import summed_ranks
 from roofline_widget.static.exports import records
 
 __all__ = [
@@ -74,7 +75,9 @@ def hover_texts(points: pd.DataFrame, file_ranks: dict) -> list[str]:
     """HTML hover text per point; region and file names are escaped."""
     texts = []
     for row in points.itertuples(index=False):
-        rank = f" (rank {row.rank})" if file_ranks.get(row.file, 1) > 1 else ""
+        summed = summed_ranks(row.rank, getattr(row, "rank_group", None))
+        rank = (f" ({html.escape(summed)})" if summed else
+                f" (rank {row.rank})" if file_ranks.get(row.file, 1) > 1 else "")
         texts.append("<br>".join((
             f"<b>{html.escape(str(row.region))}</b>{rank}",
             f"run: {html.escape(str(row.file))}",
@@ -146,6 +149,7 @@ def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.Dat
     colour_map = colors if colour_column == "file" else dict(zip(keys, sampled_colors(cmap, len(keys))))
     return {
         "points": selection.to_dicts(),
+        "rank_groups": points["rank_group"].astype(object).tolist(),
         "colors": colors,
         "file_ranks": file_ranks,
         "peak_flops_gflops": roofline.peak_flops,

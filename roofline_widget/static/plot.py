@@ -142,7 +142,8 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     Returns
     -------
     dict
-        ``points`` (scope-profiler point dicts), ``colors`` ({run label:
+        ``points`` (scope-profiler point dicts), ``rank_groups`` (per
+        point the ranks it sums, its ``rank_group``), ``colors`` ({run label:
         hex}), ``file_ranks`` ({run label: number of ranks}),
         ``peak_flops_gflops``, ``peak_bandwidth_gbs``, ``empirical_ceilings``,
         ``roofline`` (rows of ``arithmetic_intensity_flops_per_byte`` and

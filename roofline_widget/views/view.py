@@ -258,7 +258,8 @@ class View:
             if pattern and not _matches_any(pattern, name, sums.regions, source):
                 problems.append(f"{name} pattern {pattern!r} matches no region of the data "
                                 f"(regions: {sums.regions})")
-        # rank -1: ranks summed, by the view's choice or where "auto" groups this data
+        # rank -1: every rank of a run summed, by the view's choice or where "auto" groups
+        # this data (a socket's point has its lowest rank, a rank of the data)
         metrics = (self.bandwidth_metric or sums.detect_bandwidth_metric(),
                    *(self.levels or {}).values())
         ranks_summed = self.group_ranks in ("socket", "host", "all") or self.combine_ranks or (

@@ -3,7 +3,7 @@
 The widget aggregates the runs ONCE (:class:`~roofline_widget.points.RegionSums`)
 and keeps one bqplot figure whose marks are updated in place:
 
-* a change of metric, ranks, "sum over ranks", include/exclude pattern or point
+* a change of metric, ranks, rank grouping, include/exclude pattern or point
   budget selects new points from the pre-aggregated sums and replaces the
   points' data in one ``hold_sync`` (an SVG Scatter up to ``SVG_MAX_POINTS``,
   a WebGL ScatterGL above it: ``points_mark``);

@@ -16,6 +16,7 @@ import pandas as pd
 import traitlets
 
 from roofline_widget.points import RegionSums
+from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.widget.figure import INTERACTIONS, RooflineFigure
 from roofline_widget.widget.html import details_html, heading_html
 from roofline_widget.widget.peak_controls import DESCRIPTION_WIDTH, PEAK_TRAITS, PeakControls
@@ -24,7 +25,11 @@ from roofline_widget.widget.state import UpdateGuard
 if TYPE_CHECKING:
     from roofline_widget.widget.roofline_widget import RooflineWidget
 
-__all__ = ["RooflineControls"]
+__all__ = ["GROUP_CHOICE_LABELS", "RooflineControls"]
+
+#: The "Group ranks" dropdown's (label, ``group_ranks`` value) pairs.
+GROUP_CHOICE_LABELS = (("auto", "auto"), ("per rank", "rank"), ("per socket", "socket"),
+                       ("per host", "host"), ("all ranks", "all"))
 
 _COLUMN_WIDTH = "400px"
 _INTERACTION_TIPS = ("hover for details, click to select", "pan and zoom",
@@ -54,8 +59,12 @@ class RooflineControls:
     flops_choice, bandwidth_choice : ipywidgets.Dropdown
         Metric choices (linked to ``flops_metric`` / ``bandwidth_metric``).
     rank_choice : ipywidgets.SelectMultiple
-    combine_box : ipywidgets.Checkbox
-        "sum over ranks" (DOM class ``roofline-combine-ranks``).
+    group_choice : ipywidgets.Dropdown
+        "Group ranks": auto / per rank / per socket / per host / all (DOM class
+        ``roofline-group-ranks``): which ranks a point sums.  It shows the grouping in
+        effect, ``check_group_ranks(group_ranks, combine_ranks)``: "all" is
+        ``combine_ranks=True`` (the former "sum over ranks" box), any other choice
+        sets ``group_ranks`` and clears ``combine_ranks``.  Hidden for data of one rank.
     include_text, exclude_text : ipywidgets.Text
         DOM classes ``roofline-include`` and ``roofline-exclude``.
     peaks : PeakControls
@@ -123,9 +132,13 @@ class RooflineControls:
             options=[(str(r), r) for r in sums.ranks], description="Ranks",
             rows=min(max(len(sums.ranks), 1), 5),
             style={"description_width": "50px"}, layout=widgets.Layout(width="140px"))
-        self.combine_box = widgets.Checkbox(description="sum over ranks", indent=False,
-                                            layout=widgets.Layout(width="130px"))
-        self.combine_box.add_class("roofline-combine-ranks")
+        self.group_choice = widgets.Dropdown(
+            options=GROUP_CHOICE_LABELS, value="auto", description="Group ranks",
+            tooltip="which ranks a point sums (auto: by socket where memory is "
+                                "counted on some ranks only)", **_control_style("250px"))
+        self.group_choice.add_class("roofline-group-ranks")
+        if len(sums.ranks) < 2:
+            self.group_choice.layout.display = "none"
         self.include_text = widgets.Text(description="Include", placeholder="regex, e.g. function_",
                                          **_control_style())
         self.include_text.add_class("roofline-include")
@@ -180,7 +193,7 @@ class RooflineControls:
         panel = widgets.VBox([
             row(column(self.flops_choice), column(self.bandwidth_choice)),
             row(column(self.include_text), column(self.exclude_text), self.rank_choice,
-                self.combine_box),
+                self.group_choice),
             row(*(widgets.HBox([slider, text, box], layout=widgets.Layout(
                 flex_flow="row wrap", align_items="center", margin="0 12px 0 0"))
                   for _t, slider, text, box in self.peaks.rows())),
@@ -198,17 +211,37 @@ class RooflineControls:
         for trait, control in (("flops_metric", self.flops_choice),
                                ("bandwidth_metric", self.bandwidth_choice),
                                ("include", self.include_text), ("exclude", self.exclude_text),
-                               ("combine_ranks", self.combine_box),
                                ("color_by", self.color_choice), ("size_by", self.size_choice)):
             link((owner, trait), (control, "value"))
         all_ranks = tuple(self._sums.ranks)
         link((owner, "ranks"), (self.rank_choice, "value"),
              transform=(lambda r: all_ranks if r is None else tuple(r),
                         lambda v: None if set(v) == set(all_ranks) else list(v)))
+        self._link_grouping(owner)
         self.peaks.link(owner)
         self._link_detail(owner)
         self.reset_button.on_click(lambda _: owner.reset_view())
         link((owner, "rank_view"), (self.rank_view_choice, "value"))
+
+    def _link_grouping(self, owner: RooflineWidget) -> None:
+        """``group_choice`` shows the grouping in effect and sets the two traits."""
+        def show(_change=None):
+            value = check_group_ranks(owner.group_ranks, owner.combine_ranks)
+            if self.group_choice.value != value:
+                with self._guard.hold():
+                    self.group_choice.value = value
+
+        def pick(change):
+            if self._guard.active:
+                return
+            with owner.hold_trait_notifications():
+                owner.combine_ranks = change.new == "all"
+                if change.new != "all":
+                    owner.group_ranks = change.new
+
+        owner.observe(show, names=["group_ranks", "combine_ranks"])
+        self.group_choice.observe(pick, names="value")
+        show()
 
     # ------------------------------------------------------------ detail panel
     def _build_detail(self) -> None:
@@ -226,7 +259,7 @@ class RooflineControls:
                 self.detail_html.value = details_html(selected)
 
         owner.observe(show, names=["selected", *PEAK_TRAITS, "flops_metric", "bandwidth_metric",
-                                   "combine_ranks"])
+                                   "group_ranks", "combine_ranks"])
 
     # ------------------------------------------------------------ showing state
     def show_texts(self, *, message_html: str, left_out_html: str, left_out_count: int,

@@ -23,6 +23,7 @@ from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, RoofKeys, Roofl
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import palette_color
+from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
@@ -41,6 +42,7 @@ from roofline_widget.widget.point_style import (
 from roofline_widget.widget.points_mark import SVG_MAX_POINTS
 from roofline_widget.widget.roofs import check_ceilings, classify, rooflines
 from roofline_widget.widget.state import PointState, UpdateGuard
+from roofline_widget.widget.traits import RooflineTraits
 
 if TYPE_CHECKING:
     from roofline_widget.widget.roofline_widget import RooflineWidget
@@ -234,11 +236,18 @@ class RefreshPipeline:
 
     def legend(self) -> str:
         """The legend of the drawn categories (escaped HTML)."""
-        owner = self.owner
-        values = pd.unique(self.current.shown[COLOR_COLUMN[owner.color_by]].astype(object))
+        owner, shown = self.owner, self.current.shown
+        column = COLOR_COLUMN[owner.color_by]
+        values = pd.unique(shown[column].astype(object))
         categories = color_categories(owner.sums, owner.color_by, owner.combine_ranks)
         codes = pd.Index(categories, dtype=object).get_indexer(values[:html.LEGEND_ENTRIES_SHOWN])
-        return html.legend_html(values, [palette_color(code) for code in codes], owner.color_by)
+        names = None
+        if owner.color_by == "rank":  # a socket's point is coloured as its lowest rank: named so
+            first = shown.drop_duplicates(column).set_index(column)
+            names = [html.rank_text(value, first.at[value, "rank_group"] if "rank_group" in first
+                                    else None) for value in values[:html.LEGEND_ENTRIES_SHOWN]]
+        return html.legend_html(values, [palette_color(code) for code in codes], owner.color_by,
+                                names=names)
 
     def status(self) -> str:
         """The status line: points, metrics, ceilings, the notes on points beyond any hardware
@@ -247,7 +256,8 @@ class RefreshPipeline:
         if self.layers.ranks.active:  # the spread view hides rank points on purpose
             points = replace(points, shown=points.points)
         status = html.status_html(points, self.roofline, max_points=self.budget(),
-                                  combine_ranks=owner.combine_ranks,
+                                  combine_ranks=check_group_ranks(
+                                      owner.group_ranks, owner.combine_ranks) == "all",
                                   n_selected=len(owner.selected))
         judged = ([] if self.roofline is None
                   else unjudged_points_notes(self.roofline, points.points, self._point_keys))
@@ -322,7 +332,7 @@ class RefreshPipeline:
         data = LayerInput(sums=owner.sums, selection=points.selection, points=points,
                           roofline=roofline, color_codes=self.color_codes,
                           options={**{name: getattr(owner, name)
-                                      for name in type(owner).class_own_traits()},
+                                      for name in RooflineTraits.class_own_traits()},
                                    "max_points": self.budget()})
         with self.guard.hold():
             self.layers.update(data)

@@ -31,7 +31,8 @@ def color_categories(sums: RegionSums, color_by: str, combine_ranks: bool) -> li
         return sums.regions
     if color_by == "run":
         return sums.files
-    # ranks summed by socket or host (group_ranks) are rank -1 too: last, so a rank keeps its colour
+    # a sum of a run's every rank is -1: last, so a rank keeps its colour (a socket's or
+    # host's point has its lowest rank's number and colour)
     return [ALL_RANKS] if combine_ranks else [*sums.ranks, ALL_RANKS]
 
 

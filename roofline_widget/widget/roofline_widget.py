@@ -1,4 +1,4 @@
-"""``RooflineWidget``: its traits, their checks and where each change goes.
+"""``RooflineWidget``: where each trait change goes (the traits and their checks: ``widget.traits``).
 
 The widget is thin: the figure (:class:`~roofline_widget.widget.figure.RooflineFigure`),
 the controls (:class:`~roofline_widget.widget.controls.RooflineControls`), the layers
@@ -16,50 +16,29 @@ own writes from echoing back.  The traits live in the kernel only (no
 
 from __future__ import annotations
 
-import ipywidgets as widgets
 import pandas as pd
-from traitlets import Any, Bool, CFloat, Enum, Int, List, Unicode, observe, validate
+from traitlets import observe
 
 from roofline_widget.ceilings import Roofline
 from roofline_widget.points.chained import chained_sums
-from roofline_widget.points.rank_groups import GROUP_RANKS_CHOICES
 from roofline_widget.views import View
-from roofline_widget.widget import trait_checks as checks
 from roofline_widget.widget.controls import RooflineControls
 from roofline_widget.widget.figure import RooflineFigure
 from roofline_widget.widget.layer_stack import LayerStack
 from roofline_widget.widget.layers.compare import CompareLayer
 from roofline_widget.widget.layers.levels import available_levels
-from roofline_widget.widget.layers.ranks import RANK_VIEWS
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.pipeline import RefreshPipeline
 from roofline_widget.widget.point_keys import with_keys
 from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.saved_views import apply_view, widget_view
 from roofline_widget.widget.state import UpdateGuard
+from roofline_widget.widget.traits import DEFAULT_MAX_POINTS, SELECTION_TRAITS, RooflineTraits
 
 __all__ = ["DEFAULT_MAX_POINTS", "RooflineWidget"]
 
-#: The point budget: WebGL draws this many in about a second (docs/performance.md); without
-#: WebGL, and while memory levels or a baseline are shown, ``SVG_MAX_POINTS`` applies.
-DEFAULT_MAX_POINTS = 50_000
-_SELECTION_TRAITS = ("flops_metric", "bandwidth_metric", "ranks", "group_ranks", "combine_ranks",
-                     "include",
-                     "exclude", "max_points", "rank_view", "expanded_regions")
 
-
-class OptionalUnicode(Unicode):
-    """Unicode that passes None on to the widget's ``@validate`` (which maps it).
-
-    traitlets skips cross-validation for None when ``allow_none`` is set, so
-    None is let through here instead.
-    """
-
-    def validate(self, obj, value):
-        return None if value is None else super().validate(obj, value)
-
-
-class RooflineWidget(widgets.VBox):
+class RooflineWidget(RooflineTraits):
     """Interactive roofline of LIKWID measurements, updated in place.
 
     Parameters
@@ -109,10 +88,14 @@ class RooflineWidget(widgets.VBox):
         Which ranks a point sums (see :func:`~roofline_widget.points_dataframe`):
         ``"auto"`` sums the ranks of a socket where memory is counted on one
         rank per socket (likwid-mpirun), and the status line says so;
-        ``"rank"`` gives one point per rank.
+        ``"rank"`` gives one point per rank.  A socket's point is keyed by
+        its lowest rank (-1 when it sums every rank of the run) and shown by
+        its ``rank_group`` (``"f0472 socket 0 (ranks 0-23)"``).  The "Group
+        ranks" menu sets it (its "all ranks" sets ``combine_ranks``).
     combine_ranks : bool
         Sum the shown ranks into one point per region and run (the same as
-        ``group_ranks="all"``); such points have rank -1, shown as "all ranks".
+        ``group_ranks="all"``, and it wins over ``group_ranks``); such points
+        have rank -1, shown as their ``rank_group`` ("all ranks (ranks 0-23)").
     include, exclude : str
         Regular expressions matched at the start of region names (``""``: no
         filter).  An invalid pattern is shown as a message, no points drawn.
@@ -177,26 +160,6 @@ class RooflineWidget(widgets.VBox):
     2
     """
 
-    # No browser model reads these (the front end is a plain VBox): kernel-side only.
-    flops_metric = OptionalUnicode(None, help="FLOP-rate metric name")
-    bandwidth_metric = OptionalUnicode(None, help="bandwidth metric name")
-    ranks = Any(None, allow_none=True, help="ranks to show, None for all")
-    group_ranks = Enum(GROUP_RANKS_CHOICES, "auto", help="which ranks a point sums")
-    combine_ranks = Bool(False, help="one point per region: the ranks summed")
-    include = OptionalUnicode("", help="regex of regions to show")
-    exclude = OptionalUnicode("", help="regex of regions to hide")
-    peak_flops = CFloat(None, allow_none=True, help="GFLOP/s, None: empirical")
-    peak_bandwidth = CFloat(None, allow_none=True, help="GB/s, None: empirical")
-    color_by = Enum(("region", "run", "rank"), "region")
-    size_by = Enum(("none", "runtime"), "none")
-    max_points = Int(DEFAULT_MAX_POINTS, help="most points drawn")
-    selected: List[tuple] = List(help="selected points as (file, rank, region) tuples")
-    message = Unicode("", read_only=True, help="error or remark shown with the plot")
-    rank_view = Enum(RANK_VIEWS, "auto", help="points: one per rank; spread: per region")
-    expanded_regions: List[str] = List(help="regions whose ranks the spread view shows as points")
-    baseline = Any(None, allow_none=True, help="baseline run(s) the points are compared with")
-    levels = List(Unicode(), help="memory levels drawn as a hierarchical roofline, [] for none")
-
     def __init__(self, data, *, ceilings=(), match=None, view=None, engine: str = "auto",
                  chain: bool = True, **options) -> None:
         self._guard = UpdateGuard()
@@ -230,47 +193,8 @@ class RooflineWidget(widgets.VBox):
         if view is not None:
             self.load_view(view)
 
-    # ------------------------------------------------------------ trait checks
-    @validate("flops_metric", "bandwidth_metric")
-    def _validate_metric(self, proposal):
-        sums = self.sums
-        if proposal.trait.name == "flops_metric":
-            return checks.checked_metric(proposal.value, sums.flop_metrics,
-                                         sums.detect_flops_metric, "FLOP-rate")
-        return checks.checked_metric(proposal.value, sums.bandwidth_metrics,
-                                     sums.detect_bandwidth_metric, "bandwidth")
-
-    @validate("ranks")
-    def _validate_ranks(self, proposal):
-        return checks.checked_ranks(proposal.value, self.sums.ranks)
-
-    @validate("include", "exclude")
-    def _validate_pattern(self, proposal):
-        return proposal.value or ""
-
-    @validate("peak_flops", "peak_bandwidth")
-    def _validate_peak(self, proposal):
-        return checks.checked_peak(proposal.trait.name, proposal.value)
-
-    @validate("max_points")
-    def _validate_max_points(self, proposal):
-        return checks.checked_max_points(proposal.value)
-
-    @validate("selected")
-    def _validate_selected(self, proposal):
-        points = self._refresh.points
-        return checks.checked_selected(proposal.value, None if points is None else points.keys)
-
-    @validate("levels")
-    def _validate_levels(self, proposal):
-        return checks.checked_levels(proposal.value, self.available_levels)
-
-    @validate("expanded_regions")
-    def _validate_expanded_regions(self, proposal):
-        return checks.checked_regions(proposal.value, self.sums.regions)
-
     # ------------------------------------------------------------ where a change goes
-    @observe(*_SELECTION_TRAITS, *PEAK_TRAITS, "color_by", "size_by", "selected", "levels")
+    @observe(*SELECTION_TRAITS, *PEAK_TRAITS, "color_by", "size_by", "selected", "levels")
     def _on_trait(self, change) -> None:
         """Every trait change goes through here: one refresh, or a revert if it fails."""
         if self._guard.active:
@@ -299,6 +223,12 @@ class RooflineWidget(widgets.VBox):
     def available_levels(self) -> list[str]:
         """The memory levels measured in the data (``levels`` takes these), inner to outer."""
         return available_levels(self.sums.bandwidth_metrics)
+
+    @property
+    def drawn_keys(self) -> pd.MultiIndex | None:
+        """The keys of the points selected for drawing (None before the first selection)."""
+        points = self._refresh.points
+        return None if points is None else points.keys
 
     @property
     def chain_shown(self) -> bool:

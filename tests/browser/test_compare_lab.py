@@ -24,7 +24,6 @@ import math
 import re
 import time
 
-import nbformat
 import numpy as np
 import pytest
 from playwright.sync_api import expect
@@ -38,6 +37,7 @@ from .ui import (
     shutdown_kernels,
     wait_for_count,
     wait_until_still,
+    write_notebook,
 )
 
 pytestmark = pytest.mark.browser
@@ -69,14 +69,6 @@ DOT_INFO = """els => els.map(e => { const r = e.getBoundingClientRect(); const s
 LINE_INFO = """els => els.map(e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
     return [s.stroke, s.strokeDasharray, r.x, r.y, r.width, r.height, e.getAttribute('d')]; })"""
 NUMBER = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
-
-
-def write_notebook(lab, name: str, code: str) -> None:
-    nb = nbformat.v4.new_notebook()
-    nb.cells.append(nbformat.v4.new_code_cell(code))
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
-    nbformat.write(nb, lab.root_dir / name)
 
 
 def shape(d: str) -> str:

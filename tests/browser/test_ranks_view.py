@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
 from .conftest import REPO
@@ -13,6 +12,7 @@ from .ui import (
     run_all_cells,
     wait_for_count,
     wait_until_still,
+    write_notebook,
 )
 
 pytestmark = pytest.mark.browser
@@ -49,10 +49,7 @@ w
 
 @pytest.fixture
 def ranks_notebook(lab):
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CODE)])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}
-    nbformat.write(notebook, lab.root_dir / NOTEBOOK)
+    write_notebook(lab, NOTEBOOK, CODE)
     return lab
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 
 from .conftest import REPO, screenshot_widths
-from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_for_count
+from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_for_count, write_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -30,10 +29,7 @@ payload = plot_roofline([sample_path({PMGPU!r}), sample_path({GMGPOLAR!r})], cei
 
 @pytest.fixture
 def static_notebook(lab):
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CODE)])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}
-    nbformat.write(notebook, lab.root_dir / NOTEBOOK)
+    write_notebook(lab, NOTEBOOK, CODE)
     return lab
 
 

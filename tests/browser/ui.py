@@ -7,9 +7,18 @@ import math
 import time
 from pathlib import Path
 
+import nbformat
 import numpy as np
 
 RENDER_TIMEOUT_MS = 90_000
+
+
+def write_notebook(lab, name: str, code: str) -> None:
+    """A notebook of one code cell (Python 3 kernel) in the server's root folder."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    nbformat.write(notebook, lab.root_dir / name)
 
 
 def open_in_lab(page, server, notebook: str) -> None:

@@ -34,7 +34,8 @@ def _legend_entry(color: str, name: str) -> str:
             f"{dot}{html.escape(name)}</span>")
 
 
-def legend_html(values: Sequence, colors: Sequence[str], color_by: str, note: str = "") -> str:
+def legend_html(values: Sequence, colors: Sequence[str], color_by: str, note: str = "",
+                names: Sequence[str] | None = None) -> str:
     """The legend of the drawn categories.
 
     Parameters
@@ -47,10 +48,15 @@ def legend_html(values: Sequence, colors: Sequence[str], color_by: str, note: st
         What the categories are (the title; ranks are shown by :func:`~.values.rank_text`).
     note : str
         Plain text after the entries (escaped here), "" for none.
+    names : sequence of str, optional
+        The entries' texts, one per value (escaped here); by default the
+        values as text (ranks by :func:`~.values.rank_text`).
     """
-    name = rank_text if color_by == "rank" else str
-    entries = [_legend_entry(color, name(value)) for color, value in
-               zip(colors[:LEGEND_ENTRIES_SHOWN], values[:LEGEND_ENTRIES_SHOWN])]
+    if names is None:
+        name = rank_text if color_by == "rank" else str
+        names = [name(value) for value in values[:LEGEND_ENTRIES_SHOWN]]
+    entries = [_legend_entry(color, text) for color, text in
+               zip(colors[:LEGEND_ENTRIES_SHOWN], names[:LEGEND_ENTRIES_SHOWN])]
     if len(values) > LEGEND_ENTRIES_SHOWN:
         entries.append(f"<span>... and {len(values) - LEGEND_ENTRIES_SHOWN:,} more</span>")
     if note:

@@ -8,10 +8,12 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.look.texts import TOOLTIP_FIELDS
+from roofline_widget.points.rank_groups import summed_ranks
 from roofline_widget.widget.html.values import (
     CELL_STYLE,
     display_frame,
     display_value,
+    rank_phrase,
     rank_text,
     ranks_text,
     rows_table,
@@ -41,8 +43,11 @@ MAX_LISTED_FINDINGS = 5
 
 
 def detail_html(row: pd.Series) -> str:
-    """The full record of one point: every field, escaped, numbers rounded for display."""
-    return rows_table(((str(name), display_value(value, str(name))) for name, value in row.items()),
+    """The full record of one point: every field, escaped, numbers rounded for display
+    (the rank of a sum over ranks as its group)."""
+    group = row.get("rank_group")
+    return rows_table(((str(name), rank_text(value, group) if name == "rank"
+                        else display_value(value, str(name))) for name, value in row.items()),
                       cell_style=CELL_STYLE, table_class="roofline-detail-record")
 
 
@@ -50,7 +55,7 @@ def selection_html(frame: pd.DataFrame) -> str:
     """The selected points as an escaped table of the key columns, numbers rounded."""
     columns = [c for c in SELECTION_COLUMNS if c in frame.columns]
     labels = {item.column: item.label for item in TOOLTIP_FIELDS}
-    table = display_frame(frame.head(SELECTION_ROWS_SHOWN)[columns]).rename(columns=labels)
+    table = display_frame(frame.head(SELECTION_ROWS_SHOWN))[columns].rename(columns=labels)
     text = table.to_html(index=False, escape=True, border=0, classes="roofline-selection")
     if len(frame) > SELECTION_ROWS_SHOWN:
         text += (f"<p>... and {len(frame) - SELECTION_ROWS_SHOWN:,} more: see "
@@ -75,15 +80,29 @@ def left_out_groups(left_out: pd.DataFrame) -> pd.DataFrame:
     """The left-out rows with the same file, region, device and reason joined, ranks listed.
 
     One row per (file, region, device, reason) in the order first seen, its
-    ranks as :func:`ranks_text`; ``device`` says ``cpu`` or ``gpu`` (a GPU region
-    of LIKWID.jl or Nsight Compute may share its name with a CPU region).
+    ranks as :func:`ranks_text`, and the rows that sum several ranks named
+    by their groups (``"sonata socket 0 (ranks 0-23)"``); ``device`` says
+    ``cpu`` or ``gpu`` (a GPU region of LIKWID.jl or Nsight Compute may share
+    its name with a CPU region).
     """
     keys = ["file", "region", "device", "reason"]
     frame = left_out.assign(**{k: left_out[k].astype(str) for k in keys if k in left_out})
     if "device" not in frame:
         frame = frame.assign(device="cpu")
-    grouped = frame.groupby(keys, sort=False, observed=True)["rank"].agg(ranks_text)
+    groups = frame["rank_group"] if "rank_group" in frame else [None] * len(frame)
+    frame = frame.assign(summed=[summed_ranks(rank, group) for rank, group
+                                 in zip(frame["rank"], groups)])
+    grouped = frame.groupby(keys, sort=False, observed=True)[["rank", "summed"]].apply(_ranks_cell)
     return grouped.rename("ranks").reset_index()[list(LEFT_OUT_COLUMNS)]
+
+
+def _ranks_cell(rows: pd.DataFrame) -> str:
+    """The ranks of left-out rows: the groups of sums over ranks, then the single ranks."""
+    summed = rows["summed"].notna().to_numpy()
+    parts = list(dict.fromkeys(rows["summed"][summed]))
+    if not summed.all():
+        parts.append(ranks_text(rows["rank"][~summed]))
+    return ", ".join(parts)
 
 
 def left_out_html(left_out: pd.DataFrame) -> str:
@@ -110,7 +129,8 @@ def findings_list_html(findings: pd.DataFrame, limit: int = MAX_LISTED_FINDINGS)
     items = []
     for _, row in findings.head(limit).iterrows():
         level = "all levels" if pd.isna(row["level"]) else row["level"]
-        where = f"{row['region']} (rank {rank_text(row['rank'])}, {level}, {row['check']})"
+        ranks = rank_phrase(row["rank"], row.get("rank_group"))
+        where = f"{row['region']} ({ranks}, {level}, {row['check']})"
         items.append(f"<li>{html.escape(where)}: {html.escape(str(row['detail']))}</li>")
     if len(findings) > limit:
         items.append(f"<li>and {len(findings) - limit:,} more (<code>sanity_check</code>)</li>")

@@ -18,6 +18,7 @@ from roofline_widget.widget.html.values import (
     CELL_STYLE,
     number_text,
     percent_text,
+    rank_phrase,
     rank_text,
     rows_table,
 )
@@ -81,8 +82,8 @@ def tooltip_css_html() -> str:
 
 def _field_text(row: pd.Series, item: TooltipField) -> str:
     value = row[item.column]
-    if item.column == "rank":
-        return rank_text(value)
+    if item.column == "rank":  # a sum over ranks: its group, "f0472 socket 0 (ranks 0-23)"
+        return rank_text(value, row.get("rank_group"))
     if not item.spec:
         return str(value)
     return "n/a" if value is None or value != value else format(value, item.spec)
@@ -109,7 +110,7 @@ def level_tooltip_html(row: pd.Series) -> str:
     return rows_table([
         ("level", str(row["level"])), ("metric", str(row["bandwidth_metric"])),
         ("region", str(row["region"])), ("run", str(row["file"])),
-        ("rank", rank_text(row["rank"])),
+        ("rank", rank_text(row["rank"], row.get("rank_group"))),
         ("FLOP/byte", format(float(row[schema.INTENSITY]), ".4g")),
         ("GFLOP/s", format(float(row[schema.PERFORMANCE]), ".4g")),
         ("GB/s", format(float(row[schema.BANDWIDTH]), ".4g"))])
@@ -117,7 +118,7 @@ def level_tooltip_html(row: pd.Series) -> str:
 
 def ring_tooltip_html(row: pd.Series) -> str:
     """Hover text of a finding's ring: where, then each finding's check and detail (escaped)."""
-    where = (f"{row['region']} (run {row['file']}, rank {rank_text(row['rank'])}, "
+    where = (f"{row['region']} (run {row['file']}, {rank_phrase(row['rank'], row.get('rank_group'))}, "
              f"{row['level']}: {row['bandwidth_metric']})")
     items = "".join(f"<li>{html.escape(str(text))}</li>" for text in row["details"])
     return (f"<div><b>{html.escape(str(row['checks']))}</b></div>"

@@ -1,8 +1,10 @@
 """Values as the widget's HTML shows them, and the one escaped label/value table.
 
-Numbers are rounded for display only (the data keeps all digits); the rank
--1 of summed ranks reads "all ranks"; names from users' code are escaped by
-whoever puts them into HTML, here in :func:`rows_table` and :func:`names_text`.
+Numbers are rounded for display only (the data keeps all digits); a point
+that sums several ranks reads as its ``rank_group`` (``"f0472 socket 0 (ranks
+0-23)"``; :func:`~roofline_widget.points.rank_groups.summed_ranks`), the rank -1
+without one as "all ranks"; names from users' code are escaped by whoever puts
+them into HTML, here in :func:`rows_table` and :func:`names_text`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from roofline_widget.schema import ALL_RANKS
+from roofline_widget.points.rank_groups import summed_ranks
 
 __all__ = [
     "CELL_STYLE",
@@ -23,6 +25,7 @@ __all__ = [
     "names_text",
     "number_text",
     "percent_text",
+    "rank_phrase",
     "rank_text",
     "ranks_text",
     "rows_table",
@@ -34,9 +37,24 @@ DISPLAY_DIGITS = 3
 CELL_STYLE = "padding:0 4px"
 
 
-def rank_text(rank) -> str:
-    """A rank as shown to users: ``"all ranks"`` for the combined rank -1."""
-    return "all ranks" if rank == ALL_RANKS else str(rank)
+def rank_text(rank, rank_group: object = None) -> str:
+    """A point's rank as shown to users: ``"3"``, or for a sum of several ranks its
+    ``rank_group`` (``"f0472 socket 0 (ranks 0-23)"``; ``"all ranks"`` for -1 without one).
+
+    Not escaped (host names come from files).
+    """
+    return summed_ranks(rank, rank_group) or str(rank)
+
+
+def rank_phrase(rank, rank_group: object = None) -> str:
+    """A point's ranks in a sentence: ``"rank 3"`` or what a sum covers (:func:`rank_text`)."""
+    return summed_ranks(rank, rank_group) or f"rank {rank}"
+
+
+def _rank_texts(frame: pd.DataFrame) -> list[str]:
+    """:func:`rank_text` of every row (with its ``rank_group`` when the frame has one)."""
+    groups = frame["rank_group"] if "rank_group" in frame.columns else [None] * len(frame)
+    return [rank_text(rank, group) for rank, group in zip(frame["rank"], groups)]
 
 
 def ranks_text(ranks) -> str:
@@ -76,8 +94,10 @@ def display_value(value, column: str = "") -> str:
 
 
 def display_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` with every cell as its display text (:func:`display_value`)."""
-    return pd.DataFrame({column: [display_value(v, column) for v in frame[column]]
+    """A copy of ``frame`` with every cell as its display text (:func:`display_value`;
+    the ``rank`` of a sum over ranks as its ``rank_group``)."""
+    return pd.DataFrame({column: _rank_texts(frame) if column == "rank" else
+                         [display_value(v, column) for v in frame[column]]
                          for column in frame.columns}, index=frame.index)
 
 
