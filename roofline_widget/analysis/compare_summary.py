@@ -26,8 +26,8 @@ __all__ = ["SpeedupSummary", "baseline_beyond_hardware", "before_points", "speed
 _BEFORE_COLUMNS = (schema.PERFORMANCE, schema.BANDWIDTH, schema.INTENSITY, "n_threads")
 #: The baseline's names a point row takes: point column -> comparison column.
 _BEFORE_NAMES = {"file": "file_before", "region": "region_before", "run_label": "run_before",
-                 "rank": "rank", "device": "device", "flops_metric": "flops_metric",
-                 "bandwidth_metric": "bandwidth_metric"}
+                 "rank": "rank", "rank_group": "rank_group_before", "device": "device",
+                 "flops_metric": "flops_metric", "bandwidth_metric": "bandwidth_metric"}
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def before_points(frame: pd.DataFrame) -> pd.DataFrame:
 
     Columns ``performance_gflops``, ``bandwidth_gbs``, the intensity,
     ``n_threads``, ``file``, ``region``, ``run_label`` (the baseline run's
-    label in the comparison), ``rank``, ``device``,
+    label in the comparison), ``rank``, ``rank_group``, ``device``,
     ``flops_metric``, ``bandwidth_metric`` (what empirical roofs, the choice
     of roofs and the hardware bound read); no rows for an empty frame.
     """
