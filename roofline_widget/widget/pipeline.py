@@ -250,8 +250,7 @@ class RefreshPipeline:
                                 names=names)
 
     def status(self) -> str:
-        """The status line: points, metrics, ceilings, the notes on points beyond any hardware
-        and doing no FLOPs, and each layer's note."""
+        """The status line: points, metrics, ceilings, the points' notes and each layer's note."""
         owner, points = self.owner, self.current
         if self.layers.ranks.active:  # the spread view hides rank points on purpose
             points = replace(points, shown=points.points)
@@ -268,9 +267,8 @@ class RefreshPipeline:
         notes = [html.chain_status_html(chain.summary()) if chain and owner.chain_shown else "",
                  html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
                                        owner.max_points, budget, bool(owner.levels)),
-                 html.beyond_hardware_html(self._basis_points(points.points), self.roofline),
                  html.ceiling_notes_html([*judged, *self.ceiling_notes]),
-                 html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
+                 html.point_notes_html(points, self._roof_basis, self.roofline),
                  *self.layers.statuses()]
         return " ".join([status, *filter(None, notes)])
 
@@ -336,10 +334,6 @@ class RefreshPipeline:
                                    "max_points": self.budget()})
         with self.guard.hold():
             self.layers.update(data)
-
-    def _basis_points(self, points: pd.DataFrame) -> pd.DataFrame:
-        """The points empirical roofs come from (the current ones before the first refresh)."""
-        return points if self._roof_basis is None else self._roof_basis
 
     def _basis(self, points: PointState) -> pd.DataFrame:
         """The points empirical roofs are taken from: the selection's and a baseline's."""

@@ -29,6 +29,7 @@ __all__ = [
     "message_html",
     "message_text",
     "no_flop_work_html",
+    "point_notes_html",
     "points_budget_hint_html",
     "points_mark_html",
     "spread_status_html",
@@ -129,6 +130,24 @@ def beyond_hardware_html(points: pd.DataFrame, roofline: Roofline | None) -> str
     """
     note = beyond_hardware_text(points, roofline)
     return f"<div class='roofline-beyond-hardware'><b>{html.escape(note)}</b></div>" if note else ""
+
+
+def point_notes_html(points: PointState, basis: pd.DataFrame | None,
+                     roofline: Roofline | None) -> str:
+    """The status notes on the points: those beyond any hardware, those doing no FLOPs (escaped).
+
+    Parameters
+    ----------
+    points : PointState
+        The current selection (its points and their no-FLOP split).
+    basis : pandas.DataFrame or None
+        The points the empirical roofs come from (with a baseline's); None: the current points.
+    roofline : Roofline or None
+        The roofs drawn (:func:`beyond_hardware_html`).
+    """
+    beyond = beyond_hardware_html(points.points if basis is None else basis, roofline)
+    no_flop = no_flop_work_html(points.points, no_flop=points.flop_split[1])
+    return " ".join(filter(None, [beyond, no_flop]))
 
 
 def no_flop_work_html(points: pd.DataFrame, *, no_flop: pd.DataFrame | None = None) -> str:
