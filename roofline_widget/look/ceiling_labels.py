@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from roofline_widget.look.ceiling_lines import CeilingLine
-from roofline_widget.look.log_axes import clip_segment, positive
+from roofline_widget.look.log_axes import clip_segment, showable
 from roofline_widget.look.markers import POINT_SIZE
 from roofline_widget.look.plot_area import DEFAULT_AREA, PlotArea
 from roofline_widget.look.texts import ridge_text, roof_tag, text_px
@@ -52,6 +52,7 @@ __all__ = [
     "SLOPE_LABEL_ALONG",
     "LabelLayout",
     "LabelSpot",
+    "LogPoints",
     "label_boxes_px",
     "label_room_decades",
     "place_labels",
@@ -186,15 +187,32 @@ def _segment_hits(box: _Box, p: tuple[float, float], q: tuple[float, float]) -> 
     return clip_segment(p, q, (box.left, box.bottom), (box.right, box.top)) is not None
 
 
+@dataclass(frozen=True)
+class LogPoints:
+    """The base-10 logarithms of the points a log axis can show: what the labels keep clear of.
+
+    Worked out once per drawing (a peak drag or a zoom moves the axes, not the
+    points): :meth:`of` the points' ``(intensities, GFLOP/s)``.
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+
+    @classmethod
+    def of(cls, points) -> LogPoints:
+        """From ``(x values, y values)``; points a log axis cannot show are left out."""
+        x, y = (np.asarray(values, dtype=float) for values in points)
+        if x.shape != y.shape or not x.size:
+            return cls(np.zeros(0), np.zeros(0))
+        keep = showable(x) & showable(y)
+        return cls(np.log10(x[keep]), np.log10(y[keep]))
+
+
 def _point_pixels(points, axes: _Axes) -> np.ndarray:
-    """Pixel centres of the points ``(x values, y values)`` that a log axis can show."""
-    x, y = (np.asarray(values, dtype=float) for values in points)
-    if x.shape != y.shape or not x.size:
-        return np.zeros((0, 2))
-    keep = np.isin(x, positive(x)) & np.isin(y, positive(y))
-    x, y = x[keep], y[keep]
-    px_x = axes.width * (np.log10(x) - axes.lx0) / (axes.lx1 - axes.lx0)
-    px_y = axes.height * (np.log10(y) - axes.ly0) / (axes.ly1 - axes.ly0)
+    """Pixel centres of ``points`` (:class:`LogPoints`, or ``(x values, y values)``)."""
+    logs = points if isinstance(points, LogPoints) else LogPoints.of(points)
+    px_x = axes.width * (logs.x - axes.lx0) / (axes.lx1 - axes.lx0)
+    px_y = axes.height * (logs.y - axes.ly0) / (axes.ly1 - axes.ly0)
     return np.column_stack([px_x, px_y])
 
 
@@ -373,9 +391,9 @@ def place_labels(ceilings: Sequence[CeilingLine], segments: Sequence[dict],
         The axis limits.
     area : PlotArea
         The plot's height and smallest width.
-    points : (array-like, array-like)
-        Intensities and GFLOP/s of the points drawn (and the layers' dots): a
-        label covers none of them where it can.
+    points : LogPoints or (array-like, array-like)
+        The points drawn (and the layers' dots), or their intensities and
+        GFLOP/s: a label covers none of them where it can.
 
     Returns
     -------

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = ["TICK_FORMAT", "TICK_PRECISION", "clip_segment", "log_ranges", "log_ticks",
-           "padded_range", "positive", "tick_format", "tick_text", "visible_part"]
+           "padded_range", "positive", "showable", "tick_format", "tick_text", "visible_part"]
 
 #: d3 format of every log axis' tick labels in the widget: plain numbers, 6 significant
 #: digits, trailing zeros dropped (``0.05``, ``1``, ``2``, ``100000``; ``1e+6`` and ``1e-7``
@@ -29,10 +29,16 @@ TICK_FORMAT = "~g"
 TICK_PRECISION = 6
 
 
+def showable(values: ArrayLike) -> np.ndarray:
+    """Which entries of ``values`` a log axis can show (finite and positive), as a mask."""
+    values = np.asarray(values, dtype=float)
+    return np.isfinite(values) & (values > 0)
+
+
 def positive(values: ArrayLike) -> np.ndarray:
     """The finite, positive entries of ``values`` (what a log axis can show)."""
     values = np.asarray(values, dtype=float)
-    return values[np.isfinite(values) & (values > 0)]
+    return values[showable(values)]
 
 
 def padded_range(values: ArrayLike, margin: float,

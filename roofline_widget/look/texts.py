@@ -139,15 +139,16 @@ _EM_WIDTHS = ((" .,:;/()[]'|-!ijlrtIf", 0.4), ("0123456789", 0.64),
               ("abcdeghknopqsuvxyz", 0.6), ("ABCDEFGHJKLNOPQRSTUVXYZmw", 0.76))
 
 
+#: Width (em) of each character in ``_EM_WIDTHS``.
+_CHAR_EM = {char: width for chars, width in _EM_WIDTHS for char in chars}
+
+
 def text_px(text: str) -> float:
     """Width in pixels a label (``LABEL_SIZE`` px sans-serif) takes at most (an estimate).
 
     Characters not in the table (M, W, %, ...) count as 0.9 em.
     """
-    em = 0.0
-    for char in text:
-        em += next((width for chars, width in _EM_WIDTHS if char in chars), 0.9)
-    return em * LABEL_SIZE
+    return sum(_CHAR_EM.get(char, 0.9) for char in text) * LABEL_SIZE
 
 
 #: The label of the plotted (current) run in a comparison.

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import replace
 
 import bqplot as bq
 import ipywidgets as widgets
@@ -236,7 +235,7 @@ class RooflineFigure:
     def assign(self, state: FigureState) -> None:
         """Draw ``state``: every mark's data replaced in place, one message per mark."""
         roof_data = roof_marks_data(state.roofline, state.x_range, state.y_range,
-                                    self.plot_area(), state.drawn_points())
+                                    self.plot_area(), state.label_points)
         points = state.points
         x = points[schema.INTENSITY].to_numpy(dtype=float)
         y = points[schema.PERFORMANCE].to_numpy(dtype=float)
@@ -257,8 +256,8 @@ class RooflineFigure:
         """
         state = self.state
         if state is not None and layer_points is not None:
-            state = replace(state, layer_points=layer_points)
-        points = state.drawn_points() if state is not None else ((), ())
+            state = state.changed(layer_points=layer_points)
+        points = state.label_points if state is not None else ((), ())
         roof_data = roof_marks_data(roofline, x_range, y_range, self.plot_area(), points)
         with self._guard.hold(), holding(self.x_scale, self.y_scale, *self.roof_marks):
             self.state = _replace(state, roofline=roofline, x_range=x_range,
@@ -340,11 +339,11 @@ class RooflineFigure:
             return
         x_range, y_range = ranges
         data = roof_marks_data(self.state.roofline, x_range, y_range, self.plot_area(),
-                               self.state.drawn_points())
+                               self.state.label_points)
         with self._guard.hold(), holding(*self.roof_marks):
             self.ceiling_marks.assign(data)
 
 
 def _replace(state: FigureState | None, **changes) -> FigureState | None:
     """``state`` with some fields changed (None stays None)."""
-    return None if state is None else replace(state, **changes)
+    return None if state is None else state.changed(**changes)

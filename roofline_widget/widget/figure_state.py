@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
+from roofline_widget.look.ceiling_labels import LogPoints
 
 __all__ = ["FigureState"]
 
@@ -57,3 +59,19 @@ class FigureState:
         y = np.concatenate([self.points[schema.PERFORMANCE].to_numpy(dtype=float),
                             np.asarray(self.layer_points[1], dtype=float)])
         return (x, y) if x.shape == y.shape else (x[:0], y[:0])
+
+    @cached_property
+    def label_points(self) -> LogPoints:
+        """:meth:`drawn_points` as the ceiling labels keep clear of them (worked out once)."""
+        return LogPoints.of(self.drawn_points())
+
+    def changed(self, **changes) -> FigureState:
+        """A copy with ``changes``; it keeps :attr:`label_points` while the points stay."""
+        if "layer_points" in changes and all(
+                np.array_equal(np.asarray(old, dtype=float), np.asarray(new, dtype=float))
+                for old, new in zip(self.layer_points, changes["layer_points"])):
+            del changes["layer_points"]  # the same dots: the labels' points stay
+        state = replace(self, **changes)
+        if "label_points" in self.__dict__ and not {"points", "layer_points"} & changes.keys():
+            state.__dict__["label_points"] = self.label_points  # the cached property's value
+        return state
