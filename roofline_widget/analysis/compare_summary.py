@@ -5,7 +5,9 @@ frame (a pair, or a chain: its last step against the first run); a median
 alone hides a region that got slower, so the summary names the worst region
 and every slowdown.  :func:`before_points` gives the baseline's points as
 point rows, for the empirical roofs of a comparison (the baseline's points
-must lie under the roofs as the current ones do).
+must lie under the roofs as the current ones do);
+:func:`baseline_beyond_hardware` says which rows' baseline point reports a
+rate no hardware reaches (kept out of the axis ranges, as a current point).
 """
 
 from __future__ import annotations
@@ -16,10 +18,16 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.roofs.hardware_bounds import beyond_hardware
 
-__all__ = ["SpeedupSummary", "before_points", "speedup_summary"]
+__all__ = ["SpeedupSummary", "baseline_beyond_hardware", "before_points", "speedup_summary"]
 
-_BEFORE_COLUMNS = (schema.PERFORMANCE, schema.BANDWIDTH)
+#: The baseline's numbers a point row takes (``<name>_before`` in the comparison).
+_BEFORE_COLUMNS = (schema.PERFORMANCE, schema.BANDWIDTH, schema.INTENSITY, "n_threads")
+#: The baseline's names a point row takes: point column -> comparison column.
+_BEFORE_NAMES = {"file": "file_before", "region": "region_before", "run_label": "run_before",
+                 "rank": "rank", "rank_group": "rank_group_before", "device": "device",
+                 "flops_metric": "flops_metric", "bandwidth_metric": "bandwidth_metric"}
 
 
 @dataclass(frozen=True)
@@ -80,18 +88,33 @@ def speedup_summary(frame: pd.DataFrame) -> SpeedupSummary:
                           (names[order[0]], float(values[order[0]])), slowdowns)
 
 
+def _before_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """Every row's baseline side as a point row (NaN where the comparison lacks a column)."""
+    out = {name: pd.to_numeric(frame.get(f"{name}_before", np.nan), errors="coerce")
+           for name in _BEFORE_COLUMNS}
+    out.update((name, frame.get(column, pd.Series(None, index=frame.index, dtype=object))
+                .astype(object)) for name, column in _BEFORE_NAMES.items())
+    return pd.DataFrame(out, index=frame.index,
+                        columns=[*_BEFORE_COLUMNS, *_BEFORE_NAMES]).reset_index(drop=True)
+
+
 def before_points(frame: pd.DataFrame) -> pd.DataFrame:
     """The points of the earlier run of each row placed there, as point rows.
 
-    Columns ``performance_gflops``, ``bandwidth_gbs``, ``device``,
-    ``flops_metric``, ``bandwidth_metric`` (what empirical roofs and the
-    choice of roofs read); no rows for an empty frame.
+    Columns ``performance_gflops``, ``bandwidth_gbs``, the intensity,
+    ``n_threads``, ``file``, ``region``, ``run_label`` (the baseline run's
+    label in the comparison), ``rank``, ``rank_group``, ``device``,
+    ``flops_metric``, ``bandwidth_metric`` (what empirical roofs, the choice
+    of roofs and the hardware bound read); no rows for an empty frame.
     """
-    columns = [*_BEFORE_COLUMNS, "device", "flops_metric", "bandwidth_metric"]
-    if frame.empty:
-        return pd.DataFrame(columns=columns)
-    placed = frame[frame[f"{schema.PERFORMANCE}_before"].notna()]
-    out = {name: placed[f"{name}_before"].to_numpy(dtype=float) for name in _BEFORE_COLUMNS}
-    out.update((name, placed[name].astype(object).to_numpy())
-               for name in ("device", "flops_metric", "bandwidth_metric"))
-    return pd.DataFrame(out, columns=columns)
+    rows = _before_rows(frame)
+    return rows[rows[schema.PERFORMANCE].notna().to_numpy()].reset_index(drop=True)
+
+
+def baseline_beyond_hardware(frame: pd.DataFrame) -> np.ndarray:
+    """Which rows of a comparison have a baseline point beyond what its hardware can do.
+
+    :func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware` of the
+    rows' baseline side (False where the row has none).
+    """
+    return beyond_hardware(_before_rows(frame))

@@ -3,6 +3,16 @@
 :func:`sanity_check` returns one row per finding (``file, rank, region,
 level, check, detail``):
 
+``beyond hardware``
+    A GFLOP/s or GB/s that no hardware reaches on the point's thread count
+    (per CPU hardware thread, per GPU: the documented bounds of
+    :mod:`roofline_widget.roofs.hardware_bounds`): a counter that overflowed
+    or counted a broken event.  The finding names the rate, the threads, the
+    bound and, where the raw counts are read, the counter that reads near
+    2^47 or 2^48 (:mod:`roofline_widget.analysis.hardware_checks`).  Such a
+    point supplies no empirical ceiling and does not stretch the axes.  A
+    FLOP rate finding concerns the whole region (no level), a bandwidth one
+    its level.
 ``intensity order``
     Traffic must not grow outward (every byte from memory passed L3, L2 and
     L1), so the arithmetic intensity must not fall from L1 to L2 to L3 to
@@ -44,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.analysis.ceiling_checks import CHECK_LEVEL, CHECK_MACHINE, ceiling_findings
+from roofline_widget.analysis.hardware_checks import CHECK_BEYOND, beyond_hardware_findings
 from roofline_widget.analysis.levels import LEVELS, select_levels
 from roofline_widget.ceilings import ROOF_TOLERANCE, Roofline, roof_keys
 from roofline_widget.io.topology import Topology, find_topology
@@ -64,7 +75,8 @@ __all__ = [
 #: Relative fall of the intensity from one level to the next that is tolerated (counter noise).
 INTENSITY_TOLERANCE = 0.05
 #: The names in the ``check`` column.
-CHECKS = ("intensity order", "above roof", "uncore on one socket", CHECK_LEVEL, CHECK_MACHINE)
+CHECKS = (CHECK_BEYOND, "intensity order", "above roof", "uncore on one socket", CHECK_LEVEL,
+          CHECK_MACHINE)
 #: The columns of :func:`sanity_check`'s frame.
 FINDING_COLUMNS = ("file", "rank", "region", "level", "check", "detail")
 _COLUMNS = list(FINDING_COLUMNS)
@@ -311,7 +323,8 @@ def sanity_check(data: object, *, ceilings: Roofline | None = None,
     sums = RegionSums.from_runs(data)
     chosen = select_levels(sums, selection=request)
     points = chosen.points
-    findings = _intensity_order(points)
+    findings = beyond_hardware_findings(sums, points)
+    findings += _intensity_order(points)
     if ceilings is not None:
         findings += _above_roof(points, ceilings)
     if not request.combine_ranks:

@@ -141,6 +141,7 @@ def plot(args: argparse.Namespace) -> Outcome:
             "ridge_point": payload["ridge_point"],
             "empirical_ceilings": payload["empirical_ceilings"],
             "left_out": payload["left_out"], "no_flop_note": payload["no_flop_note"],
+            "beyond_hardware_note": payload["beyond_hardware_note"],
             "level_findings": payload.get("level_findings", []), "hover_titles": None,
             "chain": payload["chain"]}
     text = [f"wrote {args.output}: {len(payload['points'])} point(s), FLOP metric "
@@ -161,8 +162,7 @@ def plot(args: argparse.Namespace) -> Outcome:
                     "(give --peak-flops/--peak-bandwidth or --ceilings)")
     text += _left_out_lines(pd.DataFrame(payload["left_out"], columns=["file", "region", "rank",
                                                                        "reason"]))
-    if payload["no_flop_note"]:
-        text.append(payload["no_flop_note"])
+    text += [payload[key] for key in ("beyond_hardware_note", "no_flop_note") if payload[key]]
     return Outcome(data, text)
 
 

@@ -1,7 +1,10 @@
 """Regions without floating-point work: kept out of the axis ranges, named in a note.
 
 A point whose GFLOP/s is a tiny fraction of the largest (an MPI wait, an
-initialisation) would stretch a log axis over many decades.  The widget and
+initialisation) would stretch a log axis over many decades.  The largest is
+that of the plausible points
+(:func:`~roofline_widget.roofs.hardware_bounds.largest_plausible`): a broken
+counter's rate beyond any hardware would make every real point "no FLOP work".  The widget and
 the static plot both split such points off (:func:`split_flop_work`), fit the
 axes to the rest, name them (:func:`no_flop_work_text`) and, where they are
 drawn, pin them to the axis edge (:func:`pinned`).
@@ -14,7 +17,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from roofline_widget import schema
-from roofline_widget.look.log_axes import positive
+from roofline_widget.roofs.hardware_bounds import largest_plausible
 
 __all__ = [
     "NO_FLOP_NAMES_SHOWN",
@@ -64,7 +67,8 @@ def split_flop_work(frame: pd.DataFrame, fraction: float | None = None
         Points with a ``performance_gflops`` column.
     fraction : float, optional
         A point is "no FLOP work" when its GFLOP/s is below ``fraction`` times
-        the largest GFLOP/s of ``frame`` (:func:`below_flop_work`).
+        the largest plausible GFLOP/s of ``frame`` (:func:`below_flop_work`,
+        :func:`~roofline_widget.roofs.hardware_bounds.largest_plausible`).
 
     Returns
     -------
@@ -72,11 +76,10 @@ def split_flop_work(frame: pd.DataFrame, fraction: float | None = None
         The rows of ``frame`` (index kept) in two parts; every row is in
         exactly one.  Rows with a NaN rate stay in the bulk.
     """
-    performance = frame[schema.PERFORMANCE].to_numpy(dtype=float)
-    largest = positive(performance)
-    if not largest.size:
+    largest = largest_plausible(frame, schema.PERFORMANCE)
+    if largest is None:
         return frame, frame.iloc[:0]
-    below = below_flop_work(performance, largest.max(), fraction)
+    below = below_flop_work(frame[schema.PERFORMANCE].to_numpy(dtype=float), largest, fraction)
     return frame[~below], frame[below]
 
 

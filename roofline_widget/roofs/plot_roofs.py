@@ -3,7 +3,11 @@
 Measured ceilings replace the empirical ones: a kind of roof (compute,
 bandwidth) is taken from the points (their largest observation, an
 *empirical* roof) only for a device that neither the ceilings nor a peak
-serve.  :func:`completed_roofs` is the rule,
+serve.  The largest observation is taken among the plausible points only:
+a rate beyond what any hardware does
+(:func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware`, a broken
+counter) supplies no empirical roof while another point can.
+:func:`completed_roofs` is the rule,
 :meth:`Roofline.from_ceilings <roofline_widget.ceilings.Roofline.from_ceilings>` its user.
 """
 
@@ -12,10 +16,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.roofs.hardware_bounds import largest_plausible
 from roofline_widget.roofs.judging import RoofKeys, roof_keys
 from roofline_widget.roofs.roof import (
     DEVICE_NAMES,
@@ -30,12 +34,6 @@ __all__ = ["PlotRoofs", "completed_roofs", "empirical_roofs", "peak_roof", "plot
            "replaced_peak"]
 
 
-def _observed_max(points: pd.DataFrame, column: str) -> float | None:
-    values = np.asarray(points[column], dtype=float)
-    values = values[np.isfinite(values) & (values > 0)]
-    return float(values.max()) if values.size else None
-
-
 def _roof(kind: str, name: str, value: float, source: str, device: str | None):
     if kind == "compute":
         return ComputeRoof(name, value, source, device=device)
@@ -48,7 +46,10 @@ def empirical_roofs(kind: str, points: pd.DataFrame | None, keys: RoofKeys, devi
 
     Named ``"Empirical peak"`` / ``"Empirical bandwidth"``, or per device
     (``"GPU empirical peak"``, bounding that device only) when ``several``
-    devices are plotted.
+    devices are plotted.  Each is the largest value of the device's points
+    that are within the hardware bound
+    (:func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware`); only
+    when none is, the largest of them all.
 
     Raises
     ------
@@ -61,7 +62,7 @@ def empirical_roofs(kind: str, points: pd.DataFrame | None, keys: RoofKeys, devi
     roofs = []
     for device in devices:
         rows = points if device is None else points[keys.device == device]
-        value = _observed_max(rows, column)
+        value = largest_plausible(rows, column)
         if value is None:
             continue
         prefix = f"{DEVICE_NAMES[device]} empirical" if several and device else "Empirical"

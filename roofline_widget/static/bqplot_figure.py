@@ -37,7 +37,8 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
         is in the scatter (those doing almost no FLOPs lie outside ``ranges``) and
         ``colour_map``'s order is the legend's.
     note : str
-        Plain text after the legend's entries (the no-FLOP note), "" for none.
+        Plain text after the legend's entries (the notes on points beyond any
+        hardware and doing no FLOPs), "" for none.
 
     Returns
     -------

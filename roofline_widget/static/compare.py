@@ -18,6 +18,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.compare import compare_points
+from roofline_widget.analysis.compare_summary import baseline_beyond_hardware
 from roofline_widget.look.colors import OTHER_COLOR
 from roofline_widget.look.markers import run_marker
 from roofline_widget.look.texts import BASELINE_RUN_LABEL, CURRENT_RUN_LABEL
@@ -81,11 +82,14 @@ def comparison_frame(baseline, current, *, selection: Selection, match=None) -> 
 def with_baseline(points: pd.DataFrame, frame: pd.DataFrame | None) -> pd.DataFrame:
     """The points' intensity and performance, plus the baseline points of ``frame`` (if any).
 
-    For the plot's ranges: the roofs are drawn across the baseline points too.
+    For the plot's ranges: the roofs are drawn across the baseline points too,
+    but not across those beyond what their hardware can do (a broken counter,
+    :func:`~roofline_widget.analysis.compare_summary.baseline_beyond_hardware`).
     """
     columns = [_X, _Y]
     if frame is None or frame.empty:
         return points[columns]
+    frame = frame[~baseline_beyond_hardware(frame)]
     before = frame[[_X + "_before", _Y + "_before"]].dropna()
     before.columns = columns
     return pd.concat([points[columns], before], ignore_index=True)
@@ -148,5 +152,7 @@ def draw_comparison(axes, frame: pd.DataFrame, colours: list) -> dict:
             "arrowstyle": "-|>", "color": colour, "linestyle": "--", "linewidth": 1.4,
             "shrinkA": 3, "shrinkB": 5, "mutation_scale": 12})
         arrow.set_gid(ARROW_GID)
+        arrow.arrow_patch.set_clip_box(axes.bbox)  # from a point outside the axes: cut at them
+        arrow.arrow_patch.set_clip_on(True)
         arrows.append(arrow)
     return {"arrows": arrows, "runs": runs, "baseline": runs[0] if runs else None}

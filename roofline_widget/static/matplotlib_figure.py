@@ -36,9 +36,8 @@ CEILING_GID = "roofline-ceiling"
 NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
 
 
-def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: dict,
-                 note: str) -> None:
-    """Draw the no-FLOP points at the edge of the axis limits, and the note."""
+def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: dict) -> None:
+    """Draw the no-FLOP points at the edge of the axis limits."""
     if not len(no_flop):
         return
     x_limits, y_limits = axes.get_xlim(), axes.get_ylim()
@@ -54,8 +53,14 @@ def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: di
         axes.scatter([px], [py], marker=marker, s=60, facecolors="none",
                      edgecolors=[colour_map.get(key, "0.3")], linewidths=1.4, zorder=5,
                      clip_on=False, label=label)
-    axes.text(0.0, -0.12, note, transform=axes.transAxes, ha="left", va="top", fontsize=8,
-              color="0.2", wrap=True)
+
+
+def _draw_notes(axes, notes: list[str]) -> None:
+    """The notes under the axes, in one text, one line each (none: nothing drawn)."""
+    text = "\n".join(filter(None, notes))
+    if text:
+        axes.text(0.0, -0.12, text, transform=axes.transAxes, ha="left", va="top", fontsize=8,
+                  color="0.2", wrap=True)
 
 
 def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
@@ -105,7 +110,7 @@ def plain_log_ticks(axes) -> None:
 
 def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column: str,
          colour_map: dict, flops_metric: str | None, bandwidth_metric: str | None,
-         note: str = "", more_points=((), ())):
+         note: str = "", more_points=((), ()), hardware_note: str = ""):
     """The static roofline figure (a matplotlib ``Figure`` on the Agg canvas).
 
     Parameters
@@ -127,6 +132,10 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
     more_points : (array-like, array-like)
         Intensities and GFLOP/s of what is drawn later (memory-level dots,
         baseline points): no ceiling label covers them either.
+    hardware_note : str
+        The note on points beyond any hardware
+        (:func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`),
+        under the axes above the no-FLOP note.
     """
     bulk, no_flop = split_flop_work(points)
     _, Figure, FigureCanvasAgg = import_matplotlib()
@@ -146,7 +155,8 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
     axes.set_xlim(*ranges[0])
     axes.set_ylim(*ranges[1])
     plain_log_ticks(axes)
-    _pin_no_flop(axes, no_flop, colour_column, colour_map, note)
+    _pin_no_flop(axes, no_flop, colour_column, colour_map)
+    _draw_notes(axes, [hardware_note, note if len(no_flop) else ""])
     drawn = (np.concatenate([bulk[schema.INTENSITY].to_numpy(dtype=float),
                              np.asarray(more_points[0], dtype=float)]),
              np.concatenate([bulk[schema.PERFORMANCE].to_numpy(dtype=float),

@@ -30,6 +30,7 @@ from roofline_widget.analysis.ceiling_checks import warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.look.axis_ranges import axis_ranges
+from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.points import Selection, selection_parameters
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
@@ -158,7 +159,11 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         when there is none), ``no_flop_work`` (the points doing almost no FLOPs,
         :func:`~roofline_widget.look.no_flop.split_flop_work`: the axes follow the
         others; matplotlib draws them at the axis edge), ``no_flop_note`` (the
-        note naming them, "" when there are none) and ``figure``.  The axes
+        note naming them, "" when there are none), ``beyond_hardware_note``
+        (the note on points whose rates no hardware reaches: left out of the
+        empirical ceilings and the axis ranges, drawn under the axes; ""
+        when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`)
+        and ``figure``.  The axes
         show what the widget's would (:func:`~roofline_widget.look.axis_ranges.axis_ranges`):
         the points, level dots and baseline points, every ridge point.
 
@@ -206,15 +211,18 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     ranges = axis_ranges(table, roofline, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
                          bulk=bulk)
     note = no_flop_work_text(no_flop, NO_FLOP_WHERE[backend])
+    hardware_note = beyond_hardware_text(basis, roofline)
     payload = build_payload(sums, selected, roofline, table, no_flop, note, ranges[0], cmap,
                             chain=chained.chain is not None)
     payload["ceiling_notes"] = notes
+    payload["beyond_hardware_note"] = hardware_note
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     colour_column, colour_map = payload["colour_by"], payload["point_colors"]
     if backend == "matplotlib":
         figure = matplotlib_figure.draw(
             table, roofline, ranges, colour_column, colour_map, selected.flops_metric,
-            selected.bandwidth_metric, note, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]))
+            selected.bandwidth_metric, note, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
+            hardware_note)
         if comparison is not None:  # arrows from the baseline (static/compare.py)
             payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
@@ -228,7 +236,8 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         shown = figure
     else:
         roofline_figure, legend = bqplot_figure.draw(table, roofline, ranges, colour_column,
-                                                     colour_map, note)
+                                                     colour_map,
+                                                     " ".join(filter(None, [hardware_note, note])))
         payload["roofline_figure"], payload["legend"] = roofline_figure, legend
         figure = roofline_figure.plot
         shown = _bqplot_view(figure, legend)
@@ -242,7 +251,7 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         writes.append((data, data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
     if verbose:
-        _report(selected, roofline, note, notes)
+        _report(selected, roofline, [hardware_note, note], notes)
         if chained.chain is not None:
             print(chained.chain.summary())
     if show:
@@ -268,7 +277,7 @@ def _show(figure) -> None:
     display(figure)
 
 
-def _report(selection, roofline: Roofline, no_flop_note: str, notes: list[str]) -> None:
+def _report(selection, roofline: Roofline, point_notes: list[str], notes: list[str]) -> None:
     print(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
           f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
           f"{selection.bandwidth_metric!r})")
@@ -276,7 +285,5 @@ def _report(selection, roofline: Roofline, no_flop_note: str, notes: list[str]) 
           f"ridge point {roofline.ridge_point():.4g} FLOP/byte")
     if len(selection.left_out):
         print(selection.left_out_summary())
-    if no_flop_note:
-        print(no_flop_note)
-    for text in notes:
+    for text in [*filter(None, point_notes), *notes]:
         print(text)

@@ -163,15 +163,23 @@ def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None
     return None
 
 
-def _note(axes, unlabelled: list):
-    """A note under the axes naming the regions without a label."""
+def _under_notes(axes, renderer) -> float:
+    """The figure height (fraction) under the notes drawn below the axes (at most 0.0)."""
+    frame = axes.get_window_extent(renderer)
+    boxes = [text.get_window_extent(renderer) for text in axes.texts if text.get_visible()]
+    bottoms = [box.y0 for box in boxes if box.y1 <= frame.y0]
+    return min([0.0, *[y / axes.figure.bbox.height - 0.01 for y in bottoms]])
+
+
+def _note(axes, unlabelled: list, renderer):
+    """A note under the axes (and the notes there) naming the regions without a label."""
     names = ", ".join(str(r) for r in unlabelled[:_NOTE_NAMES])
     if len(unlabelled) > _NOTE_NAMES:
         names += f" and {len(unlabelled) - _NOTE_NAMES:,} more (see the data export)"
     text = textwrap.fill(f"Not labelled (no room): {names}", width=150)
-    # under the axes, from their left edge (as the no-FLOP note above it)
-    return axes.figure.text(axes.get_position().x0, 0.0, text, fontsize=LABEL_FONT_SIZE,
-                            color="0.3", ha="left", va="top")
+    # under the axes, from their left edge (as the other notes above it)
+    return axes.figure.text(axes.get_position().x0, _under_notes(axes, renderer), text,
+                            fontsize=LABEL_FONT_SIZE, color="0.3", ha="left", va="top")
 
 
 def place_region_labels(axes, points: pd.DataFrame, *,
@@ -223,5 +231,5 @@ def place_region_labels(axes, points: pd.DataFrame, *,
         placement.labels[region] = annotation
         blocked = np.vstack([blocked, np.asarray(box, dtype=float)[None, :]])
     if placement.unlabelled:
-        placement.note = _note(axes, placement.unlabelled)
+        placement.note = _note(axes, placement.unlabelled, renderer)
     return placement

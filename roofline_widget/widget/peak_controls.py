@@ -18,6 +18,7 @@ import traitlets
 
 from roofline_widget import schema
 from roofline_widget.ceilings import Roofline
+from roofline_widget.roofs.hardware_bounds import largest_plausible
 from roofline_widget.widget.state import UpdateGuard
 
 __all__ = [
@@ -184,15 +185,16 @@ class PeakControls:
         main : Roofline or None
             The main roofline (given or empirical peaks).
         points : pandas.DataFrame, optional
-            The points; their largest performance and bandwidth (the largest
-            observations) are held by the ranges too.
+            The points; their largest plausible performance and bandwidth (the
+            largest observations within the hardware bounds, as the empirical
+            roofs) are held by the ranges too.
         """
         columns = {"peak_flops": schema.PERFORMANCE, "peak_bandwidth": schema.BANDWIDTH}
         with self._guard.hold():
             for trait, slider, _text, _box in self.rows():
                 observed = None
                 if points is not None and len(points):
-                    observed = float(points[columns[trait]].max())
+                    observed = largest_plausible(points, columns[trait])
                 low, high = peak_range(observed, slider.value, _main_peak(main, trait))
                 if low > slider.max:
                     slider.max = high

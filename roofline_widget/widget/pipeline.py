@@ -250,7 +250,7 @@ class RefreshPipeline:
                                 names=names)
 
     def status(self) -> str:
-        """The status line: points, metrics, ceilings, the no-FLOP note and each layer's note."""
+        """The status line: points, metrics, ceilings, the points' notes and each layer's note."""
         owner, points = self.owner, self.current
         if self.layers.ranks.active:  # the spread view hides rank points on purpose
             points = replace(points, shown=points.points)
@@ -268,7 +268,7 @@ class RefreshPipeline:
                  html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
                                        owner.max_points, budget, bool(owner.levels)),
                  html.ceiling_notes_html([*judged, *self.ceiling_notes]),
-                 html.no_flop_work_html(points.points, no_flop=self.current.flop_split[1]),
+                 html.point_notes_html(points, self._roof_basis, self.roofline),
                  *self.layers.statuses()]
         return " ".join([status, *filter(None, notes)])
 

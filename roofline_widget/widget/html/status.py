@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.look.texts import CURRENT_RUN_LABEL, roof_label
 from roofline_widget.widget.html.legends import imbalance_legend_html, runs_legend_html
@@ -19,6 +20,7 @@ from roofline_widget.widget.state import PointState
 __all__ = [
     "NAMES_SHOWN",
     "NO_FLOP_WHERE",
+    "beyond_hardware_html",
     "ceiling_notes_html",
     "chain_status_html",
     "compare_status_html",
@@ -27,6 +29,7 @@ __all__ = [
     "message_html",
     "message_text",
     "no_flop_work_html",
+    "point_notes_html",
     "points_budget_hint_html",
     "points_mark_html",
     "spread_status_html",
@@ -117,6 +120,34 @@ def ceiling_notes_html(notes: list[str]) -> str:
     items = "".join(f"<li>{html.escape(note)}</li>" for note in notes)
     return (f"<div class='roofline-ceiling-notes' style='color:#8a4b00'>"
             f"<ul style='margin:2px 0 2px 1.2em;padding:0'>{items}</ul></div>")
+
+
+def beyond_hardware_html(points: pd.DataFrame, roofline: Roofline | None) -> str:
+    """The status note on points whose rates no hardware reaches, escaped ("" when there are none).
+
+    :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text` of the
+    current points: the worst named, left out of the empirical roofs and the axes.
+    """
+    note = beyond_hardware_text(points, roofline)
+    return f"<div class='roofline-beyond-hardware'><b>{html.escape(note)}</b></div>" if note else ""
+
+
+def point_notes_html(points: PointState, basis: pd.DataFrame | None,
+                     roofline: Roofline | None) -> str:
+    """The status notes on the points: those beyond any hardware, those doing no FLOPs (escaped).
+
+    Parameters
+    ----------
+    points : PointState
+        The current selection (its points and their no-FLOP split).
+    basis : pandas.DataFrame or None
+        The points the empirical roofs come from (with a baseline's); None: the current points.
+    roofline : Roofline or None
+        The roofs drawn (:func:`beyond_hardware_html`).
+    """
+    beyond = beyond_hardware_html(points.points if basis is None else basis, roofline)
+    no_flop = no_flop_work_html(points.points, no_flop=points.flop_split[1])
+    return " ".join(filter(None, [beyond, no_flop]))
 
 
 def no_flop_work_html(points: pd.DataFrame, *, no_flop: pd.DataFrame | None = None) -> str:

@@ -45,7 +45,11 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.compare import compare_points
-from roofline_widget.analysis.compare_summary import before_points, speedup_summary
+from roofline_widget.analysis.compare_summary import (
+    baseline_beyond_hardware,
+    before_points,
+    speedup_summary,
+)
 from roofline_widget.look.arrows import ROTATION_SCALE_RANGE, head_positions, head_rotation
 from roofline_widget.look.colors import OTHER_COLOR, PALETTE
 from roofline_widget.look.log_axes import log_ranges
@@ -244,10 +248,12 @@ class CompareLayer:
         return before_points(self.compared(data))
 
     def extent(self) -> tuple[np.ndarray, np.ndarray]:
-        """The baseline points drawn (the current points are the widget's own)."""
+        """The baseline points drawn (the current points are the widget's own), but those
+        beyond what their hardware can do (a broken counter: the axes follow the others)."""
         drawn = self._drawn
         if drawn.empty:
             return np.zeros(0), np.zeros(0)
+        drawn = drawn[~baseline_beyond_hardware(drawn)]
         return (drawn[_X + "_before"].to_numpy(dtype=float),
                 drawn[_Y + "_before"].to_numpy(dtype=float))
 

@@ -1,0 +1,123 @@
+"""Points beyond any hardware: named in one note, shared by the widget's status and the static plot.
+
+A point whose rate no hardware reaches
+(:func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware`, a broken
+counter) stays in the data and is drawn, but the empirical roofs
+(:mod:`roofline_widget.roofs.plot_roofs`) and the axes
+(:mod:`roofline_widget.look.axis_ranges`) follow the other points.
+:func:`beyond_hardware_text` says so in one sentence, naming the worst point
+(``sanity_check`` lists them all).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from roofline_widget import schema
+from roofline_widget.ceilings import Roofline
+from roofline_widget.roofs.hardware_bounds import (
+    RATE_COLUMNS,
+    beyond_hardware,
+    hardware_bound,
+    hardware_limits,
+)
+
+__all__ = ["RATE_UNITS", "beyond_hardware_text", "point_name", "rate_text", "threads_text"]
+
+#: The unit of each rate column.
+RATE_UNITS = {schema.PERFORMANCE: "GFLOP/s", schema.BANDWIDTH: "GB/s"}
+
+
+def rate_text(value: float, unit: str) -> str:
+    """A rate as notes and findings print it: ``"19,514,360 GFLOP/s"``, ``"7.829 GFLOP/s"``."""
+    return f"{value:,.0f} {unit}" if abs(value) >= 1000 else f"{value:.4g} {unit}"
+
+
+def threads_text(count: int, unit: str = "thread") -> str:
+    """``"1 thread"``, ``"48 hardware threads"``, ``"2 GPUs"``."""
+    return f"{count:,} {unit}{'s' if count != 1 else ''}"
+
+
+def point_name(row, points: pd.DataFrame) -> str:
+    """A point's region, with its rank (or rank group) and run where ``points`` hold several.
+
+    ``"CalcPressureForElems (run #1)"``: the run's number where the points
+    have several, else its ``run_label`` (a baseline point's, e.g. ``"#1
+    (size 30^3)"``), else its ``file`` (the run label).
+    """
+    details = []
+    if "rank_group" in points.columns and points["rank_group"].nunique() > 1 \
+            and isinstance(row.rank_group, str) and row.rank_group:
+        details.append(row.rank_group)
+    elif "rank" in points.columns and points["rank"].nunique() > 1 and int(row.rank) >= 0:
+        details.append(f"rank {int(row.rank)}")
+    if "file" in points.columns and points["file"].nunique() > 1:
+        run, label = getattr(row, "run", None), getattr(row, "run_label", None)
+        if "run" in points.columns and points["run"].nunique() > 1 and pd.notna(run):
+            details.append(f"run #{int(row.run)}")
+        elif isinstance(label, str) and label:
+            details.append(label)
+        else:
+            details.append(str(row.file))
+    return f"{row.region}" + (f" ({', '.join(details)})" if details else "")
+
+
+def _worst(points: pd.DataFrame, flagged: dict) -> tuple[int, str]:
+    """(row position, rate column) of the rate furthest beyond its hardware's limit."""
+    best, where = -np.inf, (0, schema.PERFORMANCE)
+    for column, mask in flagged.items():
+        if not mask.any():
+            continue
+        ratios = np.where(mask, pd.to_numeric(points[column], errors="coerce").to_numpy(float)
+                          / hardware_limits(points, column), -np.inf)
+        position = int(np.nanargmax(ratios))
+        if ratios[position] > best:
+            best, where = ratios[position], (position, column)
+    return where
+
+
+def beyond_hardware_text(points: pd.DataFrame, roofline: Roofline | None) -> str:
+    """The note on the points whose rates no hardware reaches ("" when there are none).
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        The plotted points (``n_threads``, ``device``, the rates, ``region``).
+    roofline : Roofline or None
+        The plot's roofs: the note says which empirical roof the points did
+        not supply.
+
+    Returns
+    -------
+    str
+        Plain text (not escaped), e.g. ``"CalcPressureForElems (run #1)
+        reports 19,514,360 GFLOP/s on 1 hardware thread, beyond any CPU: not
+        used for the empirical peak; the axes follow the other points (see
+        sanity_check)"``.
+    """
+    flagged = {column: beyond_hardware(points, column) for column in RATE_COLUMNS}
+    hit = flagged[schema.PERFORMANCE] | flagged[schema.BANDWIDTH]
+    count = int(hit.sum())
+    if not count:
+        return ""
+    position, column = _worst(points, flagged)
+    row = next(points.iloc[[position]].itertuples(index=False))
+    bound = hardware_bound(row.device)
+    rate = (f"{rate_text(getattr(row, column), RATE_UNITS[column])} on "
+            f"{threads_text(int(row.n_threads), bound.unit)}")
+    devices = {hardware_bound(d).device for d in points[hit].get("device", ["cpu"])}
+    beyond = f"beyond any {devices.pop() if len(devices) == 1 else 'hardware'}"
+    name = point_name(row, points)
+    head = (f"{name} reports {rate}, {beyond}" if count == 1 else
+            f"{count:,} points report rates {beyond}, the largest {name}: {rate}")
+    if hit.all():
+        return (f"{head}: no other point to take the empirical ceilings and the axes from "
+                "(see sanity_check)")
+    unused = []
+    if roofline is not None and flagged[schema.PERFORMANCE].any() and roofline.empirical_flops:
+        unused.append("the empirical peak")
+    if roofline is not None and flagged[schema.BANDWIDTH].any() and roofline.empirical_bandwidth:
+        unused.append("the empirical bandwidth")
+    used = f"not used for {' or '.join(unused)}; " if unused else ""
+    return f"{head}: {used}the axes follow the other points (see sanity_check)"

@@ -1,0 +1,59 @@
+"""A broken counter in JupyterLab: the status names it and the axes follow the real points, in Chromium.
+
+A notebook written at test time shows ``RooflineWidget`` on sample 19 (LULESH on an Ice Lake
+Xeon 8360Y, seven problem sizes in one log, opened as a chain: run #7's points, runs #1-#6 the
+baseline): five points report rates no CPU reaches (a 48-bit FLOP counter near 2^47 or 2^48;
+``tests/test_beyond_hardware.py`` works the numbers out), the worst run #1's.  The
+empirical peak is the largest plausible point, 7.8285323 GFLOP/s, and the y axis ends at 3 x
+that (23.49), so its highest (decade) tick is 10; before, the peak was 1.951e+07 GFLOP/s and every real
+point sat at the bottom.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from wild_samples import LULESH_SIZES
+
+from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_until_still
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "beyond_hardware_browser.ipynb"
+FIGURE = ".roofline-figure"
+DOTS = f"{FIGURE} .dot"
+SENTENCE = ("5 points report rates beyond any CPU, the largest CalcPressureForElems "
+            "(#1 (size 30^3)): "
+            "19,514,360 GFLOP/s on 1 hardware thread: not used for the empirical peak; the axes "
+            "follow the other points (see sanity_check)")
+
+
+@pytest.fixture
+def lulesh_page(lab, page, browser_tmp):
+    quickstart = nbformat.read(browser_tmp / "notebooks" / "quickstart.ipynb", as_version=4)
+    nb = nbformat.v4.new_notebook(metadata=quickstart.metadata)
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from roofline_widget import RooflineWidget\n"
+        f"w = RooflineWidget({str(LULESH_SIZES)!r})\nw")]
+    nbformat.write(nb, browser_tmp / "notebooks" / NOTEBOOK)
+    open_in_lab(page, lab, NOTEBOOK)
+    run_all_cells(page)
+    page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
+    page.set_viewport_size({"width": page.viewport_size["width"], "height": 1400})
+    page.locator(".roofline-widget").scroll_into_view_if_needed()
+    wait_until_still(page, DOTS)
+    return page
+
+
+def test_status_names_the_broken_counter_and_the_axes_follow_the_real_points(lulesh_page,
+                                                                            artifacts_dir):
+    page = lulesh_page
+    status = page.locator(".roofline-status").inner_text()
+    assert "Empirical peak 7.829 GFLOP/s" in status
+    assert " ".join(SENTENCE.split()) in " ".join(status.split())
+    y_ticks = page.locator(f"{FIGURE} .axis").nth(1).locator(".tick text").evaluate_all(
+        "els => els.map(e => e.textContent)")
+    values = [float(text) for text in y_ticks if text.strip()]
+    assert max(values) == 10  # decade ticks; the axis ends at 23.49: 3 x 7.8285323 GFLOP/s
+    page.locator(".roofline-widget").screenshot(
+        path=str(artifacts_dir / "screenshot-beyond-hardware.png"))

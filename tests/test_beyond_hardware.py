@@ -1,0 +1,329 @@
+"""Rates no hardware reaches: found by sanity_check, told, and kept out of empirical ceilings.
+
+Sample 19 (``LULESH_SIZES``: LULESH on an Ice Lake Xeon 8360Y, ``likwid-perfctr -O -g
+MEM_DP``, seven problem sizes in one log, one hardware thread each).  ICX's MEM_DP metric is
+``DP [MFLOP/s] = 1e-6 * (FP_ARITH_INST_RETIRED_128B_PACKED_DOUBLE * 2 + ..._SCALAR_DOUBLE +
+..._256B_PACKED_DOUBLE * 4 + ..._512B_PACKED_DOUBLE * 8) / runtime``.  In five region blocks
+the 512B counter (PMC3) reads about 2^47 = 140,737,488,355,328 or 2^48 = 281,474,976,710,656,
+a wrapped 48-bit counter, so LIKWID prints rates no CPU reaches:
+
+============================  ===  ==========  =====================  ===========  ===============
+region                        run  file line   PMC3 (512B)            PMC1 scalar  runtime [s]
+============================  ===  ==========  =====================  ===========  ===============
+CalcPressureForElems          #1   1093/1120   140,737,500,000,000    80,344,800   0.057696
+CalcEnergyForElems:KERNEL_5   #2   2908/2935   281,474,700,000,000    569,424,700  0.305426
+CalcCourantConstraintForElems #2   3079/3106   140,737,400,000,000    195,401,600  0.287399
+CalcEnergyForElems:KERNEL_5   #3   4495/4522   140,736,800,000,000    2,355,312,000  1.220516
+CalcEnergyForElems:KERNEL_1   #6   8971/8998   140,718,400,000,000    51,988,960,000 27.32988
+============================  ===  ==========  =====================  ===========  ===============
+
+CalcPressureForElems run #1: (140737500000000 * 8 + 80344800) / 0.057696 s = 1.9514352e16
+FLOP/s = 19,514,352 GFLOP/s (LIKWID prints 1.951436e+10 MFLOP/s: 19,514,360 GFLOP/s, the value
+read) on one hardware thread, against at most 1,000 GFLOP/s per hardware thread.  The other
+149 points are at most 7.8285323 GFLOP/s: run #5's CalcFBHourglassForceForElems (line 6898),
+(425,250,000,000 scalar + 4 * 102,262,500,000 256B) / 106.5717 s = 834,300,000,000 / 106.5717
+= 7.82853 GFLOP/s, the empirical peak.  No bandwidth is beyond the hardware: the empirical
+bandwidth stays run #7's CalcVelocityForNodes, 22865.2091 MBytes/s (line 10251).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from likwid_render import perfctr_header, perfctr_region
+from wild_samples import LULESH_SIZES
+
+from roofline_widget import (
+    Roofline,
+    RooflineWidget,
+    hierarchical_points,
+    plot_roofline,
+    points_dataframe,
+    sanity_check,
+)
+from roofline_widget.analysis.sanity import CHECKS, flagged_points
+from roofline_widget.look.axis_ranges import axis_ranges
+from roofline_widget.look.beyond_hardware import beyond_hardware_text, point_name
+from roofline_widget.look.no_flop import split_flop_work
+from roofline_widget.roofs.hardware_bounds import (
+    MAX_CPU_GFLOPS_PER_THREAD,
+    beyond_hardware,
+    counters_near_wrap,
+    largest_plausible,
+)
+from roofline_widget.static.compare import ARROW_GID
+
+#: (region, run) of the five broken points, in file order.
+BROKEN = [("CalcPressureForElems", 1), ("CalcEnergyForElems:KERNEL_5", 2),
+          ("CalcCourantConstraintForElems", 2), ("CalcEnergyForElems:KERNEL_5", 3),
+          ("CalcEnergyForElems:KERNEL_1", 6)]
+#: LIKWID's DP [MFLOP/s] of the five (lines 1120, 2935, 3106, 4522, 8998) in GFLOP/s.
+BROKEN_GFLOPS = [1.951436e7, 7.372657e6, 3.917547e6, 9.224760e5, 4.119298e4]
+#: The largest plausible point (run #5 CalcFBHourglassForceForElems, line 6898) and bandwidth.
+PLAUSIBLE_PEAK = 7.8285323
+PLAUSIBLE_BANDWIDTH = 22.8652091
+SENTENCE = ("5 points report rates beyond any CPU, the largest CalcPressureForElems (run #1): "
+            "19,514,360 GFLOP/s on 1 hardware thread")
+#: The same in the default view of a file of several runs, a chain: the last run's points, the
+#: earlier runs as the baseline, named by their chain labels.
+CHAIN_SENTENCE = SENTENCE.replace("(run #1)", "(#1 (size 30^3))")
+
+
+def _quiet(function, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def points():
+    return points_dataframe(LULESH_SIZES)
+
+
+@pytest.fixture(scope="module")
+def widget():
+    return _quiet(RooflineWidget, LULESH_SIZES, chain=False)  # every run as points
+
+
+# ------------------------------------------------------------------ the rule
+def test_the_metric_is_the_broken_counter_read_faithfully(points):
+    row = points[(points["region"] == "CalcPressureForElems") & (points["run"] == 1)].iloc[0]
+    # (140737500000000 * 8 + 80344800) / 0.057696 s / 1e9 = 19,514,352 GFLOP/s: LIKWID's
+    # 1.951436e+10 MFLOP/s to its 7 digits
+    by_hand = (140737500000000 * 8 + 80344800) / 0.057696 / 1e9
+    assert by_hand == pytest.approx(row["performance_gflops"], rel=1e-6)
+    assert row["performance_gflops"] == 19514360.0  # read as printed, not dropped
+    assert row["n_threads"] == 1
+    assert row["performance_gflops"] > 19_000 * MAX_CPU_GFLOPS_PER_THREAD
+
+
+def test_exactly_the_five_broken_points_are_beyond_the_hardware(points):
+    flagged = points[beyond_hardware(points)]
+    assert list(zip(flagged["region"], flagged["run"])) == BROKEN
+    np.testing.assert_allclose(flagged["performance_gflops"], BROKEN_GFLOPS, rtol=1e-12)
+    assert not beyond_hardware(points, "bandwidth_gbs").any()
+    # the largest of the other 149: run #5's CalcFBHourglassForceForElems
+    # (425250000000 + 4 * 102262500000) / 106.5717 s = 7.82853 GFLOP/s
+    assert (425250000000 + 4 * 102262500000) / 106.5717 / 1e9 == pytest.approx(
+        PLAUSIBLE_PEAK, rel=1e-6)
+    assert largest_plausible(points, "performance_gflops") == PLAUSIBLE_PEAK
+    assert points["performance_gflops"].max() == 19514360.0
+
+
+def test_the_bound_scales_with_threads_and_device():
+    frame = pd.DataFrame({
+        "performance_gflops": [40_000.0, 49_000.0, 1e6, 1e8, 5e6, np.nan, 2_000.0],
+        "bandwidth_gbs": [10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 5e7],
+        "n_threads": [48, 48, 1, 1, 0, 1, 1],
+        "device": ["cpu", "cpu", "gpu", "gpu", "cpu", "cpu", "cpu"]})
+    # 48 threads x 1,000 = 48,000 GFLOP/s: 40,000 fits, 49,000 does not; a GPU's 1 PFLOP/s fits
+    # its 50 PFLOP/s, 100 PFLOP/s does not; no thread count, no NaN rate is judged; 50 PB/s on
+    # one thread is beyond the 20,000 GB/s bound
+    assert beyond_hardware(frame).tolist() == [False, True, False, True, False, False, True]
+    assert beyond_hardware(frame, "performance_gflops").tolist() == [
+        False, True, False, True, False, False, True]
+    assert beyond_hardware(frame, "bandwidth_gbs").tolist() == [False] * 6 + [True]
+    assert not beyond_hardware(frame.drop(columns="n_threads")).any()  # scope-profiler dicts
+
+
+def test_counters_near_a_wrap_are_named():
+    readings = pd.DataFrame({"FP_512B:PMC3": [0.0, 140737500000000.0],
+                             "FP_SCALAR:PMC1": [80344800.0, 1.0],
+                             "CAS:MBOX0C0": [281474700000000.0, 0.0],
+                             "BIG:PMC0": [1.5e14, 0.0]})  # 6.6 % above 2^47: not near it
+    assert counters_near_wrap(readings) == [("FP_512B:PMC3", 140737500000000.0, 47),
+                                            ("CAS:MBOX0C0", 281474700000000.0, 48)]
+
+
+# ------------------------------------------------------------------ sanity_check
+def test_sanity_check_finds_exactly_the_broken_points_and_names_their_counters():
+    findings = sanity_check(LULESH_SIZES)
+    assert CHECKS[0] == "beyond hardware"
+    assert findings["check"].tolist() == ["beyond hardware"] * 5
+    assert [(region, int(file.split("#")[1].split(" ")[0]))
+            for region, file in zip(findings["region"], findings["file"])] == BROKEN
+    assert findings["level"].isna().all()  # a FLOP rate: every level of the region
+    first = findings["detail"].iloc[0]
+    assert first.startswith("19,514,360 GFLOP/s (DP [MFLOP/s]) on 1 hardware thread is beyond "
+                            "any CPU (at most 1,000 GFLOP/s per hardware thread): ")
+    assert ("FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE:PMC3 reads 140,737,500,000,000, near 2^47"
+            in first)
+    # run #2's KERNEL_5 counter wrapped at 2^48: 281,474,700,000,000 (line 2908)
+    assert ("FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE:PMC3 reads 281,474,700,000,000, near 2^48"
+            in findings["detail"].iloc[1])
+    # run #6's KERNEL_1: (140718400000000 * 8 + 51988960000) / 27.32988 s = 41,193 GFLOP/s
+    assert (140718400000000 * 8 + 51988960000) / 27.32988 / 1e9 == pytest.approx(41192.98,
+                                                                                   rel=1e-5)
+    assert findings["detail"].iloc[4].startswith("41,193 GFLOP/s (DP [MFLOP/s]) on 1 hardware")
+
+
+def test_with_user_peaks_the_finding_stays_and_the_ceilings_are_the_users():
+    roofs = Roofline.from_peaks(2_000.0, 200.0)
+    findings = sanity_check(LULESH_SIZES, ceilings=roofs)
+    beyond = findings[findings["check"] == "beyond hardware"]
+    assert len(beyond) == 5
+    # the five broken points are above the 2,000 GFLOP/s peak too; nothing else is
+    above = findings[findings["check"] == "above roof"]
+    assert sorted(zip(above["region"], above["file"])) == sorted(zip(beyond["region"],
+                                                                     beyond["file"]))
+    payload = plot_roofline(LULESH_SIZES, peak_flops=2_000.0, peak_bandwidth=200.0,
+                            verbose=False, chain=False)
+    assert [c["value"] for c in payload["ceilings"]] == [2_000.0, 200.0]
+    assert not payload["empirical_ceilings"]
+    assert payload["beyond_hardware_note"] == (
+        f"{SENTENCE}: the axes follow the other points (see sanity_check)")
+
+
+# ------------------------------------------------------------------ the widget
+def test_widget_empirical_peak_is_the_largest_plausible_point(widget):
+    roofline = widget.roofline
+    assert roofline.empirical_flops
+    assert roofline.empirical_bandwidth
+    assert roofline.main_compute.gflops == PLAUSIBLE_PEAK
+    assert roofline.main_bandwidth.gbs == PLAUSIBLE_BANDWIDTH
+    status = widget.controls.status_html.value
+    assert "Empirical peak 7.829 GFLOP/s" in status
+    assert "1.951e+07" not in status
+    assert (f"{SENTENCE}: not used for the empirical peak; the axes follow the other points "
+            "(see sanity_check)") in status
+    # the broken points stay in the data and are drawn (outside the axes)
+    frame = widget.to_dataframe()
+    assert len(frame) == 154
+    assert frame["performance_gflops"].max() == 19514360.0
+    assert widget.figure.points.active.y.max() == 19514360.0
+    # the axes follow the plausible points: 7.8285323 GFLOP/s x the margin 3 = 23.49
+    assert widget.figure.y_scale.max == pytest.approx(3 * PLAUSIBLE_PEAK)
+    # before, the broken rate made 149 points "no FLOP work" (below 1e-6 x 1.95e7 = 19.5)
+    assert len(split_flop_work(frame)[1]) == 0
+    # the peak slider (log10 exponents) spans the plausible peak, not 1.95e7
+    slider = widget.controls.peaks.flops_slider
+    assert slider.min < math.log10(PLAUSIBLE_PEAK) < slider.max < math.log10(1e6)
+
+
+def test_widget_peak_given_leaves_the_note_without_the_empirical_part():
+    widget = _quiet(RooflineWidget, LULESH_SIZES, peak_flops=2_000.0, chain=False)
+    assert widget.roofline.main_compute.gflops == 2_000.0
+    status = widget.controls.status_html.value
+    # the bandwidth roof is still empirical, but no bandwidth is beyond the hardware
+    assert (f"{SENTENCE}: the axes follow the other points (see sanity_check)") in status
+
+
+def test_widget_levels_ring_the_broken_points_and_keep_the_axes():
+    widget = _quiet(RooflineWidget, LULESH_SIZES, levels=["MEM"], chain=False)
+    layer = widget.figure.layers.get("levels")
+    flagged = layer.flagged
+    assert flagged["checks"].tolist() == ["beyond hardware"] * 5
+    assert flagged["region"].tolist() == [region for region, _run in BROKEN]
+    # their MEM dots share the broken FLOP rate; they do not stretch the axes either
+    assert widget.figure.y_scale.max == pytest.approx(3 * PLAUSIBLE_PEAK)
+
+
+# ------------------------------------------------------------------ the static plot
+def test_static_plot_note_ceilings_axes_and_data(tmp_path):
+    csv = tmp_path / "points.csv"
+    payload = plot_roofline(LULESH_SIZES, filepath=tmp_path / "lulesh.png",
+                            data_filepath=csv, verbose=False, chain=False)
+    assert [c["value"] for c in payload["ceilings"]] == [PLAUSIBLE_PEAK, PLAUSIBLE_BANDWIDTH]
+    note = payload["beyond_hardware_note"]
+    assert note == (f"{SENTENCE}: not used for the empirical peak; the axes follow the other "
+                    "points (see sanity_check)")
+    axes = payload["figure"].axes[0]
+    assert any(text.get_text() == note for text in axes.texts)
+    assert axes.get_ylim()[1] == pytest.approx(3 * PLAUSIBLE_PEAK)
+    assert payload["no_flop_note"] == ""
+    assert (tmp_path / "lulesh.png").stat().st_size > 0
+    written = pd.read_csv(csv)
+    assert len(written) == 154
+    assert written["performance_gflops"].max() == 19514360.0
+
+
+def test_static_plot_prints_the_note(capsys):
+    plot_roofline(LULESH_SIZES, verbose=True, chain=False)
+    assert SENTENCE in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ the default view: a chain
+def test_chain_of_runs_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_path):
+    # the points are run #7's 22 (none broken); runs #1-#6 are the baseline, four of the five
+    # broken points among them (run #6's KERNEL_1 too): the roofs and axes still follow the
+    # plausible points, and the note names the worst, a baseline point
+    widget = _quiet(RooflineWidget, LULESH_SIZES)
+    assert len(widget.to_dataframe()) == 22
+    assert widget.roofline.main_compute.gflops == PLAUSIBLE_PEAK
+    assert widget.figure.y_scale.max == pytest.approx(3 * PLAUSIBLE_PEAK)
+    status = widget.controls.status_html.value
+    assert (f"{CHAIN_SENTENCE}: not used for the empirical peak; the axes follow the other "
+            "points (see sanity_check)") in status
+    payload = plot_roofline(LULESH_SIZES, filepath=tmp_path / "chain.png", verbose=False)
+    assert payload["chain"][0] == "#1 (size 30^3)"
+    assert [c["value"] for c in payload["ceilings"]] == [PLAUSIBLE_PEAK, PLAUSIBLE_BANDWIDTH]
+    axes = payload["figure"].axes[0]
+    assert axes.get_ylim()[1] == pytest.approx(3 * PLAUSIBLE_PEAK)
+    assert payload["beyond_hardware_note"].startswith(CHAIN_SENTENCE)
+    # the arrows from the broken baseline points come in from outside: cut at the axes
+    arrows = [text for text in axes.texts if text.get_gid() == ARROW_GID]
+    assert len(arrows) == 6 * 22  # runs #1-#6 to the next, every region in both
+    assert all(arrow.arrow_patch.get_clip_on() for arrow in arrows)
+    assert {arrow.arrow_patch.get_clip_box() for arrow in arrows} == {axes.bbox}
+
+
+# ------------------------------------------------------------------ a rendered small case
+def test_rendered_two_thread_case_escapes_the_region_and_says_the_usual_cause(tmp_path):
+    # "<broken>&kernel": 3,000 + 2,500,000,000 MFLOP/s on HWThreads 0 and 1 = 2,500,003 GFLOP/s,
+    # above 2 x 1,000 GFLOP/s; "good": 1,500 + 1,500 MFLOP/s = 3 GFLOP/s at 6 GB/s (the memory
+    # bandwidth is counted on thread 0 only); the raw counts are only INSTR_RETIRED_ANY = 1000
+    path = tmp_path / "two_threads.txt"
+    path.write_text(perfctr_header() + perfctr_region(
+        "<broken>&kernel", 1, "MEM_DP", [0, 1], 1.0,
+        {"DP [MFLOP/s]": [3000.0, 2.5e9], "Memory bandwidth [MBytes/s]": [5000.0, 0.0]})
+        + perfctr_region("good", 1, "MEM_DP", [0, 1], 1.0,
+                         {"DP [MFLOP/s]": [1500.0, 1500.0],
+                          "Memory bandwidth [MBytes/s]": [6000.0, 0.0]}))
+    findings = sanity_check(path)
+    assert findings["region"].tolist() == ["<broken>&kernel"]
+    assert findings["detail"].iloc[0] == (
+        "2,500,003 GFLOP/s (DP [MFLOP/s]) on 2 hardware threads is beyond any CPU (at most "
+        "1,000 GFLOP/s per hardware thread): a counter overflow or a broken event is the "
+        "usual cause; the point is left out of empirical ceilings and axis ranges")
+    widget = _quiet(RooflineWidget, path)
+    assert widget.roofline.main_compute.gflops == pytest.approx(3.0)
+    assert widget.roofline.main_bandwidth.gbs == pytest.approx(6.0)
+    status = widget.controls.status_html.value
+    assert ("&lt;broken&gt;&amp;kernel reports 2,500,003 GFLOP/s on 2 hardware threads, beyond "
+            "any CPU: not used for the empirical peak; the axes follow the other points") in status
+    assert "<broken>" not in status
+
+
+def test_only_broken_points_still_give_a_roof_and_say_so():
+    frame = pd.DataFrame({"region": ["a"], "file": ["f"], "rank": [0],
+                          "performance_gflops": [1e7], "bandwidth_gbs": [1.0],
+                          "arithmetic_intensity_flops_per_byte": [1e7], "n_threads": [1],
+                          "device": ["cpu"]})
+    roofline = Roofline.from_peaks(None, None, frame)
+    assert roofline.main_compute.gflops == 1e7  # nothing else to take it from
+    assert beyond_hardware_text(frame, roofline) == (
+        "a reports 10,000,000 GFLOP/s on 1 hardware thread, beyond any CPU: no other point "
+        "to take the empirical ceilings and the axes from (see sanity_check)")
+    (_x0, _x1), (_y0, y1) = axis_ranges(frame, roofline)
+    assert y1 == pytest.approx(3e7)
+
+
+def test_flagged_points_ring_every_level_of_a_broken_region():
+    findings = sanity_check(LULESH_SIZES)
+    marked = flagged_points(hierarchical_points(LULESH_SIZES), findings)
+    assert set(marked["checks"]) == {"beyond hardware"}
+    np.testing.assert_allclose(marked["performance_gflops"], BROKEN_GFLOPS, rtol=1e-12)
+
+
+def test_point_name_says_which_rank_group_and_run():
+    frame = pd.DataFrame({"region": ["solve", "solve"], "file": ["job#1", "job#2"],
+                          "rank": [-1, -1], "run": [1, 2],
+                          "rank_group": ["f0472 socket 0 (ranks 0-23)",
+                                         "f0472 socket 1 (ranks 24-47)"]})
+    rows = list(frame.itertuples(index=False))
+    assert point_name(rows[1], frame) == "solve (f0472 socket 1 (ranks 24-47), run #2)"
+    assert point_name(rows[0], frame.iloc[:1]) == "solve"
