@@ -113,10 +113,26 @@ def hardware_bound(device) -> HardwareBound:
     return BOUNDS.get(str(device), BOUNDS["cpu"])
 
 
-def _devices(points: pd.DataFrame) -> np.ndarray:
+
+def _numbers(column: pd.Series) -> np.ndarray:
+    """``column`` as floats (NaN where it holds no number); a numeric column without a copy's cost."""
+    values = column.to_numpy()
+    if values.dtype.kind in "fiu":  # numpy ints and floats: no NA but NaN
+        return values.astype(float, copy=False)
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+
+
+def _device_limits(points: pd.DataFrame, column: str) -> np.ndarray:
+    """Each row's device bound in ``column`` (one lookup per category of a categorical column)."""
+    cpu = BOUNDS["cpu"].limit(column)
     if "device" not in points.columns:
-        return np.full(len(points), "cpu", dtype=object)
-    return points["device"].astype(object).to_numpy()
+        return np.full(len(points), cpu)
+    device = points["device"]
+    if isinstance(device.dtype, pd.CategoricalDtype):
+        per_code = np.array([hardware_bound(name).limit(column)
+                             for name in device.cat.categories] + [cpu])
+        return per_code[device.array.codes]  # code -1 (missing): the last, a CPU
+    return np.array([hardware_bound(name).limit(column) for name in device], dtype=float)
 
 
 def hardware_limits(points: pd.DataFrame, column: str) -> np.ndarray:
@@ -137,11 +153,8 @@ def hardware_limits(points: pd.DataFrame, column: str) -> np.ndarray:
     """
     if "n_threads" not in points.columns:
         return np.full(len(points), np.nan)
-    units = pd.to_numeric(points["n_threads"], errors="coerce").to_numpy(dtype=float)
-    devices = _devices(points)
-    limits = np.full(len(points), BOUNDS["cpu"].limit(column))
-    for device, bound in BOUNDS.items():
-        limits[devices == device] = bound.limit(column)
+    units = _numbers(points["n_threads"])
+    limits = _device_limits(points, column)
     with np.errstate(invalid="ignore"):
         return np.where(units > 0, limits * units, np.nan)
 
@@ -167,7 +180,7 @@ def beyond_hardware(points: pd.DataFrame, column: str | None = None) -> np.ndarr
     for name in ((column,) if column is not None else RATE_COLUMNS):
         if name not in points.columns or not len(points):
             continue
-        values = pd.to_numeric(points[name], errors="coerce").to_numpy(dtype=float)
+        values = _numbers(points[name])
         with np.errstate(invalid="ignore"):
             flagged |= values > hardware_limits(points, name)
     return flagged
@@ -180,7 +193,7 @@ def largest_plausible(points: pd.DataFrame, column: str) -> float | None:
     :func:`beyond_hardware` are passed over, unless no other point has a
     positive finite value (then the largest of all).  None when no point has one.
     """
-    values = pd.to_numeric(points[column], errors="coerce").to_numpy(dtype=float)
+    values = _numbers(points[column])
     usable = np.isfinite(values) & (values > 0)
     plausible = usable & ~beyond_hardware(points, column)
     values = values[plausible if plausible.any() else usable]
