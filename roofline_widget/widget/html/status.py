@@ -254,7 +254,8 @@ def chain_status_html(summary: str) -> str:
     """
     return (f"&middot; <span class='roofline-chain-status'><b>{html.escape(summary)}</b> "
             "(the points are the last run's; <code>RooflineWidget(data, chain=False)</code> "
-            "draws every run as points)</span>")
+            "draws every run as points; the speed-ups below compare runtimes, which between "
+            "runs of other sizes or inputs is a change of work, not only of speed)</span>")
 
 
 def spread_status_html(n_regions: int, high: float, notes: list[str]) -> str:
