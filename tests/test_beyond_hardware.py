@@ -53,6 +53,7 @@ from roofline_widget.roofs.hardware_bounds import (
     MAX_CPU_GFLOPS_PER_THREAD,
     beyond_hardware,
     counters_near_wrap,
+    keep_flags,
     largest_plausible,
 )
 from roofline_widget.static.compare import ARROW_GID
@@ -327,3 +328,18 @@ def test_point_name_says_which_rank_group_and_run():
     rows = list(frame.itertuples(index=False))
     assert point_name(rows[1], frame) == "solve (f0472 socket 1 (ranks 24-47), run #2)"
     assert point_name(rows[0], frame.iloc[:1]) == "solve"
+
+
+def test_kept_flags_are_worked_out_once_and_only_for_the_kept_frame():
+    # two CPU points of one hardware thread: 10 GFLOP/s (fine), 5,000 GFLOP/s (beyond 1,000)
+    frame = pd.DataFrame({"performance_gflops": [10.0, 5000.0], "bandwidth_gbs": [1.0, 1.0],
+                          "n_threads": [1, 1], "device": ["cpu", "cpu"]})
+    copy = frame.copy()
+    assert keep_flags(frame) is frame
+    first = beyond_hardware(frame, "performance_gflops")
+    assert first.tolist() == [False, True]
+    assert beyond_hardware(frame, "performance_gflops") is first  # remembered
+    assert not first.flags.writeable  # nobody changes what others read
+    # a frame not kept is worked out on every call: a change in place is seen
+    copy.loc[1, "performance_gflops"] = 50.0
+    assert beyond_hardware(copy, "performance_gflops").tolist() == [False, False]

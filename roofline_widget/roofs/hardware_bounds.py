@@ -36,6 +36,7 @@ wrapped or broke shows: the usual cause.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,6 +58,7 @@ __all__ = [
     "counters_near_wrap",
     "hardware_bound",
     "hardware_limits",
+    "keep_flags",
     "largest_plausible",
 ]
 
@@ -159,6 +161,33 @@ def hardware_limits(points: pd.DataFrame, column: str) -> np.ndarray:
         return np.where(units > 0, limits * units, np.nan)
 
 
+#: The flags of the frames given to :func:`keep_flags`, by ``id``: (a weak
+#: reference to the frame, {column or "either": read-only mask}).
+_KEPT: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def keep_flags(frame: pd.DataFrame) -> pd.DataFrame:
+    """Remember :func:`beyond_hardware`'s flags of ``frame`` once worked out; returns ``frame``.
+
+    Only for a frame that is never changed in place: the widget's points of
+    one selection, which every peak change checks again (the axes, the
+    empirical roofs, the status line).  The memory goes with the frame.
+    """
+    key = id(frame)
+    entry = _KEPT.get(key)
+    if entry is None or entry[0]() is not frame:
+        def forget(_gone: weakref.ref) -> None:
+            _KEPT.pop(key, None)
+
+        _KEPT[key] = (weakref.ref(frame, forget), {})
+    return frame
+
+
+def _kept(frame: pd.DataFrame) -> dict | None:
+    entry = _KEPT.get(id(frame))
+    return entry[1] if entry is not None and entry[0]() is frame else None
+
+
 def beyond_hardware(points: pd.DataFrame, column: str | None = None) -> np.ndarray:
     """Which points report a rate beyond what their hardware can do.
 
@@ -176,6 +205,9 @@ def beyond_hardware(points: pd.DataFrame, column: str | None = None) -> np.ndarr
         Booleans, one per row: the rate is above :func:`hardware_limits`.
         False where the limit is NaN (no ``n_threads``) or the rate is NaN.
     """
+    kept = _kept(points)
+    if kept is not None and (column or "either") in kept:
+        return kept[column or "either"]
     flagged = np.zeros(len(points), dtype=bool)
     for name in ((column,) if column is not None else RATE_COLUMNS):
         if name not in points.columns or not len(points):
@@ -183,6 +215,9 @@ def beyond_hardware(points: pd.DataFrame, column: str | None = None) -> np.ndarr
         values = _numbers(points[name])
         with np.errstate(invalid="ignore"):
             flagged |= values > hardware_limits(points, name)
+    if kept is not None:
+        flagged.flags.writeable = False
+        kept[column or "either"] = flagged
     return flagged
 
 

@@ -24,6 +24,7 @@ from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import palette_color
 from roofline_widget.points.rank_groups import check_group_ranks
+from roofline_widget.roofs.hardware_bounds import keep_flags
 from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
@@ -343,7 +344,7 @@ class RefreshPipeline:
             color_codes=self.color_codes, options={}))
         if baseline is None or baseline.empty:
             return points.points
-        return pd.concat([points.points, baseline], ignore_index=True)
+        return keep_flags(pd.concat([points.points, baseline], ignore_index=True))
 
     def _ranks_points(self, points: PointState) -> PointState:
         """In the spread view the scatter shows only the expanded regions' ranks."""

@@ -18,6 +18,7 @@ from roofline_widget import schema
 from roofline_widget.errors import SelectionError
 from roofline_widget.look.no_flop import split_flop_work
 from roofline_widget.points import RegionSums, Selection
+from roofline_widget.roofs.hardware_bounds import keep_flags
 from roofline_widget.widget.point_keys import key_index
 
 __all__ = ["PointState", "UpdateGuard", "apply_budget", "select_points"]
@@ -59,6 +60,9 @@ class PointState:
     selection: Selection | None = None
     rank_grouping: tuple = ()
 
+    def __post_init__(self) -> None:
+        keep_flags(self.points)  # a selection's points are never changed in place
+
     @cached_property
     def flop_split(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """``points`` split into the bulk and those doing almost no FLOPs, computed once.
@@ -66,7 +70,8 @@ class PointState:
         :func:`~roofline_widget.look.no_flop.split_flop_work` of ``points``; the axis
         ranges and the status note of every peak change reuse it.
         """
-        return split_flop_work(self.points)
+        bulk, no_flop = split_flop_work(self.points)
+        return keep_flags(bulk), no_flop
 
     @cached_property
     def keys(self) -> pd.MultiIndex:
