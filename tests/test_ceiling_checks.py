@@ -10,12 +10,12 @@ are real: sample 2 (GMGPolar MEM_DP on a Xeon Gold 6132), sample 22 (an EPYC 776
 
 from __future__ import annotations
 
-import glob
 import warnings
 from pathlib import Path
 
 import pytest
 from likwid_render import bench, perfctr_header, perfctr_region, topology
+from wild_samples import MILAN_LOGS
 
 from roofline_widget import (
     CeilingWarning,
@@ -30,8 +30,6 @@ from roofline_widget.analysis.ceiling_checks import machine_mismatches
 B = "[MBytes/s]"
 SPR = ("Intel(R) Xeon(R) Gold 6430", "Intel SapphireRapids processor")
 GOLD_6132 = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")
-MILAN = sorted(glob.glob(str(Path(sample_path("SOURCES.md")).parent
-                             / "machine_milan_epyc7763_16c" / "*.log")))
 WORKING_SET = int(58.6 * 2**20)  # per thread
 
 
@@ -105,7 +103,7 @@ def test_topology_given_for_logs_without_it(tmp_path):
                                                           (3, "32 MB", 8))))
     with warnings.catch_warnings():
         warnings.simplefilter("error", CeilingWarning)
-        roofs = machine_roofline(MILAN, topology=epyc)
+        roofs = machine_roofline(MILAN_LOGS, topology=epyc)
     assert [r.provenance["level_check"] for r in roofs.bandwidth] == [None, None]
 
 

@@ -15,14 +15,13 @@ memory bound, 8.5541612 / 41.265565 = 20.73 %.
 
 from __future__ import annotations
 
-import glob
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from likwid_render import HLINE, SKYLAKE_GOLD, table
 from render_ncu import details
+from wild_samples import MILAN_LOGS
 
 from roofline_widget import (
     CeilingWarning,
@@ -38,8 +37,6 @@ from roofline_widget import (
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look.colors import line_color
 
-MILAN = sorted(glob.glob(str(Path(sample_path("SOURCES.md")).parent
-                             / "machine_milan_epyc7763_16c" / "*.log")))
 CPU_RUN = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 N1 = "ncu/gene_v100_fused-roof2_dgdxy_ncu_details.csv"
 
@@ -51,7 +48,7 @@ def runs():
 
 @pytest.fixture(scope="module")
 def roofs():
-    return [*machine_roofline(MILAN), *gpu_ceilings(gpu="V100-SXM2")]
+    return [*machine_roofline(MILAN_LOGS), *gpu_ceilings(gpu="V100-SXM2")]
 
 
 def test_each_device_against_its_roofs(runs, roofs):
@@ -76,7 +73,7 @@ def test_each_device_against_its_roofs(runs, roofs):
 
 def test_a_device_without_roofs_gets_its_own_empirical_ones(runs):
     points = points_dataframe(runs)
-    roofline = Roofline.from_ceilings(machine_roofline(MILAN), points=points)
+    roofline = Roofline.from_ceilings(machine_roofline(MILAN_LOGS), points=points)
     gpu_roofs = [r for r in roofline if r.device == "gpu"]
     # the largest GPU observations: kernel_assign_6 #3's 494.13 GFLOP/s, #2's 805.57 GB/s
     assert [(r.name, r.empirical) for r in gpu_roofs] == [("GPU empirical peak", True),

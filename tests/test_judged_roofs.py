@@ -16,15 +16,14 @@ every number chosen; rendered, not measured) and the rendered L2/L3/MEM_DP progr
 
 from __future__ import annotations
 
-import glob
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import render_likwid
 from render_likwid import Region, perfctr_output, render_program
+from wild_samples import MILAN_LOGS
 
 from roofline_widget import (
     RooflineWidget,
@@ -33,13 +32,10 @@ from roofline_widget import (
     plot_roofline,
     points_dataframe,
     read_likwid,
-    sample_path,
 )
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.io import read_likwid_text
 
-MILAN = sorted(glob.glob(str(Path(sample_path("SOURCES.md")).parent
-                           / "machine_milan_epyc7763_16c" / "*.log")))
 DP_PEAK, SP_PEAK, L2_ROOF, MEM_ROOF = 820.02222, 1639.16687, 771.74215, 41.265565
 X, Y = "arithmetic_intensity_flops_per_byte", "performance_gflops"
 
@@ -62,7 +58,7 @@ def _blocked_region() -> Region:
 
 @pytest.fixture(scope="module")
 def milan():
-    return machine_roofline(MILAN)
+    return machine_roofline(MILAN_LOGS)
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +126,7 @@ def test_the_static_plot_and_the_widget_say_the_same(milan, blocked, tmp_path):
 
 
 def test_dp_points_against_dp_peaks_and_sp_against_sp(milan, blocked):
-    sp = machine_roofline(MILAN, precision="SP")
+    sp = machine_roofline(MILAN_LOGS, precision="SP")
     both = Roofline([*milan.compute, *sp.compute], milan.bandwidth)
     assert [(r.precision, r.gflops) for r in both.compute] == [("SP", SP_PEAK), ("DP", DP_PEAK)]
     points = pd.concat([blocked, blocked.assign(flops_metric="SP [MFLOP/s]"),

@@ -8,18 +8,15 @@ MEM 41.265565 GB/s) -- measured on another CPU than sample 5's EPYC 7702, which 
 
 from __future__ import annotations
 
-import glob
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from wild_samples import MILAN_LOGS
 
 from roofline_widget import RooflineWidget, machine_roofline, plot_roofline, sample_path
 from roofline_widget.ceilings import ComputeRoof
 
-MILAN = sorted(glob.glob(str(Path(sample_path("SOURCES.md")).parent
-                             / "machine_milan_epyc7763_16c" / "*.log")))
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 EMPIRICAL_NOTE = "empirical ceilings are the largest observation"
 
@@ -31,7 +28,7 @@ def _quiet(*args, **kwargs):
 
 
 def test_measured_ceilings_replace_the_empirical_ones(tmp_path):
-    roofs = machine_roofline(MILAN)
+    roofs = machine_roofline(MILAN_LOGS)
     widget = _quiet(PMGPU, ceilings=roofs)
     assert not widget.roofline.empirical
     assert [r.name for r in widget.roofline] == [r.name for r in roofs]
@@ -60,7 +57,7 @@ def test_measured_ceilings_replace_the_empirical_ones(tmp_path):
 
 
 def test_a_slider_peak_is_the_main_roof_and_the_button_resets_to_the_measured_one():
-    widget = _quiet(PMGPU, ceilings=machine_roofline(MILAN))
+    widget = _quiet(PMGPU, ceilings=machine_roofline(MILAN_LOGS))
     widget.peak_flops = 100.0
     roofline = widget.roofline
     assert (roofline.main_compute.name, roofline.peak_flops) == ("Peak", 100.0)

@@ -22,6 +22,8 @@ BENCH_REPS = DATA / "bench_in_perfctr_O_naples_epyc7451_MEM_triad_20reps.raw"
 REGIONS_TWICE = DATA / "ufpr_coffeelake_i5-7500_L2CACHE_regions_twice.txt"
 #: Sample 22: one Zen3 machine's likwid-bench ceiling set (a folder of five logs and the script).
 MILAN = Path(sample_path("SOURCES.md")).parent / "machine_milan_epyc7763_16c"
+#: Sample 22's likwid-bench logs (without the script that ran them), as path strings.
+MILAN_LOGS = sorted(str(path) for path in MILAN.glob("*.log"))
 
 #: The files of samples 18-21 (the new layouts the fuzz tests mutate).
 WILD_FILES = (MPIRUN_NIL, LULESH_SIZES, BENCH_REPS, REGIONS_TWICE)
