@@ -9,8 +9,6 @@ a warning, and so are the STAT tables of its block.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from roofline_widget.errors import LikwidFormatError
@@ -23,7 +21,6 @@ from roofline_widget.model import WHOLE_RUN_REGION
 
 __all__ = ["CsvBlocks"]
 
-_STAT_SUFFIX = re.compile(r"\s+STAT$", re.IGNORECASE)
 
 
 class CsvBlocks:
@@ -162,7 +159,15 @@ class CsvBlocks:
                               ",".join(table.columns))
         kind = "event" if table.kind == "Raw" else "metric"
         picks = [position[c] for c in STAT_COLUMNS]
-        names = [_STAT_SUFFIX.sub("", label[0]) for label in table.labels]
+        names = [_without_stat(label[0]) for label in table.labels]
         if kind == "event":
             names = event_names(names, [label[1] for label in table.labels])
         block.stats.add(kind, self.lists.names(names), np.array(table.values)[:, picks])
+
+
+def _without_stat(name: str) -> str:
+    """``name`` without a trailing ``STAT`` (any case) after blanks (``"CPI STAT"`` -> ``"CPI"``)."""
+    head = name[:-4]
+    if name[-4:].upper() == "STAT" and head != head.rstrip():
+        return head.rstrip()
+    return name

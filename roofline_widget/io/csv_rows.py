@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from roofline_widget.errors import LikwidFormatError
-from roofline_widget.io.cells import blank_tabs, parse_cells
+from roofline_widget.io.cells import blank_tabs, is_number, parse_cells
 from roofline_widget.io.lines import LineWindow
 from roofline_widget.io.shared_lists import SharedLists
 
@@ -216,7 +216,8 @@ class CsvRowReader:
         while (line := self.lines.get(cursor)) is not None and not is_boundary(line):
             try:
                 cells = self.fit(split_cells(line), width, cursor,
-                                 f"a row of the {table.kind} table of line {table.line}")
+                                 f"a row of the {table.kind} table of line {table.line}",
+                                 joinable=n_labels == 1)
                 values = parse_cells(cells[n_labels:], self.source, cursor + 1,
                                      f"values of {cells[0]!r}")
             except LikwidFormatError:
@@ -246,13 +247,24 @@ class CsvRowReader:
                                  f"rows, {len(table.labels)} found")
         return cursor
 
-    def fit(self, cells: list[str], width: int, index: int, what: str) -> list[str]:
-        """Drop trailing padding; join surplus leading cells (a comma in a name)."""
-        while len(cells) > width and not cells[-1]:
-            cells = cells[:-1]
-        if len(cells) < width:
+    def fit(self, cells: list[str], width: int, index: int, what: str,
+            joinable: bool = False) -> list[str]:
+        """Drop trailing padding; with ``joinable``, join surplus leading cells (a comma in a
+        metric name), never an empty or numeric one (an extra comma, not a name).
+
+        Raises
+        ------
+        LikwidFormatError
+            For too few cells, or cells to spare that are no part of a name.
+        """
+        end = len(cells)
+        while end > width and not cells[end - 1]:
+            end -= 1
+        surplus = end - width
+        if surplus < 0 or (surplus and not (joinable and all(cells[:surplus + 1])
+                                            and not any(map(is_number, cells[1:surplus + 1])))):
             raise self.error(index, f"{what} with {width} cells", self.lines[index])
-        surplus = len(cells) - width
-        if surplus:
-            cells = [",".join(cells[:surplus + 1]), *cells[surplus + 1:]]
-        return cells
+        if not surplus:
+            return cells[:end]
+        name = ",".join(blank_tabs(self.lines[index]).split(",", surplus + 1)[:surplus + 1])
+        return [name.strip(), *cells[surplus + 1:end]]

@@ -28,7 +28,7 @@ __all__ = ["STRUCT_LINE", "PendingInfo", "StructInfo"]
 
 #: The line that opens a ``STRUCT,Info`` block of ``count`` lines.
 STRUCT_LINE = re.compile(r"^STRUCT,Info,(?P<count>\d+)[,\s]*$", re.ASCII)
-_GROUP_LINE = re.compile(r"^(?P<index>\d+),(?P<group>[^,]+),(?P<region>.*?),*$", re.ASCII)
+_GROUP_LINE = re.compile(r"^(?P<index>\d+),(?P<group>[^,]+),(?P<region>.*)$", re.ASCII)
 
 
 @dataclass
@@ -92,7 +92,8 @@ class StructInfo:
                 else:
                     pending.info.call_count = parsed
             elif (match := _GROUP_LINE.match(line)) is not None:
-                pending = PendingInfo(int(match["index"]), match["group"], match["region"])
+                pending = PendingInfo(int(match["index"]), match["group"],
+                                      match["region"].rstrip(","))
             else:
                 rows.warnings.append(f"{rows.source}, line {end + 1}: ignored an unrecognised "
                                      f"STRUCT,Info line {line[:60]!r}")

@@ -86,13 +86,28 @@ class _CsvReader:
                 self.marks.end_context()
                 index, self.blocks.pending = self.struct.read(index, int(struct["count"]))
                 continue
-            self.other_line(index, line)
+            if line.startswith(("TABLE,", "STRUCT,Info")):
+                self.unreadable(index, line)
+            else:
+                self.other_line(index, line)
             index += 1
         if not self.blocks.blocks:
             raise self.rows.error(None, "likwid-perfctr or likwid-mpirun CSV ('TABLE,...,Group "
                                   "<n> Raw,<GROUP>,<rows>' lines followed by 'Event,Counter,...')",
                                   "no TABLE block")
         return self.result()
+
+    def unreadable(self, index: int, line: str) -> None:
+        """A ``TABLE`` or ``STRUCT,Info`` line that does not say what it must: an error (its
+        table would be dropped silently), or a warning where the end of the file cut it."""
+        if not self.lines.has(index + 1) and self.lines.cut_last_line:
+            self.warnings.append(f"{self.rows.source}, line {index + 1}: the file ends inside "
+                                 f"line {index + 1} (no newline at its end: the output was cut "
+                                 "off); the table it starts is not used")
+            return
+        raise self.rows.error(index, "a TABLE line 'TABLE,[Region <tag>,]Group <n> Raw|Metric"
+                              "[ STAT],<GROUP>,<rows>' or a STRUCT line 'STRUCT,Info,<lines>'",
+                              line)
 
     def other_line(self, index: int, line: str) -> None:
         """A line outside the CSV blocks: a text CPU header, a separator, a command, output."""

@@ -36,7 +36,7 @@ from roofline_widget.model import WHOLE_RUN_REGION, Layout
 __all__ = ["cpu_header", "cpu_line", "parse_text"]
 
 _REGION_41 = re.compile(r"Region (?P<tag>.*), Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
-_REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*?)\s*$", re.ASCII)
+_REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*)$", re.ASCII)
 _GROUP_WRAPPER = re.compile(r"Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
 _GROUP_MPIRUN = re.compile(r"Group: (?P<gid>\d+)\s*$", re.ASCII)
 _MEASURING_3X = re.compile(r"Measuring group (?P<group>\S+)")
@@ -204,7 +204,7 @@ class _TextReader:
     def _group_line(self, i: int, line: str) -> None:
         match = _REGION_40.match(line)
         if match:
-            self._start(match["tag"], int(match["gid"]), match["group"], i, "4.0")
+            self._start(match["tag"].rstrip(" \t\r\x0b\x0c"), int(match["gid"]), match["group"], i, "4.0")
             self.group_names.setdefault(int(match["gid"]), match["group"])
             return
         match = _GROUP_WRAPPER.match(line)

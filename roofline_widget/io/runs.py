@@ -69,9 +69,10 @@ DETAIL_CHARACTERS = 60
 #: runtimes, rates per thread; a table of zeros or of one repeated value tells nothing).
 TELLING_NUMBERS = 5
 
-_SEPARATOR = re.compile(r"^(?P<c>[#=*~-])(?P=c){2,}[ \t]*(?P<text>[^#=*~ \t-](?:.*?[^ \t])?)?"
-                        r"[ \t]*(?P=c){3,}[ \t]*$")
-_COMMAND = re.compile(r"(?:^|[\s;&|(])(?P<command>likwid-(?:perfctr|mpirun)\s+-.*?)\s*$")
+#: The characters a separator line is drawn with.
+_SEPARATOR_CHARACTERS = "#=*~-"
+#: The blanks after ``likwid-perfctr`` or ``likwid-mpirun`` and the dash of its first option.
+_OPTION = re.compile(r"\s+-")
 _NUMBERS = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 #: Lines of LIKWID's own header that are the same in every run (or differ in rounding only).
 _HEADER_PREFIXES = ("CPU name:", "CPU type:", "CPU clock:", "CPU stepping:", "INFO:", "WARN",
@@ -104,6 +105,12 @@ class RunMark:
 def separator_text(line: str) -> str | None:
     """The text of a separator line (``""`` for one without text), or None for any other line.
 
+    A separator line is at least three of one of ``#=*~-``, a text that does not start with one
+    of them, and at least three of the same character again, with blanks around the text and at
+    the end (``#### 2097152 ####``); a line of at least six ``#`` and nothing else is one
+    without text. Read with string methods, in time linear in the line (a pattern with two
+    runs of blanks was quadratic).
+
     Examples
     --------
     >>> separator_text("#################### 2097152  ####################")
@@ -111,26 +118,43 @@ def separator_text(line: str) -> str | None:
     >>> separator_text("=" * 80) is None, separator_text("#" * 80)
     (True, '')
     """
-    match = _SEPARATOR.match(line)
-    if match is None:
+    mark = line[:1]
+    if not mark or mark not in _SEPARATOR_CHARACTERS:
         return None
-    if match["text"] is None:
-        return "" if match["c"] == "#" else None  # '----', '====', '****' are LIKWID's own lines
-    return match["text"]
+    body = line.rstrip(" \t")
+    lead = len(body) - len(body.lstrip(mark))
+    if lead == len(body):  # '----', '====', '****' are LIKWID's own lines
+        return "" if mark == "#" and lead >= 6 else None
+    trail = len(body) - len(body.rstrip(mark))
+    if lead < 3 or trail < 3:
+        return None
+    text = body[lead:len(body) - trail].strip(" \t")
+    if not text:
+        return "" if mark == "#" else None
+    return None if text[0] in _SEPARATOR_CHARACTERS else text
 
 
 def command_of(line: str) -> str | None:
     """The likwid-perfctr or likwid-mpirun command a line runs, or None.
+
+    The command starts at ``likwid-perfctr`` or ``likwid-mpirun`` (at the start of the line or
+    after a blank, ``;``, ``&``, ``|`` or ``(``), followed by blanks and an option, and runs to
+    the end of the line.
 
     Examples
     --------
     >>> command_of("+ srun likwid-perfctr -C 0-7 -g MEM_DP -m ./lulesh -s 30")
     'likwid-perfctr -C 0-7 -g MEM_DP -m ./lulesh -s 30'
     """
-    if "likwid-" not in line:
-        return None
-    match = _COMMAND.search(line)
-    return None if match is None else match["command"]
+    start = line.find("likwid-")
+    while start >= 0:
+        if start == 0 or line[start - 1].isspace() or line[start - 1] in ";&|(":
+            for tool in ("perfctr", "mpirun"):
+                if line.startswith(tool, start + 7) \
+                        and _OPTION.match(line, start + 7 + len(tool)) is not None:
+                    return line[start:].rstrip()
+        start = line.find("likwid-", start + 1)
+    return None
 
 
 def is_context(line: str) -> bool:

@@ -100,8 +100,11 @@ class Scan:
 class _Scanner:
     """State of one scan: fed pieces of whole lines."""
 
-    def __init__(self, markers: dict[str, tuple[re.Pattern, tuple[str, ...]]]):
+    def __init__(self, markers: dict[str, tuple[re.Pattern, tuple[str, ...]]], name: str,
+                 what: str):
         self.patterns = markers
+        self.name = name
+        self.what = what
         self.head: list[str] = []
         self.head_size = 0
         self.markers: dict[str, str] = {}
@@ -113,6 +116,10 @@ class _Scanner:
         self.topology_done = False
 
     def feed(self, piece: str) -> None:
+        if "\x00" in piece:  # binary data past the first bytes looked at: never part of a name
+            line = self.lines_before + piece.count("\n", 0, piece.index("\x00")) + 1
+            raise LikwidFormatError(self.name, line, f"a text file of {self.what}",
+                                    "binary data (a NUL byte)")
         if self.blank and piece and not piece.isspace():
             self.blank = False
         if self.head_size < HEAD_CHARACTERS:
@@ -266,7 +273,7 @@ class TextFile:
             check_text_start(start, self.name, self.what)
             codec = utf16_or_32(start)
         for encoding in ([codec] if codec else ["utf-8-sig", "latin-1"]):
-            scanner = _Scanner(MARKERS if markers is None else markers)
+            scanner = _Scanner(MARKERS if markers is None else markers, self.name, self.what)
             pending = ""
             try:
                 for text in self.text_chunks(encoding):
