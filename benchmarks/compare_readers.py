@@ -26,6 +26,7 @@ import argparse
 import json
 import pickle
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,9 +43,11 @@ def _child(tree: str, listing: str, out: str) -> None:
     sys.path.insert(0, tree)
     import warnings
 
+    import roofline_widget
     from roofline_widget import read_likwid
     from roofline_widget.errors import LikwidFormatError
 
+    assert roofline_widget.__file__.startswith(tree), (roofline_widget.__file__, tree)
     for number, path in enumerate(json.loads(Path(listing).read_text())):
         try:
             with warnings.catch_warnings():
@@ -167,6 +170,7 @@ def main(argv=None) -> int:
     parser.add_argument("--mutations", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--generated", action="store_true")
+    parser.add_argument("--keep", help="a folder to copy the files that differ to")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -174,7 +178,7 @@ def main(argv=None) -> int:
         return 0
     with tempfile.TemporaryDirectory() as temp:
         temp = Path(temp)
-        base = temp / "base"
+        base = temp / "tree"
         base.mkdir()
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.base, "roofline_widget"],
                                  check=True, capture_output=True).stdout
@@ -184,7 +188,7 @@ def main(argv=None) -> int:
         listing.write_text(json.dumps(files))
         outcomes = {}
         for name, tree in (("base", base), ("this", ROOT)):
-            out = temp / name
+            out = temp / f"outcomes_{name}"
             out.mkdir()
             subprocess.run([sys.executable, __file__, "--base", args.base, "--child", str(tree),
                             str(listing), str(out)], check=True, cwd=temp)
@@ -199,6 +203,9 @@ def main(argv=None) -> int:
             if difference:
                 differ += 1
                 print(f"DIFFERS {Path(path).name}: {difference}")
+                if args.keep:
+                    Path(args.keep).mkdir(parents=True, exist_ok=True)
+                    shutil.copy(path, args.keep)
     print(f"{len(files)} files ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))} with "
           f"the base), {differ} differ; base {args.base}, seed {args.seed}")
     return 1 if differ else 0

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 
 from roofline_widget import read_likwid, sample_path
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
-from roofline_widget.io.runs import command_of, separator_text
+from roofline_widget.io.run_marks import command_of, separator_text
 
 ROOT = Path(__file__).resolve().parents[1]
 JULIA = "likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt"

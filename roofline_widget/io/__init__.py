@@ -169,7 +169,7 @@ def read_likwid_text(text: str, source: str = "<string>", *, label: str | None =
 
 #: What the first pass of a text file looks for anywhere (:mod:`roofline_widget.io.stream`):
 #: the LIKWID table lines and an Nsight Compute export's header.
-_MARKERS = {**MARKERS, "ncu": (NCU_HEADER, ('"ID"',))}
+_MARKERS = {**MARKERS, "ncu": (NCU_HEADER, '"')}
 
 
 def _scanned(file: TextFile, format: str | None) -> tuple[Scan, str]:
@@ -182,7 +182,7 @@ def _text_run(file: TextFile, scan: Scan, layout: str, label: str | None = None)
     """The second pass over a text or CSV file: the parser reads it in pieces."""
     if layout in JOINED_PARSERS:
         return ncu_run([JOINED_PARSERS[layout](file.text(scan), file.name)], label=label)
-    parsed = TEXT_PARSERS[layout](file.lines(scan), file.name)
+    parsed = TEXT_PARSERS[layout](file.pieces(scan), file.name)
     run = run_from(parsed, source=file.name, label=label)
     run.topology = _topology(scan, file.name, run.warnings)
     for part in run.runs:

@@ -20,6 +20,7 @@ from roofline_widget.model import CPU, GPU, Device
 __all__ = [
     "NAN_TOKENS",
     "NUMBER",
+    "SharedLists",
     "ThreadColumn",
     "blank_tabs",
     "cell_to_float",
@@ -40,8 +41,9 @@ NAN_TOKENS = frozenset({"", "-", "nil", "nan", "-nan", "+nan", "inf", "-inf", "+
 #: A number as LIKWID prints it (C ``%d``, ``%f``, ``%e``, Lua ``%.14g``): ASCII digits only.
 #: Python's ``float`` also reads ``1_16.3005``, ``1e1_0`` and non-ASCII digits (fullwidth
 #: ``U+FF11 U+FF12``, Arabic-Indic ``U+0661``), none of which LIKWID writes: such a cell is an
-#: error, not a number.
-NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+#: error, not a number. Written so that no two parts can take the same digits: linear in the
+#: cell, however long (``[0-9]+\.?[0-9]*`` backtracked quadratically on a long run of digits).
+NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 #: Deletes the characters of plain LIKWID numbers: a row with nothing left is read by numpy
 #: in one call (every form numpy reads from these characters alone is one LIKWID prints).
 _PLAIN_NUMBER_CHARACTERS = str.maketrans("", "", "0123456789.eE+- ")
@@ -238,3 +240,47 @@ def parse_cells(cells, source, line: int, what: str) -> np.ndarray:
             raise LikwidFormatError(source, line, f"numbers or '-' as {what}", bad) from None
     values[np.isinf(values)] = np.nan  # inf and overflowing numbers (1e400): not measured
     return values
+
+
+class SharedLists:
+    """One list per distinct row-name list and one per thread header of a file, shared by its
+    blocks: a large file prints the same names and thread columns for hundreds of regions,
+    whose blocks then take the memory of their numbers, not of their names, and every thread
+    header is read once.
+
+    Parameters
+    ----------
+    source : str
+        The file's name, for the error of a thread header that cannot be read.
+
+    Examples
+    --------
+    >>> lists = SharedLists("run.txt")
+    >>> lists.names(["CPI", "IPC"]) is lists.names(["CPI", "IPC"])
+    True
+    >>> [t.cpu for t in lists.threads(("HWThread 0", "HWThread 3"), 7)]
+    [0, 3]
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._names: dict[tuple, list[str]] = {}
+        self._threads: dict[tuple, list[ThreadColumn]] = {}
+
+    def names(self, names: list[str]) -> list[str]:
+        """The one list equal to ``names`` (``names`` itself the first time)."""
+        return self._names.setdefault(tuple(names), names)
+
+    def threads(self, labels: Sequence[str], line: int | None) -> list[ThreadColumn]:
+        """The thread columns of a header (one list per distinct header: never change it).
+
+        Raises
+        ------
+        LikwidFormatError
+            If a label is not a thread column (see :func:`thread_columns`), naming ``line``.
+        """
+        key = tuple(labels)
+        columns = self._threads.get(key)
+        if columns is None:
+            columns = self._threads[key] = thread_columns(labels, self.source, line)
+        return columns
