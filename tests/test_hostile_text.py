@@ -120,6 +120,23 @@ def test_a_csv_line_of_many_commas_is_read_in_linear_time(tmp_path):
     assert read_in_child(path)["regions"] == CSV_REGIONS
 
 
+# ------------------------------------------------------------------ one very long line
+@pytest.mark.parametrize("text", ["x", "-", "|", "+-", ",", "TABLE,", "Region "],
+                         ids=["letters", "dashes", "bars", "border", "commas", "table", "region"])
+def test_one_long_line_keeps_three_bytes_of_memory_per_byte(tmp_path, text):
+    size = 32 * 2**20
+    path = tmp_path / "long.txt"
+    with open(path, "w") as handle:
+        handle.write(_sample(JULIA))
+        handle.write((text * (size // len(text) + 1))[:size] + "\n")
+    result = read_in_child(path)
+    assert result["added_bytes"] < 3 * path.stat().st_size, result
+    assert result.get("regions") == ["saxpy"], result
+    number = _sample(JULIA).count("\n") + 1
+    assert any(f"line {number}: passed over a line of {size + len(text) * 0:,}" in w
+               for w in result["warnings"]), result
+
+
 # ------------------------------------------------------------------ what was dropped silently
 def test_a_table_line_the_reader_cannot_read_is_an_error(tmp_path):
     text = _sample(CSV_SAMPLE)

@@ -75,8 +75,9 @@ MARKERS: dict[str, tuple[re.Pattern, str]] = {
 _TOPOLOGY_END = ("NUMA Topology", "Graphical Topology")
 #: The most text kept of a likwid-topology block (a 1,024-thread machine prints ~100 KB).
 _TOPOLOGY_CHARACTERS = 2**20
-#: Lines before the block kept for its ``CPU name:`` line.
+#: Lines before the block kept for its ``CPU name:`` line, and the most bytes kept of them.
 _TOPOLOGY_BEFORE = 8
+_TAIL = 2**16
 _UTF8 = ("utf-8-sig", "str")
 _TOPOLOGY_HEADER = TOPOLOGY_HEADER.encode()
 
@@ -178,8 +179,8 @@ class _Scanner:
                     cut = piece.rfind(b"\n", 0, cut)
                     if cut < 0:
                         break
-                self.tail = piece[cut + 1:] if cut >= 0 else b"\n".join(
-                    (self.tail + piece).rsplit(b"\n", _TOPOLOGY_BEFORE + 1)[1:])
+                self.tail = (piece[cut + 1:] if cut >= 0 else b"\n".join(
+                    (self.tail + piece).rsplit(b"\n", _TOPOLOGY_BEFORE + 1)[1:]))[-_TAIL:]
                 return
             tail = self.tail.decode("utf-8", ERRORS)
             at = text().find(TOPOLOGY_HEADER)
