@@ -147,7 +147,7 @@ class RegionBlock:
     stats: StatRows = field(default_factory=StatRows)
 
 
-@dataclass
+@dataclass(slots=True)
 class _OpenBlock:
     """A block being put together: its header's layout (``"3.x"``, ``"4.0"``, ``"4.1"``,
     ``"wrapper"``, ``"implicit"``, ``"mpirun"``), header line, thread columns, tables."""
@@ -230,7 +230,8 @@ class TextBlocks:
         self.versions.setdefault(version, None)
 
     def add_table(self, table: TextTable) -> None:
-        """Add a table to the open block (an Event table without one starts a block).
+        """Add a table (a :class:`TextTable`, or a tuple of its fields) to the open block (an
+        Event table without one starts a block).
 
         Raises
         ------
@@ -239,94 +240,95 @@ class TextBlocks:
             second Event table, a STAT table before its table, a Metric table without a
             header) or thread columns that differ from the block's first table's.
         """
-        role, current = table.shape.role, self.current
+        line, shape, names, counters, values, top = table
+        role, current = shape.role, self.current
         if role == "event":
             if current is None:  # LIKWID 3.x wrapper mode: an Event table without a header
                 current = self.current = _OpenBlock(RegionBlock(
-                    WHOLE_RUN_REGION, 1, self.measuring_group or "Group 1", table.line),
-                    "implicit", table.top)
+                    WHOLE_RUN_REGION, 1, self.measuring_group or "Group 1", line),
+                    "implicit", top)
             elif current.has_events:
-                raise self._error(table.line, "a region header before this second Event table")
-            self._events(current, table)
+                raise self._error(line, "a region header before this second Event table")
+            self._threads(current, line, shape.value_header, "Event")
+            current.has_events = True
+            block = current.block
+            block.event_names, calls, runtime, kept, _ = self._names(names, counters, role)
+            if calls is not None:
+                block.call_count = values[calls]
+                values = values[kept]
+            if block.runtime is None and runtime is not None:
+                block.runtime = values[runtime]
+            block.events = values
         elif role == "metric":
             if current is None or current.has_metrics:
-                raise self._error(table.line, "a region header and an Event table before "
-                                  "this Metric table")
-            self._threads(current, table, "Metric")
+                raise self._error(line, "a region header and an Event table before this "
+                                  "Metric table")
+            self._threads(current, line, shape.value_header, "Metric")
             current.has_metrics = True
-            current.block.metric_names = self._names(table, role)[0]
-            current.block.metrics = table.values
+            current.block.metric_names = self._names(names, counters, role)[0]
+            current.block.metrics = values
         elif role == "info":
             if current is None or current.has_info or current.has_events or current.has_metrics:
-                raise self._error(table.line, "a 'Region <tag>, Group <n>: <GROUP>' line "
-                                  "before this Region Info table")
-            self._threads(current, table, "Region Info")
+                raise self._error(line, "a 'Region <tag>, Group <n>: <GROUP>' line before this "
+                                  "Region Info table")
+            self._threads(current, line, shape.value_header, "Region Info")
             current.has_info = True
-            for name, row in zip(table.names, table.values):
+            for name, row in zip(names, values):
                 if name == "RDTSC Runtime [s]":
                     current.block.runtime = row
                 elif name == "call count":
                     current.block.call_count = row
         else:
             if current is None or not (current.has_events or current.has_metrics):
-                raise self._error(table.line, "an Event table of a region block before this "
-                                  "STAT table")
-            self._stats(current, table, role[5:])
+                raise self._error(line, "an Event table of a region block before this STAT "
+                                  "table")
+            self._stats(current, shape, names, counters, values, role)
 
-    def _threads(self, current: _OpenBlock, table: TextTable, what: str) -> None:
-        labels = table.shape.value_header
+    def _threads(self, current: _OpenBlock, line: int, labels: tuple, what: str) -> None:
         if current.labels is labels:
             return
         if current.labels is None:
             current.labels = labels
-            current.block.threads = self.lists.threads(labels, table.line)
+            current.block.threads = self.lists.threads(labels, line)
         elif labels != current.labels:
-            raise self._error(table.line, f"the same thread columns in the {what} table as "
-                              f"in the tables above ({', '.join(current.labels)})",
-                              ", ".join(labels))
+            raise self._error(line, f"the same thread columns in the {what} table as in the "
+                              f"tables above ({', '.join(current.labels)})", ", ".join(labels))
 
-    def _names(self, table: TextTable, kind: str) -> tuple:
+    def _names(self, names: list, counters: list | None, role: str) -> tuple:
         """The names a table gives its block, and the rows of the call count, the runtime
         and the others (Event tables), computed once per list of names."""
-        key = (id(table.names), id(table.counters), kind)
+        key = (id(names), id(counters), role)
         found = self._rows.get(key)
-        if found is not None and found[-1] is table.names:
+        if found is not None and found[-1] is names:
             return found
-        names = list(table.names)
-        if kind in ("stat-event", "stat-metric"):
+        given = names
+        if role.startswith("stat-"):
             names = [n[:-5] if n.endswith(" STAT") else n for n in names]
-        if table.counters is not None and kind != "metric":
-            names = event_names(names, table.counters)
+        if counters is not None and role != "metric":
+            names = event_names(names, counters)
+        else:
+            names = list(names)
         calls = runtime = kept = None
-        if kind == "event" and _CALLS_EVENT in names:  # likwid-mpirun's call count row
+        if role == "event" and _CALLS_EVENT in names:  # likwid-mpirun's call count row
             calls = names.index(_CALLS_EVENT)
             kept = [k for k in range(len(names)) if k != calls]
             del names[calls]
-        if kind == "event" and _RUNTIME_EVENT in names:
+        if role == "event" and _RUNTIME_EVENT in names:
             runtime = names.index(_RUNTIME_EVENT)  # among the rows kept
-        found = self._rows[key] = (self.lists.names(names), calls, runtime, kept, table.names)
+        found = self._rows[key] = (self.lists.names(names), calls, runtime, kept, given)
         return found
 
-    def _events(self, current: _OpenBlock, table: TextTable) -> None:
-        self._threads(current, table, "Event")
-        current.has_events = True
-        block = current.block
-        names, calls, runtime, kept, _ = self._names(table, "event")
-        values = table.values
-        if calls is not None:
-            block.call_count = values[calls]
-            values = values[kept]
-        if block.runtime is None and runtime is not None:
-            block.runtime = values[runtime]
-        block.event_names = names
-        block.events = values
-
-    def _stats(self, current: _OpenBlock, table: TextTable, kind: str) -> None:
-        heads = table.shape.value_header
-        nan = np.full(len(table.names), np.nan)
-        columns = [table.values[:, heads.index(h)] if h in heads else nan for h in STAT_COLUMNS]
-        names = self._names(table, f"stat-{kind}")[0]
-        current.block.stats.add(kind, names, np.column_stack(columns))
+    def _stats(self, current: _OpenBlock, shape, names: list, counters: list | None,
+               values: np.ndarray, role: str) -> None:
+        heads = shape.value_header
+        names = self._names(names, counters, role)[0]
+        if all(h in heads for h in STAT_COLUMNS):
+            values = values[:, [heads.index(h) for h in STAT_COLUMNS]]
+        else:
+            nan = np.full(len(names), np.nan)
+            values = np.column_stack([values[:, heads.index(h)] if h in heads else nan
+                                      for h in STAT_COLUMNS])
+        current.block.stats.add(role[5:], names, values)
 
 
 def text_version(style: str, labels: tuple | None) -> str:

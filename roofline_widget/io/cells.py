@@ -8,11 +8,14 @@ makes a tab in a name a blank.
 
 from __future__ import annotations
 
+import functools
+import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.model import CPU, GPU, Device
@@ -24,6 +27,7 @@ __all__ = [
     "ThreadColumn",
     "blank_tabs",
     "cell_to_float",
+    "exact_floats",
     "is_number",
     "parse_cells",
     "parse_thread_header",
@@ -284,3 +288,56 @@ class SharedLists:
         if columns is None:
             columns = self._threads[key] = thread_columns(labels, self.source, line)
         return columns
+
+
+#: Lines of numbers as bytes: ``|`` becomes the comma pandas splits at (or a blank).
+_TO_CSV = bytes.maketrans(b"|", b",")
+_TO_BLANK = bytes.maketrans(b"|", b" ")
+#: Decimal numbers whose nearest double a parser gets wrong unless it rounds exactly.
+_HARD = ("1.700000000000000177635684", "0.00000000000001953", "2.2250738585072011e-308",
+         "9007199254740993", "7.038531e-26", "1e400", "-0.0000", "4.9e-324")
+
+
+def _pandas_rows(text: bytes, columns: int) -> np.ndarray:
+    return pd.read_csv(io.BytesIO(text), header=None, names=range(columns), dtype=np.float64,
+                       sep=",", engine="c", quoting=3, skip_blank_lines=False).to_numpy(copy=True)
+
+
+@functools.cache
+def _pandas_is_exact() -> bool:
+    """Whether pandas' CSV parser reads numbers as Python does (pandas >= 3.1: fast_float,
+    correctly rounded; older ones miss the last bit of some numbers)."""
+    try:
+        got = _pandas_rows(",".join(_HARD).encode() + b"\n", len(_HARD))[0]
+    except (ValueError, TypeError):
+        return False
+    return got.tobytes() == np.array([float(h) for h in _HARD]).tobytes()
+
+
+def exact_floats(text: bytes, columns: int) -> np.ndarray | None:
+    """Lines of ``columns`` cells each, between ``|``, blanks around them, as a ``(lines,
+    columns)`` array: each number what Python's ``float`` reads of it (the decimal's nearest
+    double), ``-`` NaN; None if a cell holds anything else.  No cell may be blank (the caller
+    checks: one token per cell).
+
+    pandas' C parser reads them where it rounds exactly (a cell of ``-`` made blank: NaN),
+    else :func:`numpy.fromstring` (``-`` made ``nan``).
+
+    Examples
+    --------
+    >>> exact_floats(b" 1.5 | 2e3 \\n  - |  -0 \\n", 2).tolist()
+    [[1.5, 2000.0], [nan, -0.0]]
+    """
+    dashes = b" - " in text
+    try:
+        if not text.translate(None, b"0123456789.eE+-| \n") and _pandas_is_exact():
+            if dashes:  # no nan or inf either: pandas reads those in its own way
+                text = text.replace(b" - ", b"   ").replace(b" - ", b"   ")
+            return _pandas_rows(text.translate(_TO_CSV, b" "), columns)
+        if dashes:
+            text = text.replace(b" - ", b" nan ").replace(b" - ", b" nan ")
+        flat = np.fromstring(text.translate(_TO_BLANK), sep=" ")
+    except (ValueError, pd.errors.ParserError):
+        return None
+    lines = text.count(b"\n")
+    return flat.reshape(lines, columns) if len(flat) == lines * columns else None

@@ -19,12 +19,12 @@ one result:
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from roofline_widget.errors import LikwidFormatError
-from roofline_widget.io.cells import blank_tabs, parse_cells
+from roofline_widget.io.cells import blank_tabs, exact_floats, parse_cells
 from roofline_widget.io.lines import Piece
 
 __all__ = ["STAT_HEADS", "TABLE_KINDS", "NeedMore", "Shape", "TableReader", "TextTable",
@@ -39,7 +39,6 @@ _PLUS, _BAR, _SPACE = ord("+"), ord("|"), ord(" ")
 _NUMERIC_BYTES = b"0123456789.eE+-naifNAIF |"
 _NUMERIC = np.zeros(256, dtype=bool)
 _NUMERIC[np.frombuffer(_NUMERIC_BYTES, dtype=np.uint8)] = True
-_BLANK_BARS = bytes.maketrans(b"|", b" ")
 
 
 class NeedMore(Exception):
@@ -84,8 +83,7 @@ class Shape:
         self.role = f"stat-{kind}" if self.is_stat and kind != "info" else kind
 
 
-@dataclass
-class TextTable:
+class TextTable(NamedTuple):
     """One ``+---+`` table: its shape, row labels and numbers.
 
     Attributes
@@ -262,7 +260,18 @@ class TableReader:
 
 
 # ---------------------------------------------------------------- every table of a piece at once
-def read_tables(piece: Piece, reader: TableReader, labels: dict) -> dict[int, tuple[TextTable, int]]:
+class _Checked(NamedTuple):
+    """The tables of one shape in a piece that passed the checks, before their numbers."""
+
+    shape: Shape
+    tops: list[int]
+    ends: list[int]
+    counts: np.ndarray  # rows per table
+    values: np.ndarray  # the cells of their rows: a line each, ``|`` between cells
+    names: list         # per table (names, counters)
+
+
+def read_tables(piece: Piece, reader: TableReader, labels: dict) -> dict[int, tuple[tuple, int]]:
     """The tables of ``piece`` read at once (see the module docstring).
 
     Parameters
@@ -277,28 +286,25 @@ def read_tables(piece: Piece, reader: TableReader, labels: dict) -> dict[int, tu
 
     Returns
     -------
-    dict of int to (TextTable, int)
-        Per top border (its line, 0-based in the piece) the table and the index of the line
-        after it; a table left out here is read by :meth:`TableReader.read`.
+    dict of int to (tuple, int)
+        Per top border (its line, 0-based in the piece) the fields of the table (those of a
+        :class:`TextTable`, in its order) and the index of the line after it; a table left
+        out here is read by :meth:`TableReader.read`.
     """
     first = piece.first_bytes()
     plus, bar = first == _PLUS, first == _BAR
     tops = np.flatnonzero(plus[:-4] & bar[1:-3] & plus[2:-2] & bar[3:-1])
     others = np.flatnonzero(~bar)
     at = np.searchsorted(others, tops + 3)
-    tops = tops[at < len(others)]
-    closes = others[at[at < len(others)]]
-    found: dict[int, tuple[TextTable, int]] = {}
+    tops, closes = tops[at < len(others)], others[at[at < len(others)]]
     lengths = piece.ends - piece.starts
-    width_of = lengths[tops]
-    for width in np.unique(width_of).tolist():  # tables as wide as each other, together
-        if width < 3 or width > len(piece.array):
+    checked = []
+    for width in np.unique(lengths[tops]).tolist():  # tables as wide as each other, together
+        if width < 3:
             continue
-        top, close = tops[width_of == width], closes[width_of == width]
-        top, close = top[(lengths[top + 1] == width) & (lengths[top + 2] == width)
-                         & (lengths[close] == width)], close[(lengths[top + 1] == width)
-                                                             & (lengths[top + 2] == width)
-                                                             & (lengths[close] == width)]
+        alike = (lengths[tops] == width) & (lengths[tops + 1] == width) \
+            & (lengths[tops + 2] == width) & (lengths[closes] == width)
+        top, close = tops[alike], closes[alike]
         windows = np.lib.stride_tricks.sliding_window_view(piece.array, width)
         border, header = windows[piece.starts[top]], windows[piece.starts[top + 1]]
         same = (windows[piece.starts[top + 2]] == border).all(axis=1) \
@@ -308,17 +314,19 @@ def read_tables(piece: Piece, reader: TableReader, labels: dict) -> dict[int, tu
             shape = _known_shape(reader, head[members[0], :width].tobytes() + b"\n"
                                  + head[members[0], width:].tobytes())
             if shape is not None:
-                _read_group(piece, shape, top[same][members], close[same][members], labels,
-                            found)
-    return found
+                found = _check(piece, shape, top[same][members], close[same][members], labels)
+                if found is not None:
+                    checked.append(found)
+    return _tables(piece, checked)
 
 
 def _alike(rows: np.ndarray) -> list[np.ndarray]:
-    """The indices of the rows of a byte matrix, one array per distinct row (compared with the
-    first row of those left: few distinct rows, no sort)."""
+    """The indices of the rows of a byte matrix (or of its first axis), one array per distinct
+    row (compared with the first of those left: few distinct rows, no sort)."""
     out, left = [], np.arange(len(rows))
+    axes = tuple(range(1, rows.ndim))
     while len(left):
-        equal = (rows[left] == rows[left[0]]).all(axis=1)
+        equal = (rows[left] == rows[left[0]]).all(axis=axes)
         out.append(left[equal])
         left = left[~equal]
     return out
@@ -338,9 +346,10 @@ def _known_shape(reader: TableReader, head: bytes) -> Shape | None:
     return shape
 
 
-def _read_group(piece: Piece, shape: Shape, tops: np.ndarray, closes: np.ndarray, labels: dict,
-                found: dict[int, tuple[TextTable, int]]) -> None:
-    """Check and convert the rows of the tables of one shape; add those that pass to ``found``."""
+def _check(piece: Piece, shape: Shape, tops: np.ndarray, closes: np.ndarray, labels: dict
+           ) -> _Checked | None:
+    """The tables of one shape whose rows pass: as long as the border, ``|`` at every column
+    boundary, plain ASCII, one token of a number (or ``-``, nan, inf) in each value cell."""
     width, columns = len(shape.border), np.array(shape.columns)
     counts = closes - tops - 3
     offsets = np.concatenate(([0], np.cumsum(counts)))
@@ -351,7 +360,7 @@ def _read_group(piece: Piece, shape: Shape, tops: np.ndarray, closes: np.ndarray
     value_start = shape.columns[shape.labels]
     values = matrix[:, value_start:]
     fits = ((piece.ends[rows] - row_starts) == width) & (matrix[:, columns] == _BAR).all(axis=1)
-    if not matrix.tobytes().isascii():
+    if matrix.max(initial=0) >= 128:
         fits &= (matrix < 128).all(axis=1)
     if values.tobytes().translate(None, _NUMERIC_BYTES):  # a cell with something else in it
         fits &= np.take(_NUMERIC, values).all(axis=1)
@@ -362,44 +371,58 @@ def _read_group(piece: Piece, shape: Shape, tops: np.ndarray, closes: np.ndarray
                              axis=1) == 1).all(axis=1)
     good = np.logical_and.reduceat(fits, offsets[:-1])
     if not good.any():
-        return
+        return None
     keep = np.repeat(good, counts)
-    tops, closes, counts = tops[good], closes[good], counts[good]
-    numbers = _numbers(values[keep], counts, len(columns) - 1 - shape.labels)
-    names = _table_labels(labels, np.ascontiguousarray(matrix[keep, 1:value_start]), counts,
-                          shape)
+    counts = counts[good]
+    return _Checked(shape, tops[good].tolist(), (closes[good] + 1).tolist(), counts,
+                    values[keep, 1:],
+                    _table_labels(labels, matrix[keep, 1:value_start], counts, shape))
+
+
+def _tables(piece: Piece, checked: list[_Checked]) -> dict[int, tuple[tuple, int]]:
+    """The tables of the shapes checked, with their numbers: those of every shape with as
+    many value columns converted in one call."""
+    found: dict[int, tuple[tuple, int]] = {}
     line = piece.first + 1
-    for top, close, table, (kept_names, counters) in zip(tops.tolist(), closes.tolist(), numbers,
-                                                         names):
-        if table is not None:
-            found[top] = (TextTable(line + top, shape, kept_names, counters, table, shape.border),
-                          close + 1)
+    for columns in {len(group.shape.value_header) for group in checked}:
+        groups = [group for group in checked if len(group.shape.value_header) == columns]
+        numbers = iter(_numbers([_lines(group.values) for group in groups],
+                                np.concatenate([group.counts for group in groups]), columns))
+        for group in groups:
+            shape = group.shape
+            for top, end, values, (names, counters) in zip(group.tops, group.ends, numbers,
+                                                           group.names):
+                if values is not None:  # the fields of a TextTable, in its order
+                    found[top] = ((line + top, shape, names, counters, values, shape.border),
+                                  end)
+    return found
 
 
-def _numbers(values: np.ndarray, counts: np.ndarray, columns: int) -> list[np.ndarray | None]:
+def _lines(values: np.ndarray) -> bytes:
+    """Rows of cells (after their first bar) as lines of text: the last bar a line end."""
+    rows = values.copy()
+    rows[:, -1] = 10
+    return rows.tobytes()
+
+
+def _numbers(texts: list[bytes], counts: np.ndarray, columns: int) -> list[np.ndarray | None]:
     """Per table its numbers, ``(rows, columns)``, converted in one call; None for a table
     with a cell that is no number (read row by row, which names it).
 
-    Every cell holds one token of ``0-9.eE+-naifNAIF`` (checked before): what
-    :func:`numpy.fromstring` reads of those (the shortest decimal of each double, as Python's
-    ``float``) is a number or ``-`` as LIKWID prints it, nan or inf; anything else stops it.
+    ``texts`` hold the tables' rows, a line each, ``|`` between cells; every cell holds one
+    token of ``0-9.eE+-naifNAIF`` (checked before): what is read of those is what Python's
+    ``float`` reads, and anything else stops the conversion.
     """
-    text = values.tobytes().translate(_BLANK_BARS)
-    if b" - " in text:  # '-': not measured
-        text = text.replace(b" - ", b" nan ").replace(b" - ", b" nan ")
-    try:
-        flat = np.fromstring(text, sep=" ")
-    except ValueError:
-        flat = np.zeros(0)
-    if len(flat) != values.shape[0] * columns:  # a table holds something else: each on its own
+    flat = exact_floats(b"".join(texts), columns)
+    bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
+    if flat is None:  # a table holds something else: each on its own
         if len(counts) == 1:
             return [None]
-        bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
-        return [_numbers(values[a:b], counts[k:k + 1], columns)[0]
+        text = b"".join(texts)
+        ends = np.concatenate(([0], np.flatnonzero(np.frombuffer(text, np.uint8) == 10) + 1))
+        return [_numbers([text[ends[a]:ends[b]]], counts[k:k + 1], columns)[0]
                 for k, (a, b) in enumerate(itertools.pairwise(bounds))]
     flat[np.isinf(flat)] = np.nan  # inf and overflowing numbers (1e400): not measured
-    flat = flat.reshape(-1, columns)
-    bounds = np.concatenate(([0], np.cumsum(counts))).tolist()
     return [flat[a:b] for a, b in itertools.pairwise(bounds)]
 
 
@@ -408,9 +431,10 @@ def _table_labels(labels: dict, text: np.ndarray, counts: np.ndarray, shape: Sha
     (told apart with numpy) share one list."""
     offsets = np.concatenate(([0], np.cumsum(counts)))
     out: list = [None] * len(counts)
-    for n in np.unique(counts).tolist():  # the tables of n rows, each as one row of bytes
+    for n in np.unique(counts).tolist():  # the tables of n rows: (tables, n, width) of bytes
         members = np.flatnonzero(counts == n)
-        blocks = text[offsets[members][:, None] + np.arange(n)].reshape(len(members), -1)
+        blocks = text.reshape(len(counts), n, -1) if len(members) == len(counts) else \
+            text[offsets[members][:, None] + np.arange(n)]
         for alike in _alike(blocks):
             found = _labels(labels, blocks[alike[0]].tobytes(), shape, n)
             for table in members[alike].tolist():
