@@ -229,7 +229,7 @@ class TextBlocks:
             version = self._versions[key] = text_version(current.style, current.labels)
         self.versions.setdefault(version, None)
 
-    def add_table(self, table: TextTable) -> None:
+    def add_table(self, table: TextTable | tuple) -> None:
         """Add a table (a :class:`TextTable`, or a tuple of its fields) to the open block (an
         Event table without one starts a block).
 
