@@ -9,8 +9,8 @@ needs.  :data:`REGISTRY` holds them all; :func:`identify` tells an object or a b
 Compute layout, rocprof's ``pmc_perf.csv``, a DataFrame of points, a ceiling file):
 
 * a text file: ``marker`` (a line that tells it, anywhere: the first pass looks for it),
-  ``sniff`` (the evidence is of this format), ``read(file, scan)`` (a run, or a part that
-  ``join`` makes one run of with the other parts of one call: the passes of ``ncu``);
+  ``read(file, scan)`` (a run, or a part that ``join`` makes one run of with the other parts
+  of one call: the passes of ``ncu``);
 * a binary file: ``magic`` (its first bytes), ``read(path, label, engine)``;
 * an object: ``takes(obj)``, ``read(obj)``;
 * ``produces``: ``"run"`` (a :class:`~roofline_widget.model.LikwidRun`), or another kind of
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.likwid_csv import parse_csv
 from roofline_widget.io.likwid_text import parse_text
-from roofline_widget.io.ncu import is_ncu_export, ncu_run, parse_ncu
+from roofline_widget.io.ncu import ncu_run, parse_ncu
 from roofline_widget.io.ncu.export import HEADER as NCU_HEADER
 from roofline_widget.io.opener import HDF5_MAGIC, is_file_like, peek, source_name
 from roofline_widget.io.parsed import run_from
@@ -64,10 +64,8 @@ class Format:
     marker : (re.Pattern, str) or None
         A line that tells a text file of this format wherever it is: a pattern anchored at a
         line start, and the first characters such a line may have.
-    sniff : callable or None
-        Whether the first pass's evidence (``Scan.evidence``) is of this format.
     precedence : int
-        Text formats whose markers a file shows are tried lowest first.
+        A file that shows the markers of several text formats is of the lowest.
     join : callable or None
         Makes one run of the parts ``read`` gave for the files of one call.
     produces : str
@@ -82,7 +80,6 @@ class Format:
     takes: Callable[[object], bool] | None = None
     magic: bytes | None = None
     marker: tuple[re.Pattern, str] | None = None
-    sniff: Callable[[str], bool] | None = None
     precedence: int = 0
     join: Callable[[list], LikwidRun] | None = None
     produces: str = "run"
@@ -133,16 +130,14 @@ def _from_scope_profiler(results) -> LikwidRun:
 
 
 TEXT = Format("text", "likwid-perfctr or likwid-mpirun text tables", _likwid_run(parse_text),
-              marker=(TEXT_TABLE_LINE, "|"),
-              sniff=lambda evidence: TEXT_TABLE_LINE.search(evidence) is not None, precedence=2)
+              marker=(TEXT_TABLE_LINE, "|"), precedence=2)
 CSV = Format("csv", "likwid-perfctr or likwid-mpirun CSV (-O)", _likwid_run(parse_csv),
-             marker=(CSV_TABLE_LINE, "TS"),
-             sniff=lambda evidence: CSV_TABLE_LINE.search(evidence) is not None, precedence=1)
+             marker=(CSV_TABLE_LINE, "TS"), precedence=1)
 SCOPE_H5 = Format("scope-h5", "a scope-profiler HDF5 file", _read_scope_h5, engine="scope-h5",
                   extra="hdf5", magic=HDF5_MAGIC)
 NCU = Format("ncu", "an Nsight Compute CSV export (ncu --csv)",
              lambda file, scan: parse_ncu(file.text(scan), file.name),
-             marker=(NCU_HEADER, '"'), sniff=is_ncu_export, precedence=0,
+             marker=(NCU_HEADER, '"'), precedence=0,
              join=lambda exports: ncu_run(exports))
 RUN = Format("run", "a LikwidRun", lambda run: run, takes=lambda obj: isinstance(obj, LikwidRun))
 SCOPE_RESULTS = Format("scope-results", "scope-profiler ProfilingResults", _from_scope_profiler,
@@ -195,8 +190,9 @@ _TOPOLOGY_MARKERS = ("Hardware Thread Topology", "Cache Topology", "NUMA Topolog
 
 
 def text_format(evidence: str, source) -> Format:
-    """The text format of a file whose first pass found ``evidence``, or an error saying why
-    no reader of the package reads it.
+    """The text format of a file whose first pass found ``evidence`` (its head and the first
+    line of each marker found anywhere), or an error saying why no reader of the package
+    reads it.
 
     Raises
     ------
@@ -204,7 +200,7 @@ def text_format(evidence: str, source) -> Format:
         For timeline, topology or likwid-bench output, and text without any LIKWID table.
     """
     for fmt in _TEXT_FORMATS:
-        if fmt.sniff is not None and fmt.sniff(evidence):
+        if fmt.marker is not None and fmt.marker[0].search(evidence) is not None:
             return fmt
     # A job log may print lscpu, likwid-topology, likwid-bench and application output before
     # the measurement: a table border decides, else the first line that tells what it is.
