@@ -198,8 +198,10 @@ class TextBlocks:
     def start(self, region: str, gid: int, group: str, line: int, style: str, header: str
               ) -> None:
         """Finish the open block and start one at the header ``header`` (1-based ``line``)."""
-        self.finish()
-        self.current = _OpenBlock(RegionBlock(region, gid, group, line), style, header)
+        if self.current is not None:
+            self.finish()
+        self.current = _OpenBlock(RegionBlock(region, gid, group, line, [], None, None, [],
+                                              _NO_ROWS, [], _NO_ROWS, StatRows()), style, header)
 
     def finish(self) -> None:
         """Finish the open block, if any.
@@ -217,10 +219,11 @@ class TextBlocks:
                               "header (the output ends or the next block starts before any)",
                               current.header)
         block = current.block
-        if block.events.shape != (len(block.event_names), len(block.threads)):
-            block.events = np.zeros((0, len(block.threads)))
-        if block.metrics.shape != (len(block.metric_names), len(block.threads)):
-            block.metrics = np.zeros((0, len(block.threads)))
+        threads = len(block.threads)
+        if block.events.shape != (len(block.event_names), threads):
+            block.events = np.zeros((0, threads))
+        if block.metrics.shape != (len(block.metric_names), threads):
+            block.metrics = np.zeros((0, threads))
         self.blocks.append(block)
         self.styles.add(current.style)
         key = (current.style, current.labels)

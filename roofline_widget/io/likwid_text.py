@@ -136,12 +136,12 @@ class _TextReader:
         if b"likwid-" in piece.data:  # the lines a likwid-perfctr or likwid-mpirun command may be on
             looked_at[np.searchsorted(piece.ends, [m.start() for m in
                                                    _COMMAND.finditer(piece.data)])] = True
-        add = self.blocks.add_table
-        i = 0
+        add, marks, line_of = self.blocks.add_table, self.marks, piece.line
+        i, last, count = 0, piece.last, piece.count
         for k in np.flatnonzero(looked_at).tolist():
             if k < i:
                 continue  # inside a table
-            if self.marks.context_left:
+            if marks.context_left:
                 self._context(piece, i, k)
             found = tables.get(k)
             if found is not None:
@@ -149,12 +149,20 @@ class _TextReader:
                 i = found[1]
                 continue
             try:
-                i = self._line(piece, k)
+                line = line_of(k)
+                if line[:1] == "R":  # a region header (its "Group:" line may come next)
+                    if k + 1 >= count and not last:
+                        raise NeedMore
+                    if marks.context_left:
+                        marks.context(line)
+                    i = self._region_line(piece, k, line)
+                else:
+                    i = self._line(piece, k, line)
             except NeedMore:
                 return k
-        if self.marks.context_left:
-            self._context(piece, i, piece.count)
-        return piece.count
+        if marks.context_left:
+            self._context(piece, i, count)
+        return count
 
     def _context(self, piece: Piece, i: int, stop: int) -> None:
         """Lines ``i`` to ``stop - 1`` (no table, no header): output after a run mark."""
@@ -165,21 +173,16 @@ class _TextReader:
                 if not self.marks.context_left:
                     return
 
-    def _line(self, piece: Piece, i: int) -> int:
-        """Read line ``i`` (a border, a header, a CPU line, a mark); return the next index."""
-        line = piece.line(i)
+    def _line(self, piece: Piece, i: int, line: str) -> int:
+        """Read line ``i`` (a border, a group or CPU line, a mark); return the next index."""
         first = line[:1]
         if first == "+":
             table, end = self.tables.read(piece, i)
             if table is not None:
                 self.blocks.add_table(table)
             return end
-        if first == "R" and i + 1 >= piece.count and not piece.last:
-            raise NeedMore  # a likwid-mpirun "Region:" line: its "Group:" line comes next
         if self.marks.context_left and first not in "+|":
             self.marks.context(line)
-        if first == "R":
-            return self._region_line(piece, i, line)
         index = piece.first + i
         if first == "G":
             self._group_line(index, line)
