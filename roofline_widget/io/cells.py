@@ -290,17 +290,18 @@ class SharedLists:
         return columns
 
 
-#: Lines of numbers as bytes: ``|`` becomes the comma pandas splits at (or a blank).
-_TO_CSV = bytes.maketrans(b"|", b",")
+#: Lines of numbers as bytes: a number per line for pandas (``|`` a line end), or blanks.
+_TO_LINES = bytes.maketrans(b"|", b"\n")
 _TO_BLANK = bytes.maketrans(b"|", b" ")
 #: Decimal numbers whose nearest double a parser gets wrong unless it rounds exactly.
 _HARD = ("1.700000000000000177635684", "0.00000000000001953", "2.2250738585072011e-308",
          "9007199254740993", "7.038531e-26", "1e400", "-0.0000", "4.9e-324")
 
 
-def _pandas_rows(text: bytes, columns: int) -> np.ndarray:
-    return pd.read_csv(io.BytesIO(text), header=None, names=range(columns), dtype=np.float64,
-                       sep=",", engine="c", quoting=3, skip_blank_lines=False).to_numpy(copy=True)
+def _pandas_numbers(text: bytes) -> np.ndarray:
+    """A number per line (a blank line NaN), read by pandas' C parser."""
+    return pd.read_csv(io.BytesIO(text), header=None, names=[0], dtype=np.float64,
+                       engine="c", quoting=3, skip_blank_lines=False)[0].to_numpy(copy=True)
 
 
 @functools.cache
@@ -308,7 +309,7 @@ def _pandas_is_exact() -> bool:
     """Whether pandas' CSV parser reads numbers as Python does (pandas >= 3.1: fast_float,
     correctly rounded; older ones miss the last bit of some numbers)."""
     try:
-        got = _pandas_rows(",".join(_HARD).encode() + b"\n", len(_HARD))[0]
+        got = _pandas_numbers("\n".join(_HARD).encode() + b"\n")
     except (ValueError, TypeError):
         return False
     return got.tobytes() == np.array([float(h) for h in _HARD]).tobytes()
@@ -329,15 +330,16 @@ def exact_floats(text: bytes, columns: int) -> np.ndarray | None:
     [[1.5, 2000.0], [nan, -0.0]]
     """
     dashes = b" - " in text
+    lines = text.count(b"\n")
     try:
         if not text.translate(None, b"0123456789.eE+-| \n") and _pandas_is_exact():
             if dashes:  # no nan or inf either: pandas reads those in its own way
                 text = text.replace(b" - ", b"   ").replace(b" - ", b"   ")
-            return _pandas_rows(text.translate(_TO_CSV, b" "), columns)
-        if dashes:
-            text = text.replace(b" - ", b" nan ").replace(b" - ", b" nan ")
-        flat = np.fromstring(text.translate(_TO_BLANK), sep=" ")
+            flat = _pandas_numbers(text.translate(_TO_LINES, b" "))
+        else:
+            if dashes:
+                text = text.replace(b" - ", b" nan ").replace(b" - ", b" nan ")
+            flat = np.fromstring(text.translate(_TO_BLANK), sep=" ")
     except (ValueError, pd.errors.ParserError):
         return None
-    lines = text.count(b"\n")
     return flat.reshape(lines, columns) if len(flat) == lines * columns else None

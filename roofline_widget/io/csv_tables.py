@@ -227,11 +227,10 @@ class CsvTableReader:
                   declared: int) -> int:
         """Read data rows until the next block; return the index after them."""
         width = n_labels + len(table.columns)
-        end = index
-        while (line := lines.get(end)) is not None and not is_boundary(line):
-            end += 1
-        rows = [lines[k] for k in range(index, end)]
-        cursor = end if self._at_once(table, rows, n_labels, width) else \
+        rows = []
+        while (line := lines.get(index + len(rows))) is not None and not is_boundary(line):
+            rows.append(line)
+        cursor = index + len(rows) if self._at_once(table, rows, n_labels, width) else \
             self._row_by_row(lines, table, index, n_labels, width, declared)
         at_end = not lines.has(cursor)
         cut = at_end and lines.cut_last_line

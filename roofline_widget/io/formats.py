@@ -31,7 +31,7 @@ from roofline_widget.io.ncu import ncu_run, parse_ncu
 from roofline_widget.io.ncu.export import HEADER as NCU_HEADER
 from roofline_widget.io.opener import HDF5_MAGIC, is_file_like, peek, source_name
 from roofline_widget.io.parsed import run_from
-from roofline_widget.io.stream import CSV_TABLE_LINE, TEXT_TABLE_LINE, Scan, TextFile
+from roofline_widget.io.stream import MARKERS, Scan, TextFile
 from roofline_widget.io.topology import parse_topology
 from roofline_widget.model import LikwidRun
 
@@ -61,9 +61,9 @@ class Format:
         Whether an object is of this format.
     magic : bytes or None
         The first bytes of a file of this format.
-    marker : (re.Pattern, str) or None
+    marker : (re.Pattern, tuple of str) or None
         A line that tells a text file of this format wherever it is: a pattern anchored at a
-        line start, and the first characters such a line may have.
+        line start, and the texts such a line starts with.
     precedence : int
         A file that shows the markers of several text formats is of the lowest.
     join : callable or None
@@ -79,7 +79,7 @@ class Format:
     extra: str | None = None
     takes: Callable[[object], bool] | None = None
     magic: bytes | None = None
-    marker: tuple[re.Pattern, str] | None = None
+    marker: tuple[re.Pattern, tuple[str, ...]] | None = None
     precedence: int = 0
     join: Callable[[list], LikwidRun] | None = None
     produces: str = "run"
@@ -130,14 +130,14 @@ def _from_scope_profiler(results) -> LikwidRun:
 
 
 TEXT = Format("text", "likwid-perfctr or likwid-mpirun text tables", _likwid_run(parse_text),
-              marker=(TEXT_TABLE_LINE, "|"), precedence=2)
+              marker=MARKERS["text"], precedence=2)
 CSV = Format("csv", "likwid-perfctr or likwid-mpirun CSV (-O)", _likwid_run(parse_csv),
-             marker=(CSV_TABLE_LINE, "TS"), precedence=1)
+             marker=MARKERS["csv"], precedence=1)
 SCOPE_H5 = Format("scope-h5", "a scope-profiler HDF5 file", _read_scope_h5, engine="scope-h5",
                   extra="hdf5", magic=HDF5_MAGIC)
 NCU = Format("ncu", "an Nsight Compute CSV export (ncu --csv)",
              lambda file, scan: parse_ncu(file.text(scan), file.name),
-             marker=(NCU_HEADER, '"'), precedence=0,
+             marker=(NCU_HEADER, ('"ID","Process ID",',)), precedence=0,
              join=lambda exports: ncu_run(exports))
 RUN = Format("run", "a LikwidRun", lambda run: run, takes=lambda obj: isinstance(obj, LikwidRun))
 SCOPE_RESULTS = Format("scope-results", "scope-profiler ProfilingResults", _from_scope_profiler,
@@ -150,7 +150,7 @@ FORMATS = tuple(f.name for f in REGISTRY if f.takes is None and f.produces == "r
 _TEXT_FORMATS = sorted((f for f in REGISTRY if f.marker is not None), key=lambda f: f.precedence)
 
 
-def markers() -> dict[str, tuple[re.Pattern, str]]:
+def markers() -> dict[str, tuple[re.Pattern, tuple[str, ...]]]:
     """The lines the first pass over a text file looks for: text format name -> marker."""
     return {f.name: f.marker for f in _TEXT_FORMATS if f.marker is not None}
 

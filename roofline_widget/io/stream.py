@@ -66,10 +66,10 @@ CSV_TABLE_LINE = re.compile(r"^(?:TABLE,Region|TABLE,Group|STRUCT,Info)", re.M)
 #: The header row of a likwid-perfctr or likwid-mpirun text table.
 TEXT_TABLE_LINE = re.compile(r"^\|\s*(?:Region Info|Event|Metric|Region|Group \d+ Raw)\s*\|", re.M)
 #: The lines the format is told by wherever they are: name -> (a pattern anchored at the start
-#: of a line, the first characters such a line may have).
-MARKERS: dict[str, tuple[re.Pattern, str]] = {
-    "csv": (CSV_TABLE_LINE, "TS"),
-    "text": (TEXT_TABLE_LINE, "|"),
+#: of a line, the texts such a line starts with).
+MARKERS: dict[str, tuple[re.Pattern, tuple[str, ...]]] = {
+    "csv": (CSV_TABLE_LINE, ("TABLE,Region", "TABLE,Group", "STRUCT,Info")),
+    "text": (TEXT_TABLE_LINE, ("|",)),
 }
 #: Where the cache part of a likwid-topology block ends.
 _TOPOLOGY_END = ("NUMA Topology", "Graphical Topology")
@@ -108,10 +108,10 @@ class _Scanner:
     """State of one scan: fed pieces of whole lines as UTF-8 bytes, looked at with numpy and
     decoded only where a marker, the topology block or the head is looked for."""
 
-    def __init__(self, markers: dict[str, tuple[re.Pattern, str]], name: str, what: str,
-                 codec: str, errors: str):
-        self.patterns = {key: (pattern, np.frombuffer(first.encode(), dtype=np.uint8))
-                         for key, (pattern, first) in markers.items()}
+    def __init__(self, markers: dict[str, tuple[re.Pattern, tuple[str, ...]]], name: str,
+                 what: str, codec: str, errors: str):
+        self.patterns = {key: (pattern, [prefix.encode() for prefix in prefixes])
+                         for key, (pattern, prefixes) in markers.items()}
         self.name = name
         self.what = what
         self.head: list[str] = []
@@ -156,20 +156,22 @@ class _Scanner:
         self.lines_before += len(ends)
 
     def _markers(self, piece: bytes, array: np.ndarray, ends: np.ndarray, text) -> None:
-        """The first line of each marker not found yet (a pattern anchored at a line start)."""
+        """The first line of each marker not found yet (a pattern anchored at a line start):
+        tried where a line starts with one of its prefixes (found with numpy)."""
         starts = np.concatenate(([0], ends + 1))
         starts = starts[starts < len(array)]
-        for key, (pattern, first) in self.patterns.items():
+        ascii_only = piece.isascii()
+        for key, (pattern, prefixes) in self.patterns.items():
             if key in self.markers:
                 continue
-            for start in starts[np.isin(array[starts], first)].tolist():
-                match = pattern.search(text()) if not piece.isascii() else \
-                    pattern.match(text(), start)
-                if match:
-                    end = text().find("\n", match.start())
-                    self.markers[key] = text()[match.start():end if end >= 0 else None]
-                if match or not piece.isascii():
-                    break
+            if not ascii_only:  # character offsets are no byte offsets
+                match = pattern.search(text())
+            else:
+                match = next(filter(None, (pattern.match(text(), start) for start in
+                                           _starting(array, starts, prefixes))), None)
+            if match:
+                end = text().find("\n", match.start())
+                self.markers[key] = text()[match.start():end if end >= 0 else None]
 
     def _topology(self, piece: bytes, text) -> None:
         if self.topology is None:
@@ -200,6 +202,18 @@ class _Scanner:
         if self.topology is not None:
             topology = "\n" * self.topology_first + "".join(self.topology)[:_TOPOLOGY_CHARACTERS]
         return Scan(encoding, evidence, topology)
+
+
+def _starting(array: np.ndarray, starts: np.ndarray, prefixes: list[bytes]) -> list[int]:
+    """The line starts (sorted) where one of ``prefixes`` begins."""
+    found = []
+    for prefix in prefixes:
+        at = starts[array[starts] == prefix[0]]
+        for k, byte in enumerate(prefix[1:], start=1):
+            at = at[at + k < len(array)]
+            at = at[array[at + k] == byte]
+        found.append(at)
+    return np.sort(np.concatenate(found)).tolist()
 
 
 def _char_start(data: bytes) -> int:
@@ -312,7 +326,7 @@ class TextFile:
             raise LikwidFormatError(self.name, None, f"{name} text (the file starts with a "
                                     f"{name} byte-order mark)", str(exc)) from None
 
-    def scan(self, markers: dict[str, tuple[re.Pattern, str]] | None = None) -> Scan:
+    def scan(self, markers: dict[str, tuple[re.Pattern, tuple[str, ...]]] | None = None) -> Scan:
         """The first read (see the module docstring); ``markers`` as :data:`MARKERS` (default).
 
         Raises
