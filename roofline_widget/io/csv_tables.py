@@ -21,7 +21,6 @@ import numpy as np
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.cells import SharedLists, blank_tabs, is_number, parse_cells
 from roofline_widget.io.lines import Piece
-from roofline_widget.io.text_tables import NeedMore
 
 __all__ = ["CALLS_ROW", "REGION_INFO", "RUNTIME_ROW", "TABLE_LINE", "CsvLines", "CsvTable",
            "CsvTableReader", "RegionInfo", "is_boundary", "split_cells", "strip_padding"]
@@ -63,8 +62,8 @@ def is_boundary(line: str) -> bool:
 class CsvLines:
     """The lines of a piece by their number in the text, for the row-by-row reading.
 
-    Raises :class:`~roofline_widget.io.text_tables.NeedMore` for a line past the end of a
-    piece that is not the last.
+    Raises :class:`EOFError` for a line past the end of a piece that is not the last (read
+    it with the next piece).
     """
 
     def __init__(self, piece: Piece, cut_last_line: bool) -> None:
@@ -76,7 +75,7 @@ class CsvLines:
         """Line ``index`` (0-based in the text), or None past the last line."""
         k = index - self.piece.first
         if k >= self.piece.count and not self.piece.last:
-            raise NeedMore
+            raise EOFError  # the piece ends before the text does
         return self.piece.get(k)
 
     def has(self, index: int) -> bool:

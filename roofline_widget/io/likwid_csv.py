@@ -54,7 +54,6 @@ from roofline_widget.io.csv_tables import (
 from roofline_widget.io.lines import Piece, Pieces, read_in_pieces
 from roofline_widget.io.parsed import ParsedLikwid
 from roofline_widget.io.run_marks import CPU_FIELDS, RunMarks
-from roofline_widget.io.text_tables import NeedMore
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
 __all__ = ["STRUCT_LINE", "PendingInfo", "parse_csv"]
@@ -156,7 +155,7 @@ class _CsvReader:
             self._context(piece, i, k)
             try:
                 i = self._line(lines, piece.first + k, piece.line(k)) - piece.first
-            except NeedMore:
+            except EOFError:  # read again with the next piece
                 return k
         self._context(piece, i, piece.count)
         return piece.count

@@ -31,7 +31,7 @@ from roofline_widget.io.cells import SharedLists
 from roofline_widget.io.lines import Piece, Pieces, read_in_pieces
 from roofline_widget.io.parsed import ParsedLikwid
 from roofline_widget.io.run_marks import CPU_FIELDS, RunMarks
-from roofline_widget.io.text_tables import NeedMore, TableReader, read_tables
+from roofline_widget.io.text_tables import TableReader, read_tables
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
 __all__ = ["cpu_header", "cpu_line", "parse_text"]
@@ -152,13 +152,13 @@ class _TextReader:
                 line = line_of(k)
                 if line[:1] == "R":  # a region header (its "Group:" line may come next)
                     if k + 1 >= count and not last:
-                        raise NeedMore
+                        raise EOFError  # the piece ends before the text does
                     if marks.context_left:
                         marks.context(line)
                     i = self._region_line(piece, k, line)
                 else:
                     i = self._line(piece, k, line)
-            except NeedMore:
+            except EOFError:  # read again with the next piece
                 return k
         if marks.context_left:
             self._context(piece, i, count)

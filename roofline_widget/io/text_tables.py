@@ -27,8 +27,8 @@ from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.cells import blank_tabs, exact_floats, parse_cells
 from roofline_widget.io.lines import Piece
 
-__all__ = ["STAT_HEADS", "TABLE_KINDS", "NeedMore", "Shape", "TableReader", "TextTable",
-           "border_columns", "read_tables"]
+__all__ = ["STAT_HEADS", "TABLE_KINDS", "Shape", "TableReader", "TextTable", "border_columns",
+           "read_tables"]
 
 #: The first header cell of the tables LIKWID prints.
 TABLE_KINDS = ("Region Info", "Event", "Metric")
@@ -39,10 +39,6 @@ _PLUS, _BAR, _SPACE = ord("+"), ord("|"), ord(" ")
 _NUMERIC_BYTES = b"0123456789.eE+-naifNAIF |"
 _NUMERIC = np.zeros(256, dtype=bool)
 _NUMERIC[np.frombuffer(_NUMERIC_BYTES, dtype=np.uint8)] = True
-
-
-class NeedMore(Exception):
-    """A table runs past the end of a piece that is not the last: read it with the next."""
 
 
 class Shape:
@@ -162,9 +158,9 @@ class TableReader:
         return LikwidFormatError(self.source, piece.first + k, expected, found)
 
     def _line(self, piece: Piece, k: int) -> str | None:
-        """Line ``k``; :class:`NeedMore` past the end of a piece that is not the last."""
+        """Line ``k``; :class:`EOFError` past the end of a piece that is not the last."""
         if k >= piece.count and not piece.last:
-            raise NeedMore
+            raise EOFError  # the piece ends before the text does
         return piece.get(k)
 
     def read(self, piece: Piece, i: int) -> tuple[TextTable | None, int]:
@@ -181,8 +177,8 @@ class TableReader:
         LikwidFormatError
             For a border out of line, a row with the wrong number of cells, a cell that is not
             a number or a table cut off by the end of the text.
-        NeedMore
-            If the table may run past the end of the piece.
+        EOFError
+            If the table may run past the end of the piece (read it with the next).
         """
         border = piece.line(i).rstrip()
         columns = border_columns(border)
