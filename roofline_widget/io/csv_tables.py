@@ -226,7 +226,7 @@ class CsvTableReader:
                   declared: int) -> int:
         """Read data rows until the next block; return the index after them."""
         width = n_labels + len(table.columns)
-        rows = []
+        rows: list[str] = []
         while (line := lines.get(index + len(rows))) is not None and not is_boundary(line):
             rows.append(line)
         cursor = index + len(rows) if self._at_once(table, rows, n_labels, width) else \
