@@ -181,7 +181,7 @@ def roof_distance(point: PointView) -> Advice | None:
         return None
     percent, roof = point.roof_percent, f"{point.roof_name} roof"
     used = (UsedMetric(point.roof_name, point.roof_value, point.roof_unit),
-            UsedMetric("of the roof", percent, "%"))
+            UsedMetric("percent of the roof", percent, "%"))
     at = f"at {percent_text(percent)} of the {roof} ({number_text(point.roof_value)} {point.roof_unit})"
     if point.bound == "memory":
         level = point.level or "memory"
