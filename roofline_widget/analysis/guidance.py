@@ -29,7 +29,7 @@ from roofline_widget.points.selected_points import SelectedPoints
 from roofline_widget.points.selection import Selection, selection_parameters
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
 
-__all__ = ["ADDED_COLUMNS", "GUIDANCE_COLUMNS", "KEY_COLUMNS", "NOTHING_FOUND", "advise",
+__all__ = ["ADDED_COLUMNS", "ADVICE_SEPARATOR", "GUIDANCE_COLUMNS", "KEY_COLUMNS", "NOTHING_FOUND", "advise",
            "guidance", "guidance_of", "judging_roofline", "selection_guidance"]
 
 #: The keys of a guidance row: those of the points.
@@ -40,6 +40,8 @@ GUIDANCE_COLUMNS = ("bound", "roof", "roof_percent", "roof_empirical", "limiting
 #: The columns a points table gets with guidance (``points_dataframe(guidance=...)``,
 #: ``RooflineWidget.to_dataframe()``): its judged columns say the bound already.
 ADDED_COLUMNS = ("limiting_factor", "guidance", "guidance_metrics")
+#: Joins the advice sentences into the ``guidance`` text (no sentence contains it).
+ADVICE_SEPARATOR = "; "
 #: The text of a point no rule found anything on.
 NOTHING_FOUND = "no rule applies to the numbers measured"
 _UNITS = {"memory": "GB/s", "compute": "GFLOP/s"}
@@ -129,7 +131,7 @@ def advise(judged: pd.DataFrame, facts: pd.DataFrame, roofline: Roofline | None)
         texts = tuple(a.text for a in sorted(advices, key=lambda a: a.rank))
         rows.append((view.bound, view.roof_name, view.roof_percent, view.roof_empirical,
                      factors[0].factor if factors else "", texts,
-                     "; ".join(texts) if texts else NOTHING_FOUND, tuple(used)))
+                     ADVICE_SEPARATOR.join(texts) if texts else NOTHING_FOUND, tuple(used)))
     return pd.DataFrame(rows, columns=list(GUIDANCE_COLUMNS), index=judged.index)
 
 

@@ -24,7 +24,8 @@ from typing import NamedTuple
 __all__ = ["CLOCK_FRACTION", "IMBALANCE_MIN_RUNTIME_S", "IMBALANCE_SPREAD", "NEAR_ROOF_PERCENT",
            "PRECISION_BITS", "REUSE_HIGH", "REUSE_LOW", "RULES", "SCALAR_SHARE", "Advice",
            "PointView", "Rule", "UsedMetric", "broken_counter", "cache_reuse", "clock",
-           "imbalance", "number_text", "percent_text", "roof_distance", "scalar_share"]
+           "imbalance", "number_text", "percent_text", "roof_distance", "scalar_share",
+           "used_metrics_text", "used_texts"]
 
 #: At or above this percent of its roof a point is *at* the roof: only changing the
 #: work (less traffic, fewer FLOPs) moves it.
@@ -155,6 +156,27 @@ def percent_text(percent: float) -> str:
     return f"{percent:.2g} %" if abs(percent) < 10 else f"{percent:.0f} %"
 
 
+def used_texts(used) -> list[tuple[str, str]]:
+    """The numbers advice rests on as (name, "value unit") texts, each name and unit once.
+
+    Examples
+    --------
+    >>> used_texts([UsedMetric("Clock", 1895.47, "MHz"), UsedMetric("Clock", 1895.47, "MHz")])
+    [('Clock', '1,895 MHz')]
+    """
+    seen, texts = set(), []
+    for name, value, unit in used or ():
+        if (name, unit) not in seen:
+            seen.add((name, unit))
+            texts.append((str(name), f"{number_text(float(value))}{' ' + unit if unit else ''}"))
+    return texts
+
+
+def used_metrics_text(used) -> str:
+    """:func:`used_texts` as one line: ``"Scalar 2,703 MUOPS/s; Clock 1,895 MHz"`` (not escaped)."""
+    return "; ".join(f"{name} {value}" for name, value in used_texts(used))
+
+
 def _finite(*values: float) -> bool:
     return all(isinstance(v, (int, float)) and math.isfinite(v) for v in values)
 
@@ -217,7 +239,7 @@ def scalar_share(point: PointView) -> Advice | None:
             f"({point.simd_name} {point.precision}, {lanes} lanes)")
     memory = point.bound == "memory" and not point.roof_empirical  # a machine roof says so
     if memory:
-        text += "; memory bound: it pays after less traffic"
+        text += ", once the traffic is cut (memory bound)"
     return Advice("scalar share", text, "scalar code", 6 if memory else 2, (
         UsedMetric("Scalar", point.scalar_uops, "MUOPS/s"),
         UsedMetric("Packed", point.packed_uops, "MUOPS/s"),
@@ -254,7 +276,7 @@ def imbalance(point: PointView) -> Advice | None:
     return Advice("imbalance", (
         f"{point.timed_threads} threads run {number_text(low)}–{number_text(high)} s "
         f"({percent_text(100.0 * spread)} imbalance{slowest}): load balance "
-        f"{percent_text(100.0 * mean / high)}; share the work more evenly"), "load imbalance", 4, (
+        f"{percent_text(100.0 * mean / high)}: share the work more evenly"), "load imbalance", 4, (
         UsedMetric("fastest thread", low, "s"), UsedMetric("slowest thread", high, "s"),
         UsedMetric("mean thread", mean, "s")))
 

@@ -15,7 +15,7 @@ import json
 import pandas as pd
 
 from roofline_widget import Roofline, guidance, points_dataframe
-from roofline_widget.analysis.guidance_rules import number_text, percent_text
+from roofline_widget.analysis.guidance_rules import number_text, percent_text, used_metrics_text
 from roofline_widget.cli.report import Outcome, printable
 from roofline_widget.points.rank_groups import summed_ranks
 
@@ -42,13 +42,7 @@ def _bound_line(row: dict) -> str:
 
 
 def _metrics_line(used) -> str:
-    seen, parts = set(), []
-    for name, value, unit in used:
-        if (name, unit) in seen:
-            continue
-        seen.add((name, unit))
-        parts.append(f"{printable(name)} {number_text(float(value))}{' ' + unit if unit else ''}")
-    return "numbers used: " + "; ".join(parts)
+    return "numbers used: " + printable(used_metrics_text(used))
 
 
 def guidance_lines(table: pd.DataFrame, *, indent: str = "") -> list[str]:
