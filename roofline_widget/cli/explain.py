@@ -11,16 +11,20 @@ for ```check``'s guidance section.  Names from files pass :func:`printable`.
 from __future__ import annotations
 
 import json
+import textwrap
 
 import pandas as pd
 
 from roofline_widget import Roofline, guidance, points_dataframe
-from roofline_widget.analysis.guidance_rules import number_text, percent_text, used_metrics_text
+from roofline_widget.analysis.guidance_rules import number_text, percent_text, used_texts
 from roofline_widget.cli.report import Outcome, printable
 from roofline_widget.points.rank_groups import summed_ranks
 
-__all__ = ["explain_run", "guidance_lines", "guidance_records", "guidance_table"]
+__all__ = ["WIDTH", "explain_run", "guidance_lines", "guidance_records", "guidance_table"]
 
+#: The width text lines are wrapped at (a terminal's 100 columns).
+WIDTH = 100
+_KEEP = "\u00a0"  # a space textwrap does not break at
 _EMPIRICAL_NOTE = ("roofs: empirical (the largest observation, not a machine limit): give "
                    "--ceilings or --peak-flops/--peak-bandwidth for advice on the roofs")
 
@@ -42,7 +46,10 @@ def _bound_line(row: dict) -> str:
 
 
 def _metrics_line(used) -> str:
-    return "numbers used: " + printable(used_metrics_text(used))
+    """The numbers used, each kept on one line when wrapped (no-break spaces inside one,
+    undone by :func:`_wrapped`)."""
+    items = [printable(f"{name} {value}").replace(" ", _KEEP) for name, value in used_texts(used)]
+    return "numbers used: " + "; ".join(items)
 
 
 def guidance_lines(table: pd.DataFrame, *, indent: str = "") -> list[str]:
@@ -60,11 +67,18 @@ def guidance_lines(table: pd.DataFrame, *, indent: str = "") -> list[str]:
         lines.append(f"{indent}  {_bound_line(row)}")
         factor = row["limiting_factor"] or "none named"
         lines.append(f"{indent}  limiting factor: {printable(factor)}")
-        lines += [f"{indent}  - {printable(text)}" for text in row["advice"]] or [
-            f"{indent}  - {printable(row['guidance'])}"]
+        for text in row["advice"] or (row["guidance"],):
+            lines += _wrapped(f"- {printable(text)}", f"{indent}  ")
         if row["guidance_metrics"]:
-            lines.append(f"{indent}  {_metrics_line(row['guidance_metrics'])}")
+            lines += _wrapped(_metrics_line(row["guidance_metrics"]), f"{indent}  ")
     return lines
+
+
+def _wrapped(text: str, indent: str) -> list[str]:
+    """``text`` in lines of at most :data:`WIDTH` characters, the later ones indented further."""
+    return [line.replace(_KEEP, " ") for line in textwrap.wrap(
+        text, WIDTH, initial_indent=indent, subsequent_indent=indent + "    ",
+        break_on_hyphens=False, break_long_words=False)]
 
 
 def guidance_records(table: pd.DataFrame) -> list[dict]:
@@ -104,8 +118,8 @@ def explain_run(region: str | None, run, ceilings: Roofline | None, selection: d
         table = chosen
     metrics = (f"FLOP metric {table['flops_metric'].iloc[0]!r}, bandwidth metric "
                f"{table['bandwidth_metric'].iloc[0]!r}") if len(table) else "no point placed"
-    text = [f"guidance for {printable(run.label)}: {len(table)} point(s), {metrics}"]
+    text = _wrapped(f"guidance for {printable(run.label)}: {len(table)} point(s), {metrics}", "")
     if len(table) and table["roof_empirical"].all():
-        text.append(_EMPIRICAL_NOTE)
+        text += _wrapped(_EMPIRICAL_NOTE, "")
     text += guidance_lines(table)
     return Outcome({"files": list(run.sources), "guidance": guidance_records(table)}, text)
