@@ -31,7 +31,7 @@ _EMPIRICAL_NOTE = ("roofs: empirical (the largest observation, not a machine lim
 
 def _where(row: dict) -> str:
     ranks = summed_ranks(row["rank"], row.get("rank_group")) or f"rank {row['rank']}"
-    threads = row.get("n_threads")
+    threads = pd.to_numeric(row.get("n_threads"), errors="coerce")
     more = f", {int(threads)} thread{'s' if threads != 1 else ''}" if pd.notna(threads) else ""
     return f"{printable(row['region'])} ({printable(ranks)}{more})"
 

@@ -8,11 +8,17 @@ selected points.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.region_sums import RegionSums
 from roofline_widget.points.selection import Selection, selection_parameters
+
+if TYPE_CHECKING:
+    from roofline_widget.ceilings import Roofline
 
 __all__ = ["collect_roofline_points", "left_out_regions", "points_dataframe"]
 
@@ -79,7 +85,7 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
                      ranks: RanksArgument = None, include: PatternsArgument = None,
                      exclude: PatternsArgument = None, group_ranks: str = "auto",
                      combine_ranks: bool = False, unmeasured: str = "leave_out",
-                     guidance: object = False) -> pd.DataFrame:
+                     guidance: bool | Roofline | Sequence | None = False) -> pd.DataFrame:
     """The points of :func:`collect_roofline_points` as a DataFrame.
 
     Parameters
@@ -122,7 +128,8 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
     # analysis builds on points: its guidance is imported only when asked for
     from roofline_widget.analysis.guidance import guidance_of
 
-    return guidance_of(selected.points, sums, selected, None if guidance is True else guidance)
+    return guidance_of(selected.points, sums, selected,
+                       None if isinstance(guidance, bool) else guidance)
 
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
