@@ -21,7 +21,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.guidance_facts import point_facts
-from roofline_widget.analysis.guidance_rules import RULES, Advice, PointView, UsedMetric
+from roofline_widget.analysis.guidance_rules import RULES, Advice, PointView
 from roofline_widget.ceilings import Roofline, roof_keys
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.region_sums import RegionSums
@@ -44,27 +44,30 @@ ADDED_COLUMNS = ("limiting_factor", "guidance", "guidance_metrics")
 ADVICE_SEPARATOR = "; "
 #: The text of a point no rule found anything on.
 NOTHING_FOUND = "no rule applies to the numbers measured"
-_UNITS = {"memory": "GB/s", "compute": "GFLOP/s"}
 
 
 def _roofs(judged: pd.DataFrame, roofline: Roofline) -> dict[str, np.ndarray]:
     """Per point: the roof bounding it (name, value, unit, empirical), its level and precision."""
     keys = roof_keys(judged)
     distinct, inverse = keys.groups
-    found = [roofline.roofs_for(*key) for key in distinct]
+    # per distinct key and kind (0 compute, 1 bandwidth): the roof's name, value, empirical
+    per_key = [[(r.name, r.value, r.empirical) if r is not None else ("", np.nan, False)
+                for r in roofline.roofs_for(*key)] for key in distinct]
+    table = np.array([[cell for pair in kinds for cell in pair] for kinds in per_key],
+                     dtype=object).reshape(len(distinct), 6)
     bound = judged["bound"].astype(str).to_numpy()
-    n = len(judged)
-    out = {"roof_name": np.full(n, "", dtype=object), "roof_value": np.full(n, np.nan),
-           "roof_unit": np.full(n, "", dtype=object), "roof_empirical": np.zeros(n, dtype=bool)}
-    for i in range(n):
-        compute, bandwidth = found[inverse[i]]
-        roof = bandwidth if bound[i] == "memory" else compute if bound[i] == "compute" else None
-        if roof is not None:
-            out["roof_name"][i], out["roof_value"][i] = roof.name, roof.value
-            out["roof_unit"][i], out["roof_empirical"][i] = _UNITS[bound[i]], roof.empirical
-    out["level"] = np.array(["" if v is None else v for v in keys.level], dtype=object)
-    out["precision"] = np.array(["" if v is None else v for v in keys.precision], dtype=object)
-    return out
+    kind = np.where(bound == "memory", 1, np.where(bound == "compute", 0, -1))
+    rows = table[inverse] if len(distinct) else np.zeros((len(judged), 6), dtype=object)
+    judged_kind = kind >= 0
+    pick = np.where(judged_kind, kind, 0) * 3
+    n = np.arange(len(judged))
+    return {
+        "roof_name": np.where(judged_kind, rows[n, pick], ""),
+        "roof_value": np.where(judged_kind, rows[n, pick + 1], np.nan).astype(float),
+        "roof_unit": np.where(kind == 1, "GB/s", np.where(kind == 0, "GFLOP/s", "")),
+        "roof_empirical": np.where(judged_kind, rows[n, pick + 2], False).astype(bool),
+        "level": np.array(["" if v is None else v for v in keys.level], dtype=object),
+        "precision": np.array(["" if v is None else v for v in keys.precision], dtype=object)}
 
 
 def _views(judged: pd.DataFrame, facts: pd.DataFrame, roofline: Roofline | None) -> list[PointView]:
@@ -83,13 +86,9 @@ def _views(judged: pd.DataFrame, facts: pd.DataFrame, roofline: Roofline | None)
         "bound": judged["bound"].astype(str).to_numpy(),
         "roof_percent": judged["efficiency_percent"].to_numpy(dtype=float),
         "beyond_hardware": beyond_hardware(judged)})
-    fields = [columns[name] for name in PointView._fields]
-    return [PointView(*(_plain(value) for value in row)) for row in zip(*fields)]
-
-
-def _plain(value):
-    """numpy scalars as Python ones (the rules format them)."""
-    return value.item() if isinstance(value, np.generic) else value
+    # Python values (the rules format them), converted once per column
+    fields = [np.asarray(columns[name]).tolist() for name in PointView._fields]
+    return [PointView(*row) for row in zip(*fields)]
 
 
 def _advices(view: PointView) -> list[Advice]:
@@ -123,16 +122,26 @@ def advise(judged: pd.DataFrame, facts: pd.DataFrame, roofline: Roofline | None)
         :data:`GUIDANCE_COLUMNS`, index of ``judged``.
     """
     views = _views(judged, facts, roofline)
-    rows = []
-    for view in views:
-        advices = _advices(view)
-        factors = sorted((a for a in advices if a.factor), key=lambda a: a.rank)
-        used: list[UsedMetric] = [m for a in advices for m in a.used]
-        texts = tuple(a.text for a in sorted(advices, key=lambda a: a.rank))
-        rows.append((view.bound, view.roof_name, view.roof_percent, view.roof_empirical,
-                     factors[0].factor if factors else "", texts,
-                     ADVICE_SEPARATOR.join(texts) if texts else NOTHING_FOUND, tuple(used)))
-    return pd.DataFrame(rows, columns=list(GUIDANCE_COLUMNS), index=judged.index)
+    n = len(views)
+    columns = {name: np.empty(n, dtype=object) for name in ("limiting_factor", "advice",
+                                                             "guidance", "guidance_metrics")}
+    for i, view in enumerate(views):
+        advices = sorted(_advices(view), key=_rank)
+        texts = tuple(a.text for a in advices)
+        columns["limiting_factor"][i] = next((a.factor for a in advices if a.factor), "")
+        columns["advice"][i] = texts
+        columns["guidance"][i] = ADVICE_SEPARATOR.join(texts) if texts else NOTHING_FOUND
+        columns["guidance_metrics"][i] = tuple(m for a in advices for m in a.used)
+    out = pd.DataFrame({"bound": judged["bound"].astype(str).to_numpy(dtype=object),
+                        "roof": np.array([v.roof_name for v in views], dtype=object),
+                        "roof_percent": judged["efficiency_percent"].to_numpy(dtype=float),
+                        "roof_empirical": np.array([v.roof_empirical for v in views], dtype=bool),
+                        **columns}, index=judged.index)
+    return out[list(GUIDANCE_COLUMNS)]
+
+
+def _rank(advice: Advice) -> int:
+    return advice.rank
 
 
 def judging_roofline(ceilings: Roofline | Sequence | None, points: pd.DataFrame) -> Roofline | None:

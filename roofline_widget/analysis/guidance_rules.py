@@ -178,7 +178,8 @@ def used_metrics_text(used) -> str:
 
 
 def _finite(*values: float) -> bool:
-    return all(isinstance(v, (int, float)) and math.isfinite(v) for v in values)
+    """Whether every value is a finite number (the facts are floats, NaN where unknown)."""
+    return all(map(math.isfinite, values))
 
 
 # ---------------------------------------------------------------- the rules

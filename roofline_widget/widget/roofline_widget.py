@@ -256,28 +256,27 @@ class RooflineWidget(RooflineTraits):
     def to_dataframe(self) -> pd.DataFrame:
         """All current points (not only the drawn ones) with efficiency, bound and guidance.
 
-        Columns: those of :func:`~roofline_widget.points_dataframe`, then
-        :data:`~roofline_widget.ceilings.JUDGED_COLUMNS` (``attainable_gflops,
-        efficiency_percent, bound, ...``: each point judged against the roofs of
-        its memory level, device and precision), then ``limiting_factor,
-        guidance, guidance_metrics`` (:func:`~roofline_widget.guidance`).
+        Columns: those of :func:`~roofline_widget.points_dataframe`, the judged ones of
+        :meth:`Roofline.classify <roofline_widget.Roofline.classify>` (``efficiency_percent``,
+        ``bound``, ...), then ``limiting_factor, guidance, guidance_metrics`` (see ``guidance``).
         """
         current = self._refresh.current
-        return self._advice.add_columns(classify(current.points, self.roofline), current,
-                                        self.roofline)
+        return self._advice.add_columns(classify(current.points, self.roofline), current, self.roofline)
 
-    def selection_dataframe(self) -> pd.DataFrame:
+    def selection_dataframe(self, guidance: bool = True) -> pd.DataFrame:
         """The selected points, with the same columns as :meth:`to_dataframe`.
 
-        While memory levels are shown (``levels``), one row per selected point
-        and shown level instead, with the ``level`` and ``bandwidth_metric``
-        columns of :func:`~roofline_widget.hierarchical_points`, each row
-        judged against the roof of its level (``attainable_gflops``,
-        ``efficiency_percent``, ``bound``, ``above_roof``, ...; NaN and
-        ``"no L3 roof"`` where the ceilings have none).
+        While memory levels are shown (``levels``), one row per selected point and shown level,
+        with the ``level`` and ``bandwidth_metric`` columns of :func:`~roofline_widget.hierarchical_points`,
+        each row judged against its level's roof (NaN and ``"no L3 roof"`` where there is none).
+
+        Parameters
+        ----------
+        guidance : bool
+            False: without the guidance columns (the detail panel's table of many points).
         """
-        return self._advice.add_columns(self._refresh.selection_frame(), self._refresh.current,
-                                        self.roofline)
+        frame = self._refresh.selection_frame()
+        return self._advice.add_columns(frame, self._refresh.current, self.roofline) if guidance else frame
 
     def left_out_dataframe(self) -> pd.DataFrame:
         """The selected regions that could not be placed, with the reason."""
