@@ -55,6 +55,8 @@ LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("views", "static"): "View.save writes through static.output_files (atomic writes)",
     ("ceilings", "look"): ("Roofline._repr_html_ shows look.ceiling_lines' ceilings table "
                            "(imported when displayed)"),
+    ("points", "analysis"): ("points_dataframe(guidance=...) adds analysis.guidance's columns "
+                             "(imported when asked for)"),
 }
 #: Sphinx roles (:func:`~a.b`), and double back-quotes, as Markdown code.
 ROLE = re.compile(r":[a-z]+:`([^`]+)`")

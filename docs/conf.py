@@ -39,7 +39,7 @@ extensions = [
 root_doc = "index"
 #: The site's own pages at the top of docs/; every other top-level .md file is a
 #: design note or measurement diary, listed by notes/index.md (see _list_notes).
-SITE_PAGES = ("index", "getting-started", "changelog")
+SITE_PAGES = ("index", "getting-started", "guidance", "changelog")
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3

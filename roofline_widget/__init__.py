@@ -32,6 +32,7 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run)
     from roofline_widget.analysis.compare import compare_points
     from roofline_widget.analysis.gpu import gpu_ceilings, machine_rooflines
+    from roofline_widget.analysis.guidance import guidance
     from roofline_widget.analysis.levels import hierarchical_left_out, hierarchical_points
     from roofline_widget.analysis.machine import machine_roofline
     from roofline_widget.analysis.sanity import sanity_check
@@ -76,6 +77,7 @@ _LAZY = {
     "machine_roofline": ".analysis.machine",
     "gpu_ceilings": ".analysis.gpu",
     "machine_rooflines": ".analysis.gpu",
+    "guidance": ".analysis.guidance",
     "rank_spread": ".analysis.spread",
     "sanity_check": ".analysis.sanity",
     "stat_comparisons": ".io.stat_check",
@@ -126,6 +128,7 @@ __all__ = [
     "collect_roofline_points",
     "compare_points",
     "gpu_ceilings",
+    "guidance",
     "hierarchical_left_out",
     "hierarchical_points",
     "left_out_regions",

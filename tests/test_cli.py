@@ -69,11 +69,11 @@ def one_error_line(done: subprocess.CompletedProcess, command: str) -> str:
 def test_help_lists_the_commands_examples_and_exit_codes(tmp_path):
     done = run("--help", cwd=tmp_path)
     assert done.returncode == 0
-    for command in ("plot", "compare", "check", "machine", "points"):
+    for command in ("plot", "compare", "check", "machine", "points", "explain"):
         assert f"\n    {command} " in done.stdout
     assert "examples:" in done.stdout
     assert "exit codes:" in done.stdout
-    for command in ("plot", "compare", "check", "machine", "points"):
+    for command in ("plot", "compare", "check", "machine", "points", "explain"):
         sub = run(command, "--help", cwd=tmp_path)
         assert sub.returncode == 0
         assert f"roofline-widget {command} " in sub.stdout.split("examples:")[1]

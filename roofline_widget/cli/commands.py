@@ -1,4 +1,4 @@
-"""The five commands of ``roofline-widget``, each on the package's public API only.
+"""The six commands of ``roofline-widget``, each on the package's public API only.
 
 Each takes the parsed arguments and returns an :class:`~roofline_widget.cli.report.Outcome`:
 the JSON object, the text lines and the exit code.  Errors are not caught
@@ -30,13 +30,19 @@ from roofline_widget import (
     sanity_check,
     stat_comparisons,
 )
+from roofline_widget.cli.explain import (
+    explain_run,
+    guidance_lines,
+    guidance_records,
+    guidance_table,
+)
 from roofline_widget.cli.parser import EXIT_FINDINGS, EXIT_OK
 from roofline_widget.cli.report import Outcome, one_line, printable, records, table_text
 from roofline_widget.cli.svg_titles import add_hover_titles
 from roofline_widget.points.rank_groups import summed_ranks
 
-__all__ = ["BENCH_SUFFIXES", "COMMANDS", "bench_files", "check", "compare", "machine", "plot",
-           "points"]
+__all__ = ["BENCH_SUFFIXES", "COMMANDS", "bench_files", "check", "compare", "explain", "machine",
+           "plot", "points"]
 
 #: The files of a directory given as likwid-bench logs (compressed ones included).
 BENCH_SUFFIXES = (".log", ".txt", ".out", ".gz", ".bz2", ".xz")
@@ -239,11 +245,14 @@ def check(args: argparse.Namespace) -> Outcome:
         run = read_run(args.files, args.format)
     comparisons = stat_comparisons(run)
     mismatches = comparisons[~comparisons["agree"].astype(bool)] if len(comparisons) else comparisons
-    findings, skipped = _sanity(run, args, _check_ceilings(args))
+    ceilings = _check_ceilings(args)
+    findings, skipped = _sanity(run, args, ceilings)
+    advice = guidance_table(run, ceilings, _selection(args))
     data = {"files": list(run.sources),
             "stat_sums": {"compared": len(comparisons), "mismatches": records(mismatches)},
             "sanity": {"ran": skipped is None, "not_run_because": skipped,
-                       "findings": records(findings)}}
+                       "findings": records(findings)},
+            "guidance": guidance_records(advice)}
     if not len(comparisons):
         text = ["STAT sums: none to compare (LIKWID prints STAT tables only for more than one "
                 "thread)"]
@@ -266,6 +275,9 @@ def check(args: argparse.Namespace) -> Outcome:
         for row in findings.to_dict("records"):
             level = f", {row['level']}" if isinstance(row["level"], str) else ""
             text.append(f"  {_where(row, several)}{level}: {row['check']}: {printable(row['detail'])}")
+    text.append(f"guidance ({len(advice)} point(s); advice, not findings):" if len(advice)
+                else "guidance: no point placed")
+    text += guidance_lines(advice, indent="  ")
     found = len(mismatches) + len(findings)
     return Outcome(data, text, EXIT_FINDINGS if found else EXIT_OK)
 
@@ -324,6 +336,16 @@ def points(args: argparse.Namespace) -> Outcome:
     return Outcome(data, text)
 
 
+# --------------------------------------------------------------------------
+# explain
+# --------------------------------------------------------------------------
+def explain(args: argparse.Namespace) -> Outcome:
+    """``roofline-widget explain``: what limits each region and what to try."""
+    return explain_run(args.region, read_run(args.files, args.format), _check_ceilings(args),
+                       _selection(args))
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], Outcome]] = {
     "plot": plot, "compare": compare, "check": check, "machine": machine, "points": points,
+    "explain": explain,
 }

@@ -47,6 +47,7 @@ examples:
   {PROGRAM} check run.txt --ceilings bench_logs/
   {PROGRAM} machine bench_logs/
   {PROGRAM} points mem_dp.txt flops_dp.txt --csv > points.csv
+  {PROGRAM} explain run.txt --ceilings bench_logs/
 
 Run '{PROGRAM} COMMAND --help' for a command's options and examples.
 
@@ -107,6 +108,18 @@ else the working set against likwid-topology's cache sizes in the same log, else
 --level.
 
 {EXIT_CODES}""",
+    "explain": f"""\
+examples:
+  {PROGRAM} explain run.txt
+  {PROGRAM} explain run.txt --region Solve --ceilings bench_logs/
+  {PROGRAM} explain mpirun.txt --peak-flops 2048 --peak-bandwidth 204.8 --json
+
+Per point: the bound and the percent of its roof, the limiting factor and advice
+citing the numbers LIKWID printed (scalar share, clock, thread runtimes, L3 against
+memory traffic). Without ceilings the roofs are empirical and no advice rests on them.
+Every rule, its threshold and its source: docs/guidance.md.
+
+{EXIT_CODES}""",
     "points": f"""\
 examples:
   {PROGRAM} points run.txt
@@ -125,6 +138,7 @@ _HELP = {
     "check": "LIKWID's STAT sums and the sanity checks; exit 1 when anything is found",
     "machine": "the machine's ceilings from likwid-bench logs, with provenance",
     "points": "the roofline points table (text, --json or --csv)",
+    "explain": "what limits each region and what to try, citing the numbers measured",
 }
 
 
@@ -235,7 +249,7 @@ def _subparser(commands, name: str, **more) -> argparse.ArgumentParser:
 
 
 def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParser:
-    """The parser of ``roofline-widget`` and its five subcommands.
+    """The parser of ``roofline-widget`` and its six subcommands.
 
     Parameters
     ----------
@@ -320,4 +334,13 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     _add_format(points)
     _add_selection(points)
     _add_common(points)
+
+    explain = _subparser(commands, "explain")
+    explain.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
+    explain.add_argument("--region", metavar="NAME", help="only the points of this region "
+                         "(its exact name)")
+    _add_format(explain)
+    _add_ceilings(explain)
+    _add_selection(explain)
+    _add_common(explain)
     return parser

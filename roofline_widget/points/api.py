@@ -8,11 +8,17 @@ selected points.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.region_sums import RegionSums
 from roofline_widget.points.selection import Selection, selection_parameters
+
+if TYPE_CHECKING:
+    from roofline_widget.ceilings import Roofline
 
 __all__ = ["collect_roofline_points", "left_out_regions", "points_dataframe"]
 
@@ -78,7 +84,8 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
                      flops_metric: str | None = None, bandwidth_metric: str | None = None,
                      ranks: RanksArgument = None, include: PatternsArgument = None,
                      exclude: PatternsArgument = None, group_ranks: str = "auto",
-                     combine_ranks: bool = False, unmeasured: str = "leave_out") -> pd.DataFrame:
+                     combine_ranks: bool = False, unmeasured: str = "leave_out",
+                     guidance: bool | Roofline | Sequence | None = False) -> pd.DataFrame:
     """The points of :func:`collect_roofline_points` as a DataFrame.
 
     Parameters
@@ -86,6 +93,11 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
     profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
         As for :func:`collect_roofline_points`.
     {selection_parameters}
+    guidance : bool, Roofline or sequence of roofs, default False
+        Add the columns ``limiting_factor``, ``guidance`` and ``guidance_metrics``
+        of :func:`~roofline_widget.guidance`: True judges the points against
+        empirical roofs (no advice rests on them), ceilings (a Roofline, or
+        ComputeRoof / BandwidthRoof objects) against those.
 
     Returns
     -------
@@ -98,18 +110,26 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
         run's label ``<file>#<run> (...)``), 1 otherwise; ``rank_group``:
         the ranks a point sums (``"f0472 socket 0 (ranks 0-23)"``; its rank
         is -1 for every rank of the run, else its lowest rank) or ``"rank 3"``.
+        With ``guidance``, then its three columns.
 
     Warns
     -----
     RegionsLeftOutWarning, MetricChoiceWarning, SelectionWarning
         As :func:`collect_roofline_points`.
     """
-    selected = RegionSums.from_runs(profiling_data).select(
+    sums = RegionSums.from_runs(profiling_data)
+    selected = sums.select(
         selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
         include=include, exclude=exclude, group_ranks=group_ranks, combine_ranks=combine_ranks,
         unmeasured=unmeasured)
     selected.warn()
-    return selected.points
+    if guidance is False or guidance is None:
+        return selected.points
+    # analysis builds on points: its guidance is imported only when asked for
+    from roofline_widget.analysis.guidance import guidance_of
+
+    return guidance_of(selected.points, sums, selected,
+                       None if isinstance(guidance, bool) else guidance)
 
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",

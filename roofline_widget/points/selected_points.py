@@ -233,6 +233,23 @@ class SelectedPoints:
                 self._frame = _combined_frame(self._sums, self._combined[0])
         return self._frame
 
+    def member_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of the sums each point is made of: (rows, point), one entry per row.
+
+        ``rows`` are rows of the :class:`RegionSums` (its :meth:`~RegionSums.sums`
+        and key columns), ``point`` the row of :attr:`points` each belongs to:
+        one row per point, or every rank's row of a point summing ranks
+        (``group_ranks``).  For per-thread facts of a point (its threads' runtimes
+        or clocks), which no sum gives.
+        """
+        if self._combined is None:
+            return self._rows, np.arange(len(self._rows), dtype=np.intp)
+        groups, placed = self._combined
+        point_of_group = np.where(placed, np.cumsum(placed) - 1, -1)
+        point = point_of_group[groups.codes]
+        kept = point >= 0
+        return groups.rows[kept], point[kept].astype(np.intp)
+
     def left_out_sums(self, metric: str) -> np.ndarray:
         """One metric's sums (native unit) for the rows of :attr:`left_out`, in their order."""
         values = self._sums.sums(metric)

@@ -22,6 +22,7 @@ from traitlets import observe
 from roofline_widget.ceilings import Roofline
 from roofline_widget.points.chained import chained_sums
 from roofline_widget.views import View
+from roofline_widget.widget.advice import WidgetGuidance
 from roofline_widget.widget.controls import RooflineControls
 from roofline_widget.widget.figure import RooflineFigure
 from roofline_widget.widget.layer_stack import LayerStack
@@ -169,6 +170,8 @@ class RooflineWidget(RooflineTraits):
         if drawn.chain is not None:
             options["baseline"] = drawn.baseline
         self.figure = RooflineFigure(self._guard)
+        self._advice = WidgetGuidance(self.sums)  # the tooltip's last line, the panel's card
+        self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         self._layers = LayerStack(self.figure, on_region_click=self.toggle_region)
         self._refresh = RefreshPipeline(self, self._layers, self._guard, ceilings)
@@ -251,29 +254,29 @@ class RooflineWidget(RooflineTraits):
         self._refresh.reset_view()
 
     def to_dataframe(self) -> pd.DataFrame:
-        """All current points (not only the drawn ones) with efficiency and bound.
+        """All current points (not only the drawn ones) with efficiency, bound and guidance.
 
-        Columns: ``file, region, rank, performance_gflops, bandwidth_gbs,
-        arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
-        bandwidth_metric, device, n_threads, call_count, groups``, then
-        :data:`~roofline_widget.ceilings.JUDGED_COLUMNS`: ``attainable_gflops,
-        efficiency_percent, bound, above_roof, ridge_flops_per_byte,
-        compute_roof, bandwidth_roof``, each point judged against the roofs of
-        its memory level, device and precision.
+        Columns: those of :func:`~roofline_widget.points_dataframe`, the judged ones of
+        :meth:`Roofline.classify <roofline_widget.Roofline.classify>` (``efficiency_percent``,
+        ``bound``, ...), then ``limiting_factor, guidance, guidance_metrics`` (see ``guidance``).
         """
-        return classify(self._refresh.current.points, self.roofline)
+        current = self._refresh.current
+        return self._advice.add_columns(classify(current.points, self.roofline), current, self.roofline)
 
-    def selection_dataframe(self) -> pd.DataFrame:
+    def selection_dataframe(self, guidance: bool = True) -> pd.DataFrame:
         """The selected points, with the same columns as :meth:`to_dataframe`.
 
-        While memory levels are shown (``levels``), one row per selected point
-        and shown level instead, with the ``level`` and ``bandwidth_metric``
-        columns of :func:`~roofline_widget.hierarchical_points`, each row
-        judged against the roof of its level (``attainable_gflops``,
-        ``efficiency_percent``, ``bound``, ``above_roof``, ...; NaN and
-        ``"no L3 roof"`` where the ceilings have none).
+        While memory levels are shown (``levels``), one row per selected point and shown level,
+        with the ``level`` and ``bandwidth_metric`` columns of :func:`~roofline_widget.hierarchical_points`,
+        each row judged against its level's roof (NaN and ``"no L3 roof"`` where there is none).
+
+        Parameters
+        ----------
+        guidance : bool
+            False: without the guidance columns (the detail panel's table of many points).
         """
-        return self._refresh.selection_frame()
+        frame = self._refresh.selection_frame()
+        return self._advice.add_columns(frame, self._refresh.current, self.roofline) if guidance else frame
 
     def left_out_dataframe(self) -> pd.DataFrame:
         """The selected regions that could not be placed, with the reason."""

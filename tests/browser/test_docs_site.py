@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 #: Guide and gallery pages and the least number of pictures each shows.
 PAGES_WITH_PICTURES = {
     "guide/reading": 1, "guide/ceilings": 1, "guide/hierarchical": 2, "guide/compare": 2,
-    "guide/ranks": 1, "gallery/thread-scaling": 1, "index": 1,
+    "guide/ranks": 1, "gallery/thread-scaling": 1, "index": 1, "guidance": 2,
 }
 
 
@@ -82,6 +82,6 @@ def test_notes_page_lists_the_measurements(page, docs_site):
     links = page.eval_on_selector_all("article .toctree-wrapper a", "els => els.map(e => e.href)")
     # every top-level note of docs/ is listed, whoever added it
     notes = sorted(p.stem for p in (REPO / "docs").glob("*.md")
-                   if p.stem not in ("index", "getting-started", "changelog"))
+                   if p.stem not in ("index", "getting-started", "guidance", "changelog"))
     assert sorted(link.rsplit("/", 1)[1].removesuffix(".html") for link in links) == notes
     assert "performance" in notes
