@@ -25,6 +25,7 @@ __all__ = [
     "MetricChoiceWarning",
     "OutputPathError",
     "ParallelReadError",
+    "PointsTableError",
     "RegionsLeftOutWarning",
     "RooflineError",
     "RooflineWarning",
@@ -118,6 +119,17 @@ def _rebuild_parallel_error(source: str, message: str) -> ParallelReadError:
     RuntimeError.__init__(error, message)
     error.source = source
     return error
+
+
+class PointsTableError(LikwidFormatError):
+    """A table of roofline points (a DataFrame, a CSV or Parquet file) that cannot be read.
+
+    A missing column (the message names it and what else would do), a cell
+    that is no number or out of range, an empty region name, a point given
+    twice; ``line`` is the CSV line (a DataFrame's row position + 2).  A
+    :class:`LikwidFormatError`, so callers that catch bad input files catch
+    it too.
+    """
 
 
 class OutputPathError(RooflineError, ValueError):

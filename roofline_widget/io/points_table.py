@@ -1,0 +1,475 @@
+"""A table of roofline points (a DataFrame, a CSV or Parquet file) read as runs of the canonical model.
+
+A points table is what :func:`~roofline_widget.points_dataframe` writes, a
+colleague's CSV, another tool's export: one row per point.  It is read into
+:class:`~roofline_widget.model.LikwidRun` rows, so every function and view
+that takes runs takes it unchanged (``RooflineWidget(points)``,
+``plot_roofline(points)``, ``compare_points(points, other)``, the command
+line with a ``.csv`` or ``.parquet`` file of points).
+
+The columns read (:data:`POINT_RATE_COLUMNS` and :data:`COUNT_COLUMNS` say
+which names each takes):
+
+* ``region`` (required) and either ``performance_gflops`` and
+  ``bandwidth_gbs`` (GFLOP/s and GB/s), or ``performance_gflops`` and the
+  intensity ``arithmetic_intensity_flops_per_byte``, or FLOP and byte
+  counts with a runtime (``flops``, ``bytes``, ``runtime_seconds``);
+* optional: ``file`` (the run's label; every label is a run of its own, and
+  labels ``<file>#<n> (...)`` with one ``<file>`` and the numbers of the
+  ``run`` column are the runs of one file, a chain), ``rank``
+  (0 when missing; -1 for a sum of every rank), ``device`` (``cpu``/``gpu``),
+  ``runtime_seconds``, ``call_count``, ``groups``, ``n_threads`` (1 when
+  missing), ``flops_metric`` and ``bandwidth_metric`` (the metric names the
+  rates are named by; ``FLOP rate [GFLOP/s]`` and
+  ``Memory bandwidth [GBytes/s]`` when missing).
+
+Each point becomes ``n_threads`` thread rows of its (file, rank, region,
+device), each with an equal share of its rates and its runtime: the sums
+over threads, which every view reads, are the point's rates again, and its
+thread count (which the beyond-the-hardware check multiplies by) is kept.
+The table holds no more: the rows are not a measurement of each thread.
+What a points table cannot carry back: ``rank_group`` (the point is keyed
+by its ``rank``), ``unmeasured_threads``, intensities given along with both
+rates (the ratio of the rates is used).
+
+Bad input raises :class:`~roofline_widget.errors.PointsTableError` naming
+the file (or ``<DataFrame>``), the line (a CSV file's line, a frame's row
+position + 2, as a CSV written from it without index would number it) and
+what was expected.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from roofline_widget import schema
+from roofline_widget.errors import PointsTableError
+from roofline_widget.io.opener import PathOrBuffer, is_file_like, peek, read_bytes, source_name
+from roofline_widget.io.parsed import key_table
+from roofline_widget.io.runs import RunInfo
+from roofline_widget.model import Layout, LikwidRun
+from roofline_widget.units import BYTE_RATE, FLOP_RATE, parse_unit
+
+__all__ = [
+    "COUNT_COLUMNS",
+    "DEFAULT_BANDWIDTH_METRIC",
+    "DEFAULT_FLOPS_METRIC",
+    "FRAME_SOURCE",
+    "MAX_THREAD_ROWS",
+    "PARQUET_MAGIC",
+    "POINT_RATE_COLUMNS",
+    "is_points_file",
+    "is_points_frame",
+    "points_table_runs",
+    "read_points_table",
+    "sniff_points_table",
+]
+
+#: The rate columns of a points table (points_dataframe's names).
+POINT_RATE_COLUMNS = (schema.PERFORMANCE, schema.BANDWIDTH, schema.INTENSITY)
+#: The count columns a table may give instead of rates: what -> the names it is read under.
+COUNT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "flops": ("flops", "flop_count"),
+    "bytes": ("bytes", "byte_count"),
+    "runtime": (schema.RUNTIME, "runtime_s"),
+}
+#: The metric names of a table that names none (``flops_metric``/``bandwidth_metric`` columns).
+DEFAULT_FLOPS_METRIC = "FLOP rate [GFLOP/s]"
+DEFAULT_BANDWIDTH_METRIC = "Memory bandwidth [GBytes/s]"
+#: The source name of a DataFrame.
+FRAME_SOURCE = "<DataFrame>"
+#: The first bytes of a Parquet file.
+PARQUET_MAGIC = b"PAR1"
+#: The most thread rows a table may expand to (the sum of its ``n_threads``).
+MAX_THREAD_ROWS = 20_000_000
+#: The bytes of a file's start looked at to tell a points table.
+_SNIFF_BYTES = 65_536
+#: Columns that say a CSV with a ``region`` column holds points (not some other table).
+_POINT_MARKERS = frozenset({*POINT_RATE_COLUMNS, *(n for names in COUNT_COLUMNS.values()
+                                                   for n in names)})
+_CHAIN_LABEL = re.compile(r"^(?P<stem>.+)#(?P<number>[0-9]{1,9})(?: \((?P<detail>.*)\))?$", re.S)
+_TEXT_COLUMNS = ("file", "region", "device", "groups", "flops_metric", "bandwidth_metric")
+_NEEDED = (f"a points table: a 'region' column and '{schema.PERFORMANCE}' with "
+           f"'{schema.BANDWIDTH}' (or '{schema.INTENSITY}'), or FLOP and byte counts "
+           f"('flops', 'bytes') with '{schema.RUNTIME}'")
+
+
+def is_points_frame(obj: object) -> bool:
+    """Whether ``obj`` is a pandas DataFrame (any DataFrame is read as a points table)."""
+    return isinstance(obj, pd.DataFrame)
+
+
+def sniff_points_table(head: bytes) -> bool:
+    """Whether a file's first bytes are those of a points table.
+
+    A Parquet file (its magic bytes; no LIKWID reader reads one), or text
+    whose first line is a CSV header with a ``region`` column and a rate or
+    count column (:data:`POINT_RATE_COLUMNS`, :data:`COUNT_COLUMNS`).
+    LIKWID's own CSV starts otherwise (``STRUCT,Info``, ``TABLE,Region``, a
+    text header).
+
+    Examples
+    --------
+    >>> sniff_points_table(b"file,region,rank,performance_gflops,bandwidth_gbs\\n")
+    True
+    >>> sniff_points_table(b"TABLE,Region 1,Group 1 Raw,MEM_DP,6\\n")
+    False
+    """
+    if head.startswith(PARQUET_MAGIC):
+        return True
+    first = head.split(b"\n", 1)[0].lstrip(b"\xef\xbb\xbf").decode("utf-8", "replace")
+    cells = {cell.strip().lower() for cell in next(csv.reader([first]), [])}
+    return "region" in cells and not cells.isdisjoint(_POINT_MARKERS)
+
+
+def is_points_file(path_or_buffer: PathOrBuffer) -> bool:
+    """Whether a path is a regular file holding a points table (False for file objects)."""
+    if is_file_like(path_or_buffer):
+        return False
+    return sniff_points_table(peek(path_or_buffer, _SNIFF_BYTES))
+
+
+# ------------------------------------------------------------------ reading files
+def _file_frame(path_or_buffer: PathOrBuffer) -> tuple[pd.DataFrame, str]:
+    """The table of a CSV or Parquet file (every CSV cell as text), and the file's name."""
+    name = source_name(path_or_buffer)
+    raw = read_bytes(path_or_buffer)
+    if raw.startswith(PARQUET_MAGIC):
+        try:
+            return pd.read_parquet(io.BytesIO(raw)), name
+        except ImportError as exc:
+            raise ImportError(f"{name}: reading a Parquet file of points needs pyarrow "
+                              f"(pip install pyarrow): {exc}") from None
+        except (OSError, ValueError) as exc:
+            raise PointsTableError(name, None, "a complete Parquet file", str(exc)) from None
+    try:
+        frame = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False,
+                            skip_blank_lines=True)
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise PointsTableError(name, None, "a CSV table of points", str(exc)) from None
+    return frame, name
+
+
+# ------------------------------------------------------------------ checking columns
+def _column(frame: pd.DataFrame, names: Sequence[str]) -> str | None:
+    """The first of ``names`` the frame has (matched without case), or None."""
+    lower = {str(c).strip().lower(): c for c in frame.columns}
+    return next((lower[n] for n in names if n in lower), None)
+
+
+def _numbers(frame: pd.DataFrame, column: str | None, source: str, *, low: float = 0.0
+             ) -> np.ndarray:
+    """A numeric column (NaN where empty); an unreadable or too small value raises, naming its line."""
+    if column is None:
+        return np.full(len(frame), np.nan)
+    raw = frame[column]
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    given = raw.notna().to_numpy() & (raw.astype(str).str.strip() != "").to_numpy()
+    bad = np.flatnonzero((given & np.isnan(values) & ~raw.astype(str).str.strip().str.lower()
+                          .isin(["nan", "<na>", "none"]).to_numpy()) | (values < low))
+    if len(bad):
+        row = int(bad[0])
+        raise PointsTableError(source, row + 2, f"a number of at least {low:g} in column "
+                               f"{column!r}", str(raw.iloc[row]))
+    return values
+
+
+def _texts(frame: pd.DataFrame, column: str | None, default: str) -> np.ndarray:
+    """A text column as str objects (``default`` where missing or empty)."""
+    if column is None:
+        return np.full(len(frame), default, dtype=object)
+    values = frame[column].astype(object).to_numpy()
+    return np.array([default if v is None or v != v or str(v) == "" else str(v) for v in values],
+                    dtype=object)
+
+
+def _integers(frame: pd.DataFrame, column: str | None, source: str, default: int, low: int,
+              high: int) -> np.ndarray:
+    """An integer column from ``low`` to ``high`` (``default`` where missing)."""
+    values = _numbers(frame, column, source, low=-np.inf)
+    values = np.where(np.isnan(values), default, values)
+    bad = np.flatnonzero((values != np.round(values)) | (values < low) | (values > high))
+    if len(bad):
+        row = int(bad[0])
+        raise PointsTableError(source, row + 2, f"an integer from {low} to {high:,} in column "
+                               f"{column!r}", str(frame[column].iloc[row]))
+    return values.astype(np.int64)
+
+
+def _metric(frame: pd.DataFrame, column: str | None, default: str, kind, source: str) -> str:
+    """The one metric name of a ``flops_metric``/``bandwidth_metric`` column (``default`` without)."""
+    names = [n for n in pd.unique(_texts(frame, column, default)) if n != default] or [default]
+    if len(names) > 1:
+        raise PointsTableError(source, None, f"one metric name in column {column!r} (a table "
+                               "of one FLOP and one bandwidth metric)", ", ".join(names[:4]))
+    if parse_unit(names[0]).kind != kind:
+        raise PointsTableError(source, None, f"a {kind.replace('_', ' ')} metric name with its "
+                               f"unit in column {column!r}, e.g. {default!r}", names[0])
+    return names[0]
+
+
+@dataclass(frozen=True)
+class _Rates:
+    """Per point its GFLOP/s and GB/s, and the metric names they are given in."""
+
+    performance: np.ndarray
+    bandwidth: np.ndarray
+    runtime: np.ndarray
+    flops_metric: str
+    bandwidth_metric: str
+
+
+def _rates(frame: pd.DataFrame, source: str) -> _Rates:
+    """The points' rates from rate columns, or from counts and runtimes; raises naming what is missing."""
+    performance_column = _column(frame, [schema.PERFORMANCE])
+    bandwidth_column = _column(frame, [schema.BANDWIDTH])
+    intensity_column = _column(frame, [schema.INTENSITY])
+    counts = {what: _column(frame, names) for what, names in COUNT_COLUMNS.items()}
+    runtime = _numbers(frame, counts["runtime"], source)
+    if performance_column is not None and (bandwidth_column or intensity_column) is not None:
+        performance = _numbers(frame, performance_column, source)
+        if bandwidth_column is not None:
+            bandwidth = _numbers(frame, bandwidth_column, source)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                bandwidth = performance / _numbers(frame, intensity_column, source)
+    elif counts["flops"] is not None and counts["bytes"] is not None \
+            and counts["runtime"] is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            performance = _numbers(frame, counts["flops"], source) / runtime / 1e9
+            bandwidth = _numbers(frame, counts["bytes"], source) / runtime / 1e9
+    else:
+        present = [str(c) for c in frame.columns][:12]
+        missing = _missing(performance_column, bandwidth_column or intensity_column, counts)
+        raise PointsTableError(source, 1, f"{_NEEDED}; missing {missing}",
+                               "columns " + ", ".join(present) if present else "no columns")
+    return _Rates(performance, bandwidth, runtime,
+                  _metric(frame, _column(frame, ["flops_metric"]), DEFAULT_FLOPS_METRIC,
+                          FLOP_RATE, source),
+                  _metric(frame, _column(frame, ["bandwidth_metric"]), DEFAULT_BANDWIDTH_METRIC,
+                          BYTE_RATE, source))
+
+
+def _missing(performance: str | None, bandwidth: str | None, counts: dict) -> str:
+    """What a table lacks, said against the nearer of the two ways of giving points."""
+    if performance is not None or counts["flops"] is None:
+        rates = [name for name, got in ((schema.PERFORMANCE, performance),
+                                        (f"{schema.BANDWIDTH} (or {schema.INTENSITY})", bandwidth))
+                 if got is None]
+        return " and ".join(repr(n) for n in rates)
+    return " and ".join(repr(names[0]) for what, names in COUNT_COLUMNS.items()
+                        if counts[what] is None)
+
+
+# ------------------------------------------------------------------ rows of the model
+@dataclass(frozen=True)
+class _Points:
+    """The checked columns of a points table, one value per point."""
+
+    files: np.ndarray
+    regions: np.ndarray
+    ranks: np.ndarray
+    devices: np.ndarray
+    threads: np.ndarray
+    call_counts: np.ndarray
+    groups: np.ndarray
+    run_numbers: np.ndarray | None
+    rates: _Rates
+
+
+def _points(frame: pd.DataFrame, source: str, label: str) -> _Points:
+    if not len(frame.columns) or _column(frame, ["region"]) is None:
+        raise PointsTableError(source, 1, f"{_NEEDED}; missing 'region'",
+                               "columns " + ", ".join(map(str, frame.columns[:12])))
+    level = _column(frame, ["level"])
+    if level is not None and frame[level].nunique() > 1:
+        raise PointsTableError(source, None, "one memory level per table (hierarchical_points "
+                               "writes a row per level): pick one, table[table.level == 'MEM']",
+                               "levels " + ", ".join(map(str, frame[level].unique()[:4])))
+    regions = _texts(frame, _column(frame, ["region"]), "")
+    empty = np.flatnonzero(regions == "")
+    if len(empty):
+        raise PointsTableError(source, int(empty[0]) + 2, "a region name", "an empty cell")
+    devices = np.char.lower(_texts(frame, _column(frame, ["device"]), "cpu").astype(str))
+    bad = np.flatnonzero(~np.isin(devices, ["cpu", "gpu"]))
+    if len(bad):
+        raise PointsTableError(source, int(bad[0]) + 2, "device 'cpu' or 'gpu'",
+                               str(devices[bad[0]]))
+    run_column = _column(frame, ["run"])
+    points = _Points(
+        files=_texts(frame, _column(frame, ["file"]), label), regions=regions,
+        ranks=_integers(frame, _column(frame, ["rank"]), source, 0, schema.ALL_RANKS, 2**31 - 1),
+        devices=devices.astype(object),
+        threads=_integers(frame, _column(frame, ["n_threads"]), source, 1, 1, MAX_THREAD_ROWS),
+        call_counts=_numbers(frame, _column(frame, ["call_count"]), source),
+        groups=_texts(frame, _column(frame, ["groups"]), "points"),
+        run_numbers=None if run_column is None else _integers(frame, run_column, source, 1, 1,
+                                                              10**9),
+        rates=_rates(frame, source))
+    total = int(points.threads.sum())
+    if total > MAX_THREAD_ROWS:
+        raise PointsTableError(source, None, f"at most {MAX_THREAD_ROWS:,} threads over all "
+                               "points (the sum of n_threads)", f"{total:,}")
+    _check_unique(points, source)
+    return points
+
+
+def _check_unique(points: _Points, source: str) -> None:
+    keys = pd.DataFrame({"file": points.files, "rank": points.ranks, "region": points.regions,
+                         "device": points.devices})
+    repeated = keys.duplicated(keep=False).to_numpy()
+    if repeated.any():
+        rows = np.flatnonzero(repeated)
+        first = rows[0]
+        twin = next(r for r in rows[1:] if (keys.iloc[r] == keys.iloc[first]).all())
+        raise PointsTableError(source, int(twin) + 2, "one point per (file, rank, region, "
+                               f"device); line {int(first) + 2} has this one",
+                               f"region {points.regions[first]!r}, rank {points.ranks[first]} "
+                               "again")
+
+
+def _run_table(points: _Points, rows: np.ndarray, source: str) -> pd.DataFrame:
+    """The per-thread rows of the points at ``rows``: each point's rates shared by its threads."""
+    threads = points.threads[rows]
+    expanded = np.repeat(rows, threads)
+    offsets = np.arange(len(expanded)) - np.repeat(np.cumsum(threads) - threads, threads)
+    share = 1.0 / np.repeat(threads, threads).astype(float)
+    rates = points.rates
+    table = key_table(
+        source=source, total=len(expanded), line=expanded + 2, rank=points.ranks[expanded],
+        region=points.regions[expanded], group_index=np.ones(len(expanded), dtype=np.int64),
+        group=points.groups[expanded], thread=np.array([f"thread {i}" for i in offsets.tolist()],
+                                                       dtype=object),
+        host=np.full(len(expanded), "", dtype=object), cpu=np.full(len(expanded), -1),
+        device=points.devices[expanded], call_count=points.call_counts[expanded],
+        runtime_s=rates.runtime[expanded])
+    flops_to_native = 1.0 / parse_unit(rates.flops_metric).to_giga
+    bytes_to_native = 1.0 / parse_unit(rates.bandwidth_metric).to_giga
+    table[rates.flops_metric] = rates.performance[expanded] * share * flops_to_native
+    table[rates.bandwidth_metric] = rates.bandwidth[expanded] * share * bytes_to_native
+    return table
+
+
+def _chain(labels: list[str], points: _Points) -> tuple[str, list[str]] | None:
+    """(file stem, per label its detail) when the labels are the runs of one file, else None."""
+    matches = [_CHAIN_LABEL.match(label) for label in labels]
+    if len(labels) < 2 or any(m is None for m in matches):
+        return None
+    stems = {m["stem"] for m in matches}  # type: ignore[index]
+    numbers = [int(m["number"]) for m in matches]  # type: ignore[index]
+    if len(stems) != 1 or len(set(numbers)) != len(numbers):
+        return None
+    if points.run_numbers is not None:
+        for label, number in zip(labels, numbers):
+            if set(points.run_numbers[points.files == label].tolist()) != {number}:
+                return None
+    return stems.pop(), [m["detail"] or "" for m in matches]  # type: ignore[index]
+
+
+def _run(table: pd.DataFrame, label: str, source: str, info: RunInfo | None = None) -> LikwidRun:
+    """A run of points-table rows (no raw event counts: the table has none; a DataFrame is no file)."""
+    sources = () if source == FRAME_SOURCE else (source,)
+    return LikwidRun(label=label, sources=sources, table=table.reset_index(drop=True),
+                     events=pd.DataFrame(index=range(len(table))), layout=Layout.POINTS_TABLE,
+                     run_info=info)
+
+
+def points_table_runs(frame: pd.DataFrame, source: str = FRAME_SOURCE,
+                      label: str | None = None) -> list[LikwidRun]:
+    """The runs of a points table, in the order their ``file`` labels first appear.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per point (see the module docstring for the columns).
+    source : str
+        The file it was read from, for the runs and the error messages.
+    label : str, optional
+        The run label of a table without a ``file`` column (default: the
+        file's stem, ``"points"`` for a DataFrame).
+
+    Returns
+    -------
+    list of LikwidRun
+        One run per ``file`` label; labels that are the runs of one file
+        (``<file>#1 (...)``, ``<file>#2 (...)``, ...) give ONE run holding
+        them as its :attr:`~LikwidRun.runs` (a chain, as the file they came
+        from).
+
+    Raises
+    ------
+    PointsTableError
+        For a missing column (named), a value that is no number or out of
+        range, an empty region name, a point given twice.
+    """
+    label = label or (Path(source).stem if source != FRAME_SOURCE else "points")
+    points = _points(frame.reset_index(drop=True), source, label)
+    labels = list(pd.unique(points.files))
+    tables = [_run_table(points, np.flatnonzero(points.files == name), source) for name in labels]
+    chain = _chain(labels, points)
+    if chain is None:
+        return [_run(table, name, source) for table, name in zip(tables, labels)]
+    stem, details = chain
+    runs = []
+    for table, name, detail in zip(tables, labels, details):
+        lines = table["line"].to_numpy()
+        widest = int(table.groupby(["rank", "region"], observed=True).size().max())
+        info = RunInfo(int(_CHAIN_LABEL.match(name)["number"]), len(labels),  # type: ignore[index]
+                       int(lines.min()), int(lines.max()), widest, (), detail)
+        runs.append(_run(table, name, source, info))
+    whole = _run(pd.concat([r.table for r in runs], ignore_index=True), stem, source)
+    whole.runs = tuple(runs)
+    return [whole]
+
+
+def read_points_table(path_or_frame, label: str | None = None) -> LikwidRun:
+    """Read a points table (a DataFrame, or a CSV or Parquet file) as ONE run.
+
+    Parameters
+    ----------
+    path_or_frame : pandas.DataFrame, str, path-like or file object
+        The table, or a CSV (every cell read as text, then checked) or
+        Parquet file of it.
+    label : str, optional
+        The label of a table without a ``file`` column.
+
+    Returns
+    -------
+    LikwidRun
+        A table of several ``file`` labels gives one run holding them as
+        its :attr:`~LikwidRun.runs` (as a file of several runs): every
+        function that takes runs takes them apart.
+
+    Raises
+    ------
+    PointsTableError
+        See :func:`points_table_runs`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = read_points_table(pd.DataFrame({"region": ["solve"], "performance_gflops": [8.0],
+    ...                                       "bandwidth_gbs": [2.0], "n_threads": [4]}))
+    >>> run.regions, len(run.table)
+    (['solve'], 4)
+    """
+    if is_points_frame(path_or_frame):
+        runs = points_table_runs(path_or_frame, FRAME_SOURCE, label)
+        source = FRAME_SOURCE
+    else:
+        frame, source = _file_frame(path_or_frame)
+        runs = points_table_runs(frame, source, label)
+    if len(runs) == 1:
+        return runs[0]
+    whole = _run(pd.concat([r.table for r in runs], ignore_index=True),
+                 label or Path(source).stem, source)
+    whole.runs = tuple(runs)
+    return whole
