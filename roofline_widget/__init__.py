@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
     from roofline_widget.analysis.levels import hierarchical_left_out, hierarchical_points
     from roofline_widget.analysis.machine import machine_roofline
     from roofline_widget.analysis.sanity import sanity_check
+    from roofline_widget.analysis.scaling import scaling_table
     from roofline_widget.analysis.spread import rank_spread
     from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.io import read_likwid
@@ -79,6 +80,7 @@ _LAZY = {
     "machine_rooflines": ".analysis.gpu",
     "rank_spread": ".analysis.spread",
     "sanity_check": ".analysis.sanity",
+    "scaling_table": ".analysis.scaling",
     "stat_comparisons": ".io.stat_check",
     "plot_roofline": ".static.plot",
     "RooflineWidget": ".widget",
@@ -144,6 +146,7 @@ __all__ = [
     "sample_names",
     "sample_path",
     "sanity_check",
+    "scaling_table",
     "stat_comparisons",
 ]
 
