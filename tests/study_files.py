@@ -23,6 +23,12 @@ from pathlib import Path
 
 from likwid_render import HLINE, mpirun_region, perfctr_header, perfctr_region, topology
 
+from roofline_widget import sample_path
+
+#: Sample 17: gmgpolar's Solve and Setup on 1, 2 and 8 threads (compact pinning), three files.
+GMGPOLAR_THREADS = tuple(sample_path(f"gmgpolar_skx4s_lw50_MEM_DP_compact{t}t_1537x2048_give.txt")
+                         for t in (1, 2, 8))
+
 #: The thread counts and cases of the sweep, in the order the job ran them.
 THREADS = tuple(range(1, 19))
 CASES = ("sedov", "noh", "sod")
@@ -74,8 +80,9 @@ def _sweep_run(case: str, threads: int) -> list[str]:
     return blocks
 
 
-def write_sweep(path: Path) -> Path:
-    """Write the 54-run sweep (see the module docstring) to ``path``."""
+def write_sweep(directory: Path) -> Path:
+    """Write the 54-run sweep (see the module docstring) into ``directory`` as ``lulesh_sweep.txt``."""
+    path = Path(directory) / "lulesh_sweep.txt"
     blocks = [block for case in CASES for threads in THREADS for block in _sweep_run(case, threads)]
     path.write_text("\n".join(blocks) + "\n")
     return path
@@ -105,5 +112,5 @@ def write_ranks(path: Path, *, topology_block: bool = True) -> Path:
     return path
 
 
-__all__ = ["CASES", "GBYTE", "GFLOP", "HOSTS", "KINEMATICS_SEDOV", "REGIONS", "THREADS",
+__all__ = ["CASES", "GBYTE", "GFLOP", "GMGPOLAR_THREADS", "HOSTS", "KINEMATICS_SEDOV", "REGIONS", "THREADS",
            "command", "rank_mflops", "runtime", "write_ranks", "write_sweep"]

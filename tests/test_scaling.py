@@ -17,20 +17,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from study_files import CASES, THREADS, runtime, write_sweep
+from study_files import CASES, GMGPOLAR_THREADS, THREADS, runtime, write_sweep
 from wild_samples import LULESH_SIZES
 
-from roofline_widget import points_dataframe, read_likwid, sample_path, scaling_table
+from roofline_widget import points_dataframe, read_likwid, scaling_table
 from roofline_widget.analysis.study_keys import study_keys
 
-GMGPOLAR = [sample_path(f"gmgpolar_skx4s_lw50_MEM_DP_compact{t}t_1537x2048_give.txt")
-            for t in (1, 2, 8)]
+GMGPOLAR = list(GMGPOLAR_THREADS)
 HOURGLASS = "CalcFBHourglassForceForElems"
 
 
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory):
-    return read_likwid(write_sweep(tmp_path_factory.mktemp("sweep") / "lulesh_sweep.txt"))
+    return read_likwid(write_sweep(tmp_path_factory.mktemp("sweep")))
 
 
 def _rows(table: pd.DataFrame, **where) -> pd.DataFrame:

@@ -29,6 +29,7 @@ from roofline_widget import schema
 from roofline_widget.analysis.study_keys import KEYS, StudyKeys, study_keys, varying
 from roofline_widget.points import RegionSums, Selection, selection_parameters
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
+from roofline_widget.roofs.hardware_bounds import beyond_hardware
 
 __all__ = ["SCALING_COLUMNS", "WORK_TOLERANCE", "scaling_table"]
 
@@ -36,7 +37,7 @@ __all__ = ["SCALING_COLUMNS", "WORK_TOLERANCE", "scaling_table"]
 SCALING_COLUMNS = (
     "group", "varies", "region", "device", "run", "file", "threads", "ranks", "size", "case",
     schema.RUNTIME, schema.PERFORMANCE, "gflop", "baseline", "speedup", "threads_ratio",
-    "efficiency", "work_ratio", "note",
+    "efficiency", "work_ratio", "beyond_hardware", "note",
 )
 #: The FLOPs of a run may differ from its baseline's by this factor before the speed-up is
 #: said to compare different work (a run that differs in no size but does 1.25x the FLOPs).
@@ -80,10 +81,14 @@ def _rows(data, chosen: Selection) -> tuple[pd.DataFrame, list[StudyKeys], dict]
         schema.PERFORMANCE: performance,
     })
     rows["run"] = rows["file"].map({label: n for n, label in enumerate(sums.files, 1)})
+    rows["beyond_hardware"] = beyond_hardware(
+        rows.assign(n_threads=frame["n_threads"].to_numpy()), schema.PERFORMANCE)
     return rows, keys, {"flops_metric": metric}
 
 
 def _note(row, varies: str, size_name: str) -> str:
+    if row["beyond_hardware"]:
+        return "GFLOP/s beyond what any core does (a broken counter?): see sanity_check"
     if row["run"] == row["baseline_run"]:
         return ""
     if varies == "size":
@@ -138,9 +143,12 @@ def scaling_table(data: object, *, group_by: str | Sequence[str] | None = None,
           (threads x ranks against the baseline's), ``efficiency``
           (speed-up / threads ratio, a fraction; NaN unless the group varies
           in threads or ranks), ``work_ratio`` (this run's GFLOP / the baseline's);
+        - ``beyond_hardware``: the GFLOP/s is more than its threads can do
+          (:func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware`: a
+          broken or wrapped counter);
         - ``note``: where the speed-up compares different work (another
           problem size, or FLOPs beyond :data:`WORK_TOLERANCE` of the
-          baseline's).
+          baseline's), or the GFLOP/s is beyond the hardware.
 
     Raises
     ------
