@@ -126,9 +126,20 @@ class PointsTableError(LikwidFormatError):
 
     A missing column (the message names it and what else would do), a cell
     that is no number or out of range, an empty region name, a point given
-    twice; ``line`` is the CSV line (a DataFrame's row position + 2).  A
-    :class:`LikwidFormatError`, so callers that catch bad input files catch
-    it too.
+    twice.  A :class:`LikwidFormatError`, so callers that catch bad input
+    files catch it too.
+
+    Parameters
+    ----------
+    source : str
+        The file, or ``"<DataFrame>"``.
+    line : int or None
+        The CSV line (a DataFrame's row position + 2; 1 for its header), or
+        None when the problem concerns the whole table.
+    expected : str
+        What the reader expected: the columns a points table needs, a number...
+    found : str, optional
+        What it found instead.
     """
 
 
