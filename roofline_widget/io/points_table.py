@@ -171,10 +171,16 @@ def _numbers(frame: pd.DataFrame, column: str | None, source: str, *, low: float
     if column is None:
         return np.full(len(frame), np.nan)
     raw = frame[column]
-    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-    given = raw.notna().to_numpy() & (raw.astype(str).str.strip() != "").to_numpy()
-    bad = np.flatnonzero((given & np.isnan(values) & ~raw.astype(str).str.strip().str.lower()
-                          .isin(["nan", "<na>", "none"]).to_numpy()) | (values < low))
+    if pd.api.types.is_numeric_dtype(raw.dtype):
+        values = raw.to_numpy(dtype=float, na_value=np.nan)
+        unread = np.zeros(0, dtype=np.intp)
+    else:  # text (a CSV read as text): only the cells no number was read from are looked at
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        unread = np.flatnonzero(np.isnan(values) & raw.notna().to_numpy())
+        texts = raw.iloc[unread].astype(str).str.strip().str.lower()
+        unread = unread[~texts.isin(["", "nan", "<na>", "none"]).to_numpy()]
+    with np.errstate(invalid="ignore"):
+        bad = np.union1d(unread, np.flatnonzero(values < low))
     if len(bad):
         row = int(bad[0])
         raise PointsTableError(source, row + 2, f"a number of at least {low:g} in column "
@@ -289,6 +295,8 @@ def _points(frame: pd.DataFrame, source: str, label: str) -> _Points:
     if not len(frame.columns) or _column(frame, ["region"]) is None:
         raise PointsTableError(source, 1, f"{_NEEDED}; missing 'region'",
                                "columns " + ", ".join(map(str, frame.columns[:12])))
+    if not len(frame):
+        raise PointsTableError(source, None, "a points table of at least one point", "no rows")
     level = _column(frame, ["level"])
     if level is not None and frame[level].nunique() > 1:
         raise PointsTableError(source, None, "one memory level per table (hierarchical_points "
@@ -325,15 +333,20 @@ def _points(frame: pd.DataFrame, source: str, label: str) -> _Points:
 def _check_unique(points: _Points, source: str) -> None:
     keys = pd.DataFrame({"file": points.files, "rank": points.ranks, "region": points.regions,
                          "device": points.devices})
-    repeated = keys.duplicated(keep=False).to_numpy()
-    if repeated.any():
-        rows = np.flatnonzero(repeated)
-        first = rows[0]
-        twin = next(r for r in rows[1:] if (keys.iloc[r] == keys.iloc[first]).all())
+    again = np.flatnonzero(keys.duplicated(keep="first").to_numpy())
+    if len(again):
+        twin = int(again[0])
+        first = int(np.flatnonzero((keys == keys.iloc[twin]).all(axis=1).to_numpy())[0])
         raise PointsTableError(source, int(twin) + 2, "one point per (file, rank, region, "
                                f"device); line {int(first) + 2} has this one",
                                f"region {points.regions[first]!r}, rank {points.ranks[first]} "
                                "again")
+
+
+def _codes(values: np.ndarray, rows: np.ndarray) -> pd.Categorical:
+    """``values[rows]`` as a categorical, each distinct value turned to text once."""
+    codes, uniques = pd.factorize(values)
+    return pd.Categorical.from_codes(codes[rows], categories=pd.Index(uniques, dtype=object))
 
 
 def _run_table(points: _Points, rows: np.ndarray, source: str) -> pd.DataFrame:
@@ -343,14 +356,15 @@ def _run_table(points: _Points, rows: np.ndarray, source: str) -> pd.DataFrame:
     offsets = np.arange(len(expanded)) - np.repeat(np.cumsum(threads) - threads, threads)
     share = 1.0 / np.repeat(threads, threads).astype(float)
     rates = points.rates
+    widest = int(threads.max()) if len(threads) else 0
     table = key_table(
         source=source, total=len(expanded), line=expanded + 2, rank=points.ranks[expanded],
-        region=points.regions[expanded], group_index=np.ones(len(expanded), dtype=np.int64),
-        group=points.groups[expanded], thread=np.array([f"thread {i}" for i in offsets.tolist()],
-                                                       dtype=object),
-        host=np.full(len(expanded), "", dtype=object), cpu=np.full(len(expanded), -1),
-        device=points.devices[expanded], call_count=points.call_counts[expanded],
-        runtime_s=rates.runtime[expanded])
+        region=_codes(points.regions, expanded), group_index=np.ones(len(expanded), np.int64),
+        group=_codes(points.groups, expanded),
+        thread=pd.Categorical.from_codes(offsets, [f"thread {i}" for i in range(widest)]),
+        host=pd.Categorical.from_codes(np.zeros(len(expanded), np.int8), [""]),
+        cpu=np.full(len(expanded), -1), device=_codes(points.devices, expanded),
+        call_count=points.call_counts[expanded], runtime_s=rates.runtime[expanded])
     flops_to_native = 1.0 / parse_unit(rates.flops_metric).to_giga
     bytes_to_native = 1.0 / parse_unit(rates.bandwidth_metric).to_giga
     table[rates.flops_metric] = rates.performance[expanded] * share * flops_to_native
