@@ -28,13 +28,8 @@ from roofline_widget import (
     sample_path,
 )
 from roofline_widget.cli import main
-from roofline_widget.io.points_table import (
-    DEFAULT_BANDWIDTH_METRIC,
-    DEFAULT_FLOPS_METRIC,
-    is_points_file,
-    read_points_table,
-    sniff_points_table,
-)
+from roofline_widget.io.points_cells import DEFAULT_BANDWIDTH_METRIC, DEFAULT_FLOPS_METRIC
+from roofline_widget.io.points_table import is_points_file, read_points_table, sniff_points_table
 
 GIVE_4T = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")
 TAKE_4T = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt")

@@ -7,8 +7,9 @@ that takes runs takes it unchanged (``RooflineWidget(points)``,
 ``plot_roofline(points)``, ``compare_points(points, other)``, the command
 line with a ``.csv`` or ``.parquet`` file of points).
 
-The columns read (:data:`POINT_RATE_COLUMNS` and :data:`COUNT_COLUMNS` say
-which names each takes):
+The columns read (:mod:`roofline_widget.io.points_cells` checks them; its
+:data:`~roofline_widget.io.points_cells.POINT_RATE_COLUMNS` and
+:data:`~roofline_widget.io.points_cells.COUNT_COLUMNS` say which names each takes):
 
 * ``region`` (required) and either ``performance_gflops`` and
   ``bandwidth_gbs`` (GFLOP/s and GB/s), or ``performance_gflops`` and the
@@ -43,7 +44,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,18 +54,25 @@ from roofline_widget import schema
 from roofline_widget.errors import PointsTableError
 from roofline_widget.io.opener import PathOrBuffer, is_file_like, peek, read_bytes, source_name
 from roofline_widget.io.parsed import key_table
+from roofline_widget.io.points_cells import (
+    COUNT_COLUMNS,
+    NEEDED,
+    POINT_RATE_COLUMNS,
+    Rates,
+    column_named,
+    integer_cells,
+    number_cells,
+    point_rates,
+    text_cells,
+)
 from roofline_widget.io.runs import RunInfo
 from roofline_widget.model import Layout, LikwidRun
-from roofline_widget.units import BYTE_RATE, FLOP_RATE, parse_unit
+from roofline_widget.units import parse_unit
 
 __all__ = [
-    "COUNT_COLUMNS",
-    "DEFAULT_BANDWIDTH_METRIC",
-    "DEFAULT_FLOPS_METRIC",
     "FRAME_SOURCE",
     "MAX_THREAD_ROWS",
     "PARQUET_MAGIC",
-    "POINT_RATE_COLUMNS",
     "is_points_file",
     "is_points_frame",
     "points_table_runs",
@@ -73,17 +80,6 @@ __all__ = [
     "sniff_points_table",
 ]
 
-#: The rate columns of a points table (points_dataframe's names).
-POINT_RATE_COLUMNS = (schema.PERFORMANCE, schema.BANDWIDTH, schema.INTENSITY)
-#: The count columns a table may give instead of rates: what -> the names it is read under.
-COUNT_COLUMNS: dict[str, tuple[str, ...]] = {
-    "flops": ("flops", "flop_count"),
-    "bytes": ("bytes", "byte_count"),
-    "runtime": (schema.RUNTIME, "runtime_s"),
-}
-#: The metric names of a table that names none (``flops_metric``/``bandwidth_metric`` columns).
-DEFAULT_FLOPS_METRIC = "FLOP rate [GFLOP/s]"
-DEFAULT_BANDWIDTH_METRIC = "Memory bandwidth [GBytes/s]"
 #: The source name of a DataFrame.
 FRAME_SOURCE = "<DataFrame>"
 #: The first bytes of a Parquet file.
@@ -96,10 +92,6 @@ _SNIFF_BYTES = 65_536
 _POINT_MARKERS = frozenset({*POINT_RATE_COLUMNS, *(n for names in COUNT_COLUMNS.values()
                                                    for n in names)})
 _CHAIN_LABEL = re.compile(r"^(?P<stem>.+)#(?P<number>[0-9]{1,9})(?: \((?P<detail>.*)\))?$", re.S)
-_TEXT_COLUMNS = ("file", "region", "device", "groups", "flops_metric", "bandwidth_metric")
-_NEEDED = (f"a points table: a 'region' column and '{schema.PERFORMANCE}' with "
-           f"'{schema.BANDWIDTH}' (or '{schema.INTENSITY}'), or FLOP and byte counts "
-           f"('flops', 'bytes') with '{schema.RUNTIME}'")
 
 
 def is_points_frame(obj: object) -> bool:
@@ -158,123 +150,6 @@ def _file_frame(path_or_buffer: PathOrBuffer) -> tuple[pd.DataFrame, str]:
     return frame, name
 
 
-# ------------------------------------------------------------------ checking columns
-def _column(frame: pd.DataFrame, names: Sequence[str]) -> str | None:
-    """The first of ``names`` the frame has (matched without case), or None."""
-    lower = {str(c).strip().lower(): c for c in frame.columns}
-    return next((lower[n] for n in names if n in lower), None)
-
-
-def _numbers(frame: pd.DataFrame, column: str | None, source: str, *, low: float = 0.0
-             ) -> np.ndarray:
-    """A numeric column (NaN where empty); an unreadable or too small value raises, naming its line."""
-    if column is None:
-        return np.full(len(frame), np.nan)
-    raw = frame[column]
-    if pd.api.types.is_numeric_dtype(raw.dtype):
-        values = raw.to_numpy(dtype=float, na_value=np.nan)
-        unread = np.zeros(0, dtype=np.intp)
-    else:  # text (a CSV read as text): only the cells no number was read from are looked at
-        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-        unread = np.flatnonzero(np.isnan(values) & raw.notna().to_numpy())
-        texts = raw.iloc[unread].astype(str).str.strip().str.lower()
-        unread = unread[~texts.isin(["", "nan", "<na>", "none"]).to_numpy()]
-    with np.errstate(invalid="ignore"):
-        bad = np.union1d(unread, np.flatnonzero(values < low))
-    if len(bad):
-        row = int(bad[0])
-        raise PointsTableError(source, row + 2, f"a number of at least {low:g} in column "
-                               f"{column!r}", str(raw.iloc[row]))
-    return values
-
-
-def _texts(frame: pd.DataFrame, column: str | None, default: str) -> np.ndarray:
-    """A text column as str objects (``default`` where missing or empty)."""
-    if column is None:
-        return np.full(len(frame), default, dtype=object)
-    values = frame[column].astype(object).to_numpy()
-    return np.array([default if v is None or v != v or str(v) == "" else str(v) for v in values],
-                    dtype=object)
-
-
-def _integers(frame: pd.DataFrame, column: str | None, source: str, default: int, low: int,
-              high: int) -> np.ndarray:
-    """An integer column from ``low`` to ``high`` (``default`` where missing)."""
-    values = _numbers(frame, column, source, low=-np.inf)
-    values = np.where(np.isnan(values), default, values)
-    bad = np.flatnonzero((values != np.round(values)) | (values < low) | (values > high))
-    if len(bad):
-        row = int(bad[0])
-        raise PointsTableError(source, row + 2, f"an integer from {low} to {high:,} in column "
-                               f"{column!r}", str(frame[column].iloc[row]))
-    return values.astype(np.int64)
-
-
-def _metric(frame: pd.DataFrame, column: str | None, default: str, kind, source: str) -> str:
-    """The one metric name of a ``flops_metric``/``bandwidth_metric`` column (``default`` without)."""
-    names = [n for n in pd.unique(_texts(frame, column, default)) if n != default] or [default]
-    if len(names) > 1:
-        raise PointsTableError(source, None, f"one metric name in column {column!r} (a table "
-                               "of one FLOP and one bandwidth metric)", ", ".join(names[:4]))
-    if parse_unit(names[0]).kind != kind:
-        raise PointsTableError(source, None, f"a {kind.replace('_', ' ')} metric name with its "
-                               f"unit in column {column!r}, e.g. {default!r}", names[0])
-    return names[0]
-
-
-@dataclass(frozen=True)
-class _Rates:
-    """Per point its GFLOP/s and GB/s, and the metric names they are given in."""
-
-    performance: np.ndarray
-    bandwidth: np.ndarray
-    runtime: np.ndarray
-    flops_metric: str
-    bandwidth_metric: str
-
-
-def _rates(frame: pd.DataFrame, source: str) -> _Rates:
-    """The points' rates from rate columns, or from counts and runtimes; raises naming what is missing."""
-    performance_column = _column(frame, [schema.PERFORMANCE])
-    bandwidth_column = _column(frame, [schema.BANDWIDTH])
-    intensity_column = _column(frame, [schema.INTENSITY])
-    counts = {what: _column(frame, names) for what, names in COUNT_COLUMNS.items()}
-    runtime = _numbers(frame, counts["runtime"], source)
-    if performance_column is not None and (bandwidth_column or intensity_column) is not None:
-        performance = _numbers(frame, performance_column, source)
-        if bandwidth_column is not None:
-            bandwidth = _numbers(frame, bandwidth_column, source)
-        else:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                bandwidth = performance / _numbers(frame, intensity_column, source)
-    elif counts["flops"] is not None and counts["bytes"] is not None \
-            and counts["runtime"] is not None:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            performance = _numbers(frame, counts["flops"], source) / runtime / 1e9
-            bandwidth = _numbers(frame, counts["bytes"], source) / runtime / 1e9
-    else:
-        present = [str(c) for c in frame.columns][:12]
-        missing = _missing(performance_column, bandwidth_column or intensity_column, counts)
-        raise PointsTableError(source, 1, f"{_NEEDED}; missing {missing}",
-                               "columns " + ", ".join(present) if present else "no columns")
-    return _Rates(performance, bandwidth, runtime,
-                  _metric(frame, _column(frame, ["flops_metric"]), DEFAULT_FLOPS_METRIC,
-                          FLOP_RATE, source),
-                  _metric(frame, _column(frame, ["bandwidth_metric"]), DEFAULT_BANDWIDTH_METRIC,
-                          BYTE_RATE, source))
-
-
-def _missing(performance: str | None, bandwidth: str | None, counts: dict) -> str:
-    """What a table lacks, said against the nearer of the two ways of giving points."""
-    if performance is not None or counts["flops"] is None:
-        rates = [name for name, got in ((schema.PERFORMANCE, performance),
-                                        (f"{schema.BANDWIDTH} (or {schema.INTENSITY})", bandwidth))
-                 if got is None]
-        return " and ".join(repr(n) for n in rates)
-    return " and ".join(repr(names[0]) for what, names in COUNT_COLUMNS.items()
-                        if counts[what] is None)
-
-
 # ------------------------------------------------------------------ rows of the model
 @dataclass(frozen=True)
 class _Points:
@@ -288,40 +163,40 @@ class _Points:
     call_counts: np.ndarray
     groups: np.ndarray
     run_numbers: np.ndarray | None
-    rates: _Rates
+    rates: Rates
 
 
 def _points(frame: pd.DataFrame, source: str, label: str) -> _Points:
-    if not len(frame.columns) or _column(frame, ["region"]) is None:
-        raise PointsTableError(source, 1, f"{_NEEDED}; missing 'region'",
+    if not len(frame.columns) or column_named(frame, ["region"]) is None:
+        raise PointsTableError(source, 1, f"{NEEDED}; missing 'region'",
                                "columns " + ", ".join(map(str, frame.columns[:12])))
     if not len(frame):
         raise PointsTableError(source, None, "a points table of at least one point", "no rows")
-    level = _column(frame, ["level"])
+    level = column_named(frame, ["level"])
     if level is not None and frame[level].nunique() > 1:
         raise PointsTableError(source, None, "one memory level per table (hierarchical_points "
                                "writes a row per level): pick one, table[table.level == 'MEM']",
                                "levels " + ", ".join(map(str, frame[level].unique()[:4])))
-    regions = _texts(frame, _column(frame, ["region"]), "")
+    regions = text_cells(frame, column_named(frame, ["region"]), "")
     empty = np.flatnonzero(regions == "")
     if len(empty):
         raise PointsTableError(source, int(empty[0]) + 2, "a region name", "an empty cell")
-    devices = np.char.lower(_texts(frame, _column(frame, ["device"]), "cpu").astype(str))
+    devices = np.char.lower(text_cells(frame, column_named(frame, ["device"]), "cpu").astype(str))
     bad = np.flatnonzero(~np.isin(devices, ["cpu", "gpu"]))
     if len(bad):
         raise PointsTableError(source, int(bad[0]) + 2, "device 'cpu' or 'gpu'",
                                str(devices[bad[0]]))
-    run_column = _column(frame, ["run"])
+    run_column = column_named(frame, ["run"])
     points = _Points(
-        files=_texts(frame, _column(frame, ["file"]), label), regions=regions,
-        ranks=_integers(frame, _column(frame, ["rank"]), source, 0, schema.ALL_RANKS, 2**31 - 1),
+        files=text_cells(frame, column_named(frame, ["file"]), label), regions=regions,
+        ranks=integer_cells(frame, column_named(frame, ["rank"]), source, 0, schema.ALL_RANKS, 2**31 - 1),
         devices=devices.astype(object),
-        threads=_integers(frame, _column(frame, ["n_threads"]), source, 1, 1, MAX_THREAD_ROWS),
-        call_counts=_numbers(frame, _column(frame, ["call_count"]), source),
-        groups=_texts(frame, _column(frame, ["groups"]), "points"),
-        run_numbers=None if run_column is None else _integers(frame, run_column, source, 1, 1,
+        threads=integer_cells(frame, column_named(frame, ["n_threads"]), source, 1, 1, MAX_THREAD_ROWS),
+        call_counts=number_cells(frame, column_named(frame, ["call_count"]), source),
+        groups=text_cells(frame, column_named(frame, ["groups"]), "points"),
+        run_numbers=None if run_column is None else integer_cells(frame, run_column, source, 1, 1,
                                                               10**9),
-        rates=_rates(frame, source))
+        rates=point_rates(frame, source))
     total = int(points.threads.sum())
     if total > MAX_THREAD_ROWS:
         raise PointsTableError(source, None, f"at most {MAX_THREAD_ROWS:,} threads over all "
