@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from mutations import cut, delete_lines, print_twice
 
 from roofline_widget import LikwidFormatError, SelectionError, points_dataframe, sample_path
+from roofline_widget.io.points_table import sniff_points_table
 from roofline_widget.points.rank_text import format_rank_text, parse_rank_text
 
 EXAMPLES = int(os.environ.get("ROOFLINE_FUZZ_EXAMPLES", "30"))
@@ -44,6 +45,12 @@ def test_any_ranks_text_is_ranks_or_a_selection_error(text):
         return
     assert ranks == sorted(set(ranks))
     assert all(0 <= r < 2**31 for r in ranks)
+
+
+@FUZZ
+@given(st.binary(max_size=300), st.sampled_from([b"", b"region,performance_gflops,", b"\x1f\x8b"]))
+def test_any_first_bytes_are_sniffed_without_error(tail, start):
+    assert sniff_points_table(start + tail) in (True, False)
 
 
 @FUZZ

@@ -117,8 +117,14 @@ def sniff_points_table(head: bytes) -> bool:
     """
     if head.startswith(PARQUET_MAGIC):
         return True
-    first = head.split(b"\n", 1)[0].lstrip(b"\xef\xbb\xbf").decode("utf-8", "replace")
-    cells = {cell.strip().lower() for cell in next(csv.reader([first]), [])}
+    first = head.split(b"\n", 1)[0].rstrip(b"\r").lstrip(b"\xef\xbb\xbf")
+    if b"region" not in first.lower() or b"\x00" in first or b"\r" in first:
+        return False  # no header of points (binary, compressed, another table)
+    try:
+        cells = {cell.strip().lower() for cell in next(csv.reader([first.decode("utf-8",
+                                                                                 "replace")]), [])}
+    except csv.Error:
+        return False
     return "region" in cells and not cells.isdisjoint(_POINT_MARKERS)
 
 
