@@ -16,6 +16,7 @@ from roofline_widget.errors import (
     MetricChoiceWarning,
     OutputPathError,
     ParallelReadError,
+    PointsTableError,
     RegionsLeftOutWarning,
     RooflineError,
     RooflineWarning,
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
     from roofline_widget.analysis.levels import hierarchical_left_out, hierarchical_points
     from roofline_widget.analysis.machine import machine_roofline
     from roofline_widget.analysis.sanity import sanity_check
+    from roofline_widget.analysis.scaling import scaling_table
     from roofline_widget.analysis.spread import rank_spread
     from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.io import read_likwid
@@ -80,6 +82,7 @@ _LAZY = {
     "guidance": ".analysis.guidance",
     "rank_spread": ".analysis.spread",
     "sanity_check": ".analysis.sanity",
+    "scaling_table": ".analysis.scaling",
     "stat_comparisons": ".io.stat_check",
     "plot_roofline": ".static.plot",
     "RooflineWidget": ".widget",
@@ -112,6 +115,7 @@ __all__ = [
     "MetricChoiceWarning",
     "OutputPathError",
     "ParallelReadError",
+    "PointsTableError",
     "RegionSums",
     "RegionsLeftOutWarning",
     "Roofline",
@@ -145,6 +149,7 @@ __all__ = [
     "sample_names",
     "sample_path",
     "sanity_check",
+    "scaling_table",
     "stat_comparisons",
 ]
 

@@ -25,6 +25,7 @@ __all__ = [
     "MetricChoiceWarning",
     "OutputPathError",
     "ParallelReadError",
+    "PointsTableError",
     "RegionsLeftOutWarning",
     "RooflineError",
     "RooflineWarning",
@@ -118,6 +119,28 @@ def _rebuild_parallel_error(source: str, message: str) -> ParallelReadError:
     RuntimeError.__init__(error, message)
     error.source = source
     return error
+
+
+class PointsTableError(LikwidFormatError):
+    """A table of roofline points (a DataFrame, a CSV or Parquet file) that cannot be read.
+
+    A missing column (the message names it and what else would do), a cell
+    that is no number or out of range, an empty region name, a point given
+    twice.  A :class:`LikwidFormatError`, so callers that catch bad input
+    files catch it too.
+
+    Parameters
+    ----------
+    source : str
+        The file, or ``"<DataFrame>"``.
+    line : int or None
+        The CSV line (a DataFrame's row position + 2; 1 for its header), or
+        None when the problem concerns the whole table.
+    expected : str
+        What the reader expected: the columns a points table needs, a number...
+    found : str, optional
+        What it found instead.
+    """
 
 
 class OutputPathError(RooflineError, ValueError):

@@ -53,6 +53,7 @@ class Layout(StrEnum):
     SCOPE_PROFILER = "scope-profiler"
     NCU_DETAILS = "ncu-details"
     NCU_RAW = "ncu-raw"
+    POINTS_TABLE = "points-table"
 
 @dataclass
 class LikwidRun:

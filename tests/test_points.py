@@ -398,7 +398,8 @@ def test_normalize_ranks():
     assert normalize_ranks(np.int64(1)) == [1]
     assert normalize_ranks(np.array([2, 0, 2], dtype=np.int32)) == [0, 2]
     assert normalize_ranks(range(3)) == [0, 1, 2]
-    for bad in ("1", 1.5, [1, "a"], True, [-1], object()):
+    assert normalize_ranks("1") == [1]  # a ranks text (points/rank_text.py)
+    for bad in ("one", 1.5, [1, "a"], True, [-1], object(), b"1"):
         with pytest.raises(ValueError, match="ranks"):
             normalize_ranks(bad)
 

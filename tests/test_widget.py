@@ -283,8 +283,12 @@ def test_ranks_trait_select_multiple_and_validation(mpirun):
     assert w.ranks is None
     with pytest.raises(TraitError, match=r"unknown rank\(s\) \[48\]; valid ranks"):
         w.ranks = [0, 48]
+    w.ranks = "24-26"  # a ranks text (points/rank_text.py)
+    assert w.ranks == [24, 25, 26]
+    assert w.controls.rank_choice.value == (24, 25, 26)
+    w.ranks = None
     with pytest.raises(TraitError):
-        w.ranks = "1"
+        w.ranks = "one"
     assert w.ranks is None
 
 

@@ -1,4 +1,4 @@
-"""The six commands of ``roofline-widget``, each on the package's public API only.
+"""The commands of ``roofline-widget``, each on the package's public API only.
 
 Each takes the parsed arguments and returns an :class:`~roofline_widget.cli.report.Outcome`:
 the JSON object, the text lines and the exit code.  Errors are not caught
@@ -38,6 +38,7 @@ from roofline_widget.cli.explain import (
 )
 from roofline_widget.cli.parser import EXIT_FINDINGS, EXIT_OK
 from roofline_widget.cli.report import Outcome, one_line, printable, records, table_text
+from roofline_widget.cli.scaling import scaling
 from roofline_widget.cli.svg_titles import add_hover_titles
 from roofline_widget.points.rank_groups import summed_ranks
 
@@ -348,4 +349,5 @@ def explain(args: argparse.Namespace) -> Outcome:
 COMMANDS: dict[str, Callable[[argparse.Namespace], Outcome]] = {
     "plot": plot, "compare": compare, "check": check, "machine": machine, "points": points,
     "explain": explain,
+    "scaling": scaling,  # cli/scaling.py
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from roofline_widget.cli.scaling_options import add_scaling_command
 from roofline_widget.schema import GROUP_RANKS_CHOICES
 
 __all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "build_parser",
@@ -249,7 +250,7 @@ def _subparser(commands, name: str, **more) -> argparse.ArgumentParser:
 
 
 def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParser:
-    """The parser of ``roofline-widget`` and its six subcommands.
+    """The parser of ``roofline-widget`` and its subcommands.
 
     Parameters
     ----------
@@ -327,6 +328,8 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
                          help="bandwidth from likwid-bench's MByte/s (default) or the wrapping "
                               "likwid-perfctr group's measured total")
     _add_common(machine)
+
+    add_scaling_command(commands, PROGRAM, EXIT_CODES)  # cli/scaling_options.py
 
     points = _subparser(commands, "points")
     points.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)

@@ -37,6 +37,7 @@ from roofline_widget.io.ncu.export import HEADER as NCU_HEADER
 from roofline_widget.io.opener import PathOrBuffer, is_file_like, source_name
 from roofline_widget.io.parallel import check_executor, read_each
 from roofline_widget.io.parsed import ParsedLikwid, merge_runs, run_from, warn_passed_over
+from roofline_widget.io.points_table import is_points_file, read_points_table
 from roofline_widget.io.stat_check import check_stat_sums
 from roofline_widget.io.stream import CSV_TABLE_LINE, MARKERS, TEXT_TABLE_LINE, Scan, TextFile
 from roofline_widget.io.topology import parse_topology
@@ -208,6 +209,8 @@ def _read_one(path_or_buffer: PathOrBuffer, format: str | None,
     An Nsight Compute export comes back parsed, not yet a run: :func:`_join_exports`
     makes one run of all exports of the call.
     """
+    if format is None and is_points_file(path_or_buffer):  # a CSV or Parquet table of points
+        return read_points_table(path_or_buffer)
     if format in FILE_READERS:
         return FILE_READERS[format](path_or_buffer, None, engine)
     file = TextFile(path_or_buffer)

@@ -39,8 +39,8 @@ __all__ = [
     "normalize_ranks",
 ]
 
-#: What ``ranks=`` accepts: an int, an iterable of ints, or None (all ranks).
-RanksArgument: TypeAlias = "int | np.integer | Iterable[int | np.integer] | None"
+#: What ``ranks=`` accepts: an int, an iterable of ints, a text ``"0-71,144"``, or None (all ranks).
+RanksArgument: TypeAlias = "int | np.integer | Iterable[int | np.integer] | str | None"
 #: What ``include=``/``exclude=`` accept: a pattern, an iterable of patterns, or None.
 PatternsArgument: TypeAlias = "str | re.Pattern[str] | Iterable[str | re.Pattern[str]] | None"
 
@@ -61,8 +61,10 @@ def normalize_ranks(ranks: object) -> list[int] | None:
 
     Parameters
     ----------
-    ranks : int, iterable of int, or None
-        Python or numpy integers from 0 to :data:`MAX_RANK`.
+    ranks : int, iterable of int, str, or None
+        Python or numpy integers from 0 to :data:`MAX_RANK`, or a text of
+        ranks and ranges, ``"0-71,144"``
+        (:func:`~roofline_widget.points.rank_text.parse_rank_text`).
 
     Raises
     ------
@@ -73,14 +75,17 @@ def normalize_ranks(ranks: object) -> list[int] | None:
     --------
     >>> normalize_ranks(np.int64(1))
     [1]
-    >>> normalize_ranks((3, 1, 3))
-    [1, 3]
+    >>> normalize_ranks((3, 1, 3)), normalize_ranks("4-6, 0")
+    ([1, 3], [0, 4, 5, 6])
     """
     if ranks is None:
         return None
     if _is_int(ranks):
         items = [ranks]
-    elif isinstance(ranks, (str, bytes)):
+    elif isinstance(ranks, str):  # "0-71,144" (host names need the data: rank_text.ranks_of)
+        from roofline_widget.points.rank_text import parse_rank_text
+        return parse_rank_text(ranks)
+    elif isinstance(ranks, bytes):
         raise SelectionError(f"ranks must be an int, an iterable of ints or None, got {ranks!r}")
     else:
         try:

@@ -88,10 +88,12 @@ def format_ranks(ranks: Sequence[int]) -> str:
     --------
     >>> format_ranks([0]), format_ranks(range(24)), format_ranks([0, 24])
     ('rank 0', 'ranks 0-23', 'ranks 0, 24')
-    >>> format_ranks(range(0, 48, 2))
-    '24 ranks from 0 to 46'
+    >>> format_ranks(range(0, 48, 2)), format_ranks([-1])
+    ('24 ranks from 0 to 46', 'all ranks')
     """
     ranks = sorted(set(int(r) for r in ranks))
+    if ranks == [ALL_RANKS]:  # a point that sums every rank (read back from a points table)
+        return "all ranks"
     if len(ranks) == 1:
         return f"rank {ranks[0]}"
     if ranks and ranks[-1] - ranks[0] + 1 == len(ranks):
@@ -118,9 +120,12 @@ def summed_ranks(rank: SupportsInt, rank_group: object = None) -> str | None:
     (True, True, 'all ranks')
     """
     number = int(rank)
-    if isinstance(rank_group, str) and rank_group:
-        return None if rank_group == format_ranks([number]) else rank_group
-    return "all ranks" if number == ALL_RANKS else None
+    named = isinstance(rank_group, str) and bool(rank_group)
+    if number == ALL_RANKS:
+        return rank_group if named else "all ranks"  # type: ignore[return-value]
+    if named:
+        return None if rank_group == format_ranks([number]) else rank_group  # type: ignore[return-value]
+    return None
 
 
 @dataclass(frozen=True)

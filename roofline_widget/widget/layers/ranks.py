@@ -14,7 +14,6 @@ clicking a median point toggles that.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 import bqplot as bq
 import ipywidgets as widgets
@@ -229,7 +228,8 @@ class RanksLayer:
         if self._cache is not None and self._cache[0] == key \
                 and self._cache[1] is data.points.points:
             return self._cache[2]
-        spread = rank_spread(data.sums, selection=replace(selection, group_ranks="rank"))
+        # over ranks, each rank's bandwidth its share of what its point sums (the grouping in effect)
+        spread = rank_spread(data.sums, selection=selection)
         self._cache = (key, data.points.points, spread)
         return spread
 
