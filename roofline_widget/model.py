@@ -53,6 +53,7 @@ class Layout(StrEnum):
     SCOPE_PROFILER = "scope-profiler"
     NCU_DETAILS = "ncu-details"
     NCU_RAW = "ncu-raw"
+    ROCPROF = "rocprof-compute"
 
 @dataclass
 class LikwidRun:
@@ -85,7 +86,8 @@ class LikwidRun:
     layout : Layout or str
         Which layout the run came from (a :class:`Layout`: ``"perfctr-text"``,
         ``"perfctr-csv"``, ``"mpirun-text"``, ``"mpirun-csv"``,
-        ``"scope-profiler"``, ``"ncu-details"``, ``"ncu-raw"``; ``"a / b"`` for files of
+        ``"scope-profiler"``, ``"ncu-details"``, ``"ncu-raw"``, ``"rocprof-compute"``;
+        ``"a / b"`` for files of
         different layouts merged).
     warnings : list of str
         Things the reader noticed and passed over (interleaved lines are not
