@@ -23,7 +23,8 @@ from roofline_widget.enums import StrEnum
 from roofline_widget.schema import KEY_COLUMNS
 from roofline_widget.units import Unit, parse_unit
 
-__all__ = ["CPU", "GPU", "WHOLE_RUN_REGION", "Device", "Layout", "LikwidRun"]
+__all__ = ["CPU", "GPU", "WHOLE_RUN_REGION", "Device", "DeviceFamily", "Layout", "LikwidRun",
+           "device_family"]
 
 #: Region name given to wrapper-mode output (likwid-perfctr without ``-m``),
 #: which measures the whole program as one implicit region.
@@ -43,6 +44,17 @@ CPU = Device.CPU
 GPU = Device.GPU
 
 
+class DeviceFamily(StrEnum):
+    """Whose device a point ran on: the CPU, an NVIDIA or an AMD GPU (``GPU``: a GPU of a vendor
+    the data does not tell).  Points are judged against the roofs of their own family
+    (a roof's ``family``), and drawn in its colours."""
+
+    CPU = "cpu"
+    NVIDIA = "nvidia"
+    AMD = "amd"
+    GPU = "gpu"
+
+
 class Layout(StrEnum):
     """The layout a run was read from (:attr:`LikwidRun.layout`)."""
 
@@ -54,6 +66,28 @@ class Layout(StrEnum):
     NCU_DETAILS = "ncu-details"
     NCU_RAW = "ncu-raw"
     ROCPROF = "rocprof-compute"
+
+_GPU_LAYOUT_FAMILIES = {"ncu": DeviceFamily.NVIDIA, "rocprof": DeviceFamily.AMD}
+
+
+def device_family(layout: str, device: str) -> DeviceFamily:
+    """The family of a run's ``device`` (``"cpu"``, ``"gpu"``) from the layout it was read from.
+
+    A GPU of an Nsight Compute export is NVIDIA's, of a rocprof-compute workload AMD's; LIKWID's
+    GPU groups (NVIDIA's or AMD's, LIKWID prints no vendor) are ``GPU``.
+
+    Examples
+    --------
+    >>> str(device_family("ncu-details", "gpu")), str(device_family("perfctr-text", "cpu"))
+    ('nvidia', 'cpu')
+    >>> str(device_family("perfctr-text / rocprof-compute", "gpu"))
+    'amd'
+    """
+    if str(device) != Device.GPU:
+        return DeviceFamily.CPU
+    found = {family for prefix, family in _GPU_LAYOUT_FAMILIES.items() if prefix in str(layout)}
+    return found.pop() if len(found) == 1 else DeviceFamily.GPU
+
 
 @dataclass
 class LikwidRun:

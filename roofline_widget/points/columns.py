@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from roofline_widget.model import GPU
+from roofline_widget.model import GPU, device_family
 from roofline_widget.points.detection import channel_totals
 from roofline_widget.points.engines.run import RankPlaces
 from roofline_widget.points.engines.source import RegionSource
@@ -72,6 +72,9 @@ class RegionColumns:
         Ranks (ascending), region names and run labels (order of appearance).
     gpu_rows : numpy.ndarray
         Per row, whether its device is a GPU.
+    device_families, device_names : list of str
+        The device families (``"cpu"``, ``"nvidia"``, ``"amd"``, ``"gpu"``) and device names of
+        the rows, in order of appearance; :meth:`device_labels` gives each row's.
     region_codes : numpy.ndarray
         Per row, the index of its region in :attr:`regions`.
     """
@@ -102,6 +105,7 @@ class RegionColumns:
         self._metric_values: dict[str, np.ndarray] = {}
         self._unmeasured: dict[str, Unmeasured] = {}
         self._places: RankPlaces | None = None
+        self._devices: dict[str, pd.Categorical] | None = None
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -150,6 +154,31 @@ class RegionColumns:
         codes, categories = self.label_codes(name)
         plain = np.array([str(c) for c in categories] + [""], dtype=object)
         return plain[codes[rows]].tolist()
+
+    def device_labels(self, name: str, rows: np.ndarray) -> pd.Categorical:
+        """Each row's ``"device_family"`` or ``"device_name"`` at ``rows`` (worked out once).
+
+        A source may say what its devices are (``device_info``: device -> (family, name),
+        as :class:`~roofline_widget.points.engines.run.RunSource` does from the run's
+        layout and ``cpu_name``); without it a CPU row is of family ``"cpu"``, a GPU row of
+        family ``"gpu"``, its name ``""``.
+        """
+        if self._devices is None:
+            file_codes = np.asarray(self._keys["file"].codes, dtype=np.int64)
+            device_codes, devices = self.label_codes("device")
+            table = {"device_family": [], "device_name": []}
+            for part in self.sources:
+                info = getattr(part, "device_info", {})
+                for device in [*map(str, devices), ""]:  # "" for a row without a device (code -1)
+                    family, label = info.get(device, (str(device_family("", device)), ""))
+                    table["device_family"].append(family)
+                    table["device_name"].append(label)
+            pair = file_codes * (len(devices) + 1) + np.where(device_codes < 0, len(devices),
+                                                              device_codes)
+            self._devices = {key: pd.Categorical(np.asarray(values, dtype=object)[pair])
+                             for key, values in table.items()}
+        column = self._devices[name]
+        return pd.Categorical.from_codes(column.codes[rows], categories=column.categories)
 
     def sums(self, metric: str) -> np.ndarray:
         """The sums of one metric (a name of :attr:`metrics`) over all rows, kept.

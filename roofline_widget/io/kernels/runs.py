@@ -123,7 +123,8 @@ def kernel_run(launches: pd.DataFrame, counts: LaunchCounts, *, group: str,
     launches : pandas.DataFrame
         One row per launch (per process), at least the :data:`LAUNCH_KEYS` columns.
     counts : LaunchCounts
-        Their FLOPs, seconds and bytes.
+        Their FLOPs, seconds and bytes (the precisions no launch used are left
+        out, :meth:`LaunchCounts.used`).
     group : str
         The group name of every row (``"NCU"``, ``"ROCPROF"``).
     sources : tuple of str
@@ -144,6 +145,7 @@ def kernel_run(launches: pd.DataFrame, counts: LaunchCounts, *, group: str,
         Earlier notes, kept first in :attr:`LikwidRun.warnings`.
     """
     check_launch_mode(launch_mode)
+    counts = counts.used()
     names = display_names(launches["kernel"])
     regions = launches["kernel"].map(names).to_numpy(dtype=object)
     if launch_mode == "each":

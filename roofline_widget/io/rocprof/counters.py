@@ -24,11 +24,8 @@ from that description:
 * **seconds**: ``End_Timestamp`` - ``Start_Timestamp`` (nanoseconds).
 
 A level or precision is counted only when all its counters are in the file;
-the notes say what is missing.  A precision whose FLOPs are zero in every
-dispatch is not a metric of the run (so that the default plot shows a
-precision the kernels used), unless every precision is zero: a copy kernel
-then has zero FLOPs in each, and the selection leaves it out with that
-reason.
+the notes say what is missing.  (A precision no dispatch used is then left
+out of the run, :meth:`~roofline_widget.io.kernels.LaunchCounts.used`.)
 """
 
 from __future__ import annotations
@@ -110,12 +107,6 @@ def _flops(table: CsvTable, notes: list[str]) -> dict[str, np.ndarray]:
         notes.append("no FLOP counters (SQ_INSTS_VALU_{ADD,MUL,TRANS,FMA}_F{16,32,64}, "
                      "SQ_INSTS_VALU_MFMA_MOPS_*) in the file: the kernels have bandwidths but no "
                      "FLOP rate (GPUs before MI200 have no such counters)")
-        return flops
-    used = {p: v for p, v in flops.items() if np.nan_to_num(v).any()}
-    if used and len(used) < len(flops):
-        notes.append(f"no dispatch did {', '.join(p for p in flops if p not in used)} work: "
-                     "those FLOP rates are not metrics of the run")
-        return used
     return flops
 
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from roofline_widget.model import LikwidRun
+from roofline_widget.model import LikwidRun, device_family
 from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
 from roofline_widget.schema import SOURCE_KEYS
@@ -230,6 +230,10 @@ class RunSource:
         The run's metrics, in the order LIKWID printed them.
     keys : dict
         The :data:`~roofline_widget.points.engines.source.SOURCE_KEYS` columns.
+    device_info : dict of str to (str, str)
+        Per device of the run (``"cpu"``, ``"gpu"``) its family (``"cpu"``, ``"nvidia"``,
+        ``"amd"``, ``"gpu"``: from the layout, :func:`~roofline_widget.model.device_family`)
+        and name (the run's ``cpu_name``, ``""`` if none).
     """
 
     def __init__(self, run: LikwidRun):
@@ -242,6 +246,9 @@ class RunSource:
         self.keys = {name: frame[name].to_numpy() for name in SOURCE_KEYS}
         for name in ("region", "device", "groups"):
             self.keys[name] = pd.Categorical(self.keys[name])
+        self.device_info = {str(device): (str(device_family(run.layout, device)),
+                                          run.cpu_name or "")
+                            for device in self.keys["device"].categories}
 
     def __len__(self) -> int:
         """The number of (rank, region, device) rows."""
