@@ -30,7 +30,7 @@ import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.kernels import LAUNCH_MODES, check_launch_mode, kernel_run
-from roofline_widget.io.opener import PathOrBuffer, is_file_like, open_text
+from roofline_widget.io.opener import PathOrBuffer, is_file_like, open_text, peek
 from roofline_widget.io.parsed import warn_passed_over
 from roofline_widget.io.rocprof.counters import dispatch_counts, no_flop_notes, used_counters
 from roofline_widget.io.rocprof.sysinfo import SysInfo, parse_sysinfo
@@ -38,7 +38,7 @@ from roofline_widget.io.rocprof.table import CsvTable, numbers, read_table
 from roofline_widget.model import Layout, LikwidRun
 
 __all__ = ["GROUP", "LAUNCH_MODES", "PMC_PERF", "SYSINFO", "SysInfo", "is_pmc_perf",
-           "read_rocprof", "rocprof_run"]
+           "is_rocprof_path", "read_rocprof", "rocprof_run", "rocprof_workload"]
 
 #: The group name of every row a rocprof-compute workload gives (``run.groups``).
 GROUP = "ROCPROF"
@@ -62,6 +62,17 @@ def is_pmc_perf(text: str) -> bool:
     header = text[:200_000].split("\n", 1)[0]
     cells = {cell.strip().strip('"') for cell in header.split(",")}
     return "Dispatch_ID" in cells and all(name in cells for name in _REQUIRED)
+
+
+def is_rocprof_path(path_or_buffer: PathOrBuffer) -> bool:
+    """Whether a path is a rocprof-compute workload folder (with ``pmc_perf.csv``) or a plain
+    ``pmc_perf.csv`` (its first bytes ``Dispatch_ID,``); False for file objects."""
+    if is_file_like(path_or_buffer):
+        return False
+    path = Path(os.fspath(path_or_buffer))  # type: ignore[arg-type]
+    if path.is_dir():
+        return (path / PMC_PERF).is_file()
+    return peek(path_or_buffer, 64).lstrip(b"\xef\xbb\xbf").startswith(b"Dispatch_ID,")
 
 
 def _integers(table: CsvTable, name: str, missing: int) -> np.ndarray:
@@ -194,6 +205,14 @@ def read_rocprof(path_or_folder: PathOrBuffer, *, sysinfo: PathOrBuffer | None =
     >>> run.regions, run.cpu_name
     (['vecCopy'], 'AMD MI200 (gfx90a, 104 CUs)')
     """
+    run = rocprof_workload(path_or_folder, sysinfo=sysinfo, label=label, launches=launches)
+    warn_passed_over(run.sources[0], run.warnings, stacklevel=2)
+    return run
+
+
+def rocprof_workload(path_or_folder: PathOrBuffer, *, sysinfo: PathOrBuffer | None = None,
+                     label: str | None = None, launches: str = "sum") -> LikwidRun:
+    """:func:`read_rocprof` without warning: what was passed over is in ``run.warnings``."""
     check_launch_mode(launches)
     pmc, beside, notes = _files(path_or_folder)
     machine = None
@@ -203,7 +222,5 @@ def read_rocprof(path_or_folder: PathOrBuffer, *, sysinfo: PathOrBuffer | None =
         machine, machine_notes = parse_sysinfo(source.text, source.name)
         notes = machine_notes if sysinfo is not None else notes + machine_notes
     source = open_text(pmc, _WHAT)
-    run = rocprof_run(source.text, source.name, sysinfo=machine, label=label, launches=launches,
-                      notes=notes)
-    warn_passed_over(run.sources[0], run.warnings, stacklevel=2)
-    return run
+    return rocprof_run(source.text, source.name, sysinfo=machine, label=label, launches=launches,
+                       notes=notes)
