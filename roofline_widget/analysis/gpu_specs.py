@@ -208,9 +208,9 @@ def find_gpu(name: str) -> GpuSpec:
         return found[0]
     described = _ARCH_CUS.search(name)
     if not found and described:
-        spec = find_amd_gpu(described[1], int(described[2]))
-        if spec is not None:
-            return spec
+        amd = find_amd_gpu(described[1], int(described[2]))
+        if amd is not None:
+            return amd
     prefixed = [s for s in GPU_SPECS if _normal(s.name).startswith(wanted.replace(" ", "-"))]
     candidates = found or prefixed
     if len(candidates) > 1:

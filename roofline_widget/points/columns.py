@@ -166,7 +166,7 @@ class RegionColumns:
         if self._devices is None:
             file_codes = np.asarray(self._keys["file"].codes, dtype=np.int64)
             device_codes, devices = self.label_codes("device")
-            table = {"device_family": [], "device_name": []}
+            table: dict[str, list[str]] = {"device_family": [], "device_name": []}
             for part in self.sources:
                 info = getattr(part, "device_info", {})
                 for device in [*map(str, devices), ""]:  # "" for a row without a device (code -1)
