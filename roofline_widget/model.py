@@ -23,8 +23,8 @@ from roofline_widget.enums import StrEnum
 from roofline_widget.schema import KEY_COLUMNS
 from roofline_widget.units import Unit, parse_unit
 
-__all__ = ["CPU", "GPU", "WHOLE_RUN_REGION", "Device", "DeviceFamily", "Layout", "LikwidRun",
-           "device_family"]
+__all__ = ["CPU", "GPU", "GPU_PROFILER_GROUPS", "WHOLE_RUN_REGION", "Device", "DeviceFamily",
+           "Layout", "LikwidRun", "device_family"]
 
 #: Region name given to wrapper-mode output (likwid-perfctr without ``-m``),
 #: which measures the whole program as one implicit region.
@@ -67,25 +67,34 @@ class Layout(StrEnum):
     NCU_RAW = "ncu-raw"
     ROCPROF = "rocprof-compute"
 
+#: The group of the rows each GPU profiler's reader gives, by the family of GPU it measures
+#: (``run.groups``): a row's group says its family even in a run merged from several files.
+GPU_PROFILER_GROUPS = {DeviceFamily.NVIDIA: "NCU", DeviceFamily.AMD: "ROCPROF"}
 _GPU_LAYOUT_FAMILIES = {"ncu": DeviceFamily.NVIDIA, "rocprof": DeviceFamily.AMD}
 
 
-def device_family(layout: str, device: str) -> DeviceFamily:
-    """The family of a run's ``device`` (``"cpu"``, ``"gpu"``) from the layout it was read from.
+def device_family(layout: str, device: str, groups: str = "") -> DeviceFamily:
+    """The family of a ``device`` (``"cpu"``, ``"gpu"``) of rows of ``groups`` in a run of ``layout``.
 
-    A GPU of an Nsight Compute export is NVIDIA's, of a rocprof-compute workload AMD's; LIKWID's
-    GPU groups (NVIDIA's or AMD's, LIKWID prints no vendor) are ``GPU``.
+    A GPU row of a GPU profiler's group (:data:`GPU_PROFILER_GROUPS`: ``"NCU"``, ``"ROCPROF"``,
+    alone or joined, ``"FLOPS_DP+NCU"``) is of that profiler's family; else a GPU of an Nsight
+    Compute run is NVIDIA's, of a rocprof-compute run AMD's; LIKWID's GPU groups (NVIDIA's or
+    AMD's, LIKWID prints no vendor) are ``GPU``.
 
     Examples
     --------
     >>> str(device_family("ncu-details", "gpu")), str(device_family("perfctr-text", "cpu"))
     ('nvidia', 'cpu')
-    >>> str(device_family("perfctr-text / rocprof-compute", "gpu"))
+    >>> str(device_family("perfctr-text / ncu-details / rocprof-compute", "gpu", "ROCPROF"))
     'amd'
     """
     if str(device) != Device.GPU:
         return DeviceFamily.CPU
-    found = {family for prefix, family in _GPU_LAYOUT_FAMILIES.items() if prefix in str(layout)}
+    named = set(str(groups).split("+"))
+    found = {family for family, group in GPU_PROFILER_GROUPS.items() if group in named}
+    if not found:
+        found = {family for prefix, family in _GPU_LAYOUT_FAMILIES.items()
+                 if prefix in str(layout)}
     return found.pop() if len(found) == 1 else DeviceFamily.GPU
 
 

@@ -177,6 +177,13 @@ def test_read_likwid_takes_a_folder_a_file_and_cpu_output_together(tmp_path):
     points = points_dataframe(run).set_index("region")
     assert points.loc["vecCopy", "device"] == "gpu"
     assert points.loc["<function_a>", "device"] == "cpu"
+    # one run merged from three layouts: each row's family from its group (ROCPROF, NCU)
+    with pytest.warns(LikwidReadWarning):
+        merged = read_likwid([sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"),
+                              sample_path("ncu/gene_v100_fused-roof2_dgdxy_ncu_details.csv"),
+                              folder])
+    families = points_dataframe(merged).groupby("device_family", observed=True)["region"].count()
+    assert families.to_dict() == {"amd": 1, "cpu": 5, "nvidia": 3}
     alone = _quiet(read_likwid, folder / "pmc_perf.csv")
     assert alone.cpu_name == "AMD MI200 (gfx90a, 104 CUs)"
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from roofline_widget.model import GPU, device_family
+from roofline_widget.model import GPU
 from roofline_widget.points.detection import channel_totals
 from roofline_widget.points.engines.run import RankPlaces
 from roofline_widget.points.engines.source import RegionSource
@@ -158,25 +158,25 @@ class RegionColumns:
     def device_labels(self, name: str, rows: np.ndarray) -> pd.Categorical:
         """Each row's ``"device_family"`` or ``"device_name"`` at ``rows`` (worked out once).
 
-        A source may say what its devices are (``device_info``: device -> (family, name),
-        as :class:`~roofline_widget.points.engines.run.RunSource` does from the run's
-        layout and ``cpu_name``); without it a CPU row is of family ``"cpu"``, a GPU row of
-        family ``"gpu"``, its name ``""``.
+        A source may say what its rows' devices are (``device_labels()`` -> per row
+        ``"device_family"`` and ``"device_name"``, as
+        :class:`~roofline_widget.points.engines.run.RunSource` does from the rows' groups and
+        the run's layout and ``cpu_name``); without it a CPU row is of family ``"cpu"``, a GPU
+        row of family ``"gpu"``, its name ``""``.
         """
         if self._devices is None:
-            file_codes = np.asarray(self._keys["file"].codes, dtype=np.int64)
-            device_codes, devices = self.label_codes("device")
-            table: dict[str, list[str]] = {"device_family": [], "device_name": []}
+            parts: dict[str, list[np.ndarray]] = {"device_family": [], "device_name": []}
             for part in self.sources:
-                info = getattr(part, "device_info", {})
-                for device in [*map(str, devices), ""]:  # "" for a row without a device (code -1)
-                    family, label = info.get(device, (str(device_family("", device)), ""))
-                    table["device_family"].append(family)
-                    table["device_name"].append(label)
-            pair = file_codes * (len(devices) + 1) + np.where(device_codes < 0, len(devices),
-                                                              device_codes)
-            self._devices = {key: pd.Categorical(np.asarray(values, dtype=object)[pair])
-                             for key, values in table.items()}
+                given = part.device_labels() if hasattr(part, "device_labels") else None
+                if given is None:
+                    devices = np.asarray(part.keys["device"], dtype=object).astype(str)
+                    given = {"device_family": np.where(devices == "gpu", "gpu", "cpu"),
+                             "device_name": np.full(len(part), "", dtype=object)}
+                for key, values in parts.items():
+                    values.append(np.asarray(given[key], dtype=object))
+            self._devices = {key: pd.Categorical(np.concatenate(values) if values
+                                                 else np.zeros(0, dtype=object))
+                             for key, values in parts.items()}
         column = self._devices[name]
         return pd.Categorical.from_codes(column.codes[rows], categories=column.categories)
 

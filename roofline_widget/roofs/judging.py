@@ -22,7 +22,10 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.metric_names import flops_precision, metric_level
-from roofline_widget.roofs.roof import DEVICES, ROOF_TOLERANCE
+from roofline_widget.roofs.roof import DEVICE_FAMILIES, DEVICES, ROOF_TOLERANCE
+
+#: The point families a roof can be of besides the CPU's: a GPU vendor's.
+ROOF_FAMILIES = tuple(f for f in DEVICE_FAMILIES if f != "cpu")
 
 if TYPE_CHECKING:
     from roofline_widget.ceilings import Roofline
@@ -64,6 +67,16 @@ class RoofKeys:
         """The devices of the points, CPU first ([None] when no point has one)."""
         found = {key[1] for key in self.groups[0]}
         return [d for d in DEVICES if d in found] or [None]
+
+    @property
+    def owners(self) -> list[tuple]:
+        """The (device, family) pairs of the points, CPU first ([(None, None)] when no point has a
+        device): the family of GPU points of a known vendor (``"nvidia"``, ``"amd"``), else None."""
+        found = dict.fromkeys((key[1], key[3] if key[3] in ROOF_FAMILIES else None)
+                              for key in self.groups[0] if key[1] is not None)
+        owners = sorted(found, key=lambda owner: DEVICES.index(owner[0])
+                        if owner[0] in DEVICES else len(DEVICES))
+        return owners or [(None, None)]
 
     @cached_property
     def groups(self) -> tuple[list[tuple], np.ndarray]:

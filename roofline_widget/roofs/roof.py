@@ -115,7 +115,7 @@ class _Roof:
         if family is not None:
             kind = str(Device.CPU if family == DeviceFamily.CPU else Device.GPU)
             if self.device not in (None, kind):
-                raise ValueError(f"roof {self.name!r}: a {family} roof bounds {kind} points, "
+                raise ValueError(f"roof {self.name!r} of family {family!r} bounds {kind} points, "
                                  f"not {self.device}")
             object.__setattr__(self, "device", kind)
         object.__setattr__(self, "family", family)

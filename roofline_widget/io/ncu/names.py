@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from roofline_widget.model import GPU_PROFILER_GROUPS, DeviceFamily
+
 __all__ = [
     "BYTE_METRICS",
     "CLOCK_SUFFIX",
@@ -53,7 +55,7 @@ __all__ = [
 ]
 
 #: The group name of every row an Nsight Compute export gives (``run.groups``).
-GROUP = "NCU"
+GROUP = GPU_PROFILER_GROUPS[DeviceFamily.NVIDIA]
 
 #: Suffix of a metric's theoretical per-cycle peak.
 PEAK_SUFFIX = ".peak_sustained"

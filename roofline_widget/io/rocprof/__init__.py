@@ -35,13 +35,13 @@ from roofline_widget.io.parsed import warn_passed_over
 from roofline_widget.io.rocprof.counters import dispatch_counts, no_flop_notes, used_counters
 from roofline_widget.io.rocprof.sysinfo import SysInfo, parse_sysinfo
 from roofline_widget.io.rocprof.table import CsvTable, numbers, read_table
-from roofline_widget.model import Layout, LikwidRun
+from roofline_widget.model import GPU_PROFILER_GROUPS, DeviceFamily, Layout, LikwidRun
 
 __all__ = ["GROUP", "LAUNCH_MODES", "PMC_PERF", "SYSINFO", "SysInfo", "is_pmc_perf",
            "is_rocprof_path", "read_rocprof", "rocprof_run", "rocprof_workload"]
 
 #: The group name of every row a rocprof-compute workload gives (``run.groups``).
-GROUP = "ROCPROF"
+GROUP = GPU_PROFILER_GROUPS[DeviceFamily.AMD]
 #: The file names in a workload folder.
 PMC_PERF = "pmc_perf.csv"
 SYSINFO = "sysinfo.csv"
