@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
     from roofline_widget.io.bench import read_likwid_bench
     from roofline_widget.io.chain import run_chain
     from roofline_widget.io.ncu import read_ncu
+    from roofline_widget.io.rocprof import read_rocprof
     from roofline_widget.io.stat_check import stat_comparisons
     from roofline_widget.io.topology import read_topology
     from roofline_widget.points import (
@@ -63,6 +64,7 @@ _LAZY = {
     "read_likwid": ".io",
     "read_likwid_bench": ".io.bench",
     "read_ncu": ".io.ncu",
+    "read_rocprof": ".io.rocprof",
     "read_topology": ".io.topology",
     "run_chain": ".io.chain",
     "RegionSums": ".points",
@@ -144,6 +146,7 @@ __all__ = [
     "read_likwid",
     "read_likwid_bench",
     "read_ncu",
+    "read_rocprof",
     "read_topology",
     "run_chain",
     "sample_names",

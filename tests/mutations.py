@@ -13,7 +13,10 @@ from hypothesis import strategies as st
 
 from roofline_widget.errors import LikwidFormatError
 
-__all__ = ["cut", "delete_lines", "print_twice", "read_quietly"]
+__all__ = ["GARBAGE", "cut", "delete_lines", "print_twice", "read_quietly", "replace_pieces"]
+
+#: What :func:`replace_pieces` puts in place of a comma-separated piece.
+GARBAGE = ["x", "?", "12a", "1.2.3", "0x1f", "#", "1e", "abc", "--", "+-1", "1..0", "e5", '"']
 
 
 def cut(text: str, data) -> str:
@@ -39,6 +42,25 @@ def print_twice(text: str, data) -> str:
     start = data.draw(st.sampled_from(range(len(lines))), label="span start")
     length = data.draw(st.integers(1, 80), label="span length")
     return "".join(lines[:start + length] + lines[start:start + length] + lines[start + length:])
+
+
+def replace_pieces(text: str, data) -> str:
+    """``text`` with one to three random comma-separated pieces replaced by :data:`GARBAGE`
+    (inside quotes too, where the piece had them)."""
+    lines = text.splitlines()
+    for _ in range(data.draw(st.integers(1, 3), label="pieces replaced")):
+        k = data.draw(st.sampled_from(range(len(lines))), label="line")
+        pieces = lines[k].split(",")
+        at = data.draw(st.sampled_from(range(len(pieces))), label="piece")
+        keep_quotes = data.draw(st.booleans(), label="keep quotes")
+        token = data.draw(st.sampled_from(GARBAGE), label="garbage")
+        piece = pieces[at]
+        if keep_quotes:
+            token = ('"' if piece.startswith('"') else "") + token + \
+                ('"' if piece.endswith('"') and len(piece) > 1 else "")
+        pieces[at] = token
+        lines[k] = ",".join(pieces)
+    return "\n".join(lines) + "\n"
 
 
 def read_quietly(read, text: str):

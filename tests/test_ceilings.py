@@ -221,7 +221,7 @@ def test_to_dicts_lists_every_roof():
         ("compute", "AVX-512 FMA"), ("compute", "AVX2 FMA"), ("compute", "Scalar")]
     assert rows[3] == {"name": "L1", "kind": "bandwidth", "value": 3200.0, "unit": "GB/s",
                        "source": "likwid-bench load, 14 threads", "empirical": False,
-                       "level": None, "device": None, "precision": None}
+                       "level": None, "device": None, "precision": None, "family": None}
 
 
 # ---------------------------------------------------------------------------

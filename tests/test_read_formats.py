@@ -32,7 +32,7 @@ def _same_run(a, b):
 
 
 def test_formats_table_lists_the_registered_formats():
-    assert FORMATS == ("text", "csv", "scope-h5", "ncu")
+    assert FORMATS == ("text", "csv", "scope-h5", "rocprof", "ncu")
 
 
 @pytest.mark.parametrize(("name", "fmt"), [(TEXT, "text"), (CSV, "csv")])
@@ -46,7 +46,7 @@ def test_wrong_format_is_a_format_error_not_a_crash():
 
 
 def test_unknown_format_lists_the_valid_ones():
-    with pytest.raises(ValueError, match=r"'xml'.*'text', 'csv', 'scope-h5', 'ncu'"):
+    with pytest.raises(ValueError, match=r"'xml'.*'text', 'csv', 'scope-h5', 'rocprof', 'ncu'"):
         read_likwid(sample_path(TEXT), format="xml")
     with pytest.raises(ValueError, match="valid formats"):
         read_likwid_text("+--+", format="perfctr")

@@ -109,7 +109,8 @@ def test_a_ceiling_with_a_bad_value_names_the_roof():
     with pytest.raises(ViewError, match="level must be a string on a bandwidth ceiling"):
         View.from_dict(document(ceilings=[{"kind": "compute", "name": "x", "value": 1,
                                            "source": "user", "level": "L2"}]))
-    with pytest.raises(ViewError, match=r"and optionally \['device', 'level', 'precision', 'provenance'\]"):
+    with pytest.raises(ViewError, match=r"and optionally \['device', 'family', 'level', 'precision',"
+                                        r" 'provenance'\]"):
         View.from_dict(document(ceilings=[{"kind": "compute", "name": "x", "value": 1,
                                            "source": "user", "colour": "red"}]))
     with pytest.raises(ViewError, match="kind must be 'compute' or 'bandwidth'"):

@@ -197,9 +197,9 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame({c: pd.Series(dtype=LEVEL_DTYPE if c == "level" else object)
                              for c in columns})
-    out = pd.concat([f.astype({c: object for c in ("file", "region", "device", "groups",
-                                                   "flops_metric", "bandwidth_metric", "reason",
-                                                   "rank_group")
+    out = pd.concat([f.astype({c: object for c in ("file", "region", "device", "device_family",
+                                                   "device_name", "groups", "flops_metric",
+                                                   "bandwidth_metric", "reason", "rank_group")
                                if c in f}) for f in frames], ignore_index=True)
     out["level"] = out["level"].astype(LEVEL_DTYPE)
     for name in ("file", "region", "rank_group"):
@@ -212,7 +212,8 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
 
 _POINT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
                   schema.PERFORMANCE, schema.INTENSITY, schema.RUNTIME,
-                  "flops_metric", "device", "n_threads", "call_count", "groups", "rank_group"]
+                  "flops_metric", "device", "device_family", "device_name", "n_threads",
+                  "call_count", "groups", "rank_group"]
 _LEFT_OUT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
                      "reason", "rank_group"]
 

@@ -72,6 +72,9 @@ class RegionColumns:
         Ranks (ascending), region names and run labels (order of appearance).
     gpu_rows : numpy.ndarray
         Per row, whether its device is a GPU.
+    device_families, device_names : list of str
+        The device families (``"cpu"``, ``"nvidia"``, ``"amd"``, ``"gpu"``) and device names of
+        the rows, in order of appearance; :meth:`device_labels` gives each row's.
     region_codes : numpy.ndarray
         Per row, the index of its region in :attr:`regions`.
     """
@@ -102,6 +105,7 @@ class RegionColumns:
         self._metric_values: dict[str, np.ndarray] = {}
         self._unmeasured: dict[str, Unmeasured] = {}
         self._places: RankPlaces | None = None
+        self._devices: dict[str, pd.Categorical] | None = None
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -150,6 +154,31 @@ class RegionColumns:
         codes, categories = self.label_codes(name)
         plain = np.array([str(c) for c in categories] + [""], dtype=object)
         return plain[codes[rows]].tolist()
+
+    def device_labels(self, name: str, rows: np.ndarray) -> pd.Categorical:
+        """Each row's ``"device_family"`` or ``"device_name"`` at ``rows`` (worked out once).
+
+        A source may say what its rows' devices are (``device_labels()`` -> per row
+        ``"device_family"`` and ``"device_name"``, as
+        :class:`~roofline_widget.points.engines.run.RunSource` does from the rows' groups and
+        the run's layout and ``cpu_name``); without it a CPU row is of family ``"cpu"``, a GPU
+        row of family ``"gpu"``, its name ``""``.
+        """
+        if self._devices is None:
+            parts: dict[str, list[np.ndarray]] = {"device_family": [], "device_name": []}
+            for part in self.sources:
+                given = part.device_labels() if hasattr(part, "device_labels") else None
+                if given is None:
+                    devices = np.asarray(part.keys["device"], dtype=object).astype(str)
+                    given = {"device_family": np.where(devices == "gpu", "gpu", "cpu"),
+                             "device_name": np.full(len(part), "", dtype=object)}
+                for key, values in parts.items():
+                    values.append(np.asarray(given[key], dtype=object))
+            self._devices = {key: pd.Categorical(np.concatenate(values) if values
+                                                 else np.zeros(0, dtype=object))
+                             for key, values in parts.items()}
+        column = self._devices[name]
+        return pd.Categorical.from_codes(column.codes[rows], categories=column.categories)
 
     def sums(self, metric: str) -> np.ndarray:
         """The sums of one metric (a name of :attr:`metrics`) over all rows, kept.

@@ -37,7 +37,8 @@ def _flops_tier(name: str) -> int:
     kind = parse_unit(name).kind
     if kind == UOP_RATE:
         return 100
-    precision = {"DP": 0, "SP": 1, "generic": 2, "HP": 3}[_precision(name)]
+    # matrix-unit work (Tensor, MFMA ...) after the vector precisions
+    precision = {"DP": 0, "SP": 1, "generic": 2, "HP": 3}.get(_precision(name), 4)
     return 2 * precision + (1 if _SUB_RATE.search(name) else 0)
 
 
@@ -70,7 +71,8 @@ def detect_flops_metric(names: Iterable[str]) -> tuple[str | None, list[str]]:
 
     A double-precision total (``DP [MFLOP/s]``) comes before its sub-rates
     (``AVX DP``, ``AVX512 DP``, ``Packed DP``), DP before SP, SP before
-    precision-less rates (``MFLOP/s``) and half precision; uop rates
+    precision-less rates (``MFLOP/s``) and half precision, then GPU matrix-unit
+    rates (``Tensor``, ``MFMA F64 [MFLOP/s]``, ...); uop rates
     (``Packed [MUOPS/s]``) only when no FLOP rate exists at all.
 
     Parameters

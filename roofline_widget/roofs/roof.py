@@ -9,8 +9,13 @@ A roof says what it bounds, so that a point is judged against the roof of
     ``"L3"``, ``"MEM"``); None: any level (a user's peak for the plotted metric).
 ``device``
     ``"cpu"`` or ``"gpu"``; None: any device.
+``family``
+    Whose device: ``"cpu"``, ``"nvidia"`` or ``"amd"`` (a point's
+    ``device_family``); None: any of its device.  NVIDIA kernels and AMD kernels
+    on one plot are each judged against their own GPU's roofs.
 ``precision`` (compute roofs)
-    ``"DP"``, ``"SP"`` or ``"HP"``; None: any precision.
+    ``"DP"``, ``"SP"``, ``"HP"`` or a GPU matrix unit's (``"Tensor"``, ``"MFMA F64"``,
+    ...: :data:`~roofline_widget.metric_names.PRECISIONS`); None: any precision.
 
 Every roof records where its number came from (``source``): ``"user"``,
 ``"spec sheet"``, ``"likwid-bench <kernel>, <n> threads"`` or
@@ -26,15 +31,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from roofline_widget.metric_names import LEVELS, PRECISIONS
-from roofline_widget.model import Device
+from roofline_widget.model import Device, DeviceFamily
 
-__all__ = ["DEVICES", "DEVICE_NAMES", "EMPIRICAL", "PEAK_LIMITS", "ROOF_TOLERANCE", "USER", "BandwidthRoof",
-           "ComputeRoof", "check_peak", "positive_finite"]
+__all__ = ["DEVICES", "DEVICE_FAMILIES", "DEVICE_NAMES", "EMPIRICAL", "PEAK_LIMITS",
+           "ROOF_TOLERANCE", "USER", "BandwidthRoof", "ComputeRoof", "check_peak", "positive_finite"]
 
 EMPIRICAL = "empirical"
 USER = "user"
 #: The devices a roof can bound.
 DEVICES = tuple(str(device) for device in Device)
+#: The families a roof can be of (``"gpu"``, a GPU of unknown vendor, is a point's only).
+DEVICE_FAMILIES = tuple(str(f) for f in DeviceFamily if f != DeviceFamily.GPU)
 #: How a device is named in a roof's or a line's name.
 DEVICE_NAMES = {"cpu": "CPU", "gpu": "GPU"}
 #: Relative tolerance above which a point counts as above the roof.
@@ -92,6 +99,7 @@ class _Roof:
     name: str
     source: str
     device: str | None
+    family: str | None
     _field = ""
     unit = ""
     kind = ""
@@ -103,6 +111,14 @@ class _Roof:
         object.__setattr__(self, self._field, value)
         object.__setattr__(self, "device", _checked_choice(self.device, DEVICES,
                                                             f"device of roof {self.name!r}"))
+        family = _checked_choice(self.family, DEVICE_FAMILIES, f"family of roof {self.name!r}")
+        if family is not None:
+            kind = str(Device.CPU if family == DeviceFamily.CPU else Device.GPU)
+            if self.device not in (None, kind):
+                raise ValueError(f"roof {self.name!r} of family {family!r} bounds {kind} points, "
+                                 f"not {self.device}")
+            object.__setattr__(self, "device", kind)
+        object.__setattr__(self, "family", family)
 
     @property
     def value(self) -> float:
@@ -119,9 +135,12 @@ class _Roof:
         """``"DRAM: 140 GB/s (likwid-bench triad, 64 threads)"``."""
         return f"{self.name}: {self.value:.4g} {self.unit} ({self.source})"
 
-    def serves(self, device: str | None) -> bool:
-        """Whether the roof bounds points of ``device`` (a roof or a point without a device: any)."""
-        return self.device is None or device is None or self.device == device
+    def serves(self, device: str | None, family: str | None = None) -> bool:
+        """Whether the roof bounds points of ``device`` and ``family`` (a roof or a point
+        without one: any; a point's family ``"gpu"``, a GPU of unknown vendor: any GPU's)."""
+        kind = self.device is None or device is None or self.device == device
+        return kind and (self.family is None or family in (None, str(DeviceFamily.GPU))
+                         or self.family == family)
 
 
 @dataclass(frozen=True)
@@ -141,9 +160,12 @@ class ComputeRoof(_Roof):
         Where the number came from in detail (file, kernel, threads, precision, ISA).
     device : {"cpu", "gpu"}, optional
         The device whose points the roof bounds (None: any).
-    precision : {"DP", "SP", "HP"}, optional
-        The precision of the FLOPs it bounds (None: any): a DP point is never
-        judged against an SP peak.
+    precision : str, optional
+        The precision of the FLOPs it bounds (None: any; one of
+        :data:`~roofline_widget.metric_names.PRECISIONS`): a DP point is never
+        judged against an SP peak, nor a vector one against a matrix unit's.
+    family : {"cpu", "nvidia", "amd"}, optional
+        Whose device (None: any of ``device``); gives ``device`` when that is None.
 
     Raises
     ------
@@ -159,6 +181,7 @@ class ComputeRoof(_Roof):
     provenance: dict | None = field(default=None, compare=False, repr=False)
     device: str | None = None
     precision: str | None = None
+    family: str | None = None
     _field = "gflops"
     unit = "GFLOP/s"
     kind = "compute"
@@ -188,6 +211,8 @@ class BandwidthRoof(_Roof):
         Where the number came from in detail (file, kernel, threads, how the level was decided).
     device : {"cpu", "gpu"}, optional
         The device whose points the roof bounds (None: any).
+    family : {"cpu", "nvidia", "amd"}, optional
+        Whose device (None: any of ``device``); gives ``device`` when that is None.
 
     Raises
     ------
@@ -205,6 +230,7 @@ class BandwidthRoof(_Roof):
     #: see :func:`roofline_widget.analysis.machine.machine_roofline`.
     provenance: dict | None = field(default=None, compare=False, repr=False)
     device: str | None = None
+    family: str | None = None
     _field = "gbs"
     unit = "GB/s"
     kind = "bandwidth"

@@ -187,9 +187,9 @@ def _provenance(value: object, roof: str) -> None:
 
 
 _CEILING_KEYS = {"kind", "name", "value", "source"}
-_CEILING_OPTIONAL = {"level", "provenance", "device", "precision"}
+_CEILING_OPTIONAL = {"level", "provenance", "device", "precision", "family"}
 #: What a roof bounds (optional keys): the kind of roof that has it.
-_BOUNDS = {"level": "bandwidth", "precision": "compute", "device": None}
+_BOUNDS = {"level": "bandwidth", "precision": "compute", "device": None, "family": None}
 _ROOFS = {"compute": ComputeRoof, "bandwidth": BandwidthRoof}
 
 

@@ -44,7 +44,7 @@ def expected_dimension(metric: str) -> str:
         return "cycle/second"
     if metric.startswith("gpu__time_duration"):
         return "second"
-    if metric.startswith("sm__cycles_elapsed"):
+    if "__cycles_elapsed" in metric:
         return "cycle"
     per_cycle = metric.endswith(".peak_sustained")
     base = "byte" if "bytes" in metric else "inst"

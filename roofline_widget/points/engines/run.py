@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from roofline_widget.model import LikwidRun
+from roofline_widget.model import LikwidRun, device_family
 from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
 from roofline_widget.schema import SOURCE_KEYS
@@ -259,6 +259,28 @@ class RunSource:
         finite value does not give the sum, so it adds nothing.
         """
         return _unmeasured_threads(self.run, self._aggregate, metric)
+
+    def device_labels(self) -> dict[str, np.ndarray]:
+        """Per row its ``"device_family"`` and ``"device_name"``.
+
+        The family from the row's device and groups and the run's layout
+        (:func:`~roofline_widget.model.device_family`: an ``NCU`` row is NVIDIA's, a
+        ``ROCPROF`` row AMD's, also in a run merged from several files); the name is the
+        run's ``cpu_name`` on the rows of the device it names (the GPU's of a run read from
+        one GPU profiler, else the CPU's), ``""`` elsewhere and in a run merged from files of
+        several layouts.
+        """
+        devices = np.asarray(self.keys["device"], dtype=object)
+        groups = np.asarray(self.keys["groups"], dtype=object)
+        pairs, inverse = np.unique(np.stack([devices.astype(str), groups.astype(str)]), axis=1,
+                                   return_inverse=True)
+        families = np.array([str(device_family(self.run.layout, d, g)) for d, g in pairs.T],
+                            dtype=object)[np.asarray(inverse).ravel()]
+        gpu_run = str(device_family(self.run.layout, "gpu")) != "gpu"
+        merged = " / " in str(self.run.layout)  # its cpu_name joins the files' names: whose?
+        named = (devices.astype(str) == ("gpu" if gpu_run else "cpu")) & (not merged)
+        names = np.where(named, self.run.cpu_name or "", "").astype(object)
+        return {"device_family": families, "device_name": names}
 
     def rank_places(self) -> RankPlaces:
         """Per row the host and socket of its rank (see :class:`RankPlaces`)."""
