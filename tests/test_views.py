@@ -306,3 +306,18 @@ def test_the_selection_of_a_view():
     # the view's points are those of its selection: Solve (S..., not Setup) of the sample
     points = points_dataframe(sample_path(GIVE), selection=view.selection)
     assert points["region"].tolist() == ["Solve"]
+
+
+@pytest.mark.parametrize("field", ['"include": "\\ud800"', '"flops_metric": "x\\udfff"',
+                                   '"selected": [["\\udc80", 0, "Solve"]]',
+                                   '"ceilings": [{"kind": "compute", "name": "\\ud83d", '
+                                   '"value": 1, "source": "user"}]'])
+def test_a_lone_surrogate_is_a_view_error_naming_the_file(tmp_path, field):
+    # JSON may escape half of a UTF-16 pair; such a string is no text a notebook can send
+    # ('\ud800'.encode() raises UnicodeEncodeError in the kernel's comm), so the file is refused.
+    path = tmp_path / "surrogate.json"
+    path.write_text('{"format": "roofline-widget view", "version": 1, ' + field + "}",
+                    encoding="ascii")
+    with pytest.raises(ViewError, match=r"surrogate.json: '\w+' holds a lone surrogate "
+                                        r"\('.*\\\\u[0-9a-f]{4}.*'\): not valid Unicode text"):
+        View.load(path)
