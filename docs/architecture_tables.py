@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "enums", "schema", "demo"),
     ("units",),
     ("model", "metric_names"),
+    ("settings",),
     ("roofs",),
     ("ceilings",),
     ("roofline_widget",),

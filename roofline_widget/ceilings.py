@@ -33,17 +33,14 @@ from roofline_widget.roofs.plot_roofs import peak_roof, plot_roofs, replaced_pea
 from roofline_widget.roofs.roof import (
     DEVICES,
     EMPIRICAL,
-    PEAK_LIMITS,
     ROOF_TOLERANCE,
     USER,
     BandwidthRoof,
     ComputeRoof,
-    check_peak,
 )
 
-__all__ = ["DEVICES", "EMPIRICAL", "JUDGED_COLUMNS", "PEAK_LIMITS", "ROOF_TOLERANCE", "USER",
-           "BandwidthRoof", "ComputeRoof", "RoofKeys", "Roofline", "check_peak", "roof_keys",
-           "unjudged_notes"]
+__all__ = ["DEVICES", "EMPIRICAL", "JUDGED_COLUMNS", "ROOF_TOLERANCE", "USER", "BandwidthRoof",
+           "ComputeRoof", "RoofKeys", "Roofline", "roof_keys", "unjudged_notes"]
 
 #: The columns :meth:`Roofline.classify` adds to points.
 JUDGED_COLUMNS = ("attainable_gflops", "efficiency_percent", "bound", "above_roof",

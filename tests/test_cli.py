@@ -375,7 +375,8 @@ def test_compare_refuses_a_gate_that_cannot_fail(tmp_path, value, message):
     # nan, 0 or -1: no speed-up is below it, so the gate would pass a 0.15x slowdown (exit 0)
     line = one_error_line(run("compare", GIVE, TAKE, "--fail-below", value, cwd=tmp_path),
                           "compare")
-    assert line == f"roofline-widget compare: error: argument --fail-below: {message}"
+    assert line == (f"roofline-widget compare: error: argument --fail-below: {message} "
+                    "(roofline-widget compare --help)")
 
 
 def test_check_refuses_the_peaks_plot_refuses(tmp_path):
@@ -383,7 +384,8 @@ def test_check_refuses_the_peaks_plot_refuses(tmp_path):
     for command in ("plot", "check"):
         line = one_error_line(run(command, GIVE, "--peak-flops", "1e-320", "--peak-bandwidth",
                                   "100", cwd=tmp_path), command)
-        assert line == f"roofline-widget {command}: error: argument --peak-flops: {message}"
+        assert line == (f"roofline-widget {command}: error: argument --peak-flops: {message} "
+                        f"(roofline-widget {command} --help)")
 
 
 @pytest.mark.parametrize(("arguments", "expected"), [

@@ -10,11 +10,20 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 from traitlets import TraitError
 
-from roofline_widget import RooflineWidget, View, ViewError, plot_roofline, sample_path
+from roofline_widget import (
+    RooflineWidget,
+    SelectionError,
+    View,
+    ViewError,
+    plot_roofline,
+    sample_path,
+)
 from roofline_widget.cli import main
+from roofline_widget.settings import SELECTION, SETTINGS
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")  # 1 rank, MEM level
 VIEW = {"format": "roofline-widget view", "version": 1}
@@ -79,14 +88,15 @@ def plot_message(**keywords) -> str:
     return str(error.value)
 
 
-def cli_line(capsys, *arguments: str) -> str:
-    """The one stderr line of a refused command line (exit code 2)."""
-    with pytest.raises(SystemExit) as done:
-        main(["plot", PMGPU, "-o", "never.png", *arguments])
-    assert done.value.code == 2
-    lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 1, lines
-    return lines[0]
+def cli_line(capsys, option: str, value: str) -> str:
+    """The message of the one stderr line of a refused command line (exit code 2)."""
+    assert main(["plot", PMGPU, "-o", "never.png", option, value]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    head = f"roofline-widget plot: error: argument {option}: "
+    tail = " (roofline-widget plot --help)"
+    assert line.startswith(head)
+    assert line.endswith(tail)
+    return line[len(head):-len(tail)]
 
 
 @pytest.mark.parametrize(("value", "message"), PEAK_MESSAGES, ids=lambda v: repr(v)[:20])
@@ -95,8 +105,7 @@ def test_an_invalid_peak_gives_one_message_through_every_door(widget, tmp_path, 
     assert widget_message(widget, "peak_flops", value) == message
     assert view_message(tmp_path, peak_flops=value) == message
     assert plot_message(peak_flops=value) == message
-    assert cli_line(capsys, "--peak-flops", repr(float(value))) == (
-        f"roofline-widget plot: error: argument --peak-flops: {message}")
+    assert cli_line(capsys, "--peak-flops", repr(float(value))) == message
 
 
 def test_a_bandwidth_in_bytes_per_second_is_named_so(widget, tmp_path):
@@ -119,13 +128,28 @@ def test_invalid_ranks_give_one_message(widget, tmp_path, capsys, value, message
     assert plot_message(ranks=value) == message
     if isinstance(value, list) and all(isinstance(rank, int) for rank in value):
         text = ",".join(str(rank) for rank in value)
-        assert cli_line(capsys, "--ranks", text) == (
-            f"roofline-widget plot: error: argument --ranks: {message}")
+        assert cli_line(capsys, "--ranks", text) == message
 
 
 def test_an_unknown_level_gives_one_message(widget, tmp_path, capsys):
     assert widget_message(widget, "levels", ["L4"]) == LEVEL_MESSAGE
     assert view_message(tmp_path, levels={"L4": "L4 bandwidth [MBytes/s]"}) == LEVEL_MESSAGE
     assert plot_message(levels=["L4"]) == LEVEL_MESSAGE
-    assert cli_line(capsys, "--levels", "L4") == (
-        f"roofline-widget plot: error: argument --levels: {LEVEL_MESSAGE}")
+    assert cli_line(capsys, "--levels", "L4") == LEVEL_MESSAGE
+
+
+def test_the_rules_normalise_what_they_accept():
+    assert SELECTION["ranks"].check(np.array([5, 2, 5])) == [2, 5]
+    assert SELECTION["ranks"].check([]) == []
+    with pytest.raises(SelectionError, match="got True"):
+        SELECTION["ranks"].check([True])
+    with pytest.raises(SelectionError, match=r"got 10000000000"):
+        SELECTION["ranks"].check(10**10)
+    assert SELECTION["levels"].check({"L2": "x"}) == {"L2": "x"}
+    assert SELECTION["levels"].check((("L2", "x"),)) == {"L2": "x"}  # as Selection stores it
+    with pytest.raises(SelectionError, match="levels must be a mapping"):
+        SELECTION["levels"].check({"L2": 3})
+    assert SETTINGS["levels"].check(["MEM", "L2", "MEM"]) == ["L2", "MEM"]  # inner to outer
+    assert SETTINGS["peak_flops"].check(2048) == 2048.0
+    assert SETTINGS["peak_flops"].check(np.float64(1e-6)) == 1e-6
+    assert SETTINGS["max_points"].check(np.int64(7)) == 7

@@ -11,13 +11,18 @@ region, device) with pandas.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.points import RegionSums, Selection, selection_parameters
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = ["SPREAD_QUANTITIES", "rank_spread"]
 
@@ -72,9 +77,7 @@ def _slowest_rank(table: pd.DataFrame, grouped) -> pd.Series:
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude")
 def rank_spread(data: object, *, selection: Selection | None = None,
-                flops_metric: str | None = None, bandwidth_metric: str | None = None,
-                ranks: RanksArgument = None, include: PatternsArgument = None,
-                exclude: PatternsArgument = None) -> pd.DataFrame:
+                **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """Per region, how the ranks spread: min / median / max, imbalance, slowest rank.
 
     Parameters
@@ -111,8 +114,7 @@ def rank_spread(data: object, *, selection: Selection | None = None,
     >>> int(spread.loc[0, "n_ranks"])
     48
     """
-    chosen = Selection.of(selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                          ranks=ranks, include=include, exclude=exclude)
+    chosen = Selection.of(selection, **keywords)
     if chosen.combine_ranks:
         raise TypeError("rank_spread reports the spread over ranks; combine_ranks is not accepted")
     if chosen.group_ranks not in ("auto", "rank"):

@@ -27,8 +27,8 @@ from roofline_widget.roofs.roof import (
     USER,
     BandwidthRoof,
     ComputeRoof,
-    check_peak,
 )
+from roofline_widget.settings import check
 
 __all__ = ["PlotRoofs", "completed_roofs", "empirical_roofs", "peak_roof", "plot_roofs",
            "replaced_peak"]
@@ -94,8 +94,8 @@ def completed_roofs(kind: str, given: list, peak: float | None, points: pd.DataF
     return roofs, peak
 
 
-_PEAK_NAMES = {"compute": ("Peak", "peak_flops (GFLOP/s)"),
-               "bandwidth": ("Peak bandwidth", "peak_bandwidth (GB/s)")}
+#: Per kind of roof: the name of a user's peak roof, and the setting of its value.
+_PEAK_NAMES = {"compute": ("Peak", "peak_flops"), "bandwidth": ("Peak bandwidth", "peak_bandwidth")}
 
 
 def replaced_peak(roof: ComputeRoof | BandwidthRoof, peak) -> ComputeRoof | BandwidthRoof | None:
@@ -107,7 +107,7 @@ def replaced_peak(roof: ComputeRoof | BandwidthRoof, peak) -> ComputeRoof | Band
     if peak is None:
         return None
     name, what = _PEAK_NAMES[roof.kind]
-    value = check_peak(peak, what)
+    value = check(what, peak)
     name = name if roof.empirical else roof.name
     if isinstance(roof, ComputeRoof):
         return dataclasses.replace(roof, name=name, source=USER, provenance=None, gflops=value)
@@ -121,7 +121,7 @@ def peak_roof(kind: str, peak, *, level=None, device=None,
     if peak is None:
         return None
     name, what = _PEAK_NAMES[kind]
-    value = check_peak(peak, what)
+    value = check(what, peak)
     if kind == "compute":
         return ComputeRoof(name, value, USER, device=device, precision=precision)
     return BandwidthRoof(name, value, USER, level=level, device=device)
@@ -163,7 +163,7 @@ def plot_roofs(ceilings, peak_flops, peak_bandwidth, points: pd.DataFrame | None
     """
     if peaks not in ("replace", "add"):
         raise ValueError(f"peaks must be 'replace' or 'add', got {peaks!r}")
-    checked = {kind: None if peak is None else check_peak(peak, _PEAK_NAMES[kind][1])
+    checked = {kind: check(_PEAK_NAMES[kind][1], peak)
                for kind, peak in (("compute", peak_flops), ("bandwidth", peak_bandwidth))}
     roofs = list(ceilings) if ceilings is not None else []  # a Roofline iterates its roofs
     bad = [roof for roof in roofs if not isinstance(roof, (ComputeRoof, BandwidthRoof))]
