@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from roofline_widget.units import BYTE_RATE, parse_unit, split_metric_name
+from roofline_widget.units import UnitKind, parse_unit, split_metric_name
 
 __all__ = ["LEVELS", "PRECISIONS", "LevelMetric", "flops_precision", "metric_level"]
 
@@ -75,7 +75,7 @@ def metric_level(name: str) -> LevelMetric | None:
     >>> metric_level("Memory bandwidth [MBytes/s]").level
     'MEM'
     """
-    if parse_unit(name).kind != BYTE_RATE:
+    if parse_unit(name).kind != UnitKind.BYTE_RATE:
         return None
     stem = _stem(name)
     if _NOT_A_LEVEL.search(stem):

@@ -36,7 +36,7 @@ from roofline_widget.points import (
     selection_parameters,
 )
 from roofline_widget.settings.rules import level_metrics
-from roofline_widget.units import BYTE_RATE, parse_unit
+from roofline_widget.units import UnitKind, parse_unit
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -94,7 +94,7 @@ def detect_levels(names, levels: dict | None = None) -> tuple[dict[str, str], li
     """
     names = list(dict.fromkeys(names))
     overrides = level_metrics("levels", levels or {})
-    bandwidths = [n for n in names if parse_unit(n).kind == BYTE_RATE]
+    bandwidths = [n for n in names if parse_unit(n).kind == UnitKind.BYTE_RATE]
     for level, metric in overrides.items():
         if metric not in bandwidths:
             raise ValueError(f"no bandwidth metric {metric!r} (given for {level}) in the data; "

@@ -32,7 +32,7 @@ from roofline_widget.points.selected_points import SelectedPoints, SelectionNote
 from roofline_widget.points.selection import Selection, selection_parameters
 from roofline_widget.settings import names_selected
 from roofline_widget.settings.rules import ranks_in_data
-from roofline_widget.units import BYTE_RATE, FLOP_RATE
+from roofline_widget.units import UnitKind
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -229,9 +229,9 @@ class RegionSums(RegionColumns):
         groups = self.combined_ranks(rows, chosen.group_ranks, (bandwidth_metric,)
                                      if uncore_metrics is None else tuple(uncore_metrics))
         performance, flops_codes, flops_texts, flops_missing = giga_rates(
-            self, flops_metric, "FLOP-rate", FLOP_RATE, rows, groups, keep=keep)
+            self, flops_metric, "FLOP-rate", UnitKind.FLOP_RATE, rows, groups, keep=keep)
         bandwidth, bw_codes, bw_texts, bw_missing = giga_rates(
-            self, bandwidth_metric, "bandwidth", BYTE_RATE, rows, groups, keep=keep)
+            self, bandwidth_metric, "bandwidth", UnitKind.BYTE_RATE, rows, groups, keep=keep)
         placed = (flops_codes == 0) & (bw_codes == 0)
         reasons = joined_reasons(flops_texts, bw_texts, flops_codes[~placed], bw_codes[~placed])
         shown = rows if groups is None else groups.first_rows

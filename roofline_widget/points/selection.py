@@ -210,7 +210,7 @@ include, exclude : str, re.Pattern, or a list of them, optional
     (:func:`re.match`); a region is kept when it matches some ``include``
     pattern (None: every region; ``[]``: none) and no ``exclude`` pattern.
     Matching the names may take about one second of CPU time
-    (:data:`~roofline_widget.points.arguments.MATCH_SECONDS`): a pattern
+    (:data:`~roofline_widget.settings.patterns.MATCH_SECONDS`): a pattern
     that backtracks catastrophically raises ``SelectionError``.""",
     "combine_ranks": """\
 combine_ranks : bool, default False

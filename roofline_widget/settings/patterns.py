@@ -196,8 +196,9 @@ def _matchers(patterns: Sequence[re.Pattern[str]] | None, what: str, deadline: f
     """(pattern text, its ``regex`` twin's ``match``) of each pattern, or None.
 
     A plain prefix (no metacharacter, no flag) has no twin: ``str.startswith``
-    gives the answer of :func:`re.match` in no time.  The twins are compiled
-    within the budget of the matching (``deadline``).
+    gives the answer of :func:`re.match` in no time.  The twins (of patterns
+    :func:`compile_patterns` bounded) are compiled within the budget of the
+    matching (``deadline``).
     """
     if patterns is None:
         return None
@@ -207,10 +208,6 @@ def _matchers(patterns: Sequence[re.Pattern[str]] | None, what: str, deadline: f
         if pattern.flags == re.UNICODE and not _METACHARACTERS.intersection(text):
             matchers.append((text, None))
             continue
-        problem = pattern_problem(text)  # a re.Pattern built elsewhere: bounded here too
-        if problem is not None:
-            raise SelectionError(f"{what} pattern {text!r:.80} {problem}: too large to match in "
-                                 "bounded time")
         try:
             matchers.append((text, _bounded(text, pattern.flags).match))
         except regex.error as exc:  # re accepted it: a corner where the two modules differ

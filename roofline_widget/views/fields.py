@@ -79,7 +79,11 @@ def _labels(value: object) -> list[str] | None:
 
 
 def _provenance(value: object, roof: str) -> None:
-    """Refuse a provenance nested deeper than :data:`MAX_DEPTH`, too large, or with NaN/huge numbers."""
+    """Refuse a provenance that is no object, nested deeper than :data:`MAX_DEPTH`, too large,
+    or with NaN or huge numbers."""
+    if value is not None and not isinstance(value, dict):
+        raise SettingError(f"ceilings: the provenance of {roof} must be an object or null, "
+                           f"got {shown(value)}")
     stack, count = [(value, 1)], 0
     while stack:
         item, depth = stack.pop()
@@ -96,52 +100,38 @@ def _provenance(value: object, roof: str) -> None:
                                "must be finite and of at most 20 digits")
 
 
-_CEILING_KEYS = {"kind", "name", "value", "source"}
-_CEILING_OPTIONAL = {"level", "provenance", "device", "precision"}
-#: What a roof bounds (optional keys): the kind of roof that has it.
-_BOUNDS = {"level": "bandwidth", "precision": "compute", "device": None}
 _ROOFS = {"compute": ComputeRoof, "bandwidth": BandwidthRoof}
+#: The keys of a ceiling in a view: always, and those of the roof's kind that may be left out.
+_CEILING_KEYS = {"kind", "name", "value", "source"}
+_OPTIONAL = {"compute": {"provenance", "device", "precision"},
+             "bandwidth": {"provenance", "device", "level"}}
 
 
-def _ceiling_value(roof: ComputeRoof | BandwidthRoof) -> None:
-    """A ceiling's value follows the rule of a peak (:data:`~roofline_widget.settings.PEAK_LIMITS`)."""
-    base = roof.unit.removeprefix("G")
-    number(unit=roof.unit, base=base, limits=PEAK_LIMITS)(f"ceilings: the value of {roof.name!r:.80}",
-                                                           roof.value)
+def _roof(item: object) -> ComputeRoof | BandwidthRoof:
+    """The roof a ``ceilings`` object of a view describes (a roof given in Python as it is)."""
+    if isinstance(item, (ComputeRoof, BandwidthRoof)):
+        return item
+    kind = str(item.get("kind")) if isinstance(item, dict) else ""
+    if not isinstance(item, dict) or kind not in _ROOFS \
+            or not _CEILING_KEYS <= set(item) <= _CEILING_KEYS | _OPTIONAL[kind]:
+        raise SettingError(f"ceilings must hold objects with the keys {sorted(_CEILING_KEYS)}, "
+                           "and optionally provenance, device and a compute roof's precision or "
+                           f"a bandwidth roof's level; got {shown(item)}")
+    fields = {key: value for key, value in item.items() if key != "kind"}
+    _provenance(fields.get("provenance"), shown(fields["name"]))
+    try:
+        return _ROOFS[kind](fields.pop("name"), fields.pop("value"), **fields)
+    except ValueError as exc:
+        raise SettingError(f"ceilings: {exc}") from None
 
 
 def _ceiling(item: object) -> ComputeRoof | BandwidthRoof:
-    if isinstance(item, (ComputeRoof, BandwidthRoof)):
-        _provenance(item.provenance, repr(item.name))
-        _ceiling_value(item)
-        return item
-    if not isinstance(item, dict) or not _CEILING_KEYS <= set(item) \
-            or not set(item) <= _CEILING_KEYS | _CEILING_OPTIONAL:
-        raise SettingError(f"ceilings must hold objects with the keys {sorted(_CEILING_KEYS)} (and "
-                           f"optionally {sorted(_CEILING_OPTIONAL)}), got {shown(item)}")
-    if item["kind"] not in _ROOFS:
-        raise SettingError(f"ceilings: kind must be 'compute' or 'bandwidth', "
-                           f"got {shown(item['kind'])}")
-    if isinstance(item["value"], bool) or not isinstance(item["value"], (int, float)):
-        raise SettingError(f"ceilings: value must be a number, got {shown(item['value'])}")
-    provenance = item.get("provenance")
-    if provenance is not None and not isinstance(provenance, dict):
-        raise SettingError(f"ceilings: provenance must be an object or null, got {shown(provenance)}")
-    _provenance(provenance, shown(item["name"]))
-    extra: dict = {"provenance": provenance}
-    for key, kind in _BOUNDS.items():
-        value = item.get(key)
-        if value is None:
-            continue
-        if kind not in (None, item["kind"]) or not isinstance(value, str):
-            where = f"a {kind} ceiling" if kind else "a ceiling"
-            raise SettingError(f"ceilings: {key} must be a string on {where}, got {shown(value)}")
-        extra[key] = value
-    try:
-        roof = _ROOFS[item["kind"]](item["name"], item["value"], item["source"], **extra)
-    except ValueError as exc:
-        raise SettingError(f"ceilings: {exc}") from None
-    _ceiling_value(roof)
+    """A roof of the view, its value within :data:`~roofline_widget.settings.PEAK_LIMITS` as a
+    peak's."""
+    roof = _roof(item)
+    _provenance(roof.provenance, repr(roof.name))
+    number(unit=roof.unit, base=roof.unit.removeprefix("G"), limits=PEAK_LIMITS)(
+        f"ceilings: the value of {roof.name!r:.80}", roof.value)
     return roof
 
 
@@ -155,7 +145,7 @@ def ceiling_document(roof: ComputeRoof | BandwidthRoof) -> dict:
     """A roof as JSON: provenance values that JSON lacks (paths, ...) written as text."""
     document = {"kind": roof.kind, "name": roof.name, "value": roof.value,
                 "source": roof.source}
-    for key in _BOUNDS:
+    for key in ("level", "precision", "device"):
         if getattr(roof, key, None) is not None:
             document[key] = getattr(roof, key)
     if roof.provenance is not None:
