@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from traitlets import TraitError
 
-from roofline_widget import BandwidthRoof, ComputeRoof, read_likwid, sample_path
+from roofline_widget import BandwidthRoof, ComputeRoof, sample_path
 from roofline_widget.io.parsed import RegionBlock, ThreadColumn, build_run
 from roofline_widget.widget import DEFAULT_MAX_POINTS, RooflineWidget
 
@@ -22,21 +22,6 @@ PMGPU = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 GMGPOLAR = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 MPIRUN = "mpirun_clx_sonata_48ranks_CACHES_marker.txt"
 EVIL = "<img src=x onerror=alert(1)>"
-
-
-@pytest.fixture(scope="module")
-def pmgpu():
-    return read_likwid(sample_path(PMGPU))
-
-
-@pytest.fixture(scope="module")
-def gmgpolar():
-    return read_likwid(sample_path(GMGPOLAR))
-
-
-@pytest.fixture(scope="module")
-def mpirun():
-    return read_likwid(sample_path(MPIRUN))
 
 
 class SentMessages:

@@ -27,11 +27,6 @@ EMPIRICAL_BANDWIDTH = 28.580958
 
 
 @pytest.fixture(scope="module")
-def pmgpu():
-    return read_likwid(sample_path(PMGPU))
-
-
-@pytest.fixture(scope="module")
 def evil_run(tmp_path_factory):
     """A copy of the pmgpu sample whose ``<function_a>`` is renamed ``<b>evil</b>``."""
     text = Path(sample_path(PMGPU)).read_text()
