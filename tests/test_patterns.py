@@ -46,7 +46,7 @@ def test_nested_counted_repeats_are_refused_before_compiling(tmp_path):
                                 "include": NESTED}), encoding="utf-8")
     done = run_limited("""
         import sys
-        from roofline_widget import View, points_dataframe
+        from roofline_widget import RooflineWidget, View, points_dataframe
         for call in (lambda: points_dataframe(sys.argv[1], include=sys.argv[3]),
                      lambda: View.load(sys.argv[2])):
             try:
@@ -54,13 +54,16 @@ def test_nested_counted_repeats_are_refused_before_compiling(tmp_path):
                 print("accepted")
             except ValueError as exc:  # SelectionError, ViewError
                 print(type(exc).__name__, exc)
+        typed = RooflineWidget(sys.argv[1], include=sys.argv[3])  # what a user types in the box
+        print(len(typed.to_dataframe()), typed.message)
         """, PMGPU, str(view), NESTED)
     assert done.returncode == 0, done.stderr[-2000:]
-    selection, loaded = done.stdout.splitlines()
+    selection, loaded, widget = done.stdout.splitlines()
     message = (f"include pattern {NESTED!r} stands for 1,000,000,000 characters with its "
                "repeats written out (at most 100,000): too large to match in bounded time")
     assert selection == f"SelectionError {message}"
     assert loaded == f"ViewError {view}: {message}"
+    assert widget == f"0 {message}. No points are drawn until it is fixed."
 
 
 @pytest.mark.parametrize(("pattern", "problem"), [

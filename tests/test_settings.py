@@ -55,8 +55,8 @@ LEVEL_MESSAGE = "levels must be among L1, L2, L3, MEM, got 'L4'"
 
 
 @pytest.fixture(scope="module")
-def widget():
-    return RooflineWidget(PMGPU, peak_flops=100.0, peak_bandwidth=20.0)
+def widget(pmgpu):
+    return RooflineWidget(pmgpu, peak_flops=100.0, peak_bandwidth=20.0)
 
 
 def widget_message(widget, name: str, value) -> str:
@@ -153,3 +153,13 @@ def test_the_rules_normalise_what_they_accept():
     assert SETTINGS["peak_flops"].check(2048) == 2048.0
     assert SETTINGS["peak_flops"].check(np.float64(1e-6)) == 1e-6
     assert SETTINGS["max_points"].check(np.int64(7)) == 7
+
+
+def test_every_value_the_widget_takes_saves_as_a_view(pmgpu, tmp_path):
+    # the trait and the view follow one rule: the limits themselves are taken by both
+    w = RooflineWidget(pmgpu, peak_flops=1e9, peak_bandwidth=1e-6, max_points=10**9,
+                       levels=["MEM"], ranks=[0])
+    again = View.load(w.save_view(tmp_path / "limits.json"))
+    assert (again.peak_flops, again.peak_bandwidth, again.max_points) == (1e9, 1e-6, 10**9)
+    assert again.levels == {"MEM": "Memory bandwidth [MBytes/s]"}
+    assert RooflineWidget(pmgpu, view=again).peak_bandwidth == 1e-6

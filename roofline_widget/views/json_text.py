@@ -27,7 +27,6 @@ MAX_DEPTH = 16
 #: Integers longer than this stay unconverted (:class:`Oversized`).
 MAX_INT_DIGITS = 20
 _TOKENS = re.compile(r'[\\"\[\]{}:]')
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Oversized:
@@ -104,21 +103,11 @@ def parse(text: str, source: str) -> object:
 
 
 def _lone_surrogate(document: object) -> tuple[str, str] | None:
-    """(top-level key, string) of the first string holding a lone surrogate, or None.
-
-    Walks without recursion: the depth is bounded already.
-    """
-    if not _SURROGATE.search(json.dumps(document, ensure_ascii=False, default=repr)):
-        return None  # the usual case: one pass in C
+    """(top-level key, the surrogate) of the first lone surrogate in ``document``, or None."""
     top = document.items() if isinstance(document, dict) else [("the document", document)]
     for key, value in top:
-        stack = [key, value]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, str) and _SURROGATE.search(item):
-                return str(key) if not _SURROGATE.search(str(key)) else repr(key), item
-            if isinstance(item, dict):
-                stack.extend([*item.keys(), *item.values()])
-            elif isinstance(item, list):
-                stack.extend(item)
+        try:
+            json.dumps([key, value], ensure_ascii=False, default=repr).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return key if key.isidentifier() else shown(key), exc.object[exc.start:exc.end]
     return None
