@@ -40,6 +40,7 @@ MAX_EXPANSION = 100_000
 #: The deepest nesting of groups in a pattern.
 MAX_NESTING = 32
 _QUANTIFIER = re.compile(r"\{(\d*)(,?)(\d*)\}")
+_PLAIN = re.compile(r"[^\\\[(){|*+?^$]+")
 #: What follows "(" in an extension group: opened (a prefix) or whole (flags, a comment, a reference).
 _GROUP_PREFIX = re.compile(r"\?(?:[:=!>]|<[=!]|P?<\w+>|[aiLmsux-]+:)")
 _WHOLE_GROUP = re.compile(r"\?(?:[aiLmsux-]+|#[^)]*|P=\w+)\)")
@@ -76,7 +77,10 @@ def _expansion(text: str) -> tuple[int, int]:
     index, deepest = 0, 0
     while index < len(text):
         character, item = text[index], None
-        if character == "\\":
+        if plain := _PLAIN.match(text, index):  # characters: a quantifier after takes the last
+            stack[-1][0] += plain.end() - index - 1
+            index, item = plain.end(), 1
+        elif character == "\\":
             index, item = index + 2, 1
         elif character == "[":
             index, item = _class_end(text, index), 1
