@@ -7,7 +7,8 @@ colour and size) go through :data:`roofline_widget.settings.SETTINGS`, with
 the same sentence as the widget and the command line; ``include`` and
 ``exclude`` must also compile (:func:`~roofline_widget.settings.compile_patterns`).
 ``levels`` is a :class:`~roofline_widget.Selection`'s (level -> metric).  The
-view's own fields (``ceilings``, ``selected``, ``baseline``) are checked here.  Each checker returns the normalised value or raises
+view's own fields (``ceilings``, ``selected``, ``baseline``) are checked here.
+Each checker returns the normalised value or raises
 :class:`~roofline_widget.errors.SettingError` with a sentence naming the field.
 """
 
