@@ -185,7 +185,8 @@ def setting_type(name: str, parse: Callable[[str], object] = _number, *,
 
 
 def parse_ranks(text: str) -> list[int]:
-    """``"0,2,4-7"`` as ``[0, 2, 4, 5, 6, 7]`` (then checked by the ``ranks`` setting).
+    """``"0,2,4-7"`` as ``[0, 2, 4, 5, 6, 7]``, in the order written (the ``ranks`` setting then
+    checks, sorts and dedupes them).
 
     Raises
     ------
@@ -196,7 +197,7 @@ def parse_ranks(text: str) -> list[int]:
     Examples
     --------
     >>> parse_ranks("3,0-2")
-    [0, 1, 2, 3]
+    [3, 0, 1, 2]
     """
     ranks: list[int] = []
     for part in text.split(","):
