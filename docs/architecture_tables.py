@@ -39,7 +39,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("model", "metric_names"),
     ("settings",),
     ("roofs",),
-    ("ceilings",),
     ("roofline_widget",),
     ("io",),
     ("points",),
@@ -54,7 +53,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 #: Imports against the tiers, each with its reason: (importer, imported) -> why.
 LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("views", "static"): "View.save writes through static.output_files (atomic writes)",
-    ("ceilings", "look"): ("Roofline._repr_html_ shows look.ceiling_lines' ceilings table "
+    ("roofs", "look"): ("Roofline._repr_html_ shows look.ceiling_lines' ceilings table "
                            "(imported when displayed)"),
 }
 #: Sphinx roles (:func:`~a.b`), and double back-quotes, as Markdown code.

@@ -5,7 +5,7 @@ A point's bandwidth metric names the memory level its bytes crossed
 L2 traffic), its FLOP metric the precision of its operations
 (:func:`flops_precision`: ``DP [MFLOP/s]``).  A roofline judges each point
 against the bandwidth roof of its level and the compute roof of its
-precision (:class:`~roofline_widget.ceilings.Roofline`); the memory-level
+precision (:class:`~roofline_widget.roofs.roofline.Roofline`); the memory-level
 detection of :mod:`roofline_widget.analysis.levels` and the FLOP-metric
 ranking of :mod:`roofline_widget.points.detection` read names here too.
 """

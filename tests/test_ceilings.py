@@ -1,4 +1,4 @@
-"""Tests of roofline_widget.ceilings: roofs, ridge points, attainable performance, efficiency."""
+"""Tests of roofline_widget.roofs.roofline: roofs, ridge points, attainable performance, efficiency."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline_widget import sample_path
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.points import points_dataframe
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from roofline_widget import Selection, View, points_dataframe, read_likwid, sample_path
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 from roofline_widget.errors import ViewError
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 from roofline_widget.views import VIEW_FORMAT, VIEW_VERSION
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"

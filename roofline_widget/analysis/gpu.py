@@ -31,9 +31,9 @@ import numpy as np
 
 from roofline_widget.analysis.gpu_specs import find_gpu
 from roofline_widget.analysis.machine import machine_roofline
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.io.ncu.names import BYTE_METRICS, FLOP_COUNTERS, clock_of, peak_of
 from roofline_widget.model import CPU, GPU, LikwidRun
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 __all__ = ["PRECISIONS", "gpu_ceilings", "machine_rooflines"]
 

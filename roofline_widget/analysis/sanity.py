@@ -56,9 +56,9 @@ import pandas as pd
 from roofline_widget.analysis.ceiling_checks import CHECK_LEVEL, CHECK_MACHINE, ceiling_findings
 from roofline_widget.analysis.hardware_checks import CHECK_BEYOND, beyond_hardware_findings
 from roofline_widget.analysis.levels import LEVELS, select_levels
-from roofline_widget.ceilings import ROOF_TOLERANCE, Roofline, roof_keys
 from roofline_widget.io.topology import Topology, find_topology
 from roofline_widget.points import RegionSums, Selection, selection_parameters
+from roofline_widget.roofs.roofline import ROOF_TOLERANCE, Roofline, roof_keys
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

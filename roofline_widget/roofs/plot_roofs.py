@@ -8,7 +8,7 @@ a rate beyond what any hardware does
 (:func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware`, a broken
 counter) supplies no empirical roof while another point can.
 :func:`completed_roofs` is the rule,
-:meth:`Roofline.from_ceilings <roofline_widget.ceilings.Roofline.from_ceilings>` its user.
+:meth:`Roofline.from_ceilings <roofline_widget.roofs.roofline.Roofline.from_ceilings>` its user.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ class PlotRoofs:
 def plot_roofs(ceilings, peak_flops, peak_bandwidth, points: pd.DataFrame | None,
                peaks: str, keys: RoofKeys | None = None) -> PlotRoofs:
     """The checked arguments of :meth:`Roofline.from_ceilings
-    <roofline_widget.ceilings.Roofline.from_ceilings>` made into roofs (:func:`completed_roofs`);
+    <roofline_widget.roofs.roofline.Roofline.from_ceilings>` made into roofs (:func:`completed_roofs`);
     ``keys``: the points' :func:`~roofline_widget.roofs.judging.roof_keys`, if known.
 
     Raises

@@ -2,7 +2,7 @@
 
 A roof says what it bounds, so that a point is judged against the roof of
 *its* memory level, device and precision (:meth:`Roofline.roofs_for
-<roofline_widget.ceilings.Roofline.roofs_for>`):
+<roofline_widget.roofs.roofline.Roofline.roofs_for>`):
 
 ``level`` (bandwidth roofs)
     The memory level whose traffic the roof bounds (``"L1"``, ``"L2"``,

@@ -29,12 +29,12 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.points import Selection, selection_parameters
 from roofline_widget.points.chained import chained_sums
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.static import bqplot_figure, matplotlib_figure, output_files
 from roofline_widget.static import compare as static_compare
 from roofline_widget.static.exports import (

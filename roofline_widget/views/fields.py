@@ -19,8 +19,8 @@ import math
 import numbers
 from collections.abc import Callable
 
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 from roofline_widget.errors import SettingError
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 from roofline_widget.schema import ALL_RANKS
 from roofline_widget.settings import MAX_RANK, PEAK_LIMITS, SELECTION, SETTINGS, shown
 from roofline_widget.settings.rules import number

@@ -34,10 +34,10 @@ import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 from roofline_widget.errors import LikwidFormatError, SelectionError, ViewError
 from roofline_widget.io.opener import read_bytes
 from roofline_widget.points import RegionSums, Selection
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 from roofline_widget.schema import ALL_RANKS
 from roofline_widget.settings import compile_patterns, names_selected, shown
 from roofline_widget.settings.rules import metric_in_data, ranks_in_data

@@ -19,8 +19,8 @@ from __future__ import annotations
 import pandas as pd
 from traitlets import observe
 
-from roofline_widget.ceilings import Roofline
 from roofline_widget.points.chained import chained_sums
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.views import View
 from roofline_widget.widget.controls import RooflineControls
 from roofline_widget.widget.figure import RooflineFigure
@@ -256,7 +256,7 @@ class RooflineWidget(RooflineTraits):
         Columns: ``file, region, rank, performance_gflops, bandwidth_gbs,
         arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
         bandwidth_metric, device, n_threads, call_count, groups``, then
-        :data:`~roofline_widget.ceilings.JUDGED_COLUMNS`: ``attainable_gflops,
+        :data:`~roofline_widget.roofs.roofline.JUDGED_COLUMNS`: ``attainable_gflops,
         efficiency_percent, bound, above_roof, ridge_flops_per_byte,
         compute_roof, bandwidth_roof``, each point judged against the roofs of
         its memory level, device and precision.

@@ -1,4 +1,4 @@
-"""Roofline ceilings: the roofs of a plot, which roof judges which point, ridges, attainable performance.
+"""The roofline: the roofs of a plot, which roof judges which point, ridges, attainable performance.
 
 A roofline has one or more *compute roofs* (horizontal lines in GFLOP/s:
 scalar, AVX2, AVX-512 FMA peaks) and one or more *bandwidth roofs* (slopes in
