@@ -37,8 +37,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "enums", "schema", "demo"),
     ("units",),
     ("model", "metric_names"),
+    ("settings",),
     ("roofs",),
-    ("ceilings",),
     ("roofline_widget",),
     ("io",),
     ("points",),
@@ -53,7 +53,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 #: Imports against the tiers, each with its reason: (importer, imported) -> why.
 LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("views", "static"): "View.save writes through static.output_files (atomic writes)",
-    ("ceilings", "look"): ("Roofline._repr_html_ shows look.ceiling_lines' ceilings table "
+    ("roofs", "look"): ("Roofline._repr_html_ shows look.ceiling_lines' ceilings table "
                            "(imported when displayed)"),
     ("points", "analysis"): ("points_dataframe(guidance=...) adds analysis.guidance's columns "
                              "(imported when asked for)"),

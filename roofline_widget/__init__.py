@@ -22,6 +22,7 @@ from roofline_widget.errors import (
     RooflineWarning,
     SelectionError,
     SelectionWarning,
+    SettingError,
     StatSumMismatchWarning,
     ViewError,
     ViewWarning,
@@ -39,7 +40,6 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
     from roofline_widget.analysis.sanity import sanity_check
     from roofline_widget.analysis.scaling import scaling_table
     from roofline_widget.analysis.spread import rank_spread
-    from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.io import read_likwid
     from roofline_widget.io.bench import read_likwid_bench
     from roofline_widget.io.chain import run_chain
@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
         left_out_regions,
         points_dataframe,
     )
+    from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.static.plot import plot_roofline
     from roofline_widget.views import View
     from roofline_widget.widget import RooflineWidget
@@ -72,9 +73,9 @@ _LAZY = {
     "collect_roofline_points": ".points",
     "left_out_regions": ".points",
     "points_dataframe": ".points",
-    "BandwidthRoof": ".ceilings",
-    "ComputeRoof": ".ceilings",
-    "Roofline": ".ceilings",
+    "BandwidthRoof": ".roofs.roofline",
+    "ComputeRoof": ".roofs.roofline",
+    "Roofline": ".roofs.roofline",
     "compare_points": ".analysis.compare",
     "hierarchical_left_out": ".analysis.levels",
     "hierarchical_points": ".analysis.levels",
@@ -127,6 +128,7 @@ __all__ = [
     "Selection",
     "SelectionError",
     "SelectionWarning",
+    "SettingError",
     "StatSumMismatchWarning",
     "View",
     "ViewError",

@@ -19,10 +19,14 @@ from collections.abc import Sequence
 
 __all__ = [
     "CeilingWarning",
+    "CommandLineError",
     "EngineFallbackWarning",
+    "HDF5DamagedError",
+    "HDF5NotSupportedError",
     "LikwidFormatError",
     "LikwidReadWarning",
     "MetricChoiceWarning",
+    "NcuUnitError",
     "OutputPathError",
     "ParallelReadError",
     "PointsTableError",
@@ -31,6 +35,7 @@ __all__ = [
     "RooflineWarning",
     "SelectionError",
     "SelectionWarning",
+    "SettingError",
     "StatSumMismatchWarning",
     "ViewError",
     "ViewWarning",
@@ -165,13 +170,23 @@ class OutputPathError(RooflineError, ValueError):
         super().__init__(f"cannot write {files} output file(s); nothing was written:{lines}")
 
 
-class SelectionError(RooflineError, ValueError):
+class SettingError(RooflineError, ValueError):
+    """A user setting's value breaks a rule of :mod:`roofline_widget.settings`.
+
+    The message is the rule's one sentence, naming the setting and the value
+    (``"peak_flops is in GFLOP/s; 5e9 looks like FLOP/s"``); the widget, a
+    view, ``plot_roofline`` and the command line all show it as it is.
+    """
+
+
+class SelectionError(SettingError):
     """A selection argument that cannot be used.
 
     Ranks that are no non-negative integers, an invalid regular expression,
-    a pattern that takes too long on the region names (it backtracks
-    catastrophically), a ``combine_ranks`` or ``unmeasured`` value that is
-    none of the choices.  The message names the argument and the value.
+    a pattern too large to compile in bounded time or that takes too long on
+    the region names (it backtracks catastrophically), a ``combine_ranks`` or
+    ``unmeasured`` value that is none of the choices.  The message names the
+    argument and the value.
     """
 
 
@@ -195,6 +210,46 @@ class ViewError(RooflineError, ValueError):
         self.source = source
         self.problems = list(problems)
         super().__init__(f"{source}: " + "; ".join(self.problems))
+
+
+class CommandLineError(RooflineError, ValueError):
+    """A command line ``roofline-widget`` cannot run (a missing file argument, an unknown
+    option, a value a setting refuses); printed as one line, exit code 2.
+
+    Parameters
+    ----------
+    program : str
+        The command (``"roofline-widget plot"``).
+    message : str
+        What is wrong, as argparse words it.
+
+    Attributes
+    ----------
+    program : str
+    """
+
+    def __init__(self, program: str, message: str) -> None:
+        self.program = program
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (type(self), (self.program, str(self)))
+
+
+class HDF5DamagedError(RooflineError):
+    """The bytes of an HDF5 file contradict the format: the file is refused, not handed to h5py.
+
+    Raised and caught inside the package's own HDF5 reader, which reports the
+    file as a :class:`LikwidFormatError`.
+    """
+
+
+class HDF5NotSupportedError(RooflineError):
+    """A valid HDF5 feature outside the subset the package's own reader reads: h5py may read it."""
+
+
+class NcuUnitError(RooflineError, ValueError):
+    """An Nsight Compute unit that is not of the dimension wanted (the reader makes it a format error)."""
 
 
 # ---------------------------------------------------------------- warnings

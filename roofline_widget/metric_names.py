@@ -5,7 +5,7 @@ A point's bandwidth metric names the memory level its bytes crossed
 L2 traffic), its FLOP metric the precision of its operations
 (:func:`flops_precision`: ``DP [MFLOP/s]``).  A roofline judges each point
 against the bandwidth roof of its level and the compute roof of its
-precision (:class:`~roofline_widget.ceilings.Roofline`); the memory-level
+precision (:class:`~roofline_widget.roofs.roofline.Roofline`); the memory-level
 detection of :mod:`roofline_widget.analysis.levels` and the FLOP-metric
 ranking of :mod:`roofline_widget.points.detection` read names here too.
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from roofline_widget.units import BYTE_RATE, parse_unit, split_metric_name
+from roofline_widget.units import UnitKind, parse_unit, split_metric_name
 
 __all__ = ["LEVELS", "MATRIX_PRECISIONS", "PRECISIONS", "VECTOR_PRECISIONS", "LevelMetric",
            "flops_precision", "metric_level"]
@@ -87,7 +87,7 @@ def metric_level(name: str) -> LevelMetric | None:
     >>> metric_level("Memory bandwidth [MBytes/s]").level
     'MEM'
     """
-    if parse_unit(name).kind != BYTE_RATE:
+    if parse_unit(name).kind != UnitKind.BYTE_RATE:
         return None
     stem = _stem(name)
     if _NOT_A_LEVEL.search(stem):

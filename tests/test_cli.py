@@ -360,3 +360,45 @@ def test_unwritable_output_and_debug_traceback(tmp_path):
     assert debug.returncode == 2
     assert "Traceback (most recent call last)" in debug.stderr
     assert "OutputPathError" in debug.stderr
+
+
+# --------------------------------------------------------------------------
+# numeric options: the API's rules (roofline_widget.settings), errors in one line
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize(("value", "message"), [
+    ("nan", "fail_below must be a finite number, got nan"),
+    ("0", "fail_below must be positive, got 0"),
+    ("-1", "fail_below must be positive, got -1"),
+    ("fast", "fail_below must be a number, got 'fast'"),
+])
+def test_compare_refuses_a_gate_that_cannot_fail(tmp_path, value, message):
+    # nan, 0 or -1: no speed-up is below it, so the gate would pass a 0.15x slowdown (exit 0)
+    line = one_error_line(run("compare", GIVE, TAKE, "--fail-below", value, cwd=tmp_path),
+                          "compare")
+    assert line == (f"roofline-widget compare: error: argument --fail-below: {message} "
+                    "(roofline-widget compare --help)")
+
+
+def test_check_refuses_the_peaks_plot_refuses(tmp_path):
+    message = "peak_flops must be at least 1e-6 GFLOP/s (1 kFLOP/s), got 1e-320"
+    for command in ("plot", "check"):
+        line = one_error_line(run(command, GIVE, "--peak-flops", "1e-320", "--peak-bandwidth",
+                                  "100", cwd=tmp_path), command)
+        assert line == (f"roofline-widget {command}: error: argument --peak-flops: {message} "
+                        f"(roofline-widget {command} --help)")
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [
+    (("plot",), "the following arguments are required: FILE"),
+    (("points", PMGPU, "--colour", "red"), "unrecognized arguments: --colour red"),
+    (("plot", PMGPU, "--group-ranks", "node"), "argument --group-ranks: group_ranks must be one "
+                                               "of ['auto', 'rank', 'socket', 'host', 'all'], "
+                                               "got 'node'"),
+])
+def test_usage_errors_are_one_line(tmp_path, arguments, expected):
+    # argparse's usage block is not printed: the promised one line, with where to find help
+    done = run(*arguments, cwd=tmp_path)
+    line = one_error_line(done, arguments[0])
+    assert done.stderr.splitlines() == [line]
+    assert line == (f"roofline-widget {arguments[0]}: error: {expected} "
+                    f"(roofline-widget {arguments[0]} --help)")

@@ -26,7 +26,7 @@ from mutations import cut, delete_lines, print_twice
 
 from roofline_widget import LikwidFormatError, SelectionError, points_dataframe, sample_path
 from roofline_widget.io.points_table import sniff_points_table
-from roofline_widget.points.rank_text import format_rank_text, parse_rank_text
+from roofline_widget.settings.rank_text import format_rank_text, parse_rank_text
 
 EXAMPLES = int(os.environ.get("ROOFLINE_FUZZ_EXAMPLES", "30"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,

@@ -6,9 +6,9 @@ from wild_samples import BENCH_REPS, MILAN
 
 from roofline_widget import CeilingWarning, machine_roofline, plot_roofline, read_likwid_bench, sample_path
 from roofline_widget.analysis.bench_levels import kernel_isa
-from roofline_widget.ceilings import Roofline
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 from roofline_widget.io.bench import kernel_precision
+from roofline_widget.roofs.roofline import Roofline
 
 B = "[MBytes/s]"
 ZEN2_WRAPPED = sample_path("bench_in_perfctr_zen2_epyc7702_MEM_dash_values_wrapper.txt")

@@ -41,8 +41,8 @@ import pytest
 from wild_samples import DATA
 
 from roofline_widget import gpu_ceilings, points_dataframe, read_likwid, read_ncu, sample_path
-from roofline_widget.ceilings import ComputeRoof, Roofline
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.roofs.roofline import ComputeRoof, Roofline
 
 N2 = DATA / "gpt2_ampere_ncu_old_header_thousands.csv"
 N3 = "ncu/gemm_cc80_ncu_smsp_counters.csv"

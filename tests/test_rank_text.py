@@ -14,7 +14,7 @@ from wild_samples import SOMA_216
 from roofline_widget import RegionSums, SelectionError, points_dataframe, read_likwid
 from roofline_widget.points import normalize_ranks
 from roofline_widget.points.rank_places import rank_places_of, ranks_of
-from roofline_widget.points.rank_text import (
+from roofline_widget.settings.rank_text import (
     MAX_TEXT_CHARACTERS,
     MAX_TEXT_RANKS,
     format_rank_text,

@@ -45,8 +45,8 @@ from roofline_widget import (
     read_rocprof,
     sample_path,
 )
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 SECONDS = 20_160e-9
 HBM, L2, L1 = 16_777_728, 16_777_216, 33_554_432

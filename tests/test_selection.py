@@ -26,8 +26,8 @@ from roofline_widget import (
 )
 from roofline_widget.analysis.levels import select_levels
 from roofline_widget.points import RegionSums, collect_roofline_points
-from roofline_widget.points.arguments import MAX_RANK
 from roofline_widget.points.selection import PARAMETER_DOCS, selection_parameters
+from roofline_widget.settings import MAX_RANK
 
 MEM_DP_4T = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")
 TAKE_4T = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt")

@@ -28,8 +28,8 @@ from roofline_widget import (
     read_rocprof,
     sample_path,
 )
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.errors import LikwidReadWarning
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 CPU_ROOFS = [ComputeRoof("EPYC 7702 DP peak", 2048.0, "spec sheet", device="cpu", precision="DP"),
              BandwidthRoof("EPYC 7702 DRAM", 204.8, "spec sheet", level="MEM", device="cpu")]

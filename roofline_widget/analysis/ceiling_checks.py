@@ -24,11 +24,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable
 
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.errors import CeilingWarning
 from roofline_widget.look.texts import roof_tag
 from roofline_widget.model import WHOLE_RUN_REGION
 from roofline_widget.points import RegionSums
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.schema import ALL_RANKS
 
 __all__ = ["CHECK_LEVEL", "CHECK_MACHINE", "ceiling_findings", "ceiling_notes", "level_checks",

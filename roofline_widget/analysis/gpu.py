@@ -36,10 +36,10 @@ import numpy as np
 
 from roofline_widget.analysis.gpu_specs import GpuSpec, find_gpu
 from roofline_widget.analysis.machine import machine_roofline
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.io.ncu.names import BYTE_METRICS, FLOP_COUNTER_SETS, clock_of, peak_of
 from roofline_widget.metric_names import PRECISIONS as ALL_PRECISIONS
 from roofline_widget.model import CPU, GPU, DeviceFamily, LikwidRun, device_family
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 __all__ = ["PRECISIONS", "gpu_ceilings", "machine_rooflines"]
 

@@ -2,7 +2,7 @@
 
 :func:`guidance` judges every point against the roofs of its own level,
 device and precision (:meth:`Roofline.classify
-<roofline_widget.ceilings.Roofline.classify>`), gathers the other numbers the
+<roofline_widget.roofs.roofline.Roofline.classify>`), gathers the other numbers the
 groups printed (:func:`~roofline_widget.analysis.guidance_facts.point_facts`:
 uop rates, clocks, thread runtimes, other levels' traffic) and runs the
 rules of :mod:`~roofline_widget.analysis.guidance_rules` on each: the bound
@@ -15,6 +15,7 @@ facts to the guidance columns, for callers that have both (the widget, the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,12 +23,16 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.guidance_facts import point_facts
 from roofline_widget.analysis.guidance_rules import RULES, Advice, PointView
-from roofline_widget.ceilings import Roofline, roof_keys
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.region_sums import RegionSums
 from roofline_widget.points.selected_points import SelectedPoints
 from roofline_widget.points.selection import Selection, selection_parameters
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
+from roofline_widget.roofs.roofline import Roofline, roof_keys
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = ["ADDED_COLUMNS", "ADVICE_SEPARATOR", "GUIDANCE_COLUMNS", "KEY_COLUMNS", "NOTHING_FOUND", "advise",
            "guidance", "guidance_of", "judging_roofline", "selection_guidance"]
@@ -179,11 +184,8 @@ def guidance_of(points: pd.DataFrame, sums: RegionSums, selected: SelectedPoints
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def guidance(data: object, ceilings: Roofline | Sequence | None = None, *,
-             selection: Selection | None = None, flops_metric: str | None = None,
-             bandwidth_metric: str | None = None, ranks: RanksArgument = None,
-             include: PatternsArgument = None, exclude: PatternsArgument = None,
-             group_ranks: str = "auto", combine_ranks: bool = False,
-             unmeasured: str = "leave_out") -> pd.DataFrame:
+             selection: Selection | None = None,
+             **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """What limits each point and what to try, from the numbers LIKWID printed.
 
     Parameters
@@ -223,9 +225,7 @@ def guidance(data: object, ceilings: Roofline | Sequence | None = None, *,
     'scalar code'
     """
     sums = RegionSums.from_runs(data)
-    selected = sums.select(selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                           ranks=ranks, include=include, exclude=exclude, group_ranks=group_ranks,
-                           combine_ranks=combine_ranks, unmeasured=unmeasured)
+    selected = sums.select(Selection.of(selection, **keywords))
     selected.warn()
     points = selected.points
     found = selection_guidance(sums, selected, judging_roofline(ceilings, points))

@@ -33,7 +33,7 @@ from roofline_widget.metric_names import LEVELS, metric_level
 from roofline_widget.model import LikwidRun
 from roofline_widget.points.region_sums import RegionSums
 from roofline_widget.points.selected_points import SelectedPoints
-from roofline_widget.units import BYTE_RATE, UOP_RATE, parse_unit, split_metric_name
+from roofline_widget.units import UnitKind, parse_unit, split_metric_name
 
 __all__ = ["FACT_COLUMNS", "NominalClock", "SimdWidth", "level_metrics", "nominal_clock",
            "point_facts", "simd_width", "uop_metrics"]
@@ -139,7 +139,7 @@ def uop_metrics(names) -> dict[str, str]:
     found: dict[str, str] = {}
     for name in names:
         words = str(name).split()
-        if words and parse_unit(name).kind == UOP_RATE and words[0].lower() in ("scalar", "packed"):
+        if words and parse_unit(name).kind == UnitKind.UOP_RATE and words[0].lower() in ("scalar", "packed"):
             found.setdefault(words[0].lower(), name)
     return found
 
@@ -149,7 +149,7 @@ def level_metrics(names) -> dict[str, str]:
     :func:`~roofline_widget.metric_names.metric_level`, the first such name)."""
     best: dict[str, tuple[int, str]] = {}
     for name in names:
-        found = metric_level(name) if parse_unit(name).kind == BYTE_RATE else None
+        found = metric_level(name) if parse_unit(name).kind == UnitKind.BYTE_RATE else None
         if found is not None and (found.level not in best or found.tier < best[found.level][0]):
             best[found.level] = (found.tier, name)
     return {level: best[level][1] for level in LEVELS if level in best}

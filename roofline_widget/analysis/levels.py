@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,8 +35,13 @@ from roofline_widget.points import (
     note_warning,
     selection_parameters,
 )
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
-from roofline_widget.units import BYTE_RATE, parse_unit
+from roofline_widget.settings.rules import level_metrics
+from roofline_widget.units import UnitKind, parse_unit
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = [
     "LEVELS",
@@ -88,11 +93,8 @@ def detect_levels(names, levels: dict | None = None) -> tuple[dict[str, str], li
     ({'L3': 'L3 bandwidth [MBytes/s]'}, [])
     """
     names = list(dict.fromkeys(names))
-    overrides = dict(levels or {})
-    unknown = [level for level in overrides if level not in LEVELS]
-    if unknown:
-        raise ValueError(f"unknown level(s) {unknown}; valid levels: {list(LEVELS)}")
-    bandwidths = [n for n in names if parse_unit(n).kind == BYTE_RATE]
+    overrides = level_metrics("levels", levels or {})
+    bandwidths = [n for n in names if parse_unit(n).kind == UnitKind.BYTE_RATE]
     for level, metric in overrides.items():
         if metric not in bandwidths:
             raise ValueError(f"no bandwidth metric {metric!r} (given for {level}) in the data; "
@@ -221,10 +223,7 @@ _LEFT_OUT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", sche
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def select_levels(data: object, *, selection: Selection | None = None,
-                  flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
-                  ranks: RanksArgument = None, include: PatternsArgument = None,
-                  exclude: PatternsArgument = None, group_ranks: str = "auto",
-                  combine_ranks: bool = False, unmeasured: str = "leave_out") -> LevelSelection:
+                  **keywords: Unpack[SelectionKeywords]) -> LevelSelection:
     """The points of every measured memory level, without warning (see :func:`hierarchical_points`).
 
     A ``selection``'s ``bandwidth_metric`` is not used: each level has its own.
@@ -240,9 +239,7 @@ def select_levels(data: object, *, selection: Selection | None = None,
     ValueError
         For an unknown level or metric, or data without any level's bandwidth.
     """
-    chosen = Selection.of(selection, flops_metric=flops_metric, levels=levels, ranks=ranks,
-                          include=include, exclude=exclude, group_ranks=group_ranks,
-                          combine_ranks=combine_ranks, unmeasured=unmeasured)
+    chosen = Selection.of(selection, **keywords)
     sums = RegionSums.from_runs(data)
     metrics, notes = detect_levels(sums.bandwidth_metrics, chosen.level_overrides)
     if not metrics:
@@ -268,11 +265,7 @@ def select_levels(data: object, *, selection: Selection | None = None,
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def hierarchical_points(data: object, *, selection: Selection | None = None,
-                        flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
-                        ranks: RanksArgument = None, include: PatternsArgument = None,
-                        exclude: PatternsArgument = None, group_ranks: str = "auto",
-                        combine_ranks: bool = False,
-                        unmeasured: str = "leave_out") -> pd.DataFrame:
+                        **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """Roofline points at every memory level: one row per (file, rank, region, level).
 
     Parameters
@@ -302,10 +295,7 @@ def hierarchical_points(data: object, *, selection: Selection | None = None,
     >>> list(points["level"].unique())
     ['MEM']
     """
-    chosen = select_levels(data, selection=selection, flops_metric=flops_metric, levels=levels,
-                           ranks=ranks, include=include, exclude=exclude,
-                           group_ranks=group_ranks, combine_ranks=combine_ranks,
-                           unmeasured=unmeasured)
+    chosen = select_levels(data, selection=selection, **keywords)
     chosen.warn()
     return chosen.points
 
@@ -313,11 +303,7 @@ def hierarchical_points(data: object, *, selection: Selection | None = None,
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def hierarchical_left_out(data: object, *, selection: Selection | None = None,
-                          flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
-                          ranks: RanksArgument = None, include: PatternsArgument = None,
-                          exclude: PatternsArgument = None, group_ranks: str = "auto",
-                          combine_ranks: bool = False,
-                          unmeasured: str = "leave_out") -> pd.DataFrame:
+                          **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """The (region, rank, level) rows :func:`hierarchical_points` could not place, with the reason.
 
     Parameters
@@ -331,7 +317,4 @@ def hierarchical_left_out(data: object, *, selection: Selection | None = None,
     pandas.DataFrame
         See :attr:`LevelSelection.left_out` for the columns.
     """
-    return select_levels(data, selection=selection, flops_metric=flops_metric, levels=levels,
-                         ranks=ranks, include=include, exclude=exclude,
-                         group_ranks=group_ranks, combine_ranks=combine_ranks,
-                         unmeasured=unmeasured).left_out
+    return select_levels(data, selection=selection, **keywords).left_out

@@ -59,7 +59,6 @@ from roofline_widget.analysis.bench_levels import (
     working_set,
 )
 from roofline_widget.analysis.levels import LEVELS, detect_levels
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.errors import CeilingWarning, LikwidFormatError, LikwidReadWarning
 from roofline_widget.io import read_likwid_text
 from roofline_widget.io.bench import BenchResult, kernel_precision, parse_bench
@@ -68,6 +67,7 @@ from roofline_widget.io.opener import open_text
 from roofline_widget.io.topology import Topology, parse_topology, read_topology
 from roofline_widget.model import CPU
 from roofline_widget.points import RegionSums, channel_totals
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 __all__ = ["machine_roofline"]
 

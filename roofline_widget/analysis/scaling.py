@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -28,8 +29,12 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.study_keys import KEYS, StudyKeys, study_keys, varying
 from roofline_widget.points import RegionSums, Selection, selection_parameters
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = ["SCALING_COLUMNS", "WORK_TOLERANCE", "scaling_table"]
 
@@ -103,10 +108,8 @@ def _note(row, varies: str, size_name: str) -> str:
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude")
 def scaling_table(data: object, *, group_by: str | Sequence[str] | None = None,
-                  selection: Selection | None = None, flops_metric: str | None = None,
-                  bandwidth_metric: str | None = None, ranks: RanksArgument = None,
-                  include: PatternsArgument = None, exclude: PatternsArgument = None
-                  ) -> pd.DataFrame:
+                  selection: Selection | None = None,
+                  **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """Per region and run of a study: what differs, runtime, speed-up, parallel efficiency, GFLOP/s.
 
     Parameters
@@ -164,8 +167,7 @@ def scaling_table(data: object, *, group_by: str | Sequence[str] | None = None,
     >>> table[["threads", "speedup", "efficiency"]].round(3).values.tolist()
     [[1.0, 1.0, 1.0], [2.0, 1.94, 0.97], [8.0, 6.877, 0.86]]
     """
-    chosen = Selection.of(selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                          ranks=ranks, include=include, exclude=exclude)
+    chosen = Selection.of(selection, **keywords)
     rows, keys, _ = _rows(data, chosen)
     group_by_keys, varies = _group_keys(keys, group_by)
     by_run = {n: key for n, key in enumerate(keys, 1)}

@@ -23,14 +23,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.points import RegionSums, Selection, selection_parameters
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.rank_groups import split_runs
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = ["SPREAD_QUANTITIES", "bandwidth_shares", "rank_spread"]
 
@@ -166,10 +171,7 @@ def _slowest_rank(table: pd.DataFrame, grouped) -> pd.Series:
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks")
 def rank_spread(data: object, *, selection: Selection | None = None,
-                flops_metric: str | None = None, bandwidth_metric: str | None = None,
-                ranks: RanksArgument = None, include: PatternsArgument = None,
-                exclude: PatternsArgument = None, group_ranks: str = "auto",
-                combine_ranks: bool = False) -> pd.DataFrame:
+                **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """Per region, how the ranks spread: min / median / max, imbalance, slowest rank, its ranks.
 
     The spread is always over ranks (FLOP rate and runtime are per-core
@@ -208,9 +210,7 @@ def rank_spread(data: object, *, selection: Selection | None = None,
     >>> int(spread.loc[0, "n_ranks"]), spread.loc[0, "ranks"][:3]
     (48, (0, 1, 2))
     """
-    chosen = Selection.of(selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                          ranks=ranks, include=include, exclude=exclude,
-                          group_ranks=group_ranks, combine_ranks=combine_ranks)
+    chosen = Selection.of(selection, **keywords)
     grouping = "all" if chosen.combine_ranks else chosen.group_ranks
     # per rank, always: the spread of per-core metrics (FLOP rate, runtime) over the ranks
     table, flops_metric, bandwidth_metric = _per_rank(

@@ -1,19 +1,30 @@
 """The ``roofline-widget`` command line: its options, help texts and examples (argparse).
 
 Every subcommand's ``--help`` ends with examples and the exit codes, so that
-a user can learn the tool from the terminal.  The parser only describes the
-command line; :mod:`roofline_widget.cli.commands` carries the commands out.
+a user can learn the tool from the terminal.  The options that are settings
+(peaks, ranks, levels, ``--group-ranks``, ``--fail-below``) are checked by
+:data:`roofline_widget.settings.SETTINGS` (:func:`setting_type`), with the
+sentence the API gives.  A bad command line is a
+:class:`~roofline_widget.errors.CommandLineError` (:class:`CommandLineParser`),
+which :func:`roofline_widget.cli.main` prints as one line.  The parser only
+describes the command line; :mod:`roofline_widget.cli.commands` carries the
+commands out.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import NoReturn
 
 from roofline_widget.cli.scaling_options import add_scaling_command
+from roofline_widget.errors import CommandLineError, SettingError
+from roofline_widget.metric_names import LEVELS
 from roofline_widget.schema import GROUP_RANKS_CHOICES
+from roofline_widget.settings import SETTINGS
 
-__all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "build_parser",
-           "parse_match", "parse_ranks"]
+__all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "CommandLineParser",
+           "build_parser", "parse_match", "parse_ranks", "setting_type"]
 
 PROGRAM = "roofline-widget"
 #: Everything worked and nothing was found.
@@ -31,8 +42,6 @@ exit codes:
      one line on stderr, the traceback only with --debug"""
 #: A rank range longer than this in --ranks is refused (a typo such as 0-1000000000).
 MAX_RANK_RANGE = 1_000_000
-#: The four memory levels --levels accepts.
-LEVEL_CHOICES = ("L1", "L2", "L3", "MEM")
 
 _DESCRIPTION = """\
 Roofline models of LIKWID measurements from the command line: static plots for job
@@ -143,33 +152,83 @@ _HELP = {
 }
 
 
+class CommandLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are a :class:`~roofline_widget.errors.CommandLineError`
+    (printed as one line by :func:`roofline_widget.cli.main`, not the usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CommandLineError(self.prog, message)
+
+    def parse_args(self, args=None, namespace=None):
+        """The parsed arguments; arguments no command knows are named with the command."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = getattr(parsed, "command", None)
+            raise CommandLineError(f"{self.prog} {command}" if command else self.prog,
+                                   f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
+
+def _number(text: str) -> float | str:
+    """A number's text as a float (``"nan"`` too), other text as it is, for the setting to refuse."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def setting_type(name: str, parse: Callable[[str], object] = _number, *,
+                 item: bool = False) -> Callable[[str], object]:
+    """An argparse ``type``: the text parsed, then checked by the setting ``name``.
+
+    A value the setting refuses is an ``ArgumentTypeError`` with the setting's
+    sentence (``argument --peak-flops: peak_flops is in GFLOP/s; 5e9 looks like FLOP/s``).
+    ``item``: the text is one item of a list setting (``--levels L2 MEM``).
+    """
+    setting = SETTINGS[name]
+
+    def checked(text: str) -> object:
+        try:
+            if item:
+                return setting.check([parse(text)])[0]
+            return setting.check(parse(text))
+        except SettingError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    checked.__name__ = name  # argparse names the type in some messages
+    return checked
+
+
 def parse_ranks(text: str) -> list[int]:
-    """``"0,2,4-7"`` as ``[0, 2, 4, 5, 6, 7]`` (an argparse ``type``).
+    """``"0,2,4-7"`` as ``[0, 2, 4, 5, 6, 7]``, in the order written (the ``ranks`` setting then
+    checks, sorts and dedupes them).
 
     Raises
     ------
     argparse.ArgumentTypeError
-        For anything but non-negative integers and ranges ``a-b`` with
-        ``a <= b`` and at most :data:`MAX_RANK_RANGE` ranks.
+        For anything but integers and ranges ``a-b`` with ``a <= b`` and at
+        most :data:`MAX_RANK_RANGE` ranks.
 
     Examples
     --------
     >>> parse_ranks("3,0-2")
-    [0, 1, 2, 3]
+    [3, 0, 1, 2]
     """
-    ranks: set[int] = set()
+    ranks: list[int] = []
     for part in text.split(","):
-        low, dash, high = part.strip().partition("-")
+        low, dash, high = part.strip().removeprefix("-").partition("-")
+        negative = part.strip().startswith("-")
         if not low.isdigit() or (dash and not high.isdigit()):
             raise argparse.ArgumentTypeError(
-                f"expected ranks such as 0,2,4-7 (non-negative integers and ranges), got {text!r}")
-        first, last = int(low), int(high) if dash else int(low)
+                f"expected ranks such as 0,2,4-7 (integers and ranges), got {text!r}")
+        first = -int(low) if negative else int(low)
+        last = int(high) if dash else first
         if last < first or last - first >= MAX_RANK_RANGE:
             raise argparse.ArgumentTypeError(
                 f"rank range {part.strip()!r}: expected a-b with a <= b, "
                 f"at most {MAX_RANK_RANGE:,} ranks")
-        ranks.update(range(first, last + 1))
-    return sorted(ranks)
+        ranks += range(first, last + 1)
+    return ranks
 
 
 def parse_match(text: str) -> tuple[str, str]:
@@ -217,7 +276,7 @@ def _add_selection(parser: argparse.ArgumentParser, *, levels: bool = False) -> 
     if not levels:
         group.add_argument("--bandwidth-metric", metavar="NAME",
                            help="exact LIKWID bandwidth metric, e.g. 'Memory bandwidth [MBytes/s]'")
-    group.add_argument("--ranks", type=parse_ranks, metavar="LIST",
+    group.add_argument("--ranks", type=setting_type("ranks", parse_ranks), metavar="LIST",
                        help="MPI ranks to use, e.g. 0,2,4-7 (default: all)")
     group.add_argument("--include", metavar="REGEX",
                        help="only regions whose name matches at its start")
@@ -225,7 +284,8 @@ def _add_selection(parser: argparse.ArgumentParser, *, levels: bool = False) -> 
     group.add_argument("--combine-ranks", action="store_true",
                        help="one point per region, every metric summed over the ranks "
                             "(the same as --group-ranks all)")
-    group.add_argument("--group-ranks", choices=GROUP_RANKS_CHOICES, default="auto",
+    group.add_argument("--group-ranks", type=setting_type("group_ranks", str), default="auto",
+                       metavar="{" + ",".join(GROUP_RANKS_CHOICES) + "}",
                        help="which ranks a point sums: 'auto' (default) sums the ranks of a "
                             "socket where memory is counted on one rank per socket "
                             "(likwid-mpirun), 'rank' gives one point per rank")
@@ -236,9 +296,9 @@ def _add_ceilings(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--ceilings", nargs="+", metavar="LOGS_OR_DIR",
                        help="likwid-bench logs (or a directory of them): compute roofs and one "
                             "bandwidth roof per memory level, as the machine command shows")
-    group.add_argument("--peak-flops", type=float, metavar="GFLOPS",
+    group.add_argument("--peak-flops", type=setting_type("peak_flops"), metavar="GFLOPS",
                        help="peak compute in GFLOP/s (replaces the top compute roof)")
-    group.add_argument("--peak-bandwidth", type=float, metavar="GBS",
+    group.add_argument("--peak-bandwidth", type=setting_type("peak_bandwidth"), metavar="GBS",
                        help="peak memory bandwidth in GB/s (replaces the top bandwidth roof)")
 
 
@@ -263,7 +323,7 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     """
     from roofline_widget import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = CommandLineParser(
         prog=PROGRAM, description=_DESCRIPTION, epilog=_MAIN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -279,7 +339,8 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     plot.add_argument("--separate", action="store_true",
                       help="each FILE is a run of its own (one colour each) instead of one job's "
                            "files merged")
-    plot.add_argument("--levels", nargs="+", choices=LEVEL_CHOICES, metavar="LEVEL",
+    plot.add_argument("--levels", nargs="+", type=setting_type("levels", str, item=True),
+                      metavar="LEVEL",
                       help="hierarchical roofline: one dot per memory level (L1 L2 L3 MEM)")
     plot.add_argument("--baseline", nargs="+", metavar="FILE",
                       help="a run to compare with: hollow points and an arrow to each region")
@@ -298,7 +359,7 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     compare = _subparser(commands, "compare")
     compare.add_argument("before", metavar="BEFORE", help="LIKWID output of the earlier run")
     compare.add_argument("after", metavar="AFTER", help="LIKWID output of the later run")
-    compare.add_argument("--fail-below", type=float, metavar="SPEEDUP",
+    compare.add_argument("--fail-below", type=setting_type("fail_below"), metavar="SPEEDUP",
                          help="exit 1 naming each region whose speed-up is below this, "
                               "e.g. 0.95: more than about 5 %% slower")
     compare.add_argument("--match", nargs="+", metavar="OLD=NEW", default=[], type=parse_match,
@@ -309,7 +370,8 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
 
     check = _subparser(commands, "check")
     check.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
-    check.add_argument("--levels", nargs="+", choices=LEVEL_CHOICES, metavar="LEVEL",
+    check.add_argument("--levels", nargs="+", type=setting_type("levels", str, item=True),
+                       metavar="LEVEL",
                        help="memory levels to check (default: every level measured)")
     _add_format(check)
     _add_ceilings(check)
@@ -322,7 +384,7 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     machine.add_argument("--precision", choices=("DP", "SP"), default="DP",
                          help="which peakflops kernels give the compute roofs (default DP)")
     machine.add_argument("--label", help="a machine name put before every roof's name")
-    machine.add_argument("--level", choices=LEVEL_CHOICES,
+    machine.add_argument("--level", choices=LEVELS,
                          help="the level of benchmarks neither a group nor the cache sizes place")
     machine.add_argument("--figure", choices=("benchmark", "counted"), default="benchmark",
                          help="bandwidth from likwid-bench's MByte/s (default) or the wrapping "

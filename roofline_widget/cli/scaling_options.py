@@ -30,7 +30,7 @@ examples:
 def _ranks(text: str) -> list[int]:
     """``--ranks``: ranks and ranges, ``0-71,144`` (an argparse ``type``)."""
     from roofline_widget.errors import SelectionError
-    from roofline_widget.points.rank_text import parse_rank_text
+    from roofline_widget.settings.rank_text import parse_rank_text
 
     try:
         return parse_rank_text(text)

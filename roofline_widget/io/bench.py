@@ -94,7 +94,7 @@ class BenchResult:
         return f"likwid-bench {self.kernel}, {self.threads} {unit}"
 
     def compute_roof(self, name: str | None = None):
-        """This result as a CPU :class:`~roofline_widget.ceilings.ComputeRoof` (the kernel's precision).
+        """This result as a CPU :class:`~roofline_widget.roofs.roofline.ComputeRoof` (the kernel's precision).
 
         Parameters
         ----------
@@ -107,7 +107,7 @@ class BenchResult:
             If the kernel performed no floating-point operations (``load``,
             ``copy``, ... print ``MFlops/s: 0.00``).
         """
-        from roofline_widget.ceilings import ComputeRoof
+        from roofline_widget.roofs.roofline import ComputeRoof
 
         if not self.gflops > 0:
             raise ValueError(f"likwid-bench {self.kernel} (line {self.line} of {self.source}) "
@@ -116,14 +116,14 @@ class BenchResult:
                            precision=kernel_precision(self.kernel))
 
     def bandwidth_roof(self, name: str | None = None):
-        """This result as a :class:`~roofline_widget.ceilings.BandwidthRoof` of the CPU (any level).
+        """This result as a :class:`~roofline_widget.roofs.roofline.BandwidthRoof` of the CPU (any level).
 
         Parameters
         ----------
         name : str, optional
             Label of the roof (default: the kernel name).
         """
-        from roofline_widget.ceilings import BandwidthRoof
+        from roofline_widget.roofs.roofline import BandwidthRoof
 
         return BandwidthRoof(name or self.kernel, self.gbs, self.provenance, device="cpu")
 

@@ -16,7 +16,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import PointsTableError
-from roofline_widget.units import BYTE_RATE, FLOP_RATE, parse_unit
+from roofline_widget.units import UnitKind, parse_unit
 
 __all__ = [
     "COUNT_COLUMNS",
@@ -163,9 +163,9 @@ def point_rates(frame: pd.DataFrame, source: str) -> Rates:
                                "columns " + ", ".join(present) if present else "no columns")
     return Rates(performance, bandwidth, runtime,
                   _metric_name(frame, column_named(frame, ["flops_metric"]), DEFAULT_FLOPS_METRIC,
-                          FLOP_RATE, source),
+                          UnitKind.FLOP_RATE, source),
                   _metric_name(frame, column_named(frame, ["bandwidth_metric"]), DEFAULT_BANDWIDTH_METRIC,
-                          BYTE_RATE, source))
+                          UnitKind.BYTE_RATE, source))
 
 
 def _missing(performance: str | None, bandwidth: str | None, counts: dict) -> str:

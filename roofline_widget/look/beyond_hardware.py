@@ -15,13 +15,13 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
 from roofline_widget.roofs.hardware_bounds import (
     RATE_COLUMNS,
     beyond_hardware,
     hardware_bound,
     hardware_limits,
 )
+from roofline_widget.roofs.roofline import Roofline
 
 __all__ = ["RATE_UNITS", "beyond_hardware_text", "point_name", "rate_text", "threads_text"]
 

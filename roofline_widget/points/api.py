@@ -13,21 +13,21 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.region_sums import RegionSums
 from roofline_widget.points.selection import Selection, selection_parameters
 
 if TYPE_CHECKING:
-    from roofline_widget.ceilings import Roofline
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
+    from roofline_widget.roofs.roofline import Roofline
 
 __all__ = ["collect_roofline_points", "left_out_regions", "points_dataframe"]
 
 
 @selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude")
-def collect_roofline_points(profiling_data: object, *, flops_metric: str | None = None,
-                            bandwidth_metric: str | None = None, ranks: RanksArgument = None,
-                            include: PatternsArgument = None,
-                            exclude: PatternsArgument = None) -> list[dict]:
+def collect_roofline_points(profiling_data: object,
+                            **keywords: Unpack[SelectionKeywords]) -> list[dict]:
     """One roofline point per selected region and rank (and run).
 
     Ranks are grouped by socket where memory is counted on some ranks only
@@ -71,9 +71,7 @@ def collect_roofline_points(profiling_data: object, *, flops_metric: str | None 
     >>> points[0]["region"], points[0]["bandwidth_metric"]
     ('Setup', 'Memory bandwidth [MBytes/s]')
     """
-    selected = RegionSums.from_runs(profiling_data).select(
-        flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
-        include=include, exclude=exclude)
+    selected = RegionSums.from_runs(profiling_data).select(Selection(**keywords))
     selected.warn()
     return selected.to_dicts()
 
@@ -81,11 +79,8 @@ def collect_roofline_points(profiling_data: object, *, flops_metric: str | None 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def points_dataframe(profiling_data: object, *, selection: Selection | None = None,
-                     flops_metric: str | None = None, bandwidth_metric: str | None = None,
-                     ranks: RanksArgument = None, include: PatternsArgument = None,
-                     exclude: PatternsArgument = None, group_ranks: str = "auto",
-                     combine_ranks: bool = False, unmeasured: str = "leave_out",
-                     guidance: bool | Roofline | Sequence | None = False) -> pd.DataFrame:
+                     guidance: bool | Roofline | Sequence | None = False,
+                     **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """The points of :func:`collect_roofline_points` as a DataFrame.
 
     Parameters
@@ -118,10 +113,7 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
         As :func:`collect_roofline_points`.
     """
     sums = RegionSums.from_runs(profiling_data)
-    selected = sums.select(
-        selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
-        include=include, exclude=exclude, group_ranks=group_ranks, combine_ranks=combine_ranks,
-        unmeasured=unmeasured)
+    selected = sums.select(Selection.of(selection, **keywords))
     selected.warn()
     if guidance is False or guidance is None:
         return selected.points
@@ -135,10 +127,7 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def left_out_regions(profiling_data: object, *, selection: Selection | None = None,
-                     flops_metric: str | None = None, bandwidth_metric: str | None = None,
-                     ranks: RanksArgument = None, include: PatternsArgument = None,
-                     exclude: PatternsArgument = None, group_ranks: str = "auto",
-                     combine_ranks: bool = False, unmeasured: str = "leave_out") -> pd.DataFrame:
+                     **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """The selected regions that could not be placed, with the reason.
 
     Parameters
@@ -154,7 +143,4 @@ def left_out_regions(profiling_data: object, *, selection: Selection | None = No
         rank_group`` (ranks grouped as in :func:`points_dataframe`; ``run`` and ``rank_group``
         as in :func:`points_dataframe`).
     """
-    return RegionSums.from_runs(profiling_data).select(
-        selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
-        include=include, exclude=exclude, group_ranks=group_ranks, combine_ranks=combine_ranks,
-        unmeasured=unmeasured).left_out
+    return RegionSums.from_runs(profiling_data).select(Selection.of(selection, **keywords)).left_out

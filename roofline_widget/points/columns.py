@@ -25,7 +25,7 @@ from roofline_widget.points.unmeasured import (
     union_unmeasured,
 )
 from roofline_widget.schema import FRAME_KEYS
-from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, Unit, parse_unit
+from roofline_widget.units import Unit, UnitKind, parse_unit
 
 __all__ = ["RegionColumns"]
 
@@ -87,9 +87,9 @@ class RegionColumns:
         self._channel_totals = channel_totals(measured)
         self.metrics = list(self._channel_totals) + measured
         self.units: dict[str, Unit] = {name: parse_unit(name) for name in self.metrics}
-        self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == FLOP_RATE]
-                             + [m for m in self.metrics if self.units[m].kind == UOP_RATE])
-        self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == BYTE_RATE]
+        self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == UnitKind.FLOP_RATE]
+                             + [m for m in self.metrics if self.units[m].kind == UnitKind.UOP_RATE])
+        self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == UnitKind.BYTE_RATE]
         lengths = [len(part) for part in self.sources]
         file_codes = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
         self._keys = {"file": pd.Categorical.from_codes(file_codes, categories=self.files),

@@ -43,9 +43,9 @@ from typing import SupportsInt
 import numpy as np
 import pandas as pd
 
-from roofline_widget.errors import SelectionError
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.schema import ALL_RANKS, GROUP_RANKS_CHOICES
+from roofline_widget.settings import SELECTION
 
 __all__ = [
     "GROUP_RANKS_CHOICES",
@@ -75,10 +75,8 @@ def check_group_ranks(group_ranks: object, combine_ranks: bool) -> str:
     SelectionError
         For a value not in :data:`GROUP_RANKS_CHOICES`.
     """
-    if not isinstance(group_ranks, str) or group_ranks not in GROUP_RANKS_CHOICES:
-        raise SelectionError(f"group_ranks must be one of {list(GROUP_RANKS_CHOICES)}, "
-                             f"got {group_ranks!r:.80}")
-    return "all" if combine_ranks else group_ranks
+    checked = SELECTION["group_ranks"].check(group_ranks)
+    return "all" if combine_ranks else str(checked)
 
 
 def format_ranks(ranks: Sequence[int]) -> str:

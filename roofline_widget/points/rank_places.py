@@ -3,7 +3,7 @@
 :func:`rank_places_of` lists the places likwid-mpirun output names (hosts from
 its ``host:rank:cpu`` columns, sockets from the log's likwid-topology block),
 each with its ranks; :func:`ranks_of` reads a ranks text
-(:func:`~roofline_widget.points.rank_text.parse_rank_text`: ``"0-71,144"``,
+(:func:`~roofline_widget.settings.rank_text.parse_rank_text`: ``"0-71,144"``,
 ``"f0702"``, ``"f07* socket 1"``) against them and the data's ranks.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import pandas as pd
 
 from roofline_widget.points.columns import RegionColumns
-from roofline_widget.points.rank_text import parse_rank_text
 from roofline_widget.points.region_sums import RegionSums
+from roofline_widget.settings.rank_text import parse_rank_text
 
 __all__ = ["rank_places_of", "ranks_of"]
 

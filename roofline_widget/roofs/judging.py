@@ -5,7 +5,7 @@ column, else its bandwidth metric's level: a DRAM metric is ``"MEM"``), its
 device, its device family (``device_family``: NVIDIA's or AMD's GPU) and its
 FLOP metric's precision.  :func:`judge` looks up the roofs of
 each distinct key once (:meth:`Roofline.roofs_for
-<roofline_widget.ceilings.Roofline.roofs_for>`) and gives per point the
+<roofline_widget.roofs.roofline.Roofline.roofs_for>`) and gives per point the
 compute roof ``P`` and bandwidth roof ``B`` (NaN where none serves), so that
 the attainable performance is ``min(P, B * I)`` and the ridge ``P / B``, both
 of the point's own roofs.  A point without a roof of its kind is not judged:
@@ -28,7 +28,7 @@ from roofline_widget.roofs.roof import DEVICE_FAMILIES, DEVICES, ROOF_TOLERANCE
 ROOF_FAMILIES = tuple(f for f in DEVICE_FAMILIES if f != "cpu")
 
 if TYPE_CHECKING:
-    from roofline_widget.ceilings import Roofline
+    from roofline_widget.roofs.roofline import Roofline
 
 __all__ = ["Judgement", "RoofKeys", "judge", "judge_keys", "missing_notes", "roof_keys",
            "unjudged_notes", "unjudged_points_notes"]
@@ -194,7 +194,7 @@ class Judgement:
 
 
     def columns(self, intensity: np.ndarray, performance: np.ndarray) -> dict:
-        """The verdicts of :meth:`Roofline.classify <roofline_widget.ceilings.Roofline.classify>`
+        """The verdicts of :meth:`Roofline.classify <roofline_widget.roofs.roofline.Roofline.classify>`
         by column name (``attainable_gflops``, ``efficiency_percent``, ...)."""
         attainable = self.attainable(intensity)
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -1,6 +1,6 @@
 """The drawable lines of a roofline: each ceiling up to its ridge, and the roofline polylines.
 
-:func:`roof_lines` is :meth:`Roofline.lines <roofline_widget.ceilings.Roofline.lines>`:
+:func:`roof_lines` is :meth:`Roofline.lines <roofline_widget.roofs.roofline.Roofline.lines>`:
 every bandwidth slope runs from the left edge up to its ridge with its
 device's (and family's) main compute roof, every compute roof from its ridge
 with its device's main bandwidth slope to the right edge; then one ``"roof"``
@@ -19,7 +19,7 @@ from roofline_widget.roofs.roof import DEVICE_NAMES, BandwidthRoof, ComputeRoof,
 _FAMILY_NAMES = {"nvidia": "NVIDIA GPU", "amd": "AMD GPU"}
 
 if TYPE_CHECKING:
-    from roofline_widget.ceilings import Roofline
+    from roofline_widget.roofs.roofline import Roofline
 
 __all__ = ["roof_lines", "roof_segment"]
 

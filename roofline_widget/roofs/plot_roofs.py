@@ -8,7 +8,7 @@ a rate beyond what any hardware does
 (:func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware`, a broken
 counter) supplies no empirical roof while another point can.
 :func:`completed_roofs` is the rule,
-:meth:`Roofline.from_ceilings <roofline_widget.ceilings.Roofline.from_ceilings>` its user.
+:meth:`Roofline.from_ceilings <roofline_widget.roofs.roofline.Roofline.from_ceilings>` its user.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from roofline_widget.roofs.roof import (
     USER,
     BandwidthRoof,
     ComputeRoof,
-    check_peak,
 )
+from roofline_widget.settings import check
 
 __all__ = ["PlotRoofs", "completed_roofs", "empirical_roofs", "peak_roof", "plot_roofs",
            "replaced_peak"]
@@ -105,8 +105,8 @@ def completed_roofs(kind: str, given: list, peak: float | None, points: pd.DataF
     return roofs, peak
 
 
-_PEAK_NAMES = {"compute": ("Peak", "peak_flops (GFLOP/s)"),
-               "bandwidth": ("Peak bandwidth", "peak_bandwidth (GB/s)")}
+#: Per kind of roof: the name of a user's peak roof, and the setting of its value.
+_PEAK_NAMES = {"compute": ("Peak", "peak_flops"), "bandwidth": ("Peak bandwidth", "peak_bandwidth")}
 
 
 def replaced_peak(roof: ComputeRoof | BandwidthRoof, peak) -> ComputeRoof | BandwidthRoof | None:
@@ -118,7 +118,7 @@ def replaced_peak(roof: ComputeRoof | BandwidthRoof, peak) -> ComputeRoof | Band
     if peak is None:
         return None
     name, what = _PEAK_NAMES[roof.kind]
-    value = check_peak(peak, what)
+    value = check(what, peak)
     name = name if roof.empirical else roof.name
     if isinstance(roof, ComputeRoof):
         return dataclasses.replace(roof, name=name, source=USER, provenance=None, gflops=value)
@@ -132,7 +132,7 @@ def peak_roof(kind: str, peak, *, level=None, device=None,
     if peak is None:
         return None
     name, what = _PEAK_NAMES[kind]
-    value = check_peak(peak, what)
+    value = check(what, peak)
     if kind == "compute":
         return ComputeRoof(name, value, USER, device=device, precision=precision)
     return BandwidthRoof(name, value, USER, level=level, device=device)
@@ -162,7 +162,7 @@ class PlotRoofs:
 def plot_roofs(ceilings, peak_flops, peak_bandwidth, points: pd.DataFrame | None,
                peaks: str, keys: RoofKeys | None = None) -> PlotRoofs:
     """The checked arguments of :meth:`Roofline.from_ceilings
-    <roofline_widget.ceilings.Roofline.from_ceilings>` made into roofs (:func:`completed_roofs`);
+    <roofline_widget.roofs.roofline.Roofline.from_ceilings>` made into roofs (:func:`completed_roofs`);
     ``keys``: the points' :func:`~roofline_widget.roofs.judging.roof_keys`, if known.
 
     Raises
@@ -174,7 +174,7 @@ def plot_roofs(ceilings, peak_flops, peak_bandwidth, points: pd.DataFrame | None
     """
     if peaks not in ("replace", "add"):
         raise ValueError(f"peaks must be 'replace' or 'add', got {peaks!r}")
-    checked = {kind: None if peak is None else check_peak(peak, _PEAK_NAMES[kind][1])
+    checked = {kind: check(_PEAK_NAMES[kind][1], peak)
                for kind, peak in (("compute", peak_flops), ("bandwidth", peak_bandwidth))}
     roofs = list(ceilings) if ceilings is not None else []  # a Roofline iterates its roofs
     bad = [roof for roof in roofs if not isinstance(roof, (ComputeRoof, BandwidthRoof))]

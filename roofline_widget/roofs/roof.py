@@ -2,7 +2,7 @@
 
 A roof says what it bounds, so that a point is judged against the roof of
 *its* memory level, device and precision (:meth:`Roofline.roofs_for
-<roofline_widget.ceilings.Roofline.roofs_for>`):
+<roofline_widget.roofs.roofline.Roofline.roofs_for>`):
 
 ``level`` (bandwidth roofs)
     The memory level whose traffic the roof bounds (``"L1"``, ``"L2"``,
@@ -25,16 +25,14 @@ compare regions but never a machine limit, and labelled as such everywhere.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from roofline_widget.metric_names import LEVELS, PRECISIONS
 from roofline_widget.model import Device, DeviceFamily
+from roofline_widget.settings.rules import number
 
-__all__ = ["DEVICES", "DEVICE_FAMILIES", "DEVICE_NAMES", "EMPIRICAL", "PEAK_LIMITS",
-           "ROOF_TOLERANCE", "USER", "BandwidthRoof", "ComputeRoof", "check_peak", "positive_finite"]
+__all__ = ["DEVICES", "DEVICE_FAMILIES", "DEVICE_NAMES", "EMPIRICAL", "ROOF_TOLERANCE", "USER",
+           "BandwidthRoof", "ComputeRoof", "positive_finite"]
 
 EMPIRICAL = "empirical"
 USER = "user"
@@ -46,37 +44,12 @@ DEVICE_FAMILIES = tuple(str(f) for f in DeviceFamily if f != DeviceFamily.GPU)
 DEVICE_NAMES = {"cpu": "CPU", "gpu": "GPU"}
 #: Relative tolerance above which a point counts as above the roof.
 ROOF_TOLERANCE = 1e-9
-#: The range of a peak a user gives, in GFLOP/s or GB/s (1 kFLOP/s to 1 ZFLOP/s): every ridge
-#: point and axis limit of two such peaks is a finite number.
-PEAK_LIMITS = (1e-6, 1e9)
 
 
 def positive_finite(value, what: str) -> float:
-    """``value`` as a positive finite float; a ValueError naming ``what`` otherwise."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}") from None
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
-    return number
-
-
-def check_peak(value, what: str) -> float:
-    """A user's peak or ceiling value as a float within :data:`PEAK_LIMITS`.
-
-    Raises
-    ------
-    ValueError
-        Naming ``what`` for anything but a number in that range.
-    """
-    number = positive_finite(value, what)
-    low, high = PEAK_LIMITS
-    if not low <= number <= high:
-        raise ValueError(f"{what} must be between {low:g} and {high:g}, got {value!r}")
-    return number
+    """``value`` as a positive finite float; a ``SettingError`` (a ValueError) naming ``what``
+    otherwise (the rule of :func:`roofline_widget.settings.rules.number`)."""
+    return number()(what, value)
 
 
 def _check_text(value, what: str) -> None:

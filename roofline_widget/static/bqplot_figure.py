@@ -11,8 +11,8 @@ from __future__ import annotations
 import ipywidgets as widgets
 import pandas as pd
 
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.texts import figure_title
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.widget.figure import RooflineFigure
 from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.html import legend_html

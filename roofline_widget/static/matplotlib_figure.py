@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.ceiling_lines import CeilingLine, ceiling_lines
 from roofline_widget.look.colors import line_color
 from roofline_widget.look.log_axes import log_ticks, tick_text
 from roofline_widget.look.no_flop import pinned, split_flop_work
 from roofline_widget.look.texts import X_LABEL, Y_LABEL, figure_title
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.static.ceiling_labels import label_ceilings
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels

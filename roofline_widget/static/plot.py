@@ -22,19 +22,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.points import Selection, selection_parameters
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.chained import chained_sums
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.static import bqplot_figure, matplotlib_figure, output_files
 from roofline_widget.static import compare as static_compare
 from roofline_widget.static.exports import (
@@ -48,6 +48,11 @@ from roofline_widget.static.exports import (
 from roofline_widget.static.levels import draw_levels, level_findings, level_points
 from roofline_widget.static.payload import DEFAULT_CMAP, build_payload, no_points_error
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import CommonSelectionKeywords
+
 __all__ = ["BACKENDS", "DATA_FORMATS", "DEFAULT_CMAP", "NO_FLOP_WHERE", "plot_roofline"]
 
 #: Where each backend shows the regions that do almost no FLOPs.
@@ -57,20 +62,17 @@ NO_FLOP_WHERE = {"matplotlib": matplotlib_figure.NO_FLOP_WHERE,
 
 @selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "selection")
-def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
-                  bandwidth_metric: str | None = None, peak_flops: float | None = None,
-                  peak_bandwidth: float | None = None, ranks: RanksArgument = None,
-                  include: PatternsArgument = None, exclude: PatternsArgument = None,
-                  filepath: str | os.PathLike | None = None, show: bool = False,
-                  verbose: bool = True, cmap: str = DEFAULT_CMAP,
+def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
+                  peak_bandwidth: float | None = None, filepath: str | os.PathLike | None = None,
+                  show: bool = False, verbose: bool = True, cmap: str = DEFAULT_CMAP,
                   data_filepath: str | os.PathLike | None = None, data_format: str = "csv",
                   backend: str = "matplotlib",
                   ceilings: Roofline | Sequence[ComputeRoof | BandwidthRoof] | None = None,
                   baseline: object = None,
                   match: Mapping[str, str] | Callable[[str], str | None] | None = None,
-                  combine_ranks: bool = False, levels: Sequence[str] | str | None = None,
-                  selection: Selection | None = None, group_ranks: str = "auto",
-                  chain: bool = True) -> dict:
+                  levels: Sequence[str] | str | None = None,
+                  selection: Selection | None = None, chain: bool = True,
+                  **keywords: Unpack[CommonSelectionKeywords]) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
@@ -185,10 +187,7 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     if baseline is not None and backend != "matplotlib":
         raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
                                   "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
-    request = Selection.of(selection, flops_metric=flops_metric,
-                           bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
-                           exclude=exclude, group_ranks=group_ranks,
-                           combine_ranks=combine_ranks)
+    request = Selection.of(selection, **keywords)
     chained = chained_sums(profiling_data, baseline=baseline,
                            chain=chain and backend == "matplotlib")
     sums, baseline = chained.sums, chained.baseline

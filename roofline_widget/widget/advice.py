@@ -14,8 +14,8 @@ import pandas as pd
 
 from roofline_widget.analysis.guidance import ADDED_COLUMNS, advise
 from roofline_widget.analysis.guidance_facts import FACT_COLUMNS, point_facts
-from roofline_widget.ceilings import Roofline
 from roofline_widget.points import RegionSums
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.widget.point_keys import key_index
 from roofline_widget.widget.state import PointState
 

@@ -20,7 +20,6 @@ import numpy as np
 from bqplot.interacts import PanZoom
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.colors import (
     AXIS_GRID_COLOR,
     PALETTE,
@@ -38,6 +37,7 @@ from roofline_widget.look.plot_area import (
     plot_frame,
 )
 from roofline_widget.look.texts import X_LABEL, Y_LABEL
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.html import (
     TOOLTIP_CLASS,

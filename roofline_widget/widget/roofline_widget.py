@@ -19,8 +19,8 @@ from __future__ import annotations
 import pandas as pd
 from traitlets import observe
 
-from roofline_widget.ceilings import Roofline
 from roofline_widget.points.chained import chained_sums
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.views import View
 from roofline_widget.widget.advice import WidgetGuidance
 from roofline_widget.widget.controls import RooflineControls

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
+from roofline_widget.roofs.roofline import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
 
 __all__ = ["check_ceilings", "classify", "rooflines"]
 
@@ -29,7 +29,7 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
     its own (the slider's, the main one), drawn beside the ceilings; measured
     ceilings replace the empirical roofs of their kind and device.  None when
     a roof is missing and there are no points to take it from.  ``keys``: the points'
-    :func:`~roofline_widget.ceilings.roof_keys`, if known.
+    :func:`~roofline_widget.roofs.roofline.roof_keys`, if known.
     """
     try:
         return Roofline.from_ceilings(extra or None, peak_flops, peak_bandwidth, points,
@@ -39,7 +39,7 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
 
 
 def classify(points: pd.DataFrame, roofline: Roofline | None) -> pd.DataFrame:
-    """Points with :data:`~roofline_widget.ceilings.JUDGED_COLUMNS` (not judged without a roofline)."""
+    """Points with :data:`~roofline_widget.roofs.roofline.JUDGED_COLUMNS` (not judged without a roofline)."""
     if roofline is not None:
         return roofline.classify(points).reset_index(drop=True)
     out = points.copy()

@@ -25,6 +25,7 @@ from roofline_widget.analysis.spread import rank_spread
 from roofline_widget.look.colors import IMBALANCE_COLORS, POINT_STROKE
 from roofline_widget.look.markers import SQUARE
 from roofline_widget.points import Selection
+from roofline_widget.settings import RANK_VIEW_CHOICES
 from roofline_widget.widget.html import (
     TOOLTIP_STYLE,
     points_budget_hint_html,
@@ -38,7 +39,7 @@ __all__ = ["RANK_VIEWS", "RanksLayer", "effective_view", "whisker_arrays"]
 
 #: Values of the widget's ``rank_view``: one point per rank, the spread per region, or
 #: the spread only when the rank points exceed ``max_points``.
-RANK_VIEWS = ("points", "spread", "auto")
+RANK_VIEWS = RANK_VIEW_CHOICES
 _X = schema.INTENSITY
 _Y = schema.PERFORMANCE
 

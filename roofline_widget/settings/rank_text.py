@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from roofline_widget.errors import SelectionError
+from roofline_widget.settings.rules import MAX_RANK
 
 __all__ = [
     "MAX_TEXT_CHARACTERS",
@@ -38,7 +39,6 @@ MAX_TEXT_RANKS = 1_000_000
 #: The longest text read.
 MAX_TEXT_CHARACTERS = 100_000
 #: The largest rank (MPI numbers ranks with a C ``int``).
-_MAX_RANK = 2**31 - 1
 _NUMBER = re.compile(r"^[0-9]{1,19}$")
 _RANGE = re.compile(r"^(?P<low>[0-9]{1,19})\s*-\s*(?P<high>[0-9]{1,19})$")
 _GLOB = frozenset("*?[")
@@ -46,8 +46,8 @@ _NAMES_SHOWN = 5
 
 
 def _check_rank(value: int, item: str) -> int:
-    if value > _MAX_RANK:
-        raise SelectionError(f"rank {value} in {item!r} is larger than {_MAX_RANK}")
+    if value > MAX_RANK:
+        raise SelectionError(f"rank {value} in {item!r} is larger than {MAX_RANK}")
     return value
 
 

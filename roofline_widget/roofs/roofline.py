@@ -1,4 +1,4 @@
-"""Roofline ceilings: the roofs of a plot, which roof judges which point, ridges, attainable performance.
+"""The roofline: the roofs of a plot, which roof judges which point, ridges, attainable performance.
 
 A roofline has one or more *compute roofs* (horizontal lines in GFLOP/s:
 scalar, AVX2, AVX-512 FMA peaks) and one or more *bandwidth roofs* (slopes in
@@ -33,17 +33,14 @@ from roofline_widget.roofs.plot_roofs import peak_roof, plot_roofs, replaced_pea
 from roofline_widget.roofs.roof import (
     DEVICES,
     EMPIRICAL,
-    PEAK_LIMITS,
     ROOF_TOLERANCE,
     USER,
     BandwidthRoof,
     ComputeRoof,
-    check_peak,
 )
 
-__all__ = ["DEVICES", "EMPIRICAL", "JUDGED_COLUMNS", "PEAK_LIMITS", "ROOF_TOLERANCE", "USER",
-           "BandwidthRoof", "ComputeRoof", "RoofKeys", "Roofline", "check_peak", "roof_keys",
-           "unjudged_notes"]
+__all__ = ["DEVICES", "EMPIRICAL", "JUDGED_COLUMNS", "ROOF_TOLERANCE", "USER", "BandwidthRoof",
+           "ComputeRoof", "RoofKeys", "Roofline", "roof_keys", "unjudged_notes"]
 
 #: The columns :meth:`Roofline.classify` adds to points.
 JUDGED_COLUMNS = ("attainable_gflops", "efficiency_percent", "bound", "above_roof",
