@@ -12,8 +12,8 @@ from study_files import write_ranks
 from wild_samples import SOMA_216
 
 from roofline_widget import RegionSums, SelectionError, points_dataframe, read_likwid
-from roofline_widget.points import normalize_ranks
 from roofline_widget.points.rank_places import rank_places_of, ranks_of
+from roofline_widget.settings import SELECTION
 from roofline_widget.settings.rank_text import (
     MAX_TEXT_CHARACTERS,
     MAX_TEXT_RANKS,
@@ -32,7 +32,7 @@ def test_ranges_and_ranks():
     assert parse_rank_text(" 5 , 3-4,, 4 ") == [3, 4, 5]
     assert parse_rank_text("") == []
     assert parse_rank_text(" , ") == []
-    assert normalize_ranks("0-3,7") == [0, 1, 2, 3, 7]
+    assert SELECTION["ranks"].check("0-3,7") == [0, 1, 2, 3, 7]
     assert points_dataframe(SOMA_216, ranks="0-71")["rank_group"].tolist() == ["f0702 (ranks 0-71)"]
 
 

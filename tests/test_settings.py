@@ -49,7 +49,9 @@ RANKS_MESSAGES = [
     ([-1], "ranks must be integers from 0 to 2147483647, got -1"),
     ([0, 2**31], "ranks must be integers from 0 to 2147483647, got 2147483648"),
     ([1.5], "ranks must be integers from 0 to 2147483647, got 1.5"),
-    ("all", "ranks must be an int, a list of ints or None, got 'all'"),
+    ("all", "ranks must be an int, an iterable of ints, a text of ranks and ranges such as "
+            "'0-71,144', or None; 'all' is none of these (a host or socket name needs the data: "
+            "ranks_of(data, text))"),
 ]
 LEVEL_MESSAGE = "levels must be among L1, L2, L3, MEM, got 'L4'"
 

@@ -89,7 +89,8 @@ def test_every_wrong_type_is_reported_at_once():
     assert len(problems) == 10
     text = "\n".join(problems)
     # the settings' sentences, as the widget, plot_roofline and the command line give them
-    for expected in ("ranks must be an int, a list of ints or None, got 'all'",
+    for expected in ("ranks must be an int, an iterable of ints, a text of ranks and ranges such as "
+                     "'0-71,144', or None; 'all' is none of these",
                      "peak_flops must be positive (GFLOP/s), got -1",
                      "color_by must be one of ['region', 'run', 'rank'], got 'colour'",
                      "combine_ranks must be True or False, got 'yes'",
@@ -107,7 +108,7 @@ def test_a_ceiling_with_a_bad_value_names_the_roof():
                               "source": "user"}])
     with pytest.raises(ViewError, match="ceilings: bandwidth roof 'DRAM' must be positive, got 0"):
         View.from_dict(bad)
-    with pytest.raises(ViewError, match="and optionally provenance, device and a compute roof's "
+    with pytest.raises(ViewError, match="and optionally provenance, device, family and a compute roof's "
                                         "precision or a bandwidth roof's level"):
         View.from_dict(document(ceilings=[{"kind": "compute", "name": "x", "value": 1,
                                            "source": "user", "level": "L2"}]))

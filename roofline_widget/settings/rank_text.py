@@ -25,9 +25,9 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from roofline_widget.errors import SelectionError
-from roofline_widget.settings.rules import MAX_RANK
 
 __all__ = [
+    "MAX_RANK",
     "MAX_TEXT_CHARACTERS",
     "MAX_TEXT_RANKS",
     "format_rank_text",
@@ -38,7 +38,8 @@ __all__ = [
 MAX_TEXT_RANKS = 1_000_000
 #: The longest text read.
 MAX_TEXT_CHARACTERS = 100_000
-#: The largest rank (MPI numbers ranks with a C ``int``).
+#: The largest rank accepted (MPI numbers ranks with a C ``int``).
+MAX_RANK = 2**31 - 1
 _NUMBER = re.compile(r"^[0-9]{1,19}$")
 _RANGE = re.compile(r"^(?P<low>[0-9]{1,19})\s*-\s*(?P<high>[0-9]{1,19})$")
 _GLOB = frozenset("*?[")

@@ -23,6 +23,7 @@ import numpy as np
 
 from roofline_widget.errors import SettingError
 from roofline_widget.metric_names import LEVELS
+from roofline_widget.settings.rank_text import MAX_RANK, parse_rank_text
 
 __all__ = ["MAX_RANK", "Rule", "choice", "flag", "integer", "level_metrics", "level_names",
            "levels_in_data", "metric_in_data", "metric_name", "number", "number_text",
@@ -30,8 +31,6 @@ __all__ = ["MAX_RANK", "Rule", "choice", "flag", "integer", "level_metrics", "le
 
 #: ``rule(name, value)``: the value to use (normalised), or a SettingError.
 Rule = Callable[[str, object], Any]
-#: The largest rank accepted (MPI numbers ranks with a C ``int``).
-MAX_RANK = 2**31 - 1
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 80, 80
@@ -172,7 +171,6 @@ def ranks(name: str, value: object) -> list[int]:
     if _is_integer(value):
         items: Iterable = [value]
     elif isinstance(value, str):  # host and socket names need the data: points.rank_places.ranks_of
-        from roofline_widget.settings.rank_text import parse_rank_text
         return parse_rank_text(value)
     elif isinstance(value, (bytes, Mapping)) or not isinstance(value, Iterable):
         raise SettingError(f"{name} must be an int, a list of ints, a text such as \"0-71,144\" "

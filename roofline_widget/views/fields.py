@@ -116,7 +116,8 @@ def _roof(item: object) -> ComputeRoof | BandwidthRoof:
     if not isinstance(item, dict) or kind not in _ROOFS \
             or not _CEILING_KEYS <= set(item) <= _CEILING_KEYS | _OPTIONAL[kind]:
         raise SettingError(f"ceilings must hold objects with the keys {sorted(_CEILING_KEYS)}, "
-                           "and optionally provenance, device, family and a compute roof's precision or "
+                           "and optionally provenance, device, family and a compute roof's precision "
+                           "or "
                            f"a bandwidth roof's level; got {shown(item)}")
     fields = {key: value for key, value in item.items() if key != "kind"}
     _provenance(fields.get("provenance"), shown(fields["name"]))
@@ -146,7 +147,7 @@ def ceiling_document(roof: ComputeRoof | BandwidthRoof) -> dict:
     """A roof as JSON: provenance values that JSON lacks (paths, ...) written as text."""
     document = {"kind": roof.kind, "name": roof.name, "value": roof.value,
                 "source": roof.source}
-    for key in ("level", "precision", "device"):
+    for key in ("level", "precision", "device", "family"):
         if getattr(roof, key, None) is not None:
             document[key] = getattr(roof, key)
     if roof.provenance is not None:
