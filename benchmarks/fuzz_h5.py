@@ -36,7 +36,7 @@ def main() -> int:
 
     from roofline_widget.io.scope import guard
 
-    guard.SECONDS_BASE, guard.SECONDS_PER_RANK = args.timeout, 0.0
+    guard.SECONDS_BASE, guard.SECONDS_PER_MB = args.timeout, 0.0
     counts: collections.Counter = collections.Counter()
     defects, slowest = [], 0.0
     start = time.perf_counter()

@@ -28,7 +28,7 @@ CASES = 300
 
 def test_mutated_files_are_read_as_h5py_reads_them_or_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(guard, "SECONDS_BASE", 4.0)
-    monkeypatch.setattr(guard, "SECONDS_PER_RANK", 1.0)
+    monkeypatch.setattr(guard, "SECONDS_PER_MB", 0.0)
     base = h5_fuzz.base_file(tmp_path / "base.h5")
     original = h5_fuzz.read(base, "raw")
     assert original.table is not None

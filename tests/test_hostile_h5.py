@@ -84,7 +84,7 @@ def test_a_zeroed_global_heap_object_is_refused_without_h5py(tmp_path, scope_fil
 
 def test_the_same_file_does_not_hang_the_caller_with_h5py(tmp_path, scope_file, monkeypatch):
     monkeypatch.setattr(guard, "SECONDS_BASE", 3.0)
-    monkeypatch.setattr(guard, "SECONDS_PER_RANK", 1.0)
+    monkeypatch.setattr(guard, "SECONDS_PER_MB", 0.0)
     data = scope_file.read_bytes()
     heap = data.find(b"GCOL")
     bad = tmp_path / "zeroed.h5"
