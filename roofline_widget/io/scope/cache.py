@@ -15,9 +15,10 @@ matches the file now:
 * the resolved path (the label may be the file's stem), the roofline-widget
   version and the cache format.
 
-The key is stored inside the entry and compared on every load.  An entry
-that does not load, or whose columns do not fit together, is deleted and
-read again.  Entries are written to a temporary file and renamed, so a
+The key is stored inside the entry and compared on every load, with a hash
+of the columns (``np.load`` does not check a zip member's CRC: a flipped byte
+would load as another number).  An entry that does not load, whose hash
+differs or whose columns do not fit together, is deleted and read again.  Entries are written to a temporary file and renamed, so a
 reader never sees half an entry; the temporary file is removed whatever
 fails (a full disk).
 """
@@ -66,6 +67,17 @@ def entry_path(path, cache_dir=None, engine: str = "auto") -> Path:
     return directory / f"{hashlib.sha256(name).hexdigest()[:24]}.npz"
 
 
+def _integrity(columns: dict) -> str:
+    """A hash of every column's bytes: ``np.load`` does not check a member's CRC, so a flipped
+    byte inside an array would load as another number."""
+    digest = hashlib.sha256()
+    for name in sorted(columns):
+        array = np.ascontiguousarray(columns[name])
+        digest.update(f"{name}:{array.dtype.str}:{array.shape}".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
 def _fits(table: dict) -> bool:
     """Whether the loaded columns fit together (a damaged entry may load but not fit)."""
     n, names = len(table["rank"]), len(table["metric_names"])
@@ -90,10 +102,13 @@ def load(path, version: FileVersion, engine: str, cache_dir=None) -> dict | None
         with np.load(entry, allow_pickle=False) as stored:
             if json.loads(str(stored["key"])) != cache_key(path, version, engine):
                 return None
-            table = {name: stored[name] for name in _NUMBER_COLUMNS}
-            table.update((name, stored[name].tolist()) for name in _STRING_COLUMNS)
-            table["label"] = str(stored["label"])
-        if _fits(table):
+            arrays = {name: stored[name] for name in (*_NUMBER_COLUMNS, *_STRING_COLUMNS,
+                                                      "label")}
+            intact = str(stored["integrity"]) == _integrity(arrays)
+            table = {name: arrays[name] for name in _NUMBER_COLUMNS}
+            table.update((name, arrays[name].tolist()) for name in _STRING_COLUMNS)
+            table["label"] = str(arrays["label"])
+        if intact and _fits(table):
             return table
     except Exception:  # whatever is wrong with the entry, read the file again
         pass
@@ -112,6 +127,7 @@ def store(path, version: FileVersion, engine: str, cache_dir, table: dict) -> Pa
     columns = {name: np.asarray(table[name]) for name in _NUMBER_COLUMNS}
     columns.update((name, np.array(table[name], dtype=str)) for name in _STRING_COLUMNS)
     columns["label"] = np.array(str(table["label"]))
+    columns["integrity"] = np.array(_integrity(columns))
     columns["key"] = np.array(json.dumps(cache_key(path, version, engine)))
     temporary = None
     try:

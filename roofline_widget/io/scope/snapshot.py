@@ -29,7 +29,7 @@ from roofline_widget.escaping import file_name
 from roofline_widget.io.opener import open_regular, read_failed
 
 __all__ = ["ATTEMPTS", "FileChanged", "FileVersion", "changed_while_read", "file_version",
-           "read_one_version"]
+           "read_one_version", "steady_version"]
 
 #: How many times a read is tried before a file that keeps changing is refused.
 ATTEMPTS = 3
@@ -101,6 +101,22 @@ def file_version(path, what: str = "a scope-profiler HDF5 file") -> FileVersion:
         if _status(handle) != before or total != before[2]:
             raise FileChanged(path)
     return FileVersion(*before, "".join(sums))
+
+
+def steady_version(path, attempts: int = ATTEMPTS) -> FileVersion:
+    """:func:`file_version`, taken again while the file changes under it (refused after ``attempts``).
+
+    Raises
+    ------
+    LikwidFormatError
+        If the file changed during every attempt (:func:`changed_while_read`).
+    """
+    for _ in range(attempts):
+        try:
+            return file_version(path)
+        except FileChanged:
+            continue
+    raise changed_while_read(path, attempts)
 
 
 def changed_while_read(path, attempts: int = ATTEMPTS) -> LikwidFormatError:

@@ -29,7 +29,7 @@ from roofline_widget.io.scope.h5 import (
     warn_fallback,
 )
 from roofline_widget.io.scope.regions import no_likwid_data
-from roofline_widget.io.scope.snapshot import file_version, read_one_version
+from roofline_widget.io.scope.snapshot import read_one_version, steady_version
 from roofline_widget.points.engines.h5 import RankRows, ScopeH5Source, read_rank_rows, tabulate
 
 __all__ = ["PARALLEL_MIN_REGIONS", "read_scope_sums"]
@@ -152,7 +152,7 @@ def read_scope_sums(path, *, label: str | None = None, executor: Executor | None
     """
     check_engine(engine)
     path = regular_file(path, "a scope-profiler HDF5 file")
-    version = file_version(path)
+    version = steady_version(path)
     if cache:
         table = scope_cache.load(path, version, engine, cache_dir)
         if table is not None:
