@@ -125,12 +125,13 @@ def test_a_worker_dies_with_its_caller():
         time.sleep(1.0)  # the worker is busy in the call
         worker = _children(caller.pid)[0]
         caller.kill()
-        caller.communicate()
+        caller.wait()  # not communicate(): a surviving worker holds its pipes open
         assert _wait_for(lambda: not os.path.exists(f"/proc/{worker}"), 10), \
             f"worker {worker} outlived its caller"
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(caller.pid, signal.SIGKILL)  # its group: the worker too, had it survived
+        caller.communicate()
 
 
 def test_the_time_limit_is_per_file_not_per_call():

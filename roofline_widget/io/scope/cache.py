@@ -18,8 +18,9 @@ matches the file now:
 The key is stored inside the entry and compared on every load, with a hash
 of the columns (``np.load`` does not check a zip member's CRC: a flipped byte
 would load as another number).  An entry that does not load, whose hash
-differs or whose columns do not fit together, is deleted and read again.  Entries are written to a temporary file and renamed, so a
-reader never sees half an entry; the temporary file is removed whatever
+differs or whose columns do not fit together, is deleted and read again.
+Entries are written to a temporary file and renamed, so a reader never sees
+half an entry; the temporary file is removed whatever
 fails (a full disk).
 """
 

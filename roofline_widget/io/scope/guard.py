@@ -329,7 +329,8 @@ def guarded_map(function: Callable, calls: Sequence[tuple], *, seconds: float, w
     calls : sequence of tuple
         The arguments of each call (picklable).
     seconds : float
-        How long all calls together may take (:func:`file_seconds` of the file).
+        How long all calls together may take (:func:`file_seconds` of the file),
+        from the moment the first worker is ready.
     where : str
         The file, for the errors.
     workers : int
@@ -343,7 +344,7 @@ def guarded_map(function: Callable, calls: Sequence[tuple], *, seconds: float, w
     KeyboardInterrupt
         On Ctrl-C, after every busy worker was killed.
     """
-    deadline = time.monotonic() + seconds
+    deadlines: list[float] = []  # one, set when the first worker is ready (starting one is not reading)
     results: list = [None] * len(calls)
     errors: list[BaseException] = []
     pending = iter(range(len(calls)))
@@ -353,6 +354,10 @@ def guarded_map(function: Callable, calls: Sequence[tuple], *, seconds: float, w
     def run() -> None:
         worker = _take()
         busy.append(worker)
+        with take:
+            if not deadlines:
+                deadlines.append(time.monotonic() + seconds)
+        deadline = deadlines[0]
         try:
             while not errors:
                 with take:
