@@ -27,6 +27,7 @@ refused, changed with a warning, silent (the last is a defect).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import tempfile
@@ -267,33 +268,13 @@ def _renumbered(data: bytes, seed: int) -> bytes:
         return path.read_bytes()
 
 
-def judge_change(path, before: bytes, after: bytes, how: str, engine: str = "auto"
-                 ) -> tuple[str | None, str]:
-    """Read ``path`` holding ``before``; after its first rank the file becomes ``after``
-    (``how``: ``"replace"`` through ``os.replace``, ``"rewrite"`` in place).
-
-    The read must give the table of ``after`` (read alone) or the package's error; the
-    defect found (None if none) and the outcome's kind (:func:`outcome_kind`).
-    """
+@contextlib.contextmanager
+def after_first_rank(change):
+    """Within the block, ``change()`` runs once, right after the first rank of a read was read."""
     from roofline_widget.points.engines import h5_read
 
-    path = Path(path)
-    final = path.with_name("final.h5")
-    final.write_bytes(after)
-    expected = read(final, engine)
-    path.write_bytes(before)
     read_rank_rows = h5_read.read_rank_rows
     done: list[bool] = []
-
-    def change():
-        if how == "replace":
-            part = path.with_name("part.h5")
-            part.write_bytes(after)
-            os.replace(part, path)
-        else:
-            with open(path, "r+b") as handle:
-                handle.write(after)
-                handle.truncate(len(after))
 
     def read_then_change(*args, **kwargs):
         rows = read_rank_rows(*args, **kwargs)
@@ -304,12 +285,39 @@ def judge_change(path, before: bytes, after: bytes, how: str, engine: str = "aut
 
     h5_read.read_rank_rows = read_then_change
     try:
-        with alarm(ALARM_SECONDS):
+        yield
+    finally:
+        h5_read.read_rank_rows = read_rank_rows
+
+
+def judge_change(path, before: bytes, after: bytes, how: str, engine: str = "auto"
+                 ) -> tuple[str | None, str]:
+    """Read ``path`` holding ``before``; after its first rank the file becomes ``after``
+    (``how``: ``"replace"`` through ``os.replace``, ``"rewrite"`` in place).
+
+    The read must give the table of ``after`` (read alone) or the package's error; the
+    defect found (None if none) and the outcome's kind (:func:`outcome_kind`).
+    """
+    path = Path(path)
+    final = path.with_name("final.h5")
+    final.write_bytes(after)
+    expected = read(final, engine)
+    path.write_bytes(before)
+    def change():
+        if how == "replace":
+            part = path.with_name("part.h5")
+            part.write_bytes(after)
+            os.replace(part, path)
+        else:
+            with open(path, "r+b") as handle:
+                handle.write(after)
+                handle.truncate(len(after))
+
+    try:
+        with alarm(ALARM_SECONDS), after_first_rank(change):
             got = read(path, engine)
     except TimeoutError:
         return f"engine={engine!r} hangs on a file changed while read", "hang"
-    finally:
-        h5_read.read_rank_rows = read_rank_rows
     kind = outcome_kind(got, expected)
     if kind in ("silent", "foreign error"):
         return (f"engine={engine!r} on a file changed while read ({how}): {kind} "

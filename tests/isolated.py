@@ -21,9 +21,10 @@ import resource
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-__all__ = ["MEMORY", "TESTS", "run_python", "start_python"]
+__all__ = ["MEMORY", "TESTS", "children", "run_python", "start_python", "survivors_of_killed_caller"]
 
 #: Address space a child may map: 3 GiB (numpy, pandas, pyarrow and h5py map about 0.5 GiB).
 MEMORY = 3 * 2**30
@@ -71,3 +72,55 @@ def run_python(code: str, timeout: float = 120, memory: int = MEMORY) -> subproc
         except ProcessLookupError:
             pass
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def children(pid: int) -> list[int]:
+    """The process ids whose parent is ``pid`` (read from ``/proc``)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _wait_for(condition, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def survivors_of_killed_caller(code: str, busy_seconds: float, grace: float = 10.0) -> list[int]:
+    """Start ``code`` (which starts child processes), kill it ``busy_seconds`` after its first
+    child appeared, and return the children still alive ``grace`` seconds later.
+
+    Whatever is left is killed afterwards (the caller's process group).
+
+    Raises
+    ------
+    AssertionError
+        If no child appears within a minute.
+    """
+    caller = start_python(code)
+    try:
+        assert _wait_for(lambda: children(caller.pid), 60), "no child process started"
+        time.sleep(busy_seconds)
+        started = children(caller.pid)
+        caller.kill()
+        caller.wait()  # not communicate(): a surviving child holds the pipes open
+        _wait_for(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in started), grace)
+        return [pid for pid in started if os.path.exists(f"/proc/{pid}")]
+    finally:
+        try:
+            os.killpg(caller.pid, signal.SIGKILL)  # its group: the children too, had they survived
+        except ProcessLookupError:
+            pass
+        caller.communicate()

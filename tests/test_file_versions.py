@@ -24,6 +24,7 @@ import pytest
 pytest.importorskip("scope_profiler")
 h5py = pytest.importorskip("h5py")
 
+from h5_fuzz import after_first_rank  # noqa: E402
 from scope_fixtures import write_scope_h5  # noqa: E402
 
 from roofline_widget import read_likwid  # noqa: E402
@@ -55,22 +56,7 @@ def two_versions(tmp_path):
     return old, new, _table(old), _table(new)
 
 
-def _after_first_rank(monkeypatch, change):
-    """Run ``change()`` once, right after the first rank of the next read was read."""
-    read = h5_read.read_rank_rows
-    done = []
-
-    def read_then_change(*args, **kwargs):
-        rows = read(*args, **kwargs)
-        if not done:
-            done.append(True)
-            change()
-        return rows
-
-    monkeypatch.setattr(h5_read, "read_rank_rows", read_then_change)
-
-
-def test_a_file_replaced_while_read_gives_one_version_not_a_mix(two_versions, monkeypatch):
+def test_a_file_replaced_while_read_gives_one_version_not_a_mix(two_versions):
     old, new, _, new_table = two_versions
     new_bytes = new.read_bytes()
     replacement = old.with_name("job.h5.part")
@@ -79,11 +65,11 @@ def test_a_file_replaced_while_read_gives_one_version_not_a_mix(two_versions, mo
         replacement.write_bytes(new_bytes)
         os.replace(replacement, old)
 
-    _after_first_rank(monkeypatch, save_safely)
-    assert _table(old) == new_table  # read again: all of the new file, under its label
+    with after_first_rank(save_safely):
+        assert _table(old) == new_table  # read again: all of the new file, under its label
 
 
-def test_a_file_rewritten_in_place_while_read_gives_one_version(two_versions, monkeypatch):
+def test_a_file_rewritten_in_place_while_read_gives_one_version(two_versions):
     old, new, _, new_table = two_versions
     new_bytes = new.read_bytes()
 
@@ -91,8 +77,8 @@ def test_a_file_rewritten_in_place_while_read_gives_one_version(two_versions, mo
         with open(old, "r+b") as handle:
             handle.write(new_bytes)
 
-    _after_first_rank(monkeypatch, rewrite)
-    assert _table(old) == new_table
+    with after_first_rank(rewrite):
+        assert _table(old) == new_table
 
 
 def test_a_file_that_keeps_changing_is_refused(two_versions, monkeypatch):

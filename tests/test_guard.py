@@ -6,9 +6,7 @@ answers, one ends its process, one raises.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import time
 
 import pytest
@@ -89,49 +87,15 @@ def test_an_interrupted_call_kills_its_worker_and_the_next_call_gets_its_own_ans
     assert done.stdout.splitlines() == ["warm [0]", "interrupted", "next ['new']"], done.stderr
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-    return found
-
-
-def _wait_for(condition, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the worker in /proc")
 def test_a_worker_dies_with_its_caller():
     # before the fix the worker outlived a killed caller (in libhdf5: spinning at 100 % CPU)
-    from isolated import start_python
+    from isolated import survivors_of_killed_caller
 
-    caller = start_python("from guard_targets import hang\n"
-                          "from roofline_widget.io.scope import guard\n"
-                          "guard.guarded_map(hang, [()], seconds=600.0, where='x.h5')\n")
-    try:
-        assert _wait_for(lambda: _children(caller.pid), 60), "no worker started"
-        time.sleep(1.0)  # the worker is busy in the call
-        worker = _children(caller.pid)[0]
-        caller.kill()
-        caller.wait()  # not communicate(): a surviving worker holds its pipes open
-        assert _wait_for(lambda: not os.path.exists(f"/proc/{worker}"), 10), \
-            f"worker {worker} outlived its caller"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(caller.pid, signal.SIGKILL)  # its group: the worker too, had it survived
-        caller.communicate()
+    assert survivors_of_killed_caller("from guard_targets import hang\n"
+                                      "from roofline_widget.io.scope import guard\n"
+                                      "guard.guarded_map(hang, [()], seconds=600.0, where='x.h5')\n",
+                                      busy_seconds=1.0) == []
 
 
 def test_the_time_limit_is_per_file_not_per_call():

@@ -9,13 +9,10 @@ time limit, so that a regression fails the test instead of the test run.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import struct
 import subprocess
 import sys
-import time
 import warnings
 
 import numpy as np
@@ -343,21 +340,9 @@ def test_a_libhdf5_hang_is_stopped_after_the_files_limit_whatever_its_ranks(tmp_
 
 def test_a_worker_spinning_in_libhdf5_dies_with_its_killed_caller(tmp_path, scope_file):
     # before (issue 37): the worker went on at 100 % CPU after its caller was killed
-    from isolated import start_python
-    from test_guard import _children, _wait_for
+    from isolated import survivors_of_killed_caller
 
     bad = _zeroed_heap_copy(scope_file, tmp_path)
-    caller = start_python("from roofline_widget.points import read_scope_sums\n"
-                          f"read_scope_sums({str(bad)!r}, cache=False, engine='h5py')\n")
-    try:
-        assert _wait_for(lambda: _children(caller.pid), 60), "no worker started"
-        worker = _children(caller.pid)[0]
-        time.sleep(3.0)  # it reads the file: libhdf5 spins
-        caller.kill()
-        caller.wait()  # not communicate(): a surviving worker holds its pipes open
-        assert _wait_for(lambda: not os.path.exists(f"/proc/{worker}"), 10), \
-            f"worker {worker} outlived its caller"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(caller.pid, signal.SIGKILL)
-        caller.communicate()
+    assert survivors_of_killed_caller("from roofline_widget.points import read_scope_sums\n"
+                                      f"read_scope_sums({str(bad)!r}, cache=False, engine='h5py')\n",
+                                      busy_seconds=3.0) == []  # libhdf5 spins by then
