@@ -11,13 +11,19 @@ leave an SVG that does not parse, and ``points --csv`` and
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import os
+import re
 import warnings
 import xml.etree.ElementTree as ET
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from mutations import rename_regions
 
 from roofline_widget import escaping, sample_path
 from roofline_widget.ceilings import ComputeRoof
@@ -142,3 +148,39 @@ def test_escaping_rules():
     assert escaping.file_name(b"job\xff.txt") == "job\\xff.txt"
     assert escaping.spreadsheet_cell("-1") == "'-1"
     assert escaping.spreadsheet_cell(-1) == -1
+
+
+# ---------------------------------------------------------------- the output fuzz
+#: Examples of the output fuzz (``ROOFLINE_FUZZ_EXAMPLES``; ``benchmarks/fuzz_readers_long.py
+#: --outputs`` runs many).
+EXAMPLES = max(1, int(os.environ.get("ROOFLINE_FUZZ_EXAMPLES", "30")) // 5)
+NAMED_SAMPLES = ["pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt",
+                 "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt",
+                 "gmgpolar_skx4s_lw50_MEM_DP_compact8t_1537x2048_give.txt"]
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_hostile_names_reach_every_output_escaped(tmp_path, data):
+    name = data.draw(st.sampled_from(NAMED_SAMPLES), label="sample")
+    text, renamed = rename_regions(open(sample_path(name), encoding="utf-8").read(), data)
+    path = tmp_path / "named.txt"
+    path.write_text(text, encoding="utf-8")
+    svg, table = tmp_path / "x.svg", tmp_path / "x.csv"
+    printed, errors = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(printed), \
+            contextlib.redirect_stderr(errors):
+        warnings.simplefilter("ignore")
+        assert main(["plot", str(path), "-o", str(svg), "--data", str(table)]) == 0
+        assert main(["points", str(path)]) == 0
+        assert main(["points", str(path), "--csv"]) == 0
+    ET.parse(svg)  # an SVG that parses, whatever the names
+    for stream in (printed.getvalue(), errors.getvalue()):
+        assert not _CONTROL.search(stream.replace("\n", "")), repr(stream)
+    with open(table, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            assert not row["region"].startswith(escaping.FORMULA_STARTS), row["region"]
+            assert row["region"].removeprefix("'") in renamed.values()
+    event(f"{name}: {len(renamed)} regions renamed")
