@@ -7,7 +7,7 @@ each opening it by name; a job may rewrite it meanwhile (in place, through
 under one label, or a cache serves numbers the file no longer holds.
 
 :func:`file_version` pins what the path names now: device, inode, size,
-modification and status-change times and a checksum of every byte
+modification and status-change times and a hash of every byte
 (:class:`FileVersion`; a write through ``mmap`` may move no timestamp, so the
 bytes are what decides).  :func:`read_one_version` runs a read between two
 such versions and accepts it only when both are equal: the file held the same
@@ -34,6 +34,19 @@ __all__ = ["ATTEMPTS", "FileChanged", "FileVersion", "changed_while_read", "file
 #: How many times a read is tried before a file that keeps changing is refused.
 ATTEMPTS = 3
 _BLOCK = 16 * 2**20
+
+
+def _crc32(data: memoryview) -> str:
+    return f"{zlib.crc32(data):08x}"
+
+
+_HASH: Callable[[memoryview], str]
+try:
+    import xxhash
+
+    _HASH_NAME, _HASH = "xxh3", xxhash.xxh3_64_hexdigest
+except ImportError:  # pragma: no cover - a dependency; CRC-32 is five times slower
+    _HASH_NAME, _HASH = "crc32", _crc32
 T = TypeVar("T")
 
 
@@ -52,8 +65,9 @@ class FileVersion:
     size, mtime_ns, ctime_ns : int
         As :func:`os.stat` gives them.
     checksum : str
-        CRC-32 of each block of 16 MiB, in hex, one after the other (a change
-        in any byte is seen: a write through ``mmap`` may move no timestamp).
+        The name of the hash, then the hash of each block of 16 MiB, in hex
+        (xxh3, or CRC-32 without the ``xxhash`` package; a change in any byte
+        is seen: a write through ``mmap`` may move no timestamp).
     """
 
     device: int
@@ -66,6 +80,18 @@ class FileVersion:
     def same_content(self, other: FileVersion) -> bool:
         """Whether ``other`` holds the same bytes (touched, copied or moved: it may be another file)."""
         return (self.size, self.checksum) == (other.size, other.checksum)
+
+
+def _fill(descriptor: int, buffer: bytearray) -> int:
+    """Read into ``buffer`` until it is full or the file ends (blocks fall on the same bytes
+    whatever sizes the reads return); how many bytes it holds."""
+    view, filled = memoryview(buffer), 0
+    while filled < len(buffer):
+        count = os.readv(descriptor, [view[filled:]])
+        if not count:
+            break
+        filled += count
+    return filled
 
 
 def _status(handle) -> tuple[int, int, int, int, int]:
@@ -89,18 +115,17 @@ def file_version(path, what: str = "a scope-profiler HDF5 file") -> FileVersion:
         before = _status(handle)
         sums, total = [], 0
         buffer = bytearray(_BLOCK)
-        view = memoryview(buffer)
         try:
-            while count := handle.readinto(buffer):
-                sums.append(f"{zlib.crc32(view[:count]):08x}")
+            while count := _fill(handle.fileno(), buffer):
+                sums.append(_HASH(memoryview(buffer)[:count]))
                 total += count
-                if total > before[2]:
+                if total > before[2] or count < _BLOCK:
                     break
         except OSError as exc:  # /proc/self/mem and the like: stat says a file, reads fail
             raise read_failed(path, exc) from None
         if _status(handle) != before or total != before[2]:
             raise FileChanged(path)
-    return FileVersion(*before, "".join(sums))
+    return FileVersion(*before, f"{_HASH_NAME}:{''.join(sums)}")
 
 
 def steady_version(path, attempts: int = ATTEMPTS) -> FileVersion:
