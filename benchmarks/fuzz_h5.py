@@ -67,12 +67,15 @@ def main() -> int:
                          "stopped (hang)" if h5py is not None and "within" in h5py.error else
                          "refused")
             counts[(raw_kind, h5py_kind)] += 1
+            group = ("mutated: link name cut" if what.startswith("link name") else
+                     "mutated: cpus, group id" if what.startswith(("cpu", "group id")) else
+                     "mutated: bytes")
             for engine in ("raw", "auto"):
-                kinds[("mutated", engine, outcomes.get(f"{engine} kind", "hang"))] += 1
+                kinds[(group, engine, outcomes.get(f"{engine} kind", "hang"))] += 1
             slowest = max(slowest, outcomes.get("raw seconds", 0.0), outcomes.get("auto seconds", 0.0))
         before = base.read_bytes()
         for index, (what, after) in enumerate(h5_fuzz.changes(before, args.seed, args.changes)):
-            how = ("replace", "rewrite")[index % 2]
+            how = ("replace", "rewrite")[index // 2 % 2]  # each with both kinds of change
             for engine in ("raw", "auto"):
                 defect, kind = h5_fuzz.judge_change(case, before, after, how, engine)
                 kinds[(f"changed while read ({how})", engine, kind)] += 1

@@ -18,11 +18,12 @@ with the package's error naming the file.
 
 from __future__ import annotations
 
+import io
 import os
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.escaping import file_name
@@ -82,12 +83,12 @@ class FileVersion:
         return (self.size, self.checksum) == (other.size, other.checksum)
 
 
-def _fill(descriptor: int, buffer: bytearray) -> int:
+def _fill(handle: io.BufferedReader, buffer: bytearray) -> int:
     """Read into ``buffer`` until it is full or the file ends (blocks fall on the same bytes
     whatever sizes the reads return); how many bytes it holds."""
     view, filled = memoryview(buffer), 0
     while filled < len(buffer):
-        count = os.readv(descriptor, [view[filled:]])
+        count = handle.readinto(view[filled:])
         if not count:
             break
         filled += count
@@ -116,7 +117,7 @@ def file_version(path, what: str = "a scope-profiler HDF5 file") -> FileVersion:
         sums, total = [], 0
         buffer = bytearray(_BLOCK)
         try:
-            while count := _fill(handle.fileno(), buffer):
+            while count := _fill(cast(io.BufferedReader, handle), buffer):
                 sums.append(_HASH(memoryview(buffer)[:count]))
                 total += count
                 if total > before[2] or count < _BLOCK:
