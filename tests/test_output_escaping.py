@@ -184,3 +184,10 @@ def test_hostile_names_reach_every_output_escaped(tmp_path, data):
             assert not row["region"].startswith(escaping.FORMULA_STARTS), row["region"]
             assert row["region"].removeprefix("'") in renamed.values()
     event(f"{name}: {len(renamed)} regions renamed")
+
+
+def test_a_missing_file_named_with_an_escape_sequence_is_printed_escaped(tmp_path, capsys):
+    assert main(["points", str(tmp_path / "gone\x1b[2J.txt")]) == 2
+    error = capsys.readouterr().err
+    assert "gone\\x1b[2J.txt" in error
+    assert "\x1b" not in error

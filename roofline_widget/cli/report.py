@@ -75,7 +75,7 @@ def one_line(exc: BaseException) -> str:
     'cannot write: a.png: no such directory; b.csv: read-only'
     """
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-        return f"{exc.filename}: {exc.strerror}"
+        return printable(f"{exc.filename}: {exc.strerror}")
     text = ""
     for line in str(exc).splitlines():
         line = line.strip().removeprefix("- ").strip()
