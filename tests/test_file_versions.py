@@ -240,3 +240,24 @@ def test_reads_racing_a_writer_are_one_version_or_refused(tmp_path):
     counts = eval(done.stdout.strip().splitlines()[-1])  # our own dict
     assert counts["mixed"] == 0, counts
     assert sum(counts.values()) == 30
+
+
+def test_after_an_auto_read_h5py_refuses_what_h5py_refuses(tmp_path):
+    # a mutation the raw engine reads (the damage is in bytes it does not use) and h5py refuses:
+    # engine="h5py" was served auto's cache entry
+    import h5_fuzz
+
+    base = h5_fuzz.base_file(tmp_path / "base.h5").read_bytes()
+    path, cache_dir = tmp_path / "case.h5", tmp_path / "cache"
+    for _, data in h5_fuzz.mutations(base, seed=38, count=400):
+        path.write_bytes(data)
+        if h5_fuzz.read(path, "raw").table is not None and h5_fuzz.read(path, "h5py").package_error:
+            break
+    else:
+        pytest.fail("no mutation that the raw engine reads and h5py refuses")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert not read_scope_sums(path, cache_dir=cache_dir, progress=False).from_cache
+        assert read_scope_sums(path, cache_dir=cache_dir, progress=False).from_cache
+    with pytest.raises(LikwidFormatError):
+        read_scope_sums(path, cache_dir=cache_dir, progress=False, engine="h5py")
