@@ -1,7 +1,10 @@
 """Calls of h5py on untrusted files run in worker processes that a hang or a crash cannot take down.
 
 The targets (tests/guard_targets.py) stand in for libhdf5: one never
-answers, one ends its process, one raises.
+answers, one ends its process, one raises, one answers late.  Issue 37 added:
+an interrupted call kills its worker (the next call got the interrupted call's
+answer), a worker dies with its caller, one time limit for all the calls of a
+file; those that start processes run in a limited subprocess (tests/isolated.py).
 """
 
 from __future__ import annotations
