@@ -34,7 +34,7 @@ SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.(?=\s|$)")
 #: itself is ``roofline_widget``, its lazy public API) in tiers, lowest first. A part imports only
 #: parts of lower tiers, apart from the exceptions below; ``tests/test_architecture_doc.py`` checks it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "enums", "schema", "demo"),
+    ("errors", "enums", "schema", "demo", "escaping"),
     ("units",),
     ("model", "metric_names"),
     ("settings",),

@@ -13,10 +13,20 @@ from hypothesis import strategies as st
 
 from roofline_widget.errors import LikwidFormatError
 
-__all__ = ["GARBAGE", "cut", "delete_lines", "print_twice", "read_quietly", "replace_pieces"]
+__all__ = ["GARBAGE", "HOSTILE_NAMES", "cut", "delete_lines", "print_twice", "read_quietly",
+           "rename_regions", "replace_pieces"]
 
 #: What :func:`replace_pieces` puts in place of a comma-separated piece.
 GARBAGE = ["x", "?", "12a", "1.2.3", "0x1f", "#", "1e", "abc", "--", "+-1", "1..0", "e5", '"']
+
+#: Region names a user's code may give, each hostile to one output (issue 37): formulas for a
+#: spreadsheet, mathtext for matplotlib, control characters for SVG and terminals, markup.
+HOSTILE_NAMES = [
+    '=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(1+1)", "\uff1d1+1",
+    "cost $5 and $6", "$\\frac{$", "$x^2$", "bell\x07", "esc\x1b[31mred", "\x1b]0;title\x07",
+    "back\bspace", "\u202eright-to-left", "<script>alert(1)</script>", "a & b", "tab\tname",
+    "ünïcödé ✓", "back\\slash", "\x7fdel", "\x85next line",
+]
 
 
 def cut(text: str, data) -> str:
@@ -74,3 +84,20 @@ def read_quietly(read, text: str):
             return read(io.BytesIO(text.encode("utf-8")))
         except LikwidFormatError:
             return None
+
+
+def rename_regions(text: str, data) -> tuple[str, dict[str, str]]:
+    """``text`` with every region renamed to a drawn :data:`HOSTILE_NAMES` entry (each once).
+
+    Returns the text and {old name: new name}.  Region names are found on the
+    ``Region <name>, Group`` lines of LIKWID's text output.
+    """
+    import re
+
+    names = list(dict.fromkeys(re.findall(r"^Region (.+?), Group", text, flags=re.MULTILINE)))
+    chosen = data.draw(st.lists(st.sampled_from(HOSTILE_NAMES), min_size=len(names),
+                                max_size=len(names), unique=True), label="hostile names")
+    renamed = dict(zip(names, chosen))
+    for old, new in renamed.items():
+        text = text.replace(f"Region {old}, Group", f"Region {new}, Group")
+    return text, renamed

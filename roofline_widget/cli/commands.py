@@ -40,6 +40,7 @@ from roofline_widget.cli.parser import EXIT_FINDINGS, EXIT_OK
 from roofline_widget.cli.report import Outcome, one_line, printable, records, table_text
 from roofline_widget.cli.scaling import scaling
 from roofline_widget.cli.svg_titles import add_hover_titles
+from roofline_widget.escaping import spreadsheet_safe
 from roofline_widget.points.rank_groups import summed_ranks
 
 __all__ = ["BENCH_SUFFIXES", "COMMANDS", "bench_files", "check", "compare", "explain", "machine",
@@ -319,6 +320,13 @@ def machine(args: argparse.Namespace) -> Outcome:
 # --------------------------------------------------------------------------
 # points
 # --------------------------------------------------------------------------
+def _csv_lines(table) -> list[str]:
+    """``table`` as CSV lines, formula cells neutralised (a line break inside a quoted cell
+    starts a line, which the terminal rejoins)."""
+    return spreadsheet_safe(table).to_csv(index=False, lineterminator="\n").removesuffix(
+        "\n").split("\n")
+
+
 def points(args: argparse.Namespace) -> Outcome:
     """``roofline-widget points``: the points table, and what was left out."""
     run = read_run(args.files, args.format)
@@ -327,7 +335,7 @@ def points(args: argparse.Namespace) -> Outcome:
     left_out = left_out_regions(run, **chosen)
     data = {"files": list(run.sources), "points": records(table), "left_out": records(left_out)}
     if args.csv:
-        return Outcome(data, table.to_csv(index=False).splitlines())
+        return Outcome(data, _csv_lines(table))
     metrics = (f"FLOP metric {table['flops_metric'].iloc[0]!r}, bandwidth metric "
                f"{table['bandwidth_metric'].iloc[0]!r}") if len(table) else "no point placed"
     text = [f"{len(table)} point(s) of {printable(run.label)}: {metrics}"]

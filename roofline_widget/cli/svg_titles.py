@@ -16,8 +16,9 @@ Each offset is matched to the rows of the payload drawn at that spot (points,
 memory-level dots, baseline points, findings); a point drawn at the axis edge (a region doing almost no FLOPs)
 keeps one of its two coordinates, which matches it, or, pinned in both, is
 matched to the payload's ``no_flop_work`` rows in their drawing order.  The text goes into the
-SVG through :mod:`xml.etree.ElementTree`, which escapes it: a region named
-``<script>`` stays text.
+SVG through :mod:`xml.etree.ElementTree`, which escapes it (a region named
+``<script>`` stays text), after :func:`~roofline_widget.escaping.xml_text` (a control character,
+which XML cannot hold, is written as its escape).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
+from roofline_widget.escaping import xml_text
 from roofline_widget.points.rank_groups import summed_ranks
 
 __all__ = ["CEILING_GID", "GID_PREFIX", "NO_FLOP_DRAWN", "SVG_NAMESPACE", "add_hover_titles",
@@ -126,7 +128,7 @@ def ceiling_titles(payload: dict) -> dict[str, str]:
 
 def _title(element, text: str) -> None:
     title = ET.Element(f"{{{SVG_NAMESPACE}}}title")
-    title.text = text
+    title.text = xml_text(text)
     element.insert(0, title)
 
 

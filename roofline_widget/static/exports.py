@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from roofline_widget.escaping import spreadsheet_safe
 from roofline_widget.static import output_files
 
 __all__ = [
@@ -109,7 +110,7 @@ def records(frame: pd.DataFrame) -> list[dict]:
 def data_writer(data_format: str, table: pd.DataFrame, payload: dict) -> Callable[[str], None]:
     """``write(path)`` for the data file: the point table (CSV, Parquet) or the payload (JSON)."""
     if data_format == "csv":  # text cells that start like a formula get a leading '
-        return lambda path: output_files.spreadsheet_safe(table).to_csv(path, index=False)
+        return lambda path: spreadsheet_safe(table).to_csv(path, index=False)
     if data_format == "parquet":
         return lambda path: table.to_parquet(path, index=False)
     return lambda path: _write_json(path, payload)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.escaping import matplotlib_text
 from roofline_widget.look.ceiling_lines import CeilingLine, ceiling_lines
 from roofline_widget.look.colors import line_color
 from roofline_widget.look.log_axes import log_ticks, tick_text
@@ -59,7 +60,7 @@ def _draw_notes(axes, notes: list[str]) -> None:
     """The notes under the axes, in one text, one line each (none: nothing drawn)."""
     text = "\n".join(filter(None, notes))
     if text:
-        axes.text(0.0, -0.12, text, transform=axes.transAxes, ha="left", va="top", fontsize=8,
+        axes.text(0.0, -0.12, matplotlib_text(text), transform=axes.transAxes, ha="left", va="top", fontsize=8,
                   color="0.2", wrap=True)
 
 
@@ -85,11 +86,12 @@ def draw_legend(axes, extra_handles=()) -> None:
 
     It holds every labelled artist of ``axes`` (the roofline, the points, the
     baseline runs) and ``extra_handles`` (the memory levels' markers); drawing
-    it again replaces it.
+    it again replaces it.  The labels are drawn as written (no mathtext).
     """
-    handles, _labels = axes.get_legend_handles_labels()
-    axes.legend(handles=[*handles, *extra_handles], fontsize=8, loc="upper left",
-                bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    handles, labels = axes.get_legend_handles_labels()
+    labels += [handle.get_label() for handle in extra_handles]
+    axes.legend([*handles, *extra_handles], [matplotlib_text(label) for label in labels],
+                fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
 def plain_log_ticks(axes) -> None:
@@ -162,7 +164,7 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
              np.concatenate([bulk[schema.PERFORMANCE].to_numpy(dtype=float),
                              np.asarray(more_points[1], dtype=float)]))
     label_ceilings(axes, ceilings, segments, drawn)
-    axes.set_xlabel(f"{X_LABEL}  ({flops_metric} / {bandwidth_metric})")
+    axes.set_xlabel(matplotlib_text(f"{X_LABEL}  ({flops_metric} / {bandwidth_metric})"))
     axes.set_ylabel(Y_LABEL)
     axes.set_title(figure_title(roofline.empirical))
     axes.grid(True, which="major", alpha=0.35)

@@ -29,6 +29,7 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
+from roofline_widget.escaping import terminal_text
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
@@ -252,7 +253,7 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     if verbose:
         _report(selected, roofline, [hardware_note, note], notes)
         if chained.chain is not None:
-            print(chained.chain.summary())
+            _say(chained.chain.summary())
     if show:
         _show(shown)
     return payload
@@ -277,12 +278,18 @@ def _show(figure) -> None:
 
 
 def _report(selection, roofline: Roofline, point_notes: list[str], notes: list[str]) -> None:
-    print(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
-          f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
-          f"{selection.bandwidth_metric!r})")
-    print(f"Ceilings: {', '.join(r.label for r in roofline.compute + roofline.bandwidth)}; "
-          f"ridge point {roofline.ridge_point():.4g} FLOP/byte")
+    _say(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
+         f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
+         f"{selection.bandwidth_metric!r})")
+    _say(f"Ceilings: {', '.join(r.label for r in roofline.compute + roofline.bandwidth)}; "
+         f"ridge point {roofline.ridge_point():.4g} FLOP/byte")
     if len(selection.left_out):
-        print(selection.left_out_summary())
+        _say(selection.left_out_summary())
     for text in [*filter(None, point_notes), *notes]:
-        print(text)
+        _say(text)
+
+
+def _say(text: str) -> None:
+    """Print report lines for the terminal (names from files escaped, line by line)."""
+    for line in str(text).split("\n"):
+        print(terminal_text(line))
