@@ -9,10 +9,12 @@ from importlib import resources as _resources
 from typing import TYPE_CHECKING
 
 from roofline_widget.errors import (
+    CeilingFileError,
     CeilingWarning,
     EngineFallbackWarning,
     LikwidFormatError,
     LikwidReadWarning,
+    MachineError,
     MetricChoiceWarning,
     OutputPathError,
     ParallelReadError,
@@ -36,6 +38,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
     from roofline_widget.analysis.machine import machine_roofline
     from roofline_widget.analysis.sanity import sanity_check
     from roofline_widget.analysis.spread import rank_spread
+    from roofline_widget.analysis.theoretical import theoretical_roofline
     from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.io import read_likwid
     from roofline_widget.io.bench import read_likwid_bench
@@ -78,6 +81,7 @@ _LAZY = {
     "machine_rooflines": ".analysis.gpu",
     "rank_spread": ".analysis.spread",
     "sanity_check": ".analysis.sanity",
+    "theoretical_roofline": ".analysis.theoretical",
     "stat_comparisons": ".io.stat_check",
     "plot_roofline": ".static.plot",
     "RooflineWidget": ".widget",
@@ -101,12 +105,14 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BandwidthRoof",
+    "CeilingFileError",
     "CeilingWarning",
     "ComputeRoof",
     "EngineFallbackWarning",
     "LikwidFormatError",
     "LikwidReadWarning",
     "LikwidRun",
+    "MachineError",
     "MetricChoiceWarning",
     "OutputPathError",
     "ParallelReadError",
@@ -143,6 +149,7 @@ __all__ = [
     "sample_path",
     "sanity_check",
     "stat_comparisons",
+    "theoretical_roofline",
 ]
 
 

@@ -20,6 +20,8 @@ LULESH_SIZES = DATA / "lulesh_icx8360y_MEM_DP_O_7sizes_concatenated.csv"
 BENCH_REPS = DATA / "bench_in_perfctr_O_naples_epyc7451_MEM_triad_20reps.raw"
 #: Sample 21: every region block printed twice, identically.
 REGIONS_TWICE = DATA / "ufpr_coffeelake_i5-7500_L2CACHE_regions_twice.txt"
+#: Sample 23: likwid-mpirun, 216 ranks on 3 Ice Lake hosts, rank 61's 512-bit FP counter near 2^47.
+WRAPPED_RANK = DATA / "pmbs_soma_icx8360y_216ranks_MEM_DP_one_wrapped_counter.txt"
 #: Sample 22: one Zen3 machine's likwid-bench ceiling set (a folder of five logs and the script).
 MILAN = Path(sample_path("SOURCES.md")).parent / "machine_milan_epyc7763_16c"
 #: Sample 22's likwid-bench logs (without the script that ran them), as path strings.
