@@ -71,6 +71,6 @@ POINT_KEYS = (
 )
 #: Columns of a points DataFrame (``points_dataframe``): :data:`POINT_KEYS`, then what a dict lacks.
 POINT_COLUMNS = (*POINT_KEYS, "device", "n_threads", "call_count", "groups", "unmeasured_threads",
-                 "run", "rank_group")
+                 "run", "rank_group", "thread_max_gflops", "thread_max_gbs", "thread_limit_gflops")
 #: Columns of the left-out table (``left_out_regions``).
 LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "groups", "run", "rank_group")

@@ -149,9 +149,18 @@ def test_sanity_check_finds_exactly_the_broken_points_and_names_their_counters()
             for region, file in zip(findings["region"], findings["file"])] == BROKEN
     assert findings["level"].isna().all()  # a FLOP rate: every level of the region
     first = findings["detail"].iloc[0]
-    assert first.startswith("19,514,360 GFLOP/s (DP [MFLOP/s]) on 1 hardware thread is beyond "
-                            "any CPU (at most 1,000 GFLOP/s per hardware thread): ")
-    assert ("FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE:PMC3 reads 140,737,500,000,000, near 2^47"
+    # per thread, before any sum: the thread, its file and run, the rate as printed, the
+    # bound of one Ice Lake SP thread (64 SP FLOP/cycle x 1.5 x the threads' measured clock,
+    # about 2.394 GHz: about 230 GFLOP/s), the wrapped counter, the point that sums it
+    assert first.startswith(
+        "rank 0, thread HWThread 0 (file lulesh_icx8360y_MEM_DP_O_7sizes_concatenated.csv, run "
+        "'lulesh_icx8360y_MEM_DP_O_7sizes_concatenated#1 (Running problem size 30^3 per domain "
+        "until completion)') reads 19,514,360,000 MFLOP/s (DP [MFLOP/s]: 19,514,360 GFLOP/s), "
+        "beyond what one hardware thread can do (at most 229.")
+    assert "64 FLOP/cycle (Intel Ice Lake SP) x 1.5 x 2.39" in first
+    assert ("FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE:PMC3 reads 140,737,500,000,000, near 2^47: "
+            "a wrapped counter; the point of rank 0 in CalcPressureForElems sums it: 19,514,360 "
+            "GFLOP/s on 1 hardware thread, left out of empirical ceilings and axis ranges"
             in first)
     # run #2's KERNEL_5 counter wrapped at 2^48: 281,474,700,000,000 (line 2908)
     assert ("FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE:PMC3 reads 281,474,700,000,000, near 2^48"
@@ -159,7 +168,7 @@ def test_sanity_check_finds_exactly_the_broken_points_and_names_their_counters()
     # run #6's KERNEL_1: (140718400000000 * 8 + 51988960000) / 27.32988 s = 41,193 GFLOP/s
     assert (140718400000000 * 8 + 51988960000) / 27.32988 / 1e9 == pytest.approx(41192.98,
                                                                                    rel=1e-5)
-    assert findings["detail"].iloc[4].startswith("41,193 GFLOP/s (DP [MFLOP/s]) on 1 hardware")
+    assert "(DP [MFLOP/s]: 41,193 GFLOP/s)" in findings["detail"].iloc[4]
 
 
 def test_with_user_peaks_the_finding_stays_and_the_ceilings_are_the_users():
@@ -286,16 +295,23 @@ def test_rendered_two_thread_case_escapes_the_region_and_says_the_usual_cause(tm
                           "Memory bandwidth [MBytes/s]": [6000.0, 0.0]}))
     findings = sanity_check(path)
     assert findings["region"].tolist() == ["<broken>&kernel"]
+    # the header names a Xeon Gold 6132 (Skylake SP, 2 AVX-512 FMA units: 64 SP FLOP/cycle)
+    # at 2.59 GHz printed, 2.60 stated: a thread does at most 64 x 2.5 x 2.6 = 416 GFLOP/s
     assert findings["detail"].iloc[0] == (
-        "2,500,003 GFLOP/s (DP [MFLOP/s]) on 2 hardware threads is beyond any CPU (at most "
-        "1,000 GFLOP/s per hardware thread): a counter overflow or a broken event is the "
-        "usual cause; the point is left out of empirical ceilings and axis ranges")
+        "rank 0, thread HWThread 1 (file two_threads.txt, run 'two_threads') reads "
+        "2,500,000,000 MFLOP/s (DP [MFLOP/s]: 2,500,000 GFLOP/s), beyond what one hardware "
+        "thread can do (at most 416 GFLOP/s: 64 FLOP/cycle (Intel Skylake SP) x 2.5 x 2.6 GHz "
+        "base clock); a counter overflow or a broken event is the usual cause; the point of "
+        "rank 0 in <broken>&kernel sums it: 2,500,003 GFLOP/s on 2 hardware threads, left out "
+        "of empirical ceilings and axis ranges")
     widget = _quiet(RooflineWidget, path)
     assert widget.roofline.main_compute.gflops == pytest.approx(3.0)
     assert widget.roofline.main_bandwidth.gbs == pytest.approx(6.0)
     status = widget.controls.status_html.value
-    assert ("&lt;broken&gt;&amp;kernel reports 2,500,003 GFLOP/s on 2 hardware threads, beyond "
-            "any CPU: not used for the empirical peak; the axes follow the other points") in status
+    assert ("&lt;broken&gt;&amp;kernel reports 2,500,003 GFLOP/s on 2 hardware threads, one "
+            "hardware thread of them 2,500,000 GFLOP/s (at most 416 GFLOP/s a hardware thread), "
+            "beyond what one core can do: not used for the empirical peak; the axes follow the "
+            "other points") in status
     assert "<broken>" not in status
 
 
