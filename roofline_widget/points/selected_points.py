@@ -219,8 +219,9 @@ class SelectedPoints:
         for name, metric in (("thread_max_gflops", self.flops_metric),
                              ("thread_max_gbs", self.bandwidth_metric)):
             unit = self._sums.units.get(metric) if metric is not None else None
-            columns[name] = (np.full(len(self._rows), np.nan) if unit is None else
-                             self._placed_max(self._sums.thread_maxima(metric)) * unit.to_giga)
+            columns[name] = (np.full(len(self._rows), np.nan) if metric is None or unit is None
+                             else self._placed_max(self._sums.thread_maxima(metric))
+                             * unit.to_giga)
         columns["thread_limit_gflops"] = self._placed_max(self._sums.thread_limits())
         return columns
 

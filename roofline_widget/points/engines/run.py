@@ -24,7 +24,7 @@ import pandas as pd
 from roofline_widget.model import LikwidRun
 from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
-from roofline_widget.roofs.hardware_bounds import run_thread_bound
+from roofline_widget.roofs.hardware_bounds import ThreadBound, run_thread_bound
 from roofline_widget.schema import SOURCE_KEYS
 
 __all__ = ["RankPlaces", "RunAggregate", "RunSource", "cached_run_frame", "rank_places",
@@ -265,14 +265,15 @@ class RunSource:
         for name in ("region", "device", "groups"):
             self.keys[name] = pd.Categorical(self.keys[name])
         self._maxima: dict[str, np.ndarray] = {}
-        self._bound = None
+        self._bound: ThreadBound | None = None
 
     @property
     def thread_limit(self) -> float:
         """The FLOP-rate bound of one hardware thread of the run's CPU, GFLOP/s (worked out once)."""
-        if self._bound is None:
-            self._bound = run_thread_bound(self.run)
-        return self._bound.gflops
+        bound = self._bound
+        if bound is None:
+            bound = self._bound = run_thread_bound(self.run)
+        return bound.gflops
 
     def thread_maxima(self, metric: str) -> np.ndarray:
         """Per row the largest value of ``metric`` among the threads summed (native unit; kept)."""
