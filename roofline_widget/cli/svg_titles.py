@@ -86,9 +86,12 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
     no_flop = {_key(row) for row in payload["no_flop_work"]}
     texts, pinned = [], []
     groups = payload.get("rank_groups") or [None] * len(payload["points"])
-    for point, analysis, group in zip(payload["points"], payload["analysis"], groups):
+    flags = payload.get("beyond_hardware") or [""] * len(payload["points"])
+    for point, analysis, group, flag in zip(payload["points"], payload["analysis"], groups, flags):
         text = (f"{_where(point, ranks, group)}, run {point['file']}\n{_numbers(point)}\n"
                 f"{analysis['efficiency_percent']:.3g} % of attainable ({analysis['bound']} bound)")
+        if flag:
+            text += f"\n{flag}"
         if _key(point) in no_flop:
             text += f"\nalmost no FLOPs: {NO_FLOP_DRAWN}"
             pinned.append(text)

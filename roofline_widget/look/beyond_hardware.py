@@ -25,7 +25,8 @@ from roofline_widget.roofs.hardware_bounds import (
     thread_limits,
 )
 
-__all__ = ["RATE_UNITS", "beyond_hardware_text", "point_name", "rate_text", "threads_text"]
+__all__ = ["RATE_UNITS", "beyond_hardware_text", "point_flag_texts", "point_name", "rate_text",
+           "threads_text"]
 
 #: The unit of each rate column.
 RATE_UNITS = {schema.PERFORMANCE: "GFLOP/s", schema.BANDWIDTH: "GB/s"}
@@ -142,3 +143,33 @@ def beyond_hardware_text(points: pd.DataFrame, roofline: Roofline | None) -> str
         unused.append("the empirical bandwidth")
     used = f"not used for {' or '.join(unused)}; " if unused else ""
     return f"{head}: {used}the axes follow the other points (see sanity_check)"
+
+
+def point_flag_texts(points: pd.DataFrame) -> list[str]:
+    """Per point, why it is beyond the hardware ("" for a plausible point): a hover title's line.
+
+    ``"beyond the hardware: one hardware thread reads 1,170 GFLOP/s (at most
+    459.7 GFLOP/s a hardware thread); left out of the empirical roofs and the
+    axes (see sanity_check)"``.
+    """
+    texts = [""] * len(points)
+    for column in RATE_COLUMNS:
+        flagged = beyond_hardware(points, column)
+        if not flagged.any():
+            continue
+        thread = _ratios(points, column, True)
+        limits = thread_limits(points, column)
+        for position in np.flatnonzero(flagged):
+            row = points.iloc[position]
+            unit = hardware_bound(row.get("device")).unit
+            if thread[position] > 1 and int(row["n_threads"]) > 1:
+                what = (f"one {unit} reads "
+                        f"{rate_text(row[THREAD_COLUMNS[column]], RATE_UNITS[column])} (at most "
+                        f"{rate_text(limits[position], RATE_UNITS[column])} a {unit})")
+            else:
+                what = (f"{rate_text(row[column], RATE_UNITS[column])} on "
+                        f"{threads_text(int(row['n_threads']), unit)}")
+            texts[position] = (texts[position] + "; " if texts[position] else
+                               "beyond the hardware: ") + what
+    return [f"{text}; left out of the empirical roofs and the axes (see sanity_check)"
+            if text else "" for text in texts]

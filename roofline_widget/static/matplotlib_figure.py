@@ -22,6 +22,7 @@ from roofline_widget.look.colors import line_color
 from roofline_widget.look.log_axes import log_ticks, tick_text
 from roofline_widget.look.no_flop import pinned, split_flop_work
 from roofline_widget.look.texts import X_LABEL, Y_LABEL, figure_title
+from roofline_widget.roofs.hardware_bounds import beyond_hardware
 from roofline_widget.static.ceiling_labels import label_ceilings
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
@@ -144,12 +145,17 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
     axes = figure.add_subplot()
     ceilings, segments = ceiling_lines(roofline, ranges[0])
     _draw_lines(axes, roofline, ceilings, segments)
+    broken = beyond_hardware(bulk)  # a thread beyond its core: drawn hollow
     for key, colour in colour_map.items():
-        chosen = bulk[bulk[colour_column] == key]
-        if chosen.empty:
-            continue  # only points at the axis edge (_pin_no_flop labels them)
-        axes.scatter(chosen[schema.INTENSITY], chosen[schema.PERFORMANCE],
-                     color=colour, label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
+        mine = (bulk[colour_column] == key).to_numpy(dtype=bool)
+        chosen, hollow = bulk[mine & ~broken], bulk[mine & broken]
+        if len(chosen):  # none: only points at the axis edge (_pin_no_flop labels them)
+            axes.scatter(chosen[schema.INTENSITY], chosen[schema.PERFORMANCE], color=colour,
+                         label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
+        if len(hollow):
+            axes.scatter(hollow[schema.INTENSITY], hollow[schema.PERFORMANCE], s=36,
+                         facecolors="none", edgecolors=[colour], linewidths=1.4, zorder=4,
+                         label=f"{key} (beyond the hardware)")
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlim(*ranges[0])

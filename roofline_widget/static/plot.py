@@ -30,7 +30,7 @@ from roofline_widget.analysis.ceiling_checks import warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.look.axis_ranges import axis_ranges
-from roofline_widget.look.beyond_hardware import beyond_hardware_text
+from roofline_widget.look.beyond_hardware import beyond_hardware_text, point_flag_texts
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.points import Selection, selection_parameters
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
@@ -162,8 +162,9 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         note naming them, "" when there are none), ``beyond_hardware_note``
         (the note on points whose rates no hardware reaches: left out of the
         empirical ceilings and the axis ranges, drawn under the axes; ""
-        when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`)
-        and ``figure``.  The axes
+        when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`),
+        ``beyond_hardware`` (per point, why it is beyond the hardware, "" for
+        a plausible one: the SVG hover titles of the command line) and ``figure``.  The axes
         show what the widget's would (:func:`~roofline_widget.look.axis_ranges.axis_ranges`):
         the points, level dots and baseline points, every ridge point.
 
@@ -216,6 +217,7 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
                             chain=chained.chain is not None)
     payload["ceiling_notes"] = notes
     payload["beyond_hardware_note"] = hardware_note
+    payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     colour_column, colour_map = payload["colour_by"], payload["point_colors"]
     if backend == "matplotlib":
