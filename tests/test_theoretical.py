@@ -21,6 +21,8 @@ roof = FLOP per cycle x clock x cores.  The samples' CPU headers (SOURCES.md):
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -31,6 +33,8 @@ from roofline_widget import (
     MachineError,
     Roofline,
     RooflineError,
+    RooflineWidget,
+    plot_roofline,
     read_likwid,
     sample_path,
     theoretical_roofline,
@@ -145,7 +149,8 @@ def test_core_table_frame_lists_both_part_rules():
 def test_sample_17_gold_6132_two_fma_units_at_the_base_clock():
     roofs = _quiet(theoretical_roofline, GOLD_6132_1T)
     assert [r.gflops for r in roofs] == pytest.approx([5.2, 41.6, 83.2])  # 2 / 16 / 32 x 2.6
-    assert roofs.simd_fma.label == "DP AVX-512 FMA, 1 core at 2.6 GHz: 83.2 GFLOP/s (theoretical)"
+    assert roofs.simd_fma.label == ("Theoretical DP AVX-512 FMA (1 core at 2.6 GHz): 83.2 GFLOP/s "
+                                    "(theoretical)")
     assert all(r.theoretical and r.device == "cpu" and r.precision == "DP" for r in roofs)
     provenance = roofs.simd_fma.provenance
     assert provenance["part_rule"] == "Xeon Platinum 8xxx / 9xxx, Gold 6xxx: 2 AVX-512 FMA units"
@@ -256,3 +261,62 @@ def test_theoretical_roofs_are_ceilings():
     roofline = Roofline(list(roofs), [BandwidthRoof("MEM", 100.0, level="MEM")])
     assert roofline.main_compute is roofs.simd_fma
     assert roofline.ridge_point() == pytest.approx(6.656)  # 665.6 / 100
+
+
+# ---------------------------------------------------------------- drawn as a ceiling
+CLOCK_NOTE = ("Theoretical DP AVX-512 FMA (8 cores at 2.6 GHz): theoretical peak at 2.6 GHz, the "
+              "base clock the CPU name states (LIKWID printed 2.59 GHz, its measurement of it); "
+              "turbo can exceed it")
+
+
+def test_plot_roofline_draws_the_theoretical_roof_dashed_with_its_clock(tmp_path):
+    payload = _quiet(plot_roofline, GOLD_6132_8T, filepath=tmp_path / "t.png", verbose=False,
+                     theoretical=True)
+    compute = [c for c in payload["ceilings"] if c["kind"] == "compute"]
+    assert [(c["value"], c["source"]) for c in compute] == [(pytest.approx(665.6), "theoretical")]
+    assert CLOCK_NOTE in payload["ceiling_notes"]
+    axes = payload["figure"].axes[0]
+    roof = [line for line in axes.lines if str(line.get_label()).endswith("FLOP/byte)")]
+    assert [line.get_linestyle() for line in roof] == ["--"]
+    assert any(CLOCK_NOTE in text.get_text() for text in axes.texts)  # under the axes
+    # the default draws the empirical peak, as before
+    default = _quiet(plot_roofline, GOLD_6132_8T, verbose=False)
+    assert [c["source"] for c in default["ceilings"]] == ["empirical", "empirical"]
+
+
+def test_an_unknown_cpu_keeps_the_empirical_peak_and_says_why(tmp_path):
+    payload = _quiet(plot_roofline, SAMPLE_23, verbose=False, theoretical=True)
+    assert payload["ceilings"][0]["source"] == "empirical"
+    assert any(note.startswith("no theoretical roof: pmbs_soma_icx8360y_216ranks_MEM_DP_one_"
+                               "wrapped_counter: the run names no CPU type")
+               for note in payload["ceiling_notes"])
+
+
+def test_a_measured_compute_roof_wins_over_the_theoretical_one():
+    from wild_samples import MILAN_LOGS
+
+    from roofline_widget import machine_roofline
+
+    measured = _quiet(machine_roofline, MILAN_LOGS)
+    zen2 = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
+    payload = _quiet(plot_roofline, zen2, verbose=False, theoretical=True, ceilings=measured)
+    assert "theoretical" not in [c["source"] for c in payload["ceilings"]]
+
+
+def test_the_widget_takes_the_theoretical_roof_and_says_its_clock():
+    widget = _quiet(RooflineWidget, GOLD_6132_8T, theoretical=True)
+    assert widget.roofline.main_compute.theoretical
+    assert widget.roofline.main_compute.gflops == pytest.approx(665.6)
+    assert CLOCK_NOTE in widget.controls.status_html.value
+    assert not _quiet(RooflineWidget, GOLD_6132_8T).roofline.main_compute.theoretical
+
+
+def test_the_command_line_takes_theoretical(tmp_path):
+    command = [sys.executable, "-m", "roofline_widget", "plot", GOLD_6132_8T, "-o",
+               str(tmp_path / "t.svg"), "--theoretical"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0
+    assert ("compute   Theoretical DP AVX-512 FMA (8 cores at 2.6 GHz): 665.6 GFLOP/s "
+            "(theoretical)") in done.stdout
+    assert CLOCK_NOTE in done.stdout
+    assert "turbo can exceed it" in (tmp_path / "t.svg").read_text()

@@ -232,7 +232,8 @@ def _roof(core: CoreCapabilities, precision: str, fma: bool, simd: bool, clock: 
     width = core.widest if simd else core.scalar
     per_cycle = width.flops_per_cycle(precision, fma)
     kind = width.isa + (" FMA" if fma else "")
-    name = f"{precision} {kind}, {cores:,} core{'s' if cores != 1 else ''} at {clock:.4g} GHz"
+    name = (f"Theoretical {precision} {kind} ({cores:,} core{'s' if cores != 1 else ''} at "
+            f"{clock:.4g} GHz)")
     return ComputeRoof(name, per_cycle * clock * cores, THEORETICAL, device=str(CPU),
                        precision=precision, provenance={
                            **provenance, "width": width.name, "fma": fma,
@@ -280,7 +281,7 @@ def theoretical_roofline(data, precision: str = "DP", *, cpu_type: str | None = 
     >>> from roofline_widget import sample_path
     >>> roofs = theoretical_roofline(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact1t_1537x2048_give.txt"))
     >>> roofs.simd_fma.label
-    'DP AVX-512 FMA, 1 core at 2.6 GHz: 83.2 GFLOP/s (theoretical)'
+    'Theoretical DP AVX-512 FMA (1 core at 2.6 GHz): 83.2 GFLOP/s (theoretical)'
     """
     if precision not in ("DP", "SP"):
         raise ValueError(f"precision must be 'DP' or 'SP', got {precision!r}")

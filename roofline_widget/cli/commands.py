@@ -133,7 +133,7 @@ def plot(args: argparse.Namespace) -> Outcome:
         runs, filepath=args.output, data_filepath=args.data, data_format=data_format,
         ceilings=ceilings, peak_flops=args.peak_flops, peak_bandwidth=args.peak_bandwidth,
         levels=args.levels, baseline=baseline, match=dict(args.match) or None, cmap=args.cmap,
-        verbose=False, chain=args.chain, **_selection(args))
+        verbose=False, chain=args.chain, theoretical=args.theoretical, **_selection(args))
     image = str(Path(args.output).resolve())
     data = {"image": image, "data": str(Path(args.data).resolve()) if args.data else None,
             "points": len(payload["points"]), "flops_metric": payload["flops_metric"],
@@ -143,6 +143,7 @@ def plot(args: argparse.Namespace) -> Outcome:
             "left_out": payload["left_out"], "no_flop_note": payload["no_flop_note"],
             "beyond_hardware_note": payload["beyond_hardware_note"],
             "level_findings": payload.get("level_findings", []), "hover_titles": None,
+            "ceiling_notes": payload["ceiling_notes"],
             "chain": payload["chain"]}
     text = [f"wrote {args.output}: {len(payload['points'])} point(s), FLOP metric "
             f"{payload['flops_metric']!r}, bandwidth metric {payload['bandwidth_metric']!r}"]
@@ -163,6 +164,7 @@ def plot(args: argparse.Namespace) -> Outcome:
     text += _left_out_lines(pd.DataFrame(payload["left_out"], columns=["file", "region", "rank",
                                                                        "reason"]))
     text += [payload[key] for key in ("beyond_hardware_note", "no_flop_note") if payload[key]]
+    text += payload["ceiling_notes"]  # ceilings of another machine, a theoretical roof's clock
     return Outcome(data, text)
 
 

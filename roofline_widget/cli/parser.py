@@ -277,6 +277,10 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     plot.add_argument("--cmap", default="tab20", help="matplotlib colormap of the points")
     _add_format(plot)
     _add_ceilings(plot)
+    plot.add_argument("--theoretical", action="store_true",
+                      help="without a compute roof from --ceilings or --peak-flops: the "
+                           "theoretical SIMD FMA peak of the CPU LIKWID names (the table of "
+                           "cores x clock x the cores used), drawn dashed")
     _add_selection(plot)
     _add_common(plot)
 

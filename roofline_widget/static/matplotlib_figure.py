@@ -75,10 +75,11 @@ def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
         axes.plot(segment["x"], segment["y"], color=line_color(line.kind, line.roof.device),
                   linewidth=1.0, linestyle=":" if line.roof.empirical else "--", zorder=2,
                   gid=f"{CEILING_GID}-{number}")
-    for segment in segments:
+    for segment in segments:  # a theoretical compute roof: dashed
         if segment["kind"] == "roof":
             axes.plot(segment["x"], segment["y"], color=line_color("roof", segment["device"]),
-                      linewidth=2.0, label=segment["label"], zorder=3)
+                      linewidth=2.0, label=segment["label"], zorder=3,
+                      linestyle="--" if segment.get("theoretical") else "-")
 
 
 def draw_legend(axes, extra_handles=()) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import pandas as pd
 from traitlets import observe
 
+from roofline_widget.analysis.theoretical import theoretical_ceilings
 from roofline_widget.ceilings import Roofline
 from roofline_widget.points.chained import chained_sums
 from roofline_widget.views import View
@@ -55,6 +56,12 @@ class RooflineWidget(RooflineTraits):
         trait set adds its own roof beside them, the main one.  Each point is
         judged against the roofs of its memory level, device and precision
         (:meth:`~roofline_widget.Roofline.classify`).
+    theoretical : bool
+        Where ``ceilings`` give no compute roof of the CPU and the CPU type
+        LIKWID printed is in the table of cores: its theoretical SIMD FMA
+        peak (:func:`~roofline_widget.theoretical_roofline`, the cores of the
+        largest point, source ``"theoretical"``) as the compute ceiling in
+        place of the empirical one; the status line says at which clock.
     match : dict or callable, optional
         Region renames for the baseline comparison (``compare_points(match=)``).
     view : path or View, optional
@@ -161,13 +168,16 @@ class RooflineWidget(RooflineTraits):
     """
 
     def __init__(self, data, *, ceilings=(), match=None, view=None, engine: str = "auto",
-                 chain: bool = True, **options) -> None:
+                 chain: bool = True, theoretical: bool = False, **options) -> None:
         self._guard = UpdateGuard()
         drawn = chained_sums(data, baseline=options.get("baseline"), chain=chain, engine=engine)
         self.sums, self.file_chain = drawn.sums, drawn.chain
         self._chain_baseline = drawn.baseline if drawn.chain is not None else None
         if drawn.chain is not None:
             options["baseline"] = drawn.baseline
+        if theoretical:  # the CPU's peak where no measured compute roof is given
+            ceilings = [*(ceilings or ()), *theoretical_ceilings(self.sums, self.sums.select(
+                flops_metric=options.get("flops_metric")).points, ceilings)[0]]
         self.figure = RooflineFigure(self._guard)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         self._layers = LayerStack(self.figure, on_region_click=self.toggle_region)
