@@ -12,6 +12,7 @@ Where the group decided and the cache sizes are known too,
 from __future__ import annotations
 
 from roofline_widget.analysis.levels import LEVELS
+from roofline_widget.errors import MachineError
 from roofline_widget.io.bench import BenchResult
 from roofline_widget.io.topology import Topology
 
@@ -90,8 +91,10 @@ def bench_level(result: BenchResult, *, group: str | None, topology: Topology | 
 
     Raises
     ------
+    MachineError
+        (a ``ValueError``) If nothing decides the level.
     ValueError
-        If nothing decides the level, or ``level`` names no known level.
+        If ``level`` names no known level.
     """
     decided = None if group is None else group_level(group)
     if decided is not None:
@@ -104,7 +107,7 @@ def bench_level(result: BenchResult, *, group: str | None, topology: Topology | 
         if user not in LEVELS:
             raise ValueError(f"unknown level {user!r} for {result.kernel}; valid: {list(LEVELS)}")
         return user, "level= given by the user"
-    raise ValueError(
+    raise MachineError(
         f"{result.source}, line {result.line}: cannot tell which memory level likwid-bench "
         f"{result.kernel} measured: it is not wrapped in likwid-perfctr -g L2/L3/MEM, the log "
         "has no likwid-topology output to compare its working set with, and no level= was "

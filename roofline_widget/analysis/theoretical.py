@@ -119,10 +119,13 @@ def machine_facts(data) -> list[MachineFacts]:
     Parameters
     ----------
     data
-        A :class:`~roofline_widget.io.topology.Topology`, a likwid-topology
+        :class:`MachineFacts` (returned as they are), a
+        :class:`~roofline_widget.io.topology.Topology`, a likwid-topology
         file, or what :meth:`RegionSums.from_runs
         <roofline_widget.points.RegionSums.from_runs>` accepts (runs, files).
     """
+    if isinstance(data, MachineFacts):
+        return [data]
     if isinstance(data, Topology):
         return [_topology_facts(data)]
     if isinstance(data, (str, os.PathLike)):
@@ -214,9 +217,9 @@ def _one_machine(facts: list[MachineFacts]) -> MachineFacts:
 def _core_of(facts: MachineFacts, cpu_type, cpu_name) -> CoreCapabilities:
     kind, name = cpu_type or facts.cpu_type, cpu_name or facts.cpu_name
     if not kind:
-        raise MachineError(f"{facts.label}: the run names no CPU type (likwid-mpirun prints no "
-                           "CPU header); give cpu_type= as LIKWID names it (e.g. 'Intel Icelake "
-                           "SP processor') and cpu_name= for parts that differ")
+        raise MachineError(f"{facts.label}: the run names no CPU type (no LIKWID CPU header: "
+                           "likwid-mpirun prints none); give cpu_type= as LIKWID names it (e.g. "
+                           "'Intel Icelake SP processor') and cpu_name= for parts that differ")
     core = find_core(kind, name)
     if core is None:
         known = sorted(t for row in CORE_TABLE for t in row.cpu_types)

@@ -30,6 +30,7 @@ from roofline_widget import (
     sanity_check,
     stat_comparisons,
 )
+from roofline_widget.analysis.machine import level_ridges
 from roofline_widget.cli.parser import EXIT_FINDINGS, EXIT_OK
 from roofline_widget.cli.report import Outcome, one_line, printable, records, table_text
 from roofline_widget.cli.svg_titles import add_hover_titles
@@ -39,7 +40,7 @@ __all__ = ["BENCH_SUFFIXES", "COMMANDS", "bench_files", "check", "compare", "mac
            "points"]
 
 #: The files of a directory given as likwid-bench logs (compressed ones included).
-BENCH_SUFFIXES = (".log", ".txt", ".out", ".gz", ".bz2", ".xz")
+BENCH_SUFFIXES = (".log", ".txt", ".out", ".json", ".csv", ".gz", ".bz2", ".xz")
 _POINT_COLUMNS = {"region": "region", "rank": "rank", "performance_gflops": "GFLOP/s",
                   "bandwidth_gbs": "GB/s", "arithmetic_intensity_flops_per_byte": "FLOP/byte",
                   "runtime_seconds": "runtime [s]", "n_threads": "threads"}
@@ -126,7 +127,8 @@ def plot(args: argparse.Namespace) -> Outcome:
         runs = [read_likwid(path, format=args.format) for path in args.files]
     else:
         runs = read_run(args.files, args.format)
-    ceilings = machine_roofline(bench_files(args.ceilings)) if args.ceilings else None
+    ceilings = machine_roofline(bench_files(args.ceilings), peak_flops=args.peak_flops) \
+        if args.ceilings else None
     baseline = read_run(args.baseline, args.format) if args.baseline else None
     data_format = Path(args.data).suffix.lstrip(".").lower() if args.data else "csv"
     payload = plot_roofline(
@@ -210,8 +212,8 @@ def compare(args: argparse.Namespace) -> Outcome:
 def _check_ceilings(args: argparse.Namespace) -> Roofline | None:
     """The roofs the points are checked against: --ceilings, peaks, or none."""
     if args.ceilings:  # a peak bandwidth a user gives is the memory's: it replaces the MEM roof
-        return machine_roofline(bench_files(args.ceilings)).with_main(level="MEM").with_peaks(
-            args.peak_flops, args.peak_bandwidth)
+        return machine_roofline(bench_files(args.ceilings), peak_flops=args.peak_flops).with_main(
+            level="MEM").with_peaks(args.peak_flops, args.peak_bandwidth)
     if args.peak_flops is None and args.peak_bandwidth is None:
         return None
     if args.peak_flops is None or args.peak_bandwidth is None:
@@ -276,8 +278,10 @@ def check(args: argparse.Namespace) -> Outcome:
 # machine
 # --------------------------------------------------------------------------
 def _provenance_line(provenance: dict | None) -> str:
-    if not provenance:
-        return ""
+    if not provenance or "kernel" not in provenance:  # a theoretical, ERT or rocprof roof
+        return "" if not provenance or "file" not in provenance else \
+            f"{Path(str(provenance['file'])).name}" + (
+                f":{provenance['line']}" if provenance.get("line") else "")
     where = f"{Path(str(provenance.get('file', '?'))).name}:{provenance.get('line', '?')}"
     parts = [where, f"kernel {provenance.get('kernel')}", f"{provenance.get('threads')} threads"]
     if provenance.get("level_decided_by"):
@@ -286,22 +290,30 @@ def _provenance_line(provenance: dict | None) -> str:
 
 
 def machine(args: argparse.Namespace) -> Outcome:
-    """``roofline-widget machine``: the ceiling table with provenance."""
+    """``roofline-widget machine``: the ceiling table with provenance, each level's ridge."""
     files = bench_files(args.paths)
     roofline = machine_roofline(files, precision=args.precision, label=args.label,
-                                level=args.level, figure=args.figure)
+                                level=args.level, figure=args.figure, peak_flops=args.peak_flops)
+    if any(roof.level == "MEM" for roof in roofline.bandwidth):  # as plot judges LIKWID's points
+        roofline = roofline.with_main(level="MEM")
     roofs = [{**summary, "level": getattr(roof, "level", None), "provenance": roof.provenance}
              for roof, summary in zip(roofline, roofline.to_dicts())]
-    ridge = roofline.ridge_point()
+    ridge, ridges = roofline.ridge_point(), level_ridges(roofline)
     data = {"files": files, "precision": args.precision, "figure": args.figure,
-            "ridge_point": ridge, "ceilings": roofs}
+            "ridge_point": ridge, "level_ridges": ridges, "ceilings": roofs}
     text = [f"read {len(files)} file(s): {', '.join(Path(f).name for f in files)}"]
     text += _ceiling_lines(roofs, ridge)
+    text.append("ridge point per level (its roof against the compute roof, as plot judges the "
+                "level's points): " + ", ".join(f"{level} {value:.4g}"
+                                               for level, value in ridges.items())
+                + " FLOP/byte")
     for roof in roofs:
         line = _provenance_line(roof["provenance"])
         if line:
             level = f" [{roof['level']}]" if roof["level"] else ""
             text.append(f"  {printable(roof['name'])}{level} from {printable(line)}")
+        for note in (roof["provenance"] or {}).get("notes", []):
+            text.append(f"    note: {printable(note)}")
     return Outcome(data, text)
 
 

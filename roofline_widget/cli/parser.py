@@ -101,10 +101,12 @@ examples:
   {PROGRAM} machine flops.log l2.log mem.log --precision SP --label milan
   {PROGRAM} machine bench_logs/ --json > ceilings.json
 
-A directory stands for its files with the suffixes {{suffixes}}.
+A directory stands for its files with the suffixes {{suffixes}}: likwid-bench logs,
+an Empirical Roofline Toolkit roofline.json, a rocprof-compute roofline.csv.
 The level of each bandwidth benchmark comes from the likwid-perfctr group around it,
 else the working set against likwid-topology's cache sizes in the same log, else
---level.
+--level.  Each level's ridge point is printed: plot judges a level's points against
+that level's roof.
 
 {EXIT_CODES}""",
     "points": f"""\
@@ -123,7 +125,7 @@ _HELP = {
     "plot": "draw the static roofline figure (PNG, SVG, PDF) and write its data",
     "compare": "per-region speed-up and changes between two runs; a regression gate",
     "check": "LIKWID's STAT sums and the sanity checks; exit 1 when anything is found",
-    "machine": "the machine's ceilings from likwid-bench logs, with provenance",
+    "machine": "the machine's ceilings from likwid-bench, ERT or rocprof-compute files, with provenance",
     "points": "the roofline points table (text, --json or --csv)",
 }
 
@@ -316,6 +318,9 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     machine.add_argument("--figure", choices=("benchmark", "counted"), default="benchmark",
                          help="bandwidth from likwid-bench's MByte/s (default) or the wrapping "
                               "likwid-perfctr group's measured total")
+    machine.add_argument("--peak-flops", type=float, metavar="GFLOPS",
+                         help="the compute roof of logs without a peakflops kernel (a triad "
+                              "alone); without it, the theoretical peak of the CPU they name")
     _add_common(machine)
 
     points = _subparser(commands, "points")

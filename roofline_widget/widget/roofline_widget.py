@@ -19,7 +19,6 @@ from __future__ import annotations
 import pandas as pd
 from traitlets import observe
 
-from roofline_widget.analysis.theoretical import theoretical_ceilings
 from roofline_widget.ceilings import Roofline
 from roofline_widget.points.chained import chained_sums
 from roofline_widget.views import View
@@ -31,7 +30,7 @@ from roofline_widget.widget.layers.levels import available_levels
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.pipeline import RefreshPipeline
 from roofline_widget.widget.point_keys import with_keys
-from roofline_widget.widget.roofs import classify
+from roofline_widget.widget.roofs import classify, with_theoretical
 from roofline_widget.widget.saved_views import apply_view, widget_view
 from roofline_widget.widget.state import UpdateGuard
 from roofline_widget.widget.traits import DEFAULT_MAX_POINTS, SELECTION_TRAITS, RooflineTraits
@@ -57,11 +56,7 @@ class RooflineWidget(RooflineTraits):
         judged against the roofs of its memory level, device and precision
         (:meth:`~roofline_widget.Roofline.classify`).
     theoretical : bool
-        Where ``ceilings`` give no compute roof of the CPU and the CPU type
-        LIKWID printed is in the table of cores: its theoretical SIMD FMA
-        peak (:func:`~roofline_widget.theoretical_roofline`, the cores of the
-        largest point, source ``"theoretical"``) as the compute ceiling in
-        place of the empirical one; the status line says at which clock.
+        Without a compute roof in ``ceilings``: the CPU's theoretical peak (``plot_roofline``'s).
     match : dict or callable, optional
         Region renames for the baseline comparison (``compare_points(match=)``).
     view : path or View, optional
@@ -175,9 +170,7 @@ class RooflineWidget(RooflineTraits):
         self._chain_baseline = drawn.baseline if drawn.chain is not None else None
         if drawn.chain is not None:
             options["baseline"] = drawn.baseline
-        if theoretical:  # the CPU's peak where no measured compute roof is given
-            ceilings = [*(ceilings or ()), *theoretical_ceilings(self.sums, self.sums.select(
-                flops_metric=options.get("flops_metric")).points, ceilings)[0]]
+        ceilings = with_theoretical(self.sums, ceilings, options) if theoretical else ceilings
         self.figure = RooflineFigure(self._guard)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         self._layers = LayerStack(self.figure, on_region_click=self.toggle_region)
