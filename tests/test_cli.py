@@ -103,10 +103,13 @@ def test_plot_writes_a_png_that_opens(tmp_path):
 
 
 def _titles(svg_path: Path) -> list[str]:
-    """The titles of the drawn points (the ceilings' lines have theirs: ``_ceiling_titles``)."""
+    """The titles of the drawn points (the ceilings' lines have theirs: ``_ceiling_titles``;
+    the notes under the axes theirs, group ``roofline-notes``)."""
     ceilings = set(_ceiling_titles(svg_path).values())
+    notes = {g.find(f"{SVG}title").text for g in ET.parse(svg_path).getroot().iter(f"{SVG}g")
+             if g.get("id") == "roofline-notes" and g.find(f"{SVG}title") is not None}
     return [t.text for t in ET.parse(svg_path).getroot().iter(f"{SVG}title")
-            if t.text not in ceilings]
+            if t.text not in ceilings | notes]
 
 
 def _ceiling_titles(svg_path: Path) -> dict[str, str]:

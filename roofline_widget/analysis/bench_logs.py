@@ -23,6 +23,7 @@ from pathlib import Path
 
 from roofline_widget.analysis.bench_levels import bench_level, level_check
 from roofline_widget.analysis.levels import detect_levels
+from roofline_widget.cpu_cores import find_core
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 from roofline_widget.io import read_likwid_text
 from roofline_widget.io.bench import BenchResult, parse_bench
@@ -129,6 +130,7 @@ def log_measurements(path, level, topology: Topology | None) -> list[BenchRun]:
                                 "no likwid-bench result")
     topology = parse_topology(opened.text, source) or topology
     cpu = _cpu_of(opened.text, topology)
+    core = find_core(cpu.get("cpu_type"), cpu.get("cpu_name"))  # its caches, without likwid-topology
     measured = []
     for start, end, group in _segments(lines):
         result = next((r for r in results if start < r.line <= end), None)
@@ -144,7 +146,7 @@ def log_measurements(path, level, topology: Topology | None) -> list[BenchRun]:
         decided, how = bench_level(result, group=group, topology=topology, level=level)
         metric, counted = (_counted(lines, start, end, source, decided) if group is not None
                            else (None, None))
-        check = level_check(result, decided, group, topology, counted)
+        check = level_check(result, decided, group, topology, counted, core)
         measured.append(BenchRun(result, group, decided, how, metric, counted, check, cpu))
     return measured
 

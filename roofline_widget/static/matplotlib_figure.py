@@ -27,11 +27,14 @@ from roofline_widget.static.ceiling_labels import label_ceilings
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
-__all__ = ["CEILING_GID", "NO_FLOP_WHERE", "draw", "draw_legend", "plain_log_ticks"]
+__all__ = ["CEILING_GID", "NOTES_GID", "NO_FLOP_WHERE", "draw", "draw_legend", "plain_log_ticks"]
 
 #: The matplotlib gid (SVG id) of a ceiling's line: ``f"{CEILING_GID}-{n}"`` for the n-th row
 #: of the ceilings table (``look.ceiling_lines.ceiling_rows``, ``payload["ceiling_table"]``).
 CEILING_GID = "roofline-ceiling"
+
+#: The matplotlib gid (SVG id) of the notes under the axes.
+NOTES_GID = "roofline-notes"
 
 #: Where the matplotlib figure shows the regions that do almost no FLOPs.
 NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
@@ -61,7 +64,7 @@ def _draw_notes(axes, notes: list[str]) -> None:
     text = "\n".join(filter(None, notes))
     if text:
         axes.text(0.0, -0.12, text, transform=axes.transAxes, ha="left", va="top", fontsize=8,
-                  color="0.2", wrap=True)
+                  color="0.2", wrap=True, gid=NOTES_GID)
 
 
 def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
