@@ -198,7 +198,8 @@ def test_widget_empirical_peak_is_the_largest_plausible_point(widget):
     status = widget.controls.status_html.value
     assert "Empirical peak 7.829 GFLOP/s" in status
     assert "1.951e+07" not in status
-    assert (f"{SENTENCE}: not used for the empirical peak; the axes follow the other points "
+    assert (f"{SENTENCE}: not used for the empirical peak or the empirical bandwidth; the axes "
+            "follow the other points "
             "(see sanity_check)") in status
     # the broken points stay in the data and are drawn (outside the axes)
     frame = widget.to_dataframe()
@@ -218,8 +219,9 @@ def test_widget_peak_given_leaves_the_note_without_the_empirical_part():
     widget = _quiet(RooflineWidget, LULESH_SIZES, peak_flops=2_000.0, chain=False)
     assert widget.roofline.main_compute.gflops == 2_000.0
     status = widget.controls.status_html.value
-    # the bandwidth roof is still empirical, but no bandwidth is beyond the hardware
-    assert (f"{SENTENCE}: the axes follow the other points (see sanity_check)") in status
+    # the bandwidth roof is still empirical: a broken point, left out as a whole, gives none
+    assert (f"{SENTENCE}: not used for the empirical bandwidth; the axes follow the other points "
+            "(see sanity_check)") in status
 
 
 def test_widget_levels_ring_the_broken_points_and_keep_the_axes():
@@ -239,7 +241,8 @@ def test_static_plot_note_ceilings_axes_and_data(tmp_path):
                             data_filepath=csv, verbose=False, chain=False)
     assert [c["value"] for c in payload["ceilings"]] == [PLAUSIBLE_PEAK, PLAUSIBLE_BANDWIDTH]
     note = payload["beyond_hardware_note"]
-    assert note == (f"{SENTENCE}: not used for the empirical peak; the axes follow the other "
+    assert note == (f"{SENTENCE}: not used for the empirical peak or the empirical bandwidth; "
+                    "the axes follow the other "
                     "points (see sanity_check)")
     axes = payload["figure"].axes[0]
     assert any(text.get_text() == note for text in axes.texts)
@@ -266,7 +269,8 @@ def test_chain_of_runs_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_pa
     assert widget.roofline.main_compute.gflops == PLAUSIBLE_PEAK
     assert widget.figure.y_scale.max == pytest.approx(3 * PLAUSIBLE_PEAK)
     status = widget.controls.status_html.value
-    assert (f"{CHAIN_SENTENCE}: not used for the empirical peak; the axes follow the other "
+    assert (f"{CHAIN_SENTENCE}: not used for the empirical peak or the empirical bandwidth; the "
+            "axes follow the other "
             "points (see sanity_check)") in status
     payload = plot_roofline(LULESH_SIZES, filepath=tmp_path / "chain.png", verbose=False)
     assert payload["chain"][0] == "#1 (size 30^3)"
@@ -310,7 +314,8 @@ def test_rendered_two_thread_case_escapes_the_region_and_says_the_usual_cause(tm
     status = widget.controls.status_html.value
     assert ("&lt;broken&gt;&amp;kernel reports 2,500,003 GFLOP/s on 2 hardware threads, one "
             "hardware thread of them 2,500,000 GFLOP/s (at most 416 GFLOP/s a hardware thread), "
-            "beyond what one core can do: not used for the empirical peak; the axes follow the "
+            "beyond what one core can do: not used for the empirical peak or the empirical "
+            "bandwidth; the axes follow the "
             "other points") in status
     assert "<broken>" not in status
 

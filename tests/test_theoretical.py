@@ -196,6 +196,11 @@ def test_sample_23_names_no_cpu_and_nothing_is_guessed():
     assert isinstance(caught.value, RooflineError)
     roofs = _quiet(theoretical_roofline, SAMPLE_23, cpu_type="Intel Icelake SP processor",
                    clock_ghz=2.4)
+    # the CPU name given states the clock: 2.4 GHz, a host's 72 cores: 72 x 76.8 = 5,529.6
+    host = _quiet(theoretical_roofline, SAMPLE_23, cpu_type="Intel Icelake SP processor",
+                  cpu_name="Intel(R) Xeon(R) Platinum 8360Y CPU @ 2.40GHz", cores=72)
+    assert host.simd_fma.gflops == pytest.approx(5529.6)
+    assert host.clock_note.startswith("2.4 GHz, the base clock the CPU name states")
     assert roofs.cores == 216
     assert roofs.simd_fma.gflops == pytest.approx(16588.8)
 

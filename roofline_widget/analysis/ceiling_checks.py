@@ -105,11 +105,14 @@ def machine_mismatches(data, roofline: Roofs) -> list[tuple[str, str]]:
 
 
 def theoretical_notes(roofline: Roofs) -> list[str]:
-    """Per theoretical roof, at which clock it is (``"DP AVX-512 FMA, 8 cores at 2.6 GHz:
-    theoretical peak at 2.6 GHz, the base clock ...; turbo can exceed it"``)."""
-    return [f"{roof.name}: theoretical peak at {roof.provenance['clock_note']}"
-            for roof in roofline or () if roof.theoretical and roof.provenance
-            and roof.provenance.get("clock_note")]
+    """At which clock the theoretical roofs are, once per clock (``"Theoretical DP AVX-512 FMA
+    (8 cores at 2.6 GHz): theoretical peak at 2.6 GHz, the base clock ...; turbo can exceed it"``)."""
+    by_clock: dict[str, list[str]] = {}
+    for roof in roofline or ():
+        if roof.theoretical and roof.provenance and roof.provenance.get("clock_note"):
+            by_clock.setdefault(roof.provenance["clock_note"], []).append(roof.name)
+    return [f"{', '.join(names)}: theoretical peak{'s' if len(names) > 1 else ''} at {note}"
+            for note, names in by_clock.items()]
 
 
 def ceiling_notes(data, roofline: Roofs) -> list[str]:

@@ -33,6 +33,7 @@ Memory bandwidth stays measured or given: the table knows no DIMMs.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -214,8 +215,8 @@ def _one_machine(facts: list[MachineFacts]) -> MachineFacts:
     return max(facts, key=lambda f: f.cores)
 
 
-def _core_of(facts: MachineFacts, cpu_type, cpu_name) -> CoreCapabilities:
-    kind, name = cpu_type or facts.cpu_type, cpu_name or facts.cpu_name
+def _core_of(facts: MachineFacts) -> CoreCapabilities:
+    kind, name = facts.cpu_type, facts.cpu_name
     if not kind:
         raise MachineError(f"{facts.label}: the run names no CPU type (no LIKWID CPU header: "
                            "likwid-mpirun prints none); give cpu_type= as LIKWID names it (e.g. "
@@ -289,7 +290,9 @@ def theoretical_roofline(data, precision: str = "DP", *, cpu_type: str | None = 
     if precision not in ("DP", "SP"):
         raise ValueError(f"precision must be 'DP' or 'SP', got {precision!r}")
     facts = _one_machine(machine_facts(data))
-    core = _core_of(facts, cpu_type, cpu_name)
+    facts = dataclasses.replace(facts, cpu_type=cpu_type or facts.cpu_type,
+                                cpu_name=cpu_name or facts.cpu_name)
+    core = _core_of(facts)
     clock, clock_note = _clock(facts, core, clock_ghz)
     count, cores_note = facts.cores, facts.cores_note
     if cores is not None:

@@ -136,10 +136,10 @@ def beyond_hardware_text(points: pd.DataFrame, roofline: Roofline | None) -> str
     if hit.all():
         return (f"{head}: no other point to take the empirical ceilings and the axes from "
                 "(see sanity_check)")
-    unused = []
-    if roofline is not None and flagged[schema.PERFORMANCE].any() and roofline.empirical_flops:
+    unused = []  # a flagged point is left out as a whole (hardware_bounds.largest_plausible)
+    if roofline is not None and roofline.empirical_flops:
         unused.append("the empirical peak")
-    if roofline is not None and flagged[schema.BANDWIDTH].any() and roofline.empirical_bandwidth:
+    if roofline is not None and roofline.empirical_bandwidth:
         unused.append("the empirical bandwidth")
     used = f"not used for {' or '.join(unused)}; " if unused else ""
     return f"{head}: {used}the axes follow the other points (see sanity_check)"

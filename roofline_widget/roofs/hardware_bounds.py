@@ -375,12 +375,14 @@ def largest_plausible(points: pd.DataFrame, column: str) -> float | None:
     """The largest positive finite ``column`` among the points within the hardware bound.
 
     The largest observation a roof or an axis may follow: points
-    :func:`beyond_hardware` are passed over, unless no other point has a
-    positive finite value (then the largest of all).  None when no point has one.
+    :func:`beyond_hardware` in either rate are passed over as a whole (a
+    broken FLOP counter makes the point's bandwidth no ceiling either),
+    unless no other point has a positive finite value (then the largest of
+    all).  None when no point has one.
     """
     values = _numbers(points[column])
     usable = np.isfinite(values) & (values > 0)
-    plausible = usable & ~beyond_hardware(points, column)
+    plausible = usable & ~beyond_hardware(points)
     values = values[plausible if plausible.any() else usable]
     return float(values.max()) if values.size else None
 
