@@ -215,3 +215,45 @@ def test_command_line_machine_and_plot_take_a_triad_alone(tmp_path):
 def test_plot_roofline_takes_ert_roofs():
     payload = _quiet(plot_roofline, GOLD_4T, ceilings=machine_roofline(ERT), verbose=False)
     assert [c["value"] for c in payload["ceilings"]] == [2772.78, 8259.44, 3120.85, 200.3]
+
+
+# ---------------------------------------------------------------- hostile ceiling files
+def _mutations(data: bytes, seed: int, count: int):
+    """``count`` seeded mutations of ``data``: flipped, deleted, inserted bytes, cuts."""
+    import random
+
+    rng = random.Random(seed)
+    alphabet = b'{}[],:"0123456789.eE-+ \n\tabcdefLDRAMHBMdevice\x00\xff'
+    for _ in range(count):
+        mutated = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            where = rng.randrange(len(mutated) or 1)
+            action = rng.randrange(4)
+            if action == 0 and mutated:
+                mutated[where % len(mutated)] = rng.choice(alphabet)
+            elif action == 1 and mutated:
+                del mutated[where % len(mutated)]
+            elif action == 2:
+                mutated.insert(where, rng.choice(alphabet))
+            else:
+                mutated = mutated[:where]
+        yield bytes(mutated)
+
+
+@pytest.mark.parametrize(("path", "reader"), [(ERT, read_ert_roofline),
+                                              (ROCPROF, read_rocprof_roofline)])
+def test_mutated_ceiling_files_give_roofs_or_the_packages_errors(path, reader):
+    import io
+
+    from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
+
+    good = 0
+    for data in _mutations(path.read_bytes(), seed=31, count=300):
+        try:
+            roofs = reader(io.BytesIO(data))
+        except RooflineError:
+            continue
+        assert roofs
+        assert all(isinstance(r, (ComputeRoof, BandwidthRoof)) and r.value > 0 for r in roofs)
+        good += 1
+    assert good > 0  # some mutations leave a readable file (a changed digit, a cut metadata line)

@@ -4,7 +4,7 @@ Users measure their machine once with likwid-bench, often wrapped in
 ``likwid-perfctr -g L2/L3/MEM/FLOPS_DP`` (text or ``-O`` CSV output), often
 inside one long job log that also holds likwid-topology output, often
 repeated (a log of 20 runs of one kernel) and often as a folder of logs.
-:func:`log_measurements` reads one such log into :class:`BenchRun` s: the
+:func:`log_measurements` reads one such log into :class:`BenchRun` objects: the
 result, the wrapping group, for a bandwidth kernel its memory level
 (:func:`~roofline_widget.analysis.bench_levels.bench_level`: the group, the
 working set against the caches, ``level=``) and the check of its working set

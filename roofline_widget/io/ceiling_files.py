@@ -142,12 +142,13 @@ def _ert_roofs(section: dict, source: str, origin: str) -> list:
         block = section.get(kind)
         if block is None:
             continue
+        entries = _ert_entries(block, source, kind)
         lines = _ert_metadata(block)
         facts = _ert_facts(lines)
         device = facts.pop("device", None)
         scope = (f", {facts['openmp_threads']} OpenMP threads" if "openmp_threads" in facts
                  else "")
-        for name, value in _ert_entries(block, source, kind):
+        for name, value in entries:
             provenance = {"file": source, "tool": "Empirical Roofline Toolkit", "block": kind,
                           "entry": name, "metadata": lines, **facts}
             text = f"ERT {origin} {name}{scope} ({Path(source).name})" if origin == "empirical" \
@@ -264,16 +265,18 @@ def read_rocprof_roofline(path: PathOrBuffer, device: str | int | None = None) -
     """
     opened = open_text(path, "a rocprof-compute roofline.csv")
     source = opened.name
-    reader = csv.DictReader(opened.text.splitlines())
-    header = [name.strip() for name in reader.fieldnames or []]
+    try:
+        rows = list(csv.reader(opened.text.splitlines()[:MAX_ENTRIES]))
+    except csv.Error as exc:
+        raise CeilingFileError(source, None, "rocprof-compute CSV", str(exc)) from None
+    header = [name.strip() for name in (rows[0] if rows else [])]
     columns = {re.sub(r"[^a-z0-9]", "", name.lower()): name for name in header}
     if "device" not in columns or "hbmbw" not in columns:
         raise CeilingFileError(source, 1, "a rocprof-compute roofline.csv header "
                                "('device,HBMBw,...')", ",".join(header)[:80])
     roofs: list = []
-    for line, row in enumerate(reader, start=2):
-        if line > MAX_ENTRIES:
-            break
+    for line, cells in enumerate(rows[1:], start=2):
+        row = dict(zip(header, cells))
         name = (row.get(columns["device"]) or "").strip()
         if device is not None and name != str(device):
             continue

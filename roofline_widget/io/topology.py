@@ -200,8 +200,8 @@ def _thread_table(lines: list[str], start: int, end: int) -> dict:
                 header = words
                 columns = {name: words.index(name) for name in ("HWThread", "Core", "Socket")}
             continue
-        if len(words) < len(header) - 1 or not all(_INTEGER.fullmatch(words[i])
-                                                    for i in columns.values()):
+        if len(words) <= max(columns.values()) or not all(_INTEGER.fullmatch(words[i])
+                                                           for i in columns.values()):
             if out:
                 break  # the table ended
             continue
