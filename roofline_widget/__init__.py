@@ -9,10 +9,12 @@ from importlib import resources as _resources
 from typing import TYPE_CHECKING
 
 from roofline_widget.errors import (
+    CeilingFileError,
     CeilingWarning,
     EngineFallbackWarning,
     LikwidFormatError,
     LikwidReadWarning,
+    MachineError,
     MetricChoiceWarning,
     OutputPathError,
     ParallelReadError,
@@ -40,6 +42,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
     from roofline_widget.analysis.sanity import sanity_check
     from roofline_widget.analysis.scaling import scaling_table
     from roofline_widget.analysis.spread import rank_spread
+    from roofline_widget.analysis.theoretical import theoretical_roofline
     from roofline_widget.io import read_likwid
     from roofline_widget.io.bench import read_likwid_bench
     from roofline_widget.io.chain import run_chain
@@ -86,6 +89,7 @@ _LAZY = {
     "rank_spread": ".analysis.spread",
     "sanity_check": ".analysis.sanity",
     "scaling_table": ".analysis.scaling",
+    "theoretical_roofline": ".analysis.theoretical",
     "stat_comparisons": ".io.stat_check",
     "plot_roofline": ".static.plot",
     "RooflineWidget": ".widget",
@@ -109,12 +113,14 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BandwidthRoof",
+    "CeilingFileError",
     "CeilingWarning",
     "ComputeRoof",
     "EngineFallbackWarning",
     "LikwidFormatError",
     "LikwidReadWarning",
     "LikwidRun",
+    "MachineError",
     "MetricChoiceWarning",
     "OutputPathError",
     "ParallelReadError",
@@ -156,6 +162,7 @@ __all__ = [
     "sanity_check",
     "scaling_table",
     "stat_comparisons",
+    "theoretical_roofline",
 ]
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "CeilingFileError",
     "CeilingWarning",
     "CommandLineError",
     "EngineFallbackWarning",
@@ -25,6 +26,7 @@ __all__ = [
     "HDF5NotSupportedError",
     "LikwidFormatError",
     "LikwidReadWarning",
+    "MachineError",
     "MetricChoiceWarning",
     "NcuUnitError",
     "OutputPathError",
@@ -92,6 +94,26 @@ class LikwidFormatError(RooflineError, ValueError):
 
     def __reduce__(self):
         return (type(self), (self.source, self.line, self.expected, self.found))
+
+
+class CeilingFileError(LikwidFormatError):
+    """A ceiling file that does not have the layout it should, or holds no ceiling.
+
+    likwid-bench output without a usable benchmark, an Empirical Roofline
+    Toolkit ``roofline.json`` or a rocprof-compute ``roofline.csv`` that is
+    not laid out as they write it; the message names the file, the line
+    (where there is one) and what was expected, as :class:`LikwidFormatError`'s.
+    """
+
+
+class MachineError(RooflineError, ValueError):
+    """What the machine can do is not known well enough for what was asked.
+
+    A CPU type that is not in the table of cores
+    (:data:`~roofline_widget.cpu_cores.CORE_TABLE`), a run that names no CPU
+    type or no clock, a set of likwid-bench results without the benchmark a
+    roof needs: the message says what is missing and how to give it.
+    """
 
 
 class ParallelReadError(RooflineError, RuntimeError):

@@ -103,10 +103,13 @@ def test_plot_writes_a_png_that_opens(tmp_path):
 
 
 def _titles(svg_path: Path) -> list[str]:
-    """The titles of the drawn points (the ceilings' lines have theirs: ``_ceiling_titles``)."""
+    """The titles of the drawn points (the ceilings' lines have theirs: ``_ceiling_titles``;
+    the notes under the axes theirs, group ``roofline-notes``)."""
     ceilings = set(_ceiling_titles(svg_path).values())
+    notes = {g.find(f"{SVG}title").text for g in ET.parse(svg_path).getroot().iter(f"{SVG}g")
+             if g.get("id") == "roofline-notes" and g.find(f"{SVG}title") is not None}
     return [t.text for t in ET.parse(svg_path).getroot().iter(f"{SVG}title")
-            if t.text not in ceilings]
+            if t.text not in ceilings | notes]
 
 
 def _ceiling_titles(svg_path: Path) -> dict[str, str]:
@@ -290,8 +293,12 @@ def test_machine_table_with_provenance(tmp_path):
     assert by_name["L2 (load, likwid-bench)"]["level"] == "L2"
     assert by_name["L2 (load, likwid-bench)"]["provenance"]["level_decided_by"] == (
         "likwid-perfctr group L2 wrapping the benchmark")
-    # 820.02222 GFLOP/s over 771.74215 GB/s (the top bandwidth roof, L2)
-    assert result["ridge_point"] == pytest.approx(820.02222 / 771.74215)
+    # the ridge plot judges LIKWID's memory points by: 820.02222 GFLOP/s over the MEM roof,
+    # the median of the MEM1 and MEM2 runs' figures, (41272.67 + 41258.46) / 2 = 41265.565
+    # MByte/s: 19.872 FLOP/byte (not 1.06 against L2); and each level's ridge
+    assert result["ridge_point"] == pytest.approx(820.02222 / 41.265565)
+    assert result["level_ridges"] == pytest.approx({"L2": 820.02222 / 771.74215,
+                                                    "MEM": 820.02222 / 41.265565})
     text = run("machine", MILAN, "--precision", "SP", cwd=tmp_path)
     assert "SP AVX FMA peak: 1639 GFLOP/s" in text.stdout  # 1639166.87 MFlops/s
 

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from mutations import rename_regions
 
 from roofline_widget import escaping, sample_path
-from roofline_widget.roofs.roofline import ComputeRoof
 from roofline_widget.cli import main
+from roofline_widget.roofs.roofline import ComputeRoof
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")  # sample 5
 HOSTILE = {

@@ -479,7 +479,8 @@ def test_points_frame_column_order():
     frame = points_dataframe(sample_path(MEM_DP_4T))
     assert list(frame.columns) == [*POINT_KEYS, "device", "device_family", "device_name",
                                    "n_threads", "call_count", "groups",
-                                   "unmeasured_threads", "run", "rank_group"]
+                                   "unmeasured_threads", "run", "rank_group",
+                                   "thread_max_gflops", "thread_max_gbs", "thread_limit_gflops"]
     assert list(frame["run"]) == [1, 1]  # a file of one run
     assert list(frame["n_threads"]) == [4, 4]
     assert list(frame["call_count"]) == [2.0, 1.0]

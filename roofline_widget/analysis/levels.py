@@ -215,7 +215,8 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
 _POINT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
                   schema.PERFORMANCE, schema.INTENSITY, schema.RUNTIME,
                   "flops_metric", "device", "device_family", "device_name", "n_threads",
-                  "call_count", "groups", "rank_group"]
+                  "call_count", "groups", "rank_group",
+                  "thread_max_gflops", "thread_max_gbs", "thread_limit_gflops"]
 _LEFT_OUT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
                      "reason", "rank_group"]
 

@@ -186,11 +186,12 @@ def checkable_roofs(roofline: Roofline | None) -> Roofline | None:
 
     An empirical roof is the largest observation of the main points, not a
     limit: checking level dots against it would report every dot above the
-    main points as a problem.
+    main points as a problem.  A theoretical compute roof is at the base
+    clock, which turbo exceeds: a dot above it is no problem either.
     """
     if roofline is None:
         return None
-    compute = [roof for roof in roofline.compute if not roof.empirical]
+    compute = [roof for roof in roofline.compute if not roof.empirical and not roof.theoretical]
     bandwidth = [roof for roof in roofline.bandwidth if not roof.empirical]
     return Roofline(compute, bandwidth) if compute and bandwidth else None
 

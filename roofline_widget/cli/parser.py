@@ -112,10 +112,12 @@ examples:
   {PROGRAM} machine flops.log l2.log mem.log --precision SP --label milan
   {PROGRAM} machine bench_logs/ --json > ceilings.json
 
-A directory stands for its files with the suffixes {{suffixes}}.
+A directory stands for its files with the suffixes {{suffixes}}: likwid-bench logs,
+an Empirical Roofline Toolkit roofline.json, a rocprof-compute roofline.csv.
 The level of each bandwidth benchmark comes from the likwid-perfctr group around it,
 else the working set against likwid-topology's cache sizes in the same log, else
---level.
+--level.  Each level's ridge point is printed: plot judges a level's points against
+that level's roof.
 
 {EXIT_CODES}""",
     "explain": f"""\
@@ -146,7 +148,7 @@ _HELP = {
     "plot": "draw the static roofline figure (PNG, SVG, PDF) and write its data",
     "compare": "per-region speed-up and changes between two runs; a regression gate",
     "check": "LIKWID's STAT sums and the sanity checks; exit 1 when anything is found",
-    "machine": "the machine's ceilings from likwid-bench logs, with provenance",
+    "machine": "the machine's ceilings from likwid-bench, ERT or rocprof-compute files, with provenance",
     "points": "the roofline points table (text, --json or --csv)",
     "explain": "what limits each region and what to try, citing the numbers measured",
 }
@@ -353,6 +355,10 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     plot.add_argument("--cmap", default="tab20", help="matplotlib colormap of the points")
     _add_format(plot)
     _add_ceilings(plot)
+    plot.add_argument("--theoretical", action="store_true",
+                      help="without a compute roof from --ceilings or --peak-flops: the "
+                           "theoretical SIMD FMA peak of the CPU LIKWID names (the table of "
+                           "cores x clock x the cores used), drawn dashed")
     _add_selection(plot)
     _add_common(plot)
 
@@ -389,6 +395,9 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     machine.add_argument("--figure", choices=("benchmark", "counted"), default="benchmark",
                          help="bandwidth from likwid-bench's MByte/s (default) or the wrapping "
                               "likwid-perfctr group's measured total")
+    machine.add_argument("--peak-flops", type=float, metavar="GFLOPS",
+                         help="the compute roof of logs without a peakflops kernel (a triad "
+                              "alone); without it, the theoretical peak of the CPU they name")
     _add_common(machine)
 
     add_scaling_command(commands, PROGRAM, EXIT_CODES)  # cli/scaling_options.py

@@ -199,6 +199,27 @@ class RegionColumns:
             self._metric_values[metric] = values
         return values
 
+    def thread_maxima(self, metric: str) -> np.ndarray:
+        """Per row the largest value of ``metric`` among the threads summed (native unit).
+
+        NaN for the rows of a source that does not say (scope-profiler
+        results) or lacks the metric; a channel total adds its parts' maxima
+        (the thread that counts one socket's channels counts them all).
+        """
+        if metric in self._channel_totals:
+            return np.sum([self.thread_maxima(part) for part in self._channel_totals[metric]],
+                          axis=0)
+        pieces = [part.thread_maxima(metric) if metric in part.metric_names
+                  and hasattr(part, "thread_maxima") else np.full(len(part), np.nan)
+                  for part in self.sources]
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
+    def thread_limits(self) -> np.ndarray:
+        """Per row the FLOP-rate bound of one hardware thread of its run, GFLOP/s (NaN: not known)."""
+        lengths = [len(part) for part in self.sources]
+        limits = [float(getattr(part, "thread_limit", np.nan)) for part in self.sources]
+        return np.repeat(np.array(limits, dtype=float), lengths)
+
     def rank_places(self) -> RankPlaces:
         """Per row the host and socket of its rank (kept).
 

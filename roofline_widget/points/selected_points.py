@@ -54,8 +54,9 @@ def _rank_labels(ranks: np.ndarray) -> pd.Categorical:
 def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
                   performance: np.ndarray, bandwidth: np.ndarray, flops_metric: str | None,
                   bandwidth_metric: str | None, unmeasured: np.ndarray,
-                  rank_group: pd.Categorical) -> pd.DataFrame:
-    """The points frame; ``numbers(name)`` gives the numeric key columns of the rows."""
+                  rank_group: pd.Categorical, threads: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The points frame; ``numbers(name)`` gives the numeric key columns of the rows,
+    ``threads`` the per-thread columns (:meth:`SelectedPoints.thread_columns`)."""
     n = len(rows)
     return pd.DataFrame({
         "file": sums.label_column("file", rows),
@@ -76,6 +77,7 @@ def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str]
         "unmeasured_threads": unmeasured,
         "run": numbers("run"),
         "rank_group": rank_group,
+        **threads,
     })
 
 
@@ -209,6 +211,26 @@ class SelectedPoints:
         labels = groups.labels(self._sums)
         return labels[mask if placed else ~mask]
 
+    def _placed_max(self, values: np.ndarray) -> np.ndarray:
+        """Per placed point the largest of ``values`` (one per row of the sums) it covers."""
+        if self._combined is None:
+            return values[self._rows]
+        groups, mask = self._combined
+        return groups.max(values[groups.rows])[mask]
+
+    def thread_columns(self) -> dict[str, np.ndarray]:
+        """Per placed point the largest FLOP rate (GFLOP/s) and bandwidth (GB/s) among the
+        threads it sums, and the FLOP-rate bound of one of its threads (GFLOP/s)."""
+        columns = {}
+        for name, metric in (("thread_max_gflops", self.flops_metric),
+                             ("thread_max_gbs", self.bandwidth_metric)):
+            unit = self._sums.units.get(metric) if metric is not None else None
+            columns[name] = (np.full(len(self._rows), np.nan) if metric is None or unit is None
+                             else self._placed_max(self._sums.thread_maxima(metric))
+                             * unit.to_giga)
+        columns["thread_limit_gflops"] = self._placed_max(self._sums.thread_limits())
+        return columns
+
     @property
     def points(self) -> pd.DataFrame:
         """The placed points, one row each (built on first access)."""
@@ -216,7 +238,7 @@ class SelectedPoints:
             self._points = _points_frame(
                 self._sums, self._rows, lambda name: self._numbers(name, True), self._performance,
                 self._bandwidth, self.flops_metric, self.bandwidth_metric,
-                self.unmeasured_threads, self._rank_groups(True))
+                self.unmeasured_threads, self._rank_groups(True), self.thread_columns())
         return self._points
 
     @property

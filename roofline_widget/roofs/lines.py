@@ -26,8 +26,8 @@ __all__ = ["roof_lines", "roof_segment"]
 
 def _segment(roof: ComputeRoof | BandwidthRoof, x, y) -> dict:
     return {"name": roof.name, "kind": roof.kind, "value": roof.value, "source": roof.source,
-            "label": roof.label, "empirical": roof.empirical, "device": roof.device,
-            "family": roof.family, "level": getattr(roof, "level", None),
+            "label": roof.label, "empirical": roof.empirical, "theoretical": roof.theoretical,
+            "device": roof.device, "family": roof.family, "level": getattr(roof, "level", None),
             "x": [float(v) for v in x], "y": [float(v) for v in y]}
 
 
@@ -44,7 +44,7 @@ def roof_segment(compute: ComputeRoof, bandwidth: BandwidthRoof, x_min: float, x
     return {"name": name, "kind": "roof", "value": float(ridge), "source": ", ".join(sources),
             "label": f"{name} ({level}ridge at {ridge:.4g} FLOP/byte)",
             "empirical": compute.empirical or bandwidth.empirical,
-            "device": compute.device or bandwidth.device,
+            "theoretical": compute.theoretical, "device": compute.device or bandwidth.device,
             "family": compute.family or bandwidth.family, "level": bandwidth.level,
             "x": [float(v) for v in x], "y": [float(v) for v in y]}
 
@@ -57,7 +57,8 @@ def roof_lines(roofline: Roofline, x_min, x_max) -> list[dict]:
     list of dict
         ``{"name", "kind" ("bandwidth" | "compute" | "roof"), "value" (GB/s,
         GFLOP/s, or the ridge intensity for a roof), "source", "label",
-        "empirical", "device", "level", "x", "y"}``, both ends clipped to the range.
+        "empirical", "theoretical" (a roofline: its compute roof is; drawn
+        dashed), "device", "level", "x", "y"}``, both ends clipped to the range.
     """
     x_min = positive_finite(x_min, "x_min")
     x_max = positive_finite(x_max, "x_max")

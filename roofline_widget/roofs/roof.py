@@ -18,9 +18,12 @@ A roof says what it bounds, so that a point is judged against the roof of
     ...: :data:`~roofline_widget.metric_names.PRECISIONS`); None: any precision.
 
 Every roof records where its number came from (``source``): ``"user"``,
-``"spec sheet"``, ``"likwid-bench <kernel>, <n> threads"`` or
-``"empirical"`` -- the largest observation of the plotted data, useful to
-compare regions but never a machine limit, and labelled as such everywhere.
+``"spec sheet"``, ``"likwid-bench <kernel>, <n> threads"``,
+``"theoretical"`` -- FLOP per cycle of the CPU's cores (the table of
+:mod:`roofline_widget.cpu_cores`) x clock x cores, drawn dashed, a limit at
+the clock it names (turbo can exceed a base clock) -- or ``"empirical"`` --
+the largest observation of the plotted data, useful to compare regions but
+never a machine limit, and labelled as such everywhere.
 """
 
 from __future__ import annotations
@@ -31,10 +34,12 @@ from roofline_widget.metric_names import LEVELS, PRECISIONS
 from roofline_widget.model import Device, DeviceFamily
 from roofline_widget.settings.rules import number
 
-__all__ = ["DEVICES", "DEVICE_FAMILIES", "DEVICE_NAMES", "EMPIRICAL", "ROOF_TOLERANCE", "USER",
-           "BandwidthRoof", "ComputeRoof", "positive_finite"]
+__all__ = ["DEVICES", "DEVICE_FAMILIES", "DEVICE_NAMES", "EMPIRICAL", "ROOF_TOLERANCE", "THEORETICAL",
+           "USER", "BandwidthRoof", "ComputeRoof", "positive_finite"]
 
 EMPIRICAL = "empirical"
+#: The source of a roof worked out from the CPU table (drawn dashed).
+THEORETICAL = "theoretical"
 USER = "user"
 #: The devices a roof can bound.
 DEVICES = tuple(str(device) for device in Device)
@@ -102,6 +107,11 @@ class _Roof:
     def empirical(self) -> bool:
         """Whether the roof is the largest observation rather than a machine limit."""
         return self.source == EMPIRICAL
+
+    @property
+    def theoretical(self) -> bool:
+        """Whether the roof is worked out from the CPU's cores and clock (drawn dashed)."""
+        return self.source == THEORETICAL
 
     @property
     def label(self) -> str:

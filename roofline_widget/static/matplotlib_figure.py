@@ -22,16 +22,20 @@ from roofline_widget.look.colors import line_color
 from roofline_widget.look.log_axes import log_ticks, tick_text
 from roofline_widget.look.no_flop import pinned, split_flop_work
 from roofline_widget.look.texts import X_LABEL, Y_LABEL, figure_title
+from roofline_widget.roofs.hardware_bounds import beyond_hardware
 from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.static.ceiling_labels import label_ceilings
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
-__all__ = ["CEILING_GID", "NO_FLOP_WHERE", "draw", "draw_legend", "plain_log_ticks"]
+__all__ = ["CEILING_GID", "NOTES_GID", "NO_FLOP_WHERE", "draw", "draw_legend", "plain_log_ticks"]
 
 #: The matplotlib gid (SVG id) of a ceiling's line: ``f"{CEILING_GID}-{n}"`` for the n-th row
 #: of the ceilings table (``look.ceiling_lines.ceiling_rows``, ``payload["ceiling_table"]``).
 CEILING_GID = "roofline-ceiling"
+
+#: The matplotlib gid (SVG id) of the notes under the axes.
+NOTES_GID = "roofline-notes"
 
 #: Where the matplotlib figure shows the regions that do almost no FLOPs.
 NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
@@ -60,8 +64,8 @@ def _draw_notes(axes, notes: list[str]) -> None:
     """The notes under the axes, in one text, one line each (none: nothing drawn)."""
     text = "\n".join(filter(None, notes))
     if text:
-        axes.text(0.0, -0.12, matplotlib_text(text), transform=axes.transAxes, ha="left", va="top", fontsize=8,
-                  color="0.2", wrap=True)
+        axes.text(0.0, -0.12, matplotlib_text(text), transform=axes.transAxes, ha="left",
+                  va="top", fontsize=8, color="0.2", wrap=True, gid=NOTES_GID)
 
 
 def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
@@ -75,10 +79,11 @@ def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
         axes.plot(segment["x"], segment["y"], color=line_color(line.kind, line.roof.device),
                   linewidth=1.0, linestyle=":" if line.roof.empirical else "--", zorder=2,
                   gid=f"{CEILING_GID}-{number}")
-    for segment in segments:
+    for segment in segments:  # a theoretical compute roof: dashed
         if segment["kind"] == "roof":
             axes.plot(segment["x"], segment["y"], color=line_color("roof", segment["device"]),
-                      linewidth=2.0, label=segment["label"], zorder=3)
+                      linewidth=2.0, label=segment["label"], zorder=3,
+                      linestyle="--" if segment.get("theoretical") else "-")
 
 
 def draw_legend(axes, extra_handles=()) -> None:
@@ -146,12 +151,17 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
     axes = figure.add_subplot()
     ceilings, segments = ceiling_lines(roofline, ranges[0])
     _draw_lines(axes, roofline, ceilings, segments)
+    broken = beyond_hardware(bulk)  # a thread beyond its core: drawn hollow
     for key, colour in colour_map.items():
-        chosen = bulk[bulk[colour_column] == key]
-        if chosen.empty:
-            continue  # only points at the axis edge (_pin_no_flop labels them)
-        axes.scatter(chosen[schema.INTENSITY], chosen[schema.PERFORMANCE],
-                     color=colour, label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
+        mine = (bulk[colour_column] == key).to_numpy(dtype=bool)
+        chosen, hollow = bulk[mine & ~broken], bulk[mine & broken]
+        if len(chosen):  # none: only points at the axis edge (_pin_no_flop labels them)
+            axes.scatter(chosen[schema.INTENSITY], chosen[schema.PERFORMANCE], color=colour,
+                         label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
+        if len(hollow):
+            axes.scatter(hollow[schema.INTENSITY], hollow[schema.PERFORMANCE], s=36,
+                         facecolors="none", edgecolors=[colour], linewidths=1.4, zorder=4,
+                         label=f"{key} (beyond the hardware)")
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlim(*ranges[0])

@@ -29,9 +29,10 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
+from roofline_widget.analysis.theoretical import theoretical_ceilings
 from roofline_widget.escaping import terminal_text
 from roofline_widget.look.axis_ranges import axis_ranges
-from roofline_widget.look.beyond_hardware import beyond_hardware_text
+from roofline_widget.look.beyond_hardware import beyond_hardware_text, point_flag_texts
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.points import Selection, selection_parameters
 from roofline_widget.points.chained import chained_sums
@@ -73,6 +74,7 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
                   match: Mapping[str, str] | Callable[[str], str | None] | None = None,
                   levels: Sequence[str] | str | None = None,
                   selection: Selection | None = None, chain: bool = True,
+                  theoretical: bool = False,
                   **keywords: Unpack[CommonSelectionKeywords]) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
@@ -141,6 +143,13 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         as points, one per region and run.  An explicit ``baseline`` wins;
         a list of runs is never a chain (files each of several runs
         included: their runs are all points).
+    theoretical : bool
+        Where neither ``ceilings`` nor ``peak_flops`` gives a compute roof of
+        the CPU and the CPU type LIKWID printed is in the table of cores: its
+        theoretical SIMD FMA peak (:func:`~roofline_widget.theoretical_roofline`,
+        the cores of the largest point, source ``"theoretical"``, drawn dashed)
+        instead of the empirical compute roof; the note under the axes says
+        at which clock.  An unknown CPU keeps the empirical roof, and the notes say why.
 
     Returns
     -------
@@ -165,8 +174,9 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         note naming them, "" when there are none), ``beyond_hardware_note``
         (the note on points whose rates no hardware reaches: left out of the
         empirical ceilings and the axis ranges, drawn under the axes; ""
-        when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`)
-        and ``figure``.  The axes
+        when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`),
+        ``beyond_hardware`` (per point, why it is beyond the hardware, "" for
+        a plausible one: the SVG hover titles of the command line) and ``figure``.  The axes
         show what the widget's would (:func:`~roofline_widget.look.axis_ranges.axis_ranges`):
         the points, level dots and baseline points, every ridge point.
 
@@ -202,9 +212,14 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         baseline, sums, selection=selected.selection, match=match)
     basis = selected.points if comparison is None else pd.concat(  # empirical roofs: both runs
         [selected.points, before_points(comparison)], ignore_index=True)
+    missing = []
+    if theoretical and peak_flops is None:
+        extra, why = theoretical_ceilings(sums, selected.points, ceilings)
+        ceilings, missing = [*(ceilings or ()), *extra], ([] if extra else [why] if why else [])
     roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, basis)
     table = roofline.classify(selected.points)
-    notes = [*unjudged_notes(table), *warn_ceilings(sums, roofline)]
+    machine_notes = [*missing, *warn_ceilings(sums, roofline)]  # drawn under the axes too
+    notes = [*unjudged_notes(table), *machine_notes]
     bulk, no_flop = split_flop_work(table)
     drawn = static_compare.with_baseline(
         level_frame if level_frame is not None else table.iloc[:0], comparison)
@@ -216,13 +231,14 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
                             chain=chained.chain is not None)
     payload["ceiling_notes"] = notes
     payload["beyond_hardware_note"] = hardware_note
+    payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     colour_column, colour_map = payload["colour_by"], payload["point_colors"]
     if backend == "matplotlib":
         figure = matplotlib_figure.draw(
             table, roofline, ranges, colour_column, colour_map, selected.flops_metric,
             selected.bandwidth_metric, note, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
-            hardware_note)
+            "\n".join(filter(None, [hardware_note, *machine_notes])))
         if comparison is not None:  # arrows from the baseline (static/compare.py)
             payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(

@@ -31,7 +31,7 @@ from roofline_widget.widget.layers.levels import available_levels
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.pipeline import RefreshPipeline
 from roofline_widget.widget.point_keys import with_keys
-from roofline_widget.widget.roofs import classify
+from roofline_widget.widget.roofs import classify, with_theoretical
 from roofline_widget.widget.saved_views import apply_view, widget_view
 from roofline_widget.widget.state import UpdateGuard
 from roofline_widget.widget.traits import DEFAULT_MAX_POINTS, SELECTION_TRAITS, RooflineTraits
@@ -56,6 +56,8 @@ class RooflineWidget(RooflineTraits):
         trait set adds its own roof beside them, the main one.  Each point is
         judged against the roofs of its memory level, device and precision
         (:meth:`~roofline_widget.Roofline.classify`).
+    theoretical : bool
+        Without a compute roof in ``ceilings``: the CPU's theoretical peak (``plot_roofline``'s).
     match : dict or callable, optional
         Region renames for the baseline comparison (``compare_points(match=)``).
     view : path or View, optional
@@ -162,13 +164,14 @@ class RooflineWidget(RooflineTraits):
     """
 
     def __init__(self, data, *, ceilings=(), match=None, view=None, engine: str = "auto",
-                 chain: bool = True, **options) -> None:
+                 chain: bool = True, theoretical: bool = False, **options) -> None:
         self._guard = UpdateGuard()
         drawn = chained_sums(data, baseline=options.get("baseline"), chain=chain, engine=engine)
         self.sums, self.file_chain = drawn.sums, drawn.chain
         self._chain_baseline = drawn.baseline if drawn.chain is not None else None
         if drawn.chain is not None:
             options["baseline"] = drawn.baseline
+        ceilings = with_theoretical(self.sums, ceilings, options) if theoretical else ceilings
         self.figure = RooflineFigure(self._guard)
         self._advice = WidgetGuidance(self.sums)  # the tooltip's last line, the panel's card
         self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)

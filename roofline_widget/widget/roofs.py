@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from roofline_widget.analysis.theoretical import theoretical_ceilings
 from roofline_widget.roofs.roofline import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
 
-__all__ = ["check_ceilings", "classify", "rooflines"]
+__all__ = ["check_ceilings", "classify", "rooflines", "with_theoretical"]
 
 
 def check_ceilings(ceilings: Sequence | None) -> tuple:
@@ -19,6 +20,14 @@ def check_ceilings(ceilings: Sequence | None) -> tuple:
     if bad:
         raise TypeError(f"ceilings must be ComputeRoof or BandwidthRoof objects, got {bad[0]!r}")
     return ceilings
+
+
+def with_theoretical(sums, ceilings: Sequence | None, options: dict) -> list:
+    """``ceilings`` and, where none is a compute roof of the CPU and the CPU is in the table of
+    cores, its theoretical SIMD FMA roof (:func:`~roofline_widget.analysis.theoretical.theoretical_ceilings`)
+    for the points of the widget's first selection (``options``' FLOP metric)."""
+    points = sums.select(flops_metric=options.get("flops_metric")).points
+    return [*(ceilings or ()), *theoretical_ceilings(sums, points, ceilings)[0]]
 
 
 def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd.DataFrame,
