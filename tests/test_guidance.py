@@ -216,9 +216,6 @@ def test_points_beyond_hardware_get_no_advice():
     assert "counter broken: no advice" not in set(others["guidance"])
 
 
-@pytest.mark.xfail(strict=True, reason="today's beyond-hardware bound (1,000 GFLOP/s per hardware "
-                   "thread) does not flag host f0702's 1,235 GFLOP/s on 72 threads; the machine "
-                   "branch's per-CPU bound (Ice Lake: 32 DP FLOP per cycle) will: then drop this mark")
 def test_sample_23s_broken_host_gets_no_advice():
     # rank 61's FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE reads 140,744,340,728,674: 2^47 + 6.9e9
     row = _row(_quiet(guidance, SOMA), "(whole run)", rank_group="f0702 (ranks 0-71)")

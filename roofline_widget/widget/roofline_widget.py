@@ -88,17 +88,11 @@ class RooflineWidget(RooflineTraits):
     ranks : list of int or None
         Ranks to show (None: all).  Unknown ranks raise ``TraitError``.
     group_ranks : {"auto", "rank", "socket", "host", "all"}
-        Which ranks a point sums (see :func:`~roofline_widget.points_dataframe`):
-        ``"auto"`` sums the ranks of a socket where memory is counted on one
-        rank per socket (likwid-mpirun), and the status line says so;
-        ``"rank"`` gives one point per rank.  A socket's point is keyed by
-        its lowest rank (-1 when it sums every rank of the run) and shown by
-        its ``rank_group`` (``"f0472 socket 0 (ranks 0-23)"``).  The "Group
-        ranks" menu sets it (its "all ranks" sets ``combine_ranks``).
+        Which ranks a point sums, as :func:`~roofline_widget.points_dataframe`'s
+        (the "Group ranks" menu; its "all ranks" sets ``combine_ranks``).
     combine_ranks : bool
-        Sum the shown ranks into one point per region and run (the same as
-        ``group_ranks="all"``, and it wins over ``group_ranks``); such points
-        have rank -1, shown as their ``rank_group`` ("all ranks (ranks 0-23)").
+        Sum the shown ranks into one point per region and run (rank -1), as
+        ``group_ranks="all"``, which it wins over.
     include, exclude : str
         Regular expressions matched at the start of region names (``""``: no
         filter).  An invalid pattern is shown as a message, no points drawn.
@@ -106,8 +100,7 @@ class RooflineWidget(RooflineTraits):
         The main roofs in GFLOP/s and GB/s (the sliders' roofs, the solid
         roofline, whatever other ceilings are higher); None: the measured
         ``ceilings`` of that kind, else the largest observation (an
-        *empirical* ceiling; with a baseline, of both runs).  Non-positive
-        values raise ``TraitError``.
+        *empirical* ceiling; with a baseline, of both runs).
     color_by : {"region", "run", "rank"}
     size_by : {"none", "runtime"}
     max_points : int
