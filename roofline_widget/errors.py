@@ -20,6 +20,7 @@ from collections.abc import Sequence
 __all__ = [
     "CeilingWarning",
     "EngineFallbackWarning",
+    "HtmlScriptsError",
     "LikwidFormatError",
     "LikwidReadWarning",
     "MetricChoiceWarning",
@@ -140,6 +141,15 @@ class OutputPathError(RooflineError, ValueError):
                         for path, kind, reason in self.problems)
         files = len({(path, kind) for path, kind, _ in self.problems})
         super().__init__(f"cannot write {files} output file(s); nothing was written:{lines}")
+
+
+class HtmlScriptsError(RooflineError, FileNotFoundError):
+    """A script the HTML export inlines is not installed; the message says how to get it.
+
+    The HTML widget manager and RequireJS are downloaded when the package is
+    built (``hatch_build.py``); bqplot's, bqscales' and bqplot-gl's bundles come
+    with those Python packages.
+    """
 
 
 class SelectionError(RooflineError, ValueError):
