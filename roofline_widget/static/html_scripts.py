@@ -40,6 +40,7 @@ __all__ = [
     "WIDGET_PACKAGES",
     "font_css",
     "manager_script",
+    "missing_scripts",
     "named_module",
     "script_element",
     "vendor_file",
@@ -188,3 +189,15 @@ def script_element(text: str, kind: str = "") -> str:
     kind_attribute = f' type="{kind}"' if kind else ""
     content = _SCRIPT_BREAKERS.sub(r"\\u003c\1", text)
     return f"<script{kind_attribute}>{content}</script>"
+
+
+def missing_scripts() -> str | None:
+    """Why a page cannot be written here (a script to inline is missing), or None."""
+    try:
+        for name in (REQUIREJS_FILE, MANAGER_FILE, FONT_FILE):
+            vendor_file(name)
+        for module in ("bqscales", "bqplot", "bqplot-gl"):
+            widget_bundle(module)
+    except HtmlScriptsError as exc:
+        return str(exc)
+    return None
