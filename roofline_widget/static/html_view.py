@@ -196,7 +196,9 @@ def _figure(picture: WidgetPicture, point_marks: list) -> bq.Figure:
               if not name.startswith("_") and name not in ("marks", "interaction", "layout")}
     layout = {name: getattr(plot.layout, name) for name in ("width", "min_width", "height", "max_width")
               if getattr(plot.layout, name) is not None}
-    return bq.Figure(marks=[*copies, *point_marks], layout=widgets.Layout(**layout), **traits)
+    figure = bq.Figure(marks=[*copies, *point_marks], layout=widgets.Layout(**layout), **traits)
+    figure.add_class("roofline-figure")  # as the widget's (the browser tests find it by it)
+    return figure
 
 
 def _rank_choice(points: pd.DataFrame) -> widgets.SelectMultiple | None:
@@ -235,8 +237,9 @@ def _region_boxes(picture: WidgetPicture, groups, marks) -> widgets.Box:
             box.add_class("roofline-shared-region")
             boxes[group.region] = box
         widgets.jsdlink((box, "value"), (mark, "visible"))
-    container = widgets.HBox(list(boxes.values()), layout=widgets.Layout(
-        flex_flow="row wrap", max_width="900px"))
+    label = widgets.HTML("<b>Show</b>", layout=widgets.Layout(margin="0 10px 0 0"))
+    container = widgets.HBox([label, *boxes.values()], layout=widgets.Layout(
+        flex_flow="row wrap", align_items="center", max_width="900px"))
     container.add_class("roofline-shared-regions")
     return container
 
