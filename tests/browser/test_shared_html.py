@@ -96,13 +96,15 @@ def test_the_page_draws_hovers_zooms_and_toggles_offline(page, pmgpu_page, artif
         tip = page.locator(".bqplot_tooltip_div").inner_text()
         if HOSTILE in tip:
             hostile_color = color
-            assert "FLOP/byte" in tip and "GFLOP/s" in tip
+            assert "FLOP/byte" in tip
+            assert "GFLOP/s" in tip
             assert "% of Peak" in tip  # judged against the spec sheet's roofs
             assert page.locator(".bqplot_tooltip_div b").count() == 0  # no <b> element made
             break
     assert hostile_color is not None, "no point's tooltip names the renamed region"
     checkbox = page.locator(".roofline-shared-region", has_text=HOSTILE)
-    assert checkbox.count() == 1 and checkbox.locator("b").count() == 0
+    assert checkbox.count() == 1
+    assert checkbox.locator("b").count() == 0
 
     # zoom: the toolbar's pan-zoom button, then the wheel over the plot
     before = _ticks(page)
