@@ -54,7 +54,7 @@ def save_html(widget, path: str | os.PathLike, title: str | None = None) -> Path
     ceilings with their labels and provenance, level dots, baseline arrows
     and chains, the legend and the ceilings and left-out tables; what needs
     Python (other metrics or ranks, new peaks, filters, selection) is left
-    out (:mod:`~roofline_widget.static.html_view`, docs/sharing.md).
+    out (:mod:`~roofline_widget.static.html_view`, docs/guide/sharing.md).
 
     Parameters
     ----------

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 
 import ipywidgets
 from ipywidgets.embed import dependency_state, embed_data
@@ -29,17 +28,18 @@ from roofline_widget.static.html_scripts import (
     widget_bundle,
 )
 
-__all__ = ["BUILT_IN_MODULES", "PAGE_CSS", "STATE_TYPE", "VIEW_TYPE", "page_html", "page_modules",
-           "write_page"]
+__all__ = ["BUILT_IN_MODULES", "PAGE_CSS", "STATE_TYPE", "TOOLTIP_CSS", "VIEW_TYPE", "page_html",
+           "page_modules"]
 
 STATE_TYPE = "application/vnd.jupyter.widget-state+json"
 VIEW_TYPE = "application/vnd.jupyter.widget-view+json"
 #: Widget modules the HTML manager defines itself.
 BUILT_IN_MODULES = ("@jupyter-widgets/base", "@jupyter-widgets/controls", "@jupyter-widgets/output")
-#: The page's own style: bqplot's tooltip keeps the line breaks of a point's text (region,
-#: rank, run, efficiency on lines of their own).
-PAGE_CSS = ("body{margin:12px;font-family:sans-serif}"
-            ".bqplot_tooltip_div .datavalue{white-space:pre-line}")
+#: bqplot's tooltip keeps the line breaks of a point's text (region, rank, run, efficiency on
+#: lines of their own).
+TOOLTIP_CSS = ".bqplot_tooltip_div .datavalue{white-space:pre-line}"
+#: The page's own style.
+PAGE_CSS = "body{margin:12px;font-family:sans-serif}" + TOOLTIP_CSS
 
 
 def page_modules(state: dict) -> list[str]:
@@ -97,11 +97,4 @@ def page_html(view: ipywidgets.DOMWidget, title: str, css: str = "") -> str:
     ]
     views = [script_element(json.dumps(spec), VIEW_TYPE) for spec in data["view_specs"]]
     return "\n".join([*head, *views, "</body>", "</html>", ""])
-
-
-def write_page(path: str | os.PathLike, view: ipywidgets.DOMWidget, title: str, css: str = "") -> None:
-    """Write :func:`page_html` to ``path`` (UTF-8)."""
-    text = page_html(view, title, css)
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
 

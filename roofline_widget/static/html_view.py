@@ -1,7 +1,7 @@
 """``shared_view``: what a RooflineWidget shows, as widgets a browser draws without a kernel.
 
 A page has no Python behind it, so the view keeps what works in the browser
-alone and leaves out the rest (docs/sharing.md says which and why):
+alone and leaves out the rest (docs/guide/sharing.md says which and why):
 
 - the figure: every mark of the widget's figure (ceilings and their labels,
   the roofline, the ridge point, memory-level dots, baseline arrows and
@@ -143,6 +143,7 @@ def shared_view(widget) -> widgets.VBox:
     x_scale, y_scale = picture.points_mark.scales["x"], picture.points_mark.scales["y"]
     toolbar.set_trait("_panzoom", PanZoom(scales={"x": [x_scale], "y": [y_scale]}))
     toolbar.add_class(TOOLBAR_CLASS)
+    toolbar.layout.flex = "0 0 auto"  # its buttons side by side beside the hint, never stacked
     toggles = []
     if by_region:
         toggles.append(_region_boxes(picture, groups, marks))
