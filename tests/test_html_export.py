@@ -226,3 +226,23 @@ def test_plot_roofline_and_the_command_line_write_pages(tmp_path, capsys):
     assert out["image"].endswith("c.html")
     assert out["points"] == 5
     assert 'define("bqplot"' in (tmp_path / "c.html").read_text(encoding="utf-8")
+
+
+def test_the_ceilings_lines_carry_their_provenance(tmp_path):
+    import warnings
+
+    from roofline_widget import CeilingWarning, machine_roofline
+
+    logs = sorted(Path(sample_path("SOURCES.md")).parent.glob("machine_milan_epyc7763_16c/*.log"))
+    milan = machine_roofline(logs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CeilingWarning)  # a Xeon's run under an EPYC's ceilings
+        widget = RooflineWidget(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"),
+                                ceilings=[*milan.compute, *milan.bandwidth])
+    state = _state(widget.save_html(tmp_path / "milan.html").read_text(encoding="utf-8"))
+    labels = [label for m in _models(state, "LinesModel") for label in m.get("labels", [])]
+    l2 = next(label for label in labels if label.startswith("L2 771.7 GB/s\n"))
+    assert "likwid-bench load, 16 threads" in l2  # where the number came from, on hover
+    tooltips = _models(state, "TooltipModel")
+    assert {"fields": ["name"], "show_labels": False}.items() <= next(
+        t for t in tooltips if t.get("fields") == ["name"]).items()

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from bqplot_gl import ScatterGL
 
-from roofline_widget.look.texts import provenance_text
+from roofline_widget.look.texts import provenance_text, roof_label
 
 __all__ = [
     "HIDDEN_STYLE",
@@ -137,16 +137,14 @@ def _efficiency(row: dict) -> str:
 def ceiling_tooltip_texts(roofline, labels: Sequence[str]) -> list[str]:
     """Each ceiling line's hover text: its label, then where its number came from.
 
-    ``labels`` are the labels of the widget's ceiling lines (the roof's label
-    first, :func:`~roofline_widget.look.texts.roof_label`); a label that names
-    no roof of ``roofline`` is kept as it is.
+    ``labels`` are the labels of the widget's ceiling lines
+    (:func:`~roofline_widget.look.texts.roof_label`); a label that is no roof's
+    of ``roofline`` (the roofline's own) is kept as it is.
     """
-    roofs = [] if roofline is None else [*roofline.bandwidth, *roofline.compute]
-    texts = []
-    for label in labels:
-        roof = next((r for r in roofs if str(label).startswith(str(r.name))), None)
-        texts.append(str(label) if roof is None else f"{label}\n{provenance_text(roof)}")
-    return texts
+    roofs = {} if roofline is None else {roof_label(r): r for r in [*roofline.bandwidth,
+                                                                     *roofline.compute]}
+    return [f"{label}\n{provenance_text(roofs[label])}" if label in roofs else str(label)
+            for label in labels]
 
 
 def copy_mark(mark: bq.Mark, labels: Sequence[str] | None = None) -> bq.Mark:
