@@ -173,7 +173,12 @@ def test_the_page_inlines_everything(tmp_path, pmgpu_widget):
     # = 4.18 % of the bandwidth roof
     text_a = next(m["names"][0] for m in points if m["names"][0].startswith("<function_a>"))
     assert text_a == "<function_a>\n4.18 % of Peak bandwidth (memory bound)"
-    # no kernel: no kernel-side tooltip widget, no figure interaction but the toolbar's
+    # the figure's own hover toolbar would make its pan-zoom in the browser: off; the page's
+    # toolbar holds a pan-zoom made here
+    assert [m["display_toolbar"] for m in _models(state, "FigureModel")] == [False]
+    (toolbar,) = _models(state, "ToolbarModel")
+    assert toolbar["_panzoom"].startswith("IPY_MODEL_")
+    # no kernel: no kernel-side tooltip widget
     assert not [m for m in _models(state, "HTMLModel") if "roofline-tooltip" in m.get("_dom_classes", [])]
     assert not list(tmp_path.glob(".*.part"))
 

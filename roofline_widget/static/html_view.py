@@ -197,6 +197,9 @@ def _figure(picture: WidgetPicture, point_marks: list) -> bq.Figure:
               if not name.startswith("_") and name not in ("marks", "interaction", "layout")}
     layout = {name: getattr(plot.layout, name) for name in ("width", "min_width", "height", "max_width")
               if getattr(plot.layout, name) is not None}
+    # the figure's own hover toolbar makes its pan-zoom in the front end, which a page without a
+    # kernel cannot: the page's toolbar (shared_view) holds one made here instead
+    traits["display_toolbar"] = False
     figure = bq.Figure(marks=[*copies, *point_marks], layout=widgets.Layout(**layout), **traits)
     figure.add_class("roofline-figure")  # as the widget's (the browser tests find it by it)
     return figure
