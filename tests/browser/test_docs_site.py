@@ -31,7 +31,7 @@ pytestmark = pytest.mark.browser
 #: Guide and gallery pages and the least number of pictures each shows.
 PAGES_WITH_PICTURES = {
     "guide/reading": 1, "guide/ceilings": 1, "guide/hierarchical": 2, "guide/compare": 2,
-    "guide/ranks": 1, "gallery/thread-scaling": 1, "index": 1, "guidance": 2,
+    "guide/ranks": 1, "gallery/thread-scaling": 1, "index": 1, "guidance": 2, "guide/sharing": 1,
 }
 
 
