@@ -135,7 +135,7 @@ thread per socket, so the sum is the socket total); intensity = GFLOP/s / GB/s.
 }
 
 _HELP = {
-    "plot": "draw the static roofline figure (PNG, SVG, PDF) and write its data",
+    "plot": "draw the roofline figure (PNG, SVG, PDF, or an HTML page) and write its data",
     "compare": "per-region speed-up and changes between two runs; a regression gate",
     "check": "LIKWID's STAT sums and the sanity checks; exit 1 when anything is found",
     "machine": "the machine's ceilings from likwid-bench logs, with provenance",
