@@ -53,6 +53,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 #: Imports against the tiers, each with its reason: (importer, imported) -> why.
 LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("views", "static"): "View.save writes through static.output_files (atomic writes)",
+    ("widget", "static"): ("RooflineWidget.save_html is static.html_export.save_html (the page "
+                           "is written through static.output_files)"),
     ("roofs", "look"): ("Roofline._repr_html_ shows look.ceiling_lines' ceilings table "
                            "(imported when displayed)"),
     ("points", "analysis"): ("points_dataframe(guidance=...) adds analysis.guidance's columns "

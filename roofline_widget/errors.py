@@ -24,6 +24,7 @@ __all__ = [
     "EngineFallbackWarning",
     "HDF5DamagedError",
     "HDF5NotSupportedError",
+    "HtmlScriptsError",
     "LikwidFormatError",
     "LikwidReadWarning",
     "MachineError",
@@ -190,6 +191,15 @@ class OutputPathError(RooflineError, ValueError):
                         for path, kind, reason in self.problems)
         files = len({(path, kind) for path, kind, _ in self.problems})
         super().__init__(f"cannot write {files} output file(s); nothing was written:{lines}")
+
+
+class HtmlScriptsError(RooflineError, FileNotFoundError):
+    """A script the HTML export inlines is not installed; the message says how to get it.
+
+    The HTML widget manager and RequireJS are downloaded when the package is
+    built (``hatch_build.py``); bqplot's, bqscales' and bqplot-gl's bundles come
+    with those Python packages.
+    """
 
 
 class SettingError(RooflineError, ValueError):

@@ -77,6 +77,8 @@ examples:
   {PROGRAM} plot l2.txt l3.txt mem_dp.txt --levels L2 L3 MEM --data levels.json
   # before and after: arrows from each region's baseline point
   {PROGRAM} plot after.txt --baseline before.txt -o compare.pdf
+  # one self-contained page to share: hover, zoom, region and rank toggles, offline
+  {PROGRAM} plot run.txt -o report.html --ceilings bench_logs/
 
 Without peaks or --ceilings the largest observation is the ceiling and is labelled
 empirical: useful to compare regions, never a machine limit.
@@ -145,7 +147,7 @@ thread per socket, so the sum is the socket total); intensity = GFLOP/s / GB/s.
 }
 
 _HELP = {
-    "plot": "draw the static roofline figure (PNG, SVG, PDF) and write its data",
+    "plot": "draw the roofline figure (PNG, SVG, PDF, or an HTML page) and write its data",
     "compare": "per-region speed-up and changes between two runs; a regression gate",
     "check": "LIKWID's STAT sums and the sanity checks; exit 1 when anything is found",
     "machine": "the machine's ceilings from likwid-bench, ERT or rocprof-compute files, with provenance",
@@ -334,8 +336,8 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     plot = _subparser(commands, "plot")
     plot.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
     plot.add_argument("-o", "--output", default="roofline.png", metavar="IMAGE",
-                      help="the image; its suffix names the format: .png, .svg, .pdf, ... "
-                           "(default: roofline.png)")
+                      help="the image; its suffix names the format: .png, .svg, .pdf, ..., or "
+                           ".html: one interactive page that opens offline (default: roofline.png)")
     plot.add_argument("--data", metavar="TABLE",
                       help="also write the plotted data: .csv, .json or .parquet")
     plot.add_argument("--separate", action="store_true",

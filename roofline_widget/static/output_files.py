@@ -32,6 +32,7 @@ from roofline_widget.errors import OutputPathError
 __all__ = [
     "DATA",
     "DATA_SUFFIXES",
+    "HTML_FORMATS",
     "IMAGE",
     "OutputTarget",
     "check_targets",
@@ -43,6 +44,8 @@ __all__ = [
 
 #: The two kinds of output file.
 IMAGE, DATA = "image", "data"
+#: Image suffixes written as one interactive HTML page (static/html_export.py), not by matplotlib.
+HTML_FORMATS = ("html", "htm")
 #: Data formats and the file suffixes each is written under.
 DATA_SUFFIXES = {"csv": (".csv",), "json": (".json",), "parquet": (".parquet", ".pq")}
 #: Which packages a data format needs (any one of them).
@@ -112,13 +115,18 @@ def data_target(path, data_format: str) -> OutputTarget:
 
 def _format_problem(target: OutputTarget) -> str | None:
     suffix = target.path.suffix.lower()
+    if target.kind == IMAGE and target.format in HTML_FORMATS:
+        from roofline_widget.static.html_scripts import missing_scripts
+
+        return missing_scripts()
     if target.kind == IMAGE:
         formats = image_formats()
         if not formats:
             return "writing an image needs matplotlib: pip install 'roofline-widget[static]'"
         if target.format not in formats:
             return (f"cannot write a {target.format or 'suffix-less'} image; matplotlib "
-                    f"writes {', '.join('.' + f for f in formats)} here")
+                    f"writes {', '.join('.' + f for f in formats)} here, and .html is an "
+                    "interactive page")
         return None
     if target.kind != DATA:
         return None  # another kind (a saved view): any suffix

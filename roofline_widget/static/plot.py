@@ -47,6 +47,8 @@ from roofline_widget.static.exports import (
     image_writer,
     records,
 )
+from roofline_widget.static.html_export import write_html
+from roofline_widget.static.html_plot import plot_widget
 from roofline_widget.static.levels import draw_levels, level_findings, level_points
 from roofline_widget.static.payload import DEFAULT_CMAP, build_payload, no_points_error
 
@@ -95,7 +97,11 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         Image to write, in the format its suffix names (any matplotlib can
         write: ``.png``, ``.svg``, ``.pdf``, ...,
         :func:`~roofline_widget.static.output_files.image_formats`); matplotlib
-        backend only.
+        backend only.  Or ``.html``: one self-contained, interactive page that
+        opens offline (either backend, no matplotlib needed): the
+        :class:`~roofline_widget.RooflineWidget` of these arguments, written by
+        its ``save_html``; the widget is then ``payload["widget"]`` and
+        ``payload["figure"]`` its bqplot Figure.
     show : bool
         Display the figure (in a notebook).
     verbose : bool
@@ -195,18 +201,20 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         For the matplotlib backend without matplotlib.
     """
     targets = check_arguments(backend, filepath, data_filepath, data_format)
-    if baseline is not None and backend != "matplotlib":
+    page = targets.get(output_files.IMAGE)  # an .html file: the widget's page (html_export.py)
+    page = page if page is not None and page.format in output_files.HTML_FORMATS else None
+    if baseline is not None and backend != "matplotlib" and page is None:
         raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
                                   "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
     request = Selection.of(selection, **keywords)
     chained = chained_sums(profiling_data, baseline=baseline,
-                           chain=chain and backend == "matplotlib")
+                           chain=chain and (backend == "matplotlib" or page is not None))
     sums, baseline = chained.sums, chained.baseline
     selected = sums.select(request)
     selected.warn()
     if selected.points.empty:
         raise no_points_error(selected, request.flops_metric, request.bandwidth_metric)
-    level_frame = level_points(sums, levels, backend=backend,
+    level_frame = level_points(sums, levels, backend="matplotlib" if page else backend,
                                selection=selected.selection)  # memory levels (static/levels.py)
     comparison = None if baseline is None else static_compare.comparison_frame(
         baseline, sums, selection=selected.selection, match=match)
@@ -225,7 +233,7 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         level_frame if level_frame is not None else table.iloc[:0], comparison)
     ranges = axis_ranges(table, roofline, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
                          bulk=bulk)
-    note = no_flop_work_text(no_flop, NO_FLOP_WHERE[backend])
+    note = no_flop_work_text(no_flop, NO_FLOP_WHERE["bqplot" if page else backend])
     hardware_note = beyond_hardware_text(basis, roofline)
     payload = build_payload(sums, selected, roofline, table, no_flop, note, ranges[0], cmap,
                             chain=chained.chain is not None)
@@ -234,7 +242,13 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     colour_column, colour_map = payload["colour_by"], payload["point_colors"]
-    if backend == "matplotlib":
+    if page is not None:  # the widget of these arguments draws the page
+        widget = plot_widget(profiling_data, selected.selection, ceilings=ceilings,
+                             peak_flops=peak_flops, peak_bandwidth=peak_bandwidth, levels=levels,
+                             baseline=baseline, match=match, chain=chain)
+        _add_rows(payload, sums, roofline, comparison, level_frame, selected.selection)
+        payload["widget"], figure, shown = widget, widget.figure.plot, widget
+    elif backend == "matplotlib":
         figure = matplotlib_figure.draw(
             table, roofline, ranges, colour_column, colour_map, selected.flops_metric,
             selected.bandwidth_metric, note, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
@@ -261,7 +275,8 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     writes = []
     if output_files.IMAGE in targets:
         image = targets[output_files.IMAGE]
-        writes.append((image, image_writer(figure, image.format)))
+        writes.append((image, image_writer(figure, image.format) if page is None
+                       else lambda path: write_html(payload["widget"], path)))
     if output_files.DATA in targets:
         data = targets[output_files.DATA]
         writes.append((data, data_writer(data.format, table, payload)))
@@ -273,6 +288,16 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     if show:
         _show(shown)
     return payload
+
+
+def _add_rows(payload: dict, sums, roofline: Roofline, comparison, level_frame, selection) -> None:
+    """The comparison and memory-level rows of a plot, as the matplotlib backend gives them."""
+    if comparison is not None:
+        payload["comparison"] = comparison
+    if level_frame is not None:
+        findings = level_findings(sums, level_frame, roofline, selection=selection)
+        payload["levels"] = records(roofline.classify(level_frame))
+        payload["level_findings"] = records(findings)
 
 
 def _bqplot_view(figure, legend):

@@ -21,6 +21,7 @@ from traitlets import observe
 
 from roofline_widget.points.chained import chained_sums
 from roofline_widget.roofs.roofline import Roofline
+from roofline_widget.static import html_export
 from roofline_widget.views import View
 from roofline_widget.widget.advice import WidgetGuidance
 from roofline_widget.widget.controls import RooflineControls
@@ -155,6 +156,7 @@ class RooflineWidget(RooflineTraits):
     >>> len(w.to_dataframe())
     2
     """
+    save_html = html_export.save_html  # save_html(path, title=None): a page needing no kernel
 
     def __init__(self, data, *, ceilings=(), match=None, view=None, engine: str = "auto",
                  chain: bool = True, theoretical: bool = False, **options) -> None:
