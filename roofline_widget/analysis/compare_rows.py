@@ -139,6 +139,7 @@ class _Rows:
         self.sorted = pairs[self.order]
 
     def find(self, runs: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """The row of each (run, code) pair, -1 where there is none."""
         wanted = runs * self.n_codes + codes
         if not len(self.sorted):
             return np.full(len(wanted), -1, dtype=np.int64)
@@ -201,8 +202,7 @@ class _Pairs:
     key_row: np.ndarray  # the row whose key (region, rank, device) the comparison row has
 
 
-def _pairs(table: pd.DataFrame, runs: np.ndarray, codes: np.ndarray, rows: _Rows,
-           n_runs: int) -> _Pairs:
+def _pairs(runs: np.ndarray, codes: np.ndarray, rows: _Rows, n_runs: int) -> _Pairs:
     step, before, after = _step_rows(runs, codes, rows, n_runs)
     return _Pairs(step, {"before": (before, step - 1), "after": (after, step)},
                   np.where(before >= 0, before, after))
@@ -266,7 +266,7 @@ def comparison_rows(sides: SideTable, chain: bool, metrics: dict[str, str]) -> p
     runs = table["run"].to_numpy(dtype=np.int64)
     codes, n_codes = _codes(table, ["key", "rank", "device"])
     rows = _Rows(runs, codes, n_codes)
-    pairs = _pairs(table, runs, codes, rows, len(labels))
+    pairs = _pairs(runs, codes, rows, len(labels))
     performance = {suffix: ~np.isnan(_take(table[schema.PERFORMANCE].to_numpy(dtype=float), side))
                    for suffix, (side, _) in pairs.sides.items()}
     placed_before, placed_after = performance["before"], performance["after"]
