@@ -113,15 +113,18 @@ def _ceiling_lines(ceilings: list[dict], ridge_point: float) -> list[str]:
 # --------------------------------------------------------------------------
 def plot(args: argparse.Namespace) -> Outcome:
     """``roofline-widget plot``: the static figure, its data, SVG hover titles."""
-    from roofline_widget import machine_roofline, plot_roofline
+    from roofline_widget import plot_roofline
 
     runs: LikwidRun | list[LikwidRun]
     if args.separate:
         runs = [read_likwid(path, format=args.format) for path in args.files]
     else:
         runs = read_run(args.files, args.format)
-    ceilings = machine_roofline(bench_files(args.ceilings), peak_flops=args.peak_flops) \
-        if args.ceilings else None
+    ceilings = None
+    if args.ceilings:
+        from roofline_widget import machine_roofline
+
+        ceilings = machine_roofline(bench_files(args.ceilings), peak_flops=args.peak_flops)
     baseline = read_run(args.baseline, args.format) if args.baseline else None
     data_format = Path(args.data).suffix.lstrip(".").lower() if args.data else "csv"
     payload = plot_roofline(
