@@ -47,8 +47,6 @@ from roofline_widget.static.exports import (
     image_writer,
     records,
 )
-from roofline_widget.static.html_export import write_html
-from roofline_widget.static.html_plot import plot_widget
 from roofline_widget.static.levels import draw_levels, level_findings, level_points
 from roofline_widget.static.payload import DEFAULT_CMAP, build_payload, no_points_error
 
@@ -242,7 +240,10 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     colour_column, colour_map = payload["colour_by"], payload["point_colors"]
-    if page is not None:  # the widget of these arguments draws the page
+    if page is not None:  # the widget of these arguments draws the page (ipywidgets loaded here)
+        from roofline_widget.static.html_export import write_html
+        from roofline_widget.static.html_plot import plot_widget
+
         widget = plot_widget(profiling_data, selected.selection, ceilings=ceilings,
                              peak_flops=peak_flops, peak_bandwidth=peak_bandwidth, levels=levels,
                              baseline=baseline, match=match, chain=chain)
