@@ -29,7 +29,7 @@ import render_likwid
 from roofline_widget import RooflineWidget, plot_roofline, read_likwid, sample_path, sanity_check
 from roofline_widget.analysis.levels import hierarchical_points
 from roofline_widget.analysis.sanity import flagged_points, merge_findings
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.static.levels import FINDING_GID
 from roofline_widget.widget.html import ring_tooltip_html
 from roofline_widget.widget.layers import levels as levels_layer

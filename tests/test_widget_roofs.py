@@ -15,7 +15,7 @@ import pytest
 from wild_samples import MILAN_LOGS
 
 from roofline_widget import RooflineWidget, machine_roofline, plot_roofline, sample_path
-from roofline_widget.ceilings import ComputeRoof
+from roofline_widget.roofs.roofline import ComputeRoof
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 EMPIRICAL_NOTE = "empirical ceilings are the largest observation"

@@ -1,4 +1,4 @@
-"""Readers: LIKWID output files, Nsight Compute exports and scope-profiler results to :class:`LikwidRun`.
+"""Readers: LIKWID output, GPU profiler exports, points tables and scope-profiler results to :class:`LikwidRun`.
 
 :func:`read_likwid` reads one run (a file, or the files of one run); :func:`as_runs` turns
 anything the public functions take into runs.  Both consult the one registry of formats,
@@ -10,6 +10,9 @@ anything the public functions take into runs.  Both consult the one registry of 
 * :mod:`.likwid_csv` -- likwid-perfctr ``-O``/``-o file.csv`` output and likwid-mpirun CSV;
 * :mod:`.ncu` -- Nsight Compute CSV exports (GPU kernels), all files of one call read
   together so that their profiling passes are joined;
+* :mod:`.rocprof` -- rocprof-compute workloads (AMD GPU kernels): a folder, or its
+  ``pmc_perf.csv`` with ``sysinfo.csv`` beside it;
+* :mod:`.points_table` -- tables of roofline points (a DataFrame, a CSV or Parquet file);
 * :mod:`.scope` -- scope-profiler ``ProfilingResults`` and HDF5 files;
 * :mod:`.bench` -- likwid-bench results, as measured ceilings.
 """
@@ -24,6 +27,7 @@ from roofline_widget.io.formats import (
     format_named,
     is_scope_results,
     markers,
+    sniffed,
     text_format,
 )
 from roofline_widget.io.inputs import RunInput, run_inputs
@@ -81,7 +85,9 @@ class _Part:
 def _read_one(file_or_path, fmt=None, engine: str = "auto") -> LikwidRun | _Part:
     """One file, without warning (what one worker does; :func:`read_likwid` warns): a run, or
     a part of the run its format reads the files of one call into."""
-    if fmt is not None and fmt.marker is None:  # a binary format
+    if fmt is None and not isinstance(file_or_path, TextFile):
+        fmt = sniffed(file_or_path)  # a points table, a rocprof-compute workload
+    if fmt is not None and fmt.marker is None:  # a binary or sniffed format
         return fmt.read(file_or_path, None, engine)
     file = file_or_path if isinstance(file_or_path, TextFile) else TextFile(file_or_path)
     scan = file.scan(markers())
@@ -106,7 +112,7 @@ def _joined(results: list) -> list[LikwidRun]:
 
 def read_likwid(path_or_paths, *, label: str | None = None,
                 format: str | None = None, executor=None, engine: str = "auto") -> LikwidRun:
-    """Read one run of LIKWID output (or Nsight Compute exports) into a :class:`LikwidRun`.
+    """Read one run of LIKWID output (or GPU profiler exports) into a :class:`LikwidRun`.
 
     The format is told by the content, not the file name (:mod:`roofline_widget.io.formats`):
     text tables of LIKWID 3.x to 5.x (marker mode ``-m`` and wrapper mode), likwid-perfctr CSV
@@ -117,7 +123,9 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     the groups of one job in one log (a MEM_DP and a FLOPS_DP run in a slurm file) are joined,
     while runs that measure the same regions again (a scaling study, a sweep, repetitions
     appended to one log) are told apart (:mod:`roofline_widget.io.runs`).  Files may be gzip,
-    bz2 or xz compressed; text and CSV are read in pieces.
+    bz2 or xz compressed; text and CSV are read in pieces.  rocprof-compute workloads (a folder,
+    or its ``pmc_perf.csv``: AMD GPU kernels, see :func:`~roofline_widget.io.rocprof.read_rocprof`)
+    and tables of roofline points (:mod:`roofline_widget.io.points_table`) are recognised too.
 
     Parameters
     ----------
@@ -129,8 +137,8 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     label : str, optional
         Name of the run in plots and tables; defaults to the (first) file's stem.
     format : str, optional
-        One of :data:`FORMATS` (``"text"``, ``"csv"``, ``"scope-h5"``, ``"ncu"``), for every
-        file; a text format is told from each file's content when None.
+        One of :data:`FORMATS` (``"text"``, ``"csv"``, ``"scope-h5"``, ``"rocprof"``,
+        ``"ncu"``), for every file; told from each file's content when None.
     executor : optional
         Read the files in parallel on it: a ``concurrent.futures`` executor, a dask
         ``distributed.Client`` or anything with ``submit``/``map``
@@ -167,9 +175,10 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     >>> run.regions
     ['Setup', 'Solve']
     >>> read_likwid(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"), format="xml")
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: unknown format 'xml'; valid formats: 'text', 'csv', 'scope-h5', 'ncu' (or None to detect it)
+    ValueError: unknown format 'xml'; valid formats: 'text', 'csv', 'scope-h5', 'rocprof', ...
     """
     fmt = format_named(format)
     check_executor(executor)

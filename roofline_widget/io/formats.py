@@ -5,14 +5,18 @@ bytes, or a line of its text wherever it is), how it is read, which sums engine 
 runs (:mod:`roofline_widget.points.engines.dispatch` names them) and which extra its reader
 needs.  :data:`REGISTRY` holds them all; :func:`identify` tells an object or a binary file,
 :func:`text_format` a text file from what its first pass found
-(:class:`~roofline_widget.io.stream.Scan`).  Adding a format is adding one record (an Nsight
-Compute layout, rocprof's ``pmc_perf.csv``, a DataFrame of points, a ceiling file):
+(:class:`~roofline_widget.io.stream.Scan`), :func:`sniffed` a file told by a look at it before
+it is read.  Adding a format is adding one record (an Nsight Compute layout, rocprof's
+``pmc_perf.csv``, a DataFrame of points, a ceiling file):
 
 * a text file: ``marker`` (a line that tells it, anywhere: the first pass looks for it),
   ``read(file, scan)`` (a run, or a part that ``join`` makes one run of with the other parts
   of one call: the passes of ``ncu``);
 * a binary file: ``magic`` (its first bytes), ``read(path, label, engine)``;
-* an object: ``takes(obj)``, ``read(obj)``;
+* a file (or folder) told before it is read: ``sniff(path)`` (a points table's header, a
+  rocprof-compute workload folder), ``read(path, label, engine)``;
+* an object: ``takes(obj)``, ``read(obj)``; ``split(obj)``, its runs when it is given alone
+  (a DataFrame of points: one run per ``file`` label);
 * ``produces``: ``"run"`` (a :class:`~roofline_widget.model.LikwidRun`), or another kind of
   result (``"ceilings"``) for the readers that take that.
 """
@@ -29,15 +33,22 @@ from roofline_widget.io.likwid_csv import parse_csv
 from roofline_widget.io.likwid_text import parse_text
 from roofline_widget.io.ncu import ncu_run, parse_ncu
 from roofline_widget.io.ncu.export import HEADER as NCU_HEADER
-from roofline_widget.io.opener import HDF5_MAGIC, is_file_like, peek, source_name
+from roofline_widget.io.opener import HDF5_MAGIC, PathOrBuffer, is_file_like, peek, source_name
 from roofline_widget.io.parsed import run_from
+from roofline_widget.io.points_table import (
+    is_points_file,
+    is_points_frame,
+    points_table_runs,
+    read_points_table,
+)
+from roofline_widget.io.rocprof import is_rocprof_path
 from roofline_widget.io.stream import MARKERS, Scan, TextFile
 from roofline_widget.io.topology import parse_topology
 from roofline_widget.model import LikwidRun
 
-__all__ = ["CSV", "FORMATS", "NCU", "REGISTRY", "RUN", "SCOPE_H5", "SCOPE_RESULTS", "TEXT",
-           "Format", "detect_format", "format_named", "identify", "is_scope_results", "markers",
-           "text_format"]
+__all__ = ["CSV", "FORMATS", "NCU", "POINTS_FRAME", "POINTS_TABLE", "REGISTRY", "ROCPROF", "RUN",
+           "SCOPE_H5", "SCOPE_RESULTS", "TEXT", "Format", "detect_format", "format_named",
+           "identify", "is_scope_results", "markers", "sniffed", "text_format"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,7 +63,7 @@ class Format:
         What it is, for messages.
     read : callable
         How it is read: ``(file, scan)`` for a text format, ``(path, label, engine)`` for a
-        binary one, ``(obj)`` for objects.
+        binary or sniffed one, ``(obj)`` for objects.
     engine : str
         The sums engine of its runs.
     extra : str or None
@@ -61,6 +72,9 @@ class Format:
         Whether an object is of this format.
     magic : bytes or None
         The first bytes of a file of this format.
+    sniff : callable or None
+        Whether a path is of this format, told before it is read (checked, in
+        :data:`REGISTRY`'s order, before the text formats when no format is given).
     marker : (re.Pattern, tuple of str) or None
         A line that tells a text file of this format wherever it is: a pattern anchored at a
         line start, and the texts such a line starts with.
@@ -70,6 +84,10 @@ class Format:
         Makes one run of the parts ``read`` gave for the files of one call.
     produces : str
         ``"run"``, or what else its reader gives.
+    named : bool
+        Whether ``format=`` takes its name (False: told by its content only).
+    split : callable or None
+        The runs of an object of this format given alone (not in a list of runs).
     """
 
     name: str
@@ -79,10 +97,13 @@ class Format:
     extra: str | None = None
     takes: Callable[[object], bool] | None = None
     magic: bytes | None = None
+    sniff: Callable[[PathOrBuffer], bool] | None = None
     marker: tuple[re.Pattern, tuple[str, ...]] | None = None
     precedence: int = 0
     join: Callable[[list], LikwidRun] | None = None
     produces: str = "run"
+    named: bool = True
+    split: Callable[[object], list[LikwidRun]] | None = None
 
     def __repr__(self) -> str:
         return f"<Format {self.name!r}: {self.description}>"
@@ -124,6 +145,11 @@ def _read_scope_h5(path_or_buffer, label: str | None, engine: str) -> LikwidRun:
     return read_scope_h5(path_or_buffer, label, engine=engine)
 
 
+def _read_rocprof(path_or_folder, label: str | None, engine: str) -> LikwidRun:
+    from roofline_widget.io.rocprof import rocprof_workload
+    return rocprof_workload(path_or_folder, label=label)
+
+
 def _from_scope_profiler(results) -> LikwidRun:
     from roofline_widget.io.scope.objects import from_scope_profiler
     return from_scope_profiler(results)
@@ -135,18 +161,26 @@ CSV = Format("csv", "likwid-perfctr or likwid-mpirun CSV (-O)", _likwid_run(pars
              marker=MARKERS["csv"], precedence=1)
 SCOPE_H5 = Format("scope-h5", "a scope-profiler HDF5 file", _read_scope_h5, engine="scope-h5",
                   extra="hdf5", magic=HDF5_MAGIC)
+POINTS_TABLE = Format("points-table", "a CSV or Parquet table of roofline points",
+                      lambda path, label, engine: read_points_table(path, label),
+                      sniff=is_points_file, named=False)
+ROCPROF = Format("rocprof", "a rocprof-compute workload (a folder, or its pmc_perf.csv)",
+                 _read_rocprof, sniff=is_rocprof_path)
 NCU = Format("ncu", "an Nsight Compute CSV export (ncu --csv)",
              lambda file, scan: parse_ncu(file.text(scan), file.name),
              marker=(NCU_HEADER, ('"ID","Process ID",',)), precedence=0,
              join=lambda exports: ncu_run(exports))
 RUN = Format("run", "a LikwidRun", lambda run: run, takes=lambda obj: isinstance(obj, LikwidRun))
+POINTS_FRAME = Format("points-frame", "a pandas DataFrame of roofline points", read_points_table,
+                      takes=is_points_frame, split=points_table_runs)
 SCOPE_RESULTS = Format("scope-results", "scope-profiler ProfilingResults", _from_scope_profiler,
                        engine="scope-results", extra="scope", takes=is_scope_results)
 
 #: Every format the package reads.
-REGISTRY: tuple[Format, ...] = (TEXT, CSV, SCOPE_H5, NCU, RUN, SCOPE_RESULTS)
+REGISTRY: tuple[Format, ...] = (TEXT, CSV, SCOPE_H5, POINTS_TABLE, ROCPROF, NCU, RUN, POINTS_FRAME,
+                                SCOPE_RESULTS)
 #: The file formats :func:`~roofline_widget.read_likwid` takes as ``format=``.
-FORMATS = tuple(f.name for f in REGISTRY if f.takes is None and f.produces == "run")
+FORMATS = tuple(f.name for f in REGISTRY if f.takes is None and f.produces == "run" and f.named)
 _TEXT_FORMATS = sorted((f for f in REGISTRY if f.marker is not None), key=lambda f: f.precedence)
 
 
@@ -170,6 +204,11 @@ def format_named(name: str | None) -> Format | None:
         raise ValueError(f"unknown format {name!r}; valid formats: "
                          f"{', '.join(map(repr, FORMATS))} (or None to detect it)")
     return found
+
+
+def sniffed(path_or_buffer: PathOrBuffer) -> Format | None:
+    """The format of a path told before it is read (:attr:`Format.sniff`), or None."""
+    return next((f for f in REGISTRY if f.sniff is not None and f.sniff(path_or_buffer)), None)
 
 
 def identify(item: object) -> Format | None:

@@ -16,6 +16,10 @@ runs reads a list as runs: :func:`~roofline_widget.read_likwid` takes one run
 run per file).  :func:`run_inputs` applies the rule (``one_run=True`` for a function that
 takes one run); nothing else reads an argument.
 
+A pandas DataFrame is a table of roofline points (:mod:`roofline_widget.io.points_table`):
+given alone, its runs, one per ``file`` label; in a list of runs, one run (the runs of one file
+as one run of several).
+
 A mapping is refused (``TypeError``): runs are labelled by their own label;
 ``compare_points`` takes ``{label: run}`` itself.
 """
@@ -26,7 +30,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from roofline_widget.io.formats import Format, identify
+from roofline_widget.io.formats import RUN, Format, identify
 from roofline_widget.io.opener import is_file_like
 
 __all__ = ["RunInput", "run_inputs"]
@@ -89,8 +93,11 @@ def _one_run(item: object, keep: tuple[type, ...]) -> RunInput:
     if keep and isinstance(item, keep):
         return RunInput((item,), given=True)
     fmt = identify(item)
-    if fmt is not None:
-        return RunInput((item,), fmt)
+    return RunInput((item,), fmt) if fmt is not None else _files_of(item)
+
+
+def _files_of(item: object) -> RunInput:
+    """A run of text files: one file, or a list of them; a ``TypeError`` for anything else."""
     if _is_file(item):
         return RunInput((item,))
     if _is_list(item):
@@ -131,8 +138,15 @@ def run_inputs(data: object, keep: tuple[type, ...] = (), *, one_run: bool = Fal
         if not _is_list(data):
             raise TypeError(_NOT_A_FILE.format(what=type(data).__name__, value=repr(data)[:80]))
         return [RunInput(_files(data))]  # type: ignore[arg-type]
-    if not _is_list(data) or (keep and isinstance(data, keep)) or identify(data) is not None:
-        return [_one_run(data, keep)]
+    if keep and isinstance(data, keep):
+        return [RunInput((data,), given=True)]
+    fmt = identify(data)
+    if fmt is not None and fmt.split is not None:  # a DataFrame of points: its runs
+        return [RunInput((run,), RUN) for run in fmt.split(data)]
+    if fmt is not None:
+        return [RunInput((data,), fmt)]
+    if not _is_list(data):
+        return [_files_of(data)]
     items = list(data)  # type: ignore[call-overload]
     if not items:
         raise ValueError("no runs given")

@@ -3,20 +3,23 @@
 The points, roofs, ceiling labels, tooltip and interactions are those of
 :class:`~roofline_widget.widget.figure.RooflineFigure` (the same look, the
 same axis ranges); the colours are the plot's colormap, the legend the
-widget's (escaped) HTML legend.
+widget's (escaped) HTML legend.  The widget's modules (ipywidgets, bqplot)
+are imported by :func:`draw`, so a matplotlib plot never loads them.
 """
 
 from __future__ import annotations
 
-import ipywidgets as widgets
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.texts import figure_title
-from roofline_widget.widget.figure import RooflineFigure
-from roofline_widget.widget.figure_state import FigureState
-from roofline_widget.widget.html import legend_html
-from roofline_widget.widget.state import UpdateGuard
+from roofline_widget.roofs.roofline import Roofline
+
+if TYPE_CHECKING:  # the widget's modules load ipywidgets and bqplot: imported when drawing
+    import ipywidgets as widgets
+
+    from roofline_widget.widget.figure import RooflineFigure
 
 __all__ = ["NO_FLOP_WHERE", "draw"]
 
@@ -45,6 +48,13 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
     (RooflineFigure, ipywidgets.HTML)
         The figure (``figure.plot`` is the bqplot Figure) and the legend.
     """
+    import ipywidgets as widgets
+
+    from roofline_widget.widget.figure import RooflineFigure
+    from roofline_widget.widget.figure_state import FigureState
+    from roofline_widget.widget.html import legend_html
+    from roofline_widget.widget.state import UpdateGuard
+
     figure = RooflineFigure(UpdateGuard())
     keys = list(colour_map)
     figure.set_palette([colour_map[key] for key in keys])

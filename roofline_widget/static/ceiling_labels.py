@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from roofline_widget.escaping import matplotlib_text
 from roofline_widget.look.ceiling_lines import CeilingLine
 from roofline_widget.look.colors import line_color
 from roofline_widget.look.log_axes import visible_part
@@ -174,7 +175,7 @@ class _Placer:
 
 def _annotation(axes, line: CeilingLine, spot: _Spot, number: int):
     return axes.annotate(
-        line.text, spot.anchor, xytext=spot.offset, textcoords="offset points",
+        matplotlib_text(line.text), spot.anchor, xytext=spot.offset, textcoords="offset points",
         rotation=spot.angle, rotation_mode="anchor", ha=spot.ha, va=spot.va,
         fontsize=CEILING_LABEL_SIZE, color=line_color(line.kind, line.roof.device), zorder=4,
         annotation_clip=False, gid=f"{CEILING_LABEL_GID}-{number}")

@@ -17,9 +17,12 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.levels import LEVELS, select_levels
 from roofline_widget.analysis.sanity import checkable_roofs, flagged_points, sanity_check
+from roofline_widget.errors import SettingError
 from roofline_widget.look.colors import FINDING_COLOR, OTHER_COLOR
 from roofline_widget.look.markers import CIRCLE, LEVEL_MARKERS
 from roofline_widget.points import Selection
+from roofline_widget.settings import check
+from roofline_widget.settings.rules import levels_in_data
 from roofline_widget.static.matplotlib_figure import draw_legend
 
 __all__ = ["FINDING_GID", "LEVEL_GID", "draw_levels", "level_findings", "level_points"]
@@ -49,23 +52,22 @@ def level_points(sums, levels, *, backend: str, selection: Selection) -> pd.Data
 
     Raises
     ------
+    SettingError
+        (a ``ValueError``) For a level that is none of L1, L2, L3, MEM, or one
+        not measured in the data.
     ValueError
-        For the bqplot backend, a level not measured in the data, or levels
-        without any placed point.
+        For the bqplot backend, or levels without any placed point.
     """
     if not levels:
         return None
-    if isinstance(levels, str):
-        levels = [levels]
+    levels = check("levels", levels)
     if backend != "matplotlib":
         raise ValueError(f"levels= is drawn by the matplotlib backend only, not {backend!r}; "
                          "use backend='matplotlib' or RooflineWidget(data, levels=...)")
     chosen = select_levels(sums, selection=selection)
-    unknown = [level for level in levels if level not in chosen.levels]
-    if unknown:
-        measured = [level for level in LEVELS if level in chosen.levels]
-        raise ValueError(f"unknown memory level(s) {unknown}; levels measured in the data: "
-                         f"{measured}")
+    problem = levels_in_data(levels, [level for level in LEVELS if level in chosen.levels])
+    if problem:
+        raise SettingError(problem)
     chosen.left_out = chosen.left_out[chosen.left_out["level"].astype(str).isin(levels)]
     chosen.warn(stacklevel=4)
     frame = chosen.points[chosen.points["level"].astype(str).isin(levels)]

@@ -16,21 +16,26 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
+from roofline_widget.escaping import matplotlib_text
 from roofline_widget.look.ceiling_lines import CeilingLine, ceiling_lines
 from roofline_widget.look.colors import line_color
 from roofline_widget.look.log_axes import log_ticks, tick_text
 from roofline_widget.look.no_flop import pinned, split_flop_work
 from roofline_widget.look.texts import X_LABEL, Y_LABEL, figure_title
+from roofline_widget.roofs.hardware_bounds import beyond_hardware
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.static.ceiling_labels import label_ceilings
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
-__all__ = ["CEILING_GID", "NO_FLOP_WHERE", "draw", "draw_legend", "plain_log_ticks"]
+__all__ = ["CEILING_GID", "NOTES_GID", "NO_FLOP_WHERE", "draw", "draw_legend", "plain_log_ticks"]
 
 #: The matplotlib gid (SVG id) of a ceiling's line: ``f"{CEILING_GID}-{n}"`` for the n-th row
 #: of the ceilings table (``look.ceiling_lines.ceiling_rows``, ``payload["ceiling_table"]``).
 CEILING_GID = "roofline-ceiling"
+
+#: The matplotlib gid (SVG id) of the notes under the axes.
+NOTES_GID = "roofline-notes"
 
 #: Where the matplotlib figure shows the regions that do almost no FLOPs.
 NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
@@ -59,8 +64,8 @@ def _draw_notes(axes, notes: list[str]) -> None:
     """The notes under the axes, in one text, one line each (none: nothing drawn)."""
     text = "\n".join(filter(None, notes))
     if text:
-        axes.text(0.0, -0.12, text, transform=axes.transAxes, ha="left", va="top", fontsize=8,
-                  color="0.2", wrap=True)
+        axes.text(0.0, -0.12, matplotlib_text(text), transform=axes.transAxes, ha="left",
+                  va="top", fontsize=8, color="0.2", wrap=True, gid=NOTES_GID)
 
 
 def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
@@ -74,10 +79,11 @@ def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
         axes.plot(segment["x"], segment["y"], color=line_color(line.kind, line.roof.device),
                   linewidth=1.0, linestyle=":" if line.roof.empirical else "--", zorder=2,
                   gid=f"{CEILING_GID}-{number}")
-    for segment in segments:
+    for segment in segments:  # a theoretical compute roof: dashed
         if segment["kind"] == "roof":
             axes.plot(segment["x"], segment["y"], color=line_color("roof", segment["device"]),
-                      linewidth=2.0, label=segment["label"], zorder=3)
+                      linewidth=2.0, label=segment["label"], zorder=3,
+                      linestyle="--" if segment.get("theoretical") else "-")
 
 
 def draw_legend(axes, extra_handles=()) -> None:
@@ -85,11 +91,12 @@ def draw_legend(axes, extra_handles=()) -> None:
 
     It holds every labelled artist of ``axes`` (the roofline, the points, the
     baseline runs) and ``extra_handles`` (the memory levels' markers); drawing
-    it again replaces it.
+    it again replaces it.  The labels are drawn as written (no mathtext).
     """
-    handles, _labels = axes.get_legend_handles_labels()
-    axes.legend(handles=[*handles, *extra_handles], fontsize=8, loc="upper left",
-                bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    handles, labels = axes.get_legend_handles_labels()
+    labels += [handle.get_label() for handle in extra_handles]
+    axes.legend([*handles, *extra_handles], [matplotlib_text(label) for label in labels],
+                fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
 def plain_log_ticks(axes) -> None:
@@ -144,12 +151,17 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
     axes = figure.add_subplot()
     ceilings, segments = ceiling_lines(roofline, ranges[0])
     _draw_lines(axes, roofline, ceilings, segments)
+    broken = beyond_hardware(bulk)  # a thread beyond its core: drawn hollow
     for key, colour in colour_map.items():
-        chosen = bulk[bulk[colour_column] == key]
-        if chosen.empty:
-            continue  # only points at the axis edge (_pin_no_flop labels them)
-        axes.scatter(chosen[schema.INTENSITY], chosen[schema.PERFORMANCE],
-                     color=colour, label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
+        mine = (bulk[colour_column] == key).to_numpy(dtype=bool)
+        chosen, hollow = bulk[mine & ~broken], bulk[mine & broken]
+        if len(chosen):  # none: only points at the axis edge (_pin_no_flop labels them)
+            axes.scatter(chosen[schema.INTENSITY], chosen[schema.PERFORMANCE], color=colour,
+                         label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
+        if len(hollow):
+            axes.scatter(hollow[schema.INTENSITY], hollow[schema.PERFORMANCE], s=36,
+                         facecolors="none", edgecolors=[colour], linewidths=1.4, zorder=4,
+                         label=f"{key} (beyond the hardware)")
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlim(*ranges[0])
@@ -162,7 +174,7 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
              np.concatenate([bulk[schema.PERFORMANCE].to_numpy(dtype=float),
                              np.asarray(more_points[1], dtype=float)]))
     label_ceilings(axes, ceilings, segments, drawn)
-    axes.set_xlabel(f"{X_LABEL}  ({flops_metric} / {bandwidth_metric})")
+    axes.set_xlabel(matplotlib_text(f"{X_LABEL}  ({flops_metric} / {bandwidth_metric})"))
     axes.set_ylabel(Y_LABEL)
     axes.set_title(figure_title(roofline.empirical))
     axes.grid(True, which="major", alpha=0.35)

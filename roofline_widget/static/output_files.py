@@ -12,9 +12,8 @@ temporary file in its own directory and moves them all into place with
 leaves no truncated file, no stray temporary file, and every file that was
 there before untouched.
 
-Region names come from users' code and may start like a formula (``=``,
-``+``, ``-``, ``@``): :func:`spreadsheet_safe` gives a CSV table whose text
-cells a spreadsheet shows as text (OWASP's advice on CSV injection).
+A CSV's cells are made safe for spreadsheets by
+:func:`roofline_widget.escaping.spreadsheet_safe` (the writer's job).
 """
 
 from __future__ import annotations
@@ -28,26 +27,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from roofline_widget.errors import OutputPathError
 
 __all__ = [
     "DATA",
     "DATA_SUFFIXES",
-    "FORMULA_STARTS",
+    "HTML_FORMATS",
     "IMAGE",
     "OutputTarget",
     "check_targets",
     "data_target",
     "image_formats",
     "image_target",
-    "spreadsheet_safe",
     "write_atomically",
 ]
 
 #: The two kinds of output file.
 IMAGE, DATA = "image", "data"
+#: Image suffixes written as one interactive HTML page (static/html_export.py), not by matplotlib.
+HTML_FORMATS = ("html", "htm")
 #: Data formats and the file suffixes each is written under.
 DATA_SUFFIXES = {"csv": (".csv",), "json": (".json",), "parquet": (".parquet", ".pq")}
 #: Which packages a data format needs (any one of them).
@@ -55,8 +53,6 @@ _DATA_EXTRAS = {"parquet": ("pyarrow", "fastparquet")}
 #: matplotlib formats written through Pillow.
 _PILLOW_FORMATS = ("gif", "jpg", "jpeg", "tif", "tiff", "webp", "avif")
 _TEMP_SUFFIX = ".part"
-#: What a text cell may start with for a spreadsheet to run it as a formula (OWASP: CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -80,6 +76,20 @@ class OutputTarget:
 
 
 @functools.lru_cache(maxsize=1)
+def _matplotlib_formats() -> frozenset[str]:
+    """What Agg's canvas names, less ``pgf`` without its TeX system (empty without matplotlib)."""
+    try:
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError:
+        return frozenset()
+    formats = set(FigureCanvasAgg.get_supported_filetypes())
+    if shutil.which(matplotlib.rcParams["pgf.texsystem"]) is None:
+        formats.discard("pgf")
+    return frozenset(formats)
+
+
+@functools.lru_cache(maxsize=1)
 def image_formats() -> tuple[str, ...]:
     """The image formats matplotlib's Agg canvas can write here (empty without matplotlib).
 
@@ -87,23 +97,25 @@ def image_formats() -> tuple[str, ...]:
     Pillow when Pillow does not know the suffix, and ``pgf`` when the TeX
     system it runs (``rcParams["pgf.texsystem"]``) is not on the ``PATH``.
     """
-    try:
-        import matplotlib
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-    except ImportError:
+    formats = set(_matplotlib_formats())
+    if not formats:
         return ()
-    formats = set(FigureCanvasAgg.get_supported_filetypes())
     try:
         from PIL import Image
 
-        Image.init()
+        Image.init()  # loads every Pillow plugin: asked only for a format Pillow writes
         pillow = {suffix.lstrip(".").lower() for suffix in Image.registered_extensions()}
     except ImportError:  # pragma: no cover - Pillow is a dependency of matplotlib
         pillow = set()
     formats -= {f for f in _PILLOW_FORMATS if f not in pillow}
-    if shutil.which(matplotlib.rcParams["pgf.texsystem"]) is None:
-        formats.discard("pgf")
     return tuple(sorted(formats))
+
+
+def _writes_image(image_format: str) -> bool:
+    """Whether matplotlib writes ``image_format`` here (Pillow asked only for its formats)."""
+    if image_format in _PILLOW_FORMATS:
+        return image_format in image_formats()
+    return image_format in _matplotlib_formats()
 
 
 def image_target(path) -> OutputTarget:
@@ -119,14 +131,19 @@ def data_target(path, data_format: str) -> OutputTarget:
 
 def _format_problem(target: OutputTarget) -> str | None:
     suffix = target.path.suffix.lower()
+    if target.kind == IMAGE and target.format in HTML_FORMATS:
+        from roofline_widget.static.html_scripts import missing_scripts
+
+        return missing_scripts()
     if target.kind == IMAGE:
+        if _writes_image(target.format):
+            return None
         formats = image_formats()
         if not formats:
             return "writing an image needs matplotlib: pip install 'roofline-widget[static]'"
-        if target.format not in formats:
-            return (f"cannot write a {target.format or 'suffix-less'} image; matplotlib "
-                    f"writes {', '.join('.' + f for f in formats)} here")
-        return None
+        return (f"cannot write a {target.format or 'suffix-less'} image; matplotlib "
+                f"writes {', '.join('.' + f for f in formats)} here, and .html is an "
+                "interactive page")
     if target.kind != DATA:
         return None  # another kind (a saved view): any suffix
     suffixes = DATA_SUFFIXES.get(target.format)
@@ -267,32 +284,3 @@ def write_atomically(writes: Sequence[tuple[OutputTarget, Callable[[str], None]]
         raise
     for temporary, path in staged:
         os.replace(temporary, path)
-
-
-def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with every text cell that starts like a formula prefixed by ``'``.
-
-    A spreadsheet opening the CSV then shows ``'=HYPERLINK(...)`` as text
-    instead of running it (OWASP's advice on CSV injection).  Numbers are
-    left alone (a rank of -1 is a number, not a formula); only text,
-    categorical and object columns are looked at.
-
-    Examples
-    --------
-    >>> spreadsheet_safe(pd.DataFrame({"region": ["=1+2", "solve"], "rank": [-1, 0]}))
-      region  rank
-    0  '=1+2    -1
-    1  solve     0
-    """
-    safe = table
-    for column in table.columns:
-        values = table[column]
-        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-            continue
-        text = values.astype(object)
-        risky = text.map(lambda cell: isinstance(cell, str) and cell.startswith(FORMULA_STARTS))
-        if risky.any():
-            if safe is table:
-                safe = table.copy()
-            safe[column] = text.where(~risky, "'" + text[risky].astype(str))
-    return safe

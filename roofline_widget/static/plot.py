@@ -22,19 +22,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
+from roofline_widget.analysis.theoretical import theoretical_ceilings
+from roofline_widget.escaping import terminal_text
 from roofline_widget.look.axis_ranges import axis_ranges
-from roofline_widget.look.beyond_hardware import beyond_hardware_text
+from roofline_widget.look.beyond_hardware import beyond_hardware_text, point_flag_texts
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.points import Selection, selection_parameters
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.chained import chained_sums
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.static import bqplot_figure, matplotlib_figure, output_files
 from roofline_widget.static import compare as static_compare
 from roofline_widget.static.exports import (
@@ -48,6 +50,11 @@ from roofline_widget.static.exports import (
 from roofline_widget.static.levels import draw_levels, level_findings, level_points
 from roofline_widget.static.payload import DEFAULT_CMAP, build_payload, no_points_error
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import CommonSelectionKeywords
+
 __all__ = ["BACKENDS", "DATA_FORMATS", "DEFAULT_CMAP", "NO_FLOP_WHERE", "plot_roofline"]
 
 #: Where each backend shows the regions that do almost no FLOPs.
@@ -57,20 +64,18 @@ NO_FLOP_WHERE = {"matplotlib": matplotlib_figure.NO_FLOP_WHERE,
 
 @selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "selection")
-def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
-                  bandwidth_metric: str | None = None, peak_flops: float | None = None,
-                  peak_bandwidth: float | None = None, ranks: RanksArgument = None,
-                  include: PatternsArgument = None, exclude: PatternsArgument = None,
-                  filepath: str | os.PathLike | None = None, show: bool = False,
-                  verbose: bool = True, cmap: str = DEFAULT_CMAP,
+def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
+                  peak_bandwidth: float | None = None, filepath: str | os.PathLike | None = None,
+                  show: bool = False, verbose: bool = True, cmap: str = DEFAULT_CMAP,
                   data_filepath: str | os.PathLike | None = None, data_format: str = "csv",
                   backend: str = "matplotlib",
                   ceilings: Roofline | Sequence[ComputeRoof | BandwidthRoof] | None = None,
                   baseline: object = None,
                   match: Mapping[str, str] | Callable[[str], str | None] | None = None,
-                  combine_ranks: bool = False, levels: Sequence[str] | str | None = None,
-                  selection: Selection | None = None, group_ranks: str = "auto",
-                  chain: bool = True) -> dict:
+                  levels: Sequence[str] | str | None = None,
+                  selection: Selection | None = None, chain: bool = True,
+                  theoretical: bool = False,
+                  **keywords: Unpack[CommonSelectionKeywords]) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
@@ -90,7 +95,11 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         Image to write, in the format its suffix names (any matplotlib can
         write: ``.png``, ``.svg``, ``.pdf``, ...,
         :func:`~roofline_widget.static.output_files.image_formats`); matplotlib
-        backend only.
+        backend only.  Or ``.html``: one self-contained, interactive page that
+        opens offline (either backend, no matplotlib needed): the
+        :class:`~roofline_widget.RooflineWidget` of these arguments, written by
+        its ``save_html``; the widget is then ``payload["widget"]`` and
+        ``payload["figure"]`` its bqplot Figure.
     show : bool
         Display the figure (in a notebook).
     verbose : bool
@@ -138,6 +147,13 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         as points, one per region and run.  An explicit ``baseline`` wins;
         a list of runs is never a chain (files each of several runs
         included: their runs are all points).
+    theoretical : bool
+        Where neither ``ceilings`` nor ``peak_flops`` gives a compute roof of
+        the CPU and the CPU type LIKWID printed is in the table of cores: its
+        theoretical SIMD FMA peak (:func:`~roofline_widget.theoretical_roofline`,
+        the cores of the largest point, source ``"theoretical"``, drawn dashed)
+        instead of the empirical compute roof; the note under the axes says
+        at which clock.  An unknown CPU keeps the empirical roof, and the notes say why.
 
     Returns
     -------
@@ -162,8 +178,9 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         note naming them, "" when there are none), ``beyond_hardware_note``
         (the note on points whose rates no hardware reaches: left out of the
         empirical ceilings and the axis ranges, drawn under the axes; ""
-        when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`)
-        and ``figure``.  The axes
+        when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`),
+        ``beyond_hardware`` (per point, why it is beyond the hardware, "" for
+        a plausible one: the SVG hover titles of the command line) and ``figure``.  The axes
         show what the widget's would (:func:`~roofline_widget.look.axis_ranges.axis_ranges`):
         the points, level dots and baseline points, every ridge point.
 
@@ -182,47 +199,61 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         For the matplotlib backend without matplotlib.
     """
     targets = check_arguments(backend, filepath, data_filepath, data_format)
-    if baseline is not None and backend != "matplotlib":
+    page = targets.get(output_files.IMAGE)  # an .html file: the widget's page (html_export.py)
+    page = page if page is not None and page.format in output_files.HTML_FORMATS else None
+    if baseline is not None and backend != "matplotlib" and page is None:
         raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
                                   "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
-    request = Selection.of(selection, flops_metric=flops_metric,
-                           bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
-                           exclude=exclude, group_ranks=group_ranks,
-                           combine_ranks=combine_ranks)
+    request = Selection.of(selection, **keywords)
     chained = chained_sums(profiling_data, baseline=baseline,
-                           chain=chain and backend == "matplotlib")
+                           chain=chain and (backend == "matplotlib" or page is not None))
     sums, baseline = chained.sums, chained.baseline
     selected = sums.select(request)
     selected.warn()
     if selected.points.empty:
         raise no_points_error(selected, request.flops_metric, request.bandwidth_metric)
-    level_frame = level_points(sums, levels, backend=backend,
+    level_frame = level_points(sums, levels, backend="matplotlib" if page else backend,
                                selection=selected.selection)  # memory levels (static/levels.py)
     comparison = None if baseline is None else static_compare.comparison_frame(
         baseline, sums, selection=selected.selection, match=match)
     basis = selected.points if comparison is None else pd.concat(  # empirical roofs: both runs
         [selected.points, before_points(comparison)], ignore_index=True)
+    missing = []
+    if theoretical and peak_flops is None:
+        extra, why = theoretical_ceilings(sums, selected.points, ceilings)
+        ceilings, missing = [*(ceilings or ()), *extra], ([] if extra else [why] if why else [])
     roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, basis)
     table = roofline.classify(selected.points)
-    notes = [*unjudged_notes(table), *warn_ceilings(sums, roofline)]
+    machine_notes = [*missing, *warn_ceilings(sums, roofline)]  # drawn under the axes too
+    notes = [*unjudged_notes(table), *machine_notes]
     bulk, no_flop = split_flop_work(table)
     drawn = static_compare.with_baseline(
         level_frame if level_frame is not None else table.iloc[:0], comparison)
     ranges = axis_ranges(table, roofline, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
                          bulk=bulk)
-    note = no_flop_work_text(no_flop, NO_FLOP_WHERE[backend])
+    note = no_flop_work_text(no_flop, NO_FLOP_WHERE["bqplot" if page else backend])
     hardware_note = beyond_hardware_text(basis, roofline)
     payload = build_payload(sums, selected, roofline, table, no_flop, note, ranges[0], cmap,
                             chain=chained.chain is not None)
     payload["ceiling_notes"] = notes
     payload["beyond_hardware_note"] = hardware_note
+    payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     colour_column, colour_map = payload["colour_by"], payload["point_colors"]
-    if backend == "matplotlib":
+    if page is not None:  # the widget of these arguments draws the page (ipywidgets loaded here)
+        from roofline_widget.static.html_export import write_html
+        from roofline_widget.static.html_plot import plot_widget
+
+        widget = plot_widget(profiling_data, selected.selection, ceilings=ceilings,
+                             peak_flops=peak_flops, peak_bandwidth=peak_bandwidth, levels=levels,
+                             baseline=baseline, match=match, chain=chain)
+        _add_rows(payload, sums, roofline, comparison, level_frame, selected.selection)
+        payload["widget"], figure, shown = widget, widget.figure.plot, widget
+    elif backend == "matplotlib":
         figure = matplotlib_figure.draw(
             table, roofline, ranges, colour_column, colour_map, selected.flops_metric,
             selected.bandwidth_metric, note, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
-            hardware_note)
+            "\n".join(filter(None, [hardware_note, *machine_notes])))
         if comparison is not None:  # arrows from the baseline (static/compare.py)
             payload["comparison"] = comparison
             static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
@@ -245,7 +276,8 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     writes = []
     if output_files.IMAGE in targets:
         image = targets[output_files.IMAGE]
-        writes.append((image, image_writer(figure, image.format)))
+        writes.append((image, image_writer(figure, image.format) if page is None
+                       else lambda path: write_html(payload["widget"], path)))
     if output_files.DATA in targets:
         data = targets[output_files.DATA]
         writes.append((data, data_writer(data.format, table, payload)))
@@ -253,10 +285,20 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     if verbose:
         _report(selected, roofline, [hardware_note, note], notes)
         if chained.chain is not None:
-            print(chained.chain.summary())
+            _say(chained.chain.summary())
     if show:
         _show(shown)
     return payload
+
+
+def _add_rows(payload: dict, sums, roofline: Roofline, comparison, level_frame, selection) -> None:
+    """The comparison and memory-level rows of a plot, as the matplotlib backend gives them."""
+    if comparison is not None:
+        payload["comparison"] = comparison
+    if level_frame is not None:
+        findings = level_findings(sums, level_frame, roofline, selection=selection)
+        payload["levels"] = records(roofline.classify(level_frame))
+        payload["level_findings"] = records(findings)
 
 
 def _bqplot_view(figure, legend):
@@ -278,12 +320,18 @@ def _show(figure) -> None:
 
 
 def _report(selection, roofline: Roofline, point_notes: list[str], notes: list[str]) -> None:
-    print(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
-          f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
-          f"{selection.bandwidth_metric!r})")
-    print(f"Ceilings: {', '.join(r.label for r in roofline.compute + roofline.bandwidth)}; "
-          f"ridge point {roofline.ridge_point():.4g} FLOP/byte")
+    _say(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
+         f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
+         f"{selection.bandwidth_metric!r})")
+    _say(f"Ceilings: {', '.join(r.label for r in roofline.compute + roofline.bandwidth)}; "
+         f"ridge point {roofline.ridge_point():.4g} FLOP/byte")
     if len(selection.left_out):
-        print(selection.left_out_summary())
+        _say(selection.left_out_summary())
     for text in [*filter(None, point_notes), *notes]:
-        print(text)
+        _say(text)
+
+
+def _say(text: str) -> None:
+    """Print report lines for the terminal (names from files escaped, line by line)."""
+    for line in str(text).split("\n"):
+        print(terminal_text(line))

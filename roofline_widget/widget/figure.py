@@ -20,7 +20,6 @@ import numpy as np
 from bqplot.interacts import PanZoom
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.colors import (
     AXIS_GRID_COLOR,
     PALETTE,
@@ -38,6 +37,7 @@ from roofline_widget.look.plot_area import (
     plot_frame,
 )
 from roofline_widget.look.texts import X_LABEL, Y_LABEL
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.html import (
     TOOLTIP_CLASS,
@@ -116,11 +116,15 @@ class RooflineFigure:
         The registered layers by name (:meth:`add_layer`).
     state : FigureState or None
         What is drawn.
+    guidance_line : callable
+        ``guidance_line(row)``: the last line of a point's tooltip (its classified
+        row), the point's limiting factor and advice; set by the widget ("" until then).
     """
 
     def __init__(self, guard: UpdateGuard) -> None:
         self._guard = guard
         self.state: FigureState | None = None
+        self.guidance_line: Callable[..., str] = lambda _row: ""
         self.layers: dict = {}
         self._build_marks()
         self.x_axis = bq.Axis(scale=self.x_scale, label=X_LABEL, tick_format="~g",
@@ -327,7 +331,7 @@ class RooflineFigure:
         if state is None or not isinstance(index, int) or not 0 <= index < len(state.points):
             return
         row = classify(state.points.iloc[[index]], state.roofline).iloc[0]
-        self.tooltip.value = tooltip_html(row)
+        self.tooltip.value = tooltip_html(row, guidance=self.guidance_line(row))
 
     def _on_zoom(self, change) -> None:
         """A scale's range changed (pan/zoom in the browser): new ticks, ceilings redrawn."""

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.ceiling_labels import LogPoints
+from roofline_widget.roofs.roofline import Roofline
 
 __all__ = ["FigureState"]
 

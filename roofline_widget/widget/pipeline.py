@@ -19,13 +19,13 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import palette_color
 from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.roofs.hardware_bounds import keep_flags
 from roofline_widget.roofs.judging import unjudged_points_notes
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
 from roofline_widget.widget.figure_state import FigureState

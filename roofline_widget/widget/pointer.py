@@ -227,7 +227,8 @@ class PointerTool:
         if state is None or not 0 <= index < len(state.points):
             return
         row = state.points.iloc[[index]]
-        self._figure.tooltip.value = tooltip_html(classify(row, state.roofline).iloc[0])
+        judged = classify(row, state.roofline).iloc[0]
+        self._figure.tooltip.value = tooltip_html(judged, guidance=self._figure.guidance_line(judged))
         self.hovered = index
         with self.proxy.hold_sync():
             self.proxy.x = row[schema.INTENSITY].to_numpy(dtype=float)

@@ -6,7 +6,6 @@ import bqplot as bq
 import ipywidgets as widgets
 import numpy as np
 
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.ceiling_labels import (
     LABEL_GAP_PX,
     RIDGE_LABEL_DROP_PX,
@@ -17,6 +16,7 @@ from roofline_widget.look.ceiling_lines import ceiling_lines, ceiling_row
 from roofline_widget.look.colors import RIDGE_COLOR, ROOF_COLOR, line_color
 from roofline_widget.look.plot_area import DEFAULT_AREA, PlotArea
 from roofline_widget.look.texts import LABEL_SIZE
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.widget.html import TOOLTIP_STYLE, roof_tooltip_html
 
 __all__ = ["LINE_VERTICES", "CeilingMarks", "roof_marks_data"]

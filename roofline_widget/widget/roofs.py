@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
+from roofline_widget.analysis.theoretical import theoretical_ceilings
+from roofline_widget.roofs.roofline import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
 
-__all__ = ["check_ceilings", "classify", "rooflines"]
+__all__ = ["check_ceilings", "classify", "rooflines", "with_theoretical"]
 
 
 def check_ceilings(ceilings: Sequence | None) -> tuple:
@@ -21,6 +22,14 @@ def check_ceilings(ceilings: Sequence | None) -> tuple:
     return ceilings
 
 
+def with_theoretical(sums, ceilings: Sequence | None, options: dict) -> list:
+    """``ceilings`` and, where none is a compute roof of the CPU and the CPU is in the table of
+    cores, its theoretical SIMD FMA roof (:func:`~roofline_widget.analysis.theoretical.theoretical_ceilings`)
+    for the points of the widget's first selection (``options``' FLOP metric)."""
+    points = sums.select(flops_metric=options.get("flops_metric")).points
+    return [*(ceilings or ()), *theoretical_ceilings(sums, points, ceilings)[0]]
+
+
 def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd.DataFrame,
               extra: Sequence = (), keys: RoofKeys | None = None) -> Roofline | None:
     """The widget's roofline: the extra ceilings, the peaks' roofs, empirical roofs for the rest.
@@ -29,7 +38,7 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
     its own (the slider's, the main one), drawn beside the ceilings; measured
     ceilings replace the empirical roofs of their kind and device.  None when
     a roof is missing and there are no points to take it from.  ``keys``: the points'
-    :func:`~roofline_widget.ceilings.roof_keys`, if known.
+    :func:`~roofline_widget.roofs.roofline.roof_keys`, if known.
     """
     try:
         return Roofline.from_ceilings(extra or None, peak_flops, peak_bandwidth, points,
@@ -39,7 +48,7 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
 
 
 def classify(points: pd.DataFrame, roofline: Roofline | None) -> pd.DataFrame:
-    """Points with :data:`~roofline_widget.ceilings.JUDGED_COLUMNS` (not judged without a roofline)."""
+    """Points with :data:`~roofline_widget.roofs.roofline.JUDGED_COLUMNS` (not judged without a roofline)."""
     if roofline is not None:
         return roofline.classify(points).reset_index(drop=True)
     out = points.copy()

@@ -21,8 +21,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import Roofline
 from roofline_widget.points import RegionSums, Selection
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.widget.state import PointState
 
 __all__ = ["Layer", "LayerInput", "set_if_changed"]

@@ -44,10 +44,10 @@ from roofline_widget.analysis.sanity import (
     merge_findings,
     sanity_check,
 )
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.colors import FINDING_COLOR, PALETTE, POINT_STROKE, palette_color
 from roofline_widget.look.markers import LEVEL_MARKERS
 from roofline_widget.points import Selection
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.widget.html import (
     TOOLTIP_STYLE,
     level_tooltip_html,

@@ -14,7 +14,6 @@ clicking a median point toggles that.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 import bqplot as bq
 import ipywidgets as widgets
@@ -26,6 +25,7 @@ from roofline_widget.analysis.spread import rank_spread
 from roofline_widget.look.colors import IMBALANCE_COLORS, POINT_STROKE
 from roofline_widget.look.markers import SQUARE
 from roofline_widget.points import Selection
+from roofline_widget.settings import RANK_VIEW_CHOICES
 from roofline_widget.widget.html import (
     TOOLTIP_STYLE,
     points_budget_hint_html,
@@ -39,7 +39,7 @@ __all__ = ["RANK_VIEWS", "RanksLayer", "effective_view", "whisker_arrays"]
 
 #: Values of the widget's ``rank_view``: one point per rank, the spread per region, or
 #: the spread only when the rank points exceed ``max_points``.
-RANK_VIEWS = ("points", "spread", "auto")
+RANK_VIEWS = RANK_VIEW_CHOICES
 _X = schema.INTENSITY
 _Y = schema.PERFORMANCE
 
@@ -229,7 +229,8 @@ class RanksLayer:
         if self._cache is not None and self._cache[0] == key \
                 and self._cache[1] is data.points.points:
             return self._cache[2]
-        spread = rank_spread(data.sums, selection=replace(selection, group_ranks="rank"))
+        # over ranks, each rank's bandwidth its share of what its point sums (the grouping in effect)
+        spread = rank_spread(data.sums, selection=selection)
         self._cache = (key, data.points.points, spread)
         return spread
 
