@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from roofline_widget import plot_roofline, read_likwid, sample_path
-from roofline_widget.static.ceiling_labels import text_outline
+from roofline_widget.static.matplotlib_figure import text_outline
 from roofline_widget.static.region_labels import MAX_LABELS, label_text, place_region_labels
 
 matplotlib = pytest.importorskip("matplotlib")

@@ -1,4 +1,4 @@
-"""``plot_roofline(backend="bqplot")``: the widget's own figure, drawn once.
+"""``plot_roofline(backend="bqplot")``: the widget's figure drawing the plot's scene, once.
 
 The points, roofs, ceiling labels, tooltip and interactions are those of
 :class:`~roofline_widget.widget.figure.RooflineFigure` (the same look, the
@@ -9,12 +9,9 @@ widget's (escaped) HTML legend.
 from __future__ import annotations
 
 import ipywidgets as widgets
-import pandas as pd
 
-from roofline_widget.ceilings import Roofline
-from roofline_widget.look.texts import figure_title
+from roofline_widget.scene.parts import Scene
 from roofline_widget.widget.figure import RooflineFigure
-from roofline_widget.widget.figure_state import FigureState
 from roofline_widget.widget.html import legend_html
 from roofline_widget.widget.state import UpdateGuard
 
@@ -26,19 +23,11 @@ NO_FLOP_WHERE = "outside the axes (pan out to see them)"
 _LEGEND_KIND = {"region": "region", "file": "run"}
 
 
-def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column: str,
-         colour_map: dict, note: str = "") -> tuple[RooflineFigure, widgets.HTML]:
-    """A :class:`RooflineFigure` drawing ``points`` and ``roofline``, and its legend.
+def draw(scene: Scene) -> tuple[RooflineFigure, widgets.HTML]:
+    """A :class:`RooflineFigure` drawing ``scene``, and its legend.
 
-    Parameters
-    ----------
-    points, roofline, ranges, colour_column, colour_map
-        As for :func:`roofline_widget.static.matplotlib_figure.draw`; every point
-        is in the scatter (those doing almost no FLOPs lie outside ``ranges``) and
-        ``colour_map``'s order is the legend's.
-    note : str
-        Plain text after the legend's entries (the notes on points beyond any
-        hardware and doing no FLOPs), "" for none.
+    Every point is in the scatter (those doing almost no FLOPs lie outside the
+    axis ranges); the legend lists the scene's colours in order, then its notes.
 
     Returns
     -------
@@ -46,14 +35,10 @@ def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column:
         The figure (``figure.plot`` is the bqplot Figure) and the legend.
     """
     figure = RooflineFigure(UpdateGuard())
-    keys = list(colour_map)
-    figure.set_palette([colour_map[key] for key in keys])
-    points = points.reset_index(drop=True)
-    codes = pd.Categorical(points[colour_column].astype(object), categories=keys).codes
-    figure.assign(FigureState(points=points, colors=codes.astype(float), sizes=None,
-                              selected=None, roofline=roofline, x_range=ranges[0],
-                              y_range=ranges[1], title=figure_title(roofline.empirical)))
-    legend = widgets.HTML(legend_html(keys, [colour_map[key] for key in keys],
-                                      _LEGEND_KIND[colour_column], note=note))
+    figure.draw(scene)
+    coloring = scene.coloring
+    legend = widgets.HTML(legend_html(list(coloring.categories), list(coloring.palette),
+                                      _LEGEND_KIND[coloring.column],
+                                      note=" ".join(filter(None, scene.notes))))
     legend.add_class("roofline-legend")
     return figure, legend

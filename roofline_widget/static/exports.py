@@ -36,7 +36,7 @@ DATA_FORMATS = tuple(output_files.DATA_SUFFIXES)
 PLOT_DATA_FORMAT = "scope-profiler-plot-data"
 PLOT_DATA_FORMAT_VERSION = 1
 #: Payload entries that are drawing objects, not data (left out of the JSON export).
-_NOT_EXPORTED = ("figure", "roofline_figure", "legend")
+_NOT_EXPORTED = ("figure", "roofline_figure", "legend", "scene")
 
 
 def import_matplotlib() -> tuple:

@@ -23,20 +23,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 
-import pandas as pd
-
-from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import warn_ceilings
-from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
-from roofline_widget.look.axis_ranges import axis_ranges
-from roofline_widget.look.beyond_hardware import beyond_hardware_text
-from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
+from roofline_widget.look.ceiling_labels import WIDGET_CANVAS
+from roofline_widget.look.texts import X_LABEL
 from roofline_widget.points import Selection, selection_parameters
 from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.chained import chained_sums
+from roofline_widget.scene.build import build_scene
+from roofline_widget.scene.parts import Coloring
 from roofline_widget.static import bqplot_figure, matplotlib_figure, output_files
-from roofline_widget.static import compare as static_compare
 from roofline_widget.static.exports import (
     BACKENDS,
     DATA_FORMATS,
@@ -45,8 +41,14 @@ from roofline_widget.static.exports import (
     image_writer,
     records,
 )
-from roofline_widget.static.levels import draw_levels, level_findings, level_points
-from roofline_widget.static.payload import DEFAULT_CMAP, build_payload, no_points_error
+from roofline_widget.static.matplotlib_figure import STATIC_CANVAS
+from roofline_widget.static.payload import (
+    DEFAULT_CMAP,
+    build_payload,
+    colour_keys,
+    no_points_error,
+    sampled_colors,
+)
 
 __all__ = ["BACKENDS", "DATA_FORMATS", "DEFAULT_CMAP", "NO_FLOP_WHERE", "plot_roofline"]
 
@@ -185,59 +187,50 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     if baseline is not None and backend != "matplotlib":
         raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
                                   "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
+    if levels and backend != "matplotlib":
+        raise ValueError(f"levels= is drawn by the matplotlib backend only, not {backend!r}; "
+                         "use backend='matplotlib' or RooflineWidget(data, levels=...)")
     request = Selection.of(selection, flops_metric=flops_metric,
                            bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
                            exclude=exclude, group_ranks=group_ranks,
                            combine_ranks=combine_ranks)
     chained = chained_sums(profiling_data, baseline=baseline,
                            chain=chain and backend == "matplotlib")
-    sums, baseline = chained.sums, chained.baseline
+    sums = chained.sums
     selected = sums.select(request)
     selected.warn()
     if selected.points.empty:
         raise no_points_error(selected, request.flops_metric, request.bandwidth_metric)
-    level_frame = level_points(sums, levels, backend=backend,
-                               selection=selected.selection)  # memory levels (static/levels.py)
-    comparison = None if baseline is None else static_compare.comparison_frame(
-        baseline, sums, selection=selected.selection, match=match)
-    basis = selected.points if comparison is None else pd.concat(  # empirical roofs: both runs
-        [selected.points, before_points(comparison)], ignore_index=True)
-    roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, basis)
-    table = roofline.classify(selected.points)
+    points = selected.points.reset_index(drop=True)
+    colour_column, keys = colour_keys(points, chained.chain is not None)
+    coloring = Coloring(colour_column, tuple(keys), tuple(sampled_colors(cmap, len(keys))))
+    scene = build_scene(
+        sums, points, selection=selected.selection, coloring=coloring, ceilings=ceilings,
+        peak_flops=peak_flops, peak_bandwidth=peak_bandwidth,
+        levels=[levels] if isinstance(levels, str) else (levels or ()),
+        baseline=chained.baseline, match=match,
+        canvas=STATIC_CANVAS if backend == "matplotlib" else WIDGET_CANVAS,
+        x_label=f"{X_LABEL}  ({selected.flops_metric} / {selected.bandwidth_metric})",
+        no_flop_where=NO_FLOP_WHERE[backend], strict=3)
+    roofline, table = scene.roofline, scene.point_rows
+    if roofline is None:  # pragma: no cover - Roofline.from_ceilings raises instead
+        raise ValueError("no ceilings")
     notes = [*unjudged_notes(table), *warn_ceilings(sums, roofline)]
-    bulk, no_flop = split_flop_work(table)
-    drawn = static_compare.with_baseline(
-        level_frame if level_frame is not None else table.iloc[:0], comparison)
-    ranges = axis_ranges(table, roofline, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
-                         bulk=bulk)
-    note = no_flop_work_text(no_flop, NO_FLOP_WHERE[backend])
-    hardware_note = beyond_hardware_text(basis, roofline)
-    payload = build_payload(sums, selected, roofline, table, no_flop, note, ranges[0], cmap,
-                            chain=chained.chain is not None)
+    payload = build_payload(sums, selected, roofline, table, table[scene.no_flop],
+                            scene.notes[1], scene.x_range, cmap, coloring)
     payload["ceiling_notes"] = notes
-    payload["beyond_hardware_note"] = hardware_note
+    payload["beyond_hardware_note"] = scene.notes[0]
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
-    colour_column, colour_map = payload["colour_by"], payload["point_colors"]
+    payload["scene"] = scene
+    if scene.comparison is not None:
+        payload["comparison"] = scene.comparison.frame
+    if scene.levels is not None:
+        payload["levels"] = records(roofline.classify(scene.levels.frame))
+        payload["level_findings"] = records(scene.levels.findings)
     if backend == "matplotlib":
-        figure = matplotlib_figure.draw(
-            table, roofline, ranges, colour_column, colour_map, selected.flops_metric,
-            selected.bandwidth_metric, note, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
-            hardware_note)
-        if comparison is not None:  # arrows from the baseline (static/compare.py)
-            payload["comparison"] = comparison
-            static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
-                comparison, colour_column, colour_map))
-            matplotlib_figure.draw_legend(figure.axes[0])  # with the baseline runs' markers
-        if level_frame is not None:
-            findings = level_findings(sums, level_frame, roofline, selection=selected.selection)
-            draw_levels(figure.axes[0], level_frame, colour_column, colour_map, findings)
-            payload["levels"] = records(roofline.classify(level_frame))
-            payload["level_findings"] = records(findings)
-        shown = figure
+        figure = shown = matplotlib_figure.draw(scene)
     else:
-        roofline_figure, legend = bqplot_figure.draw(table, roofline, ranges, colour_column,
-                                                     colour_map,
-                                                     " ".join(filter(None, [hardware_note, note])))
+        roofline_figure, legend = bqplot_figure.draw(scene)
         payload["roofline_figure"], payload["legend"] = roofline_figure, legend
         figure = roofline_figure.plot
         shown = _bqplot_view(figure, legend)
@@ -251,7 +244,7 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         writes.append((data, data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
     if verbose:
-        _report(selected, roofline, [hardware_note, note], notes)
+        _report(selected, roofline, list(scene.notes), notes)
         if chained.chain is not None:
             print(chained.chain.summary())
     if show:

@@ -14,8 +14,8 @@ from traitlets import Any, Bool, CFloat, Enum, Int, List, Unicode, validate
 
 from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_groups import GROUP_RANKS_CHOICES
+from roofline_widget.scene.spread import RANK_VIEWS
 from roofline_widget.widget import trait_checks as checks
-from roofline_widget.widget.layers.ranks import RANK_VIEWS
 
 __all__ = ["DEFAULT_MAX_POINTS", "SELECTION_TRAITS", "OptionalUnicode", "RooflineTraits"]
 
