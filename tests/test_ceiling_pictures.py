@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from likwid_render import bench
+from text_outlines import text_outline
 
 from roofline_widget import (
     BandwidthRoof,
@@ -41,7 +42,6 @@ from roofline_widget.look.ceiling_labels import POINT_CLEARANCE_PX, label_boxes_
 from roofline_widget.look.ceiling_lines import ceiling_lines, ceiling_rows
 from roofline_widget.look.log_axes import log_ticks, tick_text
 from roofline_widget.look.plot_area import DEFAULT_AREA, MIN_PLOT_PX, PlotArea
-from roofline_widget.static.matplotlib_figure import text_outline
 
 matplotlib = pytest.importorskip("matplotlib")
 

@@ -179,42 +179,42 @@ class TextBox:
     angle: float = 0.0
 
     @property
-    def turned(self) -> bool:
-        """Whether the box is turned (else its edges are axis-aligned)."""
-        return self.angle != 0.0
+    def plain(self) -> bool:
+        """Unturned at the origin: its edges are the plot's pixels (plain comparisons, fast)."""
+        return self.angle == 0.0 and self.origin == (0.0, 0.0)
 
     @cached_property
     def _turn(self) -> tuple[float, float]:
-        radians = math.radians(self.angle)
-        return math.cos(radians), math.sin(radians)
+        return math.cos(math.radians(self.angle)), math.sin(math.radians(self.angle))
+
+    @cached_property
+    def _axes(self) -> np.ndarray:
+        """The box's own x and y directions (rows), in the plot's pixels."""
+        cos, sin = self._turn
+        return np.array([(cos, sin), (-sin, cos)])
 
     def to_local(self, points: np.ndarray) -> np.ndarray:
         """Pixels ``(n, 2)`` of the plot in the box's own frame."""
-        cos, sin = self._turn
-        shifted = np.asarray(points, dtype=float) - self.origin
-        return np.column_stack([shifted[:, 0] * cos + shifted[:, 1] * sin,
-                                -shifted[:, 0] * sin + shifted[:, 1] * cos])
+        return (np.asarray(points, dtype=float) - self.origin) @ self._axes.T
 
     @cached_property
     def corners(self) -> np.ndarray:
         """The four corners ``(4, 2)`` in the plot's pixels."""
-        cos, sin = self._turn
         local = np.array([(self.left, self.bottom), (self.right, self.bottom),
                           (self.right, self.top), (self.left, self.top)])
-        return np.column_stack([self.origin[0] + local[:, 0] * cos - local[:, 1] * sin,
-                                self.origin[1] + local[:, 0] * sin + local[:, 1] * cos])
+        return self.origin + local @ self._axes
 
     @cached_property
     def span(self) -> tuple[float, float, float]:
         """Leftmost and rightmost pixel, and the height of the centre (for stacking)."""
-        if not self.turned:
+        if self.plain:
             return self.left, self.right, (self.bottom + self.top) / 2
-        corners = self.corners
-        return float(corners[:, 0].min()), float(corners[:, 0].max()), float(corners[:, 1].mean())
+        x, y = self.corners[:, 0], self.corners[:, 1]
+        return float(x.min()), float(x.max()), float(y.mean())
 
     def inside(self, width: float, height: float) -> bool:
         """Whether the box lies inside a plot ``width`` x ``height`` px."""
-        if not self.turned:
+        if self.plain:
             return (self.left >= -_EPS and self.right <= width + _EPS
                     and self.bottom >= -_EPS and self.top <= height + _EPS)
         x, y = self.corners[:, 0], self.corners[:, 1]
@@ -222,32 +222,29 @@ class TextBox:
                     and (y >= -_EPS).all() and (y <= height + _EPS).all())
 
     def overlaps(self, other: TextBox, gap: float) -> bool:
-        """Whether the two boxes come closer than ``gap`` px (separating axes)."""
-        if not self.turned and not other.turned:
+        """Whether the two boxes come closer than ``gap`` px (no separating edge direction)."""
+        if self.plain and other.plain:
             return (self.left < other.right + gap and other.left < self.right + gap
                     and self.bottom < other.top + gap and other.bottom < self.top + gap)
-        for box in (self, other):  # a turned box: the four edge directions of the two boxes
-            cos, sin = box._turn
-            for axis in ((cos, sin), (-sin, cos)):
-                a, b = self.corners @ axis, other.corners @ axis
-                if a.max() + gap <= b.min() or b.max() + gap <= a.min():
-                    return False
+        for axis in (*self._axes, *other._axes):
+            a, b = self.corners @ axis, other.corners @ axis
+            if a.max() + gap <= b.min() or b.max() + gap <= a.min():
+                return False
         return True
 
     def hits(self, p: tuple[float, float], q: tuple[float, float]) -> bool:
         """Whether the segment ``p``-``q`` (pixels) passes through the inside of the box."""
-        if self.turned:
-            p, q = (tuple(v) for v in self.to_local(np.array([p, q], dtype=float)))
-        elif self.origin != (0.0, 0.0):
-            p = (p[0] - self.origin[0], p[1] - self.origin[1])
-            q = (q[0] - self.origin[0], q[1] - self.origin[1])
+        if self.angle or self.origin != (0.0, 0.0):  # plain floats: called thousands of times
+            (cos, sin), (ox, oy) = self._turn, self.origin
+            p, q = ((cos * (x - ox) + sin * (y - oy), cos * (y - oy) - sin * (x - ox))
+                    for x, y in (p, q))
         return clip_segment(p, q, (self.left, self.bottom), (self.right, self.top)) is not None
 
     def covers(self, points: np.ndarray, reach: float) -> int:
         """How many pixel centres ``(n, 2)`` lie within ``reach`` px of the box."""
         if not len(points):
             return 0
-        local = self.to_local(points) if self.turned or self.origin != (0.0, 0.0) else points
+        local = points if self.plain else self.to_local(points)
         x, y = local[:, 0], local[:, 1]
         return int(np.count_nonzero((x > self.left - reach) & (x < self.right + reach)
                                     & (y > self.bottom - reach) & (y < self.top + reach)))
