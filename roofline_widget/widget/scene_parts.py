@@ -12,6 +12,7 @@ when the measured roofs changed.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -68,13 +69,17 @@ class SceneParts:
         self.runs: list = []
         self.match = None
         self.last_extent: tuple = (np.zeros(0), np.zeros(0))
-        self._coloring: tuple | None = None
-        self._compared: tuple | None = None     # (points, runs, frame, error, notes)
-        self._comparison: tuple | None = None   # (compared, coloring, part)
-        self._rows: tuple | None = None         # (points, levels, budget, LevelRows)
-        self._findings: tuple | None = None     # (rows, roofs, findings)
-        self._levels: tuple | None = None       # (rows, findings, coloring, part)
-        self._spread: tuple | None = None       # (points frame, rank_spread rows)
+        self._kept: dict[str, tuple] = {}  # what each part was worked out from, and it
+        self._compared: tuple | None = None    # (points, (frame, error, notes))
+        self._levels_of: tuple | None = None   # (points, budget) of the levels shown
+
+    def _keep(self, name: str, inputs: tuple, make: Callable):
+        """The value ``make()`` gave for the same ``inputs`` (each the same object, or equal), kept."""
+        kept = self._kept.get(name)
+        if kept is None or len(kept[0]) != len(inputs) or not all(
+                a is b or (type(a) is tuple and _equal(a, b)) for a, b in zip(kept[0], inputs)):
+            kept = self._kept[name] = (inputs, make())
+        return kept[1]
 
     def set_baseline(self, baseline, match=None) -> None:
         """The baseline (run data, ``{label: run}`` chain, or None) the arrows start from.
@@ -91,78 +96,62 @@ class SceneParts:
     def coloring(self) -> Coloring:
         """The points' colours: every value ``color_by`` takes in the data, on the palette."""
         owner = self.owner
-        key = (owner.color_by, bool(owner.combine_ranks))
-        if self._coloring is None or self._coloring[0] != key:
-            categories = color_categories(owner.sums, owner.color_by, owner.combine_ranks)
-            self._coloring = (key, Coloring(COLOR_COLUMN[owner.color_by], tuple(categories),
-                                            PALETTE))
-        return self._coloring[1]
+        return self._keep("coloring", ((owner.color_by, bool(owner.combine_ranks)),),
+                          lambda: Coloring(COLOR_COLUMN[owner.color_by], tuple(color_categories(
+                              owner.sums, owner.color_by, owner.combine_ranks)), PALETTE))
 
     # ------------------------------------------------------------ the comparison
     def _compare(self, points: PointState) -> tuple:
-        """(points, runs, frame, error, notes) of the selection, compared once per selection."""
-        done = self._compared
-        if done is not None and done[0] is points and done[1] is self.runs:
-            return done
-        frame, error, notes = pd.DataFrame(), "", []
-        if self.runs and points.selection is not None:
+        """(frame, error, notes) of the selection's comparison (once per selection and baseline)."""
+        def compare() -> tuple:
+            if not self.runs or points.selection is None:
+                return pd.DataFrame(), "", []
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     frame = comparison_frame(self.runs, self.owner.sums,
                                              selection=points.selection, match=self.match)
-                notes = list(dict.fromkeys(str(w.message) for w in caught))
-                frame = shown_rows(frame, points.points, points.shown)
+                return (shown_rows(frame, points.points, points.shown), "",
+                        list(dict.fromkeys(str(w.message) for w in caught)))
             except (ValueError, TypeError) as exc:
-                frame, error = pd.DataFrame(), str(exc)
-        self._compared = (points, self.runs, frame, error, notes)
-        return self._compared
+                return pd.DataFrame(), str(exc), []
+
+        self._compared = (points, self._keep("compared", (points, self.runs), compare))
+        return self._compared[1]
 
     def comparison(self, points: PointState) -> ComparePart | None:
         """The baseline's arrows and points for ``points`` (None without a baseline)."""
         if not self.runs:
             return None
         compared, coloring = self._compare(points), self.coloring()
-        done = self._comparison
-        if done is None or done[0] is not compared or done[1] is not coloring:
-            _points, runs, frame, error, notes = compared
-            part = compare_part(frame, [label for label, _ in runs], coloring, error=error,
-                                notes=notes)
-            self._comparison = done = (compared, coloring, part)
-        return done[2]
+        labels = [label for label, _ in self.runs]
+        return self._keep("comparison", (compared, coloring), lambda: compare_part(
+            compared[0], labels, coloring, error=compared[1], notes=compared[2]))
 
     def baseline_points(self) -> pd.DataFrame | None:
         """The baseline runs' points compared last (for the empirical roofs), None for none."""
-        if not self.runs or self._compared is None or self._compared[2].empty:
+        if not self.runs or self._compared is None or self._compared[1][0].empty:
             return None
-        points = before_points(self._compared[2])
+        points = before_points(self._compared[1][0])
         return None if points.empty else points
 
     # ------------------------------------------------------------ the levels
     def levels(self, points: PointState, roofline: Roofline | None,
                budget: int) -> LevelsPart | None:
         """The levels shown, their findings against ``roofline``'s measured roofs (None: none)."""
-        levels = tuple(self.owner.levels or ())
-        if not levels or points.selection is None:
-            self._rows = self._findings = self._levels = None
+        levels, selection = tuple(self.owner.levels or ()), points.selection
+        if not levels or selection is None:
+            self._levels_of = None
             return None
-        done = self._rows
-        if done is None or done[0] is not points or done[1] != levels or done[2] != budget:
-            self._rows = done = (points, levels, budget, level_rows(
-                self.owner.sums, levels, selection=points.selection, max_groups=budget))
-        rows: LevelRows = done[3]
+        rows: LevelRows = self._keep("rows", (points, levels, (budget,)), lambda: level_rows(
+            self.owner.sums, levels, selection=selection, max_groups=budget))
         roofs = checkable_roofs(roofline)
-        key = None if roofs is None else (roofs.compute, roofs.bandwidth)
-        found = self._findings
-        if found is None or found[0] is not rows or found[1] != key:
-            self._findings = found = (rows, key, level_findings(rows, roofline))
+        key = () if roofs is None else (tuple(roofs.compute), tuple(roofs.bandwidth))
+        findings = self._keep("findings", (rows, key), lambda: level_findings(rows, roofline))
         coloring = self.coloring()
-        drawn = self._levels
-        if drawn is None or drawn[0] is not rows or drawn[1] is not found[2] \
-                or drawn[2] is not coloring:
-            self._levels = drawn = (rows, found[2], coloring,
-                                    levels_part(rows, found[2], coloring))
-        return drawn[3]
+        self._levels_of = (points, budget)
+        return self._keep("levels", (rows, findings, coloring),
+                          lambda: levels_part(rows, findings, coloring))
 
     # ------------------------------------------------------------ the spread
     def spread(self, points: PointState, budget: int) -> tuple[SpreadPart | None, PointState]:
@@ -173,14 +162,14 @@ class SceneParts:
         owner = self.owner
         view = effective_view(owner.rank_view, len(points.points), budget, len(owner.sums.ranks),
                               bool(owner.combine_ranks))
-        if view != "spread" or points.selection is None:
+        selection = points.selection
+        if view != "spread" or selection is None:
             return None, points
-        done = self._spread
-        if done is None or done[0] is not points.points:
-            self._spread = done = (points.points, rank_spread_rows(owner.sums, points.selection))
+        spread = self._keep("spread", (points.points,),
+                            lambda: rank_spread_rows(owner.sums, selection))
         notes = ([f"rank_view='auto': {len(points.points):,} points exceed "
                   f"max_points={budget:,}"] if owner.rank_view == "auto" else [])
-        part = spread_part(done[1], budget, notes)
+        part = spread_part(spread, budget, notes)
         shown, note = expanded_points(points.points, owner.expanded_regions, budget,
                                       len(part.spread))
         part = replace(part, notes=(*part.notes, note))
@@ -196,8 +185,16 @@ class SceneParts:
     def recoloured(self, scene: Scene) -> dict:
         """The layers of ``scene`` in the widget's colours now (``color_by`` changed)."""
         points = self._compared[0] if self._compared is not None else None
-        levels = (self.levels(self._rows[0], scene.roofline, self._rows[2])
-                  if self._rows is not None and scene.levels is not None else scene.levels)
+        levels = (self.levels(self._levels_of[0], scene.roofline, self._levels_of[1])
+                  if self._levels_of is not None and scene.levels is not None else scene.levels)
         comparison = (self.comparison(points) if points is not None
                       and scene.comparison is not None else scene.comparison)
         return {"levels": levels, "comparison": comparison}
+
+
+def _equal(a: tuple, b: tuple) -> bool:
+    """Whether two tuples of values are equal (those holding frames: only the same frames)."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False

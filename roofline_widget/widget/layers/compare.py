@@ -21,6 +21,8 @@ nothing (``set_if_changed``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import bqplot as bq
 import ipywidgets as widgets
 import numpy as np
@@ -34,7 +36,7 @@ from roofline_widget.look.plot_area import scale_size
 from roofline_widget.scene.compare import comparison_extent
 from roofline_widget.scene.parts import ComparePart
 from roofline_widget.widget.html import TOOLTIP_STYLE, compare_status_html, comparison_tooltip_html
-from roofline_widget.widget.layers.base import hover_index, set_if_changed
+from roofline_widget.widget.layers.base import draw_mark, hover_index, set_if_changed
 
 __all__ = ["CompareMarks"]
 
@@ -167,23 +169,16 @@ class CompareMarks:
             self.run_points = [self._scatter(i, hit=False) for i in range(len(runs))]
             self.run_hits = [self._scatter(i, hit=True) for i in range(len(runs))]
         arrows = part.arrows if part is not None else None
-        with self.lines.hold_sync(), self.heads.hold_sync():
-            if arrows is None or not len(arrows):
-                self.lines.visible = self.heads.visible = False
-            else:
-                set_if_changed(self.lines, "x", arrows.x)
-                set_if_changed(self.lines, "y", arrows.y)
-                self.lines.colors = self.heads.colors = list(arrows.colors)
+        draw_mark(self.lines, arrows)
+        with self.heads.hold_sync():
+            if arrows is not None and len(arrows):
+                self.heads.colors = list(arrows.colors)
                 self._place_heads()
-                self.lines.visible = self.heads.visible = True
+            self.heads.visible = self.lines.visible
         for index, (scatter, hit) in enumerate(zip(self.run_points, self.run_hits)):
             dots = runs[index] if index < len(runs) else None
-            with scatter.hold_sync(), hit.hold_sync():
-                for mark in (scatter, hit):
-                    set_if_changed(mark, "x", dots.x if dots is not None else np.zeros(0))
-                    set_if_changed(mark, "y", dots.y if dots is not None else np.zeros(0))
-                    mark.visible = dots is not None and bool(len(dots))
-                scatter.colors = list(dots.colors) if dots is not None and len(dots) else ["gray"]
+            draw_mark(scatter, dots)
+            draw_mark(hit, dots and replace(dots, colors=("white",)))
 
     def _place_heads(self) -> None:
         """Heads at the lines' ends, turned for the scales' current ranges and the plot size."""

@@ -27,7 +27,7 @@ from roofline_widget.widget.html import (
     levels_status_html,
     ring_tooltip_html,
 )
-from roofline_widget.widget.layers.base import hover_index, set_if_changed
+from roofline_widget.widget.layers.base import draw_mark, hover_index
 
 __all__ = ["LevelMarks"]
 
@@ -120,26 +120,12 @@ class LevelMarks:
         """Draw ``part`` (None: no dots left in the page, every mark hidden)."""
         self.part = part
         for level, mark in self.dots.items():
-            dots = part.dots[level] if part is not None else None
-            with mark.hold_sync():
-                set_if_changed(mark, "x", dots.x if dots is not None else _EMPTY)
-                set_if_changed(mark, "y", dots.y if dots is not None else _EMPTY)
-                set_if_changed(mark, "color", dots.codes if dots is not None else _EMPTY)
-                mark.visible = (part is not None and dots is not None and level in part.levels
-                                and bool(len(dots)))
-        joins = part.joins if part is not None else None
-        with self.joins.hold_sync():
-            if joins is not None and len(joins):
-                set_if_changed(self.joins, "x", joins.x)
-                set_if_changed(self.joins, "y", joins.y)
-                self.joins.colors = list(joins.colors)
-                self.joins.opacities = [joins.opacity] * len(joins)
-            self.joins.visible = joins is not None and bool(len(joins))
-        rings = part.rings if part is not None else None
-        with self.rings.hold_sync():
-            set_if_changed(self.rings, "x", rings.x if rings is not None else _EMPTY)
-            set_if_changed(self.rings, "y", rings.y if rings is not None else _EMPTY)
-            self.rings.visible = rings is not None and bool(len(rings))
+            draw_mark(mark, part.dots[level] if part is not None else None,
+                      visible=part is not None and level in part.levels)
+        draw_mark(self.joins, part.joins if part is not None else None)
+        if part is not None and len(part.joins):
+            self.joins.opacities = [part.joins.opacity] * len(part.joins)
+        draw_mark(self.rings, part.rings if part is not None else None)
 
     def _on_ring_hover(self, content: dict) -> None:
         index = hover_index(content, len(self.flagged))

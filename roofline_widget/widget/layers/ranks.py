@@ -17,9 +17,9 @@ import pandas as pd
 
 from roofline_widget.look.colors import IMBALANCE_COLORS, POINT_STROKE
 from roofline_widget.look.markers import MEDIAN_DOT, SQUARE, WHISKER_STROKE
-from roofline_widget.scene.parts import Shade, SpreadPart
+from roofline_widget.scene.parts import SpreadPart
 from roofline_widget.widget.html import TOOLTIP_STYLE, spread_status_html, spread_tooltip_html
-from roofline_widget.widget.layers.base import hover_index, set_if_changed
+from roofline_widget.widget.layers.base import draw_mark, hover_index
 
 __all__ = ["SpreadMarks"]
 
@@ -94,24 +94,12 @@ class SpreadMarks:
     def draw(self, part: SpreadPart | None) -> None:
         """Draw ``part`` (None or no region: the marks hidden)."""
         self.part = part
-        if part is None or not len(part.spread):
-            if self.medians.visible or self.whiskers.visible:
-                with self.whiskers.hold_sync(), self.medians.hold_sync():
-                    self.whiskers.visible = self.medians.visible = False
-                    self.medians.x, self.medians.y, self.medians.color = (np.zeros(0),) * 3
-            return
-        whiskers, medians = part.whiskers, part.medians
-        shade = medians.shade or Shade(IMBALANCE_COLORS, 1.0, 1.1)
-        with self.whiskers.hold_sync(), self.medians.hold_sync(), self.color_scale.hold_sync():
+        if part is not None and part.medians.shade is not None:
+            shade = part.medians.shade
             self.color_scale.min, self.color_scale.max = shade.low, shade.high
-            set_if_changed(self.whiskers, "x", whiskers.x)
-            set_if_changed(self.whiskers, "y", whiskers.y)
-            set_if_changed(self.whiskers, "color", whiskers.values)
-            set_if_changed(self.medians, "x", medians.x)
-            set_if_changed(self.medians, "y", medians.y)
-            set_if_changed(self.medians, "color", medians.values)
-            self.medians.selected = None
-            self.whiskers.visible = self.medians.visible = True
+        draw_mark(self.whiskers, part.whiskers if part is not None else None)
+        draw_mark(self.medians, part.medians if part is not None else None)
+        self.medians.selected = None
 
     def _row(self, content: dict) -> pd.Series | None:
         spread = self.spread
