@@ -142,7 +142,6 @@ def test_unknown_level_raises_and_empty_hides(widget):
     layer = _layer(widget)
     assert not any(mark.visible for mark in layer.marks)
     assert all(len(dots.x) == 0 for dots in layer.dots.values())
-    assert layer.status() == ""
     assert layer.part is None
     assert widget.figure.scene.levels is None
     assert "levels:" not in widget.controls.status_html.value

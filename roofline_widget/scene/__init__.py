@@ -3,8 +3,8 @@
 - :mod:`.parts`: the :class:`~roofline_widget.scene.parts.Scene` and its parts, plain
   frozen dataclasses (roof lines, labels, dots, polylines, the layers);
 - :mod:`.build`: :func:`~roofline_widget.scene.build.build_scene` (the whole rule, from
-  ``plot_roofline``'s arguments) and :func:`~roofline_widget.scene.build.compose_scene`;
-- :mod:`.roofs`: the roof lines and their labels placed;
+  ``plot_roofline``'s arguments), :func:`~roofline_widget.scene.build.compose_scene` and
+  :func:`~roofline_widget.scene.build.roof_part` (the roof lines, their labels placed);
 - :mod:`.levels`, :mod:`.compare`, :mod:`.spread`: the memory levels, a baseline's
   arrows, the rank spread.
 

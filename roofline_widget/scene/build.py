@@ -5,8 +5,11 @@ arguments (the widget's traits give the same ones): the comparison with a
 baseline (its points join the empirical roofs), the roofline, the memory
 levels and their findings, the axis ranges
 (:func:`~roofline_widget.look.axis_ranges.axis_ranges`: the points, every
-layer's dots, every ridge), then :func:`compose_scene`: the roof lines and
-their labels placed clear of everything drawn.
+layer's dots, every ridge), then :func:`compose_scene`: the roof lines (a
+ceiling dashed, dotted if empirical; each device's roofline solid, the main
+one last) and their labels (:func:`roof_part`), placed for a canvas by
+:func:`~roofline_widget.look.ceiling_labels.place_labels` clear of everything
+drawn: horizontal for the widget, along their slopes for a static figure.
 
 The widget builds the same scene in steps, keeping what a change leaves
 alone (a peak drag recomputes the roofline, the level findings against it,
@@ -16,6 +19,7 @@ parts (:mod:`.levels`, :mod:`.compare`, :mod:`.spread`) and :func:`compose_scene
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -26,7 +30,15 @@ from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.ceilings import Roofline
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
-from roofline_widget.look.ceiling_labels import WIDGET_CANVAS, LabelCanvas, LogPoints
+from roofline_widget.look.ceiling_labels import (
+    WIDGET_CANVAS,
+    LabelCanvas,
+    LabelSpot,
+    LogPoints,
+    place_labels,
+)
+from roofline_widget.look.ceiling_lines import ceiling_lines
+from roofline_widget.look.colors import RIDGE_COLOR, line_color
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.look.texts import X_LABEL, figure_title
 from roofline_widget.points import RegionSums, Selection
@@ -41,14 +53,58 @@ from roofline_widget.scene.parts import (
     Coloring,
     ComparePart,
     Dots,
+    Label,
     LevelsPart,
+    RoofLine,
     Scene,
     SpreadPart,
 )
-from roofline_widget.scene.roofs import roof_part
 from roofline_widget.scene.spread import whisker_arrays
 
-__all__ = ["build_scene", "compose_scene", "point_dots", "scene_extent"]
+__all__ = ["build_scene", "compose_scene", "point_dots", "roof_part", "scene_extent"]
+
+
+def _label(spot: LabelSpot, color: str, canvas: LabelCanvas, kind: str = "ceiling") -> Label:
+    """A placed spot as a scene label: its offset reaches the text's reference point."""
+    sign = 1.0 if spot.align == "start" else -1.0
+    radians = math.radians(spot.angle)
+    gap = sign * canvas.anchor_gap_px
+    offset = (spot.offset_px[0] + gap * math.cos(radians),
+              spot.offset_px[1] + gap * math.sin(radians) - spot.y_offset_px)
+    return Label(spot.text, spot.x, spot.y, spot.align, color, offset, spot.angle, kind)
+
+
+def roof_part(roofline: Roofline | None, x_range: tuple[float, float],
+              y_range: tuple[float, float], canvas: LabelCanvas, obstacles: LogPoints
+              ) -> tuple[tuple[RoofLine, ...], tuple[Label, ...], tuple[float, float] | None]:
+    """The roof lines, their labels and the main ridge point (nothing for no roofline).
+
+    Parameters
+    ----------
+    roofline : Roofline or None
+    x_range, y_range : (float, float)
+        The axis limits.
+    canvas : LabelCanvas
+        What the labels are placed for.
+    obstacles : LogPoints
+        The points the labels keep clear of.
+    """
+    if roofline is None:
+        return (), (), None
+    lines, segments = ceiling_lines(roofline, x_range)
+    roofs = [RoofLine(line.kind, tuple(line.segment["x"]), tuple(line.segment["y"]), line.text,
+                      line_color(line.kind, line.roof.device),
+                      "dotted" if line.roof.empirical else "dashed", line.roof)
+             for line in lines]
+    roofs += [RoofLine("roof", tuple(s["x"]), tuple(s["y"]), s["label"],
+                       line_color("roof", s["device"]), "solid")
+              for s in segments if s["kind"] == "roof"]
+    ridge = (roofline.ridge_point(), roofline.peak_flops)
+    layout = place_labels(lines, segments, ridge, x_range, y_range, canvas, obstacles)
+    labels = [_label(spot, roof.color, canvas) for spot, roof in zip(layout.ceilings, roofs)]
+    if layout.ridge is not None:
+        labels.append(_label(layout.ridge, RIDGE_COLOR, canvas, "ridge"))
+    return tuple(roofs), tuple(labels), ridge
 
 
 def point_dots(points: pd.DataFrame, coloring: Coloring, sizes: np.ndarray | None = None) -> Dots:

@@ -7,7 +7,7 @@ axis ranges and the layers (rank spread, memory levels, a baseline's arrows,
 scene's.  A part of the scene that is the same object as the one drawn is not
 sent again (a peak drag sends the roofs, the labels and the ranges, no point
 arrays).  Only a pan or zoom in the browser moves the labels here: they are
-placed again for the new ranges (:func:`~roofline_widget.scene.roofs.roof_part`).
+placed again for the new ranges (:func:`~roofline_widget.scene.build.roof_part`).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from roofline_widget.look.plot_area import (
     plot_frame,
 )
 from roofline_widget.look.texts import X_LABEL, Y_LABEL
+from roofline_widget.scene.build import roof_part
 from roofline_widget.scene.parts import Scene
-from roofline_widget.scene.roofs import roof_part
 from roofline_widget.widget.html import TOOLTIP_CLASS, tooltip_css_html, tooltip_html
 from roofline_widget.widget.layers.compare import CompareMarks
 from roofline_widget.widget.layers.levels import LevelMarks
@@ -250,6 +250,7 @@ class RooflineFigure:
 
     def _draw_layers(self, scene: Scene, previous: Scene | None) -> None:
         """Each layer's marks draw their part of ``scene`` (a part drawn already is skipped)."""
+        drawn = False
         for name, (attribute, _marks) in _LAYERS.items():
             part = getattr(scene, attribute)
             if name not in self.layers and part is None:
@@ -258,7 +259,9 @@ class RooflineFigure:
                     and part is getattr(previous, attribute):
                 continue
             self.layer(name).draw(part)
-        self._update_marks()
+            drawn = True
+        if drawn:  # a baseline of another number of runs brings new marks
+            self._update_marks()
 
     def show_selected(self, indices: np.ndarray | None) -> None:
         """Show the rows ``indices`` of the drawn points as selected (None: no selection)."""

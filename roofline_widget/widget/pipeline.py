@@ -268,7 +268,8 @@ class RefreshPipeline:
     def status(self) -> str:
         """The status line: points, metrics, ceilings, the points' notes and each layer's note."""
         owner, points = self.owner, self.current
-        spread = self.scene.spread if self.scene is not None else None
+        scene = self._drawn()
+        spread = scene.spread
         if spread is not None:  # the spread view hides rank points on purpose
             points = replace(points, shown=points.points)
         status = html.status_html(points, self.roofline, max_points=self.budget(),
@@ -290,7 +291,7 @@ class RefreshPipeline:
                                        owner.max_points, budget, bool(owner.levels)),
                  html.ceiling_notes_html([*judged, *self.ceiling_notes]),
                  html.point_notes_html(points, self._roof_basis, self.roofline), hint,
-                 *(layer.status() for layer in owner.figure.layers.values())]
+                 *html.layer_notes_html(scene.levels, scene.comparison, spread)]
         return " ".join([status, *filter(None, notes)])
 
     def selected_indices(self, keys: list | None = None, points: PointState | None = None):

@@ -35,7 +35,7 @@ from roofline_widget.look.markers import HEAD_MARKER, HEAD_SIZE, RUN_POINT, RUN_
 from roofline_widget.look.plot_area import scale_size
 from roofline_widget.scene.compare import comparison_extent
 from roofline_widget.scene.parts import ComparePart
-from roofline_widget.widget.html import TOOLTIP_STYLE, compare_status_html, comparison_tooltip_html
+from roofline_widget.widget.html import TOOLTIP_STYLE, comparison_tooltip_html
 from roofline_widget.widget.layers.base import draw_mark, hover_index, set_if_changed
 
 __all__ = ["CompareMarks"]
@@ -142,24 +142,6 @@ class CompareMarks:
     def extent(self) -> tuple[np.ndarray, np.ndarray]:
         """The baseline points drawn the axes hold (not those beyond what their hardware can do)."""
         return comparison_extent(self.frame())
-
-    def status(self) -> str:
-        """Median and worst speed-up, slowdowns, markers per run, regions of one run (escaped HTML)."""
-        part = self.part
-        if part is None:
-            return ""
-        frame = part.frame
-        if part.error or frame.empty:
-            return compare_status_html(error=part.error)
-        only_in = []
-        for status, side in (("only before", "run_before"), ("only after", "run_after")):
-            rows = frame[frame["status"] == status]
-            for run in dict.fromkeys(rows[side]):
-                only_in.append((run, list(dict.fromkeys(rows.loc[rows[side] == run, "region"]))))
-        summary = speedup_summary(frame)
-        return compare_status_html(median=summary.median, count=summary.count,
-                                   worst=summary.worst, slowdowns=summary.slowdowns,
-                                   labels=self.labels, only_in=only_in, notes=list(part.notes))
 
     def draw(self, part: ComparePart | None) -> None:
         """Draw ``part`` (None: every mark hidden)."""

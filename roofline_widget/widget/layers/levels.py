@@ -24,7 +24,6 @@ from roofline_widget.scene.parts import LevelsPart
 from roofline_widget.widget.html import (
     TOOLTIP_STYLE,
     level_tooltip_html,
-    levels_status_html,
     ring_tooltip_html,
 )
 from roofline_widget.widget.layers.base import draw_mark, hover_index
@@ -108,13 +107,6 @@ class LevelMarks:
     def flagged(self) -> pd.DataFrame:
         """The drawn rows that have a ring, with their checks and details."""
         return self.part.rings.rows if self.part is not None else self.frame.iloc[:0]
-
-    def status(self) -> str:
-        """The levels shown, the rows left out per level, the findings (escaped HTML; "" for none)."""
-        part = self.part
-        if part is None:
-            return ""
-        return levels_status_html(list(part.levels), part.left_out, part.findings)
 
     def draw(self, part: LevelsPart | None) -> None:
         """Draw ``part`` (None: no dots left in the page, every mark hidden)."""

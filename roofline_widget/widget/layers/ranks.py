@@ -18,7 +18,7 @@ import pandas as pd
 from roofline_widget.look.colors import IMBALANCE_COLORS, POINT_STROKE
 from roofline_widget.look.markers import MEDIAN_DOT, SQUARE, WHISKER_STROKE
 from roofline_widget.scene.parts import SpreadPart
-from roofline_widget.widget.html import TOOLTIP_STYLE, spread_status_html, spread_tooltip_html
+from roofline_widget.widget.html import TOOLTIP_STYLE, spread_tooltip_html
 from roofline_widget.widget.layers.base import draw_mark, hover_index
 
 __all__ = ["SpreadMarks"]
@@ -83,13 +83,6 @@ class SpreadMarks:
     def spread(self) -> pd.DataFrame | None:
         """:func:`~roofline_widget.rank_spread` of the drawn regions (None in the points view)."""
         return self.part.spread if self.part is not None else None
-
-    def status(self) -> str:
-        """What the spread view draws and its colour scale ("" in the points view)."""
-        if self.part is None:
-            return ""
-        return spread_status_html(len(self.part.spread), float(self.color_scale.max),
-                                  list(self.part.notes))
 
     def draw(self, part: SpreadPart | None) -> None:
         """Draw ``part`` (None or no region: the marks hidden)."""
