@@ -6,26 +6,21 @@ intensity, median GFLOP/s, each over the region's ranks) with two whiskers
 from the minimum to the maximum over the ranks, one in intensity and one in
 GFLOP/s, coloured by :func:`~roofline_widget.rank_spread`'s imbalance (max /
 mean runtime) on :data:`~roofline_widget.look.colors.IMBALANCE_COLORS`
-(:func:`spread_part`).  Regions the user expanded show their ranks as points
-instead (:func:`expanded_points`).
+(:func:`spread_part`, of ``rank_spread`` with one rank per point).  Regions
+the user expanded show their ranks as points instead (:func:`expanded_points`).
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.analysis.spread import rank_spread
 from roofline_widget.look.colors import IMBALANCE_COLORS
 from roofline_widget.look.markers import MEDIAN_DOT, SQUARE, WHISKER_STROKE
-from roofline_widget.points import RegionSums, Selection
 from roofline_widget.scene.parts import Dots, Polylines, Shade, SpreadPart
 
-__all__ = ["RANK_VIEWS", "effective_view", "expanded_points", "rank_spread_rows", "spread_part",
-           "whisker_arrays"]
+__all__ = ["RANK_VIEWS", "effective_view", "expanded_points", "spread_part", "whisker_arrays"]
 
 #: Values of the widget's ``rank_view``: one point per rank, the spread per region, or
 #: the spread only when the rank points exceed ``max_points``.
@@ -69,11 +64,6 @@ def whisker_arrays(spread: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     xs[0::2], ys[0::2] = np.column_stack([x0, x1]), np.column_stack([ym, ym])
     xs[1::2], ys[1::2] = np.column_stack([xm, xm]), np.column_stack([y0, y1])
     return xs, ys
-
-
-def rank_spread_rows(sums: RegionSums, selection: Selection) -> pd.DataFrame:
-    """:func:`~roofline_widget.rank_spread` of the selection, one rank per point."""
-    return rank_spread(sums, selection=replace(selection, group_ranks="rank"))
 
 
 def spread_part(spread: pd.DataFrame, max_points: int, notes=()) -> SpreadPart:

@@ -13,9 +13,8 @@ ceilings.
 
 This module is the front end; the pieces are :mod:`~roofline_widget.static.exports`
 (arguments and output), :mod:`~roofline_widget.static.payload` (the data),
-:mod:`~roofline_widget.static.matplotlib_figure` and
-:mod:`~roofline_widget.static.bqplot_figure` (the widget's figure), with the
-axis ranges, colours and texts of :mod:`roofline_widget.look`.
+:mod:`~roofline_widget.static.matplotlib_figure` (or the widget's figure, for
+``backend="bqplot"``) drawing the plot's :class:`~roofline_widget.scene.parts.Scene`.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.chained import chained_sums
 from roofline_widget.scene.build import build_scene
 from roofline_widget.scene.parts import Coloring
-from roofline_widget.static import bqplot_figure, matplotlib_figure, output_files
+from roofline_widget.static import matplotlib_figure, output_files
 from roofline_widget.static.exports import (
     BACKENDS,
     DATA_FORMATS,
@@ -54,7 +53,9 @@ __all__ = ["BACKENDS", "DATA_FORMATS", "DEFAULT_CMAP", "NO_FLOP_WHERE", "plot_ro
 
 #: Where each backend shows the regions that do almost no FLOPs.
 NO_FLOP_WHERE = {"matplotlib": matplotlib_figure.NO_FLOP_WHERE,
-                 "bqplot": bqplot_figure.NO_FLOP_WHERE}
+                 "bqplot": "outside the axes (pan out to see them)"}
+#: The bqplot legend's title key by the column the points are coloured by.
+_LEGEND_KIND = {"region": "region", "file": "run"}
 
 
 @selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude",
@@ -230,7 +231,7 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     if backend == "matplotlib":
         figure = shown = matplotlib_figure.draw(scene)
     else:
-        roofline_figure, legend = bqplot_figure.draw(scene)
+        roofline_figure, legend = _bqplot_figure(scene)
         payload["roofline_figure"], payload["legend"] = roofline_figure, legend
         figure = roofline_figure.plot
         shown = _bqplot_view(figure, legend)
@@ -250,6 +251,25 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     if show:
         _show(shown)
     return payload
+
+
+def _bqplot_figure(scene):
+    """The widget's figure drawing ``scene`` (every point in its scatter: those doing almost no
+    FLOPs outside the ranges), and its legend: the scene's colours in order, then its notes."""
+    import ipywidgets as widgets
+
+    from roofline_widget.widget.figure import RooflineFigure
+    from roofline_widget.widget.html import legend_html
+    from roofline_widget.widget.state import UpdateGuard
+
+    figure = RooflineFigure(UpdateGuard())
+    figure.draw(scene)
+    coloring = scene.coloring
+    legend = widgets.HTML(legend_html(list(coloring.categories), list(coloring.palette),
+                                      _LEGEND_KIND[coloring.column],
+                                      note=" ".join(filter(None, scene.notes))))
+    legend.add_class("roofline-legend")
+    return figure, legend
 
 
 def _bqplot_view(figure, legend):
