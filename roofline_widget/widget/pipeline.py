@@ -39,7 +39,7 @@ from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.point_keys import key_index, surviving_keys
 from roofline_widget.widget.point_style import marker_sizes, runtime_log_range
 from roofline_widget.widget.points_mark import SVG_MAX_POINTS
-from roofline_widget.widget.roofs import check_ceilings, classify, rooflines
+from roofline_widget.widget.roofs import check_ceilings, classify, roof_basis, rooflines
 from roofline_widget.widget.scene_parts import SceneParts
 from roofline_widget.widget.state import PointState, UpdateGuard
 
@@ -94,9 +94,9 @@ class RefreshPipeline:
         self._size_range = runtime_log_range(owner.sums)
         self._no_flop = np.zeros(0, dtype=bool)
         self._budget_used = 0
-        # per selection: the points empirical roofs come from, their and the points' roof keys
+        # per selection: the points empirical roofs come from, and the points' roof keys
         self._roof_basis: pd.DataFrame | None = None
-        self._basis_keys: RoofKeys | None = None
+        self._roofs_of: tuple = (None, None)  # the few rows the roofs depend on, their keys
         self._point_keys: RoofKeys | None = None
 
     @property
@@ -133,8 +133,8 @@ class RefreshPipeline:
         self._roof_basis = points.points if baseline is None else keep_flags(
             pd.concat([points.points, baseline], ignore_index=True))
         self._point_keys = roof_keys(points.points)
-        self._basis_keys = (self._point_keys if self._roof_basis is points.points
-                            else roof_keys(self._roof_basis))
+        self._roofs_of = roof_basis(self._roof_basis, self._point_keys if self._roof_basis
+                                    is points.points else roof_keys(self._roof_basis))
         roofline = self._roofline()
         levels = parts.levels(points, roofline, budget)
         spread, points = parts.spread(points, budget)
@@ -211,8 +211,8 @@ class RefreshPipeline:
         return self.scene
 
     def _roofline(self) -> Roofline | None:
-        return rooflines(self.owner.peak_flops, self.owner.peak_bandwidth, self._roof_basis,
-                         self.extra, self._basis_keys)
+        basis, keys = self._roofs_of
+        return rooflines(self.owner.peak_flops, self.owner.peak_bandwidth, basis, self.extra, keys)
 
     def _fitted(self, extent) -> tuple:
         """The axis ranges holding the points, the layers' ``extent`` and every ridge."""

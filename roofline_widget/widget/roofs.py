@@ -1,4 +1,5 @@
-"""The widget's ceilings: the extra roofs checked, the roofline of the peaks and ceilings, the points judged."""
+"""The widget's ceilings: the extra roofs checked, the roofline of the peaks and ceilings (of the few
+points it depends on), the points judged."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.ceilings import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
+from roofline_widget.roofs.hardware_bounds import RATE_COLUMNS, beyond_hardware
 
-__all__ = ["check_ceilings", "classify", "rooflines"]
+__all__ = ["check_ceilings", "classify", "roof_basis", "rooflines"]
 
 
 def check_ceilings(ceilings: Sequence | None) -> tuple:
@@ -36,6 +38,37 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
                                       peaks="add", keys=keys)
     except ValueError:
         return None
+
+
+def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, RoofKeys]:
+    """The few rows of ``points`` the widget's roofs depend on, and their keys.
+
+    The first point of each (level, device, precision) (which decides the main
+    roofs) and, per device and rate, the point with the largest plausible value
+    and the one with the largest of all (the empirical roofs,
+    :func:`~roofline_widget.roofs.hardware_bounds.largest_plausible`):
+    :meth:`Roofline.from_ceilings` gives the same roofs for them as for every
+    point, and a peak drag works out the roofs of a few rows, not of 32,000.
+    """
+    order, group_of = keys.groups
+    first = np.full(len(order), len(points), dtype=np.intp)
+    np.minimum.at(first, group_of, np.arange(len(points)))
+    rows = set(first.tolist())
+    devices = [np.ones(len(points), dtype=bool) if device is None else keys.device == device
+               for device in keys.devices]
+    for column in RATE_COLUMNS:
+        values = points[column].to_numpy(dtype=float, na_value=np.nan)
+        usable = np.isfinite(values) & (values > 0)
+        plausible = usable & ~beyond_hardware(points, column)
+        for mine in devices:
+            for chosen in (plausible & mine, usable & mine):
+                if chosen.any():
+                    rows.add(int(np.flatnonzero(chosen)[np.argmax(values[chosen])]))
+    kept = np.array(sorted(rows), dtype=np.intp)
+    columns = [points.columns.get_loc(c) for c in (*RATE_COLUMNS, "n_threads", "device")
+               if c in points.columns]
+    return (points.iloc[kept, columns],
+            RoofKeys(keys.level[kept], keys.device[kept], keys.precision[kept]))
 
 
 def classify(points: pd.DataFrame, roofline: Roofline | None) -> pd.DataFrame:
