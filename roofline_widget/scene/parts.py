@@ -65,8 +65,12 @@ class Coloring:
 
     def codes(self, values) -> np.ndarray:
         """The colour code of each value (float; -1: no colour of its own)."""
-        values = np.asarray(values, dtype=object if self.column != "rank" else None)
-        codes = self._index.get_indexer(values).astype(float)
+        if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):  # a frame's column
+            found = self._index.get_indexer(values.cat.categories.astype(object))
+            codes = np.append(found, -1)[values.cat.codes.to_numpy()].astype(float)
+        else:
+            values = np.asarray(values, dtype=object if self.column != "rank" else None)
+            codes = self._index.get_indexer(values).astype(float)
         return np.where(codes >= 0, codes % len(self.palette), -1.0)
 
     @cached_property

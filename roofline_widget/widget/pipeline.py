@@ -133,8 +133,8 @@ class RefreshPipeline:
         self._roof_basis = points.points if baseline is None else keep_flags(
             pd.concat([points.points, baseline], ignore_index=True))
         self._point_keys = roof_keys(points.points)
-        self._roofs_of = roof_basis(self._roof_basis, self._point_keys if self._roof_basis
-                                    is points.points else roof_keys(self._roof_basis))
+        self._roofs_of = (self._roof_basis, self._point_keys if self._roof_basis is points.points
+                          else roof_keys(self._roof_basis))
         roofline = self._roofline()
         levels = parts.levels(points, roofline, budget)
         spread, points = parts.spread(points, budget)
@@ -153,7 +153,7 @@ class RefreshPipeline:
     def refresh_roofline(self) -> None:
         """Peaks changed: the roofs, the level findings, the ranges (they only widen), the labels."""
         scene, points = self._drawn(), self.current
-        self.roofline = roofline = self._roofline()
+        self.roofline = roofline = self._roofline(drag=True)
         (x0, x1), (y0, y1) = self._fitted(self.parts.last_extent)
         xs, ys = self.owner.figure.x_scale, self.owner.figure.y_scale
         ranges = ((min(x0, xs.min or x0), max(x1, xs.max or 0)),
@@ -210,8 +210,12 @@ class RefreshPipeline:
             raise RuntimeError("the widget has not drawn its scene yet")
         return self.scene
 
-    def _roofline(self) -> Roofline | None:
+    def _roofline(self, drag: bool = False) -> Roofline | None:
+        """The roofline of the peaks; on a drag (a selection's second roofline on), of the few
+        points the roofs depend on (:func:`~roofline_widget.widget.roofs.roof_basis`)."""
         basis, keys = self._roofs_of
+        if drag and basis is self._roof_basis:
+            self._roofs_of = basis, keys = roof_basis(basis, keys)
         return rooflines(self.owner.peak_flops, self.owner.peak_bandwidth, basis, self.extra, keys)
 
     def _fitted(self, extent) -> tuple:
