@@ -25,7 +25,7 @@ import re
 import numpy as np
 from _common import command_line, median, ms, print_table, timed
 
-from roofline_widget.points.arguments import compile_patterns, names_selected
+from roofline_widget.settings import compile_patterns, names_selected
 
 
 def plain_re(names: list[str], include: list[re.Pattern[str]]) -> np.ndarray:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 SCRIPTS = ("bench_collect.py", "bench_passes.py", "bench_widget.py", "bench_read.py",
-           "bench_memory.py", "bench_scaling.py")
+           "bench_memory.py", "bench_scaling.py", "bench_ranks_build.py")
 ROOT = Path(__file__).resolve().parent.parent
 
 

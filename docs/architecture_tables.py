@@ -34,11 +34,11 @@ SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.(?=\s|$)")
 #: itself is ``roofline_widget``, its lazy public API) in tiers, lowest first. A part imports only
 #: parts of lower tiers, apart from the exceptions below; ``tests/test_architecture_doc.py`` checks it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "enums", "schema", "demo"),
+    ("errors", "enums", "schema", "demo", "escaping"),
     ("units",),
-    ("model", "metric_names"),
+    ("model", "metric_names", "cpu_cores"),
+    ("settings",),
     ("roofs",),
-    ("ceilings",),
     ("roofline_widget",),
     ("io",),
     ("points",),
@@ -54,8 +54,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 #: Imports against the tiers, each with its reason: (importer, imported) -> why.
 LAYER_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("views", "static"): "View.save writes through static.output_files (atomic writes)",
-    ("ceilings", "look"): ("Roofline._repr_html_ shows look.ceiling_lines' ceilings table "
+    ("widget", "static"): ("RooflineWidget.save_html is static.html_export.save_html (the page "
+                           "is written through static.output_files)"),
+    ("roofs", "look"): ("Roofline._repr_html_ shows look.ceiling_lines' ceilings table "
                            "(imported when displayed)"),
+    ("points", "analysis"): ("points_dataframe(guidance=...) adds analysis.guidance's columns "
+                             "(imported when asked for)"),
 }
 #: Sphinx roles (:func:`~a.b`), and double back-quotes, as Markdown code.
 ROLE = re.compile(r":[a-z]+:`([^`]+)`")

@@ -39,7 +39,7 @@ extensions = [
 root_doc = "index"
 #: The site's own pages at the top of docs/; every other top-level .md file is a
 #: design note or measurement diary, listed by notes/index.md (see _list_notes).
-SITE_PAGES = ("index", "getting-started", "changelog")
+SITE_PAGES = ("index", "getting-started", "guidance", "changelog")
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "README.md"]
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
@@ -68,10 +68,22 @@ numpydoc_class_members_toctree = False
 numpydoc_validation_checks = {"all", "SA01", "ES01", "EX01", "PR03", "PR04", "SS05", "PR08", "RT04"}
 numpydoc_validation_exclude = {r"\.__init__$", r"\._[a-z]"}
 
+# ---------------------------------------------------------------- widgets, offline
+# myst-nb writes each executed page's widget state into the page; ipywidgets' HTML manager draws
+# it. Its scripts come from this site, never from a CDN, so that every page works offline: the
+# same files the shared HTML pages inline (roofline_widget.static.html_scripts: RequireJS and the
+# manager downloaded at build time, the widgets' AMD bundles named), written at build time into
+# _static/widgets/. The icon font's stylesheet is linked at the end of the body (_templates/
+# layout.html), after the manager's own, so that no font file is requested.
+WIDGET_STATIC = DOCS / "_build" / "widget-static"
+WIDGET_MODULES = ("bqscales", "bqplot", "bqplot-gl", "ipyevents")
+nb_ipywidgets_js = {f"widgets/{name}.js": {} for name in ("manager", *WIDGET_MODULES)}
+(WIDGET_STATIC / "widgets").mkdir(parents=True, exist_ok=True)  # Sphinx checks it at start
+
 # ---------------------------------------------------------------- HTML
 html_theme = "pydata_sphinx_theme"
 html_title = f"roofline-widget {release}"
-html_static_path: list[str] = []
+html_static_path: list[str] = [str(WIDGET_STATIC)]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
@@ -91,6 +103,21 @@ def _copy_quickstart(app) -> None:
     source = ROOT / "notebooks" / "quickstart.ipynb"
     if not target.is_file() or target.read_bytes() != source.read_bytes():
         shutil.copyfile(source, target)
+
+
+def _write_widget_scripts(app) -> None:
+    """Write the widget manager, the widgets' named bundles and the icon font's stylesheet."""
+    from roofline_widget.static import html_page, html_scripts, html_view
+
+    folder = WIDGET_STATIC / "widgets"
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {"manager.js": html_scripts.manager_script(),
+             "widgets.css": html_scripts.font_css() + html_page.TOOLTIP_CSS + html_view.SHARED_CSS,
+             **{f"{name}.js": html_scripts.widget_bundle(name) for name in WIDGET_MODULES}}
+    for name, text in files.items():
+        path = folder / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
 
 
 def _notes() -> list[str]:
@@ -124,6 +151,7 @@ def _always_reread(app, env, added, changed, removed) -> list[str]:
 
 def setup(app) -> dict:
     app.connect("builder-inited", _copy_quickstart)
+    app.connect("builder-inited", _write_widget_scripts)
     app.connect("env-get-outdated", _always_reread)
     app.connect("source-read", _list_notes)
     app.connect("source-read", _list_the_rest)

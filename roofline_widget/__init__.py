@@ -9,18 +9,22 @@ from importlib import resources as _resources
 from typing import TYPE_CHECKING
 
 from roofline_widget.errors import (
+    CeilingFileError,
     CeilingWarning,
     EngineFallbackWarning,
     LikwidFormatError,
     LikwidReadWarning,
+    MachineError,
     MetricChoiceWarning,
     OutputPathError,
     ParallelReadError,
+    PointsTableError,
     RegionsLeftOutWarning,
     RooflineError,
     RooflineWarning,
     SelectionError,
     SelectionWarning,
+    SettingError,
     StatSumMismatchWarning,
     ViewError,
     ViewWarning,
@@ -32,15 +36,18 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run)
     from roofline_widget.analysis.compare import compare_points
     from roofline_widget.analysis.gpu import gpu_ceilings, machine_rooflines
+    from roofline_widget.analysis.guidance import guidance
     from roofline_widget.analysis.levels import hierarchical_left_out, hierarchical_points
     from roofline_widget.analysis.machine import machine_roofline
     from roofline_widget.analysis.sanity import sanity_check
+    from roofline_widget.analysis.scaling import scaling_table
     from roofline_widget.analysis.spread import rank_spread
-    from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+    from roofline_widget.analysis.theoretical import theoretical_roofline
     from roofline_widget.io import read_likwid
     from roofline_widget.io.bench import read_likwid_bench
     from roofline_widget.io.chain import run_chain
     from roofline_widget.io.ncu import read_ncu
+    from roofline_widget.io.rocprof import read_rocprof
     from roofline_widget.io.stat_check import stat_comparisons
     from roofline_widget.io.topology import read_topology
     from roofline_widget.points import (
@@ -50,6 +57,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (never run
         left_out_regions,
         points_dataframe,
     )
+    from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.static.plot import plot_roofline
     from roofline_widget.views import View
     from roofline_widget.widget import RooflineWidget
@@ -60,6 +68,7 @@ _LAZY = {
     "read_likwid": ".io",
     "read_likwid_bench": ".io.bench",
     "read_ncu": ".io.ncu",
+    "read_rocprof": ".io.rocprof",
     "read_topology": ".io.topology",
     "run_chain": ".io.chain",
     "RegionSums": ".points",
@@ -67,17 +76,20 @@ _LAZY = {
     "collect_roofline_points": ".points",
     "left_out_regions": ".points",
     "points_dataframe": ".points",
-    "BandwidthRoof": ".ceilings",
-    "ComputeRoof": ".ceilings",
-    "Roofline": ".ceilings",
+    "BandwidthRoof": ".roofs.roofline",
+    "ComputeRoof": ".roofs.roofline",
+    "Roofline": ".roofs.roofline",
     "compare_points": ".analysis.compare",
     "hierarchical_left_out": ".analysis.levels",
     "hierarchical_points": ".analysis.levels",
     "machine_roofline": ".analysis.machine",
     "gpu_ceilings": ".analysis.gpu",
     "machine_rooflines": ".analysis.gpu",
+    "guidance": ".analysis.guidance",
     "rank_spread": ".analysis.spread",
     "sanity_check": ".analysis.sanity",
+    "scaling_table": ".analysis.scaling",
+    "theoretical_roofline": ".analysis.theoretical",
     "stat_comparisons": ".io.stat_check",
     "plot_roofline": ".static.plot",
     "RooflineWidget": ".widget",
@@ -101,15 +113,18 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BandwidthRoof",
+    "CeilingFileError",
     "CeilingWarning",
     "ComputeRoof",
     "EngineFallbackWarning",
     "LikwidFormatError",
     "LikwidReadWarning",
     "LikwidRun",
+    "MachineError",
     "MetricChoiceWarning",
     "OutputPathError",
     "ParallelReadError",
+    "PointsTableError",
     "RegionSums",
     "RegionsLeftOutWarning",
     "Roofline",
@@ -119,6 +134,7 @@ __all__ = [
     "Selection",
     "SelectionError",
     "SelectionWarning",
+    "SettingError",
     "StatSumMismatchWarning",
     "View",
     "ViewError",
@@ -126,6 +142,7 @@ __all__ = [
     "collect_roofline_points",
     "compare_points",
     "gpu_ceilings",
+    "guidance",
     "hierarchical_left_out",
     "hierarchical_points",
     "left_out_regions",
@@ -137,12 +154,15 @@ __all__ = [
     "read_likwid",
     "read_likwid_bench",
     "read_ncu",
+    "read_rocprof",
     "read_topology",
     "run_chain",
     "sample_names",
     "sample_path",
     "sanity_check",
+    "scaling_table",
     "stat_comparisons",
+    "theoretical_roofline",
 ]
 
 

@@ -18,18 +18,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "CeilingFileError",
     "CeilingWarning",
+    "CommandLineError",
     "EngineFallbackWarning",
+    "HDF5DamagedError",
+    "HDF5NotSupportedError",
+    "HtmlScriptsError",
     "LikwidFormatError",
     "LikwidReadWarning",
+    "MachineError",
     "MetricChoiceWarning",
+    "NcuUnitError",
     "OutputPathError",
     "ParallelReadError",
+    "PointsTableError",
     "RegionsLeftOutWarning",
     "RooflineError",
     "RooflineWarning",
     "SelectionError",
     "SelectionWarning",
+    "SettingError",
     "StatSumMismatchWarning",
     "ViewError",
     "ViewWarning",
@@ -88,6 +97,26 @@ class LikwidFormatError(RooflineError, ValueError):
         return (type(self), (self.source, self.line, self.expected, self.found))
 
 
+class CeilingFileError(LikwidFormatError):
+    """A ceiling file that does not have the layout it should, or holds no ceiling.
+
+    likwid-bench output without a usable benchmark, an Empirical Roofline
+    Toolkit ``roofline.json`` or a rocprof-compute ``roofline.csv`` that is
+    not laid out as they write it; the message names the file, the line
+    (where there is one) and what was expected, as :class:`LikwidFormatError`'s.
+    """
+
+
+class MachineError(RooflineError, ValueError):
+    """What the machine can do is not known well enough for what was asked.
+
+    A CPU type that is not in the table of cores
+    (:data:`~roofline_widget.cpu_cores.CORE_TABLE`), a run that names no CPU
+    type or no clock, a set of likwid-bench results without the benchmark a
+    roof needs: the message says what is missing and how to give it.
+    """
+
+
 class ParallelReadError(RooflineError, RuntimeError):
     """Reading one file on an executor failed with an error that did not name the file.
 
@@ -120,6 +149,28 @@ def _rebuild_parallel_error(source: str, message: str) -> ParallelReadError:
     return error
 
 
+class PointsTableError(LikwidFormatError):
+    """A table of roofline points (a DataFrame, a CSV or Parquet file) that cannot be read.
+
+    A missing column (the message names it and what else would do), a cell
+    that is no number or out of range, an empty region name, a point given
+    twice.  A :class:`LikwidFormatError`, so callers that catch bad input
+    files catch it too.
+
+    Parameters
+    ----------
+    source : str
+        The file, or ``"<DataFrame>"``.
+    line : int or None
+        The CSV line (a DataFrame's row position + 2; 1 for its header), or
+        None when the problem concerns the whole table.
+    expected : str
+        What the reader expected: the columns a points table needs, a number...
+    found : str, optional
+        What it found instead.
+    """
+
+
 class OutputPathError(RooflineError, ValueError):
     """One or more output paths of a call cannot be written; nothing was written.
 
@@ -142,13 +193,32 @@ class OutputPathError(RooflineError, ValueError):
         super().__init__(f"cannot write {files} output file(s); nothing was written:{lines}")
 
 
-class SelectionError(RooflineError, ValueError):
+class HtmlScriptsError(RooflineError, FileNotFoundError):
+    """A script the HTML export inlines is not installed; the message says how to get it.
+
+    The HTML widget manager and RequireJS are downloaded when the package is
+    built (``hatch_build.py``); bqplot's, bqscales' and bqplot-gl's bundles come
+    with those Python packages.
+    """
+
+
+class SettingError(RooflineError, ValueError):
+    """A user setting's value breaks a rule of :mod:`roofline_widget.settings`.
+
+    The message is the rule's one sentence, naming the setting and the value
+    (``"peak_flops is in GFLOP/s; 5e9 looks like FLOP/s"``); the widget, a
+    view, ``plot_roofline`` and the command line all show it as it is.
+    """
+
+
+class SelectionError(SettingError):
     """A selection argument that cannot be used.
 
     Ranks that are no non-negative integers, an invalid regular expression,
-    a pattern that takes too long on the region names (it backtracks
-    catastrophically), a ``combine_ranks`` or ``unmeasured`` value that is
-    none of the choices.  The message names the argument and the value.
+    a pattern too large to compile in bounded time or that takes too long on
+    the region names (it backtracks catastrophically), a ``combine_ranks`` or
+    ``unmeasured`` value that is none of the choices.  The message names the
+    argument and the value.
     """
 
 
@@ -172,6 +242,46 @@ class ViewError(RooflineError, ValueError):
         self.source = source
         self.problems = list(problems)
         super().__init__(f"{source}: " + "; ".join(self.problems))
+
+
+class CommandLineError(RooflineError, ValueError):
+    """A command line ``roofline-widget`` cannot run (a missing file argument, an unknown
+    option, a value a setting refuses); printed as one line, exit code 2.
+
+    Parameters
+    ----------
+    program : str
+        The command (``"roofline-widget plot"``).
+    message : str
+        What is wrong, as argparse words it.
+
+    Attributes
+    ----------
+    program : str
+    """
+
+    def __init__(self, program: str, message: str) -> None:
+        self.program = program
+        super().__init__(message)
+
+    def __reduce__(self):
+        return (type(self), (self.program, str(self)))
+
+
+class HDF5DamagedError(RooflineError):
+    """The bytes of an HDF5 file contradict the format: the file is refused, not handed to h5py.
+
+    Raised and caught inside the package's own HDF5 reader, which reports the
+    file as a :class:`LikwidFormatError`.
+    """
+
+
+class HDF5NotSupportedError(RooflineError):
+    """A valid HDF5 feature outside the subset the package's own reader reads: h5py may read it."""
+
+
+class NcuUnitError(RooflineError, ValueError):
+    """An Nsight Compute unit that is not of the dimension wanted (the reader makes it a format error)."""
 
 
 # ---------------------------------------------------------------- warnings

@@ -23,7 +23,8 @@ from roofline_widget.enums import StrEnum
 from roofline_widget.schema import KEY_COLUMNS
 from roofline_widget.units import Unit, parse_unit
 
-__all__ = ["CPU", "GPU", "WHOLE_RUN_REGION", "Device", "Layout", "LikwidRun"]
+__all__ = ["CPU", "GPU", "GPU_PROFILER_GROUPS", "WHOLE_RUN_REGION", "Device", "DeviceFamily",
+           "Layout", "LikwidRun", "device_family"]
 
 #: Region name given to wrapper-mode output (likwid-perfctr without ``-m``),
 #: which measures the whole program as one implicit region.
@@ -43,6 +44,17 @@ CPU = Device.CPU
 GPU = Device.GPU
 
 
+class DeviceFamily(StrEnum):
+    """Whose device a point ran on: the CPU, an NVIDIA or an AMD GPU (``GPU``: a GPU of a vendor
+    the data does not tell).  Points are judged against the roofs of their own family
+    (a roof's ``family``), and drawn in its colours."""
+
+    CPU = "cpu"
+    NVIDIA = "nvidia"
+    AMD = "amd"
+    GPU = "gpu"
+
+
 class Layout(StrEnum):
     """The layout a run was read from (:attr:`LikwidRun.layout`)."""
 
@@ -53,6 +65,39 @@ class Layout(StrEnum):
     SCOPE_PROFILER = "scope-profiler"
     NCU_DETAILS = "ncu-details"
     NCU_RAW = "ncu-raw"
+    POINTS_TABLE = "points-table"
+    ROCPROF = "rocprof-compute"
+
+#: The group of the rows each GPU profiler's reader gives, by the family of GPU it measures
+#: (``run.groups``): a row's group says its family even in a run merged from several files.
+GPU_PROFILER_GROUPS = {DeviceFamily.NVIDIA: "NCU", DeviceFamily.AMD: "ROCPROF"}
+_GPU_LAYOUT_FAMILIES = {"ncu": DeviceFamily.NVIDIA, "rocprof": DeviceFamily.AMD}
+
+
+def device_family(layout: str, device: str, groups: str = "") -> DeviceFamily:
+    """The family of a ``device`` (``"cpu"``, ``"gpu"``) of rows of ``groups`` in a run of ``layout``.
+
+    A GPU row of a GPU profiler's group (:data:`GPU_PROFILER_GROUPS`: ``"NCU"``, ``"ROCPROF"``,
+    alone or joined, ``"FLOPS_DP+NCU"``) is of that profiler's family; else a GPU of an Nsight
+    Compute run is NVIDIA's, of a rocprof-compute run AMD's; LIKWID's GPU groups (NVIDIA's or
+    AMD's, LIKWID prints no vendor) are ``GPU``.
+
+    Examples
+    --------
+    >>> str(device_family("ncu-details", "gpu")), str(device_family("perfctr-text", "cpu"))
+    ('nvidia', 'cpu')
+    >>> str(device_family("perfctr-text / ncu-details / rocprof-compute", "gpu", "ROCPROF"))
+    'amd'
+    """
+    if str(device) != Device.GPU:
+        return DeviceFamily.CPU
+    named = set(str(groups).split("+"))
+    found = {family for family, group in GPU_PROFILER_GROUPS.items() if group in named}
+    if not found:
+        found = {family for prefix, family in _GPU_LAYOUT_FAMILIES.items()
+                 if prefix in str(layout)}
+    return found.pop() if len(found) == 1 else DeviceFamily.GPU
+
 
 @dataclass
 class LikwidRun:
@@ -85,7 +130,8 @@ class LikwidRun:
     layout : Layout or str
         Which layout the run came from (a :class:`Layout`: ``"perfctr-text"``,
         ``"perfctr-csv"``, ``"mpirun-text"``, ``"mpirun-csv"``,
-        ``"scope-profiler"``, ``"ncu-details"``, ``"ncu-raw"``; ``"a / b"`` for files of
+        ``"scope-profiler"``, ``"ncu-details"``, ``"ncu-raw"``, ``"rocprof-compute"``;
+        ``"a / b"`` for files of
         different layouts merged).
     warnings : list of str
         Things the reader noticed and passed over (interleaved lines are not

@@ -70,7 +70,11 @@ POINT_KEYS = (
     "bandwidth_metric",
 )
 #: Columns of a points DataFrame (``points_dataframe``): :data:`POINT_KEYS`, then what a dict lacks.
-POINT_COLUMNS = (*POINT_KEYS, "device", "n_threads", "call_count", "groups", "unmeasured_threads",
-                 "run", "rank_group")
+#: ``device_family`` is ``"cpu"``, ``"nvidia"``, ``"amd"`` or ``"gpu"`` (vendor unknown),
+#: ``device_name`` the CPU's or GPU's name as the data gives it (``""``: not given).
+POINT_COLUMNS = (*POINT_KEYS, "device", "device_family", "device_name", "n_threads", "call_count",
+                 "groups", "unmeasured_threads", "run", "rank_group", "thread_max_gflops",
+                 "thread_max_gbs", "thread_limit_gflops")
 #: Columns of the left-out table (``left_out_regions``).
-LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "groups", "run", "rank_group")
+LEFT_OUT_COLUMNS = ("file", "region", "rank", "reason", "device", "device_family", "device_name",
+                    "groups", "run", "rank_group")

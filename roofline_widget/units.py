@@ -20,19 +20,7 @@ from functools import lru_cache
 
 from roofline_widget.enums import StrEnum
 
-__all__ = [
-    "BYTE_RATE",
-    "BYTE_VOLUME",
-    "FLOP_RATE",
-    "INTENSITY",
-    "OTHER",
-    "TIME",
-    "UOP_RATE",
-    "Unit",
-    "UnitKind",
-    "parse_unit",
-    "split_metric_name",
-]
+__all__ = ["Unit", "UnitKind", "parse_unit", "split_metric_name"]
 
 
 class UnitKind(StrEnum):
@@ -46,15 +34,6 @@ class UnitKind(StrEnum):
     TIME = "time"
     OTHER = "other"
 
-
-# Module-level names kept for the code that imports them.
-FLOP_RATE = UnitKind.FLOP_RATE
-UOP_RATE = UnitKind.UOP_RATE
-BYTE_RATE = UnitKind.BYTE_RATE
-BYTE_VOLUME = UnitKind.BYTE_VOLUME
-INTENSITY = UnitKind.INTENSITY
-TIME = UnitKind.TIME
-OTHER = UnitKind.OTHER
 
 _DECIMAL = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50, "Ei": 2.0**60}
@@ -97,7 +76,7 @@ class Unit:
     @property
     def is_rate(self) -> bool:
         """Whether the unit is a FLOP, uop or byte rate."""
-        return self.kind in (FLOP_RATE, UOP_RATE, BYTE_RATE)
+        return self.kind in (UnitKind.FLOP_RATE, UnitKind.UOP_RATE, UnitKind.BYTE_RATE)
 
 
 def split_metric_name(name: str) -> tuple[str, str, str]:
@@ -138,11 +117,12 @@ def _quantity_unit(text: str) -> Unit | None:
     if base.startswith("flop"):
         # "MFLOPS" without "/s" is still a rate; "FLOP" alone is a count.
         if not per_second and not base.endswith("s"):
-            return Unit(text, OTHER)
-        return Unit(text, FLOP_RATE, factor / 1e9)
+            return Unit(text, UnitKind.OTHER)
+        return Unit(text, UnitKind.FLOP_RATE, factor / 1e9)
     if base.startswith("uop"):
-        return Unit(text, UOP_RATE if per_second or base.endswith("s") else OTHER, factor / 1e9)
-    kind = BYTE_RATE if per_second else BYTE_VOLUME
+        rate = per_second or base.endswith("s")
+        return Unit(text, UnitKind.UOP_RATE if rate else UnitKind.OTHER, factor / 1e9)
+    kind = UnitKind.BYTE_RATE if per_second else UnitKind.BYTE_VOLUME
     return Unit(text, kind, factor / 1e9)
 
 
@@ -182,10 +162,10 @@ def parse_unit(metric_name: str) -> Unit:
             return Unit(unit_text, parsed.kind, parsed.to_giga)
         compact = unit_text.replace(" ", "").lower()
         if compact in ("flop/byte", "flops/byte", "flop/b"):
-            return Unit(unit_text, INTENSITY)
+            return Unit(unit_text, UnitKind.INTENSITY)
         if compact == "s":
-            return Unit(unit_text, TIME, float("nan"))
-        return Unit(unit_text, OTHER)
+            return Unit(unit_text, UnitKind.TIME, float("nan"))
+        return Unit(unit_text, UnitKind.OTHER)
     match = _BARE.search(stem)
     if match is not None:
         parsed = _quantity_unit(match["unit"])
@@ -194,5 +174,5 @@ def parse_unit(metric_name: str) -> Unit:
         if parsed is not None and parsed.is_rate and match["unit"].endswith("/s"):
             return parsed
     if "intensity" in lowered:
-        return Unit("", INTENSITY)
-    return Unit("", OTHER)
+        return Unit("", UnitKind.INTENSITY)
+    return Unit("", UnitKind.OTHER)

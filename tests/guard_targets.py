@@ -29,3 +29,9 @@ def fail(message: str) -> None:
 def pid() -> int:
     """The worker's process id."""
     return os.getpid()
+
+
+def slow_echo(value, seconds: float):
+    """Return ``value`` after ``seconds`` (a call that is still busy when interrupted)."""
+    time.sleep(seconds)
+    return value

@@ -55,24 +55,32 @@ def bench(kernel: str, threads: int, *, mflops: float, mbytes: float,
 
 
 def topology(sockets=2, cores=4, caches=((1, "32 kB", 1), (2, "1 MB", 1), (3, "16 MB", 4)),
-             cpu_name=SKYLAKE_GOLD, cpu_type="Intel Skylake SP processor") -> str:
-    """likwid-topology output of ``sockets`` x ``cores`` cores, 1 thread per core.
+             cpu_name=SKYLAKE_GOLD, cpu_type="Intel Skylake SP processor",
+             threads_per_core=1) -> str:
+    """likwid-topology output of ``sockets`` x ``cores`` cores, ``threads_per_core`` threads each.
 
-    ``caches`` are (level, size text, hardware threads per cache).
+    ``caches`` are (level, size text, hardware threads per cache).  Hardware
+    threads are numbered as Linux numbers them: every core's first thread,
+    then every core's second (core ``c``'s threads are ``c`` and ``c + n_cores``).
     """
     n = sockets * cores
     lines = [HLINE, f"CPU name:\t{cpu_name}", f"CPU type:\t{cpu_type}", STARS,
              "Hardware Thread Topology", STARS,
-             f"Sockets:\t\t{sockets}", f"Cores per socket:\t{cores}", "Threads per core:\t1",
+             f"Sockets:\t\t{sockets}", f"Cores per socket:\t{cores}",
+             f"Threads per core:\t{threads_per_core}",
              HLINE, "HWThread        Thread        Core        Die        Socket        Available"]
-    lines += [f"{t:<16}0             {t:<12}0          {t // cores:<14}*" for t in range(n)]
+    lines += [f"{t:<16}{t // n:<14}{t % n:<12}0          {(t % n) // cores:<14}*"
+              for t in range(n * threads_per_core)]
     lines.append(HLINE)
-    lines += [f"Socket {s}:\t\t( {' '.join(str(t) for t in range(s * cores, (s + 1) * cores))} )"
+    lines += [f"Socket {s}:\t\t( " + " ".join(str(c + k * n) for c in range(s * cores, (s + 1) * cores)
+                                            for k in range(threads_per_core)) + " )"
               for s in range(sockets)]
     lines += [HLINE, STARS, "Cache Topology", STARS]
     for level, size, shared in caches:
-        groups = " ".join("( " + " ".join(str(t) for t in range(g, g + shared)) + " )"
-                          for g in range(0, n, shared))
+        per = max(1, shared // threads_per_core)  # cores per cache
+        groups = " ".join("( " + " ".join(str(c + k * n) for c in range(g, g + per)
+                                         for k in range(threads_per_core)) + " )"
+                          for g in range(0, n, per))
         lines += [f"Level:\t\t\t{level}", f"Size:\t\t\t{size}", f"Cache groups:\t\t{groups}", HLINE]
     lines += [STARS, "NUMA Topology", STARS, f"NUMA domains:\t\t{sockets}", HLINE, ""]
     return "\n".join(lines)

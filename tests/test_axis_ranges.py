@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from roofline_widget import Roofline, RooflineWidget, plot_roofline, read_likwid, sample_path
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 from roofline_widget.look.axis_ranges import AXIS_MARGIN, COMPUTE_ROOM, axis_ranges
 from roofline_widget.look.ceiling_labels import ridge_label_end
 from roofline_widget.points import points_dataframe
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 TAKE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt"

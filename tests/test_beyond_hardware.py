@@ -149,9 +149,18 @@ def test_sanity_check_finds_exactly_the_broken_points_and_names_their_counters()
             for region, file in zip(findings["region"], findings["file"])] == BROKEN
     assert findings["level"].isna().all()  # a FLOP rate: every level of the region
     first = findings["detail"].iloc[0]
-    assert first.startswith("19,514,360 GFLOP/s (DP [MFLOP/s]) on 1 hardware thread is beyond "
-                            "any CPU (at most 1,000 GFLOP/s per hardware thread): ")
-    assert ("FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE:PMC3 reads 140,737,500,000,000, near 2^47"
+    # per thread, before any sum: the thread, its file and run, the rate as printed, the
+    # bound of one Ice Lake SP thread (64 SP FLOP/cycle x 1.5 x the threads' measured clock,
+    # about 2.394 GHz: about 230 GFLOP/s), the wrapped counter, the point that sums it
+    assert first.startswith(
+        "rank 0, thread HWThread 0 (file lulesh_icx8360y_MEM_DP_O_7sizes_concatenated.csv, run "
+        "'lulesh_icx8360y_MEM_DP_O_7sizes_concatenated#1 (Running problem size 30^3 per domain "
+        "until completion)') reads 19,514,360,000 MFLOP/s (DP [MFLOP/s]: 19,514,360 GFLOP/s), "
+        "beyond what one hardware thread can do (at most 229.")
+    assert "64 FLOP/cycle (Intel Ice Lake SP) x 1.5 x 2.39" in first
+    assert ("FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE:PMC3 reads 140,737,500,000,000, near 2^47: "
+            "a wrapped counter; the point of rank 0 in CalcPressureForElems sums it: 19,514,360 "
+            "GFLOP/s on 1 hardware thread, left out of empirical ceilings and axis ranges"
             in first)
     # run #2's KERNEL_5 counter wrapped at 2^48: 281,474,700,000,000 (line 2908)
     assert ("FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE:PMC3 reads 281,474,700,000,000, near 2^48"
@@ -159,7 +168,7 @@ def test_sanity_check_finds_exactly_the_broken_points_and_names_their_counters()
     # run #6's KERNEL_1: (140718400000000 * 8 + 51988960000) / 27.32988 s = 41,193 GFLOP/s
     assert (140718400000000 * 8 + 51988960000) / 27.32988 / 1e9 == pytest.approx(41192.98,
                                                                                    rel=1e-5)
-    assert findings["detail"].iloc[4].startswith("41,193 GFLOP/s (DP [MFLOP/s]) on 1 hardware")
+    assert "(DP [MFLOP/s]: 41,193 GFLOP/s)" in findings["detail"].iloc[4]
 
 
 def test_with_user_peaks_the_finding_stays_and_the_ceilings_are_the_users():
@@ -189,7 +198,8 @@ def test_widget_empirical_peak_is_the_largest_plausible_point(widget):
     status = widget.controls.status_html.value
     assert "Empirical peak 7.829 GFLOP/s" in status
     assert "1.951e+07" not in status
-    assert (f"{SENTENCE}: not used for the empirical peak; the axes follow the other points "
+    assert (f"{SENTENCE}: not used for the empirical peak or the empirical bandwidth; the axes "
+            "follow the other points "
             "(see sanity_check)") in status
     # the broken points stay in the data and are drawn (outside the axes)
     frame = widget.to_dataframe()
@@ -209,8 +219,9 @@ def test_widget_peak_given_leaves_the_note_without_the_empirical_part():
     widget = _quiet(RooflineWidget, LULESH_SIZES, peak_flops=2_000.0, chain=False)
     assert widget.roofline.main_compute.gflops == 2_000.0
     status = widget.controls.status_html.value
-    # the bandwidth roof is still empirical, but no bandwidth is beyond the hardware
-    assert (f"{SENTENCE}: the axes follow the other points (see sanity_check)") in status
+    # the bandwidth roof is still empirical: a broken point, left out as a whole, gives none
+    assert (f"{SENTENCE}: not used for the empirical bandwidth; the axes follow the other points "
+            "(see sanity_check)") in status
 
 
 def test_widget_levels_ring_the_broken_points_and_keep_the_axes():
@@ -230,7 +241,8 @@ def test_static_plot_note_ceilings_axes_and_data(tmp_path):
                             data_filepath=csv, verbose=False, chain=False)
     assert [c["value"] for c in payload["ceilings"]] == [PLAUSIBLE_PEAK, PLAUSIBLE_BANDWIDTH]
     note = payload["beyond_hardware_note"]
-    assert note == (f"{SENTENCE}: not used for the empirical peak; the axes follow the other "
+    assert note == (f"{SENTENCE}: not used for the empirical peak or the empirical bandwidth; "
+                    "the axes follow the other "
                     "points (see sanity_check)")
     axes = payload["figure"].axes[0]
     assert any(text.get_text() == note for text in axes.texts)
@@ -257,7 +269,8 @@ def test_chain_of_runs_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_pa
     assert widget.roofline.main_compute.gflops == PLAUSIBLE_PEAK
     assert widget.figure.y_scale.max == pytest.approx(3 * PLAUSIBLE_PEAK)
     status = widget.controls.status_html.value
-    assert (f"{CHAIN_SENTENCE}: not used for the empirical peak; the axes follow the other "
+    assert (f"{CHAIN_SENTENCE}: not used for the empirical peak or the empirical bandwidth; the "
+            "axes follow the other "
             "points (see sanity_check)") in status
     payload = plot_roofline(LULESH_SIZES, filepath=tmp_path / "chain.png", verbose=False)
     assert payload["chain"][0] == "#1 (size 30^3)"
@@ -286,16 +299,24 @@ def test_rendered_two_thread_case_escapes_the_region_and_says_the_usual_cause(tm
                           "Memory bandwidth [MBytes/s]": [6000.0, 0.0]}))
     findings = sanity_check(path)
     assert findings["region"].tolist() == ["<broken>&kernel"]
+    # the header names a Xeon Gold 6132 (Skylake SP, 2 AVX-512 FMA units: 64 SP FLOP/cycle)
+    # at 2.59 GHz printed, 2.60 stated: a thread does at most 64 x 2.5 x 2.6 = 416 GFLOP/s
     assert findings["detail"].iloc[0] == (
-        "2,500,003 GFLOP/s (DP [MFLOP/s]) on 2 hardware threads is beyond any CPU (at most "
-        "1,000 GFLOP/s per hardware thread): a counter overflow or a broken event is the "
-        "usual cause; the point is left out of empirical ceilings and axis ranges")
+        "rank 0, thread HWThread 1 (file two_threads.txt, run 'two_threads') reads "
+        "2,500,000,000 MFLOP/s (DP [MFLOP/s]: 2,500,000 GFLOP/s), beyond what one hardware "
+        "thread can do (at most 416 GFLOP/s: 64 FLOP/cycle (Intel Skylake SP) x 2.5 x 2.6 GHz "
+        "base clock); a counter overflow or a broken event is the usual cause; the point of "
+        "rank 0 in <broken>&kernel sums it: 2,500,003 GFLOP/s on 2 hardware threads, left out "
+        "of empirical ceilings and axis ranges")
     widget = _quiet(RooflineWidget, path)
     assert widget.roofline.main_compute.gflops == pytest.approx(3.0)
     assert widget.roofline.main_bandwidth.gbs == pytest.approx(6.0)
     status = widget.controls.status_html.value
-    assert ("&lt;broken&gt;&amp;kernel reports 2,500,003 GFLOP/s on 2 hardware threads, beyond "
-            "any CPU: not used for the empirical peak; the axes follow the other points") in status
+    assert ("&lt;broken&gt;&amp;kernel reports 2,500,003 GFLOP/s on 2 hardware threads, one "
+            "hardware thread of them 2,500,000 GFLOP/s (at most 416 GFLOP/s a hardware thread), "
+            "beyond what one core can do: not used for the empirical peak or the empirical "
+            "bandwidth; the axes follow the "
+            "other points") in status
     assert "<broken>" not in status
 
 

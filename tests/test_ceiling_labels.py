@@ -16,7 +16,6 @@ from roofline_widget import (
     ComputeRoof,
     Roofline,
     RooflineWidget,
-    read_likwid,
     sample_path,
 )
 from roofline_widget.look.ceiling_labels import (
@@ -39,16 +38,6 @@ def quickstart(pmgpu, gmgpolar):
     w = RooflineWidget([pmgpu, gmgpolar], ceilings=[ONE_CORE])
     w.peak_flops, w.peak_bandwidth = 2048.0, 204.8
     return w
-
-
-@pytest.fixture(scope="module")
-def pmgpu():
-    return read_likwid(sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"))
-
-
-@pytest.fixture(scope="module")
-def gmgpolar():
-    return read_likwid(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"))
 
 
 def layout_of(roofline: Roofline, x_range, y_range, area=DEFAULT_AREA, points=((), ())):

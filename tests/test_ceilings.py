@@ -1,4 +1,4 @@
-"""Tests of roofline_widget.ceilings: roofs, ridge points, attainable performance, efficiency."""
+"""Tests of roofline_widget.roofs.roofline: roofs, ridge points, attainable performance, efficiency."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline_widget import sample_path
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.points import points_dataframe
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 
@@ -36,9 +36,10 @@ def skylake_roofs() -> Roofline:
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), -float("inf"), "fast", None,
                                  True, [1.0]])
 def test_non_positive_or_non_finite_roofs_raise(bad):
-    with pytest.raises(ValueError, match="positive finite"):
+    # the rule of a number setting (roofline_widget.settings.rules.number), naming the roof
+    with pytest.raises(ValueError, match=r"^compute roof 'peak' must be (a|a finite|positive)"):
         ComputeRoof("peak", bad)
-    with pytest.raises(ValueError, match="positive finite"):
+    with pytest.raises(ValueError, match=r"^bandwidth roof 'DRAM' must be (a|a finite|positive)"):
         BandwidthRoof("DRAM", bad)
 
 
@@ -221,7 +222,7 @@ def test_to_dicts_lists_every_roof():
         ("compute", "AVX-512 FMA"), ("compute", "AVX2 FMA"), ("compute", "Scalar")]
     assert rows[3] == {"name": "L1", "kind": "bandwidth", "value": 3200.0, "unit": "GB/s",
                        "source": "likwid-bench load, 14 threads", "empirical": False,
-                       "level": None, "device": None, "precision": None}
+                       "level": None, "device": None, "precision": None, "family": None}
 
 
 # ---------------------------------------------------------------------------

@@ -69,11 +69,11 @@ def one_error_line(done: subprocess.CompletedProcess, command: str) -> str:
 def test_help_lists_the_commands_examples_and_exit_codes(tmp_path):
     done = run("--help", cwd=tmp_path)
     assert done.returncode == 0
-    for command in ("plot", "compare", "check", "machine", "points"):
+    for command in ("plot", "compare", "check", "machine", "points", "explain"):
         assert f"\n    {command} " in done.stdout
     assert "examples:" in done.stdout
     assert "exit codes:" in done.stdout
-    for command in ("plot", "compare", "check", "machine", "points"):
+    for command in ("plot", "compare", "check", "machine", "points", "explain"):
         sub = run(command, "--help", cwd=tmp_path)
         assert sub.returncode == 0
         assert f"roofline-widget {command} " in sub.stdout.split("examples:")[1]
@@ -103,10 +103,13 @@ def test_plot_writes_a_png_that_opens(tmp_path):
 
 
 def _titles(svg_path: Path) -> list[str]:
-    """The titles of the drawn points (the ceilings' lines have theirs: ``_ceiling_titles``)."""
+    """The titles of the drawn points (the ceilings' lines have theirs: ``_ceiling_titles``;
+    the notes under the axes theirs, group ``roofline-notes``)."""
     ceilings = set(_ceiling_titles(svg_path).values())
+    notes = {g.find(f"{SVG}title").text for g in ET.parse(svg_path).getroot().iter(f"{SVG}g")
+             if g.get("id") == "roofline-notes" and g.find(f"{SVG}title") is not None}
     return [t.text for t in ET.parse(svg_path).getroot().iter(f"{SVG}title")
-            if t.text not in ceilings]
+            if t.text not in ceilings | notes]
 
 
 def _ceiling_titles(svg_path: Path) -> dict[str, str]:
@@ -290,8 +293,12 @@ def test_machine_table_with_provenance(tmp_path):
     assert by_name["L2 (load, likwid-bench)"]["level"] == "L2"
     assert by_name["L2 (load, likwid-bench)"]["provenance"]["level_decided_by"] == (
         "likwid-perfctr group L2 wrapping the benchmark")
-    # 820.02222 GFLOP/s over 771.74215 GB/s (the top bandwidth roof, L2)
-    assert result["ridge_point"] == pytest.approx(820.02222 / 771.74215)
+    # the ridge plot judges LIKWID's memory points by: 820.02222 GFLOP/s over the MEM roof,
+    # the median of the MEM1 and MEM2 runs' figures, (41272.67 + 41258.46) / 2 = 41265.565
+    # MByte/s: 19.872 FLOP/byte (not 1.06 against L2); and each level's ridge
+    assert result["ridge_point"] == pytest.approx(820.02222 / 41.265565)
+    assert result["level_ridges"] == pytest.approx({"L2": 820.02222 / 771.74215,
+                                                    "MEM": 820.02222 / 41.265565})
     text = run("machine", MILAN, "--precision", "SP", cwd=tmp_path)
     assert "SP AVX FMA peak: 1639 GFLOP/s" in text.stdout  # 1639166.87 MFlops/s
 
@@ -360,3 +367,45 @@ def test_unwritable_output_and_debug_traceback(tmp_path):
     assert debug.returncode == 2
     assert "Traceback (most recent call last)" in debug.stderr
     assert "OutputPathError" in debug.stderr
+
+
+# --------------------------------------------------------------------------
+# numeric options: the API's rules (roofline_widget.settings), errors in one line
+# --------------------------------------------------------------------------
+@pytest.mark.parametrize(("value", "message"), [
+    ("nan", "fail_below must be a finite number, got nan"),
+    ("0", "fail_below must be positive, got 0"),
+    ("-1", "fail_below must be positive, got -1"),
+    ("fast", "fail_below must be a number, got 'fast'"),
+])
+def test_compare_refuses_a_gate_that_cannot_fail(tmp_path, value, message):
+    # nan, 0 or -1: no speed-up is below it, so the gate would pass a 0.15x slowdown (exit 0)
+    line = one_error_line(run("compare", GIVE, TAKE, "--fail-below", value, cwd=tmp_path),
+                          "compare")
+    assert line == (f"roofline-widget compare: error: argument --fail-below: {message} "
+                    "(roofline-widget compare --help)")
+
+
+def test_check_refuses_the_peaks_plot_refuses(tmp_path):
+    message = "peak_flops must be at least 1e-6 GFLOP/s (1 kFLOP/s), got 1e-320"
+    for command in ("plot", "check"):
+        line = one_error_line(run(command, GIVE, "--peak-flops", "1e-320", "--peak-bandwidth",
+                                  "100", cwd=tmp_path), command)
+        assert line == (f"roofline-widget {command}: error: argument --peak-flops: {message} "
+                        f"(roofline-widget {command} --help)")
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [
+    (("plot",), "the following arguments are required: FILE"),
+    (("points", PMGPU, "--colour", "red"), "unrecognized arguments: --colour red"),
+    (("plot", PMGPU, "--group-ranks", "node"), "argument --group-ranks: group_ranks must be one "
+                                               "of ['auto', 'rank', 'socket', 'host', 'all'], "
+                                               "got 'node'"),
+])
+def test_usage_errors_are_one_line(tmp_path, arguments, expected):
+    # argparse's usage block is not printed: the promised one line, with where to find help
+    done = run(*arguments, cwd=tmp_path)
+    line = one_error_line(done, arguments[0])
+    assert done.stderr.splitlines() == [line]
+    assert line == (f"roofline-widget {arguments[0]}: error: {expected} "
+                    f"(roofline-widget {arguments[0]} --help)")

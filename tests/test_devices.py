@@ -34,8 +34,8 @@ from roofline_widget import (
     read_likwid,
     sample_path,
 )
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.colors import line_color
+from roofline_widget.roofs.roofline import Roofline
 
 CPU_RUN = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 N1 = "ncu/gene_v100_fused-roof2_dgdxy_ncu_details.csv"

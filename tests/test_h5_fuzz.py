@@ -7,6 +7,7 @@ guarded worker, stopped after a few seconds) and by ``engine="auto"``.  The
 raw and the auto reader must give the package's error, or exactly h5py's
 table, or (where h5py fails or hangs) exactly the undamaged file's table:
 never another exception, a hang, a crash, a different name or number.
+Then 20 reads of a file replaced or rewritten between two of its ranks (issue 37).
 ``benchmarks/fuzz_h5.py`` runs thousands.
 """
 
@@ -28,7 +29,7 @@ CASES = 300
 
 def test_mutated_files_are_read_as_h5py_reads_them_or_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(guard, "SECONDS_BASE", 4.0)
-    monkeypatch.setattr(guard, "SECONDS_PER_RANK", 1.0)
+    monkeypatch.setattr(guard, "SECONDS_PER_MB", 0.0)
     base = h5_fuzz.base_file(tmp_path / "base.h5")
     original = h5_fuzz.read(base, "raw")
     assert original.table is not None
@@ -48,3 +49,23 @@ def test_mutated_files_are_read_as_h5py_reads_them_or_refused(tmp_path, monkeypa
     # the cases are not all alike: some read, some refused
     assert seen["raw read it"] > 50, seen
     assert seen["raw refused it"] > 50, seen
+
+
+CHANGES = 20
+
+
+def test_files_changed_while_read_are_read_as_one_version_or_refused(tmp_path, monkeypatch):
+    # issue 37: replaced (os.replace) or rewritten in place between two ranks of one read
+    monkeypatch.setattr(guard, "SECONDS_BASE", 4.0)
+    monkeypatch.setattr(guard, "SECONDS_PER_MB", 0.0)
+    before = h5_fuzz.base_file(tmp_path / "base.h5").read_bytes()
+    seen = collections.Counter()
+    defects = []
+    for index, (what, after) in enumerate(h5_fuzz.changes(before, seed=3, count=CHANGES)):
+        how = ("replace", "rewrite")[index // 2 % 2]  # each with both kinds of change
+        defect, kind = h5_fuzz.judge_change(tmp_path / "case.h5", before, after, how)
+        seen[kind] += 1
+        if defect:
+            defects.append(f"{what}: {defect}")
+    assert not defects, "\n".join(defects[:10])
+    assert seen["equal"] >= CHANGES // 2, seen  # the files written again are read whole

@@ -84,7 +84,7 @@ def test_a_zeroed_global_heap_object_is_refused_without_h5py(tmp_path, scope_fil
 
 def test_the_same_file_does_not_hang_the_caller_with_h5py(tmp_path, scope_file, monkeypatch):
     monkeypatch.setattr(guard, "SECONDS_BASE", 3.0)
-    monkeypatch.setattr(guard, "SECONDS_PER_RANK", 1.0)
+    monkeypatch.setattr(guard, "SECONDS_PER_MB", 0.0)
     data = scope_file.read_bytes()
     heap = data.find(b"GCOL")
     bad = tmp_path / "zeroed.h5"
@@ -247,15 +247,19 @@ def test_a_name_that_is_no_utf8_is_refused(tmp_path):
             read_scope_sums(path, cache=False, engine=engine)
 
 
-def test_two_groups_tagged_alike_are_kept_apart_on_both_paths(scope_file):
+def test_a_tag_that_contradicts_its_group_name_is_refused_on_both_paths(scope_file):
+    # issue 37: the tag attribute must match the group's name, "|" or not (a cut name would
+    # otherwise rename the region); two groups tagged alike were kept apart by name before
     with h5py.File(scope_file, "r+") as handle:
         handle["rank0/likwid/regions/region_001"].attrs["tag"] = "region_000"
-    for data in (scope_file, read_likwid(scope_file, format="scope-h5")):
-        points = points_dataframe(data, ranks=[0])
-        assert points["region"].tolist() == ["region_000", "region_001", "region_002"]
-    # a '|' group is named by its tag, which must match the group's name
+    for call in (lambda: points_dataframe(scope_file),
+                 lambda: read_likwid(scope_file, format="scope-h5")):
+        with pytest.raises(LikwidFormatError, match=r"group 'region_001'.*named after its tag.*"
+                                                    r"'region_000'"):
+            call()
     with h5py.File(scope_file, "r+") as handle:
         regions = handle["rank0/likwid/regions"]
+        regions["region_001"].attrs["tag"] = "region_001"
         regions.move("region_002", "solver|inner")
         regions["solver|inner"].attrs["tag"] = "region_000"
     for call in (lambda: points_dataframe(scope_file),
@@ -311,3 +315,34 @@ except ImportError as exc:
     assert done.stdout.splitlines()[0] == "6"
     assert "latest.h5: its HDF5 layout is not read" in done.stdout
     assert "pip install h5py" in done.stdout
+
+
+def _zeroed_heap_copy(scope_file, tmp_path):
+    data = scope_file.read_bytes()
+    heap = data.find(b"GCOL")
+    bad = tmp_path / "zeroed.h5"
+    bad.write_bytes(data[:heap + 16] + bytes(16) + data[heap + 32:])
+    return bad
+
+
+def test_a_libhdf5_hang_is_stopped_after_the_files_limit_whatever_its_ranks(tmp_path, scope_file,
+                                                                             monkeypatch):
+    # before (issue 37): 60 s + 30 s per rank read, per call; now one limit for the file
+    monkeypatch.setattr(guard, "SECONDS_BASE", 3.0)
+    monkeypatch.setattr(guard, "SECONDS_PER_MB", 0.0)
+    bad = _zeroed_heap_copy(scope_file, tmp_path)
+    for read in (lambda: read_scope_sums(bad, cache=False, engine="h5py"),
+                 lambda: read_likwid(bad, format="scope-h5", engine="h5py")):
+        with pytest.raises(LikwidFormatError, match=r"zeroed\.h5: expected h5py to finish reading "
+                                                    r"within 3 s"):
+            read()
+
+
+def test_a_worker_spinning_in_libhdf5_dies_with_its_killed_caller(tmp_path, scope_file):
+    # before (issue 37): the worker went on at 100 % CPU after its caller was killed
+    from isolated import survivors_of_killed_caller
+
+    bad = _zeroed_heap_copy(scope_file, tmp_path)
+    assert survivors_of_killed_caller("from roofline_widget.points import read_scope_sums\n"
+                                      f"read_scope_sums({str(bad)!r}, cache=False, engine='h5py')\n",
+                                      busy_seconds=3.0) == []  # libhdf5 spins by then

@@ -33,8 +33,8 @@ from roofline_widget import (
     points_dataframe,
     read_likwid,
 )
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.io import read_likwid_text
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 DP_PEAK, SP_PEAK, L2_ROOF, MEM_ROOF = 820.02222, 1639.16687, 771.74215, 41.265565
 X, Y = "arithmetic_intensity_flops_per_byte", "performance_gflops"

@@ -30,7 +30,7 @@ from roofline_widget import RooflineWidget, plot_roofline, read_likwid, sample_p
 from roofline_widget.analysis.levels import hierarchical_points
 from roofline_widget.analysis.sanity import checkable_roofs as measured_roofs
 from roofline_widget.analysis.sanity import flagged_points, merge_findings
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.scene import levels as levels_layer
 from roofline_widget.scene.levels import FINDING_GID
 from roofline_widget.widget.html import ring_tooltip_html

@@ -107,7 +107,7 @@ def test_two_totals_of_one_level_are_announced_and_overridable():
 
 
 def test_unknown_level_or_metric_names_the_valid_ones():
-    with pytest.raises(ValueError, match=r"unknown level\(s\) \['L4'\]; valid levels: \['L1', 'L2'"):
+    with pytest.raises(ValueError, match=r"levels must be among L1, L2, L3, MEM, got 'L4'"):
         detect_levels(_named(["L2 bandwidth"]), {"L4": f"L2 bandwidth {B}"})
     with pytest.raises(ValueError, match=r"no bandwidth metric 'L2 traffic' .*\['L2 bandwidth"):
         detect_levels(_named(["L2 bandwidth"]), {"L2": "L2 traffic"})

@@ -6,9 +6,9 @@ from wild_samples import BENCH_REPS, MILAN
 
 from roofline_widget import CeilingWarning, machine_roofline, plot_roofline, read_likwid_bench, sample_path
 from roofline_widget.analysis.bench_levels import kernel_isa
-from roofline_widget.ceilings import Roofline
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 from roofline_widget.io.bench import kernel_precision
+from roofline_widget.roofs.roofline import Roofline
 
 B = "[MBytes/s]"
 ZEN2_WRAPPED = sample_path("bench_in_perfctr_zen2_epyc7702_MEM_dash_values_wrapper.txt")
@@ -77,7 +77,7 @@ def test_job_log_gives_compute_roofs_and_one_roof_per_level(tmp_path):
         # 2 MiB/thread fits the 16 MB L3 shared by 4 threads (4 MiB each), not the 1 MB L2
         "level_check": None,
         "cpu_name": "Intel(R) Xeon(R) Gold 6132 CPU @ 2.60GHz",
-        "cpu_type": "Intel Skylake SP processor"}
+        "cpu_type": "Intel Skylake SP processor", "cpu_clock": "2.59 GHz"}
     assert (l3.device, roof.compute[0].device, roof.compute[0].precision) == ("cpu", "cpu", "DP")
     assert "L3 group counted 240 GB/s" in l3.source
     # MEM: the faster of triad_avx (90 GB/s) and stream_avx (80 GB/s); counted 45 + 40 GB/s

@@ -22,11 +22,11 @@ from roofline_widget.points import (
     detect_bandwidth_metric,
     detect_flops_metric,
     left_out_regions,
-    normalize_ranks,
     points_dataframe,
 )
 from roofline_widget.points.engines.run import cached_run_frame
 from roofline_widget.schema import ALL_RANKS, POINT_KEYS, SOURCE_KEYS
+from roofline_widget.settings import SELECTION
 
 MEM_DP_4T = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 FLOPS_DP_4T = "gmgpolar_skx4s_lw50_FLOPS_DP_spread4t_2regions.txt"
@@ -393,14 +393,16 @@ def test_gpu_region_under_cpu_metrics_is_a_reason():
 # ---------------------------------------------------------------------------
 # arguments
 # ---------------------------------------------------------------------------
-def test_normalize_ranks():
-    assert normalize_ranks(None) is None
-    assert normalize_ranks(np.int64(1)) == [1]
-    assert normalize_ranks(np.array([2, 0, 2], dtype=np.int32)) == [0, 2]
-    assert normalize_ranks(range(3)) == [0, 1, 2]
-    for bad in ("1", 1.5, [1, "a"], True, [-1], object()):
+def test_the_ranks_rule():
+    ranks = SELECTION["ranks"]
+    assert ranks.check(None) is None
+    assert ranks.check(np.int64(1)) == [1]
+    assert ranks.check(np.array([2, 0, 2], dtype=np.int32)) == [0, 2]
+    assert ranks.check(range(3)) == [0, 1, 2]
+    assert ranks.check("1") == [1]  # a ranks text (settings/rank_text.py)
+    for bad in ("one", 1.5, [1, "a"], True, [-1], object(), b"1"):
         with pytest.raises(ValueError, match="ranks"):
-            normalize_ranks(bad)
+            ranks.check(bad)
 
 
 def _two_rank_run():
@@ -435,7 +437,7 @@ def test_selection_notes_are_selection_warnings_not_metric_choices():
         warnings.simplefilter("always")
         assert collect_roofline_points([r0, r1], ranks=7) == []
     assert [w.category for w in caught] == [SelectionWarning]
-    assert "rank(s) [7] not in the data (ranks present: [0, 1])" in str(caught[0].message)
+    assert "ranks [7] are not in the data (ranks: [0, 1])" in str(caught[0].message)
     assert not issubclass(SelectionWarning, MetricChoiceWarning)
     with pytest.warns(SelectionWarning, match=r"include=\[\] selects no region \(include=None "
                                                r"selects every region\)"):
@@ -475,8 +477,10 @@ def test_point_dicts_have_exact_keys_and_plain_types():
 
 def test_points_frame_column_order():
     frame = points_dataframe(sample_path(MEM_DP_4T))
-    assert list(frame.columns) == [*POINT_KEYS, "device", "n_threads", "call_count", "groups",
-                                   "unmeasured_threads", "run", "rank_group"]
+    assert list(frame.columns) == [*POINT_KEYS, "device", "device_family", "device_name",
+                                   "n_threads", "call_count", "groups",
+                                   "unmeasured_threads", "run", "rank_group",
+                                   "thread_max_gflops", "thread_max_gbs", "thread_limit_gflops"]
     assert list(frame["run"]) == [1, 1]  # a file of one run
     assert list(frame["n_threads"]) == [4, 4]
     assert list(frame["call_count"]) == [2.0, 1.0]

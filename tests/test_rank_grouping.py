@@ -259,7 +259,7 @@ def test_widget_status_escapes_run_labels(tmp_path):
 
 def test_view_field_is_checked():
     assert View(group_ranks="socket").selection.group_ranks == "socket"
-    with pytest.raises(ViewError, match="'group_ranks' must be one of"):
+    with pytest.raises(ViewError, match="group_ranks must be one of"):
         View(group_ranks="<script>")
     assert View(combine_ranks=True, group_ranks="rank").selection.group_ranks == "all"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from roofline_widget import sample_path
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io.bench import BenchResult, read_likwid_bench
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 
 README = "likwid_readme_bench_triad_avx_skylake_i7-6700K.txt"
 WRAPPED = "bench_in_perfctr_zen2_epyc7702_MEM_dash_values_wrapper.txt"

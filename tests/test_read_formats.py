@@ -18,7 +18,7 @@ from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 from roofline_widget.io import FORMATS, read_likwid_text
 from roofline_widget.io.bench import read_likwid_bench
 from roofline_widget.model import CPU, GPU, Device, Layout
-from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, UnitKind, parse_unit
+from roofline_widget.units import UnitKind, parse_unit
 
 TEXT = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 CSV = "ufpr_coffeelake_i5-7500_lw43_FLOPS_DP_4regions_1t_O.csv"
@@ -32,7 +32,7 @@ def _same_run(a, b):
 
 
 def test_formats_table_lists_the_registered_formats():
-    assert FORMATS == ("text", "csv", "scope-h5", "ncu")
+    assert FORMATS == ("text", "csv", "scope-h5", "rocprof", "ncu")
 
 
 @pytest.mark.parametrize(("name", "fmt"), [(TEXT, "text"), (CSV, "csv")])
@@ -46,7 +46,7 @@ def test_wrong_format_is_a_format_error_not_a_crash():
 
 
 def test_unknown_format_lists_the_valid_ones():
-    with pytest.raises(ValueError, match=r"'xml'.*'text', 'csv', 'scope-h5', 'ncu'"):
+    with pytest.raises(ValueError, match=r"'xml'.*'text', 'csv', 'scope-h5', 'rocprof', 'ncu'"):
         read_likwid(sample_path(TEXT), format="xml")
     with pytest.raises(ValueError, match="valid formats"):
         read_likwid_text("+--+", format="perfctr")
@@ -152,10 +152,9 @@ def test_enums_equal_their_strings():
     assert CPU == "cpu"
     assert GPU == "gpu"
     assert f"{GPU}" == "gpu"
-    assert FLOP_RATE is UnitKind.FLOP_RATE
-    assert FLOP_RATE == "flop_rate"
-    assert BYTE_RATE == "byte_rate"
-    assert UOP_RATE == "uop_rate"
+    assert UnitKind.FLOP_RATE == "flop_rate"
+    assert UnitKind.BYTE_RATE == "byte_rate"
+    assert UnitKind.UOP_RATE == "uop_rate"
     assert parse_unit("DP [MFLOP/s]").kind is UnitKind.FLOP_RATE
     run = read_likwid(sample_path(CSV))
     assert run.layout is Layout.PERFCTR_CSV

@@ -3,8 +3,8 @@
 from likwid_render import perfctr_header, perfctr_region, topology
 
 from roofline_widget import read_likwid, sample_path, sanity_check
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.io.topology import parse_topology
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 B = "[MBytes/s]"
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")

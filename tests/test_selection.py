@@ -26,8 +26,8 @@ from roofline_widget import (
 )
 from roofline_widget.analysis.levels import select_levels
 from roofline_widget.points import RegionSums, collect_roofline_points
-from roofline_widget.points.arguments import MAX_RANK
 from roofline_widget.points.selection import PARAMETER_DOCS, selection_parameters
+from roofline_widget.settings import MAX_RANK
 
 MEM_DP_4T = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")
 TAKE_4T = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt")
@@ -82,7 +82,7 @@ def test_a_selection_is_checked_and_normalised_once():
 
 
 @pytest.mark.parametrize(("keywords", "error", "message"), [
-    ({"ranks": "all"}, SelectionError, "ranks must be an int, an iterable of ints or None"),
+    ({"ranks": "all"}, SelectionError, "ranks must be an int, an iterable of ints, a text of ranks"),
     ({"ranks": [0, 1.5]}, SelectionError, "got 1.5"),
     ({"ranks": [MAX_RANK + 1]}, SelectionError, f"integers from 0 to {MAX_RANK}"),
     ({"include": "("}, SelectionError, "invalid include pattern '\\('"),
@@ -138,8 +138,9 @@ def test_rank_spread_from_a_selection_of_three_ranks():
     assert spread.equals(rank_spread(MPIRUN, bandwidth_metric=L1L2, ranks=[0, 1, 2]))
     assert spread["n_ranks"].tolist() == [3]
     assert spread["bandwidth_gbs_median"].iloc[0] == pytest.approx(33.5467e-3, rel=1e-12)
-    with pytest.raises(TypeError, match="combine_ranks is not accepted"):
-        rank_spread(MPIRUN, selection=dataclasses.replace(chosen, combine_ranks=True))
+    # summed ranks are accepted: the spread stays over ranks (the L1-L2 bandwidth is per rank)
+    assert rank_spread(MPIRUN, selection=dataclasses.replace(chosen, combine_ranks=True)
+                       ).equals(spread)
 
 
 def test_a_selection_and_keywords_together_are_refused():

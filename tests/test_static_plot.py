@@ -12,8 +12,8 @@ import pytest
 from test_points import DP, MEM_BW, block, make_run
 
 from roofline_widget import sample_path
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.errors import RegionsLeftOutWarning
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.schema import POINT_KEYS
 from roofline_widget.static.plot import plot_roofline
 

@@ -7,49 +7,39 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from roofline_widget.errors import LikwidFormatError
-from roofline_widget.units import (
-    BYTE_RATE,
-    BYTE_VOLUME,
-    FLOP_RATE,
-    INTENSITY,
-    OTHER,
-    TIME,
-    UOP_RATE,
-    parse_unit,
-    split_metric_name,
-)
+from roofline_widget.units import UnitKind, parse_unit, split_metric_name
 
 
 @pytest.mark.parametrize(("name", "kind", "to_giga"), [
     # LIKWID >= 5.0 group names
-    ("DP [MFLOP/s]", FLOP_RATE, 1e-3),
-    ("AVX512 DP [MFLOP/s]", FLOP_RATE, 1e-3),
-    ("FP rate [MFLOP/s]", FLOP_RATE, 1e-3),
-    ("Packed [MUOPS/s]", UOP_RATE, 1e-3),
-    ("Memory bandwidth [MBytes/s]", BYTE_RATE, 1e-3),
-    ("L3|MEM evict bandwidth [MBytes/s]", BYTE_RATE, 1e-3),
-    ("Memory bandwidth (channels 0-3) [MBytes/s]", BYTE_RATE, 1e-3),
-    ("UPI bandwidth [MByte/s]", BYTE_RATE, 1e-3),
-    ("Memory data volume [GBytes]", BYTE_VOLUME, 1.0),
+    ("DP [MFLOP/s]", UnitKind.FLOP_RATE, 1e-3),
+    ("AVX512 DP [MFLOP/s]", UnitKind.FLOP_RATE, 1e-3),
+    ("FP rate [MFLOP/s]", UnitKind.FLOP_RATE, 1e-3),
+    ("Packed [MUOPS/s]", UnitKind.UOP_RATE, 1e-3),
+    ("Memory bandwidth [MBytes/s]", UnitKind.BYTE_RATE, 1e-3),
+    ("L3|MEM evict bandwidth [MBytes/s]", UnitKind.BYTE_RATE, 1e-3),
+    ("Memory bandwidth (channels 0-3) [MBytes/s]", UnitKind.BYTE_RATE, 1e-3),
+    ("UPI bandwidth [MByte/s]", UnitKind.BYTE_RATE, 1e-3),
+    ("Memory data volume [GBytes]", UnitKind.BYTE_VOLUME, 1.0),
     # LIKWID 4.x names without brackets, likwid-bench spellings
-    ("DP MFLOP/s", FLOP_RATE, 1e-3),
-    ("AVX DP MFLOP/s", FLOP_RATE, 1e-3),
-    ("MFLOP/s", FLOP_RATE, 1e-3),
-    ("DP MFLOP/s (AVX assumed)", FLOP_RATE, 1e-3),
-    ("Packed MUOPS/s", UOP_RATE, 1e-3),
-    ("VSX MFlops/s", FLOP_RATE, 1e-3),
-    ("MFlops/s", FLOP_RATE, 1e-3),
-    ("MByte/s", BYTE_RATE, 1e-3),
+    ("DP MFLOP/s", UnitKind.FLOP_RATE, 1e-3),
+    ("AVX DP MFLOP/s", UnitKind.FLOP_RATE, 1e-3),
+    ("MFLOP/s", UnitKind.FLOP_RATE, 1e-3),
+    ("DP MFLOP/s (AVX assumed)", UnitKind.FLOP_RATE, 1e-3),
+    ("Packed MUOPS/s", UnitKind.UOP_RATE, 1e-3),
+    ("VSX MFlops/s", UnitKind.FLOP_RATE, 1e-3),
+    ("MFlops/s", UnitKind.FLOP_RATE, 1e-3),
+    ("MByte/s", UnitKind.BYTE_RATE, 1e-3),
     # Larger prefixes, which the reference implementation scales as plain FLOP/s
-    ("Peak [TFLOP/s]", FLOP_RATE, 1e3),
-    ("Peak [PFLOP/s]", FLOP_RATE, 1e6),
-    ("Peak [GFLOPS]", FLOP_RATE, 1.0),
-    ("HBM bandwidth [TB/s]", BYTE_RATE, 1e3),
+    ("Peak [TFLOP/s]", UnitKind.FLOP_RATE, 1e3),
+    ("Peak [PFLOP/s]", UnitKind.FLOP_RATE, 1e6),
+    ("Peak [GFLOPS]", UnitKind.FLOP_RATE, 1.0),
+    ("HBM bandwidth [TB/s]", UnitKind.BYTE_RATE, 1e3),
     # IEC prefixes: TiB/s is 2**40 B/s = 1099.511627776 GB/s, not 1024
-    ("HBM bandwidth [TiB/s]", BYTE_RATE, 1099.511627776),
-    ("X [GiB/s]", BYTE_RATE, 1.073741824),
-    ("X [MiB/s]", BYTE_RATE, 0.001048576),
-    ("X [kB/s]", BYTE_RATE, 1e-6),
+    ("HBM bandwidth [TiB/s]", UnitKind.BYTE_RATE, 1099.511627776),
+    ("X [GiB/s]", UnitKind.BYTE_RATE, 1.073741824),
+    ("X [MiB/s]", UnitKind.BYTE_RATE, 0.001048576),
+    ("X [kB/s]", UnitKind.BYTE_RATE, 1e-6),
 ])
 def test_rates_and_volumes(name, kind, to_giga):
     unit = parse_unit(name)
@@ -58,15 +48,15 @@ def test_rates_and_volumes(name, kind, to_giga):
 
 
 @pytest.mark.parametrize(("name", "kind"), [
-    ("Operational intensity", INTENSITY),
-    ("Operational intensity [FLOP/Byte]", INTENSITY),
-    ("Runtime (RDTSC) [s]", TIME),
-    ("CPI", OTHER),
-    ("Clock [MHz]", OTHER),
-    ("Energy [J]", OTHER),
-    ("Vectorization ratio [%]", OTHER),
-    ("Vectorization ratio", OTHER),
-    ("Flops per DP instr", OTHER),
+    ("Operational intensity", UnitKind.INTENSITY),
+    ("Operational intensity [FLOP/Byte]", UnitKind.INTENSITY),
+    ("Runtime (RDTSC) [s]", UnitKind.TIME),
+    ("CPI", UnitKind.OTHER),
+    ("Clock [MHz]", UnitKind.OTHER),
+    ("Energy [J]", UnitKind.OTHER),
+    ("Vectorization ratio [%]", UnitKind.OTHER),
+    ("Vectorization ratio", UnitKind.OTHER),
+    ("Flops per DP instr", UnitKind.OTHER),
 ])
 def test_metrics_that_are_not_rates(name, kind):
     unit = parse_unit(name)
@@ -88,7 +78,7 @@ _BINARY = {"Ki": 1024.0, "Mi": 1024.0**2, "Gi": 1024.0**3, "Ti": 1024.0**4, "Pi"
        stem=st.sampled_from(["DP", "SP", "AVX512 DP", "FP rate"]))
 def test_flop_prefixes_convert_exactly(prefix, spelling, stem):
     unit = parse_unit(f"{stem} [{prefix}{spelling}]")
-    assert unit.kind == FLOP_RATE
+    assert unit.kind == UnitKind.FLOP_RATE
     assert unit.to_giga == _DECIMAL[prefix] / 1e9
 
 
@@ -96,7 +86,7 @@ def test_flop_prefixes_convert_exactly(prefix, spelling, stem):
        spelling=st.sampled_from(["Bytes/s", "Byte/s", "B/s"]))
 def test_byte_prefixes_convert_exactly(prefix, spelling):
     unit = parse_unit(f"Memory bandwidth [{prefix}{spelling}]")
-    assert unit.kind == BYTE_RATE
+    assert unit.kind == UnitKind.BYTE_RATE
     assert unit.to_giga == {**_DECIMAL, **_BINARY}[prefix] / 1e9
 
 

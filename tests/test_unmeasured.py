@@ -111,7 +111,7 @@ def test_unmeasured_flop_thread_kept_on_request_and_marked(tmp_path):
     assert combined.set_index("region").loc["Setup", "unmeasured_threads"] == 1
     # and the widget tooltip says it (only for that point)
     pytest.importorskip("bqplot")
-    from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+    from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
     from roofline_widget.widget.html import tooltip_html
     from roofline_widget.widget.roofs import classify
 

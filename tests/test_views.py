@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from roofline_widget import Selection, View, points_dataframe, read_likwid, sample_path
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 from roofline_widget.errors import ViewError
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 from roofline_widget.views import VIEW_FORMAT, VIEW_VERSION
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
@@ -88,31 +88,34 @@ def test_every_wrong_type_is_reported_at_once():
     problems = error.value.problems
     assert len(problems) == 10
     text = "\n".join(problems)
-    for expected in ("'ranks' must be a list of non-negative integers or null, got 'all'",
-                     "'peak_flops' must be a positive number or null, got -1",
-                     "'color_by' must be one of ['region', 'run', 'rank'], got 'colour'",
-                     "'combine_ranks' must be true or false, got 'yes'",
-                     "'include' is not a valid regular expression",
-                     "'selected' must hold [run, rank, region] keys",
-                     "'max_points' must be a positive integer or null, got 0",
-                     "'ceilings' value must be a number, got 'fast'",
-                     "'levels' must be an object of level name -> metric name",
-                     "'flops_metric' must be a string or null, got 7"):
+    # the settings' sentences, as the widget, plot_roofline and the command line give them
+    for expected in ("ranks must be an int, an iterable of ints, a text of ranks and ranges such as "
+                     "'0-71,144', or None; 'all' is none of these",
+                     "peak_flops must be positive (GFLOP/s), got -1",
+                     "color_by must be one of ['region', 'run', 'rank'], got 'colour'",
+                     "combine_ranks must be True or False, got 'yes'",
+                     "invalid include pattern '(': missing ), unterminated subpattern",
+                     "selected must hold [run, rank, region] keys",
+                     "max_points must be an integer from 1 to 1,000,000,000, got 0",
+                     "ceilings: compute roof 'peak' must be a number, got 'fast'",
+                     "levels must be a mapping of level name to metric name",
+                     "flops_metric must be one metric name (str) or None, got int 7"):
         assert expected in text
 
 
 def test_a_ceiling_with_a_bad_value_names_the_roof():
     bad = document(ceilings=[{"kind": "bandwidth", "name": "DRAM", "value": 0,
                               "source": "user"}])
-    with pytest.raises(ViewError, match="bandwidth roof 'DRAM' must be a positive finite"):
+    with pytest.raises(ViewError, match="ceilings: bandwidth roof 'DRAM' must be positive, got 0"):
         View.from_dict(bad)
-    with pytest.raises(ViewError, match="level must be a string on a bandwidth ceiling"):
+    with pytest.raises(ViewError, match="and optionally provenance, device, family and a compute roof's "
+                                        "precision or a bandwidth roof's level"):
         View.from_dict(document(ceilings=[{"kind": "compute", "name": "x", "value": 1,
                                            "source": "user", "level": "L2"}]))
-    with pytest.raises(ViewError, match=r"and optionally \['device', 'level', 'precision', 'provenance'\]"):
+    with pytest.raises(ViewError, match=r"got \{'colour': 'red', 'kind': 'compute'"):
         View.from_dict(document(ceilings=[{"kind": "compute", "name": "x", "value": 1,
                                            "source": "user", "colour": "red"}]))
-    with pytest.raises(ViewError, match="kind must be 'compute' or 'bandwidth'"):
+    with pytest.raises(ViewError, match=r"got \{'kind': 'L2'"):
         View.from_dict(document(ceilings=[{"kind": "L2", "name": "x", "value": 1,
                                            "source": "user"}]))
 
@@ -139,7 +142,7 @@ def test_bad_json_and_missing_files_name_the_source(tmp_path):
 
 
 def test_a_view_built_in_python_is_checked_too():
-    with pytest.raises(ViewError, match=r"^View: 'size_by' must be one of"):
+    with pytest.raises(ViewError, match=r"^View: size_by must be one of"):
         View(size_by="calls")
     assert View(ranks=(2, 0)).ranks == [0, 2]
 
@@ -217,7 +220,7 @@ def test_a_pattern_that_backtracks_too_long_is_a_view_error_naming_the_field(tmp
     before = widget.to_dataframe()
     path = tmp_path / "slow.json"
     path.write_text(json.dumps(document(exclude=r"(\w|\w|\w)+\s", color_by="rank")))
-    with pytest.raises(ViewError, match=r"slow.json: 'exclude': exclude pattern .* took more "
+    with pytest.raises(ViewError, match=r"slow.json: exclude pattern .* took more "
                                         r"than 1 s on the region names"):
         widget.load_view(path)
     assert widget.exclude == ""  # nothing applied
@@ -240,9 +243,9 @@ def test_deep_nesting_is_refused_by_field_without_recursion(tmp_path):
     nested: dict = {}
     for _ in range(5000):
         nested = {"a": nested}
-    with pytest.raises(ViewError, match=r"^View: 'ceilings' provenance of 'peak' is nested deeper"):
+    with pytest.raises(ViewError, match=r"^View: ceilings: the provenance of 'peak' is nested deeper"):
         View(ceilings=[ComputeRoof("peak", 10.0, provenance=nested)])
-    with pytest.raises(ViewError, match=r"'ranks' must be a list of non-negative integers or null, "
+    with pytest.raises(ViewError, match=r"ranks must be integers from 0 to 2147483647, "
                                         r"got \[\[\[\[\.\.\.\]\]\]\]"):
         View(ranks=[[[[[[[[[1]]]]]]]]])
 
@@ -256,23 +259,23 @@ def test_numbers_out_of_range_name_the_file_and_field(tmp_path):
         View.load(path)
     assert error.value.source == str(path)
     assert error.value.problems == [
-        "'max_points' must be a positive integer or null, got <an integer of 5,000 digits>",
-        "'peak_flops' must be between 1e-06 and 1e+09 or null, got 1e+308",
-        "'peak_bandwidth' must be between 1e-06 and 1e+09 or null, got 1e-308",
-        "'selected' must hold [run, rank, region] keys (string, integer from -1 to 2147483647, "
+        "max_points must be an integer from 1 to 1,000,000,000, got <an integer of 5,000 digits>",
+        "peak_flops is in GFLOP/s; 1e308 looks like FLOP/s",
+        "peak_bandwidth must be at least 1e-6 GB/s (1 kB/s), got 1e-308",
+        "selected must hold [run, rank, region] keys (string, integer from -1 to 2147483647, "
         "string), got ['run', <an integer of 31 digits>, 'Solve']",
-        "'ranks' holds the rank 4294967296; ranks go up to 2147483647"]
-    with pytest.raises(ViewError, match=r"^View: 'peak_flops' must be between"):
+        "ranks must be integers from 0 to 2147483647, got 4294967296"]
+    with pytest.raises(ViewError, match=r"^View: peak_flops is in GFLOP/s; 1e308 looks like FLOP/s"):
         View(peak_flops=1e308)
-    with pytest.raises(ViewError, match=r"'max_points' must be at most 1,000,000,000, got <an "
-                                        r"integer of about 5,000 digits>"):
+    with pytest.raises(ViewError, match=r"max_points must be an integer from 1 to 1,000,000,000, "
+                                        r"got <an integer of about 5,000 digits>"):
         View(max_points=10**4999)
     bad_roof = document(ceilings=[{"kind": "bandwidth", "name": "DRAM", "value": 1e300,
                                    "source": "user"}])
-    with pytest.raises(ViewError, match=r"'ceilings' value of 'DRAM' must be between 1e-06 and "
-                                        r"1e\+09, got 1e\+300"):
+    with pytest.raises(ViewError, match=r"ceilings: the value of 'DRAM' is in GB/s; 1e300 looks "
+                                        r"like B/s"):
         View.from_dict(bad_roof)
-    with pytest.raises(ViewError, match=r"'levels' names unknown level\(s\) \['L4'\]"):
+    with pytest.raises(ViewError, match=r"levels must be among L1, L2, L3, MEM, got 'L4'"):
         View(levels={"L4": "x"})
 
 
@@ -306,3 +309,18 @@ def test_the_selection_of_a_view():
     # the view's points are those of its selection: Solve (S..., not Setup) of the sample
     points = points_dataframe(sample_path(GIVE), selection=view.selection)
     assert points["region"].tolist() == ["Solve"]
+
+
+@pytest.mark.parametrize("field", ['"include": "\\ud800"', '"flops_metric": "x\\udfff"',
+                                   '"selected": [["\\udc80", 0, "Solve"]]',
+                                   '"ceilings": [{"kind": "compute", "name": "\\ud83d", '
+                                   '"value": 1, "source": "user"}]'])
+def test_a_lone_surrogate_is_a_view_error_naming_the_file(tmp_path, field):
+    # JSON may escape half of a UTF-16 pair; such a string is no text a notebook can send
+    # ('\ud800'.encode() raises UnicodeEncodeError in the kernel's comm), so the file is refused.
+    path = tmp_path / "surrogate.json"
+    path.write_text('{"format": "roofline-widget view", "version": 1, ' + field + "}",
+                    encoding="ascii")
+    with pytest.raises(ViewError, match=r"surrogate.json: \w+ holds a lone surrogate "
+                                        r"\('.*\\u[0-9a-f]{4}.*'\): not valid Unicode text"):
+        View.load(path)

@@ -15,8 +15,8 @@ from likwid_render import mpirun_region
 from traitlets import TraitError
 
 from roofline_widget import RooflineWidget, hierarchical_points, plot_roofline, read_likwid, sample_path
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 from roofline_widget.look.markers import LEVEL_MARKERS
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 from roofline_widget.scene.levels import LEVEL_GID
 from roofline_widget.widget.html import level_tooltip_html
 from roofline_widget.widget.layers.levels import LevelMarks

@@ -15,7 +15,7 @@ import pytest
 from wild_samples import MILAN_LOGS
 
 from roofline_widget import RooflineWidget, machine_roofline, plot_roofline, sample_path
-from roofline_widget.ceilings import ComputeRoof
+from roofline_widget.roofs.roofline import ComputeRoof
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 EMPIRICAL_NOTE = "empirical ceilings are the largest observation"
@@ -104,8 +104,8 @@ def test_the_few_rows_the_roofs_depend_on_give_every_points_roofs(peaks):
     from wild_samples import LULESH_SIZES
 
     from roofline_widget import read_likwid
-    from roofline_widget.ceilings import Roofline, roof_keys
     from roofline_widget.points import RegionSums
+    from roofline_widget.roofs.roofline import Roofline, roof_keys
     from roofline_widget.widget.roofs import roof_basis
 
     two_devices = [read_likwid(PMGPU), read_likwid(sample_path(

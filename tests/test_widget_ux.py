@@ -27,11 +27,6 @@ EMPIRICAL_BANDWIDTH = 28.580958
 
 
 @pytest.fixture(scope="module")
-def pmgpu():
-    return read_likwid(sample_path(PMGPU))
-
-
-@pytest.fixture(scope="module")
 def evil_run(tmp_path_factory):
     """A copy of the pmgpu sample whose ``<function_a>`` is renamed ``<b>evil</b>``."""
     text = Path(sample_path(PMGPU)).read_text()
@@ -105,7 +100,7 @@ def test_typed_value_outside_the_slider_range_extends_it(pmgpu):
 
 def test_an_invalid_typed_value_is_refused_and_the_box_shows_the_peak_again(pmgpu):
     w = RooflineWidget(pmgpu, peak_flops=100.0)
-    with pytest.raises(TraitError, match="positive finite number of GFLOP/s"):
+    with pytest.raises(TraitError, match=r"^peak_flops must be positive \(GFLOP/s\), got -5$"):
         w.controls.flops_text.value = -5.0
     assert w.peak_flops == 100.0
     assert w.controls.flops_text.value == 100.0
@@ -162,15 +157,22 @@ def test_detail_panel_shows_the_clicked_points_record_escaped_and_rounded(evil_r
     detail = panel.value
     assert "&lt;b&gt;evil&lt;/b&gt;" in detail
     assert "<b>evil</b>" not in detail
-    # Every field of the record is there.
-    fields = re.findall(r"<th[^>]*>([^<]*)</th>", detail)
+    # A readable card first, the full record below it (collapsed).
+    card, record = detail.split("<details class='roofline-detail-fields'>")
+    assert "roofline-card" in card
+    assert "performance_gflops" not in card
+    # the card: 4 significant digits and units, 2.1341472 GFLOP/s, 8.5541612 GB/s,
+    # 0.2494864 FLOP/byte, 1.499428 s
+    for shown in ("<b>2.134</b> GFLOP/s", "<b>8.554</b> GB/s", "<b>0.2495</b> FLOP/byte",
+                  "<b>1.499</b> runtime [s]"):
+        assert shown in card, shown
+    # Every field of the record is there, rounded to 3 significant digits; the frame keeps all.
+    fields = re.findall(r"<th[^>]*>([^<]*)</th>", record)
     assert fields == list(w.to_dataframe().columns)
-    # Rounded to 3 significant digits: 2.1341472 GFLOP/s, 8.5541612 GB/s,
-    # 0.2494864 FLOP/byte, 1.499428 s; the frame keeps every digit.
     for shown in (">2.13<", ">8.55<", ">0.249<", ">1.5<"):
-        assert shown in detail, shown
-    assert "2.134" not in detail
-    assert "8.554" not in detail
+        assert shown in record, shown
+    assert "2.134" not in record
+    assert "8.554" not in record
     frame = w.selection_dataframe()
     assert frame["performance_gflops"].iloc[0] == pytest.approx(2.1341472, rel=1e-12)
     assert frame["bandwidth_gbs"].iloc[0] == pytest.approx(8.5541612, rel=1e-12)

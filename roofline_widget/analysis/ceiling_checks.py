@@ -16,7 +16,11 @@ Two ways a roof can mislead without any number being wrong:
 
 Both are warned about (:class:`~roofline_widget.errors.CeilingWarning`),
 reported by ``sanity_check(..., ceilings=)`` (:func:`ceiling_findings`), and
-named in the widget's status line.
+named on every output (:func:`ceiling_notes`): the widget's status line, the
+static plot's note under the axes (PNG, SVG), ``roofline-widget plot`` and
+``check``.  The notes also say, for a theoretical roof
+(:func:`~roofline_widget.analysis.theoretical.theoretical_roofline`), at
+which clock it is (:func:`theoretical_notes`: a base clock turbo can exceed).
 """
 
 from __future__ import annotations
@@ -24,15 +28,15 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable
 
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.errors import CeilingWarning
 from roofline_widget.look.texts import roof_tag
 from roofline_widget.model import WHOLE_RUN_REGION
 from roofline_widget.points import RegionSums
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.schema import ALL_RANKS
 
 __all__ = ["CHECK_LEVEL", "CHECK_MACHINE", "ceiling_findings", "ceiling_notes", "level_checks",
-           "machine_mismatches", "warn_ceilings"]
+           "machine_mismatches", "theoretical_notes", "warn_ceilings"]
 
 #: Ceilings as the checks take them: a Roofline, any iterable of roofs, or None.
 Roofs = Roofline | Iterable[ComputeRoof | BandwidthRoof] | None
@@ -100,10 +104,23 @@ def machine_mismatches(data, roofline: Roofs) -> list[tuple[str, str]]:
     return mismatches
 
 
+def theoretical_notes(roofline: Roofs) -> list[str]:
+    """At which clock the theoretical roofs are, once per clock (``"Theoretical DP AVX-512 FMA
+    (8 cores at 2.6 GHz): theoretical peak at 2.6 GHz, the base clock ...; turbo can exceed it"``)."""
+    by_clock: dict[str, list[str]] = {}
+    for roof in roofline or ():
+        if roof.theoretical and roof.provenance and roof.provenance.get("clock_note"):
+            by_clock.setdefault(roof.provenance["clock_note"], []).append(roof.name)
+    return [f"{', '.join(names)}: theoretical peak{'s' if len(names) > 1 else ''} at {note}"
+            for note, names in by_clock.items()]
+
+
 def ceiling_notes(data, roofline: Roofs) -> list[str]:
-    """Every ``ceiling level`` and ``other machine`` text, for a status line or a report."""
+    """Every ``ceiling level`` and ``other machine`` text and the theoretical roofs' clocks, for a
+    status line, a plot's note or a report."""
     return ([text for _roof, text in level_checks(roofline)]
-            + [text for _label, text in machine_mismatches(data, roofline)])
+            + [text for _label, text in machine_mismatches(data, roofline)]
+            + theoretical_notes(roofline))
 
 
 def warn_ceilings(data, roofline: Roofs, stacklevel: int = 3) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,7 +36,11 @@ from roofline_widget.points import (
     note_warning,
     selection_parameters,
 )
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = ["CHANGE_COLUMNS", "STATUSES", "compare_points"]
 
@@ -57,12 +62,8 @@ _SIDE = ["region", "file", "rank_group", *POINT_COLUMNS, "reason"]
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks")
 def compare_points(before: object, after: object = None, *, selection: Selection | None = None,
-                   flops_metric: str | None = None, bandwidth_metric: str | None = None,
-                   ranks: RanksArgument = None, include: PatternsArgument = None,
-                   exclude: PatternsArgument = None, group_ranks: str = "auto",
-                   combine_ranks: bool = False,
-                   match: Mapping[str, str] | Callable[[str], str | None] | None = None
-                   ) -> pd.DataFrame:
+                   match: Mapping[str, str] | Callable[[str], str | None] | None = None,
+                   **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """Match the roofline points of two runs (or a chain of runs) and compute the changes.
 
     The selection applies to every run alike (``include``/``exclude`` match
@@ -154,9 +155,7 @@ def compare_points(before: object, after: object = None, *, selection: Selection
     >>> table[["region", "status"]].values.tolist()
     [['Setup', 'both'], ['Solve', 'both']]
     """
-    chosen = Selection.of(selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric,
-                          ranks=ranks, include=include, exclude=exclude,
-                          group_ranks=group_ranks, combine_ranks=combine_ranks)
+    chosen = Selection.of(selection, **keywords)
     chain = after is None
     items = _chain_items(before) if chain else [("before", before), ("after", after)]
     sums = [(label, RegionSums.from_runs(data)) for label, data in items]

@@ -7,38 +7,45 @@ Where a GPU's roofs come from, in this order for each kind of roof:
 2. the Nsight Compute export's theoretical peaks, as Nsight Compute's own
    roofline computes them: per cycle ``<counter>.peak_sustained`` times the
    cycles per second of the unit counting it (``<unit>__cycles_elapsed.avg.per_second``):
-   FLOP/s = ``sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained`` x 2 x the
-   SM clock; bytes/s = ``dram__bytes.sum.peak_sustained`` x the DRAM clock
-   (``lts__t_bytes`` / ``lts__`` for L2, ``l1tex__t_bytes`` / ``l1tex__`` for L1),
+   FLOP/s = ``sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained`` (or
+   ``smsp__``) x 2 x the SM clock; bytes/s = ``dram__bytes.sum.peak_sustained`` x the
+   DRAM clock (``lts__t_bytes`` / ``lts__`` for L2, ``l1tex__t_bytes`` / ``l1tex__`` for L1),
    at the highest clock exported;
 3. the datasheet table (:mod:`.gpu_specs`) for the GPU named by ``gpu=`` or
-   by the export (``device__attribute_display_name``): the compute roof of
-   the precision and the memory bandwidth, where 2. gave none.
+   by the data (``device__attribute_display_name`` of an export; a rocprof-compute
+   workload's architecture and compute units): the compute roof of each
+   precision asked for and the memory bandwidth, where 2. gave none.
 
 Every roof is a GPU roof (``device="gpu"``; a user's roof without a device
-becomes one), names its source and carries ``provenance`` (the metrics,
-values and clock, or the datasheet and how sure its number is); compute
-roofs carry their precision.
+becomes one) of the GPU's family (``"nvidia"`` for an Nsight Compute export
+or an NVIDIA table entry, ``"amd"`` for a rocprof-compute workload or an AMD
+entry), so that NVIDIA kernels and AMD kernels on one plot are each judged
+against their own GPU's roofs; it names its source and carries ``provenance``
+(the metrics, values and clock, or the datasheet and how sure its number is);
+compute roofs carry their precision (a vector precision, or a matrix unit's:
+``"MFMA F64"``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from roofline_widget.analysis.gpu_specs import find_gpu
+from roofline_widget.analysis.gpu_specs import GpuSpec, find_gpu
 from roofline_widget.analysis.machine import machine_roofline
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
-from roofline_widget.io.ncu.names import BYTE_METRICS, FLOP_COUNTERS, clock_of, peak_of
-from roofline_widget.model import CPU, GPU, LikwidRun
+from roofline_widget.io.ncu.names import BYTE_METRICS, FLOP_COUNTER_SETS, clock_of, peak_of
+from roofline_widget.metric_names import PRECISIONS as ALL_PRECISIONS
+from roofline_widget.model import CPU, GPU, DeviceFamily, LikwidRun, device_family
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 __all__ = ["PRECISIONS", "gpu_ceilings", "machine_rooflines"]
 
-#: The precisions a GPU compute roof can be of.
-PRECISIONS = ("DP", "SP", "HP")
+#: The precisions a GPU compute roof can be of: vector DP, SP, HP and the matrix units'
+#: (``"Tensor"``, ``"MFMA F64"``, ...); ``precision="all"`` asks for every one the sources have.
+PRECISIONS = ALL_PRECISIONS
 _LEVEL_LABELS = {"MEM": "DRAM", "L2": "L2", "L1": "L1"}
 
 
@@ -84,15 +91,20 @@ def _source(provenance: dict) -> str:
             f"({provenance['clock_hz'] / 1e9:.4g} GHz)")
 
 
-def _export_roofs(runs, precision: str, prefix: str):
-    compute, bandwidth = [], []
-    found = _exported_peak(runs, FLOP_COUNTERS[precision][2].name, 2.0)  # the fma: 2 FLOPs
-    if found is not None:
-        value, provenance = found
-        compute.append(ComputeRoof(f"{prefix}{precision} FMA peak", value / 1e9,
-                                   _source(provenance), provenance={**provenance,
-                                                                    "precision": precision},
-                                   device=str(GPU), precision=precision))
+def _export_compute(runs, precision: str, prefix: str) -> list[ComputeRoof]:
+    """The FMA peak of ``precision`` an export gives (the SM's counter, else its sub-partitions')."""
+    for counters in FLOP_COUNTER_SETS.get(precision, ()):
+        found = _exported_peak(runs, counters[2].name, 2.0)  # the fma: 2 FLOPs
+        if found is not None:
+            value, provenance = found
+            return [ComputeRoof(f"{prefix}{precision} FMA peak", value / 1e9, _source(provenance),
+                                provenance={**provenance, "precision": precision},
+                                device=str(GPU), precision=precision)]
+    return []
+
+
+def _export_bandwidth(runs, prefix: str) -> list[BandwidthRoof]:
+    bandwidth = []
     for level, counter in BYTE_METRICS.items():
         found = _exported_peak(runs, counter, 1.0)
         if found is not None:
@@ -100,24 +112,25 @@ def _export_roofs(runs, precision: str, prefix: str):
             bandwidth.append(BandwidthRoof(f"{prefix}{_LEVEL_LABELS[level]}", value / 1e9,
                                            _source(provenance), level=level,
                                            provenance=provenance, device=str(GPU)))
-    return compute, bandwidth
+    return bandwidth
 
 
-def _table_roofs(name: str, precision: str, prefix: str, compute, bandwidth):
-    spec = find_gpu(name)
-    provenance = {"gpu": spec.name, "datasheet": spec.datasheet,
-                  "confidence": spec.confidence}
-    source = f"spec sheet: {spec.datasheet} ({spec.confidence})"
+def _table_compute(spec: GpuSpec, precision: str, prefix: str) -> list[ComputeRoof]:
     gflops = spec.gflops(precision)
-    if not compute and gflops is not None:
-        compute = [ComputeRoof(f"{prefix}{spec.name} {precision} peak", gflops, source,
-                               provenance={**provenance, "precision": precision},
-                               device=str(GPU), precision=precision)]
-    if not any(roof.level == "MEM" for roof in bandwidth):
-        bandwidth = [*bandwidth, BandwidthRoof(f"{prefix}{spec.name} HBM", spec.memory_gbs,
-                                               source, level="MEM", provenance=provenance,
-                                               device=str(GPU))]
-    return compute, bandwidth
+    if gflops is None:
+        return []
+    provenance = {"gpu": spec.name, "datasheet": spec.datasheet, "confidence": spec.confidence,
+                  "precision": precision}
+    return [ComputeRoof(f"{prefix}{spec.name} {precision} peak", gflops,
+                        f"spec sheet: {spec.datasheet} ({spec.confidence})",
+                        provenance=provenance, device=str(GPU), precision=precision)]
+
+
+def _table_memory(spec: GpuSpec, prefix: str) -> BandwidthRoof:
+    provenance = {"gpu": spec.name, "datasheet": spec.datasheet, "confidence": spec.confidence}
+    return BandwidthRoof(f"{prefix}{spec.name} HBM", spec.memory_gbs,
+                         f"spec sheet: {spec.datasheet} ({spec.confidence})", level="MEM",
+                         provenance=provenance, device=str(GPU))
 
 
 def _user_roofs(ceilings) -> tuple[list, list]:
@@ -131,32 +144,62 @@ def _user_roofs(ceilings) -> tuple[list, list]:
             [r for r in roofs if isinstance(r, BandwidthRoof)])
 
 
+def _precisions(precision: str | Sequence[str]) -> tuple[list[str], bool]:
+    """(the precisions asked for, whether "all": each only where a source has it)."""
+    if isinstance(precision, str) and precision == "all":
+        return list(ALL_PRECISIONS), True
+    wanted = [precision] if isinstance(precision, str) else list(precision)
+    bad = [p for p in wanted if p not in ALL_PRECISIONS]
+    if bad or not wanted:
+        raise ValueError(f"precision must be one of {ALL_PRECISIONS}, a sequence of them or "
+                         f"'all', got {precision!r}")
+    return wanted, False
+
+
+def _family(runs: list[LikwidRun], spec: GpuSpec | None) -> str | None:
+    """The GPU's family: of the data's layout (an export is NVIDIA's), else of the table entry."""
+    found = {str(device_family(run.layout, str(GPU))) for run in runs} - {str(DeviceFamily.GPU)}
+    if len(found) == 1:
+        return found.pop()
+    return spec.vendor if spec is not None else None
+
+
+def _with_family(roofs: list, family: str | None) -> list:
+    if family is None:
+        return roofs
+    return [r if r.family is not None else dataclasses.replace(r, family=family) for r in roofs]
+
+
 def gpu_ceilings(data=None, *, gpu: str | None = None,
                  ceilings: Roofline | Iterable[ComputeRoof | BandwidthRoof] | None = None,
-                 precision: str = "DP", label: str | None = None) -> Roofline:
+                 precision: str | Sequence[str] = "DP", label: str | None = None) -> Roofline:
     """The roofs of a GPU: from an Nsight Compute export's peaks, a datasheet table, or the user.
 
     Parameters
     ----------
     data : LikwidRun, path or sequence of them, optional
-        Nsight Compute exports (read with :func:`~roofline_widget.read_likwid`)
-        or runs read from them: their ``.peak_sustained`` metrics and clocks.
+        Nsight Compute exports or rocprof-compute runs (read with
+        :func:`~roofline_widget.read_likwid` / :func:`~roofline_widget.read_rocprof`), or
+        paths to exports: their ``.peak_sustained`` metrics and clocks, their GPU's name.
     gpu : str, optional
         The GPU's model for the datasheet table (``"V100-SXM2"``, ``"H100-SXM5"``,
-        or a device name such as ``"Tesla V100-SXM2-16GB"``); default the
-        device name the export gives, if any.
+        ``"MI250X GCD"``, or a device name such as ``"Tesla V100-SXM2-16GB"`` or
+        ``"AMD MI200 (gfx90a, 104 CUs)"``); default the device name the data gives, if any.
     ceilings : Roofline or sequence of roofs, optional
         The user's roofs; their compute roofs, or bandwidth roofs, replace
         those of that kind (see the module docstring for the order).
-    precision : {"DP", "SP", "HP"}
-        Which FMA peak gives the compute roof (the table has DP and SP).
+    precision : str, sequence of str or "all"
+        The precision(s) of the compute roofs: ``"DP"``, ``"SP"``, ``"HP"`` or a
+        matrix unit's (``"MFMA F64"``, ...; the table has DP, SP and AMD's MFMA
+        peaks); ``"all"``: every precision a source has, one roof each.
     label : str, optional
         Prefix of the roof names (a machine name).
 
     Returns
     -------
     Roofline
-        Each roof's ``device`` is ``"gpu"``.
+        Each roof's ``device`` is ``"gpu"``, its ``family`` the GPU's vendor where the
+        data or the table says (``"nvidia"``, ``"amd"``).
 
     Raises
     ------
@@ -171,30 +214,39 @@ def gpu_ceilings(data=None, *, gpu: str | None = None,
     >>> [roof.label for roof in roofs]  # doctest: +NORMALIZE_WHITESPACE
     ['V100-SXM2 DP peak: 7800 GFLOP/s (spec sheet: NVIDIA Tesla V100 GPU datasheet (sure))',
      'V100-SXM2 HBM: 900 GB/s (spec sheet: NVIDIA Tesla V100 GPU datasheet (sure))']
+    >>> [(r.name, r.family) for r in gpu_ceilings(gpu="MI210", precision=["DP", "MFMA F64"])]
+    [('MI210 MFMA F64 peak', 'amd'), ('MI210 DP peak', 'amd'), ('MI210 HBM', 'amd')]
     """
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    precisions, every = _precisions(precision)
     prefix = f"{label} " if label else ""
     runs = _runs(data)
-    compute, bandwidth = _export_roofs(runs, precision, prefix)
+    compute = [roof for p in precisions for roof in _export_compute(runs, p, prefix)]
+    bandwidth = _export_bandwidth(runs, prefix)
     user_compute, user_bandwidth = _user_roofs(ceilings) if ceilings is not None else ([], [])
     compute = user_compute or compute
     bandwidth = user_bandwidth or bandwidth
     name = gpu or next((run.cpu_name for run in runs if run.cpu_name), None)
-    table_needed = not compute or not (user_bandwidth or any(r.level == "MEM" for r in bandwidth))
-    if name is not None and table_needed:
-        compute, table_bandwidth = _table_roofs(name, precision, prefix, compute, bandwidth)
-        bandwidth = bandwidth if user_bandwidth else table_bandwidth
+    spec = find_gpu(name) if name is not None else None
+    if spec is not None and not user_compute:
+        have = {r.precision for r in compute}
+        compute += [roof for p in precisions if p not in have
+                    for roof in _table_compute(spec, p, prefix)]
+    if spec is not None and not user_bandwidth and not any(r.level == "MEM" for r in bandwidth):
+        bandwidth = [*bandwidth, _table_memory(spec, prefix)]
     missing = [kind for kind, roofs in (("compute", compute), ("bandwidth", bandwidth)) if not roofs]
-    if missing:
-        fma = FLOP_COUNTERS[precision][2].name
+    lacking = [] if every or user_compute else sorted(set(precisions) - {r.precision
+                                                                         for r in compute})
+    if missing or lacking:
+        what = " or ".join(missing) if missing else f"{', '.join(lacking)} compute"
+        fma = FLOP_COUNTER_SETS.get(precisions[0], FLOP_COUNTER_SETS["DP"])[0][2].name
         raise ValueError(
-            f"no GPU {' or '.join(missing)} ceiling: the export has no {peak_of(fma)} / "
+            f"no GPU {what} ceiling: the export has no {peak_of(fma)} / "
             f"{peak_of(BYTE_METRICS['MEM'])} with their clocks ({clock_of(fma)}, "
             f"{clock_of(BYTE_METRICS['MEM'])}), "
-            + ("no GPU is named (gpu=)" if name is None else f"the table has no {precision} "
-               f"peak for {name!r}") + ", and ceilings= gives none")
-    return Roofline(compute, bandwidth)
+            + ("no GPU is named (gpu=)" if name is None else f"the table has no "
+               f"{', '.join(lacking or precisions)} peak for {name!r}") + ", and ceilings= gives none")
+    family = _family(runs, spec)
+    return Roofline(_with_family(compute, family), _with_family(bandwidth, family))
 
 
 def machine_rooflines(cpu_bench=None, *, gpu_data=None, gpu: str | None = None,

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,8 +35,13 @@ from roofline_widget.points import (
     note_warning,
     selection_parameters,
 )
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
-from roofline_widget.units import BYTE_RATE, parse_unit
+from roofline_widget.settings.rules import level_metrics
+from roofline_widget.units import UnitKind, parse_unit
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = [
     "LEVELS",
@@ -88,11 +93,8 @@ def detect_levels(names, levels: dict | None = None) -> tuple[dict[str, str], li
     ({'L3': 'L3 bandwidth [MBytes/s]'}, [])
     """
     names = list(dict.fromkeys(names))
-    overrides = dict(levels or {})
-    unknown = [level for level in overrides if level not in LEVELS]
-    if unknown:
-        raise ValueError(f"unknown level(s) {unknown}; valid levels: {list(LEVELS)}")
-    bandwidths = [n for n in names if parse_unit(n).kind == BYTE_RATE]
+    overrides = level_metrics("levels", levels or {})
+    bandwidths = [n for n in names if parse_unit(n).kind == UnitKind.BYTE_RATE]
     for level, metric in overrides.items():
         if metric not in bandwidths:
             raise ValueError(f"no bandwidth metric {metric!r} (given for {level}) in the data; "
@@ -197,9 +199,9 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame({c: pd.Series(dtype=LEVEL_DTYPE if c == "level" else object)
                              for c in columns})
-    out = pd.concat([f.astype({c: object for c in ("file", "region", "device", "groups",
-                                                   "flops_metric", "bandwidth_metric", "reason",
-                                                   "rank_group")
+    out = pd.concat([f.astype({c: object for c in ("file", "region", "device", "device_family",
+                                                   "device_name", "groups", "flops_metric",
+                                                   "bandwidth_metric", "reason", "rank_group")
                                if c in f}) for f in frames], ignore_index=True)
     out["level"] = out["level"].astype(LEVEL_DTYPE)
     for name in ("file", "region", "rank_group"):
@@ -212,7 +214,9 @@ def _concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
 
 _POINT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
                   schema.PERFORMANCE, schema.INTENSITY, schema.RUNTIME,
-                  "flops_metric", "device", "n_threads", "call_count", "groups", "rank_group"]
+                  "flops_metric", "device", "device_family", "device_name", "n_threads",
+                  "call_count", "groups", "rank_group",
+                  "thread_max_gflops", "thread_max_gbs", "thread_limit_gflops"]
 _LEFT_OUT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", schema.BANDWIDTH,
                      "reason", "rank_group"]
 
@@ -220,10 +224,7 @@ _LEFT_OUT_COLUMNS = ["file", "rank", "region", "level", "bandwidth_metric", sche
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def select_levels(data: object, *, selection: Selection | None = None,
-                  flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
-                  ranks: RanksArgument = None, include: PatternsArgument = None,
-                  exclude: PatternsArgument = None, group_ranks: str = "auto",
-                  combine_ranks: bool = False, unmeasured: str = "leave_out") -> LevelSelection:
+                  **keywords: Unpack[SelectionKeywords]) -> LevelSelection:
     """The points of every measured memory level, without warning (see :func:`hierarchical_points`).
 
     A ``selection``'s ``bandwidth_metric`` is not used: each level has its own.
@@ -239,9 +240,7 @@ def select_levels(data: object, *, selection: Selection | None = None,
     ValueError
         For an unknown level or metric, or data without any level's bandwidth.
     """
-    chosen = Selection.of(selection, flops_metric=flops_metric, levels=levels, ranks=ranks,
-                          include=include, exclude=exclude, group_ranks=group_ranks,
-                          combine_ranks=combine_ranks, unmeasured=unmeasured)
+    chosen = Selection.of(selection, **keywords)
     sums = RegionSums.from_runs(data)
     metrics, notes = detect_levels(sums.bandwidth_metrics, chosen.level_overrides)
     if not metrics:
@@ -267,11 +266,7 @@ def select_levels(data: object, *, selection: Selection | None = None,
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def hierarchical_points(data: object, *, selection: Selection | None = None,
-                        flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
-                        ranks: RanksArgument = None, include: PatternsArgument = None,
-                        exclude: PatternsArgument = None, group_ranks: str = "auto",
-                        combine_ranks: bool = False,
-                        unmeasured: str = "leave_out") -> pd.DataFrame:
+                        **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """Roofline points at every memory level: one row per (file, rank, region, level).
 
     Parameters
@@ -301,10 +296,7 @@ def hierarchical_points(data: object, *, selection: Selection | None = None,
     >>> list(points["level"].unique())
     ['MEM']
     """
-    chosen = select_levels(data, selection=selection, flops_metric=flops_metric, levels=levels,
-                           ranks=ranks, include=include, exclude=exclude,
-                           group_ranks=group_ranks, combine_ranks=combine_ranks,
-                           unmeasured=unmeasured)
+    chosen = select_levels(data, selection=selection, **keywords)
     chosen.warn()
     return chosen.points
 
@@ -312,11 +304,7 @@ def hierarchical_points(data: object, *, selection: Selection | None = None,
 @selection_parameters("selection", "flops_metric", "levels", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def hierarchical_left_out(data: object, *, selection: Selection | None = None,
-                          flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
-                          ranks: RanksArgument = None, include: PatternsArgument = None,
-                          exclude: PatternsArgument = None, group_ranks: str = "auto",
-                          combine_ranks: bool = False,
-                          unmeasured: str = "leave_out") -> pd.DataFrame:
+                          **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """The (region, rank, level) rows :func:`hierarchical_points` could not place, with the reason.
 
     Parameters
@@ -330,7 +318,4 @@ def hierarchical_left_out(data: object, *, selection: Selection | None = None,
     pandas.DataFrame
         See :attr:`LevelSelection.left_out` for the columns.
     """
-    return select_levels(data, selection=selection, flops_metric=flops_metric, levels=levels,
-                         ranks=ranks, include=include, exclude=exclude,
-                         group_ranks=group_ranks, combine_ranks=combine_ranks,
-                         unmeasured=unmeasured).left_out
+    return select_levels(data, selection=selection, **keywords).left_out

@@ -48,7 +48,7 @@ and the static plot draw.  Only ``above roof`` depends on the ceilings:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -56,10 +56,14 @@ import pandas as pd
 from roofline_widget.analysis.ceiling_checks import CHECK_LEVEL, CHECK_MACHINE, ceiling_findings
 from roofline_widget.analysis.hardware_checks import CHECK_BEYOND, beyond_hardware_findings
 from roofline_widget.analysis.levels import LEVELS, select_levels
-from roofline_widget.ceilings import ROOF_TOLERANCE, Roofline, roof_keys
 from roofline_widget.io.topology import Topology, find_topology
 from roofline_widget.points import RegionSums, Selection, selection_parameters
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
+from roofline_widget.roofs.roofline import ROOF_TOLERANCE, Roofline, roof_keys
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = [
     "CHECKS",
@@ -182,11 +186,12 @@ def checkable_roofs(roofline: Roofline | None) -> Roofline | None:
 
     An empirical roof is the largest observation of the main points, not a
     limit: checking level dots against it would report every dot above the
-    main points as a problem.
+    main points as a problem.  A theoretical compute roof is at the base
+    clock, which turbo exceeds: a dot above it is no problem either.
     """
     if roofline is None:
         return None
-    compute = [roof for roof in roofline.compute if not roof.empirical]
+    compute = [roof for roof in roofline.compute if not roof.empirical and not roof.theoretical]
     bandwidth = [roof for roof in roofline.bandwidth if not roof.empirical]
     return Roofline(compute, bandwidth) if compute and bandwidth else None
 
@@ -289,10 +294,7 @@ def _uncore_sockets(sums: RegionSums, chosen: dict, points: pd.DataFrame,
                       "group_ranks", "combine_ranks", "unmeasured")
 def sanity_check(data: object, *, ceilings: Roofline | None = None,
                  topology: Topology | None = None, selection: Selection | None = None,
-                 flops_metric: str | None = None, levels: Mapping[str, str] | None = None,
-                 ranks: RanksArgument = None, include: PatternsArgument = None,
-                 exclude: PatternsArgument = None, group_ranks: str = "auto",
-                 combine_ranks: bool = False, unmeasured: str = "leave_out") -> pd.DataFrame:
+                 **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """Findings that make hierarchical roofline points suspicious.
 
     Parameters
@@ -317,9 +319,7 @@ def sanity_check(data: object, *, ceilings: Roofline | None = None,
         ``file, rank, region, level, check, detail``, one row per finding
         (empty when nothing is suspicious); ``check`` is one of :data:`CHECKS`.
     """
-    request = Selection.of(selection, flops_metric=flops_metric, levels=levels, ranks=ranks,
-                           include=include, exclude=exclude, group_ranks=group_ranks,
-                           combine_ranks=combine_ranks, unmeasured=unmeasured)
+    request = Selection.of(selection, **keywords)
     sums = RegionSums.from_runs(data)
     chosen = select_levels(sums, selection=request)
     points = chosen.points

@@ -1,4 +1,4 @@
-"""The five commands of ``roofline-widget``, each on the package's public API only.
+"""The commands of ``roofline-widget``, each on the package's public API only.
 
 Each takes the parsed arguments and returns an :class:`~roofline_widget.cli.report.Outcome`:
 the JSON object, the text lines and the exit code.  Errors are not caught
@@ -30,16 +30,25 @@ from roofline_widget import (
     sanity_check,
     stat_comparisons,
 )
+from roofline_widget.analysis.machine import level_ridges
+from roofline_widget.cli.explain import (
+    explain_run,
+    guidance_lines,
+    guidance_records,
+    guidance_table,
+)
 from roofline_widget.cli.parser import EXIT_FINDINGS, EXIT_OK
 from roofline_widget.cli.report import Outcome, one_line, printable, records, table_text
+from roofline_widget.cli.scaling import scaling
 from roofline_widget.cli.svg_titles import add_hover_titles
+from roofline_widget.escaping import spreadsheet_safe
 from roofline_widget.points.rank_groups import summed_ranks
 
-__all__ = ["BENCH_SUFFIXES", "COMMANDS", "bench_files", "check", "compare", "machine", "plot",
-           "points"]
+__all__ = ["BENCH_SUFFIXES", "COMMANDS", "bench_files", "check", "compare", "explain", "machine",
+           "plot", "points"]
 
 #: The files of a directory given as likwid-bench logs (compressed ones included).
-BENCH_SUFFIXES = (".log", ".txt", ".out", ".gz", ".bz2", ".xz")
+BENCH_SUFFIXES = (".log", ".txt", ".out", ".json", ".csv", ".gz", ".bz2", ".xz")
 _POINT_COLUMNS = {"region": "region", "rank": "rank", "performance_gflops": "GFLOP/s",
                   "bandwidth_gbs": "GB/s", "arithmetic_intensity_flops_per_byte": "FLOP/byte",
                   "runtime_seconds": "runtime [s]", "n_threads": "threads"}
@@ -126,14 +135,15 @@ def plot(args: argparse.Namespace) -> Outcome:
         runs = [read_likwid(path, format=args.format) for path in args.files]
     else:
         runs = read_run(args.files, args.format)
-    ceilings = machine_roofline(bench_files(args.ceilings)) if args.ceilings else None
+    ceilings = machine_roofline(bench_files(args.ceilings), peak_flops=args.peak_flops) \
+        if args.ceilings else None
     baseline = read_run(args.baseline, args.format) if args.baseline else None
     data_format = Path(args.data).suffix.lstrip(".").lower() if args.data else "csv"
     payload = plot_roofline(
         runs, filepath=args.output, data_filepath=args.data, data_format=data_format,
         ceilings=ceilings, peak_flops=args.peak_flops, peak_bandwidth=args.peak_bandwidth,
         levels=args.levels, baseline=baseline, match=dict(args.match) or None, cmap=args.cmap,
-        verbose=False, chain=args.chain, **_selection(args))
+        verbose=False, chain=args.chain, theoretical=args.theoretical, **_selection(args))
     image = str(Path(args.output).resolve())
     data = {"image": image, "data": str(Path(args.data).resolve()) if args.data else None,
             "points": len(payload["points"]), "flops_metric": payload["flops_metric"],
@@ -143,6 +153,7 @@ def plot(args: argparse.Namespace) -> Outcome:
             "left_out": payload["left_out"], "no_flop_note": payload["no_flop_note"],
             "beyond_hardware_note": payload["beyond_hardware_note"],
             "level_findings": payload.get("level_findings", []), "hover_titles": None,
+            "ceiling_notes": payload["ceiling_notes"],
             "chain": payload["chain"]}
     text = [f"wrote {args.output}: {len(payload['points'])} point(s), FLOP metric "
             f"{payload['flops_metric']!r}, bandwidth metric {payload['bandwidth_metric']!r}"]
@@ -163,6 +174,7 @@ def plot(args: argparse.Namespace) -> Outcome:
     text += _left_out_lines(pd.DataFrame(payload["left_out"], columns=["file", "region", "rank",
                                                                        "reason"]))
     text += [payload[key] for key in ("beyond_hardware_note", "no_flop_note") if payload[key]]
+    text += payload["ceiling_notes"]  # ceilings of another machine, a theoretical roof's clock
     return Outcome(data, text)
 
 
@@ -208,8 +220,8 @@ def compare(args: argparse.Namespace) -> Outcome:
 def _check_ceilings(args: argparse.Namespace) -> Roofline | None:
     """The roofs the points are checked against: --ceilings, peaks, or none."""
     if args.ceilings:  # a peak bandwidth a user gives is the memory's: it replaces the MEM roof
-        return machine_roofline(bench_files(args.ceilings)).with_main(level="MEM").with_peaks(
-            args.peak_flops, args.peak_bandwidth)
+        return machine_roofline(bench_files(args.ceilings), peak_flops=args.peak_flops).with_main(
+            level="MEM").with_peaks(args.peak_flops, args.peak_bandwidth)
     if args.peak_flops is None and args.peak_bandwidth is None:
         return None
     if args.peak_flops is None or args.peak_bandwidth is None:
@@ -239,11 +251,14 @@ def check(args: argparse.Namespace) -> Outcome:
         run = read_run(args.files, args.format)
     comparisons = stat_comparisons(run)
     mismatches = comparisons[~comparisons["agree"].astype(bool)] if len(comparisons) else comparisons
-    findings, skipped = _sanity(run, args, _check_ceilings(args))
+    ceilings = _check_ceilings(args)
+    findings, skipped = _sanity(run, args, ceilings)
+    advice = guidance_table(run, ceilings, _selection(args))
     data = {"files": list(run.sources),
             "stat_sums": {"compared": len(comparisons), "mismatches": records(mismatches)},
             "sanity": {"ran": skipped is None, "not_run_because": skipped,
-                       "findings": records(findings)}}
+                       "findings": records(findings)},
+            "guidance": guidance_records(advice)}
     if not len(comparisons):
         text = ["STAT sums: none to compare (LIKWID prints STAT tables only for more than one "
                 "thread)"]
@@ -266,6 +281,9 @@ def check(args: argparse.Namespace) -> Outcome:
         for row in findings.to_dict("records"):
             level = f", {row['level']}" if isinstance(row["level"], str) else ""
             text.append(f"  {_where(row, several)}{level}: {row['check']}: {printable(row['detail'])}")
+    text.append(f"guidance ({len(advice)} point(s); advice, not findings):" if len(advice)
+                else "guidance: no point placed")
+    text += guidance_lines(advice, indent="  ")
     found = len(mismatches) + len(findings)
     return Outcome(data, text, EXIT_FINDINGS if found else EXIT_OK)
 
@@ -274,8 +292,10 @@ def check(args: argparse.Namespace) -> Outcome:
 # machine
 # --------------------------------------------------------------------------
 def _provenance_line(provenance: dict | None) -> str:
-    if not provenance:
-        return ""
+    if not provenance or "kernel" not in provenance:  # a theoretical, ERT or rocprof roof
+        return "" if not provenance or "file" not in provenance else \
+            f"{Path(str(provenance['file'])).name}" + (
+                f":{provenance['line']}" if provenance.get("line") else "")
     where = f"{Path(str(provenance.get('file', '?'))).name}:{provenance.get('line', '?')}"
     parts = [where, f"kernel {provenance.get('kernel')}", f"{provenance.get('threads')} threads"]
     if provenance.get("level_decided_by"):
@@ -284,28 +304,43 @@ def _provenance_line(provenance: dict | None) -> str:
 
 
 def machine(args: argparse.Namespace) -> Outcome:
-    """``roofline-widget machine``: the ceiling table with provenance."""
+    """``roofline-widget machine``: the ceiling table with provenance, each level's ridge."""
     files = bench_files(args.paths)
     roofline = machine_roofline(files, precision=args.precision, label=args.label,
-                                level=args.level, figure=args.figure)
+                                level=args.level, figure=args.figure, peak_flops=args.peak_flops)
+    if any(roof.level == "MEM" for roof in roofline.bandwidth):  # as plot judges LIKWID's points
+        roofline = roofline.with_main(level="MEM")
     roofs = [{**summary, "level": getattr(roof, "level", None), "provenance": roof.provenance}
              for roof, summary in zip(roofline, roofline.to_dicts())]
-    ridge = roofline.ridge_point()
+    ridge, ridges = roofline.ridge_point(), level_ridges(roofline)
     data = {"files": files, "precision": args.precision, "figure": args.figure,
-            "ridge_point": ridge, "ceilings": roofs}
+            "ridge_point": ridge, "level_ridges": ridges, "ceilings": roofs}
     text = [f"read {len(files)} file(s): {', '.join(Path(f).name for f in files)}"]
     text += _ceiling_lines(roofs, ridge)
+    text.append("ridge point per level (its roof against the compute roof, as plot judges the "
+                "level's points): " + ", ".join(f"{level} {value:.4g}"
+                                               for level, value in ridges.items())
+                + " FLOP/byte")
     for roof in roofs:
         line = _provenance_line(roof["provenance"])
         if line:
             level = f" [{roof['level']}]" if roof["level"] else ""
             text.append(f"  {printable(roof['name'])}{level} from {printable(line)}")
+        for note in (roof["provenance"] or {}).get("notes", []):
+            text.append(f"    note: {printable(note)}")
     return Outcome(data, text)
 
 
 # --------------------------------------------------------------------------
 # points
 # --------------------------------------------------------------------------
+def _csv_lines(table) -> list[str]:
+    """``table`` as CSV lines, formula cells neutralised (a line break inside a quoted cell
+    starts a line, which the terminal rejoins)."""
+    return spreadsheet_safe(table).to_csv(index=False, lineterminator="\n").removesuffix(
+        "\n").split("\n")
+
+
 def points(args: argparse.Namespace) -> Outcome:
     """``roofline-widget points``: the points table, and what was left out."""
     run = read_run(args.files, args.format)
@@ -314,7 +349,7 @@ def points(args: argparse.Namespace) -> Outcome:
     left_out = left_out_regions(run, **chosen)
     data = {"files": list(run.sources), "points": records(table), "left_out": records(left_out)}
     if args.csv:
-        return Outcome(data, table.to_csv(index=False).splitlines())
+        return Outcome(data, _csv_lines(table))
     metrics = (f"FLOP metric {table['flops_metric'].iloc[0]!r}, bandwidth metric "
                f"{table['bandwidth_metric'].iloc[0]!r}") if len(table) else "no point placed"
     text = [f"{len(table)} point(s) of {printable(run.label)}: {metrics}"]
@@ -324,6 +359,17 @@ def points(args: argparse.Namespace) -> Outcome:
     return Outcome(data, text)
 
 
+# --------------------------------------------------------------------------
+# explain
+# --------------------------------------------------------------------------
+def explain(args: argparse.Namespace) -> Outcome:
+    """``roofline-widget explain``: what limits each region and what to try."""
+    return explain_run(args.region, read_run(args.files, args.format), _check_ceilings(args),
+                       _selection(args))
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], Outcome]] = {
     "plot": plot, "compare": compare, "check": check, "machine": machine, "points": points,
+    "explain": explain,
+    "scaling": scaling,  # cli/scaling.py
 }

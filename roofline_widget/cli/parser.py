@@ -1,18 +1,30 @@
 """The ``roofline-widget`` command line: its options, help texts and examples (argparse).
 
 Every subcommand's ``--help`` ends with examples and the exit codes, so that
-a user can learn the tool from the terminal.  The parser only describes the
-command line; :mod:`roofline_widget.cli.commands` carries the commands out.
+a user can learn the tool from the terminal.  The options that are settings
+(peaks, ranks, levels, ``--group-ranks``, ``--fail-below``) are checked by
+:data:`roofline_widget.settings.SETTINGS` (:func:`setting_type`), with the
+sentence the API gives.  A bad command line is a
+:class:`~roofline_widget.errors.CommandLineError` (:class:`CommandLineParser`),
+which :func:`roofline_widget.cli.main` prints as one line.  The parser only
+describes the command line; :mod:`roofline_widget.cli.commands` carries the
+commands out.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import NoReturn
 
+from roofline_widget.cli.scaling_options import add_scaling_command
+from roofline_widget.errors import CommandLineError, SettingError
+from roofline_widget.metric_names import LEVELS
 from roofline_widget.schema import GROUP_RANKS_CHOICES
+from roofline_widget.settings import SETTINGS
 
-__all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "build_parser",
-           "parse_match", "parse_ranks"]
+__all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "CommandLineParser",
+           "build_parser", "parse_match", "parse_ranks", "setting_type"]
 
 PROGRAM = "roofline-widget"
 #: Everything worked and nothing was found.
@@ -30,8 +42,6 @@ exit codes:
      one line on stderr, the traceback only with --debug"""
 #: A rank range longer than this in --ranks is refused (a typo such as 0-1000000000).
 MAX_RANK_RANGE = 1_000_000
-#: The four memory levels --levels accepts.
-LEVEL_CHOICES = ("L1", "L2", "L3", "MEM")
 
 _DESCRIPTION = """\
 Roofline models of LIKWID measurements from the command line: static plots for job
@@ -47,6 +57,7 @@ examples:
   {PROGRAM} check run.txt --ceilings bench_logs/
   {PROGRAM} machine bench_logs/
   {PROGRAM} points mem_dp.txt flops_dp.txt --csv > points.csv
+  {PROGRAM} explain run.txt --ceilings bench_logs/
 
 Run '{PROGRAM} COMMAND --help' for a command's options and examples.
 
@@ -66,6 +77,8 @@ examples:
   {PROGRAM} plot l2.txt l3.txt mem_dp.txt --levels L2 L3 MEM --data levels.json
   # before and after: arrows from each region's baseline point
   {PROGRAM} plot after.txt --baseline before.txt -o compare.pdf
+  # one self-contained page to share: hover, zoom, region and rank toggles, offline
+  {PROGRAM} plot run.txt -o report.html --ceilings bench_logs/
 
 Without peaks or --ceilings the largest observation is the ceiling and is labelled
 empirical: useful to compare regions, never a machine limit.
@@ -101,10 +114,24 @@ examples:
   {PROGRAM} machine flops.log l2.log mem.log --precision SP --label milan
   {PROGRAM} machine bench_logs/ --json > ceilings.json
 
-A directory stands for its files with the suffixes {{suffixes}}.
+A directory stands for its files with the suffixes {{suffixes}}: likwid-bench logs,
+an Empirical Roofline Toolkit roofline.json, a rocprof-compute roofline.csv.
 The level of each bandwidth benchmark comes from the likwid-perfctr group around it,
 else the working set against likwid-topology's cache sizes in the same log, else
---level.
+--level.  Each level's ridge point is printed: plot judges a level's points against
+that level's roof.
+
+{EXIT_CODES}""",
+    "explain": f"""\
+examples:
+  {PROGRAM} explain run.txt
+  {PROGRAM} explain run.txt --region Solve --ceilings bench_logs/
+  {PROGRAM} explain mpirun.txt --peak-flops 2048 --peak-bandwidth 204.8 --json
+
+Per point: the bound and the percent of its roof, the limiting factor and advice
+citing the numbers LIKWID printed (scalar share, clock, thread runtimes, L3 against
+memory traffic). Without ceilings the roofs are empirical and no advice rests on them.
+Every rule, its threshold and its source: docs/guidance.md.
 
 {EXIT_CODES}""",
     "points": f"""\
@@ -120,41 +147,92 @@ thread per socket, so the sum is the socket total); intensity = GFLOP/s / GB/s.
 }
 
 _HELP = {
-    "plot": "draw the static roofline figure (PNG, SVG, PDF) and write its data",
+    "plot": "draw the roofline figure (PNG, SVG, PDF, or an HTML page) and write its data",
     "compare": "per-region speed-up and changes between two runs; a regression gate",
     "check": "LIKWID's STAT sums and the sanity checks; exit 1 when anything is found",
-    "machine": "the machine's ceilings from likwid-bench logs, with provenance",
+    "machine": "the machine's ceilings from likwid-bench, ERT or rocprof-compute files, with provenance",
     "points": "the roofline points table (text, --json or --csv)",
+    "explain": "what limits each region and what to try, citing the numbers measured",
 }
 
 
+class CommandLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are a :class:`~roofline_widget.errors.CommandLineError`
+    (printed as one line by :func:`roofline_widget.cli.main`, not the usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CommandLineError(self.prog, message)
+
+    def parse_args(self, args=None, namespace=None):
+        """The parsed arguments; arguments no command knows are named with the command."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = getattr(parsed, "command", None)
+            raise CommandLineError(f"{self.prog} {command}" if command else self.prog,
+                                   f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
+
+def _number(text: str) -> float | str:
+    """A number's text as a float (``"nan"`` too), other text as it is, for the setting to refuse."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def setting_type(name: str, parse: Callable[[str], object] = _number, *,
+                 item: bool = False) -> Callable[[str], object]:
+    """An argparse ``type``: the text parsed, then checked by the setting ``name``.
+
+    A value the setting refuses is an ``ArgumentTypeError`` with the setting's
+    sentence (``argument --peak-flops: peak_flops is in GFLOP/s; 5e9 looks like FLOP/s``).
+    ``item``: the text is one item of a list setting (``--levels L2 MEM``).
+    """
+    setting = SETTINGS[name]
+
+    def checked(text: str) -> object:
+        try:
+            if item:
+                return setting.check([parse(text)])[0]
+            return setting.check(parse(text))
+        except SettingError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    checked.__name__ = name  # argparse names the type in some messages
+    return checked
+
+
 def parse_ranks(text: str) -> list[int]:
-    """``"0,2,4-7"`` as ``[0, 2, 4, 5, 6, 7]`` (an argparse ``type``).
+    """``"0,2,4-7"`` as ``[0, 2, 4, 5, 6, 7]``, in the order written (the ``ranks`` setting then
+    checks, sorts and dedupes them).
 
     Raises
     ------
     argparse.ArgumentTypeError
-        For anything but non-negative integers and ranges ``a-b`` with
-        ``a <= b`` and at most :data:`MAX_RANK_RANGE` ranks.
+        For anything but integers and ranges ``a-b`` with ``a <= b`` and at
+        most :data:`MAX_RANK_RANGE` ranks.
 
     Examples
     --------
     >>> parse_ranks("3,0-2")
-    [0, 1, 2, 3]
+    [3, 0, 1, 2]
     """
-    ranks: set[int] = set()
+    ranks: list[int] = []
     for part in text.split(","):
-        low, dash, high = part.strip().partition("-")
+        low, dash, high = part.strip().removeprefix("-").partition("-")
+        negative = part.strip().startswith("-")
         if not low.isdigit() or (dash and not high.isdigit()):
             raise argparse.ArgumentTypeError(
-                f"expected ranks such as 0,2,4-7 (non-negative integers and ranges), got {text!r}")
-        first, last = int(low), int(high) if dash else int(low)
+                f"expected ranks such as 0,2,4-7 (integers and ranges), got {text!r}")
+        first = -int(low) if negative else int(low)
+        last = int(high) if dash else first
         if last < first or last - first >= MAX_RANK_RANGE:
             raise argparse.ArgumentTypeError(
                 f"rank range {part.strip()!r}: expected a-b with a <= b, "
                 f"at most {MAX_RANK_RANGE:,} ranks")
-        ranks.update(range(first, last + 1))
-    return sorted(ranks)
+        ranks += range(first, last + 1)
+    return ranks
 
 
 def parse_match(text: str) -> tuple[str, str]:
@@ -202,7 +280,7 @@ def _add_selection(parser: argparse.ArgumentParser, *, levels: bool = False) -> 
     if not levels:
         group.add_argument("--bandwidth-metric", metavar="NAME",
                            help="exact LIKWID bandwidth metric, e.g. 'Memory bandwidth [MBytes/s]'")
-    group.add_argument("--ranks", type=parse_ranks, metavar="LIST",
+    group.add_argument("--ranks", type=setting_type("ranks", parse_ranks), metavar="LIST",
                        help="MPI ranks to use, e.g. 0,2,4-7 (default: all)")
     group.add_argument("--include", metavar="REGEX",
                        help="only regions whose name matches at its start")
@@ -210,7 +288,8 @@ def _add_selection(parser: argparse.ArgumentParser, *, levels: bool = False) -> 
     group.add_argument("--combine-ranks", action="store_true",
                        help="one point per region, every metric summed over the ranks "
                             "(the same as --group-ranks all)")
-    group.add_argument("--group-ranks", choices=GROUP_RANKS_CHOICES, default="auto",
+    group.add_argument("--group-ranks", type=setting_type("group_ranks", str), default="auto",
+                       metavar="{" + ",".join(GROUP_RANKS_CHOICES) + "}",
                        help="which ranks a point sums: 'auto' (default) sums the ranks of a "
                             "socket where memory is counted on one rank per socket "
                             "(likwid-mpirun), 'rank' gives one point per rank")
@@ -221,9 +300,9 @@ def _add_ceilings(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--ceilings", nargs="+", metavar="LOGS_OR_DIR",
                        help="likwid-bench logs (or a directory of them): compute roofs and one "
                             "bandwidth roof per memory level, as the machine command shows")
-    group.add_argument("--peak-flops", type=float, metavar="GFLOPS",
+    group.add_argument("--peak-flops", type=setting_type("peak_flops"), metavar="GFLOPS",
                        help="peak compute in GFLOP/s (replaces the top compute roof)")
-    group.add_argument("--peak-bandwidth", type=float, metavar="GBS",
+    group.add_argument("--peak-bandwidth", type=setting_type("peak_bandwidth"), metavar="GBS",
                        help="peak memory bandwidth in GB/s (replaces the top bandwidth roof)")
 
 
@@ -235,7 +314,7 @@ def _subparser(commands, name: str, **more) -> argparse.ArgumentParser:
 
 
 def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParser:
-    """The parser of ``roofline-widget`` and its five subcommands.
+    """The parser of ``roofline-widget`` and its subcommands.
 
     Parameters
     ----------
@@ -248,7 +327,7 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     """
     from roofline_widget import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = CommandLineParser(
         prog=PROGRAM, description=_DESCRIPTION, epilog=_MAIN_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -257,14 +336,15 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     plot = _subparser(commands, "plot")
     plot.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
     plot.add_argument("-o", "--output", default="roofline.png", metavar="IMAGE",
-                      help="the image; its suffix names the format: .png, .svg, .pdf, ... "
-                           "(default: roofline.png)")
+                      help="the image; its suffix names the format: .png, .svg, .pdf, ..., or "
+                           ".html: one interactive page that opens offline (default: roofline.png)")
     plot.add_argument("--data", metavar="TABLE",
                       help="also write the plotted data: .csv, .json or .parquet")
     plot.add_argument("--separate", action="store_true",
                       help="each FILE is a run of its own (one colour each) instead of one job's "
                            "files merged")
-    plot.add_argument("--levels", nargs="+", choices=LEVEL_CHOICES, metavar="LEVEL",
+    plot.add_argument("--levels", nargs="+", type=setting_type("levels", str, item=True),
+                      metavar="LEVEL",
                       help="hierarchical roofline: one dot per memory level (L1 L2 L3 MEM)")
     plot.add_argument("--baseline", nargs="+", metavar="FILE",
                       help="a run to compare with: hollow points and an arrow to each region")
@@ -277,13 +357,17 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     plot.add_argument("--cmap", default="tab20", help="matplotlib colormap of the points")
     _add_format(plot)
     _add_ceilings(plot)
+    plot.add_argument("--theoretical", action="store_true",
+                      help="without a compute roof from --ceilings or --peak-flops: the "
+                           "theoretical SIMD FMA peak of the CPU LIKWID names (the table of "
+                           "cores x clock x the cores used), drawn dashed")
     _add_selection(plot)
     _add_common(plot)
 
     compare = _subparser(commands, "compare")
     compare.add_argument("before", metavar="BEFORE", help="LIKWID output of the earlier run")
     compare.add_argument("after", metavar="AFTER", help="LIKWID output of the later run")
-    compare.add_argument("--fail-below", type=float, metavar="SPEEDUP",
+    compare.add_argument("--fail-below", type=setting_type("fail_below"), metavar="SPEEDUP",
                          help="exit 1 naming each region whose speed-up is below this, "
                               "e.g. 0.95: more than about 5 %% slower")
     compare.add_argument("--match", nargs="+", metavar="OLD=NEW", default=[], type=parse_match,
@@ -294,7 +378,8 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
 
     check = _subparser(commands, "check")
     check.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
-    check.add_argument("--levels", nargs="+", choices=LEVEL_CHOICES, metavar="LEVEL",
+    check.add_argument("--levels", nargs="+", type=setting_type("levels", str, item=True),
+                       metavar="LEVEL",
                        help="memory levels to check (default: every level measured)")
     _add_format(check)
     _add_ceilings(check)
@@ -307,12 +392,17 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     machine.add_argument("--precision", choices=("DP", "SP"), default="DP",
                          help="which peakflops kernels give the compute roofs (default DP)")
     machine.add_argument("--label", help="a machine name put before every roof's name")
-    machine.add_argument("--level", choices=LEVEL_CHOICES,
+    machine.add_argument("--level", choices=LEVELS,
                          help="the level of benchmarks neither a group nor the cache sizes place")
     machine.add_argument("--figure", choices=("benchmark", "counted"), default="benchmark",
                          help="bandwidth from likwid-bench's MByte/s (default) or the wrapping "
                               "likwid-perfctr group's measured total")
+    machine.add_argument("--peak-flops", type=float, metavar="GFLOPS",
+                         help="the compute roof of logs without a peakflops kernel (a triad "
+                              "alone); without it, the theoretical peak of the CPU they name")
     _add_common(machine)
+
+    add_scaling_command(commands, PROGRAM, EXIT_CODES)  # cli/scaling_options.py
 
     points = _subparser(commands, "points")
     points.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
@@ -320,4 +410,13 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     _add_format(points)
     _add_selection(points)
     _add_common(points)
+
+    explain = _subparser(commands, "explain")
+    explain.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
+    explain.add_argument("--region", metavar="NAME", help="only the points of this region "
+                         "(its exact name)")
+    _add_format(explain)
+    _add_ceilings(explain)
+    _add_selection(explain)
+    _add_common(explain)
     return parser

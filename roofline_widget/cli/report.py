@@ -2,8 +2,9 @@
 
 A command returns an :class:`Outcome` (its JSON object, its text lines and
 its exit code); :func:`emit` prints one or the other.  Region names come
-from users' code and reach a terminal: :func:`printable` escapes control
-characters so that a name cannot move the cursor or recolour the screen.
+from users' code and reach a terminal: every line printed goes through
+:func:`~roofline_widget.escaping.terminal_text` (``printable``), so that a name
+cannot move the cursor or recolour the screen.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.cli.parser import EXIT_OK, PROGRAM
+from roofline_widget.escaping import terminal_text
 
 __all__ = ["Outcome", "WarningLog", "emit", "error_line", "one_line", "printable",
            "printable_lines", "records", "table_text"]
@@ -59,15 +61,8 @@ def _numpy_scalar(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def printable(text: object) -> str:
-    r"""``text`` with every non-printable character escaped (``"a\x1b[31m"`` stays visible).
-
-    Examples
-    --------
-    >>> printable("solve\x1b[2J")
-    'solve\\x1b[2J'
-    """
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+#: Text for the terminal (:func:`roofline_widget.escaping.terminal_text`).
+printable = terminal_text
 
 
 def one_line(exc: BaseException) -> str:
@@ -80,7 +75,7 @@ def one_line(exc: BaseException) -> str:
     'cannot write: a.png: no such directory; b.csv: read-only'
     """
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-        return f"{exc.filename}: {exc.strerror}"
+        return printable(f"{exc.filename}: {exc.strerror}")
     text = ""
     for line in str(exc).splitlines():
         line = line.strip().removeprefix("- ").strip()
@@ -144,4 +139,4 @@ def emit(outcome: Outcome, *, as_json: bool, warnings: list[dict], stream: TextI
         stream.write("\n")
         return
     for line in outcome.text:
-        print(line, file=stream)
+        print(terminal_text(line), file=stream)

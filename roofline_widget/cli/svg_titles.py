@@ -16,8 +16,9 @@ Each offset is matched to the rows of the payload drawn at that spot (points,
 memory-level dots, baseline points, findings); a point drawn at the axis edge (a region doing almost no FLOPs)
 keeps one of its two coordinates, which matches it, or, pinned in both, is
 matched to the payload's ``no_flop_work`` rows in their drawing order.  The text goes into the
-SVG through :mod:`xml.etree.ElementTree`, which escapes it: a region named
-``<script>`` stays text.
+SVG through :mod:`xml.etree.ElementTree`, which escapes it (a region named
+``<script>`` stays text), after :func:`~roofline_widget.escaping.xml_text` (a control character,
+which XML cannot hold, is written as its escape).
 """
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
+from roofline_widget.escaping import xml_text
 from roofline_widget.points.rank_groups import summed_ranks
+from roofline_widget.static.matplotlib_figure import NOTES_GID
 
 __all__ = ["CEILING_GID", "GID_PREFIX", "NO_FLOP_DRAWN", "SVG_NAMESPACE", "add_hover_titles",
-           "ceiling_titles", "point_texts"]
+           "ceiling_titles", "note_titles", "point_texts"]
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 _XLINK_NAMESPACE = "http://www.w3.org/1999/xlink"
@@ -86,9 +89,12 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
     no_flop = {_key(row) for row in payload["no_flop_work"]}
     texts, pinned = [], []
     groups = payload.get("rank_groups") or [None] * len(payload["points"])
-    for point, analysis, group in zip(payload["points"], payload["analysis"], groups):
+    flags = payload.get("beyond_hardware") or [""] * len(payload["points"])
+    for point, analysis, group, flag in zip(payload["points"], payload["analysis"], groups, flags):
         text = (f"{_where(point, ranks, group)}, run {point['file']}\n{_numbers(point)}\n"
                 f"{analysis['efficiency_percent']:.3g} % of attainable ({analysis['bound']} bound)")
+        if flag:
+            text += f"\n{flag}"
         if _key(point) in no_flop:
             text += f"\nalmost no FLOPs: {NO_FLOP_DRAWN}"
             pinned.append(text)
@@ -124,9 +130,19 @@ def ceiling_titles(payload: dict) -> dict[str, str]:
             for number, row in enumerate(payload.get("ceiling_table", []))}
 
 
+def note_titles(payload: dict) -> dict[str, str]:
+    """The title of the notes under the axes (their text, which the SVG draws as glyphs): the
+    points beyond the hardware, the ceilings' notes (another machine, a theoretical roof's
+    clock), the points doing almost no FLOPs."""
+    notes = [payload.get("beyond_hardware_note"), *payload.get("ceiling_notes", []),
+             payload.get("no_flop_note")]
+    text = "\n".join(note for note in notes if note)
+    return {NOTES_GID: text} if text else {}
+
+
 def _title(element, text: str) -> None:
     title = ET.Element(f"{{{SVG_NAMESPACE}}}title")
-    title.text = text
+    title.text = xml_text(text)
     element.insert(0, title)
 
 
@@ -207,7 +223,7 @@ def add_hover_titles(payload: dict, path: str | os.PathLike) -> tuple[int, int]:
         How many drawn points got a title, and how many were drawn.
     """
     svg, titled, drawn = _svg_with_titles(payload["figure"], _Lookup(*point_texts(payload)),
-                                          ceiling_titles(payload))
+                                          {**ceiling_titles(payload), **note_titles(payload)})
     target = Path(path)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
                                          suffix=".part")

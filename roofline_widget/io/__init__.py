@@ -10,7 +10,9 @@ content (never from the file suffix) and dispatches to one reader per format:
 * :mod:`.bench` -- likwid-bench results, as measured ceilings;
 * :mod:`.scope` -- scope-profiler ``ProfilingResults`` and HDF5 files;
 * :mod:`.ncu` -- Nsight Compute CSV exports (GPU kernels), all files of one
-  call read together so that their profiling passes are joined.
+  call read together so that their profiling passes are joined;
+* :mod:`.rocprof` -- rocprof-compute workloads (AMD GPU kernels): a folder, or its
+  ``pmc_perf.csv`` with ``sysinfo.csv`` beside it.
 
 What a list means (the files of one run, here) is decided by the one
 dispatcher, :mod:`.inputs`; :func:`as_runs` turns anything the public
@@ -37,6 +39,8 @@ from roofline_widget.io.ncu.export import HEADER as NCU_HEADER
 from roofline_widget.io.opener import PathOrBuffer, is_file_like, source_name
 from roofline_widget.io.parallel import check_executor, read_each
 from roofline_widget.io.parsed import ParsedLikwid, merge_runs, run_from, warn_passed_over
+from roofline_widget.io.points_table import is_points_file, read_points_table
+from roofline_widget.io.rocprof import is_rocprof_path
 from roofline_widget.io.stat_check import check_stat_sums
 from roofline_widget.io.stream import CSV_TABLE_LINE, MARKERS, TEXT_TABLE_LINE, Scan, TextFile
 from roofline_widget.io.topology import parse_topology
@@ -74,6 +78,18 @@ def _read_scope(path_or_buffer: PathOrBuffer, label: str | None, engine: str) ->
 FILE_READERS: dict[str, Callable[[PathOrBuffer, str | None, str], LikwidRun]] = {
     "scope-h5": _read_scope,
 }
+
+
+# -- rocprof-compute (AMD GPU kernels) ------------------------------------------------------
+# A format read from a path (a workload folder, or pmc_perf.csv with sysinfo.csv beside it):
+# recognised by is_rocprof_path before the text formats, read by rocprof_workload.
+def _read_rocprof(path_or_buffer: PathOrBuffer, label: str | None, engine: str) -> LikwidRun:
+    from roofline_widget.io.rocprof import rocprof_workload
+    return rocprof_workload(path_or_buffer, label=label)
+
+
+FILE_READERS["rocprof"] = _read_rocprof
+# -------------------------------------------------------------------------------------------
 
 #: The text formats whose files of one call are read together (passes joined): name -> parser.
 JOINED_PARSERS: dict[str, Callable[[str, str], NcuExport]] = {
@@ -208,8 +224,12 @@ def _read_one(path_or_buffer: PathOrBuffer, format: str | None,
     An Nsight Compute export comes back parsed, not yet a run: :func:`_join_exports`
     makes one run of all exports of the call.
     """
+    if format is None and is_points_file(path_or_buffer):  # a CSV or Parquet table of points
+        return read_points_table(path_or_buffer)
     if format in FILE_READERS:
         return FILE_READERS[format](path_or_buffer, None, engine)
+    if format is None and is_rocprof_path(path_or_buffer):
+        return FILE_READERS["rocprof"](path_or_buffer, None, engine)
     file = TextFile(path_or_buffer)
     scan, layout = _scanned(file, format)
     if layout in JOINED_PARSERS:
@@ -244,7 +264,9 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     gzip, bz2 or xz compressed; text and CSV are read in pieces.  Nsight
     Compute CSV exports (GPU kernels, see
     :func:`~roofline_widget.io.ncu.read_ncu`) are recognised too; all those
-    of one call are read together, their profiling passes joined.
+    of one call are read together, their profiling passes joined; so are
+    rocprof-compute workloads (a folder, or its ``pmc_perf.csv``: AMD GPU
+    kernels, see :func:`~roofline_widget.io.rocprof.read_rocprof`).
 
     Parameters
     ----------
@@ -260,7 +282,8 @@ def read_likwid(path_or_paths, *, label: str | None = None,
         stem.
     format : str, optional
         One of :data:`FORMATS` (``"text"``, ``"csv"``, ``"scope-h5"``,
-        ``"ncu"``), for every file; ``"text"``, ``"csv"`` or ``"ncu"``
+        ``"rocprof"``, ``"ncu"``), for every file; ``"text"``, ``"csv"``, ``"ncu"`` or
+        ``"rocprof"`` (a workload folder, or a plain ``pmc_perf.csv``)
         detected from each file's content when None.
     executor : optional
         Read the files in parallel on it: a ``concurrent.futures`` executor
@@ -302,9 +325,10 @@ def read_likwid(path_or_paths, *, label: str | None = None,
     >>> run.regions
     ['Setup', 'Solve']
     >>> read_likwid(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"), format="xml")
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: unknown format 'xml'; valid formats: 'text', 'csv', 'scope-h5', 'ncu' (or None to detect it)
+    ValueError: unknown format 'xml'; valid formats: 'text', 'csv', 'scope-h5', 'rocprof', ...
     """
     _check_format(format)
     check_executor(executor)

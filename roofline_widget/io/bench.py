@@ -23,11 +23,13 @@ likwid-perfctr, mixed with other output, or hold several benchmarks; each
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from roofline_widget.errors import LikwidFormatError
+from roofline_widget.errors import LikwidFormatError, MachineError
 from roofline_widget.io.cells import cell_to_float
+from roofline_widget.io.likwid_text import cpu_header
 from roofline_widget.io.opener import PathOrBuffer, open_text
 from roofline_widget.io.parsed import warn_passed_over
 
@@ -73,6 +75,9 @@ class BenchResult:
         1-based line of the ``Test:`` line.
     values : dict
         Every ``key: value`` result line as printed.
+    cpu : dict
+        ``cpu_name``, ``cpu_type``, ``cpu_clock`` of the file's LIKWID header
+        (:func:`read_likwid_bench`; empty where none is printed).
     """
 
     kernel: str
@@ -86,6 +91,7 @@ class BenchResult:
     source: str
     line: int
     values: dict = field(default_factory=dict, compare=False, repr=False)
+    cpu: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def provenance(self) -> str:
@@ -93,8 +99,17 @@ class BenchResult:
         unit = "thread" if self.threads == 1 else "threads"
         return f"likwid-bench {self.kernel}, {self.threads} {unit}"
 
+    def _provenance(self) -> dict:
+        """Where the result is, as a roof's provenance (as ``machine_roofline``'s keys)."""
+        size = self.values.get("Size per thread", "").split()[:1]
+        return {"file": self.source, "line": self.line, "kernel": self.kernel,
+                "threads": self.threads, "work_groups": self.work_groups, "repetitions": 1,
+                "working_set_per_thread_bytes": float(size[0]) if size and size[0].isdigit()
+                else None, "benchmark_gflops": self.gflops, "benchmark_gbs": self.gbs,
+                **self.cpu}
+
     def compute_roof(self, name: str | None = None):
-        """This result as a CPU :class:`~roofline_widget.ceilings.ComputeRoof` (the kernel's precision).
+        """This result as a CPU :class:`~roofline_widget.roofs.roofline.ComputeRoof` (the kernel's precision).
 
         Parameters
         ----------
@@ -103,29 +118,38 @@ class BenchResult:
 
         Raises
         ------
-        ValueError
-            If the kernel performed no floating-point operations (``load``,
-            ``copy``, ... print ``MFlops/s: 0.00``).
+        MachineError
+            (a ``ValueError``) If the kernel performed no floating-point
+            operations (``load``, ``copy``, ... print ``MFlops/s: 0.00``).
         """
-        from roofline_widget.ceilings import ComputeRoof
+        from roofline_widget.roofs.roofline import ComputeRoof
 
         if not self.gflops > 0:
-            raise ValueError(f"likwid-bench {self.kernel} (line {self.line} of {self.source}) "
-                             f"reports {self.gflops * 1000:g} MFlops/s: it is no compute ceiling")
+            raise MachineError(f"likwid-bench {self.kernel} (line {self.line} of {self.source}) "
+                               f"reports {self.gflops * 1000:g} MFlops/s: it is no compute "
+                               "ceiling")
+        precision = kernel_precision(self.kernel)
         return ComputeRoof(name or self.kernel, self.gflops, self.provenance, device="cpu",
-                           precision=kernel_precision(self.kernel))
+                           precision=precision,
+                           provenance={**self._provenance(), "precision": precision})
 
-    def bandwidth_roof(self, name: str | None = None):
-        """This result as a :class:`~roofline_widget.ceilings.BandwidthRoof` of the CPU (any level).
+    def bandwidth_roof(self, name: str | None = None, level: str | None = None):
+        """This result as a :class:`~roofline_widget.roofs.roofline.BandwidthRoof` of the CPU.
 
         Parameters
         ----------
         name : str, optional
             Label of the roof (default: the kernel name).
+        level : str, optional
+            The memory level it bounds (None: any level).  ``machine_roofline``
+            decides it (the likwid-perfctr group, the working set against the
+            caches, ``level=``) and takes the median of repetitions:
+            ``machine_roofline(read_likwid_bench(path), level="MEM")``.
         """
-        from roofline_widget.ceilings import BandwidthRoof
+        from roofline_widget.roofs.roofline import BandwidthRoof
 
-        return BandwidthRoof(name or self.kernel, self.gbs, self.provenance, device="cpu")
+        return BandwidthRoof(name or self.kernel, self.gbs, self.provenance, level=level,
+                             device="cpu", provenance=self._provenance())
 
 
 def _number(values: dict, key: str) -> float:
@@ -229,7 +253,11 @@ def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     Returns
     -------
     list of BenchResult
-        In file order.  A benchmark banner without result lines (a run that
+        In file order, each with the CPU the file's LIKWID header names
+        (``cpu``); their roofs (:meth:`BenchResult.bandwidth_roof`) carry a
+        provenance as ``machine_roofline``'s, and ``machine_roofline`` takes
+        them as they are: the level of each, the median of repetitions.  A
+        benchmark banner without result lines (a run that
         was killed), or whose result lines are not closed by likwid-bench's
         ``-----`` line (the output is cut off), is skipped with a
         :class:`~roofline_widget.errors.LikwidReadWarning` naming its line.
@@ -257,4 +285,5 @@ def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
         raise LikwidFormatError(source, None, "likwid-bench output (a 'LIKWID MICRO BENCHMARK' "
                                 "banner, 'Test: <kernel>' and 'MFlops/s:' / 'MByte/s:' lines)",
                                 "no likwid-bench result")
-    return results
+    cpu = cpu_header(opened.text)
+    return [dataclasses.replace(result, cpu=cpu) for result in results] if cpu else results

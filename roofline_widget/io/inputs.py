@@ -19,6 +19,9 @@ says what an argument means everywhere:
   ``RegionSums.from_runs([files])`` shows, while ``RegionSums.from_runs(files)``
   shows one run per file.
 
+A pandas DataFrame is a table of roofline points (:mod:`roofline_widget.io.points_table`):
+its runs, one per ``file`` label (the runs of one file as one run of several).
+
 A mapping is refused (``TypeError``): runs are labelled by their own label;
 ``compare_points`` takes ``{label: run}`` itself.
 """
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 
 from roofline_widget.enums import StrEnum
 from roofline_widget.io.opener import is_file_like, is_hdf5
+from roofline_widget.io.points_table import is_points_frame, points_table_runs, read_points_table
 from roofline_widget.model import LikwidRun
 
 __all__ = ["InputKind", "RunInput", "is_scope_results", "run_files", "run_inputs"]
@@ -111,6 +115,8 @@ def _one_run(item: object, keep: tuple[type, ...]) -> RunInput:
         return RunInput(InputKind.GIVEN, (item,))
     if isinstance(item, LikwidRun):
         return RunInput(InputKind.RUN, (item,))
+    if is_points_frame(item):  # a DataFrame of points in a list of runs: one run
+        return RunInput(InputKind.RUN, (read_points_table(item),))
     if is_scope_results(item):
         return RunInput(InputKind.SCOPE_RESULTS, (item,))
     if isinstance(item, (str, os.PathLike)) and is_hdf5(item):
@@ -146,6 +152,8 @@ def run_inputs(data: object, keep: tuple[type, ...] = ()) -> list[RunInput]:
     ValueError
         For an empty list.
     """
+    if is_points_frame(data):  # a DataFrame of points: its runs (io.points_table)
+        return [RunInput(InputKind.RUN, (run,)) for run in points_table_runs(data)]
     if not _is_list(data) or isinstance(data, (LikwidRun, *keep)) or is_scope_results(data):
         return [_one_run(data, keep)]
     items = list(data)  # type: ignore[call-overload]

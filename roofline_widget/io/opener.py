@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import IO, cast
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.escaping import file_name
 
 __all__ = [
     "BINARY_PROBE",
@@ -44,6 +45,7 @@ __all__ = [
     "open_text",
     "peek",
     "read_bytes",
+    "read_failed",
     "regular_file",
     "source_name",
     "too_large",
@@ -93,11 +95,21 @@ def is_file_like(obj) -> bool:
 
 
 def source_name(path_or_buffer: PathOrBuffer) -> str:
-    """The name a path or file object is reported under (``"<stream>"`` if it has none)."""
+    """The name a path or file object is reported under (``"<stream>"`` if it has none).
+
+    Bytes of the name that are no UTF-8 are shown as ``\\xNN``
+    (:func:`~roofline_widget.escaping.file_name`): the name goes into tables and messages.
+    """
     if is_file_like(path_or_buffer):
         name = getattr(path_or_buffer, "name", None)
-        return str(name) if isinstance(name, (str, os.PathLike)) else "<stream>"
-    return str(path_or_buffer)
+        return file_name(name) if isinstance(name, (str, os.PathLike)) else "<stream>"
+    return file_name(path_or_buffer)  # type: ignore[arg-type]
+
+
+def read_failed(name, exc: OSError) -> LikwidFormatError:
+    """The error for a read that fails on a file ``stat`` calls regular (``/proc/self/mem``)."""
+    return LikwidFormatError(file_name(name), None, "a file that can be read",
+                             f"the read failed: {exc.strerror or exc}")
 
 
 def too_large(name, limit: int) -> LikwidFormatError:
@@ -151,13 +163,16 @@ def read_bytes(path_or_buffer: PathOrBuffer, limit: int | None = None) -> bytes:
         info = os.fstat(handle.fileno())
         if info.st_size > limit:
             raise too_large(name, limit)
-        data = handle.read(info.st_size + 1)  # one read of the size stat gave, and one byte more
-        if len(data) <= info.st_size:
-            return data
-        # the file grew since stat (a log still written): the rest in chunks, up to the cap
-        if len(data) > limit:
-            raise too_large(name, limit)
-        return data + _read_chunks(handle.read, name, limit - len(data), limit)
+        try:
+            data = handle.read(info.st_size + 1)  # one read of the size stat gave, and one more byte
+            if len(data) <= info.st_size:
+                return data
+            # the file grew since stat (a log still written): the rest in chunks, up to the cap
+            if len(data) > limit:
+                raise too_large(name, limit)
+            return data + _read_chunks(handle.read, name, limit - len(data), limit)
+        except OSError as exc:
+            raise read_failed(name, exc) from None
 
 
 def decompress(raw: bytes, source: str, limit: int | None = None) -> bytes:
@@ -302,11 +317,11 @@ def regular_file(path: str | os.PathLike, what: str = "a regular file") -> str:
     except FileNotFoundError:
         raise
     except OSError as exc:  # a symbolic link loop, a name too long, no permission
-        raise LikwidFormatError(path, None, what, exc.strerror or str(exc)) from None
+        raise LikwidFormatError(file_name(path), None, what, exc.strerror or str(exc)) from None
     if stat.S_ISDIR(info.st_mode):
-        raise LikwidFormatError(path, None, f"{what}, not a directory")
+        raise LikwidFormatError(file_name(path), None, f"{what}, not a directory")
     if not stat.S_ISREG(info.st_mode):
-        raise LikwidFormatError(path, None, what, "a FIFO, socket or device")
+        raise LikwidFormatError(file_name(path), None, what, "a FIFO, socket or device")
     return os.fspath(path)
 
 
@@ -322,10 +337,10 @@ def open_regular(path: str | os.PathLike, what: str = "a regular file") -> IO[by
     except FileNotFoundError:
         raise
     except OSError as exc:
-        raise LikwidFormatError(path, None, what, exc.strerror or str(exc)) from None
+        raise LikwidFormatError(file_name(path), None, what, exc.strerror or str(exc)) from None
     if not stat.S_ISREG(os.fstat(descriptor).st_mode):
         os.close(descriptor)
-        raise LikwidFormatError(path, None, what, "a FIFO, socket or device")
+        raise LikwidFormatError(file_name(path), None, what, "a FIFO, socket or device")
     return os.fdopen(descriptor, "rb")
 
 

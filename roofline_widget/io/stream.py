@@ -42,6 +42,7 @@ from roofline_widget.io.opener import (
     is_file_like,
     open_regular,
     read_bytes,
+    read_failed,
     regular_file,
     source_name,
     too_large,
@@ -201,7 +202,10 @@ class TextFile:
     def chunks(self) -> Iterator[bytes]:
         """The file's uncompressed bytes, :data:`CHUNK` at a time, up to the cap."""
         with self._open() as handle:
-            magic = handle.read(8)
+            try:
+                magic = handle.read(8)
+            except OSError as exc:  # /proc/self/mem: stat says a file, reads fail
+                raise read_failed(self.name, exc) from None
             handle.seek(0)
             stream: IO[bytes] = handle
             kind = None
@@ -219,6 +223,8 @@ class TextFile:
                 raise
             except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
                 if kind is None:
+                    if isinstance(exc, OSError):
+                        raise read_failed(self.name, exc) from None
                     raise
                 raise LikwidFormatError(self.name, None, f"a complete {kind}-compressed file",
                                         str(exc)) from None

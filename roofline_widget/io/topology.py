@@ -87,7 +87,11 @@ class Topology:
         Inner to outer.
     socket_threads : dict
         Socket id -> hardware thread ids (``Socket N: ( ... )`` lines).
-    cpu_name : str or None
+    cpu_name, cpu_type : str or None
+        ``CPU name`` and ``CPU type`` as printed before the block.
+    thread_cores : dict
+        Hardware thread id -> (socket, core) from the ``HWThread Thread Core
+        ... Socket`` table (empty when not printed).
     source : str
         The file (or ``"<string>"``) and ``line`` the block starts at.
     line : int
@@ -101,10 +105,27 @@ class Topology:
     cpu_name: str | None = None
     source: str = "<string>"
     line: int = 0
+    cpu_type: str | None = None
+    thread_cores: dict = field(default_factory=dict, compare=False)
 
     def cache(self, level: int) -> CacheLevel | None:
         """The cache of one level, or None."""
         return next((c for c in self.caches if c.level == level), None)
+
+    @property
+    def cores(self) -> int:
+        """All cores of the machine: sockets x cores per socket."""
+        return self.sockets * self.cores_per_socket
+
+    def cores_of(self, hwthreads) -> int | None:
+        """How many cores the hardware threads ``hwthreads`` are on (None: a thread not listed)."""
+        found = set()
+        for thread in hwthreads:
+            core = self.thread_cores.get(int(thread))
+            if core is None:
+                return None
+            found.add(core)
+        return len(found)
 
     def socket_of(self, hwthread: int) -> int | None:
         """The socket of a hardware thread, or None if not listed."""
@@ -168,6 +189,27 @@ def _caches(lines, start: int, source: str) -> tuple:
     return tuple(out)
 
 
+def _thread_table(lines: list[str], start: int, end: int) -> dict:
+    """Hardware thread -> (socket, core) from the ``HWThread ... Core ... Socket`` table."""
+    header, columns = None, {}
+    out: dict[int, tuple[int, int]] = {}
+    for line in lines[start:end]:
+        words = line.split()
+        if header is None:
+            if words[:1] == ["HWThread"] and "Core" in words and "Socket" in words:
+                header = words
+                columns = {name: words.index(name) for name in ("HWThread", "Core", "Socket")}
+            continue
+        if len(words) <= max(columns.values()) or not all(_INTEGER.fullmatch(words[i])
+                                                           for i in columns.values()):
+            if out:
+                break  # the table ended
+            continue
+        out[int(words[columns["HWThread"]])] = (int(words[columns["Socket"]]),
+                                                int(words[columns["Core"]]))
+    return out
+
+
 def parse_topology(text: str, source: str = "<string>") -> Topology | None:
     """The first likwid-topology block in ``text``, or None if there is none.
 
@@ -182,11 +224,12 @@ def parse_topology(text: str, source: str = "<string>") -> Topology | None:
         return None
     values: dict[str, tuple[str, int]] = {}
     sockets: dict[int, frozenset] = {}
-    cpu_name, cache_start = None, None
+    cpu: dict[str, str] = {}
+    cache_start = None
     for index in range(start - 1, max(-1, start - 8), -1):
         match = _KEY_VALUE.match(lines[index])
-        if match and match[1] == "CPU name":
-            cpu_name = match[2]
+        if match and match[1] in ("CPU name", "CPU type"):
+            cpu.setdefault(match[1], match[2])
     for number, line in enumerate(lines[start + 1:], start=start + 2):
         if line.strip() == "Cache Topology":
             cache_start = number
@@ -205,7 +248,9 @@ def parse_topology(text: str, source: str = "<string>") -> Topology | None:
         cores_per_socket=_int(values, "Cores per socket", source, header),
         threads_per_core=_int(values, "Threads per core", source, header),
         caches=() if cache_start is None else _caches(lines, cache_start, source),
-        socket_threads=sockets, cpu_name=cpu_name, source=source, line=header)
+        socket_threads=sockets, cpu_name=cpu.get("CPU name"), source=source, line=header,
+        cpu_type=cpu.get("CPU type"),
+        thread_cores=_thread_table(lines, start, cache_start or len(lines)))
 
 
 def find_topology(path) -> Topology | None:

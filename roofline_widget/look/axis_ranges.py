@@ -19,11 +19,11 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.ceiling_labels import ridge_label_end
 from roofline_widget.look.log_axes import padded_range, positive
 from roofline_widget.look.no_flop import below_flop_work, split_flop_work
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
+from roofline_widget.roofs.roofline import Roofline
 
 __all__ = ["AXIS_MARGIN", "COMPUTE_ROOM", "DEFAULT_X_RANGE", "DEFAULT_Y_RANGE", "axis_ranges"]
 

@@ -15,15 +15,18 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
 from roofline_widget.roofs.hardware_bounds import (
     RATE_COLUMNS,
+    THREAD_COLUMNS,
     beyond_hardware,
     hardware_bound,
     hardware_limits,
+    thread_limits,
 )
+from roofline_widget.roofs.roofline import Roofline
 
-__all__ = ["RATE_UNITS", "beyond_hardware_text", "point_name", "rate_text", "threads_text"]
+__all__ = ["RATE_UNITS", "beyond_hardware_text", "point_flag_texts", "point_name", "rate_text",
+           "threads_text"]
 
 #: The unit of each rate column.
 RATE_UNITS = {schema.PERFORMANCE: "GFLOP/s", schema.BANDWIDTH: "GB/s"}
@@ -63,17 +66,29 @@ def point_name(row, points: pd.DataFrame) -> str:
     return f"{row.region}" + (f" ({', '.join(details)})" if details else "")
 
 
-def _worst(points: pd.DataFrame, flagged: dict) -> tuple[int, str]:
-    """(row position, rate column) of the rate furthest beyond its hardware's limit."""
-    best, where = -np.inf, (0, schema.PERFORMANCE)
+def _ratios(points: pd.DataFrame, column: str, thread: bool) -> np.ndarray:
+    """Per point how far its rate (a thread's, ``thread``) is beyond the limit (NaN: unknown)."""
+    if thread:
+        if THREAD_COLUMNS[column] not in points.columns:
+            return np.full(len(points), np.nan)
+        values = pd.to_numeric(points[THREAD_COLUMNS[column]], errors="coerce").to_numpy(float)
+        return values / thread_limits(points, column)
+    return pd.to_numeric(points[column], errors="coerce").to_numpy(float) / hardware_limits(
+        points, column)
+
+
+def _worst(points: pd.DataFrame, flagged: dict) -> tuple[int, str, bool]:
+    """(row position, rate column, by a thread) of the rate furthest beyond its limit."""
+    best, where = -np.inf, (0, schema.PERFORMANCE, False)
     for column, mask in flagged.items():
         if not mask.any():
             continue
-        ratios = np.where(mask, pd.to_numeric(points[column], errors="coerce").to_numpy(float)
-                          / hardware_limits(points, column), -np.inf)
-        position = int(np.nanargmax(ratios))
-        if ratios[position] > best:
-            best, where = ratios[position], (position, column)
+        for thread in (False, True):
+            ratios = np.where(mask, _ratios(points, column, thread), -np.inf)
+            ratios = np.where(np.isnan(ratios), -np.inf, ratios)
+            position = int(np.argmax(ratios))
+            if ratios[position] > best:
+                best, where = ratios[position], (position, column, thread)
     return where
 
 
@@ -101,23 +116,60 @@ def beyond_hardware_text(points: pd.DataFrame, roofline: Roofline | None) -> str
     count = int(hit.sum())
     if not count:
         return ""
-    position, column = _worst(points, flagged)
+    position, column, thread = _worst(points, flagged)
     row = next(points.iloc[[position]].itertuples(index=False))
     bound = hardware_bound(row.device)
     rate = (f"{rate_text(getattr(row, column), RATE_UNITS[column])} on "
             f"{threads_text(int(row.n_threads), bound.unit)}")
+    if thread and int(row.n_threads) > 1:  # one thread beyond its core, hidden in the sum
+        limit = float(thread_limits(points.iloc[[position]], column)[0])
+        rate += (f", one {bound.unit} of them "
+                 f"{rate_text(getattr(row, THREAD_COLUMNS[column]), RATE_UNITS[column])} "
+                 f"(at most {rate_text(limit, RATE_UNITS[column])} a {bound.unit})")
     devices = {hardware_bound(d).device for d in points[hit].get("device", ["cpu"])}
     beyond = f"beyond any {devices.pop() if len(devices) == 1 else 'hardware'}"
+    if thread and int(row.n_threads) > 1:
+        beyond = "beyond what one core can do" if count == 1 else f"{beyond} or core"
     name = point_name(row, points)
     head = (f"{name} reports {rate}, {beyond}" if count == 1 else
             f"{count:,} points report rates {beyond}, the largest {name}: {rate}")
     if hit.all():
         return (f"{head}: no other point to take the empirical ceilings and the axes from "
                 "(see sanity_check)")
-    unused = []
-    if roofline is not None and flagged[schema.PERFORMANCE].any() and roofline.empirical_flops:
+    unused = []  # a flagged point is left out as a whole (hardware_bounds.largest_plausible)
+    if roofline is not None and roofline.empirical_flops:
         unused.append("the empirical peak")
-    if roofline is not None and flagged[schema.BANDWIDTH].any() and roofline.empirical_bandwidth:
+    if roofline is not None and roofline.empirical_bandwidth:
         unused.append("the empirical bandwidth")
     used = f"not used for {' or '.join(unused)}; " if unused else ""
     return f"{head}: {used}the axes follow the other points (see sanity_check)"
+
+
+def point_flag_texts(points: pd.DataFrame) -> list[str]:
+    """Per point, why it is beyond the hardware ("" for a plausible point): a hover title's line.
+
+    ``"beyond the hardware: one hardware thread reads 1,170 GFLOP/s (at most
+    459.7 GFLOP/s a hardware thread); left out of the empirical roofs and the
+    axes (see sanity_check)"``.
+    """
+    texts = [""] * len(points)
+    for column in RATE_COLUMNS:
+        flagged = beyond_hardware(points, column)
+        if not flagged.any():
+            continue
+        thread = _ratios(points, column, True)
+        limits = thread_limits(points, column)
+        for position in np.flatnonzero(flagged):
+            row = points.iloc[position]
+            unit = hardware_bound(row.get("device")).unit
+            if thread[position] > 1 and int(row["n_threads"]) > 1:
+                what = (f"one {unit} reads "
+                        f"{rate_text(row[THREAD_COLUMNS[column]], RATE_UNITS[column])} (at most "
+                        f"{rate_text(limits[position], RATE_UNITS[column])} a {unit})")
+            else:
+                what = (f"{rate_text(row[column], RATE_UNITS[column])} on "
+                        f"{threads_text(int(row['n_threads']), unit)}")
+            texts[position] = (texts[position] + "; " if texts[position] else
+                               "beyond the hardware: ") + what
+    return [f"{text}; left out of the empirical roofs and the axes (see sanity_check)"
+            if text else "" for text in texts]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from roofline_widget.look.texts import provenance_text, roof_label
 
 if TYPE_CHECKING:  # annotations only: Roofline._repr_html_ imports this module
-    from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
+    from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 __all__ = ["CEILINGS_TABLE_COLUMNS", "CEILING_COLUMNS", "CeilingLine", "ceiling_lines",
            "ceiling_row", "ceiling_rows", "ceilings_table_html"]

@@ -20,6 +20,7 @@ __all__ = [
     "CURRENT_MARKER",
     "DIAMOND",
     "FINDING_RING",
+    "FLAGGED_STROKE",
     "HEAD_MARKER",
     "HEAD_SIZE",
     "JOIN_STROKE",
@@ -121,7 +122,9 @@ ROOF_STROKE = Size(3.0, 2.0)
 JOIN_STROKE = Size(1.0, 0.8)
 ARROW_STROKE = Size(2.0, 1.4)
 WHISKER_STROKE = Size(2.0, 1.4)
-#: A point's outline; a hollow baseline point's; a finding's ring.
+#: A point's outline; a hollow baseline point's; a finding's ring; a point beyond the hardware's
+#: (drawn hollow in its colour).
 OUTLINE = Size(0.8, 0.4)
 RUN_STROKE = Size(2.0, 1.4)
 RING_STROKE = Size(2.5, 1.6)
+FLAGGED_STROKE = Size(2.0, 1.4)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from roofline_widget import schema
 
 if TYPE_CHECKING:
-    from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
+    from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 
 __all__ = [
     "BASELINE_RUN_LABEL",

@@ -22,10 +22,9 @@ silently: :attr:`SelectedPoints.left_out` lists them with the reason, and
 Modules, in the direction of the imports:
 
 * :mod:`.detection`: which metrics to plot by default, channel totals;
-* :mod:`.arguments`: the check of each selection field (``ranks``,
-  ``include``/``exclude``, ...), region names matched in bounded time;
-* :mod:`.selection`: :class:`Selection`, the request, and the parameter texts
-  of every function that takes one;
+* :mod:`.selection`: :class:`Selection`, the request (each field checked by
+  :mod:`roofline_widget.settings`), and the keywords and parameter texts of
+  every function that takes one;
 * :mod:`.engines`: :class:`RegionSource` (the interface of a sums engine),
   the one thread reduction (:mod:`.engines.threads`), the engines
   (:class:`RunSource` for a LikwidRun, :class:`ScopeResultsSource` for
@@ -42,7 +41,6 @@ Modules, in the direction of the imports:
 from __future__ import annotations
 
 from roofline_widget.points.api import collect_roofline_points, left_out_regions, points_dataframe
-from roofline_widget.points.arguments import compile_patterns, normalize_ranks
 from roofline_widget.points.detection import channel_totals, detect_bandwidth_metric, detect_flops_metric
 from roofline_widget.points.engines.h5 import ScopeH5Source
 from roofline_widget.points.engines.h5_read import read_scope_sums
@@ -63,11 +61,9 @@ __all__ = [
     "Selection",
     "channel_totals",
     "collect_roofline_points",
-    "compile_patterns",
     "detect_bandwidth_metric",
     "detect_flops_metric",
     "left_out_regions",
-    "normalize_ranks",
     "note_warning",
     "points_dataframe",
     "read_scope_sums",

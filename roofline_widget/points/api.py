@@ -8,20 +8,26 @@ selected points.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.region_sums import RegionSums
 from roofline_widget.points.selection import Selection, selection_parameters
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
+    from roofline_widget.roofs.roofline import Roofline
 
 __all__ = ["collect_roofline_points", "left_out_regions", "points_dataframe"]
 
 
 @selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude")
-def collect_roofline_points(profiling_data: object, *, flops_metric: str | None = None,
-                            bandwidth_metric: str | None = None, ranks: RanksArgument = None,
-                            include: PatternsArgument = None,
-                            exclude: PatternsArgument = None) -> list[dict]:
+def collect_roofline_points(profiling_data: object,
+                            **keywords: Unpack[SelectionKeywords]) -> list[dict]:
     """One roofline point per selected region and rank (and run).
 
     Ranks are grouped by socket where memory is counted on some ranks only
@@ -65,9 +71,7 @@ def collect_roofline_points(profiling_data: object, *, flops_metric: str | None 
     >>> points[0]["region"], points[0]["bandwidth_metric"]
     ('Setup', 'Memory bandwidth [MBytes/s]')
     """
-    selected = RegionSums.from_runs(profiling_data).select(
-        flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
-        include=include, exclude=exclude)
+    selected = RegionSums.from_runs(profiling_data).select(Selection(**keywords))
     selected.warn()
     return selected.to_dicts()
 
@@ -75,10 +79,8 @@ def collect_roofline_points(profiling_data: object, *, flops_metric: str | None 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def points_dataframe(profiling_data: object, *, selection: Selection | None = None,
-                     flops_metric: str | None = None, bandwidth_metric: str | None = None,
-                     ranks: RanksArgument = None, include: PatternsArgument = None,
-                     exclude: PatternsArgument = None, group_ranks: str = "auto",
-                     combine_ranks: bool = False, unmeasured: str = "leave_out") -> pd.DataFrame:
+                     guidance: bool | Roofline | Sequence | None = False,
+                     **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """The points of :func:`collect_roofline_points` as a DataFrame.
 
     Parameters
@@ -86,6 +88,11 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
     profiling_data : LikwidRun, ProfilingResults, path, RegionSums, or a sequence of them
         As for :func:`collect_roofline_points`.
     {selection_parameters}
+    guidance : bool, Roofline or sequence of roofs, default False
+        Add the columns ``limiting_factor``, ``guidance`` and ``guidance_metrics``
+        of :func:`~roofline_widget.guidance`: True judges the points against
+        empirical roofs (no advice rests on them), ceilings (a Roofline, or
+        ComputeRoof / BandwidthRoof objects) against those.
 
     Returns
     -------
@@ -98,27 +105,29 @@ def points_dataframe(profiling_data: object, *, selection: Selection | None = No
         run's label ``<file>#<run> (...)``), 1 otherwise; ``rank_group``:
         the ranks a point sums (``"f0472 socket 0 (ranks 0-23)"``; its rank
         is -1 for every rank of the run, else its lowest rank) or ``"rank 3"``.
+        With ``guidance``, then its three columns.
 
     Warns
     -----
     RegionsLeftOutWarning, MetricChoiceWarning, SelectionWarning
         As :func:`collect_roofline_points`.
     """
-    selected = RegionSums.from_runs(profiling_data).select(
-        selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
-        include=include, exclude=exclude, group_ranks=group_ranks, combine_ranks=combine_ranks,
-        unmeasured=unmeasured)
+    sums = RegionSums.from_runs(profiling_data)
+    selected = sums.select(Selection.of(selection, **keywords))
     selected.warn()
-    return selected.points
+    if guidance is False or guidance is None:
+        return selected.points
+    # analysis builds on points: its guidance is imported only when asked for
+    from roofline_widget.analysis.guidance import guidance_of
+
+    return guidance_of(selected.points, sums, selected,
+                       None if isinstance(guidance, bool) else guidance)
 
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "unmeasured")
 def left_out_regions(profiling_data: object, *, selection: Selection | None = None,
-                     flops_metric: str | None = None, bandwidth_metric: str | None = None,
-                     ranks: RanksArgument = None, include: PatternsArgument = None,
-                     exclude: PatternsArgument = None, group_ranks: str = "auto",
-                     combine_ranks: bool = False, unmeasured: str = "leave_out") -> pd.DataFrame:
+                     **keywords: Unpack[SelectionKeywords]) -> pd.DataFrame:
     """The selected regions that could not be placed, with the reason.
 
     Parameters
@@ -134,7 +143,4 @@ def left_out_regions(profiling_data: object, *, selection: Selection | None = No
         rank_group`` (ranks grouped as in :func:`points_dataframe`; ``run`` and ``rank_group``
         as in :func:`points_dataframe`).
     """
-    return RegionSums.from_runs(profiling_data).select(
-        selection, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric, ranks=ranks,
-        include=include, exclude=exclude, group_ranks=group_ranks, combine_ranks=combine_ranks,
-        unmeasured=unmeasured).left_out
+    return RegionSums.from_runs(profiling_data).select(Selection.of(selection, **keywords)).left_out

@@ -25,7 +25,7 @@ from roofline_widget.points.unmeasured import (
     union_unmeasured,
 )
 from roofline_widget.schema import FRAME_KEYS
-from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, Unit, parse_unit
+from roofline_widget.units import Unit, UnitKind, parse_unit
 
 __all__ = ["RegionColumns"]
 
@@ -72,6 +72,9 @@ class RegionColumns:
         Ranks (ascending), region names and run labels (order of appearance).
     gpu_rows : numpy.ndarray
         Per row, whether its device is a GPU.
+    device_families, device_names : list of str
+        The device families (``"cpu"``, ``"nvidia"``, ``"amd"``, ``"gpu"``) and device names of
+        the rows, in order of appearance; :meth:`device_labels` gives each row's.
     region_codes : numpy.ndarray
         Per row, the index of its region in :attr:`regions`.
     """
@@ -84,9 +87,9 @@ class RegionColumns:
         self._channel_totals = channel_totals(measured)
         self.metrics = list(self._channel_totals) + measured
         self.units: dict[str, Unit] = {name: parse_unit(name) for name in self.metrics}
-        self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == FLOP_RATE]
-                             + [m for m in self.metrics if self.units[m].kind == UOP_RATE])
-        self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == BYTE_RATE]
+        self.flop_metrics = ([m for m in self.metrics if self.units[m].kind == UnitKind.FLOP_RATE]
+                             + [m for m in self.metrics if self.units[m].kind == UnitKind.UOP_RATE])
+        self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == UnitKind.BYTE_RATE]
         lengths = [len(part) for part in self.sources]
         file_codes = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
         self._keys = {"file": pd.Categorical.from_codes(file_codes, categories=self.files),
@@ -102,6 +105,7 @@ class RegionColumns:
         self._metric_values: dict[str, np.ndarray] = {}
         self._unmeasured: dict[str, Unmeasured] = {}
         self._places: RankPlaces | None = None
+        self._devices: dict[str, pd.Categorical] | None = None
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -151,6 +155,31 @@ class RegionColumns:
         plain = np.array([str(c) for c in categories] + [""], dtype=object)
         return plain[codes[rows]].tolist()
 
+    def device_labels(self, name: str, rows: np.ndarray) -> pd.Categorical:
+        """Each row's ``"device_family"`` or ``"device_name"`` at ``rows`` (worked out once).
+
+        A source may say what its rows' devices are (``device_labels()`` -> per row
+        ``"device_family"`` and ``"device_name"``, as
+        :class:`~roofline_widget.points.engines.run.RunSource` does from the rows' groups and
+        the run's layout and ``cpu_name``); without it a CPU row is of family ``"cpu"``, a GPU
+        row of family ``"gpu"``, its name ``""``.
+        """
+        if self._devices is None:
+            parts: dict[str, list[np.ndarray]] = {"device_family": [], "device_name": []}
+            for part in self.sources:
+                given = part.device_labels() if hasattr(part, "device_labels") else None
+                if given is None:
+                    devices = np.asarray(part.keys["device"], dtype=object).astype(str)
+                    given = {"device_family": np.where(devices == "gpu", "gpu", "cpu"),
+                             "device_name": np.full(len(part), "", dtype=object)}
+                for key, values in parts.items():
+                    values.append(np.asarray(given[key], dtype=object))
+            self._devices = {key: pd.Categorical(np.concatenate(values) if values
+                                                 else np.zeros(0, dtype=object))
+                             for key, values in parts.items()}
+        column = self._devices[name]
+        return pd.Categorical.from_codes(column.codes[rows], categories=column.categories)
+
     def sums(self, metric: str) -> np.ndarray:
         """The sums of one metric (a name of :attr:`metrics`) over all rows, kept.
 
@@ -169,6 +198,27 @@ class RegionColumns:
                 values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
             self._metric_values[metric] = values
         return values
+
+    def thread_maxima(self, metric: str) -> np.ndarray:
+        """Per row the largest value of ``metric`` among the threads summed (native unit).
+
+        NaN for the rows of a source that does not say (scope-profiler
+        results) or lacks the metric; a channel total adds its parts' maxima
+        (the thread that counts one socket's channels counts them all).
+        """
+        if metric in self._channel_totals:
+            return np.sum([self.thread_maxima(part) for part in self._channel_totals[metric]],
+                          axis=0)
+        pieces = [part.thread_maxima(metric) if metric in part.metric_names
+                  and hasattr(part, "thread_maxima") else np.full(len(part), np.nan)
+                  for part in self.sources]
+        return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+
+    def thread_limits(self) -> np.ndarray:
+        """Per row the FLOP-rate bound of one hardware thread of its run, GFLOP/s (NaN: not known)."""
+        lengths = [len(part) for part in self.sources]
+        limits = [float(getattr(part, "thread_limit", np.nan)) for part in self.sources]
+        return np.repeat(np.array(limits, dtype=float), lengths)
 
     def rank_places(self) -> RankPlaces:
         """Per row the host and socket of its rank (kept).

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from roofline_widget.metric_names import flops_precision
-from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE, parse_unit, split_metric_name
+from roofline_widget.units import UnitKind, parse_unit, split_metric_name
 
 __all__ = ["channel_totals", "detect_bandwidth_metric", "detect_flops_metric"]
 
@@ -35,9 +35,10 @@ def _precision(name: str) -> str:
 def _flops_tier(name: str) -> int:
     """Rank a FLOP-rate metric name: DP total first, sub-rates after totals."""
     kind = parse_unit(name).kind
-    if kind == UOP_RATE:
+    if kind == UnitKind.UOP_RATE:
         return 100
-    precision = {"DP": 0, "SP": 1, "generic": 2, "HP": 3}[_precision(name)]
+    # matrix-unit work (Tensor, MFMA ...) after the vector precisions
+    precision = {"DP": 0, "SP": 1, "generic": 2, "HP": 3}.get(_precision(name), 4)
     return 2 * precision + (1 if _SUB_RATE.search(name) else 0)
 
 
@@ -70,7 +71,8 @@ def detect_flops_metric(names: Iterable[str]) -> tuple[str | None, list[str]]:
 
     A double-precision total (``DP [MFLOP/s]``) comes before its sub-rates
     (``AVX DP``, ``AVX512 DP``, ``Packed DP``), DP before SP, SP before
-    precision-less rates (``MFLOP/s``) and half precision; uop rates
+    precision-less rates (``MFLOP/s``) and half precision, then GPU matrix-unit
+    rates (``Tensor``, ``MFMA F64 [MFLOP/s]``, ...); uop rates
     (``Packed [MUOPS/s]``) only when no FLOP rate exists at all.
 
     Parameters
@@ -91,13 +93,13 @@ def detect_flops_metric(names: Iterable[str]) -> tuple[str | None, list[str]]:
     >>> detect_flops_metric(["AVX DP [MFLOP/s]", "DP [MFLOP/s]", "Packed [MUOPS/s]"])
     ('DP [MFLOP/s]', [])
     """
-    candidates = [n for n in names if parse_unit(n).kind in (FLOP_RATE, UOP_RATE)]
+    candidates = [n for n in names if parse_unit(n).kind in (UnitKind.FLOP_RATE, UnitKind.UOP_RATE)]
     if not candidates:
         return None, []
     chosen = min(candidates, key=lambda n: (_flops_tier(n), candidates.index(n)))
     notes = []
-    flop_rates = [n for n in candidates if parse_unit(n).kind == FLOP_RATE]
-    if parse_unit(chosen).kind == UOP_RATE:
+    flop_rates = [n for n in candidates if parse_unit(n).kind == UnitKind.FLOP_RATE]
+    if parse_unit(chosen).kind == UnitKind.UOP_RATE:
         notes.append(f"no FLOP-rate metric measured; using the uop rate {chosen!r} "
                      "(uops are not FLOPs: pass flops_metric explicitly)")
     elif _precision(chosen) == "DP" and any(_precision(n) == "SP" for n in flop_rates):
@@ -134,7 +136,7 @@ def detect_bandwidth_metric(names: Iterable[str]) -> tuple[str | None, list[str]
     ...                          "Memory bandwidth [MBytes/s]"])
     ('Memory bandwidth [MBytes/s]', [])
     """
-    candidates = [n for n in names if parse_unit(n).kind == BYTE_RATE]
+    candidates = [n for n in names if parse_unit(n).kind == UnitKind.BYTE_RATE]
     if not candidates:
         return None, []
     chosen = min(candidates, key=lambda n: (_bandwidth_tier(n), candidates.index(n)))
@@ -183,7 +185,7 @@ def channel_totals(names: Iterable[str]) -> dict[str, list[str]]:
     parts: dict[tuple, list] = {}
     for name in names:
         match = _CHANNELS.match(name)
-        if match and parse_unit(name).kind == BYTE_RATE:
+        if match and parse_unit(name).kind == UnitKind.BYTE_RATE:
             key = (match["stem"], match["unit"])
             parts.setdefault(key, []).append((int(match["first"]), int(match["last"]), name))
     totals = {}

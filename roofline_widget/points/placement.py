@@ -15,7 +15,7 @@ import pandas as pd
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
 from roofline_widget.points.unmeasured import unmeasured_reason
-from roofline_widget.units import BYTE_RATE, FLOP_RATE, UOP_RATE
+from roofline_widget.units import UnitKind
 
 __all__ = ["giga_rates", "joined_reasons", "unmeasured_union"]
 
@@ -34,7 +34,7 @@ def giga_rates(sums: RegionColumns, metric: str | None, role: str, expected_kind
     role : str
         ``"FLOP-rate"`` or ``"bandwidth"``, for the reason texts.
     expected_kind : str
-        ``FLOP_RATE`` (a uop rate is accepted too) or ``BYTE_RATE``.
+        ``UnitKind.FLOP_RATE`` (a uop rate is accepted too) or ``UnitKind.BYTE_RATE``.
     rows : numpy.ndarray
         The selected rows of ``sums``.
     groups : CombinedRanks, optional
@@ -64,9 +64,10 @@ def giga_rates(sums: RegionColumns, metric: str | None, role: str, expected_kind
         problem = f"no metric {metric!r} in the data"
     else:
         unit = sums.units[metric]
-        kinds_ok = (FLOP_RATE, UOP_RATE) if expected_kind == FLOP_RATE else (BYTE_RATE,)
+        flops = expected_kind == UnitKind.FLOP_RATE
+        kinds_ok = (UnitKind.FLOP_RATE, UnitKind.UOP_RATE) if flops else (UnitKind.BYTE_RATE,)
         if unit.kind not in kinds_ok:
-            wanted = "a FLOP rate" if expected_kind == FLOP_RATE else "a byte rate"
+            wanted = "a FLOP rate" if flops else "a byte rate"
             problem = f"unit of {metric!r} ({unit.text or 'none'}) is not {wanted}"
     if problem is not None or metric is None:
         return np.full(n, np.nan), np.ones(n, dtype=np.intp), ["", str(problem)], {}

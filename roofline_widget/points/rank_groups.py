@@ -43,9 +43,9 @@ from typing import SupportsInt
 import numpy as np
 import pandas as pd
 
-from roofline_widget.errors import SelectionError
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.schema import ALL_RANKS, GROUP_RANKS_CHOICES
+from roofline_widget.settings import SELECTION
 
 __all__ = [
     "GROUP_RANKS_CHOICES",
@@ -75,10 +75,8 @@ def check_group_ranks(group_ranks: object, combine_ranks: bool) -> str:
     SelectionError
         For a value not in :data:`GROUP_RANKS_CHOICES`.
     """
-    if not isinstance(group_ranks, str) or group_ranks not in GROUP_RANKS_CHOICES:
-        raise SelectionError(f"group_ranks must be one of {list(GROUP_RANKS_CHOICES)}, "
-                             f"got {group_ranks!r:.80}")
-    return "all" if combine_ranks else group_ranks
+    checked = SELECTION["group_ranks"].check(group_ranks)
+    return "all" if combine_ranks else str(checked)
 
 
 def format_ranks(ranks: Sequence[int]) -> str:
@@ -88,10 +86,12 @@ def format_ranks(ranks: Sequence[int]) -> str:
     --------
     >>> format_ranks([0]), format_ranks(range(24)), format_ranks([0, 24])
     ('rank 0', 'ranks 0-23', 'ranks 0, 24')
-    >>> format_ranks(range(0, 48, 2))
-    '24 ranks from 0 to 46'
+    >>> format_ranks(range(0, 48, 2)), format_ranks([-1])
+    ('24 ranks from 0 to 46', 'all ranks')
     """
     ranks = sorted(set(int(r) for r in ranks))
+    if ranks == [ALL_RANKS]:  # a point that sums every rank (read back from a points table)
+        return "all ranks"
     if len(ranks) == 1:
         return f"rank {ranks[0]}"
     if ranks and ranks[-1] - ranks[0] + 1 == len(ranks):
@@ -118,9 +118,12 @@ def summed_ranks(rank: SupportsInt, rank_group: object = None) -> str | None:
     (True, True, 'all ranks')
     """
     number = int(rank)
-    if isinstance(rank_group, str) and rank_group:
-        return None if rank_group == format_ranks([number]) else rank_group
-    return "all ranks" if number == ALL_RANKS else None
+    named = isinstance(rank_group, str) and bool(rank_group)
+    if number == ALL_RANKS:
+        return rank_group if named else "all ranks"  # type: ignore[return-value]
+    if named:
+        return None if rank_group == format_ranks([number]) else rank_group  # type: ignore[return-value]
+    return None
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from roofline_widget.model import LikwidRun
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument, names_selected
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
 from roofline_widget.points.detection import detect_bandwidth_metric, detect_flops_metric
@@ -30,7 +30,14 @@ from roofline_widget.points.placement import giga_rates, joined_reasons, unmeasu
 from roofline_widget.points.rank_groups import RankGrouping, rank_grouping
 from roofline_widget.points.selected_points import SelectedPoints, SelectionNote
 from roofline_widget.points.selection import Selection, selection_parameters
-from roofline_widget.units import BYTE_RATE, FLOP_RATE
+from roofline_widget.settings import names_selected
+from roofline_widget.settings.rules import ranks_in_data
+from roofline_widget.units import UnitKind
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = ["RegionSums"]
 
@@ -173,12 +180,9 @@ class RegionSums(RegionColumns):
 
     @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks",
                           "include, exclude", "group_ranks", "combine_ranks", "unmeasured")
-    def select(self, selection: Selection | None = None, *, flops_metric: str | None = None,
-               bandwidth_metric: str | None = None, ranks: RanksArgument = None,
-               include: PatternsArgument = None, exclude: PatternsArgument = None,
-               group_ranks: str = "auto", combine_ranks: bool = False,
-               unmeasured: str = "leave_out",
-               uncore_metrics: tuple[str, ...] | None = None) -> SelectedPoints:
+    def select(self, selection: Selection | None = None, *,
+               uncore_metrics: tuple[str, ...] | None = None,
+               **keywords: Unpack[SelectionKeywords]) -> SelectedPoints:
         """Pick metrics, ranks and regions; return the points and the left-out rows.
 
         Parameters
@@ -201,10 +205,7 @@ class RegionSums(RegionColumns):
             (a ``ValueError``) For invalid ranks or patterns, or a
             ``combine_ranks`` that is no bool.
         """
-        chosen = Selection.of(selection, flops_metric=flops_metric,
-                              bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
-                              exclude=exclude, group_ranks=group_ranks,
-                              combine_ranks=combine_ranks, unmeasured=unmeasured)
+        chosen = Selection.of(selection, **keywords)
         keep = chosen.unmeasured == "keep"
         flops_metric, bandwidth_metric = chosen.flops_metric, chosen.bandwidth_metric
         rank_list, include, exclude = chosen.ranks, chosen.include, chosen.exclude
@@ -218,10 +219,9 @@ class RegionSums(RegionColumns):
         mask = self._region_mask(include, exclude)
         if rank_list is not None:
             mask = mask & np.isin(self.key_numbers("rank"), rank_list)
-            absent = sorted(set(rank_list) - set(self.ranks))
+            absent = ranks_in_data(rank_list, self.ranks)
             if absent:
-                notes.append(SelectionNote(f"rank(s) {absent} not in the data "
-                                           f"(ranks present: {self.ranks})"))
+                notes.append(SelectionNote(absent))
         if include == ():
             notes.append(SelectionNote("include=[] selects no region "
                                        "(include=None selects every region)"))
@@ -229,9 +229,9 @@ class RegionSums(RegionColumns):
         groups = self.combined_ranks(rows, chosen.group_ranks, (bandwidth_metric,)
                                      if uncore_metrics is None else tuple(uncore_metrics))
         performance, flops_codes, flops_texts, flops_missing = giga_rates(
-            self, flops_metric, "FLOP-rate", FLOP_RATE, rows, groups, keep=keep)
+            self, flops_metric, "FLOP-rate", UnitKind.FLOP_RATE, rows, groups, keep=keep)
         bandwidth, bw_codes, bw_texts, bw_missing = giga_rates(
-            self, bandwidth_metric, "bandwidth", BYTE_RATE, rows, groups, keep=keep)
+            self, bandwidth_metric, "bandwidth", UnitKind.BYTE_RATE, rows, groups, keep=keep)
         placed = (flops_codes == 0) & (bw_codes == 0)
         reasons = joined_reasons(flops_texts, bw_texts, flops_codes[~placed], bw_codes[~placed])
         shown = rows if groups is None else groups.first_rows

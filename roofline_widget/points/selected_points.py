@@ -20,6 +20,7 @@ from roofline_widget import schema
 from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
+from roofline_widget.points.rank_groups import format_ranks
 from roofline_widget.points.selection import Selection
 from roofline_widget.schema import FRAME_KEYS
 
@@ -43,17 +44,19 @@ def _constant_column(value, n: int) -> pd.Categorical:
 
 
 def _rank_labels(ranks: np.ndarray) -> pd.Categorical:
-    """``"rank 3"`` per point of one rank (the ``rank_group`` of points kept per rank)."""
+    """``"rank 3"`` per point of one rank (the ``rank_group`` of points kept per rank;
+    ``"all ranks"`` for rank -1, a sum read back from a points table)."""
     values, codes = np.unique(ranks, return_inverse=True)
     return pd.Categorical.from_codes(np.asarray(codes).ravel(),
-                                     categories=[f"rank {value}" for value in values.tolist()])
+                                     categories=[format_ranks([value]) for value in values.tolist()])
 
 
 def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
                   performance: np.ndarray, bandwidth: np.ndarray, flops_metric: str | None,
                   bandwidth_metric: str | None, unmeasured: np.ndarray,
-                  rank_group: pd.Categorical) -> pd.DataFrame:
-    """The points frame; ``numbers(name)`` gives the numeric key columns of the rows."""
+                  rank_group: pd.Categorical, threads: dict[str, np.ndarray]) -> pd.DataFrame:
+    """The points frame; ``numbers(name)`` gives the numeric key columns of the rows,
+    ``threads`` the per-thread columns (:meth:`SelectedPoints.thread_columns`)."""
     n = len(rows)
     return pd.DataFrame({
         "file": sums.label_column("file", rows),
@@ -66,12 +69,15 @@ def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str]
         "flops_metric": _constant_column(flops_metric, n),
         "bandwidth_metric": _constant_column(bandwidth_metric, n),
         "device": sums.label_column("device", rows),
+        "device_family": sums.device_labels("device_family", rows),
+        "device_name": sums.device_labels("device_name", rows),
         "n_threads": numbers("n_threads"),
         "call_count": numbers("call_count"),
         "groups": sums.label_column("groups", rows),
         "unmeasured_threads": unmeasured,
         "run": numbers("run"),
         "rank_group": rank_group,
+        **threads,
     })
 
 
@@ -83,6 +89,8 @@ def _left_out_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[st
         "rank": numbers("rank"),
         "reason": reasons,
         "device": sums.label_column("device", rows),
+        "device_family": sums.device_labels("device_family", rows),
+        "device_name": sums.device_labels("device_name", rows),
         "groups": sums.label_column("groups", rows),
         "run": numbers("run"),
         "rank_group": rank_group,
@@ -203,6 +211,26 @@ class SelectedPoints:
         labels = groups.labels(self._sums)
         return labels[mask if placed else ~mask]
 
+    def _placed_max(self, values: np.ndarray) -> np.ndarray:
+        """Per placed point the largest of ``values`` (one per row of the sums) it covers."""
+        if self._combined is None:
+            return values[self._rows]
+        groups, mask = self._combined
+        return groups.max(values[groups.rows])[mask]
+
+    def thread_columns(self) -> dict[str, np.ndarray]:
+        """Per placed point the largest FLOP rate (GFLOP/s) and bandwidth (GB/s) among the
+        threads it sums, and the FLOP-rate bound of one of its threads (GFLOP/s)."""
+        columns = {}
+        for name, metric in (("thread_max_gflops", self.flops_metric),
+                             ("thread_max_gbs", self.bandwidth_metric)):
+            unit = self._sums.units.get(metric) if metric is not None else None
+            columns[name] = (np.full(len(self._rows), np.nan) if metric is None or unit is None
+                             else self._placed_max(self._sums.thread_maxima(metric))
+                             * unit.to_giga)
+        columns["thread_limit_gflops"] = self._placed_max(self._sums.thread_limits())
+        return columns
+
     @property
     def points(self) -> pd.DataFrame:
         """The placed points, one row each (built on first access)."""
@@ -210,7 +238,7 @@ class SelectedPoints:
             self._points = _points_frame(
                 self._sums, self._rows, lambda name: self._numbers(name, True), self._performance,
                 self._bandwidth, self.flops_metric, self.bandwidth_metric,
-                self.unmeasured_threads, self._rank_groups(True))
+                self.unmeasured_threads, self._rank_groups(True), self.thread_columns())
         return self._points
 
     @property
@@ -232,6 +260,23 @@ class SelectedPoints:
             else:
                 self._frame = _combined_frame(self._sums, self._combined[0])
         return self._frame
+
+    def member_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows of the sums each point is made of: (rows, point), one entry per row.
+
+        ``rows`` are rows of the :class:`RegionSums` (its :meth:`~RegionSums.sums`
+        and key columns), ``point`` the row of :attr:`points` each belongs to:
+        one row per point, or every rank's row of a point summing ranks
+        (``group_ranks``).  For per-thread facts of a point (its threads' runtimes
+        or clocks), which no sum gives.
+        """
+        if self._combined is None:
+            return self._rows, np.arange(len(self._rows), dtype=np.intp)
+        groups, placed = self._combined
+        point_of_group = np.where(placed, np.cumsum(placed) - 1, -1)
+        point = point_of_group[groups.codes]
+        kept = point >= 0
+        return groups.rows[kept], point[kept].astype(np.intp)
 
     def left_out_sums(self, metric: str) -> np.ndarray:
         """One metric's sums (native unit) for the rows of :attr:`left_out`, in their order."""

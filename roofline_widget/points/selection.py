@@ -2,44 +2,66 @@
 
 Every public function that picks points (``points_dataframe``,
 ``rank_spread``, ``hierarchical_points``, ``compare_points``,
-``plot_roofline``, ...) takes the selection as explicit keywords *or* as one
+``plot_roofline``, ...) takes the selection as keywords *or* as one
 ``selection=Selection(...)``; both end in :meth:`Selection.of`, so each
-argument is checked and normalised in one place (the checks are in
-:mod:`roofline_widget.points.arguments`).  What a selection gives, the points
-and the left-out rows, is a :class:`~roofline_widget.points.selected_points.SelectedPoints`.
+argument is checked and normalised in one place: the rules of
+:data:`roofline_widget.settings.SELECTION`.  What a selection gives, the
+points and the left-out rows, is a
+:class:`~roofline_widget.points.selected_points.SelectedPoints`.
 
-The parameter texts of those functions live here too (:data:`PARAMETER_DOCS`),
-written once and put into each docstring by :func:`selection_parameters`.
-
-A new selection field (a rank grouping by socket or host, say) is one
-attribute below, one check in :mod:`.arguments`, one entry of
-:data:`PARAMETER_DOCS` and the keyword in the signatures of the functions it
-applies to.
+Such a function is written with ``selection=None, **keywords:
+Unpack[SelectionKeywords]``; :func:`selection_parameters` gives it the
+keywords it takes (in its signature and ``help()``, with their texts from
+:data:`PARAMETER_DOCS`) and refuses the others.  A new selection field is one
+setting in :mod:`roofline_widget.settings.table`, one key of
+:class:`SelectionKeywords` and one entry of :data:`PARAMETER_DOCS`.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
-from roofline_widget.points.arguments import (
-    PatternsArgument,
-    RanksArgument,
-    check_combine_ranks,
-    check_levels,
-    check_metric_argument,
-    compile_patterns,
-    normalize_ranks,
-)
-from roofline_widget.points.rank_groups import check_group_ranks
-from roofline_widget.points.unmeasured import check_unmeasured
+import numpy as np
 
-__all__ = ["PARAMETER_DOCS", "Selection", "selection_parameters"]
+from roofline_widget.settings import SELECTION
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["PARAMETER_DOCS", "CommonSelectionKeywords", "Selection", "SelectionKeywords",
+           "selection_parameters"]
 
 _Function = TypeVar("_Function", bound=Callable)
+
+
+class CommonSelectionKeywords(TypedDict, total=False):
+    """The seven keywords every point-selecting function takes (``plot_roofline``'s too)."""
+
+    flops_metric: str | None
+    bandwidth_metric: str | None
+    ranks: int | np.integer | Iterable[int | np.integer] | None
+    include: str | re.Pattern[str] | Iterable[str | re.Pattern[str]] | None
+    exclude: str | re.Pattern[str] | Iterable[str | re.Pattern[str]] | None
+    group_ranks: str
+    combine_ranks: bool
+
+
+class SelectionKeywords(CommonSelectionKeywords, total=False):
+    """The keywords that build a :class:`Selection`, each a setting of
+    :data:`roofline_widget.settings.SELECTION`."""
+
+    unmeasured: str
+    levels: Mapping[str, str] | None
+
+
+#: The keywords' annotations as written above (for the signatures :func:`selection_parameters` gives).
+_ANNOTATIONS = {name: getattr(kind, "__forward_arg__", kind)
+                for name, kind in SelectionKeywords.__annotations__.items()}
 
 
 def _as_tuple(values: list | None) -> tuple | None:
@@ -79,7 +101,7 @@ class Selection:
         (a ``ValueError``) For invalid ranks, patterns, ``group_ranks``,
         ``combine_ranks``, ``unmeasured`` or ``levels``.
     TypeError
-        For a metric name that is no string.
+        For a metric name that is no string, or an unknown keyword.
 
     Examples
     --------
@@ -99,21 +121,19 @@ class Selection:
     unmeasured: str
     levels: tuple[tuple[str, str], ...] | None
 
-    def __init__(self, *, flops_metric: str | None = None, bandwidth_metric: str | None = None,
-                 ranks: RanksArgument = None, include: PatternsArgument = None,
-                 exclude: PatternsArgument = None, combine_ranks: bool = False,
-                 unmeasured: str = "leave_out",
-                 levels: Mapping[str, str] | None = None, group_ranks: str = "auto") -> None:
-        values = {
-            "flops_metric": check_metric_argument(flops_metric, "flops_metric"),
-            "bandwidth_metric": check_metric_argument(bandwidth_metric, "bandwidth_metric"),
-            "ranks": _as_tuple(normalize_ranks(ranks)),
-            "include": _as_tuple(compile_patterns(include, "include")),
-            "exclude": _as_tuple(compile_patterns(exclude, "exclude")),
-            "group_ranks": check_group_ranks(group_ranks, check_combine_ranks(combine_ranks)),
-            "unmeasured": check_unmeasured(unmeasured),
-            "levels": check_levels(levels),
-        }
+    def __init__(self, **keywords: Unpack[SelectionKeywords]) -> None:
+        unknown = [name for name in keywords if name not in SELECTION]
+        if unknown:
+            raise TypeError(f"Selection() got an unexpected keyword argument {unknown[0]!r}")
+        given: dict[str, object] = {**{name: setting.default for name, setting in SELECTION.items()},
+                                    **keywords}
+        values = {name: SELECTION[name].check(value) for name, value in given.items()}
+        if values.pop("combine_ranks"):
+            values["group_ranks"] = "all"
+        for name in ("ranks", "include", "exclude"):
+            values[name] = _as_tuple(values[name])
+        levels = values["levels"]
+        values["levels"] = None if levels is None else tuple(levels.items())
         for name, value in values.items():
             object.__setattr__(self, name, value)
 
@@ -128,12 +148,12 @@ class Selection:
         return None if self.levels is None else dict(self.levels)
 
     @classmethod
-    def of(cls, selection: Selection | None = None, /, **keywords: object) -> Selection:
+    def of(cls, selection: Selection | None = None, /,
+           **keywords: Unpack[SelectionKeywords]) -> Selection:
         """The selection of one call: ``selection``, or one built from the keywords.
 
-        Public functions pass their ``selection=`` argument and all their
-        selection keywords; a keyword that is not at its default next to a
-        ``selection`` is ambiguous and refused.
+        A keyword that is not at its default next to a ``selection`` is
+        ambiguous and refused.
 
         Raises
         ------
@@ -142,7 +162,7 @@ class Selection:
             together with keywords.
         """
         if selection is None:
-            return cls(**keywords)  # type: ignore[arg-type]
+            return cls(**keywords)
         if not isinstance(selection, Selection):
             raise TypeError(f"selection must be a Selection, got {type(selection).__name__}")
         given = [name for name, value in keywords.items() if not _is_default(name, value)]
@@ -153,12 +173,8 @@ class Selection:
         return selection
 
 
-_DEFAULTS = {name: parameter.default for name, parameter
-             in inspect.signature(Selection.__init__).parameters.items() if name != "self"}
-
-
 def _is_default(name: str, value: object) -> bool:
-    default = _DEFAULTS[name]
+    default = SELECTION[name].default
     return value is default or (isinstance(value, str) and value == default)
 
 
@@ -194,7 +210,7 @@ include, exclude : str, re.Pattern, or a list of them, optional
     (:func:`re.match`); a region is kept when it matches some ``include``
     pattern (None: every region; ``[]``: none) and no ``exclude`` pattern.
     Matching the names may take about one second of CPU time
-    (:data:`~roofline_widget.points.arguments.MATCH_SECONDS`): a pattern
+    (:data:`~roofline_widget.settings.patterns.MATCH_SECONDS`): a pattern
     that backtracks catastrophically raises ``SelectionError``.""",
     "combine_ranks": """\
 combine_ranks : bool, default False
@@ -233,38 +249,65 @@ def _entry_names(entry: str) -> list[str]:
 
 
 def selection_parameters(*entries: str) -> Callable[[_Function], _Function]:
-    """Decorator: put the :data:`PARAMETER_DOCS` ``entries`` into a docstring.
+    """Decorator: give a selecting function the keywords of ``entries`` and their texts.
 
-    The docstring's line ``{selection_parameters}`` is replaced by the
-    entries, indented as that line.  Every parameter an entry documents must
-    be in the function's signature (checked when the module is imported), so
-    the texts cannot drift from the signatures.
+    A function written with ``**keywords: Unpack[SelectionKeywords]`` gets the
+    keywords the ``entries`` name in its signature (keyword-only, with the
+    settings' defaults: ``help()`` and :func:`inspect.signature` show them),
+    and any other keyword is Python's own ``TypeError``.  A function with
+    explicit parameters must have every parameter an entry documents
+    (checked when the module is imported).  Either way the docstring's line
+    ``{selection_parameters}`` is replaced by the entries' texts, indented as
+    that line.
 
     Examples
     --------
     >>> @selection_parameters("ranks")
-    ... def count(data, *, ranks=None):
+    ... def count(data, *, selection=None, **keywords):
     ...     '''Count.
     ...
     ...     Parameters
     ...     ----------
     ...     {selection_parameters}
     ...     '''
-    >>> "Ranks to keep" in count.__doc__
-    True
+    ...     return Selection.of(selection, **keywords).ranks
+    >>> count(None, ranks=[3, 1]), "Ranks to keep" in count.__doc__
+    ((1, 3), True)
+    >>> list(inspect.signature(count).parameters)
+    ['data', 'selection', 'ranks']
     """
     unknown = [entry for entry in entries if entry not in PARAMETER_DOCS]
     if unknown:
         raise KeyError(f"no parameter text for {unknown}; texts: {list(PARAMETER_DOCS)}")
+    names = [name for entry in entries for name in _entry_names(entry)]
 
     def decorate(function: _Function) -> _Function:
-        parameters = inspect.signature(function).parameters
-        missing = [name for entry in entries for name in _entry_names(entry)
-                   if name not in parameters]
-        if missing:
-            raise TypeError(f"{function.__qualname__} documents {missing} but has no such parameter")
+        signature = inspect.signature(function)
         function.__doc__ = fill_parameters(function.__doc__ or "", entries)
-        return function
+        kept = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        if len(kept) == len(signature.parameters):  # explicit parameters: documented only
+            missing = [name for name in names if name not in signature.parameters]
+            if missing:
+                raise TypeError(f"{function.__qualname__} documents {missing} but has no such "
+                                "parameter")
+            return function
+        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                   default=SELECTION[name].default, annotation=_ANNOTATIONS[name])
+                 for name in names if name not in signature.parameters]
+        public = signature.replace(parameters=[*kept, *added])
+        accepted = frozenset(p.name for p in public.parameters.values()
+                             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            for name in kwargs:
+                if name not in accepted:
+                    raise TypeError(f"{function.__qualname__}() got an unexpected keyword "
+                                    f"argument {name!r}")
+            return function(*args, **kwargs)
+
+        checked.__signature__ = public  # type: ignore[attr-defined]
+        return checked  # type: ignore[return-value]
 
     return decorate
 

@@ -22,21 +22,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from roofline_widget.errors import SelectionError
-
 __all__ = [
     "NAMED_THREADS",
-    "UNMEASURED_CHOICES",
     "Unmeasured",
-    "check_unmeasured",
     "joined_unmeasured",
     "no_unmeasured",
     "union_unmeasured",
     "unmeasured_reason",
 ]
 
-#: The values of the ``unmeasured=`` option.
-UNMEASURED_CHOICES = ("leave_out", "keep")
 #: How many thread names a reason lists before it says "and N more".
 NAMED_THREADS = 3
 
@@ -65,13 +59,6 @@ class Unmeasured(NamedTuple):
 def no_unmeasured(n: int) -> Unmeasured:
     """``n`` rows, every thread measured (for sources that cannot tell)."""
     return Unmeasured(np.zeros(n, dtype=np.int64), {})
-
-
-def check_unmeasured(value: object) -> str:
-    """Return ``value`` if it is one of :data:`UNMEASURED_CHOICES`, else raise SelectionError."""
-    if not isinstance(value, str) or value not in UNMEASURED_CHOICES:
-        raise SelectionError(f"unmeasured must be one of {list(UNMEASURED_CHOICES)}, got {value!r}")
-    return value
 
 
 def joined_unmeasured(parts: Sequence[Unmeasured]) -> Unmeasured:

@@ -3,11 +3,11 @@
 :mod:`.roof` holds :class:`ComputeRoof` and :class:`BandwidthRoof`;
 :mod:`.judging` which roofs judge a point (its level, device, precision);
 :mod:`.lines` the drawable lines; :mod:`.plot_roofs` the roofs a plot draws
-(measured ceilings replace the empirical ones).  The set of roofs,
-:class:`~roofline_widget.ceilings.Roofline`, is built on them in
-:mod:`roofline_widget.ceilings`.
+(measured ceilings replace the empirical ones); :mod:`.roofline` the set of
+roofs of a plot, :class:`Roofline`, built on them.
 """
 
 from roofline_widget.roofs.roof import BandwidthRoof, ComputeRoof
+from roofline_widget.roofs.roofline import Roofline
 
-__all__ = ["BandwidthRoof", "ComputeRoof"]
+__all__ = ["BandwidthRoof", "ComputeRoof", "Roofline"]

@@ -7,35 +7,57 @@ point is read faithfully and stays in every table, but it must not supply
 an *empirical* ceiling (:func:`~roofline_widget.roofs.plot_roofs.empirical_roofs`)
 nor stretch the axes; ``sanity_check`` reports it (``beyond hardware``).
 
-The bounds are deliberately generous: they only have to separate a broken
-counter (off by many orders of magnitude) from any real measurement.
+**Per thread, before any sum.**  A point sums its threads (an MPI run's
+host point sums 72 ranks), so one broken thread among many hides in a
+point's average: 1,170 GFLOP/s on one rank of a 72-rank host is 16 GFLOP/s
+a thread on average.  Every point therefore carries the largest rate of the
+threads it sums (``thread_max_gflops``, ``thread_max_gbs``) and the bound of
+one of its hardware threads (``thread_limit_gflops``), and
+:func:`beyond_hardware` flags a point when one thread is beyond it -- or,
+for points without per-thread rates (scope-profiler results), when the
+point's rate is beyond ``n_threads`` times the bound.
 
-CPU, per hardware thread (:data:`MAX_CPU_GFLOPS_PER_THREAD`, :data:`MAX_CPU_GBS_PER_THREAD`)
-    LIKWID sums the per-thread rates, so a point of ``n_threads`` threads may
-    reach ``n_threads`` times the bound.  The widest core today retires two
-    512-bit FMA instructions per cycle: 2 units x 16 SP lanes x 2 FLOP x at
-    most ~6 GHz = 384 GFLOP/s SP (192 DP; 768 HP with AVX512-FP16's 32
-    lanes).  LIKWID's FLOP groups count vector instructions, not matrix
-    engines (AMX), so 1,000 GFLOP/s per hardware thread is above every
-    precision.  Bandwidth: an L1 cache serves at most ~5 lines of 64 bytes
-    per cycle (3 loads, 2 stores) = 320 B x 6 GHz ~ 2 TB/s per core; memory
-    traffic is counted by uncore counters on one thread per socket, so the
-    sum is per socket, and the fastest socket memory (HBM3 of an AMD MI300A)
-    gives ~5.3 TB/s.  Sockets are never more than threads, so 20,000 GB/s per
-    hardware thread bounds every level.
+CPU FLOP rate, per hardware thread (:func:`thread_bound`)
+    The most FLOP per cycle the core does (:mod:`roofline_widget.cpu_cores`:
+    SP, or HP where the vector units do half precision, FMA, the widest
+    width, the larger choice where parts differ; a core whose type is
+    unknown: the widest core of the table, 128) times a generous clock:
+
+    * :data:`THREAD_CLOCK_MARGIN` (1.5) x the threads' measured clock (the
+      median of LIKWID's ``Clock [MHz]`` metric in the run): a rate averaged
+      over a runtime cannot exceed FLOP/cycle x the average clock of the
+      same time, so 1.5 covers every rounding and a clock that varied;
+    * else :data:`TURBO_MARGIN` (2.5) x the printed or stated base clock:
+      no part turbos beyond 2.3x its base clock (a Core i7-1260P: 2.1 to
+      4.7 GHz; server parts 1.3-1.6x);
+    * else, the CPU known, :data:`MAX_CORE_GHZ` (6.5 GHz, above any core sold);
+
+    never above :data:`MAX_CPU_GFLOPS_PER_THREAD` (1,000 GFLOP/s), which is
+    the bound where neither the CPU nor a clock is known.  The widest core
+    today retires two 512-bit FMA instructions per cycle: 2 x 16 SP lanes x
+    2 FLOP = 64 FLOP/cycle (128 with AVX512-FP16's 32 lanes); at ~6 GHz
+    that is 384 (768) GFLOP/s, below 1,000.  LIKWID's FLOP groups count
+    vector instructions, not matrix engines (AMX, MMA).
+CPU bandwidth, per hardware thread (:data:`MAX_CPU_GBS_PER_THREAD`)
+    A thread moves at most its core's L1 traffic (~5 lines of 64 bytes a
+    cycle: 320 B x 6 GHz ~ 2 TB/s), and the one thread per socket that
+    counts the uncore reads its socket's memory traffic: the fastest socket
+    memory (HBM3 of an AMD MI300A) gives ~5.3 TB/s.  20,000 GB/s per
+    hardware thread bounds every level and every socket.
 GPU, per device (:data:`MAX_GPU_GFLOPS`, :data:`MAX_GPU_GBS`)
     Tensor cores of the largest GPUs reach a few PFLOP/s (dense FP8/FP4 of
     an NVIDIA B200: ~4.5-9 PFLOP/s), their HBM ~8 TB/s and their aggregated
-    L1/shared memory a few tens of TB/s: 50 PFLOP/s and 1 PB/s per GPU.
+    L1/shared memory a few tens of TB/s: 50 PFLOP/s and 1 PB/s per GPU (a
+    kernel is one GPU's).
 
-A point without ``n_threads`` (scope-profiler dicts) is not judged: the
-bound scales with it.  A counter reading within :data:`COUNTER_WRAP_TOLERANCE`
-of 2^47 or 2^48 (:func:`counters_near_wrap`) is what a 48-bit counter that
-wrapped or broke shows: the usual cause.
+A counter reading within :data:`COUNTER_WRAP_TOLERANCE` of 2^47 or 2^48
+(:func:`counters_near_wrap`) is what a 48-bit counter that wrapped or broke
+shows: the usual cause.
 """
 
 from __future__ import annotations
 
+import re
 import weakref
 from dataclasses import dataclass
 
@@ -43,23 +65,39 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.cpu_cores import (
+    base_clock_ghz,
+    find_core,
+    printed_clock_ghz,
+    widest_flops_per_cycle,
+)
 
 __all__ = [
     "BOUNDS",
     "COUNTER_WRAPS",
     "COUNTER_WRAP_TOLERANCE",
+    "MAX_CORE_GHZ",
     "MAX_CPU_GBS_PER_THREAD",
     "MAX_CPU_GFLOPS_PER_THREAD",
     "MAX_GPU_GBS",
     "MAX_GPU_GFLOPS",
     "RATE_COLUMNS",
+    "THREAD_CLOCK_MARGIN",
+    "THREAD_COLUMNS",
+    "THREAD_LIMIT_COLUMN",
+    "TURBO_MARGIN",
     "HardwareBound",
+    "ThreadBound",
     "beyond_hardware",
     "counters_near_wrap",
     "hardware_bound",
     "hardware_limits",
     "keep_flags",
     "largest_plausible",
+    "measured_clock_ghz",
+    "run_thread_bound",
+    "thread_bound",
+    "thread_limits",
 ]
 
 #: GFLOP/s no CPU hardware thread reaches in any precision (see the module docstring).
@@ -76,6 +114,16 @@ COUNTER_WRAPS = (47, 48)
 COUNTER_WRAP_TOLERANCE = 0.01
 #: The rates judged: GFLOP/s and GB/s.
 RATE_COLUMNS = (schema.PERFORMANCE, schema.BANDWIDTH)
+#: Per rate column, the points' column of the largest rate among the threads they sum.
+THREAD_COLUMNS = {schema.PERFORMANCE: "thread_max_gflops", schema.BANDWIDTH: "thread_max_gbs"}
+#: The points' column of the FLOP-rate bound of one of their hardware threads.
+THREAD_LIMIT_COLUMN = "thread_limit_gflops"
+#: Over the threads' measured clock (see the module docstring).
+THREAD_CLOCK_MARGIN = 1.5
+#: Over a printed or stated base clock: more than any part's turbo.
+TURBO_MARGIN = 2.5
+#: The clock bound of a known core without any clock printed, GHz.
+MAX_CORE_GHZ = 6.5
 
 
 @dataclass(frozen=True)
@@ -113,6 +161,61 @@ BOUNDS = {
 def hardware_bound(device) -> HardwareBound:
     """The bound of ``device`` (``"cpu"``, ``"gpu"``; anything else: the CPU's)."""
     return BOUNDS.get(str(device), BOUNDS["cpu"])
+
+
+@dataclass(frozen=True)
+class ThreadBound:
+    """The most GFLOP/s one hardware thread of a run's CPU can do, and how it was worked out.
+
+    Attributes
+    ----------
+    gflops : float
+    basis : str
+        ``"64 FLOP/cycle (Intel Ice Lake SP) x 1.5 x 2.394 GHz measured clock"``.
+    """
+
+    gflops: float
+    basis: str
+
+
+def thread_bound(cpu_name: str | None, cpu_type: str | None, cpu_clock: str | None = None,
+                 measured_ghz: float | None = None) -> ThreadBound:
+    """The FLOP-rate bound of one hardware thread of a CPU (see the module docstring).
+
+    Parameters
+    ----------
+    cpu_name, cpu_type, cpu_clock : str or None
+        What the run printed (``cpu_clock`` the text, ``"2.59 GHz"``).
+    measured_ghz : float, optional
+        The threads' measured clock (median of LIKWID's ``Clock [MHz]``).
+
+    Examples
+    --------
+    >>> thread_bound(None, None).gflops
+    1000.0
+    >>> thread_bound(None, None, measured_ghz=2.4).basis
+    '128 FLOP/cycle (the widest core of the table: the CPU type is not known) x 1.5 x 2.4 GHz measured clock'
+    """
+    core = find_core(cpu_type, cpu_name)
+    per_cycle = core.max_flops_per_cycle() if core is not None else widest_flops_per_cycle()
+    what = core.row.name if core is not None else \
+        "the widest core of the table: the CPU type is not known"
+    stated = max(filter(None, (printed_clock_ghz(cpu_clock), base_clock_ghz(cpu_name))),
+                 default=None)
+    if measured_ghz is not None and 0 < measured_ghz < 100:
+        clock, how = THREAD_CLOCK_MARGIN * measured_ghz, (f"{THREAD_CLOCK_MARGIN:g} x "
+                                                          f"{measured_ghz:.4g} GHz measured clock")
+    elif stated is not None:
+        clock, how = TURBO_MARGIN * stated, f"{TURBO_MARGIN:g} x {stated:.4g} GHz base clock"
+    elif core is not None:
+        clock, how = MAX_CORE_GHZ, f"{MAX_CORE_GHZ:g} GHz (no clock printed)"
+    else:
+        return ThreadBound(MAX_CPU_GFLOPS_PER_THREAD, "neither the CPU nor its clock is known")
+    bound = per_cycle * clock
+    if bound >= MAX_CPU_GFLOPS_PER_THREAD:
+        return ThreadBound(MAX_CPU_GFLOPS_PER_THREAD, f"at most {MAX_CPU_GFLOPS_PER_THREAD:,.0f} "
+                                                      "GFLOP/s a thread")
+    return ThreadBound(float(bound), f"{per_cycle:g} FLOP/cycle ({what}) x {how}")
 
 
 
@@ -188,22 +291,67 @@ def _kept(frame: pd.DataFrame) -> dict | None:
     return entry[1] if entry is not None and entry[0]() is frame else None
 
 
+_CLOCK_METRIC = re.compile(r"^Clock \[(MHz|GHz)\]$")
+
+
+def measured_clock_ghz(table: pd.DataFrame) -> float | None:
+    """The median of LIKWID's ``Clock [MHz]`` metric over a run's threads, in GHz (None: none).
+
+    Only readings between 1 MHz and 100 GHz count (a broken clock counter
+    is no clock).
+    """
+    for name in table.columns:
+        match = _CLOCK_METRIC.match(str(name))
+        if match is None:
+            continue
+        values = _numbers(table[name]) / (1000.0 if match[1] == "MHz" else 1.0)
+        values = values[np.isfinite(values) & (values > 1e-3) & (values < 100)]
+        if values.size:
+            return float(np.median(values))
+    return None
+
+
+def run_thread_bound(run) -> ThreadBound:
+    """:func:`thread_bound` of a :class:`~roofline_widget.model.LikwidRun`: its CPU header and
+    its threads' measured clock."""
+    return thread_bound(run.cpu_name, run.cpu_type, run.cpu_clock, measured_clock_ghz(run.table))
+
+
+def thread_limits(points: pd.DataFrame, column: str) -> np.ndarray:
+    """The most one hardware thread (a GPU) of each point can do in ``column``.
+
+    A CPU point's FLOP rate: its ``thread_limit_gflops`` (the bound of its
+    run's CPU, :func:`thread_bound`) where the points carry it, else
+    :data:`MAX_CPU_GFLOPS_PER_THREAD`; its bandwidth
+    :data:`MAX_CPU_GBS_PER_THREAD`; a GPU point: its device's bound.
+    """
+    limits = _device_limits(points, column)
+    if column == schema.PERFORMANCE and THREAD_LIMIT_COLUMN in points.columns:
+        given = _numbers(points[THREAD_LIMIT_COLUMN])
+        cpu = limits == BOUNDS["cpu"].gflops
+        limits = np.where(cpu & np.isfinite(given) & (given > 0), given, limits)
+    return limits
+
+
 def beyond_hardware(points: pd.DataFrame, column: str | None = None) -> np.ndarray:
-    """Which points report a rate beyond what their hardware can do.
+    """Which points report a rate beyond what their hardware can do, or sum a thread that does.
 
     Parameters
     ----------
     points : pandas.DataFrame
         Points with ``n_threads``, ``device`` and the rate columns
-        (:func:`hardware_limits`).
+        (:func:`hardware_limits`), and where known the largest rate of their
+        threads (:data:`THREAD_COLUMNS`) and the bound of one thread
+        (:data:`THREAD_LIMIT_COLUMN`).
     column : str, optional
         One of :data:`RATE_COLUMNS`; None: either rate.
 
     Returns
     -------
     numpy.ndarray
-        Booleans, one per row: the rate is above :func:`hardware_limits`.
-        False where the limit is NaN (no ``n_threads``) or the rate is NaN.
+        Booleans, one per row: a thread's rate is above :func:`thread_limits`,
+        or the point's rate above :func:`hardware_limits`.  False where the
+        limits are NaN (no ``n_threads``, no thread rates) or the rates are NaN.
     """
     kept = _kept(points)
     if kept is not None and (column or "either") in kept:
@@ -215,6 +363,8 @@ def beyond_hardware(points: pd.DataFrame, column: str | None = None) -> np.ndarr
         values = _numbers(points[name])
         with np.errstate(invalid="ignore"):
             flagged |= values > hardware_limits(points, name)
+            if THREAD_COLUMNS[name] in points.columns:
+                flagged |= _numbers(points[THREAD_COLUMNS[name]]) > thread_limits(points, name)
     if kept is not None:
         flagged.flags.writeable = False
         kept[column or "either"] = flagged
@@ -225,12 +375,14 @@ def largest_plausible(points: pd.DataFrame, column: str) -> float | None:
     """The largest positive finite ``column`` among the points within the hardware bound.
 
     The largest observation a roof or an axis may follow: points
-    :func:`beyond_hardware` are passed over, unless no other point has a
-    positive finite value (then the largest of all).  None when no point has one.
+    :func:`beyond_hardware` in either rate are passed over as a whole (a
+    broken FLOP counter makes the point's bandwidth no ceiling either),
+    unless no other point has a positive finite value (then the largest of
+    all).  None when no point has one.
     """
     values = _numbers(points[column])
     usable = np.isfinite(values) & (values > 0)
-    plausible = usable & ~beyond_hardware(points, column)
+    plausible = usable & ~beyond_hardware(points)
     values = values[plausible if plausible.any() else usable]
     return float(values.max()) if values.size else None
 

@@ -2,9 +2,10 @@
 
 Every point has *keys* (:func:`roof_keys`): its memory level (a ``level``
 column, else its bandwidth metric's level: a DRAM metric is ``"MEM"``), its
-device and its FLOP metric's precision.  :func:`judge` looks up the roofs of
+device, its device family (``device_family``: NVIDIA's or AMD's GPU) and its
+FLOP metric's precision.  :func:`judge` looks up the roofs of
 each distinct key once (:meth:`Roofline.roofs_for
-<roofline_widget.ceilings.Roofline.roofs_for>`) and gives per point the
+<roofline_widget.roofs.roofline.Roofline.roofs_for>`) and gives per point the
 compute roof ``P`` and bandwidth roof ``B`` (NaN where none serves), so that
 the attainable performance is ``min(P, B * I)`` and the ridge ``P / B``, both
 of the point's own roofs.  A point without a roof of its kind is not judged:
@@ -21,10 +22,13 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.metric_names import flops_precision, metric_level
-from roofline_widget.roofs.roof import DEVICES, ROOF_TOLERANCE
+from roofline_widget.roofs.roof import DEVICE_FAMILIES, DEVICES, ROOF_TOLERANCE
+
+#: The point families a roof can be of besides the CPU's: a GPU vendor's.
+ROOF_FAMILIES = tuple(f for f in DEVICE_FAMILIES if f != "cpu")
 
 if TYPE_CHECKING:
-    from roofline_widget.ceilings import Roofline
+    from roofline_widget.roofs.roofline import Roofline
 
 __all__ = ["Judgement", "RoofKeys", "judge", "judge_keys", "missing_notes", "roof_keys",
            "unjudged_notes", "unjudged_points_notes"]
@@ -32,41 +36,57 @@ __all__ = ["Judgement", "RoofKeys", "judge", "judge_keys", "missing_notes", "roo
 
 @dataclass(frozen=True)
 class RoofKeys:
-    """What picks the roofs of each point: its memory level, device and precision (None: unknown).
+    """What picks the roofs of each point: its memory level, device, precision and device
+    family (None: unknown).
 
     Attributes
     ----------
     level, device, precision : numpy.ndarray
         One entry per point (object arrays of str or None).
+    family : numpy.ndarray or None
+        One entry per point (``"cpu"``, ``"nvidia"``, ``"amd"``, ``"gpu"`` or None); None:
+        no point's family is known.
     """
 
     level: np.ndarray
     device: np.ndarray
     precision: np.ndarray
+    family: np.ndarray | None = None
 
     def first(self) -> tuple:
         """(level, device, precision) of a plot's points: the first level and precision
         given, the CPU when any point is a CPU point (None: none known)."""
         distinct = self.groups[0]
-        level = next((lv for lv, _dev, _prec in distinct if lv is not None), None)
-        precision = next((prec for _lv, _dev, prec in distinct if prec is not None), None)
+        level = next((key[0] for key in distinct if key[0] is not None), None)
+        precision = next((key[2] for key in distinct if key[2] is not None), None)
         devices = self.devices
         return level, ("cpu" if "cpu" in devices else devices[0]), precision
 
     @property
     def devices(self) -> list:
         """The devices of the points, CPU first ([None] when no point has one)."""
-        found = {dev for _lv, dev, _prec in self.groups[0]}
+        found = {key[1] for key in self.groups[0]}
         return [d for d in DEVICES if d in found] or [None]
+
+    @property
+    def owners(self) -> list[tuple]:
+        """The (device, family) pairs of the points, CPU first ([(None, None)] when no point has a
+        device): the family of GPU points of a known vendor (``"nvidia"``, ``"amd"``), else None."""
+        found = dict.fromkeys((key[1], key[3] if key[3] in ROOF_FAMILIES else None)
+                              for key in self.groups[0] if key[1] is not None)
+        owners = sorted(found, key=lambda owner: DEVICES.index(owner[0])
+                        if owner[0] in DEVICES else len(DEVICES))
+        return owners or [(None, None)]
 
     @cached_property
     def groups(self) -> tuple[list[tuple], np.ndarray]:
-        """(the distinct (level, device, precision) keys in order of appearance, each point's
-        index among them), worked out once."""
+        """(the distinct (level, device, precision, family) keys in order of appearance, each
+        point's index among them), worked out once."""
         n = len(self.level)
         combined = np.zeros(n, dtype=np.int64)
         uniques = []
-        for values in (self.level, self.device, self.precision):
+        family = self.family if self.family is not None else np.full(n, None, dtype=object)
+        for values in (self.level, self.device, self.precision, family):
             codes, found = pd.factorize(np.asarray(values, dtype=object))
             combined = combined * (len(found) + 1) + (codes + 1)  # code -1 (None) -> 0
             uniques.append([None, *found])
@@ -120,12 +140,15 @@ def roof_keys(points: pd.DataFrame | None) -> RoofKeys:
         level = _keys_column(points, "level", str)
     else:
         level = _keys_column(points, "bandwidth_metric", _level_of)
+    family = (_keys_column(points, "device_family", str)
+              if points is not None and "device_family" in points else None)
     return RoofKeys(level, _keys_column(points, "device", str),
-                    _keys_column(points, "flops_metric", flops_precision))
+                    _keys_column(points, "flops_metric", flops_precision), family)
 
 
-def _missing(what: str, device) -> str:
-    return f"no {what} roof" + (f" ({device})" if device is not None else "")
+def _missing(what: str, device, family=None) -> str:
+    whose = device if family in (None, device) else f"{family} {device}"
+    return f"no {what} roof" + (f" ({whose})" if device is not None else "")
 
 
 @dataclass(frozen=True)
@@ -171,7 +194,7 @@ class Judgement:
 
 
     def columns(self, intensity: np.ndarray, performance: np.ndarray) -> dict:
-        """The verdicts of :meth:`Roofline.classify <roofline_widget.ceilings.Roofline.classify>`
+        """The verdicts of :meth:`Roofline.classify <roofline_widget.roofs.roofline.Roofline.classify>`
         by column name (``attainable_gflops``, ``efficiency_percent``, ...)."""
         attainable = self.attainable(intensity)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -184,9 +207,12 @@ class Judgement:
                     "bandwidth_roof": self.bandwidth_names}
 
 
-def judge(roofline: Roofline, n: int, level=None, device=None, precision=None) -> Judgement:
-    """The roofs of ``n`` points of ``level``, ``device``, ``precision`` (one value or one each)."""
-    keys = [np.broadcast_to(np.asarray(v, dtype=object), (n,)) for v in (level, device, precision)]
+def judge(roofline: Roofline, n: int, level=None, device=None, precision=None,
+          family=None) -> Judgement:
+    """The roofs of ``n`` points of ``level``, ``device``, ``precision`` and ``family`` (one
+    value or one each)."""
+    keys = [np.broadcast_to(np.asarray(v, dtype=object), (n,))
+            for v in (level, device, precision, family)]
     return judge_keys(roofline, RoofKeys(*keys))
 
 
@@ -197,15 +223,18 @@ def _group_verdicts(roofline: Roofline, distinct: list[tuple]) -> tuple:
     names = {"compute": np.full(m, "", dtype=object), "bandwidth": np.full(m, "", dtype=object)}
     missing = np.full(m, "", dtype=object)
     devices = roofline.devices  # a point's device is named where it matters: roofs of several
-    for k, (lv, dev, prec) in enumerate(distinct):
-        found = dict(zip(("compute", "bandwidth"), roofline.roofs_for(lv, dev, prec)))
+    families = {r.family for r in roofline} - {None}
+    for k, (lv, dev, prec, fam) in enumerate(distinct):
+        found = dict(zip(("compute", "bandwidth"), roofline.roofs_for(lv, dev, prec, fam)))
         for kind, roof in found.items():
             if roof is not None:
                 values[kind][k], names[kind][k] = roof.value, roof.name
         named = dev if devices and (len(devices) > 1 or dev not in devices) else None
-        lacking = [] if found["bandwidth"] is not None else [_missing(lv or "bandwidth", named)]
+        whose = fam if families else None
+        lacking = ([] if found["bandwidth"] is not None
+                   else [_missing(lv or "bandwidth", named, whose)])
         if found["compute"] is None:
-            lacking.append(_missing(f"{prec} compute" if prec else "compute", named))
+            lacking.append(_missing(f"{prec} compute" if prec else "compute", named, whose))
         missing[k] = ", ".join(lacking)
     return values, names, missing
 

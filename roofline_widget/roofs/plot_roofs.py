@@ -8,7 +8,7 @@ a rate beyond what any hardware does
 (:func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware`, a broken
 counter) supplies no empirical roof while another point can.
 :func:`completed_roofs` is the rule,
-:meth:`Roofline.from_ceilings <roofline_widget.ceilings.Roofline.from_ceilings>` its user.
+:meth:`Roofline.from_ceilings <roofline_widget.roofs.roofline.Roofline.from_ceilings>` its user.
 """
 
 from __future__ import annotations
@@ -27,26 +27,32 @@ from roofline_widget.roofs.roof import (
     USER,
     BandwidthRoof,
     ComputeRoof,
-    check_peak,
 )
+from roofline_widget.settings import check
 
 __all__ = ["PlotRoofs", "completed_roofs", "empirical_roofs", "peak_roof", "plot_roofs",
            "replaced_peak"]
 
 
-def _roof(kind: str, name: str, value: float, source: str, device: str | None):
+def _roof(kind: str, name: str, value: float, source: str, device: str | None,
+          family: str | None = None):
     if kind == "compute":
-        return ComputeRoof(name, value, source, device=device)
-    return BandwidthRoof(name, value, source, device=device)
+        return ComputeRoof(name, value, source, device=device, family=family)
+    return BandwidthRoof(name, value, source, device=device, family=family)
 
 
-def empirical_roofs(kind: str, points: pd.DataFrame | None, keys: RoofKeys, devices: list,
+_FAMILY_NAMES = {"nvidia": "NVIDIA GPU", "amd": "AMD GPU"}
+
+
+def empirical_roofs(kind: str, points: pd.DataFrame | None, keys: RoofKeys, owners: list,
                     several: bool) -> list:
-    """The empirical roofs of ``kind`` for ``devices``, one each from that device's points.
+    """The empirical roofs of ``kind`` for ``owners`` ((device, family) pairs, :attr:`RoofKeys.owners`),
+    one each from that device's (and family's) points.
 
     Named ``"Empirical peak"`` / ``"Empirical bandwidth"``, or per device
     (``"GPU empirical peak"``, bounding that device only) when ``several``
-    devices are plotted.  Each is the largest value of the device's points
+    devices are plotted, per GPU family (``"AMD GPU empirical peak"``) when points
+    of two GPU families are.  Each is the largest value of the device's points
     that are within the hardware bound
     (:func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware`); only
     when none is, the largest of them all.
@@ -59,15 +65,20 @@ def empirical_roofs(kind: str, points: pd.DataFrame | None, keys: RoofKeys, devi
     column = schema.PERFORMANCE if kind == "compute" else schema.BANDWIDTH
     if points is None or len(points) == 0:
         raise ValueError(f"no peak given and no points to take an empirical {column} ceiling from")
+    by_family = len({family for device, family in owners if device == "gpu"}) > 1
     roofs = []
-    for device in devices:
+    for device, family in owners:
         rows = points if device is None else points[keys.device == device]
+        if family is not None and keys.family is not None:
+            rows = rows[keys.family[keys.device == device] == family]
         value = largest_plausible(rows, column)
         if value is None:
             continue
-        prefix = f"{DEVICE_NAMES[device]} empirical" if several and device else "Empirical"
+        whose = _FAMILY_NAMES.get(family or "") if by_family else None
+        prefix = f"{whose or DEVICE_NAMES[device]} empirical" if several and device else "Empirical"
         name = f"{prefix} {'peak' if kind == 'compute' else 'bandwidth'}"
-        roofs.append(_roof(kind, name, value, EMPIRICAL, device if several else None))
+        roofs.append(_roof(kind, name, value, EMPIRICAL, device if several else None,
+                           family if several else None))
     if not roofs:
         raise ValueError(f"no positive finite {column} among the points for an empirical ceiling")
     return roofs
@@ -79,23 +90,23 @@ def completed_roofs(kind: str, given: list, peak: float | None, points: pd.DataF
 
     The ``given`` roofs; where there are none and a ``peak`` is given, a
     ``"Peak"`` (``"Peak bandwidth"``) user roof of the plot's main device
-    (the peak is then used up); empirical roofs for the devices that no roof
-    serves.
+    (the peak is then used up); empirical roofs for the devices (and GPU
+    families) that no roof serves.
     """
-    devices = keys.devices
-    several = len(devices) > 1
+    owners = keys.owners
+    several = len(owners) > 1
     roofs = list(given)
     if not roofs and peak is not None:
         roofs = [peak_roof(kind, peak, device=keys.first()[1] if several else None)]
         peak = None
-    lacking = [d for d in devices if not any(r.serves(d) for r in roofs)]
+    lacking = [(d, f) for d, f in owners if not any(r.serves(d, f) for r in roofs)]
     if lacking:
         roofs += empirical_roofs(kind, points, keys, lacking, several)
     return roofs, peak
 
 
-_PEAK_NAMES = {"compute": ("Peak", "peak_flops (GFLOP/s)"),
-               "bandwidth": ("Peak bandwidth", "peak_bandwidth (GB/s)")}
+#: Per kind of roof: the name of a user's peak roof, and the setting of its value.
+_PEAK_NAMES = {"compute": ("Peak", "peak_flops"), "bandwidth": ("Peak bandwidth", "peak_bandwidth")}
 
 
 def replaced_peak(roof: ComputeRoof | BandwidthRoof, peak) -> ComputeRoof | BandwidthRoof | None:
@@ -107,7 +118,7 @@ def replaced_peak(roof: ComputeRoof | BandwidthRoof, peak) -> ComputeRoof | Band
     if peak is None:
         return None
     name, what = _PEAK_NAMES[roof.kind]
-    value = check_peak(peak, what)
+    value = check(what, peak)
     name = name if roof.empirical else roof.name
     if isinstance(roof, ComputeRoof):
         return dataclasses.replace(roof, name=name, source=USER, provenance=None, gflops=value)
@@ -121,7 +132,7 @@ def peak_roof(kind: str, peak, *, level=None, device=None,
     if peak is None:
         return None
     name, what = _PEAK_NAMES[kind]
-    value = check_peak(peak, what)
+    value = check(what, peak)
     if kind == "compute":
         return ComputeRoof(name, value, USER, device=device, precision=precision)
     return BandwidthRoof(name, value, USER, level=level, device=device)
@@ -151,7 +162,7 @@ class PlotRoofs:
 def plot_roofs(ceilings, peak_flops, peak_bandwidth, points: pd.DataFrame | None,
                peaks: str, keys: RoofKeys | None = None) -> PlotRoofs:
     """The checked arguments of :meth:`Roofline.from_ceilings
-    <roofline_widget.ceilings.Roofline.from_ceilings>` made into roofs (:func:`completed_roofs`);
+    <roofline_widget.roofs.roofline.Roofline.from_ceilings>` made into roofs (:func:`completed_roofs`);
     ``keys``: the points' :func:`~roofline_widget.roofs.judging.roof_keys`, if known.
 
     Raises
@@ -163,7 +174,7 @@ def plot_roofs(ceilings, peak_flops, peak_bandwidth, points: pd.DataFrame | None
     """
     if peaks not in ("replace", "add"):
         raise ValueError(f"peaks must be 'replace' or 'add', got {peaks!r}")
-    checked = {kind: None if peak is None else check_peak(peak, _PEAK_NAMES[kind][1])
+    checked = {kind: check(_PEAK_NAMES[kind][1], peak)
                for kind, peak in (("compute", peak_flops), ("bandwidth", peak_bandwidth))}
     roofs = list(ceilings) if ceilings is not None else []  # a Roofline iterates its roofs
     bad = [roof for roof in roofs if not isinstance(roof, (ComputeRoof, BandwidthRoof))]

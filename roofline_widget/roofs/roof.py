@@ -2,74 +2,59 @@
 
 A roof says what it bounds, so that a point is judged against the roof of
 *its* memory level, device and precision (:meth:`Roofline.roofs_for
-<roofline_widget.ceilings.Roofline.roofs_for>`):
+<roofline_widget.roofs.roofline.Roofline.roofs_for>`):
 
 ``level`` (bandwidth roofs)
     The memory level whose traffic the roof bounds (``"L1"``, ``"L2"``,
     ``"L3"``, ``"MEM"``); None: any level (a user's peak for the plotted metric).
 ``device``
     ``"cpu"`` or ``"gpu"``; None: any device.
+``family``
+    Whose device: ``"cpu"``, ``"nvidia"`` or ``"amd"`` (a point's
+    ``device_family``); None: any of its device.  NVIDIA kernels and AMD kernels
+    on one plot are each judged against their own GPU's roofs.
 ``precision`` (compute roofs)
-    ``"DP"``, ``"SP"`` or ``"HP"``; None: any precision.
+    ``"DP"``, ``"SP"``, ``"HP"`` or a GPU matrix unit's (``"Tensor"``, ``"MFMA F64"``,
+    ...: :data:`~roofline_widget.metric_names.PRECISIONS`); None: any precision.
 
 Every roof records where its number came from (``source``): ``"user"``,
-``"spec sheet"``, ``"likwid-bench <kernel>, <n> threads"`` or
-``"empirical"`` -- the largest observation of the plotted data, useful to
-compare regions but never a machine limit, and labelled as such everywhere.
+``"spec sheet"``, ``"likwid-bench <kernel>, <n> threads"``,
+``"theoretical"`` -- FLOP per cycle of the CPU's cores (the table of
+:mod:`roofline_widget.cpu_cores`) x clock x cores, drawn dashed, a limit at
+the clock it names (turbo can exceed a base clock) -- or ``"empirical"`` --
+the largest observation of the plotted data, useful to compare regions but
+never a machine limit, and labelled as such everywhere.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from roofline_widget.metric_names import LEVELS, PRECISIONS
-from roofline_widget.model import Device
+from roofline_widget.model import Device, DeviceFamily
+from roofline_widget.settings.rules import number
 
-__all__ = ["DEVICES", "DEVICE_NAMES", "EMPIRICAL", "PEAK_LIMITS", "ROOF_TOLERANCE", "USER", "BandwidthRoof",
-           "ComputeRoof", "check_peak", "positive_finite"]
+__all__ = ["DEVICES", "DEVICE_FAMILIES", "DEVICE_NAMES", "EMPIRICAL", "ROOF_TOLERANCE", "THEORETICAL",
+           "USER", "BandwidthRoof", "ComputeRoof", "positive_finite"]
 
 EMPIRICAL = "empirical"
+#: The source of a roof worked out from the CPU table (drawn dashed).
+THEORETICAL = "theoretical"
 USER = "user"
 #: The devices a roof can bound.
 DEVICES = tuple(str(device) for device in Device)
+#: The families a roof can be of (``"gpu"``, a GPU of unknown vendor, is a point's only).
+DEVICE_FAMILIES = tuple(str(f) for f in DeviceFamily if f != DeviceFamily.GPU)
 #: How a device is named in a roof's or a line's name.
 DEVICE_NAMES = {"cpu": "CPU", "gpu": "GPU"}
 #: Relative tolerance above which a point counts as above the roof.
 ROOF_TOLERANCE = 1e-9
-#: The range of a peak a user gives, in GFLOP/s or GB/s (1 kFLOP/s to 1 ZFLOP/s): every ridge
-#: point and axis limit of two such peaks is a finite number.
-PEAK_LIMITS = (1e-6, 1e9)
 
 
 def positive_finite(value, what: str) -> float:
-    """``value`` as a positive finite float; a ValueError naming ``what`` otherwise."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}") from None
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"{what} must be a positive finite number, got {value!r}")
-    return number
-
-
-def check_peak(value, what: str) -> float:
-    """A user's peak or ceiling value as a float within :data:`PEAK_LIMITS`.
-
-    Raises
-    ------
-    ValueError
-        Naming ``what`` for anything but a number in that range.
-    """
-    number = positive_finite(value, what)
-    low, high = PEAK_LIMITS
-    if not low <= number <= high:
-        raise ValueError(f"{what} must be between {low:g} and {high:g}, got {value!r}")
-    return number
+    """``value`` as a positive finite float; a ``SettingError`` (a ValueError) naming ``what``
+    otherwise (the rule of :func:`roofline_widget.settings.rules.number`)."""
+    return number()(what, value)
 
 
 def _check_text(value, what: str) -> None:
@@ -92,6 +77,7 @@ class _Roof:
     name: str
     source: str
     device: str | None
+    family: str | None
     _field = ""
     unit = ""
     kind = ""
@@ -103,6 +89,14 @@ class _Roof:
         object.__setattr__(self, self._field, value)
         object.__setattr__(self, "device", _checked_choice(self.device, DEVICES,
                                                             f"device of roof {self.name!r}"))
+        family = _checked_choice(self.family, DEVICE_FAMILIES, f"family of roof {self.name!r}")
+        if family is not None:
+            kind = str(Device.CPU if family == DeviceFamily.CPU else Device.GPU)
+            if self.device not in (None, kind):
+                raise ValueError(f"roof {self.name!r} of family {family!r} bounds {kind} points, "
+                                 f"not {self.device}")
+            object.__setattr__(self, "device", kind)
+        object.__setattr__(self, "family", family)
 
     @property
     def value(self) -> float:
@@ -115,13 +109,21 @@ class _Roof:
         return self.source == EMPIRICAL
 
     @property
+    def theoretical(self) -> bool:
+        """Whether the roof is worked out from the CPU's cores and clock (drawn dashed)."""
+        return self.source == THEORETICAL
+
+    @property
     def label(self) -> str:
         """``"DRAM: 140 GB/s (likwid-bench triad, 64 threads)"``."""
         return f"{self.name}: {self.value:.4g} {self.unit} ({self.source})"
 
-    def serves(self, device: str | None) -> bool:
-        """Whether the roof bounds points of ``device`` (a roof or a point without a device: any)."""
-        return self.device is None or device is None or self.device == device
+    def serves(self, device: str | None, family: str | None = None) -> bool:
+        """Whether the roof bounds points of ``device`` and ``family`` (a roof or a point
+        without one: any; a point's family ``"gpu"``, a GPU of unknown vendor: any GPU's)."""
+        kind = self.device is None or device is None or self.device == device
+        return kind and (self.family is None or family in (None, str(DeviceFamily.GPU))
+                         or self.family == family)
 
 
 @dataclass(frozen=True)
@@ -141,9 +143,12 @@ class ComputeRoof(_Roof):
         Where the number came from in detail (file, kernel, threads, precision, ISA).
     device : {"cpu", "gpu"}, optional
         The device whose points the roof bounds (None: any).
-    precision : {"DP", "SP", "HP"}, optional
-        The precision of the FLOPs it bounds (None: any): a DP point is never
-        judged against an SP peak.
+    precision : str, optional
+        The precision of the FLOPs it bounds (None: any; one of
+        :data:`~roofline_widget.metric_names.PRECISIONS`): a DP point is never
+        judged against an SP peak, nor a vector one against a matrix unit's.
+    family : {"cpu", "nvidia", "amd"}, optional
+        Whose device (None: any of ``device``); gives ``device`` when that is None.
 
     Raises
     ------
@@ -159,6 +164,7 @@ class ComputeRoof(_Roof):
     provenance: dict | None = field(default=None, compare=False, repr=False)
     device: str | None = None
     precision: str | None = None
+    family: str | None = None
     _field = "gflops"
     unit = "GFLOP/s"
     kind = "compute"
@@ -188,6 +194,8 @@ class BandwidthRoof(_Roof):
         Where the number came from in detail (file, kernel, threads, how the level was decided).
     device : {"cpu", "gpu"}, optional
         The device whose points the roof bounds (None: any).
+    family : {"cpu", "nvidia", "amd"}, optional
+        Whose device (None: any of ``device``); gives ``device`` when that is None.
 
     Raises
     ------
@@ -205,6 +213,7 @@ class BandwidthRoof(_Roof):
     #: see :func:`roofline_widget.analysis.machine.machine_roofline`.
     provenance: dict | None = field(default=None, compare=False, repr=False)
     device: str | None = None
+    family: str | None = None
     _field = "gbs"
     unit = "GB/s"
     kind = "bandwidth"

@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.ceiling_labels import (
@@ -42,6 +42,8 @@ from roofline_widget.look.colors import RIDGE_COLOR, line_color
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.look.texts import X_LABEL, figure_title
 from roofline_widget.points import RegionSums, Selection
+from roofline_widget.roofs.hardware_bounds import beyond_hardware
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.compare import (
     baseline_runs,
     compare_part,
@@ -97,7 +99,8 @@ def roof_part(roofline: Roofline | None, x_range: tuple[float, float],
                       "dotted" if line.roof.empirical else "dashed", line.roof)
              for line in lines]
     roofs += [RoofLine("roof", tuple(s["x"]), tuple(s["y"]), s["label"],
-                       line_color("roof", s["device"]), "solid")
+                       line_color("roof", s["device"]),
+                       "dashed" if s.get("theoretical") else "solid")
               for s in segments if s["kind"] == "roof"]
     ridge = (roofline.ridge_point(), roofline.peak_flops)
     layout = place_labels(lines, segments, ridge, x_range, y_range, canvas, obstacles)
@@ -108,10 +111,13 @@ def roof_part(roofline: Roofline | None, x_range: tuple[float, float],
 
 
 def point_dots(points: pd.DataFrame, coloring: Coloring, sizes: np.ndarray | None = None) -> Dots:
-    """The points as dots coloured by ``coloring`` (``sizes``: a size in [0, 1] each, or None)."""
+    """The points as dots coloured by ``coloring`` (``sizes``: a size in [0, 1] each, or None);
+    those beyond what their hardware can do ``flagged`` (drawn hollow)."""
+    flagged = beyond_hardware(points)
     return Dots("roofline-points", points[schema.INTENSITY].to_numpy(dtype=float),
                 points[schema.PERFORMANCE].to_numpy(dtype=float),
-                codes=coloring.codes(points[coloring.column]), sizes=sizes, rows=points)
+                codes=coloring.codes(points[coloring.column]), sizes=sizes,
+                flagged=flagged if flagged.any() else None, rows=points)
 
 
 def scene_extent(levels: LevelsPart | None = None, comparison: ComparePart | None = None,
@@ -176,7 +182,7 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
                 peak_bandwidth: float | None = None, peaks: str = "replace", levels=(),
                 baseline=None, match=None, canvas: LabelCanvas = WIDGET_CANVAS,
                 title: str | None = None, x_label: str = X_LABEL, no_flop_where: str = "",
-                ceiling_checks: bool = True, strict: int = 0) -> Scene:
+                ceiling_checks: bool = True, notes: Sequence[str] = (), strict: int = 0) -> Scene:
     """The scene of a roofline plot, from ``plot_roofline``'s arguments.
 
     Parameters
@@ -205,8 +211,15 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
         Where the renderer shows the points doing almost no FLOPs (for the note).
     ceiling_checks : bool
         The level findings include the checks of the roofs themselves.
+    notes : sequence of str
+        Notes on the ceilings the caller has (why there is no theoretical
+        roof), drawn before those found here
+        (:func:`~roofline_widget.analysis.ceiling_checks.ceiling_notes`: a
+        theoretical roof's clock, a level roof that may not bound its level,
+        ceilings of another machine).
     strict : int
-        As for :func:`~roofline_widget.scene.levels.level_rows` (the caller's depth for warnings).
+        As for :func:`~roofline_widget.scene.levels.level_rows` (the caller's depth for
+        warnings); also warns about the ceilings' notes (a ``CeilingWarning`` each).
 
     Raises
     ------
@@ -228,7 +241,10 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     table = roofline.classify(points)
     bulk, no_flop = split_flop_work(table)
     ranges = axis_ranges(table, roofline, scene_extent(levels_drawn, comparison), bulk=bulk)
-    notes = (beyond_hardware_text(basis, roofline), no_flop_work_text(no_flop, no_flop_where))
+    machine = (warn_ceilings(sums, roofline, stacklevel=strict + 1) if strict
+               else ceiling_notes(sums, roofline))
+    notes = (beyond_hardware_text(basis, roofline), *notes, *machine,
+             no_flop_work_text(no_flop, no_flop_where))
     return compose_scene(point_dots(table, coloring), roofline, ranges, coloring=coloring,
                          no_flop=table.index.isin(no_flop.index), canvas=canvas,
                          levels=levels_drawn, comparison=comparison,

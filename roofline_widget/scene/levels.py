@@ -33,7 +33,7 @@ from roofline_widget.analysis.sanity import (
     merge_findings,
     sanity_check,
 )
-from roofline_widget.ceilings import Roofline
+from roofline_widget.errors import SettingError
 from roofline_widget.look.colors import FINDING_COLOR
 from roofline_widget.look.markers import (
     CIRCLE,
@@ -44,7 +44,10 @@ from roofline_widget.look.markers import (
     RING_STROKE,
 )
 from roofline_widget.points import RegionSums, Selection
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.parts import Coloring, Dots, LevelsPart, Polylines
+from roofline_widget.settings import check
+from roofline_widget.settings.rules import levels_in_data
 
 __all__ = [
     "FINDING_GID",
@@ -140,17 +143,18 @@ def level_rows(sums: RegionSums, levels, *, selection: Selection, max_groups: in
 
     Raises
     ------
+    SettingError
+        (a ``ValueError``; ``strict``) For a level that is none of L1, L2, L3,
+        MEM (the ``levels`` setting's rule), or one not measured in the data.
     ValueError
-        (``strict``) For a level not measured in the data, or no point placed.
+        (``strict``) When no point is placed.
     """
+    levels = tuple(check("levels", levels) if strict else levels)
     chosen = select_levels(sums, selection=selection)
-    levels = tuple(levels)
     if strict:
-        unknown = [level for level in levels if level not in chosen.levels]
-        if unknown:
-            measured = [level for level in LEVELS if level in chosen.levels]
-            raise ValueError(f"unknown memory level(s) {unknown}; levels measured in the data: "
-                             f"{measured}")
+        problem = levels_in_data(levels, [level for level in LEVELS if level in chosen.levels])
+        if problem:
+            raise SettingError(problem)
         chosen.left_out = chosen.left_out[chosen.left_out["level"].astype(str).isin(levels)]
         chosen.warn(stacklevel=strict + 1)
     frame = chosen.points[chosen.points["level"].astype(str).isin(levels)]

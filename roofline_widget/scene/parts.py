@@ -23,10 +23,10 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.look.colors import OTHER_COLOR
 from roofline_widget.look.label_boxes import LogPoints
 from roofline_widget.look.markers import CIRCLE, JOIN_STROKE, OUTLINE, POINT, Marker, Size
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 __all__ = [
     "Coloring",
@@ -106,8 +106,9 @@ class RoofLine:
         a roofline's legend text.
     color : str
     style : str
-        ``"solid"`` (a roofline), ``"dashed"`` (a ceiling) or ``"dotted"`` (an
-        empirical ceiling).
+        ``"solid"`` (a roofline), ``"dashed"`` (a ceiling, or a roofline whose
+        compute roof is theoretical: no measurement reached it) or ``"dotted"``
+        (an empirical ceiling).
     roof : ComputeRoof, BandwidthRoof or None
         The ceiling's roof (where its number came from); None for a roofline.
     """
@@ -175,6 +176,10 @@ class Dots:
         A size in [0, 1] per dot (scaling ``size``), None: all ``size``.
     hollow : bool
         Drawn as outlines in their colours.
+    flagged : numpy.ndarray or None
+        Per dot, whether its rates are beyond what its hardware can do (a
+        broken counter, :func:`~roofline_widget.roofs.hardware_bounds.beyond_hardware`):
+        such a dot is drawn hollow in its colour; None: no dot is.
     stroke : Size
         The outline's width.
     opacity : float
@@ -197,6 +202,7 @@ class Dots:
     shade: Shade | None = None
     sizes: np.ndarray | None = None
     hollow: bool = False
+    flagged: np.ndarray | None = None
     stroke: Size = OUTLINE
     opacity: float = 1.0
     z: float = 5.0
@@ -366,7 +372,10 @@ class Scene:
         The layers drawn between the ceilings and the points.
     title, x_label : str
     notes : tuple of str
-        Plain-text notes under the axes (points beyond the hardware, no FLOP work).
+        Plain-text notes under the axes: the points beyond the hardware first,
+        the points doing almost no FLOPs last, between them the notes on the
+        ceilings (a theoretical roof's clock, why there is none, a run of
+        another machine); "" where there is nothing to say.
     obstacles : LogPoints
         The points and layer dots the labels keep clear of.
     """

@@ -6,8 +6,10 @@ intensity, median GFLOP/s, each over the region's ranks) with two whiskers
 from the minimum to the maximum over the ranks, one in intensity and one in
 GFLOP/s, coloured by :func:`~roofline_widget.rank_spread`'s imbalance (max /
 mean runtime) on :data:`~roofline_widget.look.colors.IMBALANCE_COLORS`
-(:func:`spread_part`, of ``rank_spread`` with one rank per point).  Regions
-the user expanded show their ranks as points instead (:func:`expanded_points`).
+(:func:`spread_part` of :func:`region_spread`: the spread is over ranks,
+each rank's bandwidth its share of what the selection's points sum, the
+grouping in effect).  Regions the user expanded show their ranks as points
+instead (:func:`expanded_points`).
 """
 
 from __future__ import annotations
@@ -16,15 +18,19 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.analysis.spread import rank_spread
 from roofline_widget.look.colors import IMBALANCE_COLORS
 from roofline_widget.look.markers import MEDIAN_DOT, SQUARE, WHISKER_STROKE
+from roofline_widget.points import RegionSums, Selection
 from roofline_widget.scene.parts import Dots, Polylines, Shade, SpreadPart
+from roofline_widget.settings import RANK_VIEW_CHOICES
 
-__all__ = ["RANK_VIEWS", "effective_view", "expanded_points", "spread_part", "whisker_arrays"]
+__all__ = ["RANK_VIEWS", "effective_view", "expanded_points", "region_spread", "spread_part",
+           "whisker_arrays"]
 
 #: Values of the widget's ``rank_view``: one point per rank, the spread per region, or
 #: the spread only when the rank points exceed ``max_points``.
-RANK_VIEWS = ("points", "spread", "auto")
+RANK_VIEWS = RANK_VIEW_CHOICES
 _X = schema.INTENSITY
 _Y = schema.PERFORMANCE
 
@@ -42,6 +48,17 @@ def effective_view(rank_view: str, n_points: int, max_points: int, n_ranks: int,
     if rank_view == "auto":
         return "spread" if n_points > max_points else "points"
     return rank_view
+
+
+def region_spread(sums: RegionSums, selection: Selection) -> pd.DataFrame:
+    """:func:`~roofline_widget.rank_spread` of the selection's regions, over their ranks.
+
+    The selection's grouping (``group_ranks``, ``combine_ranks``) stays: it
+    says whose memory traffic a rank shares where memory is counted on one
+    rank per socket (the rows' ``bandwidth_share``); ``ranks`` holds each
+    region's ranks (what a click on its square expands).
+    """
+    return rank_spread(sums, selection=selection)
 
 
 def _positive_or(values: np.ndarray, fallback: np.ndarray) -> np.ndarray:

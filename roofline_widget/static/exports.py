@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from roofline_widget.escaping import spreadsheet_safe
 from roofline_widget.static import output_files
 
 __all__ = [
@@ -36,7 +37,7 @@ DATA_FORMATS = tuple(output_files.DATA_SUFFIXES)
 PLOT_DATA_FORMAT = "scope-profiler-plot-data"
 PLOT_DATA_FORMAT_VERSION = 1
 #: Payload entries that are drawing objects, not data (left out of the JSON export).
-_NOT_EXPORTED = ("figure", "roofline_figure", "legend", "scene")
+_NOT_EXPORTED = ("figure", "roofline_figure", "legend", "scene", "widget")
 
 
 def import_matplotlib() -> tuple:
@@ -58,26 +59,29 @@ def check_arguments(backend: str, filepath, data_filepath, data_format: str) -> 
     Raises
     ------
     ValueError
-        For an unknown backend or data format, an image file with the bqplot
-        backend, and (an ``OutputPathError``) any output path that cannot be written.
+        For an unknown backend or data format, an image file (other than an
+        ``.html`` page) with the bqplot backend, and (an ``OutputPathError``)
+        any output path that cannot be written.
     ImportError
-        For the matplotlib backend without matplotlib.
+        For the matplotlib backend without matplotlib (unless the file is a page).
     """
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; use one of {list(BACKENDS)}")
     data_format = str(data_format).lower()
     if data_format not in DATA_FORMATS:
         raise ValueError(f"unknown data_format {data_format!r}; use one of {list(DATA_FORMATS)}")
-    if filepath is not None and backend == "bqplot":
-        raise ValueError("a bqplot Figure can only be saved from the browser; "
-                         "use backend='matplotlib' to write an image file")
+    page = filepath is not None and (output_files.image_target(filepath).format
+                                     in output_files.HTML_FORMATS)
+    if filepath is not None and backend == "bqplot" and not page:
+        raise ValueError("a bqplot Figure can only be saved from the browser; use "
+                         "backend='matplotlib' to write an image file, or an .html file")
     targets = {}
     if filepath is not None:
         targets[output_files.IMAGE] = output_files.image_target(filepath)
     if data_filepath is not None:
         targets[output_files.DATA] = output_files.data_target(data_filepath, data_format)
     output_files.check_targets(list(targets.values()))
-    if backend == "matplotlib":
+    if backend == "matplotlib" and not page:  # a page is the widget's (static/html_export.py)
         import_matplotlib()
     return targets
 
@@ -109,7 +113,7 @@ def records(frame: pd.DataFrame) -> list[dict]:
 def data_writer(data_format: str, table: pd.DataFrame, payload: dict) -> Callable[[str], None]:
     """``write(path)`` for the data file: the point table (CSV, Parquet) or the payload (JSON)."""
     if data_format == "csv":  # text cells that start like a formula get a leading '
-        return lambda path: output_files.spreadsheet_safe(table).to_csv(path, index=False)
+        return lambda path: spreadsheet_safe(table).to_csv(path, index=False)
     if data_format == "parquet":
         return lambda path: table.to_parquet(path, index=False)
     return lambda path: _write_json(path, payload)

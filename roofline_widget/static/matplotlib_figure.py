@@ -8,7 +8,10 @@ only turns them into artists, in the one style of the static figure, and adds
 what only a file needs: the legend right of the axes (:func:`draw_legend`),
 the regions' names next to their points
 (:func:`~roofline_widget.static.region_labels.place_region_labels`), the
-points doing almost no FLOPs pinned to the axis edge.
+points doing almost no FLOPs pinned to the axis edge.  Every text from a
+file (region and run names, metric names in the axis label, ceiling labels,
+notes) is drawn as written (:func:`~roofline_widget.escaping.matplotlib_text`:
+no mathtext, no control character).
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ import math
 
 import numpy as np
 
+from roofline_widget.escaping import matplotlib_text
 from roofline_widget.look.ceiling_labels import LabelCanvas
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import OTHER_COLOR
 from roofline_widget.look.log_axes import log_ticks, tick_text
-from roofline_widget.look.markers import CEILING_STROKE, ROOF_STROKE
+from roofline_widget.look.markers import CEILING_STROKE, FLAGGED_STROKE, ROOF_STROKE
 from roofline_widget.look.no_flop import pinned
 from roofline_widget.look.plot_area import PlotArea
 from roofline_widget.look.texts import Y_LABEL
@@ -29,14 +33,16 @@ from roofline_widget.scene.parts import Dots, Polylines, Scene, Shade
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
-__all__ = ["CEILING_GID", "CEILING_LABEL_GID", "CEILING_LABEL_SIZE", "NO_FLOP_WHERE",
-           "STATIC_CANVAS", "draw", "draw_legend", "plain_log_ticks"]
+__all__ = ["CEILING_GID", "CEILING_LABEL_GID", "CEILING_LABEL_SIZE", "NOTES_GID",
+           "NO_FLOP_WHERE", "STATIC_CANVAS", "draw", "draw_legend", "plain_log_ticks"]
 
 #: The matplotlib gid (SVG id) of a ceiling's line: ``f"{CEILING_GID}-{n}"`` for the n-th row
 #: of the ceilings table (``look.ceiling_lines.ceiling_rows``, ``payload["ceiling_table"]``).
 CEILING_GID = "roofline-ceiling"
 #: The gid of every ceiling label (an SVG id prefix: ``<gid>-<n>``, n as for the lines).
 CEILING_LABEL_GID = "roofline-ceiling-label"
+#: The matplotlib gid (SVG id) of the notes under the axes.
+NOTES_GID = "roofline-notes"
 #: Where the matplotlib figure shows the regions that do almost no FLOPs.
 NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
 #: Font size (pt) of the ceiling labels.
@@ -115,20 +121,20 @@ def _draw_lines(axes, lines: Polylines, scene: Scene) -> None:
 
 
 def _draw_roofs(axes, scene: Scene) -> None:
-    """The rooflines (solid, in the legend), every ceiling (dashed, dotted if empirical) and
-    its label, numbered as the ceilings table's rows."""
+    """The rooflines (in the legend: solid, dashed where the compute roof is theoretical), every
+    ceiling (dashed, dotted if empirical) and its label, numbered as the ceilings table's rows."""
     order = [row["label"] for row in ceiling_rows(scene.roofline)] if scene.roofline else []
     for roof in scene.roofs:
         if roof.roof is None:
             axes.plot(roof.x, roof.y, color=roof.color, linewidth=ROOF_STROKE.matplotlib,
-                      label=roof.label, zorder=3)
+                      linestyle=_LINESTYLES[roof.style], label=roof.label, zorder=3)
             continue
         axes.plot(roof.x, roof.y, color=roof.color, linewidth=CEILING_STROKE.matplotlib,
                   linestyle=_LINESTYLES[roof.style], zorder=2,
                   gid=f"{CEILING_GID}-{order.index(roof.label)}")
     for roof, label in zip((r for r in scene.roofs if r.roof is not None), scene.ceiling_labels):
         if label.text:
-            axes.annotate(label.text, (label.x, label.y),
+            axes.annotate(matplotlib_text(label.text), (label.x, label.y),
                           xytext=(label.offset_px[0] / _PX, label.offset_px[1] / _PX),
                           textcoords="offset points", rotation=label.angle % 360,
                           rotation_mode="anchor", ha="left" if label.align == "start" else "right",
@@ -138,16 +144,24 @@ def _draw_roofs(axes, scene: Scene) -> None:
 
 
 def _draw_points(axes, scene: Scene) -> None:
-    """The points by category (one legend entry each); those doing almost no FLOPs pinned
-    to the edge of the axis limits, hollow."""
+    """The points by category (one legend entry each), those beyond the hardware hollow (an
+    entry of their own); those doing almost no FLOPs pinned to the edge of the axis limits, hollow."""
     points, keep = scene.points, ~scene.no_flop
     codes = points.codes if points.codes is not None else np.zeros(len(points))
+    flagged = points.flagged if points.flagged is not None else np.zeros(len(points), dtype=bool)
     categories = scene.coloring.categories
     for code in sorted(set(codes[keep].astype(int))):
-        chosen = keep & (codes == code)
-        axes.scatter(points.x[chosen], points.y[chosen], color=scene.coloring.colors([code])[0],
-                     label=str(categories[code]) if code >= 0 else "other",
-                     s=points.size.matplotlib, edgecolor="black", linewidth=0.4, zorder=4)
+        mine, key = keep & (codes == code), str(categories[code]) if code >= 0 else "other"
+        color = scene.coloring.colors([code])[0]
+        chosen, hollow = mine & ~flagged, mine & flagged
+        if chosen.any():
+            axes.scatter(points.x[chosen], points.y[chosen], color=color, label=key,
+                         s=points.size.matplotlib, edgecolor="black", linewidth=0.4, zorder=4)
+        if hollow.any():  # a broken counter: the point is no measurement of the hardware
+            axes.scatter(points.x[hollow], points.y[hollow], s=points.size.matplotlib,
+                         facecolors="none", edgecolors=[color],
+                         linewidths=FLAGGED_STROKE.matplotlib, zorder=4,
+                         label=f"{key} (beyond the hardware)")
     x_limits, y_limits = axes.get_xlim(), axes.get_ylim()
     x, y = points.x[scene.no_flop], points.y[scene.no_flop]
     # Pinned left (the usual case: intensity = GFLOP/s / bandwidth is tiny too), else down.
@@ -168,11 +182,12 @@ def draw_legend(axes, extra_handles=()) -> None:
 
     It holds every labelled artist of ``axes`` (the roofline, the points, the
     baseline runs) and ``extra_handles`` (the layers' markers); drawing it
-    again replaces it.
+    again replaces it.  The labels are drawn as written (no mathtext).
     """
-    handles, _labels = axes.get_legend_handles_labels()
-    axes.legend(handles=[*handles, *extra_handles], fontsize=8, loc="upper left",
-                bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    handles, labels = axes.get_legend_handles_labels()
+    labels += [handle.get_label() for handle in extra_handles]
+    axes.legend([*handles, *extra_handles], [matplotlib_text(label) for label in labels],
+                fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
 def plain_log_ticks(axes) -> None:
@@ -213,9 +228,9 @@ def draw(scene: Scene):
     plain_log_ticks(axes)
     text = "\n".join(filter(None, scene.notes))
     if text:  # under the axes, one line each
-        axes.text(0.0, -0.12, text, transform=axes.transAxes, ha="left", va="top", fontsize=8,
-                  color="0.2", wrap=True)
-    axes.set_xlabel(scene.x_label)
+        axes.text(0.0, -0.12, matplotlib_text(text), transform=axes.transAxes, ha="left",
+                  va="top", fontsize=8, color="0.2", wrap=True, gid=NOTES_GID)
+    axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
     axes.set_title(scene.title)
     axes.grid(True, which="major", alpha=0.35)

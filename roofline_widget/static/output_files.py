@@ -12,9 +12,8 @@ temporary file in its own directory and moves them all into place with
 leaves no truncated file, no stray temporary file, and every file that was
 there before untouched.
 
-Region names come from users' code and may start like a formula (``=``,
-``+``, ``-``, ``@``): :func:`spreadsheet_safe` gives a CSV table whose text
-cells a spreadsheet shows as text (OWASP's advice on CSV injection).
+A CSV's cells are made safe for spreadsheets by
+:func:`roofline_widget.escaping.spreadsheet_safe` (the writer's job).
 """
 
 from __future__ import annotations
@@ -28,26 +27,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
 from roofline_widget.errors import OutputPathError
 
 __all__ = [
     "DATA",
     "DATA_SUFFIXES",
-    "FORMULA_STARTS",
+    "HTML_FORMATS",
     "IMAGE",
     "OutputTarget",
     "check_targets",
     "data_target",
     "image_formats",
     "image_target",
-    "spreadsheet_safe",
     "write_atomically",
 ]
 
 #: The two kinds of output file.
 IMAGE, DATA = "image", "data"
+#: Image suffixes written as one interactive HTML page (static/html_export.py), not by matplotlib.
+HTML_FORMATS = ("html", "htm")
 #: Data formats and the file suffixes each is written under.
 DATA_SUFFIXES = {"csv": (".csv",), "json": (".json",), "parquet": (".parquet", ".pq")}
 #: Which packages a data format needs (any one of them).
@@ -55,8 +53,6 @@ _DATA_EXTRAS = {"parquet": ("pyarrow", "fastparquet")}
 #: matplotlib formats written through Pillow.
 _PILLOW_FORMATS = ("gif", "jpg", "jpeg", "tif", "tiff", "webp", "avif")
 _TEMP_SUFFIX = ".part"
-#: What a text cell may start with for a spreadsheet to run it as a formula (OWASP: CSV injection).
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -119,13 +115,18 @@ def data_target(path, data_format: str) -> OutputTarget:
 
 def _format_problem(target: OutputTarget) -> str | None:
     suffix = target.path.suffix.lower()
+    if target.kind == IMAGE and target.format in HTML_FORMATS:
+        from roofline_widget.static.html_scripts import missing_scripts
+
+        return missing_scripts()
     if target.kind == IMAGE:
         formats = image_formats()
         if not formats:
             return "writing an image needs matplotlib: pip install 'roofline-widget[static]'"
         if target.format not in formats:
             return (f"cannot write a {target.format or 'suffix-less'} image; matplotlib "
-                    f"writes {', '.join('.' + f for f in formats)} here")
+                    f"writes {', '.join('.' + f for f in formats)} here, and .html is an "
+                    "interactive page")
         return None
     if target.kind != DATA:
         return None  # another kind (a saved view): any suffix
@@ -267,32 +268,3 @@ def write_atomically(writes: Sequence[tuple[OutputTarget, Callable[[str], None]]
         raise
     for temporary, path in staged:
         os.replace(temporary, path)
-
-
-def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with every text cell that starts like a formula prefixed by ``'``.
-
-    A spreadsheet opening the CSV then shows ``'=HYPERLINK(...)`` as text
-    instead of running it (OWASP's advice on CSV injection).  Numbers are
-    left alone (a rank of -1 is a number, not a formula); only text,
-    categorical and object columns are looked at.
-
-    Examples
-    --------
-    >>> spreadsheet_safe(pd.DataFrame({"region": ["=1+2", "solve"], "rank": [-1, 0]}))
-      region  rank
-    0  '=1+2    -1
-    1  solve     0
-    """
-    safe = table
-    for column in table.columns:
-        values = table[column]
-        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-            continue
-        text = values.astype(object)
-        risky = text.map(lambda cell: isinstance(cell, str) and cell.startswith(FORMULA_STARTS))
-        if risky.any():
-            if safe is table:
-                safe = table.copy()
-            safe[column] = text.where(~risky, "'" + text[risky].astype(str))
-    return safe

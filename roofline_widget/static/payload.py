@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.ceilings import JUDGED_COLUMNS, Roofline
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import STRONG_COLORS, strong_first
 from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_groups import summed_ranks
+from roofline_widget.roofs.roofline import JUDGED_COLUMNS, Roofline
 from roofline_widget.scene.parts import Coloring
 from roofline_widget.static.exports import records
 

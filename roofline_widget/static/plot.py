@@ -19,18 +19,22 @@ This module is the front end; the pieces are :mod:`~roofline_widget.static.expor
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from roofline_widget.analysis.ceiling_checks import warn_ceilings
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
+from roofline_widget.analysis.theoretical import theoretical_ceilings
+from roofline_widget.escaping import terminal_text
+from roofline_widget.look.beyond_hardware import point_flag_texts
 from roofline_widget.look.ceiling_labels import WIDGET_CANVAS
 from roofline_widget.look.texts import X_LABEL
 from roofline_widget.points import Selection, selection_parameters
-from roofline_widget.points.arguments import PatternsArgument, RanksArgument
 from roofline_widget.points.chained import chained_sums
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
 from roofline_widget.scene.build import build_scene
 from roofline_widget.scene.parts import Coloring
+from roofline_widget.settings import check
 from roofline_widget.static import matplotlib_figure, output_files
 from roofline_widget.static.exports import (
     BACKENDS,
@@ -49,6 +53,11 @@ from roofline_widget.static.payload import (
     sampled_colors,
 )
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from roofline_widget.points.selection import CommonSelectionKeywords
+
 __all__ = ["BACKENDS", "DATA_FORMATS", "DEFAULT_CMAP", "NO_FLOP_WHERE", "plot_roofline"]
 
 #: Where each backend shows the regions that do almost no FLOPs.
@@ -60,20 +69,18 @@ _LEGEND_KIND = {"region": "region", "file": "run"}
 
 @selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude",
                       "group_ranks", "combine_ranks", "selection")
-def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
-                  bandwidth_metric: str | None = None, peak_flops: float | None = None,
-                  peak_bandwidth: float | None = None, ranks: RanksArgument = None,
-                  include: PatternsArgument = None, exclude: PatternsArgument = None,
-                  filepath: str | os.PathLike | None = None, show: bool = False,
-                  verbose: bool = True, cmap: str = DEFAULT_CMAP,
+def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
+                  peak_bandwidth: float | None = None, filepath: str | os.PathLike | None = None,
+                  show: bool = False, verbose: bool = True, cmap: str = DEFAULT_CMAP,
                   data_filepath: str | os.PathLike | None = None, data_format: str = "csv",
                   backend: str = "matplotlib",
                   ceilings: Roofline | Sequence[ComputeRoof | BandwidthRoof] | None = None,
                   baseline: object = None,
                   match: Mapping[str, str] | Callable[[str], str | None] | None = None,
-                  combine_ranks: bool = False, levels: Sequence[str] | str | None = None,
-                  selection: Selection | None = None, group_ranks: str = "auto",
-                  chain: bool = True) -> dict:
+                  levels: Sequence[str] | str | None = None,
+                  selection: Selection | None = None, chain: bool = True,
+                  theoretical: bool = False,
+                  **keywords: Unpack[CommonSelectionKeywords]) -> dict:
     """Plot attained performance against arithmetic intensity for LIKWID regions.
 
     Parameters
@@ -93,7 +100,11 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         Image to write, in the format its suffix names (any matplotlib can
         write: ``.png``, ``.svg``, ``.pdf``, ...,
         :func:`~roofline_widget.static.output_files.image_formats`); matplotlib
-        backend only.
+        backend only.  Or ``.html``: one self-contained, interactive page that
+        opens offline (either backend, no matplotlib needed): the
+        :class:`~roofline_widget.RooflineWidget` of these arguments, written by
+        its ``save_html``; the widget is then ``payload["widget"]`` and
+        ``payload["figure"]`` its bqplot Figure.
     show : bool
         Display the figure (in a notebook).
     verbose : bool
@@ -141,6 +152,13 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         as points, one per region and run.  An explicit ``baseline`` wins;
         a list of runs is never a chain (files each of several runs
         included: their runs are all points).
+    theoretical : bool
+        Where neither ``ceilings`` nor ``peak_flops`` gives a compute roof of
+        the CPU and the CPU type LIKWID printed is in the table of cores: its
+        theoretical SIMD FMA peak (:func:`~roofline_widget.theoretical_roofline`,
+        the cores of the largest point, source ``"theoretical"``, drawn dashed)
+        instead of the empirical compute roof; the note under the axes says
+        at which clock.  An unknown CPU keeps the empirical roof, and the notes say why.
 
     Returns
     -------
@@ -165,8 +183,9 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         note naming them, "" when there are none), ``beyond_hardware_note``
         (the note on points whose rates no hardware reaches: left out of the
         empirical ceilings and the axis ranges, drawn under the axes; ""
-        when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`)
-        and ``figure``.  The axes
+        when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`),
+        ``beyond_hardware`` (per point, why it is beyond the hardware, "" for
+        a plausible one: the SVG hover titles of the command line) and ``figure``.  The axes
         show what the widget's would (:func:`~roofline_widget.look.axis_ranges.axis_ranges`):
         the points, level dots and baseline points, every ridge point.
 
@@ -185,42 +204,48 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
         For the matplotlib backend without matplotlib.
     """
     targets = check_arguments(backend, filepath, data_filepath, data_format)
-    if baseline is not None and backend != "matplotlib":
+    page = targets.get(output_files.IMAGE)  # an .html file: the widget's page (html_export.py)
+    page = page if page is not None and page.format in output_files.HTML_FORMATS else None
+    if baseline is not None and backend != "matplotlib" and page is None:
         raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
                                   "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
-    if levels and backend != "matplotlib":
+    levels = check("levels", levels) if levels else []  # named L1, L2, L3, MEM (settings)
+    if levels and backend != "matplotlib" and page is None:
         raise ValueError(f"levels= is drawn by the matplotlib backend only, not {backend!r}; "
                          "use backend='matplotlib' or RooflineWidget(data, levels=...)")
-    request = Selection.of(selection, flops_metric=flops_metric,
-                           bandwidth_metric=bandwidth_metric, ranks=ranks, include=include,
-                           exclude=exclude, group_ranks=group_ranks,
-                           combine_ranks=combine_ranks)
+    request = Selection.of(selection, **keywords)
     chained = chained_sums(profiling_data, baseline=baseline,
-                           chain=chain and backend == "matplotlib")
+                           chain=chain and (backend == "matplotlib" or page is not None))
     sums = chained.sums
     selected = sums.select(request)
     selected.warn()
     if selected.points.empty:
         raise no_points_error(selected, request.flops_metric, request.bandwidth_metric)
     points = selected.points.reset_index(drop=True)
+    missing = []  # why there is no theoretical roof
+    if theoretical and peak_flops is None:
+        extra, why = theoretical_ceilings(sums, points, ceilings)
+        ceilings, missing = [*(ceilings or ()), *extra], ([] if extra else [why] if why else [])
     colour_column, keys = colour_keys(points, chained.chain is not None)
     coloring = Coloring(colour_column, tuple(keys), tuple(sampled_colors(cmap, len(keys))))
+    drawn_by = "bqplot" if page is not None else backend  # a page is the widget's figure
     scene = build_scene(
         sums, points, selection=selected.selection, coloring=coloring, ceilings=ceilings,
-        peak_flops=peak_flops, peak_bandwidth=peak_bandwidth,
-        levels=[levels] if isinstance(levels, str) else (levels or ()),
+        peak_flops=peak_flops, peak_bandwidth=peak_bandwidth, levels=levels,
         baseline=chained.baseline, match=match,
-        canvas=STATIC_CANVAS if backend == "matplotlib" else WIDGET_CANVAS,
+        canvas=STATIC_CANVAS if drawn_by == "matplotlib" else WIDGET_CANVAS,
         x_label=f"{X_LABEL}  ({selected.flops_metric} / {selected.bandwidth_metric})",
-        no_flop_where=NO_FLOP_WHERE[backend], strict=3)
+        no_flop_where=NO_FLOP_WHERE[drawn_by], notes=missing, strict=3)
     roofline, table = scene.roofline, scene.point_rows
     if roofline is None:  # pragma: no cover - Roofline.from_ceilings raises instead
         raise ValueError("no ceilings")
-    notes = [*unjudged_notes(table), *warn_ceilings(sums, roofline)]
+    # the scene's notes: beyond the hardware first, no FLOP work last, the ceilings' between
+    notes = [*unjudged_notes(table), *scene.notes[1:-1]]
     payload = build_payload(sums, selected, roofline, table, table[scene.no_flop],
-                            scene.notes[1], scene.x_range, cmap, coloring)
+                            scene.notes[-1], scene.x_range, cmap, coloring)
     payload["ceiling_notes"] = notes
     payload["beyond_hardware_note"] = scene.notes[0]
+    payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     payload["scene"] = scene
     if scene.comparison is not None:
@@ -228,7 +253,17 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     if scene.levels is not None:
         payload["levels"] = records(roofline.classify(scene.levels.frame))
         payload["level_findings"] = records(scene.levels.findings)
-    if backend == "matplotlib":
+    page_writer = None
+    if page is not None:  # the widget of these arguments draws the page (bqplot imported for it)
+        from roofline_widget.static.html_export import write_html
+        from roofline_widget.static.html_plot import plot_widget
+
+        widget = plot_widget(profiling_data, selected.selection, ceilings=ceilings,
+                             peak_flops=peak_flops, peak_bandwidth=peak_bandwidth, levels=levels,
+                             baseline=chained.baseline, match=match, chain=chain)
+        payload["widget"], figure, shown = widget, widget.figure.plot, widget
+        page_writer = functools.partial(write_html, widget)
+    elif backend == "matplotlib":
         figure = shown = matplotlib_figure.draw(scene)
     else:
         roofline_figure, legend = _bqplot_figure(scene)
@@ -239,15 +274,16 @@ def plot_roofline(profiling_data: object, *, flops_metric: str | None = None,
     writes = []
     if output_files.IMAGE in targets:
         image = targets[output_files.IMAGE]
-        writes.append((image, image_writer(figure, image.format)))
+        writes.append((image, image_writer(figure, image.format) if page is None
+                       else page_writer))
     if output_files.DATA in targets:
         data = targets[output_files.DATA]
         writes.append((data, data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
     if verbose:
-        _report(selected, roofline, list(scene.notes), notes)
+        _report(selected, roofline, [scene.notes[0], scene.notes[-1]], notes)
         if chained.chain is not None:
-            print(chained.chain.summary())
+            _say(chained.chain.summary())
     if show:
         _show(shown)
     return payload
@@ -291,12 +327,18 @@ def _show(figure) -> None:
 
 
 def _report(selection, roofline: Roofline, point_notes: list[str], notes: list[str]) -> None:
-    print(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
-          f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
-          f"{selection.bandwidth_metric!r})")
-    print(f"Ceilings: {', '.join(r.label for r in roofline.compute + roofline.bandwidth)}; "
-          f"ridge point {roofline.ridge_point():.4g} FLOP/byte")
+    _say(f"Plotting roofline for {len(selection.points)} LIKWID region/rank point(s) "
+         f"(FLOP metric {selection.flops_metric!r}, bandwidth metric "
+         f"{selection.bandwidth_metric!r})")
+    _say(f"Ceilings: {', '.join(r.label for r in roofline.compute + roofline.bandwidth)}; "
+         f"ridge point {roofline.ridge_point():.4g} FLOP/byte")
     if len(selection.left_out):
-        print(selection.left_out_summary())
+        _say(selection.left_out_summary())
     for text in [*filter(None, point_notes), *notes]:
-        print(text)
+        _say(text)
+
+
+def _say(text: str) -> None:
+    """Print report lines for the terminal (names from files escaped, line by line)."""
+    for line in str(text).split("\n"):
+        print(terminal_text(line))

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.escaping import matplotlib_text
 
 __all__ = [
     "CANDIDATE_OFFSETS",
@@ -178,7 +179,8 @@ def _note(axes, unlabelled: list, renderer):
         names += f" and {len(unlabelled) - _NOTE_NAMES:,} more (see the data export)"
     text = textwrap.fill(f"Not labelled (no room): {names}", width=150)
     # under the axes, from their left edge (as the other notes above it)
-    return axes.figure.text(axes.get_position().x0, _under_notes(axes, renderer), text,
+    return axes.figure.text(axes.get_position().x0, _under_notes(axes, renderer),
+                            matplotlib_text(text),
                             fontsize=LABEL_FONT_SIZE, color="0.3", ha="left", va="top")
 
 
@@ -219,7 +221,7 @@ def place_region_labels(axes, points: pd.DataFrame, *,
             placement.unlabelled.append(region)
             continue
         annotation = axes.annotate(
-            label_text(region), (row[schema.INTENSITY],
+            matplotlib_text(label_text(region)), (row[schema.INTENSITY],
                                  row[schema.PERFORMANCE]),
             textcoords="offset points", xytext=(0, 0), fontsize=LABEL_FONT_SIZE,
             color="0.15", zorder=5, annotation_clip=False)

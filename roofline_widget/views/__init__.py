@@ -1,8 +1,10 @@
 """Saved views: the widget's choices as a versioned JSON document (:class:`View`).
 
 * :mod:`.view`: :class:`View`, its JSON form, files, and its check against data;
-* :mod:`.fields`: the type and range check of every field;
-* :mod:`.json_text`: reading JSON text that may come from anyone (bounded depth and numbers).
+* :mod:`.fields`: the check of every field, by the rules of :mod:`roofline_widget.settings`
+  where the field is a setting;
+* :mod:`.json_text`: reading JSON text that may come from anyone (bounded depth and numbers,
+  valid Unicode).
 """
 
 from __future__ import annotations

@@ -34,15 +34,16 @@ import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof
 from roofline_widget.errors import LikwidFormatError, SelectionError, ViewError
 from roofline_widget.io.opener import read_bytes
 from roofline_widget.points import RegionSums, Selection
-from roofline_widget.points.arguments import compile_patterns, names_selected
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 from roofline_widget.schema import ALL_RANKS
+from roofline_widget.settings import compile_patterns, names_selected, shown
+from roofline_widget.settings.rules import metric_in_data, ranks_in_data
 from roofline_widget.static import output_files
 from roofline_widget.views import json_text
-from roofline_widget.views.fields import ceiling_document, checked, shown
+from roofline_widget.views.fields import ceiling_document, checked
 
 __all__ = ["MAX_VIEW_BYTES", "VIEW_FORMAT", "VIEW_VERSION", "View"]
 
@@ -242,17 +243,15 @@ class View:
             pattern that takes too long on the region names.
         """
         sums = RegionSums.from_runs(data)
-        problems = []
-        problems += _metric_problems(self.flops_metric, "flops_metric", sums.flop_metrics,
-                                     sums.metrics, "a FLOP rate")
-        problems += _metric_problems(self.bandwidth_metric, "bandwidth_metric",
-                                     sums.bandwidth_metrics, sums.metrics, "a byte rate")
-        for level, metric in (self.levels or {}).items():
-            problems += _metric_problems(metric, f"levels[{level!r}]", sums.bandwidth_metrics,
-                                         sums.metrics, "a byte rate")
-        missing = sorted(set(self.ranks or ()) - set(sums.ranks))
-        if missing:
-            problems.append(f"ranks {missing} are not in the data (ranks: {sums.ranks})")
+        metrics = [("flops_metric", self.flops_metric, sums.flop_metrics, "a FLOP rate"),
+                   ("bandwidth_metric", self.bandwidth_metric, sums.bandwidth_metrics,
+                    "a byte rate"),
+                   *((f"levels[{level!r}]", metric, sums.bandwidth_metrics, "a byte rate")
+                     for level, metric in (self.levels or {}).items())]
+        found = [metric_in_data(name, metric, of_kind, sums.metrics, kind)
+                 for name, metric, of_kind, kind in metrics]
+        found.append(ranks_in_data(self.ranks, sums.ranks))
+        problems = [problem for problem in found if problem]
         for name in ("include", "exclude"):
             pattern = getattr(self, name)
             if pattern and not _matches_any(pattern, name, sums.regions, source):
@@ -260,10 +259,10 @@ class View:
                                 f"(regions: {sums.regions})")
         # rank -1: every rank of a run summed, by the view's choice or where "auto" groups
         # this data (a socket's point has its lowest rank, a rank of the data)
-        metrics = (self.bandwidth_metric or sums.detect_bandwidth_metric(),
-                   *(self.levels or {}).values())
+        uncore = (self.bandwidth_metric or sums.detect_bandwidth_metric(),
+                  *(self.levels or {}).values())
         ranks_summed = self.group_ranks in ("socket", "host", "all") or self.combine_ranks or (
-            self.group_ranks == "auto" and sums.rank_grouping("auto", metrics) is not None)
+            self.group_ranks == "auto" and sums.rank_grouping("auto", uncore) is not None)
         for run, rank, region in self.selected:
             where = f"selected point ({run!r}, {rank}, {region!r})"
             if run not in sums.files:
@@ -286,7 +285,7 @@ def _matches_any(pattern: str, name: str, regions: list[str], source: str) -> bo
             return bool(names_selected(regions, patterns, None).any())
         return not names_selected(regions, None, patterns).all()
     except SelectionError as exc:
-        raise ViewError(source, [f"{name!r}: {exc}"]) from None
+        raise ViewError(source, [str(exc)]) from None
 
 
 def _header_problems(document: dict) -> list[str]:
@@ -300,12 +299,3 @@ def _header_problems(document: dict) -> list[str]:
         return [f"written by a newer roofline-widget (view format version {version}); this "
                 f"version reads up to version {VIEW_VERSION}: upgrade roofline-widget"]
     return []
-
-
-def _metric_problems(metric: str | None, what: str, of_kind: list[str], every: list[str],
-                     kind_text: str) -> list[str]:
-    if metric is None or metric in of_kind:
-        return []
-    if metric in every:
-        return [f"{what} {metric!r} is not {kind_text}"]
-    return [f"{what} {metric!r} is not in the data (available: {of_kind or 'none'})"]

@@ -18,8 +18,8 @@ Everything new is computed before anything is assigned, so an exception never
 leaves the widget half-updated.  Region names come from users' code and are
 HTML-escaped wherever they reach HTML (all of it built in :mod:`.html`).
 
-Modules: ``roofline_widget`` (the widget: traits, their checks in
-``trait_checks``, where each change goes), ``pipeline`` (the refresh
+Modules: ``roofline_widget`` (the widget: where each change goes), ``traits``
+(the traits, each a setting of :mod:`roofline_widget.settings`), ``pipeline`` (the refresh
 pipeline: select, compose the scene, draw) and ``scene_parts`` (the scene's
 layers, kept while their inputs stay), ``figure`` (:class:`RooflineFigure`:
 the scene's scales, marks, tooltip), ``points_mark`` (:class:`PointsMark`: SVG or WebGL

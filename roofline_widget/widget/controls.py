@@ -255,7 +255,9 @@ class RooflineControls:
             if not self._guard.active:
                 # Nothing selected: the hint, without classifying an empty frame on every
                 # peak drag (about 2 ms of pandas).
-                selected = owner.selection_dataframe() if owner.selected else pd.DataFrame()
+                # a card (and its guidance) for one point; the table of many needs none
+                selected = (owner.selection_dataframe(guidance=len(owner.selected) == 1)
+                            if owner.selected else pd.DataFrame())
                 self.detail_html.value = details_html(selected)
 
         owner.observe(show, names=["selected", *PEAK_TRAITS, "flops_metric", "bandwidth_metric",

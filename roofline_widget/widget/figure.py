@@ -115,11 +115,15 @@ class RooflineFigure:
         ``"baseline"``), made when first needed (:meth:`layer`), drawn in that order.
     scene : Scene or None
         What is drawn.
+    guidance_line : callable
+        ``guidance_line(row)``: the last line of a point's tooltip (its classified
+        row), the point's limiting factor and advice; set by the widget ("" until then).
     """
 
     def __init__(self, guard: UpdateGuard) -> None:
         self._guard = guard
         self.scene: Scene | None = None
+        self.guidance_line: Callable[..., str] = lambda _row: ""
         self.layers: dict = {}
         self._build_marks()
         self.x_axis = bq.Axis(scale=self.x_scale, label=X_LABEL, tick_format="~g",
@@ -171,12 +175,14 @@ class RooflineFigure:
         """Every mark, in drawing order (the layers over the ceilings, the points on top).
 
         The selection outline lies under the points, the hover proxy over the
-        WebGL points (whose canvas is always under the SVG marks) and under the SVG ones.
+        WebGL points (whose canvas is always under the SVG marks) and under the SVG ones, the
+        flagged points' outlines under the SVG points (whose transparent markers take the hover).
         """
         layer_marks = [mark for layer in self.layers.values() for mark in layer.marks]
         *gl, svg = self.points.marks
+        hollow = [self.points.hollow] if len(self.points.hollow.x) else []
         return [*self.roof_marks, *layer_marks, self.pointer.outline, *gl, self.pointer.proxy,
-                svg]
+                *hollow, svg]
 
     def _update_marks(self) -> None:
         if hasattr(self, "pointer") and self.plot.marks != self.marks:
@@ -230,7 +236,8 @@ class RooflineFigure:
                 self.color_scale.colors, self.color_scale.max = palette, len(palette) - 1
             codes = points.codes if points.codes is not None else np.zeros(len(points))
             if moved:
-                self.points.assign(points.x, points.y, codes, points.sizes, selected)
+                self.points.assign(points.x, points.y, codes, points.sizes, selected,
+                                   points.flagged)
             elif new_points:
                 self.points.restyle(codes, points.sizes)
             self._set_ranges(scene.x_range, scene.y_range)
@@ -318,7 +325,7 @@ class RooflineFigure:
         if scene is None or not isinstance(index, int) or not 0 <= index < len(scene.points):
             return
         row = classify(scene.point_rows.iloc[[index]], scene.roofline).iloc[0]
-        self.tooltip.value = tooltip_html(row)
+        self.tooltip.value = tooltip_html(row, guidance=self.guidance_line(row))
 
     def _on_zoom(self, change) -> None:
         """A scale's range changed (pan/zoom in the browser): new ticks, labels placed again."""

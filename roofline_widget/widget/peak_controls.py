@@ -19,8 +19,8 @@ import ipywidgets as widgets
 import traitlets
 
 from roofline_widget import schema
-from roofline_widget.ceilings import Roofline
 from roofline_widget.roofs.hardware_bounds import largest_plausible
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.widget.state import UpdateGuard
 
 __all__ = [

@@ -24,13 +24,13 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.no_flop import below_flop_work
 from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.roofs.hardware_bounds import keep_flags, largest_plausible
 from roofline_widget.roofs.judging import unjudged_points_notes
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
 from roofline_widget.scene.build import compose_scene, point_dots
 from roofline_widget.scene.parts import Scene
 from roofline_widget.widget import html

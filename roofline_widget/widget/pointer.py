@@ -225,8 +225,8 @@ class PointerTool:
         if scene is None or not 0 <= index < len(scene.points):
             return
         points = scene.points
-        row = scene.point_rows.iloc[[index]]
-        self._figure.tooltip.value = tooltip_html(classify(row, scene.roofline).iloc[0])
+        judged = classify(scene.point_rows.iloc[[index]], scene.roofline).iloc[0]
+        self._figure.tooltip.value = tooltip_html(judged, guidance=self._figure.guidance_line(judged))
         self.hovered = index
         with self.proxy.hold_sync():
             self.proxy.x, self.proxy.y = points.x[index:index + 1], points.y[index:index + 1]

@@ -5,7 +5,10 @@ SVG ``Scatter`` (anti-aliased strokes, one DOM element per point: tooltips and
 clicks of its own) and a bqplot-gl ``ScatterGL`` (one WebGL draw for any
 number of points; no per-point events, so hover, click, brush and lasso go
 through the kernel, :mod:`roofline_widget.widget.pointer`).  Whichever draws
-the points, the other one is empty.
+the points, the other one is empty.  A point beyond what its hardware can do
+(the scene's ``flagged`` dots, a broken counter) is drawn hollow: fully
+transparent in the drawing mark (which still carries its hover and click) and
+as an outline in its colour in the SVG mark ``hollow`` under the SVG points.
 
 WebGL may be missing in a browser.  A figure whose first marks hold a
 ScatterGL then fails as a whole (a blank plot), a ScatterGL added to a figure
@@ -28,7 +31,7 @@ import numpy as np
 from bqplot_gl import ScatterGL
 
 from roofline_widget.look.colors import POINT_STROKE
-from roofline_widget.look.markers import POINT_SIZE
+from roofline_widget.look.markers import FLAGGED_STROKE, POINT_SIZE
 from roofline_widget.widget.html import TOOLTIP_STYLE
 
 __all__ = ["SVG_MAX_POINTS", "WEBGL", "WEBGL_CHECK_SECONDS", "PointsMark"]
@@ -67,6 +70,10 @@ class PointsMark:
         The SVG points (DOM ``.dot`` elements); a click on one is an element click.
     gl : bqplot_gl.ScatterGL
         The WebGL points.
+    hollow : bqplot.Scatter
+        The outlines of the flagged points (no fill, no hover: the points' own
+        transparent markers above it carry the tooltip); in the figure only
+        while there are some.
     webgl : str
         One of :data:`WEBGL`.
     threshold : int
@@ -97,6 +104,11 @@ class PointsMark:
         self.gl = ScatterGL(x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
                             scales=dict(self._scales), selected_style=dict(_GL_SELECTED_STYLE),
                             interactions={}, visible=False, **look)
+        self.hollow = bq.Scatter(
+            x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
+            scales={**self._scales, "size": self._size_scale}, default_size=POINT_SIZE,
+            fill=False, stroke_width=FLAGGED_STROKE.bqplot, interactions={}, visible=False)
+        self._flagged: np.ndarray | None = None
         self.gl._view_count = 0
         self.gl.observe(self._on_gl_views, names="_view_count")
         if plot._view_count is None:
@@ -130,10 +142,14 @@ class PointsMark:
 
     # ------------------------------------------------------------ assigning
     def assign(self, x: np.ndarray, y: np.ndarray, colors: np.ndarray, sizes: np.ndarray | None,
-               selected: np.ndarray | None) -> None:
-        """Draw the points with the mark their count asks for; the other mark is emptied."""
+               selected: np.ndarray | None, flagged: np.ndarray | None = None) -> None:
+        """Draw the points with the mark their count asks for; the other mark is emptied.
+
+        ``flagged``: per point, drawn hollow (None: none is).
+        """
         gl = len(x) > self.threshold and self.webgl != "unavailable"
         draw, empty = (self.gl, self.svg) if gl else (self.svg, self.gl)
+        self._flagged = flagged if flagged is not None and flagged.any() else None
         with draw.hold_sync():
             draw.x, draw.y = x, y
             self._style(draw, colors, sizes)
@@ -143,7 +159,9 @@ class PointsMark:
             with empty.hold_sync():
                 empty.x = empty.y = empty.color = np.zeros(0)
                 empty.size = empty.selected = None
+                empty.opacities = [1.0]
                 empty.visible = empty is self.svg
+        self._draw_hollow(x, y, colors, sizes)
         if gl:
             self._join()
 
@@ -152,6 +170,28 @@ class PointsMark:
         mark = self.active
         with mark.hold_sync():
             self._style(mark, colors, sizes)
+        if self._flagged is not None:
+            self._draw_hollow(np.asarray(mark.x), np.asarray(mark.y), colors, sizes)
+
+    def _draw_hollow(self, x: np.ndarray, y: np.ndarray, colors: np.ndarray,
+                     sizes: np.ndarray | None) -> None:
+        """The outlines of the flagged points (none: the mark emptied and hidden)."""
+        flagged, mark = self._flagged, self.hollow
+        was_drawn = bool(len(mark.x))
+        if flagged is None:
+            if was_drawn:
+                with mark.hold_sync():
+                    mark.x = mark.y = mark.color = np.zeros(0)
+                    mark.size = None
+                    mark.visible = False
+                self._on_marks()
+            return
+        with mark.hold_sync():
+            mark.x, mark.y, mark.color = x[flagged], y[flagged], np.asarray(colors)[flagged]
+            mark.size = None if sizes is None else np.asarray(sizes)[flagged]
+            mark.visible = True
+        if not was_drawn:
+            self._on_marks()
 
     def show_selected(self, indices: np.ndarray | None) -> None:
         """Show the rows ``indices`` as selected (None or empty: no selection)."""
@@ -159,6 +199,10 @@ class PointsMark:
 
     def _style(self, mark: bq.Scatter, colors: np.ndarray, sizes: np.ndarray | None) -> None:
         mark.color, mark.size = colors, sizes
+        flagged = self._flagged
+        opacities = [1.0] if flagged is None else np.where(flagged, 0.0, 1.0)
+        if not np.array_equal(np.asarray(mark.opacities), opacities):
+            mark.opacities = opacities
         if mark is self.gl:
             scales = dict(self._scales)
             if sizes is not None:
@@ -195,7 +239,7 @@ class PointsMark:
             self._fallback()
         elif len(self.gl.x):  # no owner to re-select: the same points as SVG
             self.assign(np.asarray(self.gl.x), np.asarray(self.gl.y), np.asarray(self.gl.color),
-                        self.gl.size, self.gl.selected)
+                        self.gl.size, self.gl.selected, self._flagged)
 
     def _on_figure_views(self, change) -> None:
         if change.new and len(self.gl.x):

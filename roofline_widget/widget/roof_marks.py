@@ -26,6 +26,19 @@ def _padded(lines: list[RoofLine], axis: str) -> np.ndarray:
         LINE_VERTICES - len(getattr(line, axis))) for line in lines])
 
 
+def _draw_rooflines(mark: bq.Lines, rooflines: list[RoofLine]) -> None:
+    """One line per roofline on ``mark`` (none: hidden)."""
+    mark.visible = bool(rooflines)
+    if not rooflines:
+        return
+    if len(rooflines) == 1:
+        mark.x, mark.y = np.array(rooflines[0].x), np.array(rooflines[0].y)
+    else:
+        mark.x, mark.y = _padded(rooflines, "x"), _padded(rooflines, "y")
+    mark.labels = [roof.label for roof in rooflines]
+    mark.colors = [roof.color for roof in rooflines]
+
+
 class CeilingMarks:
     """The marks drawn from the ceilings: lines, their labels, the roofline and the ridge.
 
@@ -46,6 +59,9 @@ class CeilingMarks:
         those starting there (each mark holds every ceiling, the other's texts empty).
     roof : bqplot.Lines
         The main roofline (one line per device with roofs of its own).
+    theoretical_roof : bqplot.Lines
+        The rooflines whose compute roof is theoretical, dashed (bqplot's
+        ``line_style`` is a mark's): no measurement reached them.
     ridge : bqplot.Label
         The ridge point's label.
     roof_tooltip : ipywidgets.HTML
@@ -66,8 +82,10 @@ class CeilingMarks:
             tooltip=self.roof_tooltip, tooltip_style=dict(TOOLTIP_STYLE),
             interactions={"hover": "tooltip"})
         self.ceilings.on_hover(self._on_hover)
-        self.roof = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
-                             stroke_width=ROOF_STROKE.bqplot, visible=False)
+        self.roof, self.theoretical_roof = (bq.Lines(
+            x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
+            stroke_width=ROOF_STROKE.bqplot, line_style=style, visible=False)
+            for style in ("solid", "dashed"))
         # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
         self.labels, self.labels_start = (bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=LABEL_SIZE,
@@ -82,7 +100,8 @@ class CeilingMarks:
     @property
     def marks(self) -> tuple:
         """The marks, in drawing order."""
-        return self.ceilings, self.roof, self.labels, self.labels_start, self.ridge
+        return (self.ceilings, self.roof, self.theoretical_roof, self.labels, self.labels_start,
+                self.ridge)
 
     def draw(self, roofs: tuple[RoofLine, ...], labels: tuple[Label, ...]) -> None:
         """Draw a scene's ``roofs`` and ``labels`` (none: hide every mark)."""
@@ -92,7 +111,6 @@ class CeilingMarks:
         if not visible:
             return
         ceilings = [roof for roof in roofs if roof.roof is not None]
-        rooflines = [roof for roof in roofs if roof.roof is None]
         self.ceilings.x, self.ceilings.y = _padded(ceilings, "x"), _padded(ceilings, "y")
         self.ceilings.labels = [roof.label for roof in ceilings]
         self.ceilings.colors = [roof.color for roof in ceilings]
@@ -106,12 +124,9 @@ class CeilingMarks:
             mark.colors = [roof.color for roof in ceilings]
         self._rows = {roof.label: ceiling_row(roof.roof) for roof in ceilings
                       if roof.roof is not None}
-        if len(rooflines) == 1:
-            self.roof.x, self.roof.y = np.array(rooflines[0].x), np.array(rooflines[0].y)
-        else:
-            self.roof.x, self.roof.y = _padded(rooflines, "x"), _padded(rooflines, "y")
-        self.roof.labels = [roof.label for roof in rooflines]
-        self.roof.colors = [roof.color for roof in rooflines]
+        for mark, dashed in ((self.roof, False), (self.theoretical_roof, True)):
+            _draw_rooflines(mark, [roof for roof in roofs if roof.roof is None
+                                   and (roof.style == "dashed") == dashed])
         ridge = next((label for label in labels if label.kind == "ridge"), None)
         if ridge is not None:
             self.ridge.x, self.ridge.y = np.array([ridge.x]), np.array([ridge.y])

@@ -19,17 +19,19 @@ from __future__ import annotations
 import pandas as pd
 from traitlets import observe
 
-from roofline_widget.ceilings import Roofline
 from roofline_widget.points.chained import chained_sums
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.levels import available_levels
+from roofline_widget.static import html_export
 from roofline_widget.views import View
+from roofline_widget.widget.advice import WidgetGuidance
 from roofline_widget.widget.controls import RooflineControls
 from roofline_widget.widget.figure import RooflineFigure
 from roofline_widget.widget.layers.compare import CompareMarks
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.pipeline import RefreshPipeline
 from roofline_widget.widget.point_keys import with_keys
-from roofline_widget.widget.roofs import classify
+from roofline_widget.widget.roofs import classify, with_theoretical
 from roofline_widget.widget.saved_views import apply_view, widget_view
 from roofline_widget.widget.state import UpdateGuard
 from roofline_widget.widget.traits import DEFAULT_MAX_POINTS, SELECTION_TRAITS, RooflineTraits
@@ -54,6 +56,8 @@ class RooflineWidget(RooflineTraits):
         trait set adds its own roof beside them, the main one.  Each point is
         judged against the roofs of its memory level, device and precision
         (:meth:`~roofline_widget.Roofline.classify`).
+    theoretical : bool
+        Without a compute roof in ``ceilings``: the CPU's theoretical peak (``plot_roofline``'s).
     match : dict or callable, optional
         Region renames for the baseline comparison (``compare_points(match=)``).
     view : path or View, optional
@@ -84,17 +88,11 @@ class RooflineWidget(RooflineTraits):
     ranks : list of int or None
         Ranks to show (None: all).  Unknown ranks raise ``TraitError``.
     group_ranks : {"auto", "rank", "socket", "host", "all"}
-        Which ranks a point sums (see :func:`~roofline_widget.points_dataframe`):
-        ``"auto"`` sums the ranks of a socket where memory is counted on one
-        rank per socket (likwid-mpirun), and the status line says so;
-        ``"rank"`` gives one point per rank.  A socket's point is keyed by
-        its lowest rank (-1 when it sums every rank of the run) and shown by
-        its ``rank_group`` (``"f0472 socket 0 (ranks 0-23)"``).  The "Group
-        ranks" menu sets it (its "all ranks" sets ``combine_ranks``).
+        Which ranks a point sums, as :func:`~roofline_widget.points_dataframe`'s
+        (the "Group ranks" menu; its "all ranks" sets ``combine_ranks``).
     combine_ranks : bool
-        Sum the shown ranks into one point per region and run (the same as
-        ``group_ranks="all"``, and it wins over ``group_ranks``); such points
-        have rank -1, shown as their ``rank_group`` ("all ranks (ranks 0-23)").
+        Sum the shown ranks into one point per region and run (rank -1), as
+        ``group_ranks="all"``, which it wins over.
     include, exclude : str
         Regular expressions matched at the start of region names (``""``: no
         filter).  An invalid pattern is shown as a message, no points drawn.
@@ -102,8 +100,7 @@ class RooflineWidget(RooflineTraits):
         The main roofs in GFLOP/s and GB/s (the sliders' roofs, the solid
         roofline, whatever other ceilings are higher); None: the measured
         ``ceilings`` of that kind, else the largest observation (an
-        *empirical* ceiling; with a baseline, of both runs).  Non-positive
-        values raise ``TraitError``.
+        *empirical* ceiling; with a baseline, of both runs).
     color_by : {"region", "run", "rank"}
     size_by : {"none", "runtime"}
     max_points : int
@@ -159,16 +156,20 @@ class RooflineWidget(RooflineTraits):
     >>> len(w.to_dataframe())
     2
     """
+    save_html = html_export.save_html  # save_html(path, title=None): a page needing no kernel
 
     def __init__(self, data, *, ceilings=(), match=None, view=None, engine: str = "auto",
-                 chain: bool = True, **options) -> None:
+                 chain: bool = True, theoretical: bool = False, **options) -> None:
         self._guard = UpdateGuard()
         drawn = chained_sums(data, baseline=options.get("baseline"), chain=chain, engine=engine)
         self.sums, self.file_chain = drawn.sums, drawn.chain
         self._chain_baseline = drawn.baseline if drawn.chain is not None else None
         if drawn.chain is not None:
             options["baseline"] = drawn.baseline
+        ceilings = with_theoretical(self.sums, ceilings, options) if theoretical else ceilings
         self.figure = RooflineFigure(self._guard)
+        self._advice = WidgetGuidance(self.sums)  # the tooltip's last line, the panel's card
+        self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         self.figure.layer("ranks").on_click = self.toggle_region
         self._refresh = RefreshPipeline(self, self._guard, ceilings)
@@ -248,29 +249,29 @@ class RooflineWidget(RooflineTraits):
         self._refresh.reset_view()
 
     def to_dataframe(self) -> pd.DataFrame:
-        """All current points (not only the drawn ones) with efficiency and bound.
+        """All current points (not only the drawn ones) with efficiency, bound and guidance.
 
-        Columns: ``file, region, rank, performance_gflops, bandwidth_gbs,
-        arithmetic_intensity_flops_per_byte, runtime_seconds, flops_metric,
-        bandwidth_metric, device, n_threads, call_count, groups``, then
-        :data:`~roofline_widget.ceilings.JUDGED_COLUMNS`: ``attainable_gflops,
-        efficiency_percent, bound, above_roof, ridge_flops_per_byte,
-        compute_roof, bandwidth_roof``, each point judged against the roofs of
-        its memory level, device and precision.
+        Columns: those of :func:`~roofline_widget.points_dataframe`, the judged ones of
+        :meth:`Roofline.classify <roofline_widget.Roofline.classify>` (``efficiency_percent``,
+        ``bound``, ...), then ``limiting_factor, guidance, guidance_metrics`` (see ``guidance``).
         """
-        return classify(self._refresh.current.points, self.roofline)
+        current = self._refresh.current
+        return self._advice.add_columns(classify(current.points, self.roofline), current, self.roofline)
 
-    def selection_dataframe(self) -> pd.DataFrame:
+    def selection_dataframe(self, guidance: bool = True) -> pd.DataFrame:
         """The selected points, with the same columns as :meth:`to_dataframe`.
 
-        While memory levels are shown (``levels``), one row per selected point
-        and shown level instead, with the ``level`` and ``bandwidth_metric``
-        columns of :func:`~roofline_widget.hierarchical_points`, each row
-        judged against the roof of its level (``attainable_gflops``,
-        ``efficiency_percent``, ``bound``, ``above_roof``, ...; NaN and
-        ``"no L3 roof"`` where the ceilings have none).
+        While memory levels are shown (``levels``), one row per selected point and shown level,
+        with the ``level`` and ``bandwidth_metric`` columns of :func:`~roofline_widget.hierarchical_points`,
+        each row judged against its level's roof (NaN and ``"no L3 roof"`` where there is none).
+
+        Parameters
+        ----------
+        guidance : bool
+            False: without the guidance columns (the detail panel's table of many points).
         """
-        return self._refresh.selection_frame()
+        frame = self._refresh.selection_frame()
+        return self._advice.add_columns(frame, self._refresh.current, self.roofline) if guidance else frame
 
     def left_out_dataframe(self) -> pd.DataFrame:
         """The selected regions that could not be placed, with the reason."""

@@ -8,10 +8,16 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from roofline_widget.ceilings import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
-from roofline_widget.roofs.hardware_bounds import RATE_COLUMNS, beyond_hardware
+from roofline_widget.analysis.theoretical import theoretical_ceilings
+from roofline_widget.roofs.hardware_bounds import (
+    RATE_COLUMNS,
+    THREAD_COLUMNS,
+    THREAD_LIMIT_COLUMN,
+    beyond_hardware,
+)
+from roofline_widget.roofs.roofline import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
 
-__all__ = ["check_ceilings", "classify", "roof_basis", "rooflines"]
+__all__ = ["check_ceilings", "classify", "roof_basis", "rooflines", "with_theoretical"]
 
 
 def check_ceilings(ceilings: Sequence | None) -> tuple:
@@ -23,6 +29,14 @@ def check_ceilings(ceilings: Sequence | None) -> tuple:
     return ceilings
 
 
+def with_theoretical(sums, ceilings: Sequence | None, options: dict) -> list:
+    """``ceilings`` and, where none is a compute roof of the CPU and the CPU is in the table of
+    cores, its theoretical SIMD FMA roof (:func:`~roofline_widget.analysis.theoretical.theoretical_ceilings`)
+    for the points of the widget's first selection (``options``' FLOP metric)."""
+    points = sums.select(flops_metric=options.get("flops_metric")).points
+    return [*(ceilings or ()), *theoretical_ceilings(sums, points, ceilings)[0]]
+
+
 def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd.DataFrame,
               extra: Sequence = (), keys: RoofKeys | None = None) -> Roofline | None:
     """The widget's roofline: the extra ceilings, the peaks' roofs, empirical roofs for the rest.
@@ -31,7 +45,7 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
     its own (the slider's, the main one), drawn beside the ceilings; measured
     ceilings replace the empirical roofs of their kind and device.  None when
     a roof is missing and there are no points to take it from.  ``keys``: the points'
-    :func:`~roofline_widget.ceilings.roof_keys`, if known.
+    :func:`~roofline_widget.roofs.roofline.roof_keys`, if known.
     """
     try:
         return Roofline.from_ceilings(extra or None, peak_flops, peak_bandwidth, points,
@@ -43,10 +57,12 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
 def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, RoofKeys]:
     """The few rows of ``points`` the widget's roofs depend on, and their keys.
 
-    The first point of each (level, device, precision) (which decides the main
-    roofs) and, per device and rate, the point with the largest plausible value
-    and the one with the largest of all (the empirical roofs,
-    :func:`~roofline_widget.roofs.hardware_bounds.largest_plausible`):
+    The first point of each (level, device, precision, family) (which decides the
+    main roofs) and, per device (and per device and family) and rate, the point
+    with the largest plausible value and the one with the largest of all (the
+    empirical roofs, :func:`~roofline_widget.roofs.hardware_bounds.largest_plausible`:
+    a point beyond the hardware in either rate is passed over as a whole), with the
+    columns that judge a point beyond the hardware:
     :meth:`Roofline.from_ceilings` gives the same roofs for them as for every
     point, and a peak drag works out the roofs of a few rows, not of 32,000.
     """
@@ -54,25 +70,30 @@ def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, Roof
     first = np.full(len(order), len(points), dtype=np.intp)
     np.minimum.at(first, group_of, np.arange(len(points)))
     rows = set(first.tolist())
-    devices = [np.ones(len(points), dtype=bool) if device is None else keys.device == device
-               for device in keys.devices]
+    owners = [np.ones(len(points), dtype=bool) if device is None else keys.device == device
+              for device in keys.devices]
+    if keys.family is not None:
+        owners += [(keys.device == device) & (keys.family == family)
+                   for device, family in {(key[1], key[3]) for key in order}]
+    broken = beyond_hardware(points)
     for column in RATE_COLUMNS:
         values = points[column].to_numpy(dtype=float, na_value=np.nan)
         usable = np.isfinite(values) & (values > 0)
-        plausible = usable & ~beyond_hardware(points, column)
-        for mine in devices:
-            for chosen in (plausible & mine, usable & mine):
+        for mine in owners:
+            for chosen in (usable & ~broken & mine, usable & mine):
                 if chosen.any():
                     rows.add(int(np.flatnonzero(chosen)[np.argmax(values[chosen])]))
     kept = np.array(sorted(rows), dtype=np.intp)
-    columns = [points.columns.get_loc(c) for c in (*RATE_COLUMNS, "n_threads", "device")
-               if c in points.columns]
+    columns = [points.columns.get_loc(c) for c in (
+        *RATE_COLUMNS, *THREAD_COLUMNS.values(), THREAD_LIMIT_COLUMN, "n_threads", "device",
+        "device_family") if c in points.columns]
     return (points.iloc[kept, columns],
-            RoofKeys(keys.level[kept], keys.device[kept], keys.precision[kept]))
+            RoofKeys(keys.level[kept], keys.device[kept], keys.precision[kept],
+                     None if keys.family is None else keys.family[kept]))
 
 
 def classify(points: pd.DataFrame, roofline: Roofline | None) -> pd.DataFrame:
-    """Points with :data:`~roofline_widget.ceilings.JUDGED_COLUMNS` (not judged without a roofline)."""
+    """Points with :data:`~roofline_widget.roofs.roofline.JUDGED_COLUMNS` (not judged without a roofline)."""
     if roofline is not None:
         return roofline.classify(points).reset_index(drop=True)
     out = points.copy()

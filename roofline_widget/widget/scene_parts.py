@@ -21,9 +21,8 @@ import pandas as pd
 
 from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.analysis.sanity import checkable_roofs
-from roofline_widget.analysis.spread import rank_spread
-from roofline_widget.ceilings import Roofline
 from roofline_widget.look.colors import PALETTE
+from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.build import scene_extent
 from roofline_widget.scene.compare import (
     baseline_runs,
@@ -36,6 +35,7 @@ from roofline_widget.scene.parts import Coloring, ComparePart, LevelsPart, Scene
 from roofline_widget.scene.spread import (
     effective_view,
     expanded_points,
+    region_spread,
     spread_part,
 )
 from roofline_widget.widget.point_style import COLOR_COLUMN, color_categories
@@ -166,8 +166,7 @@ class SceneParts:
         if view != "spread" or selection is None:
             return None, points
         spread = self._keep("spread", (points.points,),
-                            lambda: rank_spread(owner.sums,
-                                                selection=replace(selection, group_ranks="rank")))
+                            lambda: region_spread(owner.sums, selection))
         notes = ([f"rank_view='auto': {len(points.points):,} points exceed "
                   f"max_points={budget:,}"] if owner.rank_view == "auto" else [])
         part = spread_part(spread, budget, notes)

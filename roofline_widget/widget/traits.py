@@ -1,41 +1,59 @@
-"""The widget's public state: its traits and the checks each value passes.
+"""The widget's public state: its traits, each a setting of :mod:`roofline_widget.settings`.
 
 :class:`RooflineTraits` declares the traits of
 :class:`~roofline_widget.widget.roofline_widget.RooflineWidget` (documented
-there) with their validators, which call :mod:`~roofline_widget.widget.trait_checks`;
-the widget itself says where a change goes.
+there).  A :class:`SettingTrait` checks a value with its setting's rule (the
+same sentence as a view, ``plot_roofline`` and the command line); the
+``@validate`` methods add the rules that need the data (a metric, rank,
+level or region of it).  A refused value raises ``TraitError`` and the trait
+keeps its value.
 """
 
 from __future__ import annotations
 
 import ipywidgets as widgets
 import pandas as pd
-from traitlets import Any, Bool, CFloat, Enum, Int, List, Unicode, validate
+from traitlets import Any, List, TraitError, TraitType, Unicode, validate
 
+from roofline_widget.errors import SettingError
 from roofline_widget.points import RegionSums
-from roofline_widget.points.rank_groups import GROUP_RANKS_CHOICES
-from roofline_widget.scene.spread import RANK_VIEWS
-from roofline_widget.widget import trait_checks as checks
+from roofline_widget.settings import DEFAULT_MAX_POINTS, SETTINGS, Setting
+from roofline_widget.settings.rules import levels_in_data, metric_in_data, ranks_in_data
+from roofline_widget.widget.point_keys import normalize_key
 
-__all__ = ["DEFAULT_MAX_POINTS", "SELECTION_TRAITS", "OptionalUnicode", "RooflineTraits"]
+__all__ = ["DEFAULT_MAX_POINTS", "SELECTION_TRAITS", "RooflineTraits", "SettingTrait"]
 
-#: The point budget: WebGL draws this many in about a second (docs/performance.md); without
-#: WebGL, and while memory levels or a baseline are shown, ``SVG_MAX_POINTS`` applies.
-DEFAULT_MAX_POINTS = 50_000
 #: The traits whose change selects the points again.
 SELECTION_TRAITS = ("flops_metric", "bandwidth_metric", "ranks", "group_ranks", "combine_ranks",
                     "include", "exclude", "max_points", "rank_view", "expanded_regions")
 
 
-class OptionalUnicode(Unicode):
-    """Unicode that passes None on to the widget's ``@validate`` (which maps it).
+class SettingTrait(TraitType):
+    """A trait whose values are those of a :class:`~roofline_widget.settings.Setting`.
 
-    traitlets skips cross-validation for None when ``allow_none`` is set, so
-    None is let through here instead.
+    Its default, help and check are the setting's; a value the setting's rule
+    refuses raises ``TraitError`` with the rule's sentence.
     """
 
+    def __init__(self, setting: Setting, **kwargs) -> None:
+        self.setting = setting
+        super().__init__(default_value=setting.default, help=setting.help, **kwargs)
+
     def validate(self, obj, value):
-        return None if value is None else super().validate(obj, value)
+        try:
+            return self.setting.check(value)
+        except (SettingError, TypeError) as exc:
+            raise TraitError(str(exc)) from None
+
+
+def _trait(name: str) -> SettingTrait:
+    return SettingTrait(SETTINGS[name])
+
+
+def _known(problem: str | None, value):
+    if problem is not None:
+        raise TraitError(problem)
+    return value
 
 
 class RooflineTraits(widgets.VBox):
@@ -53,24 +71,24 @@ class RooflineTraits(widgets.VBox):
     sums: RegionSums
 
     # No browser model reads these (the front end is a plain VBox): kernel-side only.
-    flops_metric = OptionalUnicode(None, help="FLOP-rate metric name")
-    bandwidth_metric = OptionalUnicode(None, help="bandwidth metric name")
-    ranks = Any(None, allow_none=True, help="ranks to show, None for all")
-    group_ranks = Enum(GROUP_RANKS_CHOICES, "auto", help="which ranks a point sums")
-    combine_ranks = Bool(False, help="one point per region: the ranks summed")
-    include = OptionalUnicode("", help="regex of regions to show")
-    exclude = OptionalUnicode("", help="regex of regions to hide")
-    peak_flops = CFloat(None, allow_none=True, help="GFLOP/s, None: empirical")
-    peak_bandwidth = CFloat(None, allow_none=True, help="GB/s, None: empirical")
-    color_by = Enum(("region", "run", "rank"), "region")
-    size_by = Enum(("none", "runtime"), "none")
-    max_points = Int(DEFAULT_MAX_POINTS, help="most points drawn")
+    flops_metric = _trait("flops_metric")
+    bandwidth_metric = _trait("bandwidth_metric")
+    ranks = _trait("ranks")
+    group_ranks = _trait("group_ranks")
+    combine_ranks = _trait("combine_ranks")
+    include = _trait("include")
+    exclude = _trait("exclude")
+    peak_flops = _trait("peak_flops")
+    peak_bandwidth = _trait("peak_bandwidth")
+    color_by = _trait("color_by")
+    size_by = _trait("size_by")
+    max_points = _trait("max_points")
+    rank_view = _trait("rank_view")
+    levels = _trait("levels")
     selected: List[tuple] = List(help="selected points as (file, rank, region) tuples")
     message = Unicode("", read_only=True, help="error or remark shown with the plot")
-    rank_view = Enum(RANK_VIEWS, "auto", help="points: one per rank; spread: per region")
     expanded_regions: List[str] = List(help="regions whose ranks the spread view shows as points")
     baseline = Any(None, allow_none=True, help="baseline run(s) the points are compared with")
-    levels = List(Unicode(), help="memory levels drawn as a hierarchical roofline, [] for none")
 
     @property
     def available_levels(self) -> list[str]:
@@ -84,37 +102,38 @@ class RooflineTraits(widgets.VBox):
 
     @validate("flops_metric", "bandwidth_metric")
     def _validate_metric(self, proposal):
-        sums = self.sums
-        if proposal.trait.name == "flops_metric":
-            return checks.checked_metric(proposal.value, sums.flop_metrics,
-                                         sums.detect_flops_metric, "FLOP-rate")
-        return checks.checked_metric(proposal.value, sums.bandwidth_metrics,
-                                     sums.detect_bandwidth_metric, "bandwidth")
+        sums, name, value = self.sums, proposal.trait.name, proposal.value
+        flops = name == "flops_metric"
+        if value is None:
+            return sums.detect_flops_metric() if flops else sums.detect_bandwidth_metric()
+        of_kind = sums.flop_metrics if flops else sums.bandwidth_metrics
+        return _known(metric_in_data(name, value, of_kind, sums.metrics,
+                                     "a FLOP rate" if flops else "a byte rate"), value)
 
     @validate("ranks")
     def _validate_ranks(self, proposal):
-        return checks.checked_ranks(proposal.value, self.sums.ranks)
-
-    @validate("include", "exclude")
-    def _validate_pattern(self, proposal):
-        return proposal.value or ""
-
-    @validate("peak_flops", "peak_bandwidth")
-    def _validate_peak(self, proposal):
-        return checks.checked_peak(proposal.trait.name, proposal.value)
-
-    @validate("max_points")
-    def _validate_max_points(self, proposal):
-        return checks.checked_max_points(proposal.value)
-
-    @validate("selected")
-    def _validate_selected(self, proposal):
-        return checks.checked_selected(proposal.value, self.drawn_keys)
+        return _known(ranks_in_data(proposal.value, self.sums.ranks), proposal.value)
 
     @validate("levels")
     def _validate_levels(self, proposal):
-        return checks.checked_levels(proposal.value, self.available_levels)
+        return _known(levels_in_data(proposal.value, self.available_levels), proposal.value)
+
+    @validate("selected")
+    def _validate_selected(self, proposal):
+        keys = list(dict.fromkeys(normalize_key(k) for k in proposal.value))
+        points = self.drawn_keys
+        if keys and points is not None:
+            known = pd.MultiIndex.from_tuples(keys).isin(points)
+            if not known.all():
+                unknown = [k for k, ok in zip(keys, known) if not ok]
+                raise TraitError(f"{len(unknown)} selected key(s) are not among the current "
+                                 f"points, e.g. {unknown[0]!r}; keys are (file, rank, region)")
+        return keys
 
     @validate("expanded_regions")
     def _validate_expanded_regions(self, proposal):
-        return checks.checked_regions(proposal.value, self.sums.regions)
+        chosen = list(dict.fromkeys(str(r) for r in proposal.value))
+        unknown = [r for r in chosen if r not in set(self.sums.regions)]
+        if unknown:
+            raise TraitError(f"unknown region(s) {unknown}; valid: {list(self.sums.regions)}")
+        return chosen

@@ -24,7 +24,8 @@ FIGURE = ".roofline-figure"
 DOTS = f"{FIGURE} .dot"
 SENTENCE = ("5 points report rates beyond any CPU, the largest CalcPressureForElems "
             "(#1 (size 30^3)): "
-            "19,514,360 GFLOP/s on 1 hardware thread: not used for the empirical peak; the axes "
+            "19,514,360 GFLOP/s on 1 hardware thread: not used for the empirical peak or the "
+            "empirical bandwidth; the axes "
             "follow the other points (see sanity_check)")
 
 

@@ -11,8 +11,10 @@ on LIKWID regions:
 
 * :mod:`.export` reads one file (:func:`parse_ncu`);
 * :mod:`.join` joins the passes of one process and numbers the ranks;
+* :mod:`.messages` keeps ncu's ``==ERROR==``/``==WARNING==`` lines as notes;
 * :mod:`.counters` computes FLOPs, seconds and bytes per launch;
-* :mod:`.kernels` combines the launches per kernel into the run.
+* :mod:`roofline_widget.io.kernels` combines the launches per kernel into the
+  run (as for every profiler).
 
 :func:`~roofline_widget.read_likwid` recognises the exports by their header
 and reads all of those it is given together (their passes joined).
@@ -24,11 +26,19 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import cast
 
+import pandas as pd
+
+from roofline_widget.io.kernels import LAUNCH_MODES, check_launch_mode, kernel_run, short_name
 from roofline_widget.io.ncu.counters import launch_counts
-from roofline_widget.io.ncu.export import NcuExport, is_ncu_export, parse_ncu, rank_from_name
+from roofline_widget.io.ncu.export import (
+    LAUNCH_COLUMNS,
+    NcuExport,
+    is_ncu_export,
+    parse_ncu,
+    rank_from_name,
+)
 from roofline_widget.io.ncu.join import join_passes
-from roofline_widget.io.ncu.kernel_names import short_name
-from roofline_widget.io.ncu.kernels import LAUNCH_MODES, check_launch_mode, kernel_run
+from roofline_widget.io.ncu.names import GROUP, PEAK_SUFFIX
 from roofline_widget.io.opener import PathOrBuffer, is_file_like, open_text
 from roofline_widget.io.parsed import warn_passed_over
 from roofline_widget.model import LikwidRun
@@ -69,9 +79,21 @@ def ncu_run(exports: Sequence[NcuExport], *, label: str | None = None, launches:
     joined, notes = join_passes(exports)
     counts = launch_counts(joined, tensor_flop_per_instruction)
     layouts = sorted({str(e.layout) for e in exports})
-    return kernel_run(joined, counts, sources=tuple(dict.fromkeys(e.source for e in exports)),
-                      label=label, layout=" / ".join(layouts), launch_mode=launches,
+    events = joined[joined.columns[len(LAUNCH_COLUMNS):]]
+    return kernel_run(joined, counts, group=GROUP,
+                      sources=tuple(dict.fromkeys(e.source for e in exports)), label=label,
+                      layout=" / ".join(layouts), events=events,
+                      largest=frozenset(m for m in events.columns
+                                        if m.endswith((PEAK_SUFFIX, ".per_second"))),
+                      device_name=_device_name(joined), launch_mode=launches,
                       notes=[w for e in exports for w in e.warnings] + notes)
+
+
+def _device_name(launches: pd.DataFrame) -> str | None:
+    """The GPUs' names (``device__attribute_display_name``), else their compute capability."""
+    names = sorted({str(d) for d in launches["device_name"].dropna()}) or [
+        f"NVIDIA GPU (compute capability {cc})" for cc in sorted(set(launches["cc"]) - {""})]
+    return " / ".join(names) or None
 
 
 def read_ncu(path_or_paths: PathOrBuffer | Iterable[PathOrBuffer], *, label: str | None = None,

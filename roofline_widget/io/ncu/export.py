@@ -8,12 +8,20 @@ Two layouts of ``ncu --csv`` are read, recognised by their header line:
 * the raw page (``--page raw``): one row per launch, one column per metric,
   and a units row under the header (its launch cells empty).
 
-The program's output and ``==PROF==`` lines before (or among) the rows are
-passed over, like the text around LIKWID's tables; a second header starts
-a new table (two exports concatenated).  Values may carry thousands
-separators (``"663,913,408"``); ``n/a`` (and an empty cell) is NaN; every
-value is converted to its metric's base unit (:mod:`.ncu_units`).  Only
-the metrics a roofline needs (:data:`~.names.USED_METRICS`) are read.
+Either page may carry columns of other ncu versions (``"Kernel Time"``,
+``"Block Size"``, ``"Grid Size"``, ``"Device"``, ``"CC"``) and, on the details
+page, trailing rule columns (``"Rule Name","Rule Type","Rule Description"``,
+``"Estimated Speedup..."``) that metric rows leave out: a row may stop before
+them (:data:`OPTIONAL_TAIL`), never before another column.
+
+The program's output before (or among) the rows is passed over, like the
+text around LIKWID's tables; ncu's own ``==PROF==``/``==ERROR==``/``==WARNING==``
+lines are kept as notes, a kernel that failed to profile named as left out
+(:mod:`.messages`).  A second header starts a new table (two exports
+concatenated).  Values may carry thousands separators (``"663,913,408"``);
+``n/a`` (and an empty cell) is NaN; every value is converted to its metric's
+base unit (:mod:`.ncu_units`).  Only the metrics a roofline needs
+(:data:`~.names.USED_METRICS`) are read.
 """
 
 from __future__ import annotations
@@ -28,11 +36,13 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.ncu.messages import ncu_messages
 from roofline_widget.io.ncu.names import DEVICE_NAME, USED_METRICS
 from roofline_widget.io.ncu.ncu_units import UnitError, expected_dimension, to_base
 from roofline_widget.model import Layout
 
-__all__ = ["LAUNCH_COLUMNS", "NcuExport", "is_ncu_export", "parse_ncu", "rank_from_name"]
+__all__ = ["LAUNCH_COLUMNS", "OPTIONAL_TAIL", "NcuExport", "is_ncu_export", "parse_ncu",
+           "rank_from_name"]
 
 #: The header line both layouts start with.
 HEADER = re.compile(r'^"ID","Process ID",', re.M)
@@ -41,9 +51,13 @@ NA_TOKENS = frozenset({"", "n/a", "N/A", "-", "nan", "-nan", "NaN"})
 # Numbers as ncu prints them: thousands separators in groups of three, optional decimals, exponent.
 _INTEGER = re.compile(r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)")
 _NUMBER = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-#: The key columns of :attr:`NcuExport.launches`, before the metric columns.
-LAUNCH_COLUMNS = ("source", "line", "pid", "launch", "kernel", "host", "device", "rank",
+#: The key columns of :attr:`NcuExport.launches`, before the metric columns (``cc``: the
+#: compute capability of a ``"CC"`` column, ``""`` where the export has none).
+LAUNCH_COLUMNS = ("source", "line", "pid", "launch", "kernel", "host", "device", "rank", "cc",
                   "device_name")
+#: Columns that end a details-page header and that metric rows may leave out (rule results).
+OPTIONAL_TAIL = frozenset({"Rule Name", "Rule Type", "Rule Description", "Estimated Speedup Type",
+                           "Estimated Speedup"})
 
 _RANK_COLUMNS = ("mpi rank", "rank", "mpi_rank")
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])(?:mpi[_-]?)?rank[_.-]?(\d+)", re.IGNORECASE)
@@ -65,7 +79,7 @@ class NcuExport:
         ``Layout.NCU_DETAILS`` or ``Layout.NCU_RAW``.
     launches : pandas.DataFrame
         :data:`LAUNCH_COLUMNS` (``device`` -1 and ``rank`` -1 where the
-        export does not say; ``device_name`` None), then one float column per
+        export does not say; ``device_name`` None, ``cc`` ""), then one float column per
         used metric exported (base units: FLOP-counting instructions, bytes,
         cycles, seconds, cycles per second; NaN for ``n/a``).
     exported : dict of int to frozenset
@@ -224,16 +238,29 @@ class _Header:
         self.long = all(name in cells for name in _LONG_COLUMNS)
         lowered = {name.lower(): name for name in cells}
         self.rank = next((lowered[n] for n in _RANK_COLUMNS if n in lowered), None)
+        tail = 0
+        while self.long and tail < len(cells) and cells[len(cells) - 1 - tail] in OPTIONAL_TAIL:
+            tail += 1
+        #: The fewest cells a row may have: the rule columns at the end may be left out.
+        self.shortest = len(cells) - tail
 
     def columns(self, lines: np.ndarray, rows: list[list[str]]) -> dict[str, np.ndarray]:
-        """Column name -> its cells (object array), after checking each row's width."""
+        """Column name -> its cells (object array), after checking each row's width.
+
+        A row without the trailing rule columns (:data:`OPTIONAL_TAIL`) gets them empty.
+        """
+        full = len(self.cells)
         widths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
-        bad = widths != len(self.cells)
+        bad = (widths < self.shortest) | (widths > full)
         if bad.any():
             at = np.flatnonzero(bad)[0]
-            raise LikwidFormatError(self.source, int(lines[at]), f"a row of {len(self.cells)} "
-                                    f"cells like the header of line {self.line}",
-                                    f"{widths[at]} cells")
+            expected = (f"a row of {full} cells" if self.shortest == full else
+                        f"a row of {self.shortest} to {full} cells (the rule columns may be "
+                        "left out)")
+            raise LikwidFormatError(self.source, int(lines[at]), f"{expected} like the header "
+                                    f"of line {self.line}", f"{widths[at]} cells")
+        if (widths < full).any():
+            rows = [row if len(row) == full else row + [""] * (full - len(row)) for row in rows]
         cells = zip(*rows) if rows else ([] for _ in self.cells)
         return {name: np.array(column, dtype=object) for name, column in zip(self.cells, cells)}
 
@@ -257,6 +284,7 @@ def _keys(columns: dict[str, np.ndarray], header: _Header, lines: np.ndarray,
         "device": _integers(columns.get("Device", blank), lines, source,
                             "device (column 'Device')", missing=-1),
         "rank": rank,
+        "cc": [cell.strip() for cell in columns.get("CC", blank).tolist()],
     })
 
 
@@ -363,7 +391,7 @@ def parse_ncu(text: str, source: str) -> NcuExport:
         with different values, or an export without any launch row.
     """
     lines = text.splitlines()
-    warnings: list[str] = []
+    warnings: list[str] = ncu_messages(lines, source)
     if lines and lines[-1].startswith('"') and not text.endswith(("\n", "\r")):
         # ncu ends every row: the file was cut off, maybe inside a number
         warnings.append(f"{source}, line {len(lines)}: the file ends inside this row (no final "

@@ -2,9 +2,8 @@
 
 One home for every ``ncu`` metric name the reader knows (the counters of
 NERSC's "roofline on NVIDIA GPUs" method and the peaks of Nsight Compute's
-own roofline sections) and for the names of the columns they turn into
-(named like LIKWID's, so that :mod:`roofline_widget.units` parses their
-units and :mod:`roofline_widget.analysis.levels` finds the levels):
+own roofline sections); the columns they turn into are named by
+:mod:`roofline_widget.io.kernels.metrics`:
 
 ===================================================  ===============================
 counters (per launch)                                 metric of the run
@@ -18,47 +17,63 @@ counters (per launch)                                 metric of the run
 ``l1tex__t_bytes.sum``                                ``L1 bandwidth [MBytes/s]``
 ===================================================  ===============================
 
-Time per launch is ``sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second``,
-else ``gpu__time_duration.sum``.
+The SM counters may be exported as the SM sub-partitions' instead
+(``smsp__sass_thread_inst_executed_op_...``, ``smsp__inst_executed_pipe_tensor.sum``,
+``smsp__cycles_elapsed.avg[.per_second]``): a ``.sum`` over the sub-partitions
+is the same count, the sub-partitions run on the SM clock.  The ``sm__`` set
+is used where an export has both (:data:`FLOP_COUNTER_SETS`, :data:`CYCLE_PAIRS`).
+
+Time per launch is ``<unit>__cycles_elapsed.avg / <unit>__cycles_elapsed.avg.per_second``
+(``sm``, else ``smsp``), else ``gpu__time_duration.sum``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from roofline_widget.model import GPU_PROFILER_GROUPS, DeviceFamily
+
 __all__ = [
     "BYTE_METRICS",
     "CLOCK_SUFFIX",
     "CYCLES",
     "CYCLES_PER_SECOND",
+    "CYCLE_PAIRS",
     "DEVICE_NAME",
     "DURATION",
     "FLOP_COUNTERS",
+    "FLOP_COUNTER_SETS",
     "GROUP",
-    "LEVEL_NAMES",
     "PEAK_SUFFIX",
+    "SM_UNITS",
     "TENSOR",
+    "TENSOR_COUNTERS",
     "USED_METRICS",
     "Counter",
-    "bandwidth_metric",
     "clock_of",
-    "flop_metric",
     "peak_of",
-    "volume_metric",
 ]
 
 #: The group name of every row an Nsight Compute export gives (``run.groups``).
-GROUP = "NCU"
+GROUP = GPU_PROFILER_GROUPS[DeviceFamily.NVIDIA]
 
 #: Suffix of a metric's theoretical per-cycle peak.
 PEAK_SUFFIX = ".peak_sustained"
 #: The clock of a unit: ``<unit>__cycles_elapsed.avg.per_second``.
 CLOCK_SUFFIX = "__cycles_elapsed.avg.per_second"
 
+#: The units SM counters are exported under, in order of preference: the SM's, its sub-partitions'.
+SM_UNITS = ("sm", "smsp")
+
 CYCLES = "sm__cycles_elapsed.avg"
 CYCLES_PER_SECOND = "sm__cycles_elapsed.avg.per_second"
+#: (elapsed cycles, cycles per second) of each SM unit, in order of preference.
+CYCLE_PAIRS = tuple((f"{unit}__cycles_elapsed.avg", f"{unit}__cycles_elapsed.avg.per_second")
+                    for unit in SM_UNITS)
 DURATION = "gpu__time_duration.sum"
 TENSOR = "sm__inst_executed_pipe_tensor.sum"
+#: The tensor-pipe instruction counter of each SM unit, in order of preference.
+TENSOR_COUNTERS = tuple(f"{unit}__inst_executed_pipe_tensor.sum" for unit in SM_UNITS)
 #: A string metric: the GPU's marketing name (``Tesla V100-SXM2-16GB``).
 DEVICE_NAME = "device__attribute_display_name"
 
@@ -71,21 +86,28 @@ class Counter:
     weight: int
 
 
-def _sass(letter: str, op: str) -> str:
-    return f"sm__sass_thread_inst_executed_op_{letter}{op}_pred_on.sum"
+def _sass(unit: str, letter: str, op: str) -> str:
+    return f"{unit}__sass_thread_inst_executed_op_{letter}{op}_pred_on.sum"
 
 
-#: Per precision the counters whose weighted sum is the FLOP count: add + mul + 2 fma.
-FLOP_COUNTERS: dict[str, tuple[Counter, ...]] = {
-    precision: (Counter(_sass(letter, "add"), 1), Counter(_sass(letter, "mul"), 1),
-                Counter(_sass(letter, "fma"), 2))
-    for precision, letter in (("DP", "d"), ("SP", "f"), ("HP", "h"))
+def _flop_set(unit: str, letter: str) -> tuple[Counter, ...]:
+    return (Counter(_sass(unit, letter, "add"), 1), Counter(_sass(unit, letter, "mul"), 1),
+            Counter(_sass(unit, letter, "fma"), 2))
+
+
+_LETTERS = (("DP", "d"), ("SP", "f"), ("HP", "h"))
+#: Per precision the counter sets whose weighted sum is the FLOP count (add + mul + 2 fma),
+#: one set per SM unit (:data:`SM_UNITS`), in order of preference.
+FLOP_COUNTER_SETS: dict[str, tuple[tuple[Counter, ...], ...]] = {
+    precision: tuple(_flop_set(unit, letter) for unit in SM_UNITS)
+    for precision, letter in _LETTERS
 }
+#: Per precision the SM's counter set (the first of :data:`FLOP_COUNTER_SETS`).
+FLOP_COUNTERS: dict[str, tuple[Counter, ...]] = {
+    precision: sets[0] for precision, sets in FLOP_COUNTER_SETS.items()}
 
 #: Per memory level the byte counter.
 BYTE_METRICS = {"MEM": "dram__bytes.sum", "L2": "lts__t_bytes.sum", "L1": "l1tex__t_bytes.sum"}
-#: How a level is called in metric and roof names.
-LEVEL_NAMES = {"MEM": "Memory", "L2": "L2", "L1": "L1"}
 
 
 def peak_of(metric: str) -> str:
@@ -104,29 +126,15 @@ def clock_of(metric: str) -> str:
     return metric.split("__", 1)[0] + CLOCK_SUFFIX
 
 
-def flop_metric(precision: str) -> str:
-    """The run's FLOP-rate metric of a precision (``"DP"`` -> ``"DP [MFLOP/s]"``, ``"Tensor"``)."""
-    return f"{precision} [MFLOP/s]"
-
-
-def bandwidth_metric(level: str) -> str:
-    """The run's bandwidth metric of a level (``"MEM"`` -> ``"Memory bandwidth [MBytes/s]"``)."""
-    return f"{LEVEL_NAMES[level]} bandwidth [MBytes/s]"
-
-
-def volume_metric(level: str) -> str:
-    """The run's data-volume metric of a level (``"L2"`` -> ``"L2 data volume [GBytes]"``)."""
-    return f"{LEVEL_NAMES[level]} data volume [GBytes]"
-
-
 def _all_used() -> frozenset[str]:
-    counters = [c.name for group in FLOP_COUNTERS.values() for c in group]
+    sets = [group for groups in FLOP_COUNTER_SETS.values() for group in groups]
+    counters = [c.name for group in sets for c in group]
     bytes_ = list(BYTE_METRICS.values())
-    fmas = [group[2].name for group in FLOP_COUNTERS.values()]
+    fmas = [group[2].name for group in sets]
     peaks = [peak_of(m) for m in fmas + bytes_]
     clocks = {clock_of(m) for m in peaks}
-    return frozenset([*counters, TENSOR, CYCLES, CYCLES_PER_SECOND, DURATION, *bytes_,
-                      *peaks, *clocks])
+    cycles = [name for pair in CYCLE_PAIRS for name in pair]
+    return frozenset([*counters, *TENSOR_COUNTERS, *cycles, DURATION, *bytes_, *peaks, *clocks])
 
 
 #: Every numeric metric the reader takes from an export; others are not read.

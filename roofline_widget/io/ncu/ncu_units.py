@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from roofline_widget.errors import NcuUnitError as UnitError
+
 __all__ = ["UnitError", "expected_dimension", "to_base"]
 
 # prefix -> (radix, exponent): exact powers, so that cycle/nsecond is exactly 1e9 cycle/second
@@ -24,10 +26,6 @@ _PREFIXES = {"": (10, 0), "n": (10, -9), "u": (10, -6), "\u00b5": (10, -6), "m":
 _BASES = {"inst": "inst", "byte": "byte", "B": "byte", "cycle": "cycle", "second": "second",
           "s": "second", "hz": "cycle/second", "Hz": "cycle/second"}
 _PART = re.compile(r"^(?P<prefix>[nu\u00b5mkKMGTP]i?|)(?P<base>inst|byte|B|cycle|second|s|hz|Hz)$")
-
-
-class UnitError(ValueError):
-    """A unit that is not one of the dimension wanted (the reader turns it into a format error)."""
 
 
 def expected_dimension(metric: str) -> str:
@@ -44,7 +42,7 @@ def expected_dimension(metric: str) -> str:
         return "cycle/second"
     if metric.startswith("gpu__time_duration"):
         return "second"
-    if metric.startswith("sm__cycles_elapsed"):
+    if "__cycles_elapsed" in metric:
         return "cycle"
     per_cycle = metric.endswith(".peak_sustained")
     base = "byte" if "bytes" in metric else "inst"

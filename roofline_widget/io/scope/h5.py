@@ -29,18 +29,21 @@ runs); :func:`scope_file_overview` gives the ranks, the label and the size;
 from __future__ import annotations
 
 import importlib.util
+import os
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from roofline_widget.errors import EngineFallbackWarning, LikwidFormatError
+from roofline_widget.escaping import file_name
 from roofline_widget.io.opener import regular_file
-from roofline_widget.io.scope.guard import guarded_map, h5py_missing, timeout_for
+from roofline_widget.io.scope.guard import file_seconds, guarded_map, h5py_missing
 from roofline_widget.io.scope.h5_engines import H5pyReader, RawReader, ScopeFileReader
 from roofline_widget.io.scope.h5_format import NotSupported
 from roofline_widget.io.scope.objects import run_from_regions
 from roofline_widget.io.scope.regions_h5 import RegionArrays
+from roofline_widget.io.scope.snapshot import FileVersion, read_one_version
 from roofline_widget.model import LikwidRun
 
 __all__ = [
@@ -53,6 +56,7 @@ __all__ = [
     "read_ranks_h5py",
     "read_ranks_raw",
     "read_scope_h5",
+    "read_scope_version",
     "scope_file_overview",
     "warn_fallback",
 ]
@@ -124,7 +128,7 @@ def _overview(reader: ScopeFileReader, path: str, raw_reason: str = "") -> Scope
     if label is not None and not isinstance(label, str):
         raise LikwidFormatError(path, None, "the metadata label to be one string",
                                 f"{type(label).__name__} {str(label)[:40]}")
-    return ScopeFileOverview(ranks, label or Path(path).stem, count, raw_reason)
+    return ScopeFileOverview(ranks, label or file_name(Path(path).stem), count, raw_reason)
 
 
 def h5py_overview(path: str, raw_reason: str = "") -> ScopeFileOverview:
@@ -132,21 +136,23 @@ def h5py_overview(path: str, raw_reason: str = "") -> ScopeFileOverview:
     return _overview(H5pyReader(path), path, raw_reason)
 
 
-def guarded_h5py(function, calls: list[tuple], path: str, ranks_per_call: list[int],
-                 why: str) -> list:
+def guarded_h5py(function, calls: list[tuple], path: str, why: str) -> list:
     """``function(*args)`` per call in guarded worker processes (h5py on an untrusted file).
+
+    All calls together may take :func:`~roofline_widget.io.scope.guard.file_seconds`
+    of the file's size: the time limit is per file, whatever its number of ranks.
 
     Raises
     ------
     ImportError
         If h5py is not installed (naming ``why`` and the install command).
     LikwidFormatError
-        If a call does not finish in time, or its worker dies.
+        If the calls do not finish in time, or a worker dies.
     """
     if importlib.util.find_spec("h5py") is None:
         raise h5py_missing(path, why)
-    return guarded_map(function, calls, timeouts=[timeout_for(n) for n in ranks_per_call],
-                       where=path, workers=len(calls))
+    return guarded_map(function, calls, seconds=file_seconds(os.stat(path).st_size),
+                       where=file_name(path), workers=len(calls))
 
 
 def scope_file_overview(path, engine: str = "auto") -> ScopeFileOverview:
@@ -168,7 +174,7 @@ def scope_file_overview(path, engine: str = "auto") -> ScopeFileOverview:
             if engine == "raw":
                 raise _not_read(path, str(exc)) from None
             reason = str(exc)
-    return guarded_h5py(h5py_overview, [(path, reason)], path, [0],
+    return guarded_h5py(h5py_overview, [(path, reason)], path,
                         f"its HDF5 layout is not read by roofline-widget's own reader ({reason})")[0]
 
 
@@ -243,7 +249,8 @@ def read_scope_h5(path, label: str | None = None, *, engine: str = "auto") -> Li
     """Read a scope-profiler HDF5 file as a per-thread :class:`LikwidRun`.
 
     The run equals ``from_scope_profiler(ProfilingResults.from_h5(path))``,
-    built from the arrays read here (without scope-profiler).
+    built from the arrays read here (without scope-profiler), all of one
+    version of the file (:mod:`~roofline_widget.io.scope.snapshot`).
 
     Parameters
     ----------
@@ -259,8 +266,9 @@ def read_scope_h5(path, label: str | None = None, *, engine: str = "auto") -> Li
     LikwidFormatError
         If the file holds no LIKWID data, or cannot be read: truncated or
         damaged, a region without one of its datasets, ``metric_names`` one
-        string instead of a list, arrays of the wrong shape. The message
-        names the file and, where it can, the rank and region.
+        string instead of a list, arrays of the wrong shape, a file that
+        changed during every read. The message names the file and, where it
+        can, the rank and region.
     FileNotFoundError
         If the file does not exist.
 
@@ -269,8 +277,23 @@ def read_scope_h5(path, label: str | None = None, *, engine: str = "auto") -> Li
     EngineFallbackWarning
         With ``engine="auto"``, when ranks were read through h5py.
     """
+    return read_scope_version(path, label, engine=engine)[0]
+
+
+def read_scope_version(path, label: str | None = None, *, engine: str = "auto"
+                       ) -> tuple[LikwidRun, FileVersion]:
+    """:func:`read_scope_h5`, and the version of the file it read."""
+    path = regular_file(path, "a scope-profiler HDF5 file")
+    (run, unread, n_ranks), version = read_one_version(
+        path, lambda _: _read_run(path, label, check_engine(engine)))
+    if engine == "auto":
+        warn_fallback(file_name(path), unread, n_ranks)
+    return run, version
+
+
+def _read_run(path: str, label: str | None, engine: str
+              ) -> tuple[LikwidRun, list[UnreadRank], int]:
     overview = scope_file_overview(path, engine)
-    path = str(path)
     parts: list[RankRegions | UnreadRank] = (
         [UnreadRank(rank, group, "engine='h5py'") for rank, group in overview.ranks]
         if engine == "h5py" else
@@ -278,12 +301,11 @@ def read_scope_h5(path, label: str | None = None, *, engine: str = "auto") -> Li
     unread = [part for part in parts if isinstance(part, UnreadRank)]
     if unread:
         read = guarded_h5py(_h5py_rank_list, [(path, [(u.rank, u.group) for u in unread], True)],
-                            path, [len(unread)], "its HDF5 layout is not read by roofline-widget's "
+                            path, "its HDF5 layout is not read by roofline-widget's "
                             f"own reader ({unread[0].reason})")[0]
         by_rank = {part.rank: part for part in read}
         parts = [by_rank[part.rank] if isinstance(part, UnreadRank) else part for part in parts]
-        if engine == "auto":
-            warn_fallback(path, unread, len(parts))
     regions = {part.rank: {region.tag: region for region in part.regions}
                for part in parts if isinstance(part, RankRegions)}
-    return run_from_regions(regions, path, label or overview.label)
+    run = run_from_regions(regions, file_name(path), label or overview.label)
+    return run, (unread if engine == "auto" else []), len(parts)

@@ -7,14 +7,16 @@ heaps, object header messages).  Everything here decodes bytes already read
 
 A file the direct reader cannot read is refused in one of two ways:
 
-* :class:`Damaged`: the bytes contradict the format (a wrong signature or
-  version, an address past the end of the file, a size that does not match,
-  a cycle, a name that is no UTF-8).  The caller reports the package's
+* :class:`Damaged` (:class:`~roofline_widget.errors.HDF5DamagedError`): the
+  bytes contradict the format (a wrong signature or version, an address past
+  the end of the file, a size that does not match, a cycle, a name that is no
+  UTF-8).  The caller reports the package's
   :class:`~roofline_widget.errors.LikwidFormatError` and never hands such a
   file to the HDF5 library, which may hang on it.
-* :class:`NotSupported`: a valid part of the format outside the subset read
-  here (newer superblocks and object headers, chunked or filtered datasets,
-  dense attribute storage, ...).  The caller may read the file with h5py.
+* :class:`NotSupported` (:class:`~roofline_widget.errors.HDF5NotSupportedError`):
+  a valid part of the format outside the subset read here (newer superblocks
+  and object headers, chunked or filtered datasets, dense attribute storage,
+  ...).  The caller may read the file with h5py.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from __future__ import annotations
 import struct
 
 import numpy as np
+
+from roofline_widget.errors import HDF5DamagedError as Damaged
+from roofline_widget.errors import HDF5NotSupportedError as NotSupported
 
 __all__ = [
     "ATTRIBUTE",
@@ -58,14 +63,6 @@ _IEEE = {4: (0, 32, 23, 8, 0, 23, 127), 8: (0, 64, 52, 11, 0, 52, 1023)}
 #: Datatype classes the format defines (fixed-point ... array).
 _DATATYPE_CLASSES = range(11)
 _MAX_RANK = 32
-
-
-class Damaged(Exception):
-    """The bytes contradict the HDF5 format: refuse the file, do not hand it to h5py."""
-
-
-class NotSupported(Exception):
-    """A valid HDF5 feature outside the subset the direct reader reads: h5py may read it."""
 
 
 def pad8(n: int) -> int:

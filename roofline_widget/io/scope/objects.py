@@ -34,6 +34,8 @@ from roofline_widget.io.blocks import event_names
 from roofline_widget.io.parsed import STATS_FRAME_COLUMNS, check_metric_names, key_table
 from roofline_widget.io.scope.regions import (
     change_starts,
+    checked_cpus,
+    checked_group_id,
     collect_regions,
     constant_categorical,
     group_label,
@@ -52,8 +54,8 @@ LAYOUT = Layout.SCOPE_PROFILER
 _CACHE: dict[int, tuple] = {}
 
 
-def _cpu_columns(results, counts):
-    """The int64 ``cpu`` column and the ``"HWThread <cpu>"`` categorical.
+def _cpu_columns(results, counts, source: str, places: list):
+    """The int64 ``cpu`` column and the ``"HWThread <cpu>"`` categorical (cpus checked).
 
     Consecutive regions usually run on the same cpus, so each run of equal
     lists is converted once and repeated.
@@ -61,15 +63,16 @@ def _cpu_columns(results, counts):
     cpu_lists = [r.cpus for r in results]
     starts = change_starts(cpu_lists)
     ends = np.append(starts[1:], len(cpu_lists))
-    distinct = [np.asarray(cpu_lists[i], dtype=np.int64) for i in starts]
+    distinct = [np.asarray(checked_cpus(cpu_lists[i], f"{source} ({_place(places[i])})"),
+                           dtype=np.int64) for i in starts]
     repeats = [np.tile(a, int(n)) for a, n in zip(distinct, ends - starts)]
     cpu = np.concatenate(repeats) if repeats else np.zeros(0, dtype=np.int64)
     if len(cpu) != int(counts.sum()):  # a region whose cpu list changed under us
-        cpu = np.concatenate([np.asarray(c, dtype=np.int64) for c in cpu_lists])
+        cpu = np.concatenate([np.asarray(checked_cpus(c, f"{source} ({_place(place)})"),
+                                         dtype=np.int64) for c, place in zip(cpu_lists, places)])
     unique = np.unique(np.concatenate(distinct)) if distinct else np.zeros(0, dtype=np.int64)
-    lookup = np.zeros(int(unique.max()) + 1 if unique.size else 0, dtype=np.int32)
-    lookup[unique] = np.arange(unique.size)
-    thread = pd.Categorical.from_codes(lookup[cpu], [thread_name(c) for c in unique.tolist()])
+    codes = np.searchsorted(unique, cpu)  # no table indexed by cpu: a huge number costs nothing
+    thread = pd.Categorical.from_codes(codes, [thread_name(c) for c in unique.tolist()])
     return cpu, thread
 
 
@@ -187,10 +190,11 @@ def run_from_regions(regions_by_rank, source: str, label: str) -> LikwidRun:
         raise no_likwid_data(source)
     counts = np.fromiter((len(r.cpus) for r in results), np.intp, len(results))
     total = int(counts.sum())
-    group_ids = [int(r.group_id) for r in results]
-    groups = [group_label(r.group_name, g) for r, g in zip(results, group_ids)]
-    cpu, thread = _cpu_columns(results, counts)
     places = list(zip(ranks, tags))  # (rank, tag): what the errors below name
+    group_ids = [checked_group_id(r.group_id, f"{source} ({_place(place)})")
+                 for r, place in zip(results, places)]
+    groups = [group_label(r.group_name, g) for r, g in zip(results, group_ids)]
+    cpu, thread = _cpu_columns(results, counts, source, places)
     keys = key_table(
         source=source, total=total,
         line=np.zeros(total, dtype=np.int64),

@@ -17,7 +17,10 @@ import pandas as pd
 from roofline_widget.errors import LikwidFormatError
 
 __all__ = [
+    "MAX_CPU",
     "change_starts",
+    "checked_cpus",
+    "checked_group_id",
     "collect_regions",
     "constant_categorical",
     "group_label",
@@ -28,6 +31,9 @@ __all__ = [
 ]
 
 _METRIC_NAMES = operator.attrgetter("metric_names")
+#: The largest hardware thread number read (LIKWID numbers the machine's threads from 0).
+MAX_CPU = 2**31 - 1
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 def _rank_number(rank, source: str) -> int:
@@ -165,9 +171,69 @@ def no_likwid_data(source: str) -> LikwidFormatError:
                              "(run under likwid-perfctr -m)", "no LIKWID data")
 
 
-def group_label(group_name: str, group_id: int) -> str:
-    """A region's group as the tables show it: its name, or ``"Group <id>"`` without one."""
-    return group_name or f"Group {int(group_id)}"
+def group_label(group_name: str, group_id: int, where: str = "<scope-profiler results>") -> str:
+    """A region's group as the tables show it: its name, or ``"Group <id>"`` without one.
+
+    Raises
+    ------
+    LikwidFormatError
+        For a group id that is no 64-bit integer (:func:`checked_group_id`).
+    """
+    return group_name or f"Group {checked_group_id(group_id, where)}"
+
+
+def checked_group_id(value: object, where: str) -> int:
+    """``value`` as an int if it is an integer that fits 64 bits (as LIKWID's group ids do).
+
+    Raises
+    ------
+    LikwidFormatError
+        Naming ``where``, for a bool, a non-integer or an integer past 64 bits
+        (a 5,001-digit id cannot even be printed).
+    """
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        number = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise LikwidFormatError(where, None, "group_id to be one integer",
+                                f"{type(value).__name__} {str(value)[:40]!r}") from None
+    if not _INT64[0] <= number <= _INT64[1]:
+        raise LikwidFormatError(where, None, "group_id to be an integer of at most 64 bits",
+                                f"an integer of {number.bit_length()} bits")
+    return number
+
+
+def checked_cpus(values, where: str) -> list[int]:
+    """Hardware thread numbers as ints: integers from 0 to :data:`MAX_CPU`.
+
+    Raises
+    ------
+    LikwidFormatError
+        Naming ``where``, for a number that is negative, fractional, not
+        finite or past :data:`MAX_CPU` (a table indexed by cpu would wrap
+        around or blow up).
+    """
+    try:
+        numbers = np.asarray(values, dtype=np.float64).ravel()
+    except (TypeError, ValueError, OverflowError):
+        numbers = None
+    if numbers is not None:
+        bad = ~(np.isfinite(numbers) & (numbers >= 0) & (numbers <= MAX_CPU)
+                & (numbers == np.floor(numbers)))
+        if not bad.any():
+            return numbers.astype(np.int64).tolist()
+    shown = [_shown(v) for v in list(np.asarray(values, dtype=object).ravel())[:8]]
+    raise LikwidFormatError(where, None, f"cpu numbers: integers from 0 to {MAX_CPU:,}",
+                            f"cpus [{', '.join(shown)}]")
+
+
+def _shown(value: object) -> str:
+    """A value for a message (an integer too long to print by its size)."""
+    try:
+        return str(value)[:20]
+    except ValueError:
+        return f"<an integer of {operator.index(value).bit_length()} bits>"  # type: ignore[arg-type]
 
 
 def thread_name(cpu: int) -> str:

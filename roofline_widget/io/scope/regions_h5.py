@@ -6,13 +6,14 @@ attributes, members and datasets); the rules of what a region must hold are
 written here once, so both engines accept and refuse the same files:
 
 * the group's name is the region's tag (scope-profiler names the group after
-  the ``tag`` attribute, with ``"/"`` written as ``"|"``; a name with ``"|"``
-  is read from the attribute, which must match it); names are unique in a
-  group, and a rank listing one tag twice (a damaged index) is refused;
+  the ``tag`` attribute, with ``"/"`` written as ``"|"``; the attribute,
+  where there is one, must match the name: a cut name is refused); names are
+  unique in a group, and a rank listing one tag twice (a damaged index) is refused;
 * ``metric_names`` (and ``event_names``, ``counter_names``) are lists of
   strings, ``group_name`` a string, ``group_id`` an integer;
 * ``metrics`` has one row per metric name and one column per cpu, ``times``
-  and ``call_counts`` (and ``cpus``) one value per cpu.
+  and ``call_counts`` (and ``cpus``: integers from 0) one value per cpu;
+  ``group_id`` fits 64 bits.
 
 The result, :class:`RegionArrays`, has the attributes of scope-profiler's
 ``LikwidRegionResult`` that the readers use, so the per-thread table
@@ -29,6 +30,7 @@ from typing import Protocol
 import numpy as np
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.scope.regions import checked_cpus, checked_group_id
 
 __all__ = ["SUMS_DATASETS", "THREAD_DATASETS", "RegionAccess", "RegionArrays", "check_unique_tags",
            "read_region"]
@@ -131,20 +133,19 @@ def _strings(value: object, what: str, where: str) -> list[str]:
 def _tag(access: RegionAccess, link: str, where_rank: str) -> str:
     """The region's tag: the group's name, where a ``"|"`` stands for a ``"/"`` of the tag.
 
-    scope-profiler names the group after the tag (``"/"`` written as ``"|"``),
-    so only a name with a ``"|"`` needs the ``tag`` attribute, which must then
-    match it.  Names are unique in a group, so two regions never share a tag.
+    scope-profiler names the group after the tag (``"/"`` written as ``"|"``)
+    and keeps the tag in the ``tag`` attribute, which must match the name
+    (a name cut by damage, ``region_0000`` read as ``region_0``, would rename
+    the region).  Names are unique in a group, so two regions never share a tag.
     """
-    if "|" not in link:
-        return link
     value = access.attribute("tag")
     if value is None:
         return link.replace("|", "/")
     tag = _string(value, "the tag attribute", f"{where_rank}, group {link!r})")
     if tag.replace("/", "|") != link:
         raise LikwidFormatError(f"{where_rank}, group {link!r})", None,
-                                "the region group named after its tag ('/' written as '|')",
-                                f"tag {tag!r}")
+                                "the region group named after its tag ('/' written as '|'; "
+                                "a damaged name?)", f"tag {tag!r}")
     return tag
 
 
@@ -190,21 +191,17 @@ def read_region(access: RegionAccess, link: str, where_rank: str, detail: bool) 
     group_name = "" if group_name is None else _string(group_name, "group_name", where)
     # the sums name a group by its id only when it has no name
     group_id = access.attribute("group_id") if detail or not group_name else -1
-    if group_id is None:
-        group_id = -1
-    elif not isinstance(group_id, int) or isinstance(group_id, bool):
-        raise LikwidFormatError(where, None, "group_id to be one integer",
-                                f"{type(group_id).__name__} {group_id!r}")
+    group_id = -1 if group_id is None else checked_group_id(group_id, where)
 
     def cpus() -> list[int]:
         if "cpus" not in members:
             raise LikwidFormatError(where, None, "a 'cpus' dataset in every scope-profiler LIKWID "
                                     "region", f"only {', '.join(sorted(members))}")
         values = access.dataset("cpus").ravel()
-        if len(values) != n_cpus or not np.isfinite(values).all():
+        if len(values) != n_cpus:
             raise LikwidFormatError(where, None, "one cpu number per metrics column",
                                     f"cpus {values.tolist()[:8]} for {n_cpus} columns")
-        return list(map(int, values.tolist()))
+        return checked_cpus(values, where)
 
     if not detail:
         return RegionArrays(tag, group_id, group_name, names, metrics, columns["times"],

@@ -27,9 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from roofline_widget.io.scope.h5 import UnreadRank, read_ranks_h5py, read_ranks_raw, read_scope_h5
+from roofline_widget.errors import LikwidFormatError
+from roofline_widget.escaping import file_name
+from roofline_widget.io.scope.h5 import UnreadRank, read_ranks_h5py, read_ranks_raw, read_scope_version
 from roofline_widget.io.scope.regions import group_label, thread_name
 from roofline_widget.io.scope.regions_h5 import RegionArrays
+from roofline_widget.io.scope.snapshot import FileVersion
 from roofline_widget.model import CPU, LikwidRun
 from roofline_widget.points.engines.threads import max_over_threads, nonfinite_threads, sum_over_threads
 from roofline_widget.points.unmeasured import Unmeasured
@@ -193,7 +196,13 @@ class ScopeH5Source:
     Attributes
     ----------
     label, source : str
-        Run label (the file's ``metadata`` label, else its stem) and the path.
+        Run label (the file's ``metadata`` label, else its stem) and the path
+        as named in tables and messages (bytes that are no UTF-8 as ``\\xNN``).
+    path : str
+        The path the file is read from.
+    version : FileVersion or None
+        The version of the file the sums were read from; :attr:`run` is read
+        from the same content, or refused.
     metric_names : list of str
         Every metric name, in order of first appearance.
     keys : dict
@@ -207,9 +216,10 @@ class ScopeH5Source:
     """
 
     def __init__(self, source: str, label: str, table: dict, from_cache: bool = False,
-                 engine: str = "auto"):
-        self.source, self.label, self.from_cache = source, label, from_cache
-        self.engine = engine
+                 engine: str = "auto", version: FileVersion | None = None):
+        self.path, self.source = source, file_name(source)
+        self.label, self.from_cache = label, from_cache
+        self.engine, self.version = engine, version
         self.metric_names = list(table["metric_names"])
         self._sums = table["sums"]
         self._unmeasured = np.asarray(table["unmeasured"], dtype=np.int64)
@@ -258,9 +268,19 @@ class ScopeH5Source:
 
     @property
     def run(self) -> LikwidRun:
-        """The full per-thread :class:`LikwidRun` (read from the file on first use)."""
+        """The full per-thread :class:`LikwidRun` (read from the file on first use).
+
+        Raises
+        ------
+        LikwidFormatError
+            If the file no longer holds what the sums were read from.
+        """
         if self._run is None:
-            self._run = read_scope_h5(self.source, self.label, engine=self.engine)
+            run, version = read_scope_version(self.path, self.label, engine=self.engine)
+            if self.version is not None and not version.same_content(self.version):
+                raise LikwidFormatError(self.source, None, "the file the sums were read from",
+                                        "it changed since (read it again for its numbers)")
+            self._run = run
         return self._run
 
 

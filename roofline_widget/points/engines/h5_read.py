@@ -7,7 +7,9 @@
 chunks (:func:`~roofline_widget.points.engines.h5.read_rank_rows`: read and
 reduce, one rank at a time) serially or on an executor, joins the ranks
 (:func:`~roofline_widget.points.engines.h5.tabulate`) and keeps the result
-in the on-disk cache (:mod:`roofline_widget.io.scope.cache`).
+in the on-disk cache (:mod:`roofline_widget.io.scope.cache`).  All ranks come
+from one version of the file (:mod:`~roofline_widget.io.scope.snapshot`): a
+file changed while it is read is read again.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
+from roofline_widget.escaping import file_name, terminal_text
 from roofline_widget.io.opener import regular_file
 from roofline_widget.io.scope import cache as scope_cache
 from roofline_widget.io.scope.h5 import (
@@ -26,6 +29,7 @@ from roofline_widget.io.scope.h5 import (
     warn_fallback,
 )
 from roofline_widget.io.scope.regions import no_likwid_data
+from roofline_widget.io.scope.snapshot import read_one_version, steady_version
 from roofline_widget.points.engines.h5 import RankRows, ScopeH5Source, read_rank_rows, tabulate
 
 __all__ = ["PARALLEL_MIN_REGIONS", "read_scope_sums"]
@@ -66,8 +70,7 @@ def _raw_ranks(path: str, ranks: list, n_regions: int, engine: str, executor, ba
 def _h5py_ranks(path: str, ranks: list, why: str) -> list[RankRows]:
     """The given ranks through h5py, in guarded worker processes (a hang is stopped)."""
     chunks = _chunks(ranks, 4 * (os.cpu_count() or 1))
-    parts = guarded_h5py(read_rank_rows, [(path, chunk, "h5py") for chunk in chunks], path,
-                         [len(chunk) for chunk in chunks], why)
+    parts = guarded_h5py(read_rank_rows, [(path, chunk, "h5py") for chunk in chunks], path, why)
     return [rows for part in parts for rows in part]
 
 
@@ -76,7 +79,8 @@ def _read_all(path: str, ranks: list, n_regions: int, engine: str, executor,
     """Every rank, with a progress bar after ~1 s; and the ranks h5py read for the raw engine."""
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=len(ranks), unit="rank", desc=f"reading {Path(path).name}", delay=1.0,
+    bar = tqdm(total=len(ranks), unit="rank", desc=f"reading {terminal_text(Path(path).name)}",
+               delay=1.0,
                disable=not progress, leave=False)
     try:
         if engine == "h5py":
@@ -135,7 +139,8 @@ def read_scope_sums(path, *, label: str | None = None, executor: Executor | None
         If the file does not exist.
     LikwidFormatError
         If it holds no LIKWID region, is damaged, or a region's arrays do not
-        have one column per cpu (the message names the rank and the region).
+        have one column per cpu (the message names the rank and the region),
+        or it changed during every read (a job still writing it).
     ImportError
         If the file needs h5py (a layout the direct reader does not read, or
         ``engine="h5py"``) and h5py is not installed.
@@ -146,20 +151,24 @@ def read_scope_sums(path, *, label: str | None = None, executor: Executor | None
         Once, with ``engine="auto"``, when ranks were read through h5py.
     """
     check_engine(engine)
-    source = regular_file(path, "a scope-profiler HDF5 file")
+    path = regular_file(path, "a scope-profiler HDF5 file")
+    version = steady_version(path)
     if cache:
-        key = scope_cache.cache_key(path)
-        table = scope_cache.load(path, cache_dir)
+        table = scope_cache.load(path, version, engine, cache_dir)
         if table is not None:
-            return ScopeH5Source(source, label or table["label"], table, from_cache=True,
-                                 engine=engine)
-    overview = scope_file_overview(path, engine)
-    blocks, unread = _read_all(source, overview.ranks, overview.first_rank_regions, engine,
-                               executor, progress)
-    warn_fallback(source, unread, len(blocks))
-    table = tabulate(blocks)
+            return ScopeH5Source(path, label or table["label"], table, from_cache=True,
+                                 engine=engine, version=version)
+
+    def read(_version) -> tuple[dict, str, list[UnreadRank], int]:
+        overview = scope_file_overview(path, engine)
+        blocks, unread = _read_all(path, overview.ranks, overview.first_rank_regions, engine,
+                                   executor, progress)
+        return tabulate(blocks), overview.label, unread, len(blocks)
+
+    (table, file_label, unread, n_ranks), version = read_one_version(path, read, first=version)
+    warn_fallback(file_name(path), unread, n_ranks)
     if not len(table["rank"]):
-        raise no_likwid_data(source)
+        raise no_likwid_data(file_name(path))
     if cache:
-        scope_cache.store(path, cache_dir, {**table, "label": overview.label}, key)
-    return ScopeH5Source(source, label or overview.label, table, engine=engine)
+        scope_cache.store(path, version, engine, cache_dir, {**table, "label": file_label})
+    return ScopeH5Source(path, label or file_label, table, engine=engine, version=version)

@@ -21,9 +21,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from roofline_widget.model import LikwidRun
+from roofline_widget.model import LikwidRun, device_family
 from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
+from roofline_widget.roofs.hardware_bounds import ThreadBound, run_thread_bound
 from roofline_widget.schema import SOURCE_KEYS
 
 __all__ = ["RankPlaces", "RunAggregate", "RunSource", "cached_run_frame", "rank_places",
@@ -180,6 +181,27 @@ def rank_places(run: LikwidRun, ranks: np.ndarray) -> RankPlaces:
                       np.array([socket_of.get(r, -1) for r in rank_list], dtype=np.int64))
 
 
+def _summed_groups(aggregate: RunAggregate, index: int) -> tuple[np.ndarray, np.ndarray]:
+    """(frame rows, the group each row's sum of metric ``index`` comes from): the first group
+    (file order) with a value."""
+    candidates = np.flatnonzero(~np.isnan(aggregate.group_sums[index]))
+    rows, first = np.unique(aggregate.group_rows[candidates], return_index=True)
+    return rows, candidates[first]
+
+
+def _thread_maxima(run: LikwidRun, aggregate: RunAggregate, metric: str) -> np.ndarray:
+    """Per frame row the largest value of ``metric`` among the threads its sum adds up
+    (the group the sum comes from); NaN where it has none."""
+    index = run.metric_names.index(metric)
+    values = run.table[metric].to_numpy(dtype=float)[aggregate.order]
+    counts = np.diff(np.append(aggregate.starts, len(aggregate.order)))
+    per_group = max_over_segments(values, counts)
+    out = np.full(len(aggregate.frame), np.nan)
+    rows, groups = _summed_groups(aggregate, index)
+    out[rows] = per_group[groups]
+    return out
+
+
 def _unmeasured_threads(run: LikwidRun, aggregate: RunAggregate, metric: str) -> Unmeasured:
     """The threads of each row whose ``metric`` is not finite.
 
@@ -195,10 +217,7 @@ def _unmeasured_threads(run: LikwidRun, aggregate: RunAggregate, metric: str) ->
     if not group_counts.any():
         return Unmeasured(counts, {})
     values = run.table[metric].to_numpy(dtype=float)
-    # the group whose sum the frame took: the first (file order) with a sum
-    candidates = np.flatnonzero(~np.isnan(aggregate.group_sums[index]))
-    rows, first = np.unique(aggregate.group_rows[candidates], return_index=True)
-    chosen = candidates[first]
+    rows, chosen = _summed_groups(aggregate, index)  # the group whose sum the frame took
     counts[rows] = group_counts[chosen]
     labels = run.table["thread"].to_numpy(dtype=object)
     threads: dict[int, tuple] = {}
@@ -230,6 +249,9 @@ class RunSource:
         The run's metrics, in the order LIKWID printed them.
     keys : dict
         The :data:`~roofline_widget.points.engines.source.SOURCE_KEYS` columns.
+    thread_limit : float
+        The FLOP-rate bound of one hardware thread of the run's CPU, GFLOP/s
+        (:func:`~roofline_widget.roofs.hardware_bounds.run_thread_bound`).
     """
 
     def __init__(self, run: LikwidRun):
@@ -242,6 +264,23 @@ class RunSource:
         self.keys = {name: frame[name].to_numpy() for name in SOURCE_KEYS}
         for name in ("region", "device", "groups"):
             self.keys[name] = pd.Categorical(self.keys[name])
+        self._maxima: dict[str, np.ndarray] = {}
+        self._bound: ThreadBound | None = None
+
+    @property
+    def thread_limit(self) -> float:
+        """The FLOP-rate bound of one hardware thread of the run's CPU, GFLOP/s (worked out once)."""
+        bound = self._bound
+        if bound is None:
+            bound = self._bound = run_thread_bound(self.run)
+        return bound.gflops
+
+    def thread_maxima(self, metric: str) -> np.ndarray:
+        """Per row the largest value of ``metric`` among the threads summed (native unit; kept)."""
+        found = self._maxima.get(metric)
+        if found is None:
+            found = self._maxima[metric] = _thread_maxima(self.run, self._aggregate, metric)
+        return found
 
     def __len__(self) -> int:
         """The number of (rank, region, device) rows."""
@@ -259,6 +298,28 @@ class RunSource:
         finite value does not give the sum, so it adds nothing.
         """
         return _unmeasured_threads(self.run, self._aggregate, metric)
+
+    def device_labels(self) -> dict[str, np.ndarray]:
+        """Per row its ``"device_family"`` and ``"device_name"``.
+
+        The family from the row's device and groups and the run's layout
+        (:func:`~roofline_widget.model.device_family`: an ``NCU`` row is NVIDIA's, a
+        ``ROCPROF`` row AMD's, also in a run merged from several files); the name is the
+        run's ``cpu_name`` on the rows of the device it names (the GPU's of a run read from
+        one GPU profiler, else the CPU's), ``""`` elsewhere and in a run merged from files of
+        several layouts.
+        """
+        devices = np.asarray(self.keys["device"], dtype=object)
+        groups = np.asarray(self.keys["groups"], dtype=object)
+        pairs, inverse = np.unique(np.stack([devices.astype(str), groups.astype(str)]), axis=1,
+                                   return_inverse=True)
+        families = np.array([str(device_family(self.run.layout, d, g)) for d, g in pairs.T],
+                            dtype=object)[np.asarray(inverse).ravel()]
+        gpu_run = str(device_family(self.run.layout, "gpu")) != "gpu"
+        merged = " / " in str(self.run.layout)  # its cpu_name joins the files' names: whose?
+        named = (devices.astype(str) == ("gpu" if gpu_run else "cpu")) & (not merged)
+        names = np.where(named, self.run.cpu_name or "", "").astype(object)
+        return {"device_family": families, "device_name": names}
 
     def rank_places(self) -> RankPlaces:
         """Per row the host and socket of its rank (see :class:`RankPlaces`)."""

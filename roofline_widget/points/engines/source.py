@@ -60,6 +60,13 @@ class RegionSource(Protocol):
     threads whose value is not finite (``-``, NaN, inf).  It is optional (not
     part of the Protocol); a source without it is taken as fully measured.
 
+    A source may also offer ``thread_maxima(metric) ->`` numpy array (per
+    row the largest value of the metric among the threads summed, native
+    unit) and ``thread_limit`` (the FLOP-rate bound of one of its hardware
+    threads, GFLOP/s): the per-thread plausibility check of
+    :mod:`roofline_widget.roofs.hardware_bounds`.  A source without them
+    is checked per point only.
+
     A source may also offer ``rank_places() ->``
     :class:`~roofline_widget.points.engines.run.RankPlaces`: per row the
     host and socket of its rank (likwid-mpirun output), used to group the

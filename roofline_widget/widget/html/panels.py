@@ -1,4 +1,4 @@
-"""The widget's HTML tables: the detail panel, the selection, the left-out list, the findings."""
+"""The widget's HTML tables: the detail panel (card and record), the selection, the left-out list, findings."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ import html
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.analysis.guidance_rules import used_metrics_text
 from roofline_widget.look.texts import TOOLTIP_FIELDS
 from roofline_widget.points.rank_groups import summed_ranks
+from roofline_widget.widget.html.card import point_card_html
 from roofline_widget.widget.html.values import (
     CELL_STYLE,
     display_frame,
@@ -30,6 +32,7 @@ __all__ = [
     "findings_list_html",
     "left_out_groups",
     "left_out_html",
+    "record_html",
     "selection_html",
 ]
 
@@ -42,13 +45,28 @@ SELECTION_COLUMNS = ("region", "rank", schema.PERFORMANCE, schema.BANDWIDTH,
 MAX_LISTED_FINDINGS = 5
 
 
-def detail_html(row: pd.Series) -> str:
+def _record_value(name: str, value, group) -> str:
+    if name == "rank":
+        return rank_text(value, group)
+    if name == "guidance_metrics":
+        return used_metrics_text(value)
+    return display_value(value, name)
+
+
+def record_html(row: pd.Series) -> str:
     """The full record of one point: every field, escaped, numbers rounded for display
     (the rank of a sum over ranks as its group)."""
     group = row.get("rank_group")
-    return rows_table(((str(name), rank_text(value, group) if name == "rank"
-                        else display_value(value, str(name))) for name, value in row.items()),
+    return rows_table(((str(name), _record_value(str(name), value, group))
+                       for name, value in row.items()),
                       cell_style=CELL_STYLE, table_class="roofline-detail-record")
+
+
+def detail_html(row: pd.Series) -> str:
+    """The card of one clicked point (:func:`point_card_html`), its full record below it,
+    collapsed (:func:`record_html`)."""
+    return (point_card_html(row) + "<details class='roofline-detail-fields'><summary>"
+            f"all fields</summary>{record_html(row)}</details>")
 
 
 def selection_html(frame: pd.DataFrame) -> str:

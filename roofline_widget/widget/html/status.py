@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.analysis.compare_summary import speedup_summary
-from roofline_widget.ceilings import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.look.texts import CURRENT_RUN_LABEL, roof_label
+from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.scene.parts import ComparePart, LevelsPart, SpreadPart
 from roofline_widget.widget.html.legends import imbalance_legend_html, runs_legend_html
 from roofline_widget.widget.html.panels import findings_list_html

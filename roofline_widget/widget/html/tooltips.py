@@ -24,6 +24,7 @@ from roofline_widget.widget.html.values import (
 )
 
 __all__ = [
+    "GUIDANCE_LINE_STYLE",
     "SPREAD_WHISKERS",
     "TOOLTIP_CLASS",
     "TOOLTIP_COLUMNS",
@@ -89,11 +90,17 @@ def _field_text(row: pd.Series, item: TooltipField) -> str:
     return "n/a" if value is None or value != value else format(value, item.spec)
 
 
-def tooltip_html(row: pd.Series) -> str:
+#: The style of the tooltip's guidance line: wrapped within the tooltip's width.
+GUIDANCE_LINE_STYLE = f"{CELL_STYLE};max-width:340px;white-space:normal;color:#333"
+
+
+def tooltip_html(row: pd.Series, guidance: str = "") -> str:
     """Compact hover text of one classified point (``TOOLTIP_COLUMNS``); every value escaped.
 
     A point summed over fewer threads than it ran on (``unmeasured_threads``
     > 0, selected with ``unmeasured="keep"``) says "N threads not measured".
+    ``guidance`` (the point's limiting factor and advice, ``""`` for none) is
+    the last line.
     """
     by_column = {item.column: item for item in TOOLTIP_FIELDS}
     rows = [(item.label, _field_text(row, item)) for item in (by_column[c] for c in TOOLTIP_COLUMNS)]
@@ -102,6 +109,9 @@ def tooltip_html(row: pd.Series) -> str:
     if missing > 0:
         text = f"{missing} thread{'s' if missing > 1 else ''} not measured"
         note = f"<tr><td colspan='2' style='{CELL_STYLE}'><b>{html.escape(text)}</b></td></tr>"
+    if guidance:
+        note += (f"<tr class='roofline-tooltip-guidance'><td colspan='2' "
+                 f"style='{GUIDANCE_LINE_STYLE}'>{html.escape(guidance)}</td></tr>")
     return rows_table(rows, table_style=_TOOLTIP_TABLE_STYLE, cell_style=CELL_STYLE, tail=note)
 
 

@@ -1,9 +1,9 @@
 """Kernel launches to the canonical :class:`~roofline_widget.model.LikwidRun` (:func:`kernel_run`).
 
 A region is a kernel, a rank a process, a "thread" the GPU the kernel ran
-on (``GPU <device>``, or ``GPU`` when the export does not say), the group
-:data:`~.names.GROUP`.  Per (rank, kernel, GPU) the launches are combined as
-``launches=`` says:
+on (``GPU <device>``, or ``GPU`` when the file does not say), the group the
+profiler's (``"NCU"``, ``"ROCPROF"``).  Per (rank, kernel, GPU) the launches
+are combined as ``launches=`` says:
 
 * ``"sum"`` (default): the kernel's aggregate point, the sum of FLOPs and
   bytes over its launches divided by their summed time; ``runtime_s`` is
@@ -12,12 +12,12 @@ on (``GPU <device>``, or ``GPU`` when the export does not say), the group
   weighs the same, however long); ``runtime_s`` the mean time;
 * ``"each"``: one region per launch, ``<kernel>, launch <ID>``.
 
-``call_count`` is the number of launches.  A launch without a value
-(``n/a``) makes its kernel's rate NaN, which the selection leaves out with
-the reason; the notes say which kernels and metrics.  The metrics are
-named as LIKWID's (:mod:`.names`), the events are the counters summed over
-the launches (``.per_second`` clocks and ``.peak_sustained`` peaks: their
-largest value).
+``call_count`` is the number of launches, ``cpu_name`` the GPU's name as the
+reader found it.  A launch without a value (``n/a``) makes its kernel's rate
+NaN, which the selection leaves out with the reason; the notes say which
+kernels and metrics.  The metrics are named as LIKWID's (:mod:`.metrics`),
+the events are the profiler's counters summed over the launches (those the
+reader names as ``largest``, clocks and peaks, their largest value).
 """
 
 from __future__ import annotations
@@ -27,23 +27,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from roofline_widget.io.ncu.counters import LaunchCounts
-from roofline_widget.io.ncu.export import LAUNCH_COLUMNS
-from roofline_widget.io.ncu.kernel_names import display_names
-from roofline_widget.io.ncu.names import (
-    GROUP,
-    PEAK_SUFFIX,
-    bandwidth_metric,
-    flop_metric,
-    volume_metric,
-)
+from roofline_widget.io.kernels.counts import LaunchCounts
+from roofline_widget.io.kernels.metrics import bandwidth_metric, flop_metric, volume_metric
+from roofline_widget.io.kernels.names import display_names
 from roofline_widget.io.parsed import check_unique_rows, key_table
 from roofline_widget.model import GPU, LikwidRun
 
-__all__ = ["LAUNCH_MODES", "check_launch_mode", "kernel_run"]
+__all__ = ["LAUNCH_KEYS", "LAUNCH_MODES", "check_launch_mode", "kernel_run"]
 
 #: The ways launches of one kernel are combined (``launches=``).
 LAUNCH_MODES = ("sum", "mean", "each")
+#: The columns :func:`kernel_run` reads of each launch: the file and line it was read from, the
+#: MPI rank (a process), the launch's number, the kernel's full name, the host, the GPU (-1: unknown).
+LAUNCH_KEYS = ("source", "line", "rank", "launch", "kernel", "host", "device")
 _LISTED = 5
 
 
@@ -106,38 +102,50 @@ def _missing_notes(launches, regions, counts: LaunchCounts, quantities) -> list[
     return notes
 
 
-def _events(launches: pd.DataFrame, ids: np.ndarray, n: int) -> pd.DataFrame:
+def _events(events: pd.DataFrame, largest: frozenset[str], ids: np.ndarray,
+            n: int) -> pd.DataFrame:
     columns = {}
-    for metric in launches.columns[len(LAUNCH_COLUMNS):]:
-        values = launches[metric].to_numpy(dtype=float)
-        peak_like = metric.endswith((PEAK_SUFFIX, ".per_second"))
-        columns[metric] = _max_by(ids, n, values) if peak_like else _sum_by(ids, n, values)
+    for metric in events.columns:
+        values = events[metric].to_numpy(dtype=float)
+        columns[metric] = _max_by(ids, n, values) if metric in largest else _sum_by(ids, n, values)
     return pd.DataFrame(columns, index=range(n))
 
 
-def kernel_run(launches: pd.DataFrame, counts: LaunchCounts, *, sources: tuple[str, ...],
-               label: str | None, layout: str, launch_mode: str = "sum",
+def kernel_run(launches: pd.DataFrame, counts: LaunchCounts, *, group: str,
+               sources: tuple[str, ...], label: str | None, layout: str,
+               events: pd.DataFrame | None = None, largest: frozenset[str] = frozenset(),
+               device_name: str | None = None, launch_mode: str = "sum",
                notes: list[str] | None = None) -> LikwidRun:
-    """The run of joined launches (:func:`~.join.join_passes`) and their counts.
+    """The run of kernel launches and their counts.
 
     Parameters
     ----------
     launches : pandas.DataFrame
-        One row per (process, launch), ``rank`` set.
+        One row per launch (per process), at least the :data:`LAUNCH_KEYS` columns.
     counts : LaunchCounts
-        Their FLOPs, seconds and bytes.
+        Their FLOPs, seconds and bytes (the precisions no launch used are left
+        out, :meth:`LaunchCounts.used`).
+    group : str
+        The group name of every row (``"NCU"``, ``"ROCPROF"``).
     sources : tuple of str
         The files read.
     label : str or None
         The run's name (default: the first file's stem).
     layout : str
         The :class:`~roofline_widget.model.Layout` (or ``"a / b"``).
+    events : pandas.DataFrame, optional
+        The profiler's counters of each launch (same rows), for :attr:`LikwidRun.events`.
+    largest : frozenset of str
+        Columns of ``events`` combined by their largest value (clocks, peaks), not summed.
+    device_name : str, optional
+        The GPU's name (``cpu_name`` of the run).
     launch_mode : {"sum", "mean", "each"}
         How launches of one kernel are combined (see the module docstring).
     notes : list of str, optional
         Earlier notes, kept first in :attr:`LikwidRun.warnings`.
     """
     check_launch_mode(launch_mode)
+    counts = counts.used()
     names = display_names(launches["kernel"])
     regions = launches["kernel"].map(names).to_numpy(dtype=object)
     if launch_mode == "each":
@@ -164,7 +172,7 @@ def kernel_run(launches: pd.DataFrame, counts: LaunchCounts, *, sources: tuple[s
     keys = key_table(
         source=str(sources[0]), total=n, line=launches["line"].to_numpy()[first],
         rank=launches["rank"].to_numpy()[first], region=regions[first],
-        group_index=np.ones(n, dtype=np.int64), group=np.full(n, GROUP, dtype=object),
+        group_index=np.ones(n, dtype=np.int64), group=np.full(n, group, dtype=object),
         thread=[f"GPU {d}" if d >= 0 else "GPU" for d in device],
         host=launches["host"].to_numpy(dtype=object)[first], cpu=device,
         device=np.full(n, str(GPU), dtype=object), call_count=launches_per, runtime_s=runtime)
@@ -173,15 +181,14 @@ def kernel_run(launches: pd.DataFrame, counts: LaunchCounts, *, sources: tuple[s
     table = pd.concat([keys, pd.DataFrame(metrics, index=range(n))], axis=1)
     check_unique_rows(table, ["rank", "region", "group", "thread"],
                       "each (rank, kernel, GPU) once", str(sources[0]))
-    device_names = sorted({str(d) for d in launches["device_name"].dropna()})
     full_names = {region: full for full, region in names.items() if region != full}
     if launch_mode == "each":
         full_names = {region: launches["kernel"].iloc[i] for i, region in enumerate(regions)
                       if region.rsplit(", launch ", 1)[0] != launches["kernel"].iloc[i]}
     return LikwidRun(
         label=label or Path(str(sources[0])).stem, sources=tuple(str(s) for s in sources),
-        table=table, events=_events(launches, ids, n), cpu_name=" / ".join(device_names) or None,
-        layout=layout,
+        table=table, events=_events(events if events is not None else pd.DataFrame(
+            index=launches.index), largest, ids, n), cpu_name=device_name, layout=layout,
         warnings=[*(notes or []), *counts.notes,
                   *_missing_notes(launches, regions, counts, quantities)],
         full_names=full_names)

@@ -1,4 +1,4 @@
-"""Roofline ceilings: the roofs of a plot, which roof judges which point, ridges, attainable performance.
+"""The roofline: the roofs of a plot, which roof judges which point, ridges, attainable performance.
 
 A roofline has one or more *compute roofs* (horizontal lines in GFLOP/s:
 scalar, AVX2, AVX-512 FMA peaks) and one or more *bandwidth roofs* (slopes in
@@ -33,17 +33,14 @@ from roofline_widget.roofs.plot_roofs import peak_roof, plot_roofs, replaced_pea
 from roofline_widget.roofs.roof import (
     DEVICES,
     EMPIRICAL,
-    PEAK_LIMITS,
     ROOF_TOLERANCE,
     USER,
     BandwidthRoof,
     ComputeRoof,
-    check_peak,
 )
 
-__all__ = ["DEVICES", "EMPIRICAL", "JUDGED_COLUMNS", "PEAK_LIMITS", "ROOF_TOLERANCE", "USER",
-           "BandwidthRoof", "ComputeRoof", "RoofKeys", "Roofline", "check_peak", "roof_keys",
-           "unjudged_notes"]
+__all__ = ["DEVICES", "EMPIRICAL", "JUDGED_COLUMNS", "ROOF_TOLERANCE", "USER", "BandwidthRoof",
+           "ComputeRoof", "RoofKeys", "Roofline", "roof_keys", "unjudged_notes"]
 
 #: The columns :meth:`Roofline.classify` adds to points.
 JUDGED_COLUMNS = ("attainable_gflops", "efficiency_percent", "bound", "above_roof",
@@ -51,21 +48,23 @@ JUDGED_COLUMNS = ("attainable_gflops", "efficiency_percent", "bound", "above_roo
 Roof = ComputeRoof | BandwidthRoof
 
 
-def _best(roofs: tuple, main, device, attribute: str, wanted):
-    """The roof of ``roofs`` for points of ``device`` whose ``attribute`` is ``wanted``.
+def _best(roofs: tuple, main, device, attribute: str, wanted, family=None):
+    """The roof of ``roofs`` for points of ``device`` (and ``family``) whose ``attribute`` is
+    ``wanted``.
 
-    A roof serves when its device and attribute are the points' or None (any);
-    an exact device, then an exact attribute, then the main roof, then the
-    highest value is preferred; with ``main`` None the highest serving roof.
-    None when no roof serves.
+    A roof serves when its device, family and attribute are the points' or None
+    (any); an exact device, then an exact family, then an exact attribute, then
+    the main roof, then the highest value is preferred; with ``main`` None the
+    highest serving roof.  None when no roof serves.
     """
-    candidates = [r for r in roofs if r.serves(device)
+    candidates = [r for r in roofs if r.serves(device, family)
                   and (wanted is None or getattr(r, attribute) in (None, wanted))]
     if not candidates:
         return None
     if main is None:
         return max(candidates, key=lambda r: r.value)
     return min(candidates, key=lambda r: (not (device is not None and r.device == device),
+                                          not (family is not None and r.family == family),
                                           not (wanted is not None
                                                and getattr(r, attribute) == wanted),
                                           r is not main, -r.value))
@@ -226,12 +225,12 @@ class Roofline:
         return ceilings_table_html(ceiling_rows(self))
 
     def roofs_for(self, level: str | None = None, device: str | None = None,
-                  precision: str | None = None, *, highest: bool = False
-                  ) -> tuple[ComputeRoof | None, BandwidthRoof | None]:
+                  precision: str | None = None, family: str | None = None, *,
+                  highest: bool = False) -> tuple[ComputeRoof | None, BandwidthRoof | None]:
         """The compute and bandwidth roof that judge points of a level, device and precision.
 
-        A roof serves points whose device (and level, precision) it names, or
-        any when it names none; the most specific serving roof is taken (the
+        A roof serves points whose device (and family, level, precision) it names,
+        or any when it names none; the most specific serving roof is taken (the
         main roof among equals, then the highest; ``highest=True``: the highest
         serving roof, for a check of points above every roof).  None where no roof
         serves: a MEM point has no roof in a set of L2 and L3 roofs.
@@ -244,8 +243,8 @@ class Roofline:
         (['peak', 'MEM'], None)
         """
         mains = (None, None) if highest else (self.main_compute, self.main_bandwidth)
-        return (_best(self.compute, mains[0], device, "precision", precision),
-                _best(self.bandwidth, mains[1], device, "level", level))
+        return (_best(self.compute, mains[0], device, "precision", precision, family),
+                _best(self.bandwidth, mains[1], device, "level", level, family))
 
     def ridge_point(self, bandwidth=None, compute=None, *, level: str | None = None,
                     device: str | None = None, precision: str | None = None) -> float:
@@ -273,25 +272,27 @@ class Roofline:
             roof = self.top_compute(slope.device)
         return float("nan") if roof is None or slope is None else roof.gflops / slope.gbs
 
-    def top_compute(self, device: str | None = None) -> ComputeRoof:
-        """The main compute roof of ``device`` (the one its slopes meet)."""
-        found = self.roofs_for(device=device)[0]
+    def top_compute(self, device: str | None = None, family: str | None = None) -> ComputeRoof:
+        """The main compute roof of ``device`` (and ``family``: the one its slopes meet)."""
+        found = self.roofs_for(device=device, family=family)[0]
         return self.main_compute if found is None else found
 
-    def top_bandwidth(self, device: str | None = None) -> BandwidthRoof:
-        """The main bandwidth roof of ``device`` (the one its compute roofs start from)."""
-        found = self.roofs_for(level=self.main_bandwidth.level, device=device)[1]
+    def top_bandwidth(self, device: str | None = None, family: str | None = None) -> BandwidthRoof:
+        """The main bandwidth roof of ``device`` (and ``family``: the one its compute roofs
+        start from)."""
+        found = self.roofs_for(level=self.main_bandwidth.level, device=device, family=family)[1]
         return self.main_bandwidth if found is None else found
 
-    def attainable(self, intensity, *, level=None, device=None, precision=None) -> np.ndarray:
+    def attainable(self, intensity, *, level=None, device=None, precision=None,
+                   family=None) -> np.ndarray:
         """``min(P, B * intensity)`` in GFLOP/s with each point's roofs (:meth:`roofs_for`).
 
-        ``level``, ``device`` and ``precision`` are one value for all points or
-        one per point; NaN where a point has no roof.
+        ``level``, ``device``, ``precision`` and ``family`` are one value for all points
+        or one per point; NaN where a point has no roof.
         """
         intensity = np.asarray(intensity, dtype=float)
         flat = intensity.reshape(-1)
-        attainable = judge(self, flat.size, level, device, precision).attainable(flat)
+        attainable = judge(self, flat.size, level, device, precision, family).attainable(flat)
         return attainable.reshape(intensity.shape) if intensity.ndim else attainable[0]
 
     def efficiency(self, intensity, performance, **keys) -> np.ndarray:
@@ -299,21 +300,22 @@ class Roofline:
         with np.errstate(divide="ignore", invalid="ignore"):
             return 100.0 * np.asarray(performance, dtype=float) / self.attainable(intensity, **keys)
 
-    def bound(self, intensity, *, level=None, device=None, precision=None) -> np.ndarray:
+    def bound(self, intensity, *, level=None, device=None, precision=None,
+              family=None) -> np.ndarray:
         """``"memory"`` left of the point's ridge, ``"compute"`` from it on.
 
         ``"n/a"`` for a NaN intensity, ``"no MEM roof"`` (``"no DP compute roof
         (gpu)"``) where the point has no roof of its kind.
         """
         intensity = np.asarray(intensity, dtype=float).reshape(-1)
-        return judge(self, intensity.size, level, device, precision).bound(intensity)
+        return judge(self, intensity.size, level, device, precision, family).bound(intensity)
 
     def classify(self, points: pd.DataFrame) -> pd.DataFrame:
         """Add :data:`JUDGED_COLUMNS` to points, each judged against its own roofs.
 
         A point's roofs are those of its level (``level`` column, else its
-        ``bandwidth_metric``'s), ``device`` and FLOP metric's precision
-        (:meth:`roofs_for`).  ``above_roof``: the performance exceeds the
+        ``bandwidth_metric``'s), ``device`` (and ``device_family``) and FLOP
+        metric's precision (:meth:`roofs_for`).  ``above_roof``: the performance exceeds the
         attainable one by more than a relative 1e-9 (a roof set too low, a FLOP
         metric not matching the peak); only then is the efficiency above 100 %.
         Without a roof of its kind a point has NaN attainable performance,
@@ -367,11 +369,11 @@ class Roofline:
 
     def to_dicts(self) -> list[dict]:
         """The roofs as plain dicts (``name, kind, value, unit, source, empirical, level,
-        device, precision``; level and precision None where the roof does not have one)."""
+        device, precision, family``; None where the roof does not have one)."""
         return [{"name": r.name, "kind": r.kind, "value": r.value, "unit": r.unit,
                  "source": r.source, "empirical": r.empirical,
                  "level": getattr(r, "level", None), "device": r.device,
-                 "precision": getattr(r, "precision", None)}
+                 "precision": getattr(r, "precision", None), "family": r.family}
                 for r in self.compute + self.bandwidth]
 
 

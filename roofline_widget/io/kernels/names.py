@@ -4,7 +4,8 @@ Demangled kernel names of templated code run to many kilobytes
 (``void gt::detail::kernel_assign_6<gt::gview<...>, ...>(...)``).  A region
 is shown under the function's own name (``kernel_assign_6``): the return
 type, the namespaces, the template arguments and the parameter list
-dropped.  Kernels whose short names coincide (instances of one template)
+dropped, and the code-object suffix AMD's tools add (``vecCopy(double*, int)
+[clone .kd]``, ``k.kd``).  Kernels whose short names coincide (instances of one template)
 are numbered ``#1``, ``#2``, ... in order of first appearance; the full name
 stays in :attr:`LikwidRun.full_names <roofline_widget.model.LikwidRun.full_names>`.
 Every scan is one pass over the name.
@@ -12,12 +13,15 @@ Every scan is one pass over the name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 __all__ = ["MAX_SHORT", "display_names", "short_name"]
 
 #: The longest short name; longer ones (mangled names, say) are cut with "...".
 MAX_SHORT = 60
+# AMD's kernel descriptor suffixes: "[clone .kd]" after the parameters, ".kd" after the name.
+_CODE_OBJECT = re.compile(r"(?:\s*\[clone [^\]]*\])+\s*$|\.kd$")
 
 
 def _drop_parameters(name: str) -> str:
@@ -73,8 +77,10 @@ def short_name(full: str) -> str:
     'scale'
     >>> short_name("saxpy")
     'saxpy'
+    >>> short_name("vecCopy(double*, double*, double*, int, int) [clone .kd]")
+    'vecCopy'
     """
-    text = full.strip()
+    text = _CODE_OBJECT.sub("", full.strip()).strip() or full.strip()
     base = _last_word(_drop_templates(_drop_parameters(text)).strip())
     short = base.rsplit("::", 1)[-1].strip() or text
     return short if len(short) <= MAX_SHORT else short[:MAX_SHORT - 3] + "..."

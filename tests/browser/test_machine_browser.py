@@ -1,0 +1,62 @@
+"""A theoretical roof and a flagged point in JupyterLab (Chromium): sample 23 on its Ice Lake hosts.
+
+Sample 23 (SOMA, 216 ranks on 3 hosts of a Xeon Platinum 8360Y cluster; likwid-mpirun prints no
+CPU header, so the CPU is given as the cluster's documentation names it).  The theoretical roofs
+of one host's 72 cores at the 2.4 GHz base clock (``tests/test_theoretical.py`` works them out):
+DP scalar 2 x 2.4 x 72 = 345.6, AVX-512 16 x 2.4 x 72 = 2,764.8 and AVX-512 FMA 32 x 2.4 x 72 =
+5,529.6 GFLOP/s.  Host f0702 sums rank 61's wrapped counter: 1,235 GFLOP/s, inside the axes (they
+reach the theoretical roof) and named in the status line; the empirical bandwidth is the largest
+plausible host's.  The screenshot is ``docs/screenshot-theoretical-flagged.png``.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from wild_samples import WRAPPED_RANK
+
+from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_until_still
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "machine_browser.ipynb"
+FIGURE = ".roofline-figure"
+DOTS = f"{FIGURE} .dot"
+CODE = f"""from roofline_widget import RooflineWidget, theoretical_roofline
+run = {str(WRAPPED_RANK)!r}
+roofs = theoretical_roofline(run, cpu_type="Intel Icelake SP processor",
+                             cpu_name="Intel(R) Xeon(R) Platinum 8360Y CPU @ 2.40GHz", cores=72)
+w = RooflineWidget(run, ceilings=list(roofs))
+w"""
+
+
+@pytest.fixture
+def sample23_page(lab, page, browser_tmp):
+    quickstart = nbformat.read(browser_tmp / "notebooks" / "quickstart.ipynb", as_version=4)
+    nb = nbformat.v4.new_notebook(metadata=quickstart.metadata)
+    nb.cells = [nbformat.v4.new_code_cell(CODE)]
+    nbformat.write(nb, browser_tmp / "notebooks" / NOTEBOOK)
+    open_in_lab(page, lab, NOTEBOOK)
+    run_all_cells(page)
+    page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
+    page.set_viewport_size({"width": page.viewport_size["width"], "height": 1400})
+    page.locator(".roofline-widget").scroll_into_view_if_needed()
+    wait_until_still(page, DOTS)
+    return page
+
+
+def test_theoretical_roof_and_the_flagged_host(sample23_page, artifacts_dir):
+    page = sample23_page
+    status = " ".join(page.locator(".roofline-status").inner_text().split())
+    assert "Theoretical DP AVX-512 FMA 5,530 GFLOP/s" in status or \
+        "Theoretical DP AVX-512 FMA 5530 GFLOP/s" in status
+    assert ("(whole run) (f0702 (ranks 0-71)) reports 1,235 GFLOP/s on 72 hardware threads, one "
+            "hardware thread of them 1,170 GFLOP/s (at most 459.7 GFLOP/s a hardware thread), "
+            "beyond what one core can do") in status
+    assert "turbo can exceed it" in status
+    assert page.locator(DOTS).count() == 3  # the flagged host is drawn inside the axes
+    labels = " ".join(page.locator(f"{FIGURE} text").evaluate_all(
+        "els => els.map(e => e.textContent || '')"))
+    assert "Theoretical DP AVX-512 FMA" in labels
+    page.locator(".roofline-widget").screenshot(
+        path=str(artifacts_dir / "screenshot-theoretical-flagged.png"))
