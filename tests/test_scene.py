@@ -176,3 +176,78 @@ def test_building_a_scene_imports_no_plotting_library():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- main's drawing, in the scene
+GOLD_6132_8T = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact8t_1537x2048_give.txt")
+
+
+def test_a_point_beyond_the_hardware_is_flagged_once_and_drawn_hollow_by_both():
+    """Sample 23: host f0702 sums rank 61's wrapped counter (1,235 GFLOP/s on 72 ranks, one
+    thread 1,170 GFLOP/s against 459.7 at most, tests/test_thread_plausibility.py); f0703 and
+    f0704 are plausible.  Both scenes flag f0702's point only; matplotlib draws it hollow, the
+    widget draws it as an outline over its own transparent (still hovered) marker."""
+    from matplotlib.colors import to_rgba
+    from wild_samples import WRAPPED_RANK
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        widget = RooflineWidget(WRAPPED_RANK)
+    static = _static(WRAPPED_RANK)
+    for scene in (widget.figure.scene, static["scene"]):
+        rows = scene.point_rows
+        assert scene.points.flagged is not None
+        assert list(rows.loc[scene.points.flagged, "rank_group"].astype(str).str[:5]) == ["f0702"]
+        assert rows.loc[scene.points.flagged, "performance_gflops"].iloc[0] == pytest.approx(
+            1235.1891662, rel=1e-9)
+    flagged = widget.figure.scene.points.flagged
+    marks = widget.figure.points
+    np.testing.assert_array_equal(marks.active.opacities, np.where(flagged, 0.0, 1.0))
+    assert marks.hollow in widget.figure.plot.marks
+    assert not marks.hollow.fill
+    np.testing.assert_allclose(marks.hollow.x, widget.figure.scene.points.x[flagged])
+    np.testing.assert_array_equal(marks.hollow.color, widget.figure.scene.points.codes[flagged])
+    widget.color_by = "rank"  # the outline takes the point's new colour
+    np.testing.assert_array_equal(marks.hollow.color, widget.figure.scene.points.codes[flagged])
+    widget.ranks = list(range(72, 216))  # f0703 and f0704 only: nothing hollow
+    assert widget.figure.scene.points.flagged is None
+    assert marks.hollow not in widget.figure.plot.marks
+    assert len(marks.hollow.x) == 0
+    assert list(marks.active.opacities) == [1.0]
+    axes = static["figure"].axes[0]
+    x, y = static["scene"].points.x[static["scene"].points.flagged][0], static["scene"].points.y[
+        static["scene"].points.flagged][0]
+    hollow = [c for c in axes.collections if len(c.get_offsets()) == 1
+              and tuple(c.get_offsets()[0]) == pytest.approx((x, y), rel=1e-12)]
+    assert len(hollow) == 1
+    faces = hollow[0].get_facecolors()  # "none": no face colour, or a transparent one
+    assert len(faces) == 0 or to_rgba(faces[0])[3] == 0.0
+    assert to_rgba(hollow[0].get_edgecolors()[0])[3] == 1.0
+
+
+def test_a_theoretical_roofline_is_dashed_in_both_until_a_peak_replaces_it():
+    """GMGPolar on 8 cores of a Xeon Gold 6132: the theoretical DP AVX-512 FMA roof, 8 cores x
+    32 FLOP/cycle x 2.6 GHz = 665.6 GFLOP/s (tests/test_theoretical.py), is the main compute
+    roof: the roofline through it is dashed in both scenes and both renderers."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        widget = RooflineWidget(GOLD_6132_8T, theoretical=True)
+    static = _static(GOLD_6132_8T, theoretical=True)
+    for scene in (widget.figure.scene, static["scene"]):
+        assert scene.roofline.main_compute.gflops == pytest.approx(665.6)
+        assert [r.style for r in scene.roofs if r.kind == "roof"] == ["dashed"]
+    # the static figure's notes say the clock (the widget's status line does, test_theoretical)
+    assert any("theoretical peak at 2.6 GHz" in note for note in static["scene"].notes[1:-1])
+    marks = widget.figure.ceiling_marks
+    assert marks.theoretical_roof.visible
+    assert marks.theoretical_roof.line_style == "dashed"
+    assert not marks.roof.visible
+    assert max(marks.theoretical_roof.y) == pytest.approx(665.6)
+    roof = [line for line in static["figure"].axes[0].lines
+            if str(line.get_label()).endswith("FLOP/byte)")]
+    assert [line.get_linestyle() for line in roof] == ["--"]
+    widget.peak_flops = 500.0  # the user's peak is the main roof: a solid roofline again
+    assert [r.style for r in widget.figure.scene.roofs if r.kind == "roof"] == ["solid"]
+    assert marks.roof.visible
+    assert not marks.theoretical_roof.visible
+    assert max(marks.roof.y) == pytest.approx(500.0)

@@ -253,7 +253,7 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     if scene.levels is not None:
         payload["levels"] = records(roofline.classify(scene.levels.frame))
         payload["level_findings"] = records(scene.levels.findings)
-    page_writer = None
+    page_writer: Callable[[str], None] | None = None
     if page is not None:  # the widget of these arguments draws the page (bqplot imported for it)
         from roofline_widget.static.html_export import write_html
         from roofline_widget.static.html_plot import plot_widget
@@ -274,7 +274,7 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     writes = []
     if output_files.IMAGE in targets:
         image = targets[output_files.IMAGE]
-        writes.append((image, image_writer(figure, image.format) if page is None
+        writes.append((image, image_writer(figure, image.format) if page_writer is None
                        else page_writer))
     if output_files.DATA in targets:
         data = targets[output_files.DATA]

@@ -6,7 +6,7 @@ of one host's 72 cores at the 2.4 GHz base clock (``tests/test_theoretical.py`` 
 DP scalar 2 x 2.4 x 72 = 345.6, AVX-512 16 x 2.4 x 72 = 2,764.8 and AVX-512 FMA 32 x 2.4 x 72 =
 5,529.6 GFLOP/s.  Host f0702 sums rank 61's wrapped counter: 1,235 GFLOP/s, inside the axes (they
 reach the theoretical roof) and named in the status line; the empirical bandwidth is the largest
-plausible host's.  The screenshot is ``docs/screenshot-theoretical-flagged.png``.
+plausible host's; f0702 is drawn hollow.  The screenshot is ``docs/screenshot-theoretical-flagged.png``.
 """
 
 from __future__ import annotations
@@ -54,7 +54,13 @@ def test_theoretical_roof_and_the_flagged_host(sample23_page, artifacts_dir):
             "hardware thread of them 1,170 GFLOP/s (at most 459.7 GFLOP/s a hardware thread), "
             "beyond what one core can do") in status
     assert "turbo can exceed it" in status
-    assert page.locator(DOTS).count() == 3  # the flagged host is drawn inside the axes
+    # the three hosts inside the axes, and f0702's outline: the flagged host is hollow (its own
+    # marker transparent, still hovered; the outline in its colour under it)
+    assert page.locator(DOTS).count() == 4
+    looks = page.locator(DOTS).evaluate_all(
+        "els => els.map(e => [getComputedStyle(e).fill, getComputedStyle(e).opacity])")
+    assert sum(fill == "none" for fill, _opacity in looks) == 1
+    assert sum(float(opacity) == 0.0 for _fill, opacity in looks) == 1
     labels = " ".join(page.locator(f"{FIGURE} text").evaluate_all(
         "els => els.map(e => e.textContent || '')"))
     assert "Theoretical DP AVX-512 FMA" in labels
