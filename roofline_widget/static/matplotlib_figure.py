@@ -24,7 +24,7 @@ from roofline_widget.escaping import matplotlib_text
 from roofline_widget.look.ceiling_labels import LabelCanvas
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import OTHER_COLOR
-from roofline_widget.look.log_axes import log_ticks, tick_text
+from roofline_widget.look.log_axes import labelled_ticks, log_ticks, tick_text
 from roofline_widget.look.markers import CEILING_STROKE, FLAGGED_STROKE, ROOF_STROKE
 from roofline_widget.look.no_flop import pinned
 from roofline_widget.look.plot_area import PlotArea
@@ -193,17 +193,38 @@ def draw_legend(axes, extra_handles=()) -> None:
 def plain_log_ticks(axes) -> None:
     """Ticks of both log axes where the widget's are, read as plain numbers (0.1, 1, 10).
 
-    The labelled ticks are :func:`~roofline_widget.look.log_axes.log_ticks` of
+    The major ticks are :func:`~roofline_widget.look.log_axes.log_ticks` of
     the limits, their text :func:`~roofline_widget.look.log_axes.tick_text` (d3's
-    ``"~g"``, as the widget's axes); the other decades and steps get unlabelled ticks.
+    ``"~g"``, as the widget's axes), left out where it would overlap another
+    (:func:`~roofline_widget.look.log_axes.labelled_ticks`); the other decades and
+    steps get unlabelled ticks.
     """
-    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FixedFormatter, FixedLocator, LogLocator, NullFormatter
 
-    for axis, limits in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
-        axis.set_major_locator(FixedLocator(log_ticks(*limits).tolist()))
-        axis.set_major_formatter(FuncFormatter(lambda value, _position: tick_text(value)))
+    for axis, (low, high) in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
+        ticks = log_ticks(low, high)
+        texts = [tick_text(value) for value in ticks]
+        horizontal = axis is axes.xaxis
+        shown = labelled_ticks(ticks, low, high,
+                               axes.bbox.width if horizontal else axes.bbox.height,
+                               [_label_extent(text, axis, horizontal, axes.figure.dpi)
+                                for text in texts])
+        axis.set_major_locator(FixedLocator(ticks.tolist()))
+        axis.set_major_formatter(FixedFormatter([text if keep else ""
+                                                 for text, keep in zip(texts, shown)]))
         axis.set_minor_locator(LogLocator(subs=tuple(range(1, 10)), numticks=100))
         axis.set_minor_formatter(NullFormatter())
+
+
+def _label_extent(text: str, axis, horizontal: bool, dpi: float) -> float:
+    """A tick label's extent along its axis in pixels: its width on x, its height on y."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    size = axis.get_major_ticks()[0].label1.get_fontsize() if axis.get_major_ticks() else 10.0
+    width, height, _ = TextToPath().get_text_width_height_descent(
+        text, FontProperties(size=size), ismath=False)
+    return (width if horizontal else height) * dpi / 72.0
 
 
 def draw(scene: Scene):
