@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from types import SimpleNamespace
@@ -92,14 +93,16 @@ def test_labels_kept_apart_by_rank():
     shown = labelled_ticks(ticks, 0.47, 42.0, 775.0, [22.0] * len(ticks))
     texts = [tick_text(t) for t in ticks[shown]]
     assert {"1", "10", "2", "5", "20"} <= set(texts)  # ranks 0 and 1 first
-    assert "0.7" not in texts and "0.9" not in texts
+    assert "0.7" not in texts
+    assert "0.9" not in texts
     assert labelled_ticks(ticks, 0.47, 42.0, 20_000.0, [22.0] * len(ticks)).all()  # room: all
 
 
 def test_static_tick_labels_do_not_overlap():
     # sample 23's static plot: x from about 0.47 to 42 FLOP/byte (its labels ran "0.60.70.80.91")
-    from roofline_widget import plot_roofline
     from wild_samples import DATA
+
+    from roofline_widget import plot_roofline
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -114,5 +117,5 @@ def test_static_tick_labels_do_not_overlap():
                         if label.get_text() and label.get_visible()),
                        key=lambda box: box.get_points()[0][side])
         assert len(boxes) >= 4
-        for before, after in zip(boxes, boxes[1:]):
+        for before, after in itertools.pairwise(boxes):
             assert before.get_points()[1][side] < after.get_points()[0][side], axis
