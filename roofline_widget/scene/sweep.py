@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -59,11 +59,13 @@ __all__ = [
     "SweepKey",
     "SweepPart",
     "SweepRuns",
+    "ring_dots",
     "runs_sweep",
     "shade_colors",
     "sweep_extent",
     "sweep_part",
     "sweep_rows",
+    "with_step",
 ]
 
 #: Names (matplotlib ``gid``) of the paths, of every run's dots, of the chosen step's rings.
@@ -345,7 +347,7 @@ def _paths(drawn: pd.DataFrame, groups: list[str], coloring: Coloring) -> tuple[
 
 def sweep_part(rows: pd.DataFrame, runs: SweepRuns, coloring: Coloring,
                chosen: int | None = None) -> SweepPart:
-    """The sweep of :func:`sweep_rows` ``rows``, step ``chosen`` ringed (None: the last step).
+    """The sweep of :func:`sweep_rows` ``rows``, step ``chosen`` ringed (None or -1: the last).
 
     Raises
     ------
@@ -353,10 +355,7 @@ def sweep_part(rows: pd.DataFrame, runs: SweepRuns, coloring: Coloring,
         For a ``chosen`` step outside the key's steps.
     """
     key = runs.key()
-    chosen = len(key) - 1 if chosen is None else int(chosen)
-    if not 0 <= chosen < len(key):
-        raise ValueError(f"the sweep has steps 0 to {len(key) - 1} ({key.text()}); "
-                         f"got {chosen}")
+    chosen = _checked_step(key, chosen)
     drawn = rows[rows["drawn"]].reset_index(drop=True)
     groups = list(dict.fromkeys(runs.groups()))
     dots = Dots(RUNS_GID, drawn[_X].to_numpy(float), drawn[_Y].to_numpy(float), CIRCLE,
@@ -364,6 +363,26 @@ def sweep_part(rows: pd.DataFrame, runs: SweepRuns, coloring: Coloring,
                 stroke=OUTLINE, z=4, rows=drawn)
     return SweepPart(_paths(drawn, groups, coloring), dots, ring_dots(drawn, chosen, coloring),
                      key, tuple(groups), runs.group_by, chosen, rows, _notes(rows))
+
+
+def _checked_step(key: SweepKey, chosen: int | None) -> int:
+    """``chosen`` (None or -1: the last step), checked against the key's steps."""
+    step = len(key) - 1 if chosen is None or chosen == -1 else int(chosen)
+    if not 0 <= step < len(key):
+        raise ValueError(f"the sweep has steps 0 to {len(key) - 1} ({key.text()}); got {chosen}")
+    return step
+
+
+def with_step(part: SweepPart, chosen: int | None, coloring: Coloring) -> SweepPart:
+    """``part`` with step ``chosen`` ringed (None or -1: the last); its paths and dots kept.
+
+    Raises
+    ------
+    ValueError
+        For a step outside the key's steps.
+    """
+    step = _checked_step(part.key, chosen)
+    return replace(part, ring=ring_dots(part.drawn, step, coloring), chosen=step)
 
 
 def ring_dots(drawn: pd.DataFrame, chosen: int, coloring: Coloring) -> Dots:
