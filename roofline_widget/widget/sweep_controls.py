@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING
 
 import bqplot as bq
 import ipywidgets as widgets
+import pandas as pd
 import traitlets
 
-from roofline_widget.scene.sweep import SweepPart
+from roofline_widget.roofs.hardware_bounds import beyond_hardware
+from roofline_widget.roofs.roofline import Roofline
+from roofline_widget.scene.sweep import SweepPart, SweepRuns
 from roofline_widget.widget import html
 from roofline_widget.widget.state import UpdateGuard
 
@@ -62,6 +65,7 @@ class SweepControls:
 
     def __init__(self, guard: UpdateGuard) -> None:
         self._guard = guard
+        self._owner: RooflineWidget | None = None
         self._last = 0
         self.play = widgets.Play(min=0, max=0, step=1, interval=PLAY_INTERVAL_MS,
                                  description="Play the runs")
@@ -98,6 +102,7 @@ class SweepControls:
 
     def link(self, owner: RooflineWidget) -> None:
         """Link the slider to ``owner.sweep_step`` and the dropdown to ``owner.group_runs_by``."""
+        self._owner = owner
         traitlets.link((owner, "sweep_step"), (self.slider, "value"),
                        transform=(lambda step: step if step >= 0 else self._last, int))
 
@@ -107,8 +112,9 @@ class SweepControls:
                 owner.group_runs_by = change.new
         self.group_choice.observe(pick, names="value")
 
-    def show(self, part: SweepPart | None, choices: tuple[str, ...] = ()) -> None:
-        """Show ``part``'s steps, key and grouping (None: everything hidden)."""
+    def show(self, part: SweepPart | None, runs: SweepRuns | None = None) -> None:
+        """Show ``part``'s steps, key and grouping of ``runs`` (None: everything hidden)."""
+        choices = runs.choices if runs is not None else ()
         self.row.layout.display = "flex" if part is not None else "none"
         self.details.layout.display = "" if part is not None else "none"
         if part is None:
@@ -124,3 +130,16 @@ class SweepControls:
         self.step_html.value = html.sweep_step_html(part.key, part.chosen)
         self.group_choice.layout.display = "" if choices else "none"
         self.key_html.value = html.sweep_key_html(part)
+
+    def status(self, part: SweepPart | None, full: str, roofline: Roofline | None,
+               basis: pd.DataFrame | None) -> str:
+        """The status line: ``full`` without a sweep; of a sweep two lines, ``full`` in the
+        details (``roofline``: the ceilings drawn; ``basis``: the points they come from)."""
+        self.details_html.value = html.sweep_details_html(part, full) if part is not None else ""
+        chain = self._owner.file_chain if self._owner is not None else None
+        if part is None or chain is None:
+            return full
+        beyond = int(beyond_hardware(basis).sum()) if basis is not None else 0
+        return html.sweep_status_html(part, file=chain.file, runs=len(chain.runs),
+                                      empirical=roofline is not None and roofline.empirical,
+                                      beyond=beyond)
