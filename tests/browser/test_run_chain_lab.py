@@ -7,7 +7,8 @@ step of the run slider, and no other marker shape (no shape per run); the status
 two lines. Moving the slider (its keyboard ``Home``) moves the rings to the first size; the play
 button steps it on. The 54-run sweep (18 thread counts x 3 cases, ``study_files.write_sweep``)
 is drawn grouped by case: three line styles, shaded by threads. The screenshots go to the
-artifacts directory (``screenshot-sweep-lulesh.png``, ``screenshot-sweep-54-runs.png``).
+artifacts directory (``screenshot-sweep-lulesh.png``, ``-lulesh-30.png`` with the slider at 30^3,
+``screenshot-sweep-54-runs.png``).
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ def test_seven_runs_of_one_file_are_drawn_as_a_sweep(lab, page, artifacts_dir):
     moved = page.locator(DOTS).evaluate_all(RINGS)
     assert len(moved) == 21  # CalcPressureForElems of 30^3 is beyond the hardware: off its path
     assert sorted(map(tuple, moved)) != sorted(map(tuple, rings))
+    widget.screenshot(path=str(artifacts_dir / "screenshot-sweep-lulesh-30.png"))
     # play: the browser steps the slider (jslink), the kernel moves the rings
     page.locator(".roofline-sweep-play button").first.click()
     page.wait_for_function("() => [...document.querySelectorAll('.roofline-sweep b')]"
