@@ -19,7 +19,6 @@ from wild_samples import LULESH_SIZES
 from roofline_widget import read_likwid
 from roofline_widget.look.colors import PALETTE
 from roofline_widget.points import RegionSums, Selection
-from roofline_widget.scene.build import build_scene
 from roofline_widget.scene.parts import Coloring, Shade
 from roofline_widget.scene.sweep import (
     PATH_STYLES,
@@ -104,23 +103,3 @@ def test_shade_colors_are_clipped_and_linear():
     shade = Shade(("#000000", "#ffffff"), 0.0, 10.0)
     assert shade_colors(shade, [-5, 0, 5, 10, 20]) == ["#000000", "#000000", "#808080",
                                                         "#ffffff", "#ffffff"]
-
-
-def test_build_scene_draws_a_sweep_inside_its_axes(gmgpolar):
-    sums = RegionSums.from_runs(gmgpolar[0])  # the points: 1 thread
-    selection = Selection()
-    part = runs_sweep(gmgpolar, selection, COLORING)
-    scene = build_scene(sums, sums.select(selection).points, selection=selection,
-                        coloring=COLORING, sweep=part)
-    assert scene.sweep is part
-    assert part in scene.parts
-    (x0, x1), (y0, y1) = scene.x_range, scene.y_range
-    assert ((part.runs.x >= x0) & (part.runs.x <= x1)).all()
-    assert ((part.runs.y >= y0) & (part.runs.y <= y1)).all()
-    # the empirical peak is the largest of every run's points: Solve on 8 threads, 8.62147,
-    # not the 1-thread points' own largest (Solve, 1.2537118)
-    assert scene.roofline.peak_flops == pytest.approx(8.62147)
-    alone = build_scene(sums, sums.select(selection).points, selection=selection,
-                        coloring=COLORING)
-    assert alone.roofline.peak_flops == pytest.approx(1.2537118)
-    assert alone.sweep is None

@@ -187,8 +187,7 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
                 peak_bandwidth: float | None = None, peaks: str = "replace", levels=(),
                 baseline=None, match=None, canvas: LabelCanvas = WIDGET_CANVAS,
                 title: str | None = None, x_label: str = X_LABEL, no_flop_where: str = "",
-                ceiling_checks: bool = True, notes: Sequence[str] = (), strict: int = 0,
-                sweep: SweepPart | None = None) -> Scene:
+                ceiling_checks: bool = True, notes: Sequence[str] = (), strict: int = 0) -> Scene:
     """The scene of a roofline plot, from ``plot_roofline``'s arguments.
 
     Parameters
@@ -226,9 +225,6 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     strict : int
         As for :func:`~roofline_widget.scene.levels.level_rows` (the caller's depth for
         warnings); also warns about the ceilings' notes (a ``CeilingWarning`` each).
-    sweep : SweepPart, optional
-        The runs drawn as a sweep (:func:`~roofline_widget.scene.sweep.runs_sweep`): its
-        points join the empirical roofs and the axes hold them.
 
     Raises
     ------
@@ -237,9 +233,8 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     """
     runs = baseline_runs(baseline) if baseline is not None else []
     frame = comparison_frame(runs, sums, selection=selection, match=match) if runs else None
-    extra = [before_points(frame)] if frame is not None else []
-    extra += [sweep.drawn] if sweep is not None else []
-    basis = pd.concat([points, *extra], ignore_index=True) if extra else points
+    basis = points if frame is None else pd.concat([points, before_points(frame)],
+                                                   ignore_index=True)
     roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, basis, peaks=peaks)
     levels_drawn = None
     if levels:
@@ -250,14 +245,13 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
                   else compare_part(frame, [label for label, _ in runs], coloring))
     table = roofline.classify(points)
     bulk, no_flop = split_flop_work(table)
-    ranges = axis_ranges(table, roofline, scene_extent(levels_drawn, comparison, None, sweep),
-                         bulk=bulk)
+    ranges = axis_ranges(table, roofline, scene_extent(levels_drawn, comparison), bulk=bulk)
     machine = (warn_ceilings(sums, roofline, stacklevel=strict + 1) if strict
                else ceiling_notes(sums, roofline))
     notes = (beyond_hardware_text(basis, roofline), *notes, *machine,
              no_flop_work_text(no_flop, no_flop_where))
     return compose_scene(point_dots(table, coloring), roofline, ranges, coloring=coloring,
                          no_flop=table.index.isin(no_flop.index), canvas=canvas,
-                         levels=levels_drawn, comparison=comparison, sweep=sweep,
+                         levels=levels_drawn, comparison=comparison,
                          title=figure_title(roofline.empirical) if title is None else title,
                          x_label=x_label, notes=notes)
