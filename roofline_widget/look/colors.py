@@ -21,6 +21,7 @@ __all__ = [
     "RIDGE_COLOR",
     "ROOF_COLOR",
     "STRONG_COLORS",
+    "SWEEP_COLORS",
     "TAB20",
     "line_color",
     "palette_color",
@@ -81,3 +82,6 @@ POINT_STROKE = "#222222"
 AXIS_GRID_COLOR = "#e6e6e6"
 #: The rank-imbalance colour scale (ranks view), from 1 (balanced) to the largest drawn.
 IMBALANCE_COLORS = ("#1a9850", "#fee08b", "#d73027")
+#: The shade of a sweep's runs (``scene.sweep``), light for the first step to dark for the
+#: last: greys, so that it never reads as one of the regions' colours.
+SWEEP_COLORS = ("#e3e3e3", "#969696", "#252525")

@@ -62,6 +62,7 @@ from roofline_widget.scene.parts import (
     SpreadPart,
 )
 from roofline_widget.scene.spread import whisker_arrays
+from roofline_widget.scene.sweep import SweepPart, sweep_extent
 
 __all__ = ["build_scene", "compose_scene", "point_dots", "roof_part", "scene_extent"]
 
@@ -121,8 +122,10 @@ def point_dots(points: pd.DataFrame, coloring: Coloring, sizes: np.ndarray | Non
 
 
 def scene_extent(levels: LevelsPart | None = None, comparison: ComparePart | None = None,
-                 spread: SpreadPart | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """What the axes must hold besides the points: level dots, baseline points, whisker ends."""
+                 spread: SpreadPart | None = None,
+                 sweep: SweepPart | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """What the axes must hold besides the points: level dots, baseline points, whisker
+    ends, a sweep's runs."""
     xs, ys = [np.zeros(0)], [np.zeros(0)]
     if spread is not None and len(spread.spread):
         x, y = whisker_arrays(spread.spread)
@@ -135,13 +138,15 @@ def scene_extent(levels: LevelsPart | None = None, comparison: ComparePart | Non
         x, y = comparison_extent(comparison.frame)
         xs.append(x)
         ys.append(y)
-    return np.concatenate(xs), np.concatenate(ys)
+    x, y = sweep_extent(sweep)
+    return np.concatenate([*xs, x]), np.concatenate([*ys, y])
 
 
 def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, coloring: Coloring,
                   no_flop: np.ndarray | None = None, canvas: LabelCanvas = WIDGET_CANVAS,
                   levels: LevelsPart | None = None, comparison: ComparePart | None = None,
-                  spread: SpreadPart | None = None, title: str = "", x_label: str = X_LABEL,
+                  spread: SpreadPart | None = None, sweep: SweepPart | None = None,
+                  title: str = "", x_label: str = X_LABEL,
                   notes: Sequence[str] = (), obstacles: LogPoints | None = None) -> Scene:
     """The scene of these parts: the roof lines and labels for ``ranges`` added.
 
@@ -156,7 +161,7 @@ def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, col
         Which points do almost no FLOPs (default: none).
     canvas : LabelCanvas
         What the labels are placed for.
-    levels, comparison, spread
+    levels, comparison, spread, sweep
         The layers.
     title, x_label, notes
     obstacles : LogPoints, optional
@@ -164,7 +169,7 @@ def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, col
         them (a peak change); else worked out from the parts.
     """
     if obstacles is None:
-        extent = scene_extent(levels, comparison, spread)
+        extent = scene_extent(levels, comparison, spread, sweep)
         obstacles = LogPoints.of((np.concatenate([points.x, extent[0]]),
                                   np.concatenate([points.y, extent[1]])))
     x_range, y_range = ranges
@@ -173,7 +178,7 @@ def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, col
                  no_flop=np.zeros(len(points), dtype=bool) if no_flop is None else no_flop,
                  coloring=coloring, roofline=roofline, roofs=roofs, labels=labels, ridge=ridge,
                  x_range=x_range, y_range=y_range, levels=levels, comparison=comparison,
-                 spread=spread, title=title, x_label=x_label, notes=tuple(notes),
+                 spread=spread, sweep=sweep, title=title, x_label=x_label, notes=tuple(notes),
                  obstacles=obstacles)
 
 

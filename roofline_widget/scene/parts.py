@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,9 @@ from roofline_widget.look.colors import OTHER_COLOR
 from roofline_widget.look.label_boxes import LogPoints
 from roofline_widget.look.markers import CIRCLE, JOIN_STROKE, OUTLINE, POINT, Marker, Size
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
+
+if TYPE_CHECKING:
+    from roofline_widget.scene.sweep import SweepPart
 
 __all__ = [
     "Coloring",
@@ -370,6 +374,8 @@ class Scene:
         The axis limits.
     levels, comparison, spread : LevelsPart, ComparePart, SpreadPart or None
         The layers drawn between the ceilings and the points.
+    sweep : SweepPart or None
+        A chain of runs drawn as a sweep (:mod:`roofline_widget.scene.sweep`).
     title, x_label : str
     notes : tuple of str
         Plain-text notes under the axes: the points beyond the hardware first,
@@ -392,6 +398,7 @@ class Scene:
     levels: LevelsPart | None = None
     comparison: ComparePart | None = None
     spread: SpreadPart | None = None
+    sweep: SweepPart | None = None
     title: str = ""
     x_label: str = ""
     notes: tuple[str, ...] = ()
@@ -406,8 +413,9 @@ class Scene:
 
     @property
     def parts(self) -> tuple:
-        """The layers present, in drawing order (spread, levels, comparison)."""
-        return tuple(p for p in (self.spread, self.levels, self.comparison) if p is not None)
+        """The layers present, in drawing order (spread, levels, comparison, sweep)."""
+        return tuple(p for p in (self.spread, self.levels, self.comparison, self.sweep)
+                     if p is not None)
 
     @property
     def ceiling_labels(self) -> tuple[Label, ...]:

@@ -42,6 +42,7 @@ from roofline_widget.widget.points_mark import SVG_MAX_POINTS
 from roofline_widget.widget.roofs import check_ceilings, classify, roof_basis, rooflines
 from roofline_widget.widget.scene_parts import SceneParts
 from roofline_widget.widget.state import PointState, UpdateGuard
+from roofline_widget.widget.traits import SWEEP_TRAITS
 
 if TYPE_CHECKING:
     from roofline_widget.widget.roofline_widget import RooflineWidget
@@ -115,7 +116,11 @@ class RefreshPipeline:
             self.restyle()
         elif name in PEAK_TRAITS:
             self.refresh_roofline()
-        elif name == "levels" and self.budget() == self._budget_used:
+        elif name == SWEEP_TRAITS[1]:  # other groups, other steps: the last one ringed
+            with self.guard.hold():
+                self.owner.sweep_step = -1
+            self.refresh_points()
+        elif name in ("levels", SWEEP_TRAITS[0]) and self.budget() == self._budget_used:
             self.refresh_layers()  # else the SVG budget came or went with them
         else:
             self.refresh_points()
@@ -128,8 +133,9 @@ class RefreshPipeline:
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
             group_ranks=owner.group_ranks, combine_ranks=owner.combine_ranks, max_points=budget)
-        comparison = parts.comparison(points)
-        baseline = parts.baseline_points()
+        sweep = parts.sweep(points)  # a chain drawn as a sweep: no arrows
+        comparison = parts.comparison(points) if sweep is None else None
+        baseline = parts.baseline_points() if sweep is None else sweep.drawn
         self._roof_basis = points.points if baseline is None else keep_flags(
             pd.concat([points.points, baseline], ignore_index=True))
         self._point_keys = roof_keys(points.points)
@@ -141,8 +147,8 @@ class RefreshPipeline:
         selected = surviving_keys(owner.selected, points.keys)
         self.points, self.roofline = points, roofline
         scene = self._compose(self._dots(points), roofline, self._fitted(parts.extent(
-            levels, comparison, spread)), levels=levels, comparison=comparison, spread=spread,
-            title=html.empty_title(points, owner.ranks == []))
+            levels, comparison, spread, sweep)), levels=levels, comparison=comparison,
+            spread=spread, sweep=sweep, title=html.empty_title(points, owner.ranks == []))
         self.scene = scene
         owner.figure.draw(scene, self.selected_indices(selected, points))
         # Outside the guard: observers of these traits (users' too) see a consistent widget.
@@ -161,19 +167,23 @@ class RefreshPipeline:
         levels = self.parts.levels(points, roofline, self._budget_used)
         self._draw(self._compose(scene.points, roofline, ranges, levels=levels,
                                  comparison=scene.comparison, spread=scene.spread,
-                                 title=scene.title, obstacles=scene.obstacles))
+                                 sweep=scene.sweep, title=scene.title,
+                                 obstacles=scene.obstacles))
         self.owner.controls.status_html.value = self.status()
         self.show_ceilings()
         self.show_peaks()
 
     def refresh_layers(self) -> None:
-        """The levels changed (toggled): the scene with its layers again; the points stay."""
+        """The levels (toggled) or a sweep's step changed: the scene with its layers again (a
+        step: the rings moved); the points stay.  A step the sweep lacks raises ``ValueError``."""
         scene, parts = self._drawn(), self.parts
         levels = parts.levels(self.current, self.roofline, self._budget_used)
-        extent = parts.extent(levels, scene.comparison, scene.spread)
+        sweep = parts.stepped(scene.sweep)
+        extent = parts.extent(levels, scene.comparison, scene.spread, sweep)
         self._draw(self._compose(scene.points, self.roofline, self._fitted(extent),
                                  levels=levels, comparison=scene.comparison, spread=scene.spread,
-                                 title=scene.title))
+                                 sweep=sweep, title=scene.title))
+        self.owner.sweep_controls.show(sweep, parts.sweep_runs())
         self.owner.controls.status_html.value = self.status()
 
     def restyle(self) -> None:
@@ -195,7 +205,7 @@ class RefreshPipeline:
         scene = self._drawn()
         self._draw(self._compose(scene.points, self.roofline, self._fitted(self.parts.last_extent),
                                  levels=scene.levels, comparison=scene.comparison,
-                                 spread=scene.spread, title=scene.title,
+                                 spread=scene.spread, sweep=scene.sweep, title=scene.title,
                                  obstacles=scene.obstacles))
 
     def set_extra(self, ceilings) -> tuple:
@@ -249,28 +259,19 @@ class RefreshPipeline:
         levels' dots and the baseline's arrows, one per drawn point: while
         those are shown the SVG budget applies too.
         """
-        return min(self.owner.max_points, self._svg_budget() or self.owner.max_points)
-
-    def _svg_budget(self) -> int | None:
-        """``SVG_MAX_POINTS`` while an SVG mark draws one element per point, else None."""
-        if self.owner.figure.points.budget is not None or self.owner.levels or self.parts.runs:
-            return SVG_MAX_POINTS
-        return None
+        return min(self.owner.max_points, svg_budget(self.owner, self.parts) or self.owner.max_points)
 
     def legend(self) -> str:
         """The legend of the drawn categories (escaped HTML)."""
-        owner, shown, coloring = self.owner, self.current.shown, self.parts.coloring()
-        values = pd.unique(shown[coloring.column].astype(object))
-        codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
-        names = None
-        if owner.color_by == "rank":  # a socket's point is coloured as its lowest rank: named so
-            first = shown.drop_duplicates(coloring.column).set_index(coloring.column)
-            names = [html.rank_text(value, first.at[value, "rank_group"] if "rank_group" in first
-                                    else None) for value in values[:html.LEGEND_ENTRIES_SHOWN]]
-        return html.legend_html(values, coloring.colors(codes), owner.color_by, names=names)
+        return legend_of(self.current.shown, self.parts.coloring(), self.owner.color_by)
 
     def status(self) -> str:
-        """The status line: points, metrics, ceilings, the points' notes and each layer's note."""
+        """The status line (of a sweep two lines, the rest in ``SweepControls.details``)."""
+        return self.owner.sweep_controls.status(self._drawn().sweep, self._full_status(),
+                                                self.roofline, self._roof_basis)
+
+    def _full_status(self) -> str:
+        """The points, metrics, ceilings, the points' notes and each layer's note."""
         owner, points = self.owner, self.current
         scene = self._drawn()
         spread = scene.spread
@@ -282,11 +283,10 @@ class RefreshPipeline:
                                   n_selected=len(owner.selected))
         judged = ([] if self.roofline is None
                   else unjudged_points_notes(self.roofline, points.points, self._point_keys))
-        budget = self._svg_budget()
+        budget = svg_budget(self.owner, self.parts)
         if budget is not None and len(points.points) <= budget:
             budget = None  # a budget nothing reaches is not worth a note
-        chain = owner.file_chain
-        hint = ""
+        chain, hint = owner.file_chain, ""
         if spread is None and self.current.over_budget and len(owner.sums.ranks) >= 2:
             hint = html.points_budget_hint_html(len(self.current.shown), len(points.points),
                                                 self._budget_used)
@@ -347,6 +347,26 @@ class RefreshPipeline:
             left_out_html=html.left_out_html(points.left_out),
             left_out_count=len(points.left_out),
             legend_html=self.legend(), status_html=self.status())
+        self.owner.sweep_controls.show(self._drawn().sweep, self.parts.sweep_runs())
         self.show_ceilings()
         self.show_peaks()
 
+
+
+def legend_of(shown: pd.DataFrame, coloring, color_by: str) -> str:
+    """The legend of the categories of the drawn points ``shown`` (escaped HTML)."""
+    values = pd.unique(shown[coloring.column].astype(object))
+    codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
+    names = None
+    if color_by == "rank":  # a socket's point is coloured as its lowest rank: named so
+        first = shown.drop_duplicates(coloring.column).set_index(coloring.column)
+        names = [html.rank_text(value, first.at[value, "rank_group"] if "rank_group" in first
+                                else None) for value in values[:html.LEGEND_ENTRIES_SHOWN]]
+    return html.legend_html(values, coloring.colors(codes), color_by, names=names)
+
+
+def svg_budget(owner: RooflineWidget, parts: SceneParts) -> int | None:
+    """``SVG_MAX_POINTS`` while an SVG mark draws one element per point, else None."""
+    if owner.figure.points.budget is not None or owner.levels or parts.runs:
+        return SVG_MAX_POINTS
+    return None
