@@ -156,6 +156,27 @@ def test_matrix_work_is_its_own_precision(tmp_path):
     assert judged["ridge_flops_per_byte"].tolist() == pytest.approx([41_485.637 / 1_388.7638])
 
 
+def test_the_workloads_own_roofline_csv_comes_before_the_datasheet(tmp_path):
+    # R1 beside the counters: gpu_ceilings takes device 0's measured roofs (module docstring),
+    # not the MI210's datasheet peaks; the matrix roof is of the kernels' precision "MFMA F64"
+    run = _quiet(read_rocprof, workload(tmp_path / "MI200", FMA_F64, {
+        **FMA_F64, "Kernel_Name": "dgemm_mfma", "SQ_INSTS_VALU_MFMA_MOPS_F64": "100"},
+        roofline=True))
+    roofs = gpu_ceilings(run, precision=["DP", "MFMA F64"])
+    assert sorted((r.name, r.value, r.precision, r.family) for r in roofs.compute) == [
+        ("GPU 0 FP64", 20_269.176, "DP", "amd"), ("GPU 0 MFMA FP64", 41_485.637, "MFMA F64", "amd")]
+    assert {r.level: r.value for r in roofs.bandwidth} == {
+        "MEM": 1_388.7638, "L2": 5_016.8418, "L1": 9_224.1777, None: 17_710.416}
+    assert {r.provenance["gpu"] for r in roofs} == {"0"}
+    vector = points_dataframe(run)
+    judged = roofs.classify(vector).set_index("region")
+    assert judged.loc["vecCopy", "compute_roof"] == "GPU 0 FP64"
+    assert judged.loc["vecCopy", "bandwidth_roof"] == "GPU 0 HBM"
+    assert round(judged.loc["vecCopy", "efficiency_percent"], 3) == 59.926  # 832.2286 / 1,388.7638
+    matrix = _quiet(points_dataframe, run, flops_metric="MFMA F64 [MFLOP/s]")  # vecCopy: none
+    assert roofs.classify(matrix)["compute_roof"].tolist() == ["GPU 0 MFMA FP64"]
+
+
 def test_a_rate_beyond_the_named_gpus_datasheet_is_flagged(tmp_path):
     # R3 names gfx90a with 104 CUs: the MI210 entry, whose largest peak is MFMA F16, 181,000
     # GFLOP/s; the bound is 1.5 x 181,000 = 271,500 GFLOP/s (50,000,000 GFLOP/s for a GPU the
