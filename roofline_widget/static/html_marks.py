@@ -28,6 +28,7 @@ import pandas as pd
 from bqplot_gl import ScatterGL
 
 from roofline_widget.look.texts import provenance_text, roof_label
+from roofline_widget.static.payload import point_devices
 
 __all__ = [
     "HIDDEN_STYLE",
@@ -102,10 +103,11 @@ def point_groups(points: pd.DataFrame, by_region: bool, rank_slots: Sequence | N
 
 
 def point_texts(points: pd.DataFrame, judged: pd.DataFrame | None) -> list[str]:
-    """Each point's hover text, plain (not HTML): region, rank or ranks, run, efficiency.
+    """Each point's hover text, plain (not HTML): region, rank or ranks, device, run, efficiency.
 
-    The rank line is there when the points are of several ranks, the run line
-    when of several files; the efficiency when the points were judged
+    The rank line is there when the points are of several ranks, the device
+    line on a GPU's point (:func:`~roofline_widget.look.texts.device_text`), the
+    run line when of several files; the efficiency when the points were judged
     (``judged``: :meth:`Roofline.classify <roofline_widget.Roofline.classify>` of ``points``).
 
     Examples
@@ -119,11 +121,12 @@ def point_texts(points: pd.DataFrame, judged: pd.DataFrame | None) -> list[str]:
     if points["rank"].nunique() > 1 or ("rank_group" in points and (points["rank"] < 0).any()):
         groups = points["rank_group"] if "rank_group" in points else "rank " + points["rank"].astype(str)
         lines.append(groups.astype(str).tolist())
+    lines.append(point_devices(points))
     if points["file"].nunique() > 1:
         lines.append(("run " + points["file"].astype(str)).tolist())
     if judged is not None and "efficiency_percent" in judged:
         lines.append([_efficiency(row) for row in judged.to_dict("records")])
-    return ["\n".join(parts) for parts in zip(*lines)]
+    return ["\n".join(part for part in parts if part) for parts in zip(*lines)]
 
 
 def _efficiency(row: dict) -> str:
