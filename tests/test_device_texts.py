@@ -1,11 +1,13 @@
-"""A GPU's point names its device wherever a point is described by hovering it (issue 34).
+"""A GPU's point names its device wherever a point is described by hovering it, and
+``color_by="device"`` colours the points by device family, one colour per family (issue 34).
 
 Points: sample 5 (LIKWID on an AMD EPYC 7702: CPU points, whose texts name no device), sample
 N1 (three GENE kernels on a V100; the export names no device: "NVIDIA GPU") and a
 rocprof-compute workload of sample R2's dispatch with 16,384 FP64 FMAs beside sample R3's
 ``sysinfo.csv`` (gpu_model MI200, gfx90a, 104 CUs: "AMD MI200 (gfx90a, 104 CUs)").  By hand
 (tests/test_read_rocprof.py): 64 x 2 x 16,384 = 2,097,152 FLOP in 20,160 ns = 104.0254
-GFLOP/s at 16,777,728 bytes = 0.1249962 FLOP/byte.
+GFLOP/s at 16,777,728 bytes = 0.1249962 FLOP/byte.  Colour codes by family follow
+``DEVICE_FAMILY_ORDER`` (cpu, gpu, nvidia, amd): tab10's blue, orange, green, red.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 import re
 import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 from render_rocprof import workload
@@ -21,9 +24,12 @@ from test_widget import hover
 
 from roofline_widget import RooflineWidget, plot_roofline, read_likwid, read_rocprof, sample_path
 from roofline_widget.cli.svg_titles import point_texts as svg_point_texts
+from roofline_widget.look.colors import PALETTE
 from roofline_widget.look.texts import device_text
+from roofline_widget.settings import COLOR_CHOICES
 from roofline_widget.static.html_page import STATE_TYPE
 from roofline_widget.widget.html.tooltips import tooltip_html
+from roofline_widget.widget.point_style import DEVICE_FAMILY_ORDER
 
 CPU_RUN = "pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"
 N1 = "ncu/gene_v100_fused-roof2_dgdxy_ncu_details.csv"
@@ -108,3 +114,33 @@ def test_the_shared_pages_hover_texts_name_the_device(runs, tmp_path):
     assert nvidia.split("\n")[1] == "NVIDIA GPU"
     cpu = next(name for name in names if name.startswith("<function_a>"))
     assert cpu.split("\n")[1] == f"run {CPU_RUN.removesuffix('.txt')}"  # no device line
+
+
+# ------------------------------------------------------------------ colour by device
+def test_points_coloured_by_device_family(runs):
+    assert "device" in COLOR_CHOICES
+    widget = _quiet(RooflineWidget, runs, color_by="device")
+    points = widget.figure.state.points
+    codes = dict(zip(points["region"], np.asarray(widget.figure.state.colors, dtype=int)))
+    assert {region: codes[region] for region in ("<function_a>", "kernel_assign_6 #1", "vecCopy")} \
+        == {"<function_a>": 0, "kernel_assign_6 #1": 2, "vecCopy": 3}
+    assert sorted(set(codes.values())) == [0, 2, 3]  # five CPU, three NVIDIA, one AMD point
+    assert [PALETTE[code] for code in (0, 2, 3)] == ["#1f77b4", "#2ca02c", "#d62728"]
+    legend = widget.controls.legend_html.value
+    assert legend.index("<b>Devices</b>") < legend.index(">CPU<") < legend.index(">NVIDIA GPU<") \
+        < legend.index(">AMD GPU<")
+    assert "#d62728" in legend
+    assert "#2ca02c" in legend
+    assert widget.controls.color_choice.value == "device"
+    # by region the nine points have nine colours; back to devices, the same three again
+    widget.color_by = "region"
+    assert len(set(np.asarray(widget.figure.state.colors, dtype=int))) == 9
+    assert "<b>Regions</b>" in widget.controls.legend_html.value
+    widget.controls.color_choice.value = "device"
+    assert sorted(set(np.asarray(widget.figure.state.colors, dtype=int))) == [0, 2, 3]
+
+
+def test_a_cpu_plot_by_device_is_one_colour_and_a_family_keeps_its_code():
+    widget = _quiet(RooflineWidget, sample_path(CPU_RUN), color_by="device")
+    assert set(np.asarray(widget.figure.state.colors, dtype=int)) == {0}
+    assert DEVICE_FAMILY_ORDER.index("amd") == 3  # AMD is red wherever it is drawn

@@ -401,7 +401,9 @@ def _colors(rows: pd.DataFrame, data: LayerInput) -> list[str]:
                                 "rank": rows["rank"].to_numpy(dtype=np.int64)})
     color_by = data.options.get("color_by", "region")
     categories = color_categories(data.sums, color_by, bool(data.options.get("combine_ranks")))
-    known = like_points[COLOR_COLUMN[color_by]].isin(categories).to_numpy()
+    column = COLOR_COLUMN[color_by]  # a comparison's rows name no device family: grey then
+    known = (like_points[column].isin(categories).to_numpy() if column in like_points
+             else np.zeros(len(like_points), dtype=bool))
     colours = np.full(len(rows), OTHER_COLOR, dtype=object)
     if known.any():
         codes = np.asarray(data.color_codes(like_points[known]), dtype=int)
