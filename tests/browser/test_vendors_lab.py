@@ -5,9 +5,9 @@ LIKWID CPU regions), sample N1 (three Nsight Compute kernels on a V100), sample 
 ``vecCopy``: a copy, left out) and an illustrated FP64 variant of it, under the EPYC 7702
 spec-sheet roofs, the V100-SXM2 datasheet roofs and the roofs rocprof-compute measured on the
 MI200 (sample R1 beside R2; families ``cpu``, ``nvidia``, ``amd``).  The page must draw every
-point (nine), one roofline per device family (the two GPU ones in the GPU colour until the renderers colour by family, the CPU's black), and every label
-inside the plot and apart from the others at 900 and 1400 px; the screenshots are
-``docs/screenshot-vendors-*``.
+point (nine), one roofline per device family (the two GPU ones in the GPU colour until the
+renderers colour by family, the CPU's black), and every label inside the plot and apart from the
+others at 900 and 1400 px; the screenshots are ``docs/screenshot-vendors-*``.
 """
 
 from __future__ import annotations
