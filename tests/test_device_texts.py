@@ -61,7 +61,7 @@ def test_the_device_text_of_each_family():
 
 def test_the_widgets_tooltip_names_a_gpus_device(runs):
     widget = _quiet(RooflineWidget, runs)
-    points = widget.figure.state.points
+    points = widget.figure.scene.point_rows
     rows = {region: index for index, region in enumerate(points["region"])}
     hover(widget, {"event": "hover", "point": {"index": rows["vecCopy"]}})
     amd = widget.figure.tooltip.value
@@ -120,8 +120,8 @@ def test_the_shared_pages_hover_texts_name_the_device(runs, tmp_path):
 def test_points_coloured_by_device_family(runs):
     assert "device" in COLOR_CHOICES
     widget = _quiet(RooflineWidget, runs, color_by="device")
-    points = widget.figure.state.points
-    codes = dict(zip(points["region"], np.asarray(widget.figure.state.colors, dtype=int)))
+    points = widget.figure.scene.point_rows
+    codes = dict(zip(points["region"], np.asarray(widget.figure.scene.points.codes, dtype=int)))
     assert {region: codes[region] for region in ("<function_a>", "kernel_assign_6 #1", "vecCopy")} \
         == {"<function_a>": 0, "kernel_assign_6 #1": 2, "vecCopy": 3}
     assert sorted(set(codes.values())) == [0, 2, 3]  # five CPU, three NVIDIA, one AMD point
@@ -134,13 +134,25 @@ def test_points_coloured_by_device_family(runs):
     assert widget.controls.color_choice.value == "device"
     # by region the nine points have nine colours; back to devices, the same three again
     widget.color_by = "region"
-    assert len(set(np.asarray(widget.figure.state.colors, dtype=int))) == 9
+    assert len(set(np.asarray(widget.figure.scene.points.codes, dtype=int))) == 9
     assert "<b>Regions</b>" in widget.controls.legend_html.value
     widget.controls.color_choice.value = "device"
-    assert sorted(set(np.asarray(widget.figure.state.colors, dtype=int))) == [0, 2, 3]
+    assert sorted(set(np.asarray(widget.figure.scene.points.codes, dtype=int))) == [0, 2, 3]
 
 
 def test_a_cpu_plot_by_device_is_one_colour_and_a_family_keeps_its_code():
     widget = _quiet(RooflineWidget, sample_path(CPU_RUN), color_by="device")
-    assert set(np.asarray(widget.figure.state.colors, dtype=int)) == {0}
+    assert set(np.asarray(widget.figure.scene.points.codes, dtype=int)) == {0}
     assert DEVICE_FAMILY_ORDER.index("amd") == 3  # AMD is red wherever it is drawn
+
+
+def test_a_comparison_coloured_by_device_draws_grey_arrows():
+    # sample 16 ("take") against sample 2 ("give", its baseline): both CPU; a comparison's rows
+    # name no device family, so its two arrows (Setup, Solve) are OTHER_COLOR, never a crash
+    from roofline_widget.look.colors import OTHER_COLOR
+
+    widget = _quiet(RooflineWidget, sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt"),
+                    baseline=sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"),
+                    color_by="device")
+    assert list(np.asarray(widget.figure.scene.points.codes, dtype=int)) == [0, 0]
+    assert widget.figure.scene.comparison.arrows.colors == (OTHER_COLOR, OTHER_COLOR)

@@ -329,7 +329,7 @@ def test_detail_card_is_readable_and_escaped(widget):
 
 
 def test_tooltip_last_line_is_the_guidance(widget):
-    index = list(widget.figure.state.points["region"]).index("<function_d>")
+    index = list(widget.figure.scene.point_rows["region"]).index("<function_d>")
     widget.figure.scatter._handle_custom_msgs(widget.figure.scatter,
                                               {"event": "hover", "data": {"index": index}})
     tooltip = widget.figure.tooltip.value
@@ -337,6 +337,18 @@ def test_tooltip_last_line_is_the_guidance(widget):
     assert "roofline-tooltip-guidance" in last
     assert "MEM access below its roof: memory bound at 69 %" in last
     assert last.endswith("…</td></tr></table>")  # cut to TOOLTIP_ADVICE_CHARS
+
+
+def test_tooltip_of_a_broken_counter_names_it_once():
+    # sample 23's host f0702 sums rank 61's wrapped counter: factor "counter broken", advice
+    # "counter broken: no advice"; the tooltip line said "counter broken: counter broken: no advice"
+    widget = _quiet(RooflineWidget, SOMA)
+    rows = widget.figure.scene.point_rows
+    index = list(rows["rank_group"].astype(str)).index("f0702 (ranks 0-71)")
+    widget.figure.scatter._handle_custom_msgs(widget.figure.scatter,
+                                              {"event": "hover", "data": {"index": index}})
+    last = widget.figure.tooltip.value.rsplit("<tr", 1)[1]
+    assert ">counter broken: no advice</td>" in last
 
 
 # ------------------------------------------------------------------ command line

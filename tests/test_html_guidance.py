@@ -56,7 +56,7 @@ def test_the_page_shows_the_guidance_the_widget_gives(widget, tmp_path):
     # the widget's tooltip line of the same point starts alike (it is cut at 160 characters)
     row = widget.to_dataframe().set_index("region").loc["Setup"]
     assert row["limiting_factor"] == "scalar code"
-    point = widget.figure.state.points
+    point = widget.figure.scene.point_rows
     judged = widget.roofline.classify(point[point["region"] == "Setup"]).iloc[0]
     assert widget.figure.guidance_line(judged) == SCALAR
     assert names["Solve"].split("\n")[2].startswith("scalar code: 99.9 % scalar (8,621 of 8,621")

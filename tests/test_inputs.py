@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from roofline_widget import RegionSums, points_dataframe, read_likwid, sample_path
-from roofline_widget.io import as_runs
-from roofline_widget.io.inputs import InputKind, run_inputs
+from roofline_widget.io import as_runs, formats
+from roofline_widget.io.inputs import run_inputs
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 GMG_MEM = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")
@@ -54,9 +54,9 @@ def test_the_outer_list_is_the_runs_an_inner_list_the_files_of_one(mem_and_flops
 
 def test_kinds_of_runs():
     run = read_likwid(GMG_MEM)
-    kinds = [item.kind for item in run_inputs([run, GMG_MEM, [GMG_MEM], Path(GMG_MEM)])]
-    assert kinds == [InputKind.RUN, InputKind.LIKWID_FILES, InputKind.LIKWID_FILES,
-                     InputKind.LIKWID_FILES]
+    inputs = run_inputs([run, GMG_MEM, [GMG_MEM], Path(GMG_MEM)])
+    assert [item.format for item in inputs] == [formats.RUN, None, None, None]  # None: text files
+    assert [item.engine for item in inputs] == ["per-thread"] * 4
     sums = RegionSums.from_runs(run)
     assert RegionSums.from_runs(sums) is sums
     # an aggregate inside a list gives its runs

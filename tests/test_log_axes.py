@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,6 +12,7 @@ import pytest
 
 from roofline_widget.look.log_axes import (
     clip_segment,
+    labelled_ticks,
     log_ranges,
     log_ticks,
     padded_range,
@@ -81,3 +84,38 @@ def test_visible_part_of_a_bandwidth_slope_on_log_axes():
     assert math.isclose(y1 / x1, 100.0)
     # below the axes: nothing of it is shown
     assert visible_part([0.01, 0.1], [0.01, 0.1], (0.1, 100.0), (10.0, 500.0)) is None
+
+
+def test_labels_kept_apart_by_rank():
+    # 0.47-42 FLOP/byte is 1.95 decades: log_ticks gives every step 0.5, 0.6, ..., 40 (24 ticks);
+    # on 775 px, 0.6 and 0.7 are 26.6 px apart, less than two 22 px labels and the 8 px gap
+    ticks = log_ticks(0.47, 42.0)
+    shown = labelled_ticks(ticks, 0.47, 42.0, 775.0, [22.0] * len(ticks))
+    texts = [tick_text(t) for t in ticks[shown]]
+    assert {"1", "10", "2", "5", "20"} <= set(texts)  # ranks 0 and 1 first
+    assert "0.7" not in texts
+    assert "0.9" not in texts
+    assert labelled_ticks(ticks, 0.47, 42.0, 20_000.0, [22.0] * len(ticks)).all()  # room: all
+
+
+def test_static_tick_labels_do_not_overlap():
+    # sample 23's static plot: x from about 0.47 to 42 FLOP/byte (its labels ran "0.60.70.80.91")
+    from wild_samples import DATA
+
+    from roofline_widget import plot_roofline
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        payload = plot_roofline(
+            DATA / "pmbs_soma_icx8360y_216ranks_MEM_DP_one_wrapped_counter.txt", verbose=False)
+    figure = payload["figure"]
+    axes = figure.axes[0]
+    renderer = figure.canvas.get_renderer()
+    figure.draw(renderer)
+    for axis, side in ((axes.xaxis, 0), (axes.yaxis, 1)):
+        boxes = sorted((label.get_window_extent(renderer) for label in axis.get_ticklabels()
+                        if label.get_text() and label.get_visible()),
+                       key=lambda box: box.get_points()[0][side])
+        assert len(boxes) >= 4
+        for before, after in itertools.pairwise(boxes):
+            assert before.get_points()[1][side] < after.get_points()[0][side], axis

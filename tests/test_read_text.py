@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -618,3 +619,38 @@ def test_text_cut_inside_the_last_table_is_an_error_never_a_number(tmp_path, kee
         read_likwid(path)
     assert info.value.source == str(path)
     assert info.value.line == 74
+
+
+# ------------------------------------------------------------------ the numbers of a table, at once
+_digits = st.text("0123456789", min_size=1, max_size=20)
+decimals = st.builds(lambda sign, whole, fraction, exponent: sign + whole + fraction + exponent,
+                     st.sampled_from(["", "-", "+"]), _digits,
+                     st.one_of(st.just(""), st.just("."), _digits.map(lambda d: "." + d)),
+                     st.one_of(st.just(""), st.integers(-340, 330).map(lambda e: f"e{e}")))
+
+
+@pytest.mark.parametrize("pandas_parser", [True, False])
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(numbers=st.lists(decimals, min_size=1, max_size=12))
+def test_numbers_are_those_pythons_float_reads(monkeypatch, pandas_parser, numbers):
+    """The cells of the tables read at once give the double Python's ``float`` gives, bit for
+    bit (pandas' parser where it rounds exactly, else numpy's), inf as it is."""
+    from roofline_widget.io import cells
+
+    monkeypatch.setattr(cells, "_pandas_is_exact", lambda: pandas_parser)  # the same each time
+    text = "".join(f"  {n} \n" for n in numbers).encode()
+    got = cells.exact_floats(text, 1)
+    assert got.ravel().tobytes() == np.array([float(n) for n in numbers]).tobytes()
+
+
+@pytest.mark.parametrize("name", TEXT_SAMPLES)
+def test_samples_read_alike_with_either_number_parser(monkeypatch, name):
+    from roofline_widget.io import cells
+
+    fast = read_likwid(sample_path(name))
+    monkeypatch.setattr(cells, "_pandas_is_exact", lambda: False)
+    plain = read_likwid(sample_path(name))
+    for attribute in ("table", "events", "stats"):
+        pd.testing.assert_frame_equal(getattr(fast, attribute), getattr(plain, attribute),
+                                      check_exact=True)

@@ -28,7 +28,8 @@ from roofline_widget import (
 )
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 from roofline_widget.io import as_runs
-from roofline_widget.io.runs import RunMark, plan_runs
+from roofline_widget.io.run_marks import RunMark
+from roofline_widget.io.runs import plan_runs
 
 LULESH = "lulesh_icx8360y_MEM_DP_O_7sizes_concatenated"
 SIZES = [30, 60, 90, 120, 150, 250, 350]

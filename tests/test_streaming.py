@@ -1,7 +1,7 @@
 """The text and CSV readers read a file in pieces (roofline_widget.io.stream, io.lines).
 
 A file is read twice, chunk by chunk: once for its encoding, its layout and its likwid-topology
-block, once for the parser, which holds one table at a time.  Every bundled sample read with
+block, once for the parser, which holds a piece of whole lines at a time.  Every bundled sample read with
 chunks of a few bytes (every line and every "\\r\\n" cut somewhere) gives the run the default
 chunks give; what the whole-text reader decided on the whole file (the layout, latin-1 for a
 file that is no UTF-8) is still decided on the whole file.  Peak memory is measured in
@@ -14,7 +14,6 @@ import gzip
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from wild_samples import LULESH_SIZES, MPIRUN_NIL
@@ -22,7 +21,7 @@ from wild_samples import LULESH_SIZES, MPIRUN_NIL
 from roofline_widget import read_likwid, sample_names, sample_path
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.io import read_likwid_text, stream
-from roofline_widget.io.lines import LineWindow, TextLines, lines_of
+from roofline_widget.io.lines import Pieces, read_in_pieces
 
 GMG_MEM = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 CSV_SAMPLE = "ufpr_coffeelake_i5-7500_lw43_FLOPS_DP_4regions_1t_O.csv"
@@ -132,27 +131,39 @@ def test_strings_are_read_in_pieces_too(monkeypatch):
         read_likwid_text("   \n\n", "blank.txt")  # a string is judged by its layout, as before
 
 
-# ------------------------------------------------------------------ the line window
-def test_text_lines_split_like_universal_newlines():
-    lines = TextLines(["a\r", "\nb\rc\n", "\ufeffd\n", "e"])
-    assert list(lines) == ["a", "b", "c", "d", "e"]
-    assert lines.cut_last_line
-    ended = lines_of("x\ny\n")
-    assert list(ended) == ["x", "y"]
+# ------------------------------------------------------------------ the pieces
+def test_pieces_split_like_universal_newlines():
+    pieces = Pieces([b"a\r", b"\nb\rc\n", b"\xef\xbb", b"\xbfd\n", b"e"], size=3)
+    assert b"".join(pieces) == b"a\nb\nc\nd\ne"  # a mark cut between two chunks is dropped too
+    assert pieces.cut_last_line
+    ended = Pieces.of_text("x\r\ny\r")
+    assert b"".join(ended) == b"x\ny\n"
     assert not ended.cut_last_line
 
 
-def test_line_window_reads_ahead_and_forgets_released_lines():
-    window = LineWindow(f"line {k}" for k in range(100_000))
-    assert window.get(10) == "line 10"
-    assert window.slice(8, 11) == ["line 8", "line 9", "line 10"]
-    assert window.get(99_999) == "line 99999"
-    assert window.get(100_000) is None
-    assert window.count == 100_000
-    window.release(90_000)
-    assert window[90_000] == "line 90000"
-    with pytest.raises(IndexError, match="line 1 was released"):
-        window.get(0)
-    first, buffer = window.view(95_000)
-    assert buffer[95_000 - first] == "line 95000"
-    np.testing.assert_array_equal(len(buffer), 100_000 - first)
+def test_every_line_is_read_once_in_order_whatever_the_pieces():
+    lines = [f"line {k}" for k in range(10_000)]
+    seen: list[str] = []
+    calls = []
+
+    def read(piece):  # finishes every line but the last of each piece
+        done = piece.count if piece.last else piece.count - 1
+        seen.extend(piece.line(k) for k in range(done))
+        calls.append(piece.first)
+        return done
+
+    total = read_in_pieces(Pieces.of_text("\n".join(lines) + "\n", size=1000), read)
+    assert total == 10_000
+    assert seen == lines
+
+
+def test_a_reader_that_finishes_nothing_gets_twice_the_text_each_time():
+    sizes = []
+
+    def read(piece):  # a table that runs to the end of the text
+        sizes.append(len(piece.data))
+        return piece.count if piece.last else 0
+
+    read_in_pieces(Pieces.of_text("| row |\n" * 100_000, size=1000), read)
+    assert len(sizes) < 15  # 800 kB in pieces of 1 kB: doubling, not one call per piece
+    assert sizes[-1] == 800_000

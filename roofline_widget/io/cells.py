@@ -8,11 +8,14 @@ makes a tab in a name a blank.
 
 from __future__ import annotations
 
+import functools
+import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
 from roofline_widget.model import CPU, GPU, Device
@@ -20,9 +23,11 @@ from roofline_widget.model import CPU, GPU, Device
 __all__ = [
     "NAN_TOKENS",
     "NUMBER",
+    "SharedLists",
     "ThreadColumn",
     "blank_tabs",
     "cell_to_float",
+    "exact_floats",
     "is_number",
     "parse_cells",
     "parse_thread_header",
@@ -40,8 +45,9 @@ NAN_TOKENS = frozenset({"", "-", "nil", "nan", "-nan", "+nan", "inf", "-inf", "+
 #: A number as LIKWID prints it (C ``%d``, ``%f``, ``%e``, Lua ``%.14g``): ASCII digits only.
 #: Python's ``float`` also reads ``1_16.3005``, ``1e1_0`` and non-ASCII digits (fullwidth
 #: ``U+FF11 U+FF12``, Arabic-Indic ``U+0661``), none of which LIKWID writes: such a cell is an
-#: error, not a number.
-NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+#: error, not a number. Written so that no two parts can take the same digits: linear in the
+#: cell, however long (``[0-9]+\.?[0-9]*`` backtracked quadratically on a long run of digits).
+NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 #: Deletes the characters of plain LIKWID numbers: a row with nothing left is read by numpy
 #: in one call (every form numpy reads from these characters alone is one LIKWID prints).
 _PLAIN_NUMBER_CHARACTERS = str.maketrans("", "", "0123456789.eE+- ")
@@ -238,3 +244,102 @@ def parse_cells(cells, source, line: int, what: str) -> np.ndarray:
             raise LikwidFormatError(source, line, f"numbers or '-' as {what}", bad) from None
     values[np.isinf(values)] = np.nan  # inf and overflowing numbers (1e400): not measured
     return values
+
+
+class SharedLists:
+    """One list per distinct row-name list and one per thread header of a file, shared by its
+    blocks: a large file prints the same names and thread columns for hundreds of regions,
+    whose blocks then take the memory of their numbers, not of their names, and every thread
+    header is read once.
+
+    Parameters
+    ----------
+    source : str
+        The file's name, for the error of a thread header that cannot be read.
+
+    Examples
+    --------
+    >>> lists = SharedLists("run.txt")
+    >>> lists.names(["CPI", "IPC"]) is lists.names(["CPI", "IPC"])
+    True
+    >>> [t.cpu for t in lists.threads(("HWThread 0", "HWThread 3"), 7)]
+    [0, 3]
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._names: dict[tuple, list[str]] = {}
+        self._threads: dict[tuple, list[ThreadColumn]] = {}
+
+    def names(self, names: list[str]) -> list[str]:
+        """The one list equal to ``names`` (``names`` itself the first time)."""
+        return self._names.setdefault(tuple(names), names)
+
+    def threads(self, labels: Sequence[str], line: int | None) -> list[ThreadColumn]:
+        """The thread columns of a header (one list per distinct header: never change it).
+
+        Raises
+        ------
+        LikwidFormatError
+            If a label is not a thread column (see :func:`thread_columns`), naming ``line``.
+        """
+        key = tuple(labels)
+        columns = self._threads.get(key)
+        if columns is None:
+            columns = self._threads[key] = thread_columns(labels, self.source, line)
+        return columns
+
+
+#: Lines of numbers as bytes: a number per line for pandas (``|`` a line end), or blanks.
+_TO_LINES = bytes.maketrans(b"|", b"\n")
+_TO_BLANK = bytes.maketrans(b"|", b" ")
+#: Decimal numbers whose nearest double a parser gets wrong unless it rounds exactly.
+_HARD = ("1.700000000000000177635684", "0.00000000000001953", "2.2250738585072011e-308",
+         "9007199254740993", "7.038531e-26", "1e400", "-0.0000", "4.9e-324")
+
+
+def _pandas_numbers(text: bytes) -> np.ndarray:
+    """A number per line (a blank line NaN), read by pandas' C parser."""
+    return pd.read_csv(io.BytesIO(text), header=None, names=[0], dtype=np.float64,
+                       engine="c", quoting=3, skip_blank_lines=False)[0].to_numpy(copy=True)
+
+
+@functools.cache
+def _pandas_is_exact() -> bool:
+    """Whether pandas' CSV parser reads numbers as Python does (pandas >= 3.1: fast_float,
+    correctly rounded; older ones miss the last bit of some numbers)."""
+    try:
+        got = _pandas_numbers("\n".join(_HARD).encode() + b"\n")
+    except (ValueError, TypeError):
+        return False
+    return got.tobytes() == np.array([float(h) for h in _HARD]).tobytes()
+
+
+def exact_floats(text: bytes, columns: int) -> np.ndarray | None:
+    """Lines of ``columns`` cells each, between ``|``, blanks around them, as a ``(lines,
+    columns)`` array: each number what Python's ``float`` reads of it (the decimal's nearest
+    double), ``-`` NaN; None if a cell holds anything else.  No cell may be blank (the caller
+    checks: one token per cell).
+
+    pandas' C parser reads them where it rounds exactly (a cell of ``-`` made blank: NaN),
+    else :func:`numpy.fromstring` (``-`` made ``nan``).
+
+    Examples
+    --------
+    >>> exact_floats(b" 1.5 | 2e3 \\n  - |  -0 \\n", 2).tolist()
+    [[1.5, 2000.0], [nan, -0.0]]
+    """
+    dashes = b" - " in text
+    lines = text.count(b"\n")
+    try:
+        if not text.translate(None, b"0123456789.eE+-| \n") and _pandas_is_exact():
+            if dashes:  # no nan or inf either: pandas reads those in its own way
+                text = text.replace(b" - ", b"   ").replace(b" - ", b"   ")
+            flat = _pandas_numbers(text.translate(_TO_LINES, b" "))
+        else:
+            if dashes:
+                text = text.replace(b" - ", b" nan ").replace(b" - ", b" nan ")
+            flat = np.fromstring(text.translate(_TO_BLANK), sep=" ")
+    except (ValueError, pd.errors.ParserError):
+        return None
+    return flat.reshape(lines, columns) if len(flat) == lines * columns else None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roofline_widget.io import as_runs, run_of
-from roofline_widget.io.inputs import InputKind, run_inputs
+from roofline_widget.io.inputs import run_inputs
 from roofline_widget.io.runs import differing_words
 from roofline_widget.model import LikwidRun
 
@@ -25,8 +25,6 @@ __all__ = ["CHAIN_LABELS_SHOWN", "FileChain", "file_chain", "run_chain"]
 
 #: How many run labels a chain's summary names before it leaves out the middle ones.
 CHAIN_LABELS_SHOWN = 4
-#: The kinds of input that are LIKWID output read per thread (those may hold several runs).
-_LIKWID_KINDS = (InputKind.RUN, InputKind.LIKWID_FILES)
 
 
 @dataclass(frozen=True)
@@ -116,7 +114,7 @@ def file_chain(data, *, keep: tuple[type, ...] = (), engine: str = "auto"
         no chain (their runs are points, one per region and run).
     """
     inputs = run_inputs(data, keep)
-    if len(inputs) != 1 or inputs[0].kind not in _LIKWID_KINDS:
+    if len(inputs) != 1 or inputs[0].engine != "per-thread":  # LIKWID output read per thread
         return data, None
     run = run_of(inputs[0], engine)
     if len(run.runs) < 2:

@@ -1,157 +1,200 @@
-"""Lines of a text read one piece at a time: what the text and CSV parsers index.
+"""Lines of a text read one piece at a time: what the text and CSV readers index.
 
-:class:`TextLines` cuts decoded chunks into lines (``\\n``, ``\\r\\n`` and
-``\\r`` end a line, as in universal-newline mode; byte-order marks left by
-concatenated files are dropped) and remembers whether the text ended with
-a line break.  :class:`LineWindow` gives the parsers the lines by their
-0-based number, reading ahead as far as they look and forgetting the lines
-before what they :meth:`~LineWindow.release`: a parser holds one table at a
-time, never the whole file.
+:class:`Pieces` cuts UTF-8 chunks into pieces of whole lines (``\\n``, ``\\r\\n`` and ``\\r``
+end a line, as in universal-newline mode; byte-order marks left by concatenated files are
+dropped; a line longer than the cap is passed over with a note) and remembers whether the
+text ended with a line break.  :class:`Piece` indexes the lines of one piece with numpy (the
+byte offset where each starts and ends), so that a reader looks at the lines it needs, not at
+every line.  :func:`read_in_pieces` hands a reader one piece after the other; the lines it
+could not finish yet (a table cut by the end of the piece) come again at the start of the
+next, and a reader that can finish nothing gets twice as much text the next time: the text
+is read in time linear in its size, holding a few pieces at most.
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
-__all__ = ["LineWindow", "TextLines", "lines_of"]
+import numpy as np
 
-#: Lines read from the source at a time.
-_BATCH = 256
-#: Forgotten lines are dropped from the buffer once this many have piled up (a line of a
-#: 1,024-thread table is 12 KB: the window stays a few MB).
-_COMPACT = 512
+__all__ = ["ERRORS", "Piece", "Pieces", "read_in_pieces"]
+
+#: How text that is no UTF-8 is carried through (a lone surrogate of a string given).
+ERRORS = "surrogatepass"
+_BOM = b"\xef\xbb\xbf"
 
 
-class TextLines:
-    """The lines of a text given in chunks, without their line breaks.
+class Pieces:
+    """The text of a file as UTF-8 pieces of whole lines, each line ending in ``\\n``.
 
     Parameters
     ----------
-    chunks : iterable of str
-        The decoded text, in pieces of any size.
+    chunks : iterable of bytes
+        The UTF-8 text, in chunks of any size.
+    size : int
+        The most bytes of new text per piece (a chunk is cut).
+    max_line : int
+        The longest line kept; a longer one becomes an empty line and a note.
 
     Attributes
     ----------
     cut_last_line : bool
-        After the last line was read: True if the text did not end with a
-        line break (LIKWID ends every line: the output was cut off).
+        After the last piece: True if the text did not end with a line break (LIKWID ends
+        every line: the output was cut off); that last line then has no ``\\n``.
+    notes : list of str
+        The lines passed over, one message each.
 
     Examples
     --------
-    >>> lines = TextLines(["a\\r", "\\nb\\rc", "\\n", "d"])
-    >>> list(lines), lines.cut_last_line
-    (['a', 'b', 'c', 'd'], True)
+    >>> pieces = Pieces([b"a\\r", b"\\nb\\rc", b"\\n\\xef\\xbb\\xbfd"])
+    >>> b"".join(pieces), pieces.cut_last_line
+    (b'a\\nb\\nc\\nd', True)
     """
 
-    def __init__(self, chunks: Iterable[str]):
+    def __init__(self, chunks: Iterable[bytes], size: int = 2**22, max_line: int = 2**22):
         self._chunks = chunks
+        self.size = max(size, 1)
+        self.max_line = max_line
         self.cut_last_line = False
+        self.notes: list[str] = []
 
-    def __iter__(self) -> Iterator[str]:
-        pending = ""
+    @classmethod
+    def of_text(cls, text: str, size: int = 2**22) -> Pieces:
+        """The pieces of a text held in a string."""
+        return cls((text[k:k + size].encode("utf-8", ERRORS)
+                    for k in range(0, len(text), size)), size)
+
+    def _windows(self) -> Iterator[bytes]:
+        """The chunks, cut to at most :attr:`size` bytes, ``\\r`` line ends and byte-order
+        marks gone (a ``\\r`` or part of a mark at the end of one waits for the next)."""
+        held = b""
         for chunk in self._chunks:
-            if "\ufeff" in chunk:
-                chunk = chunk.replace("\ufeff", "")  # a byte-order mark where files were joined
-            text = pending + chunk
-            tail = ""
-            if "\r" in text:
-                if text.endswith("\r"):  # maybe the first half of a "\r\n" cut by the chunking
-                    text, tail = text[:-1], "\r"
-                text = text.replace("\r\n", "\n").replace("\r", "\n")
-            lines = text.split("\n")
-            pending = lines.pop() + tail
-            yield from lines
-        if pending.endswith("\r"):
-            yield pending[:-1]
-        elif pending:
+            for k in range(0, len(chunk), self.size):
+                data = held + (chunk[k:k + self.size] if len(chunk) > self.size else chunk)
+                held = b""
+                for end in (b"\r", _BOM[:2], _BOM[:1]):
+                    if data.endswith(end):
+                        data, held = data[:-len(end)], end
+                        break
+                if b"\r" in data:
+                    data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+                if _BOM in data:
+                    data = data.replace(_BOM, b"")
+                yield data
+        yield held.replace(b"\r", b"\n")  # a last '\r' ends a line
+
+    def __iter__(self) -> Iterator[bytes]:
+        tail, lines, skipped = b"", 0, -1  # skipped: bytes of a line passed over so far
+        for data in self._windows():
+            if skipped >= 0:
+                end = data.find(b"\n")
+                if end < 0:
+                    skipped += len(data)
+                    continue
+                self._passed_over(lines + 1, skipped + end)
+                skipped, data = -1, data[end:]  # the line end stays: an empty line
+            data = tail + data
+            first = data.find(b"\n")
+            if first > self.max_line or (first < 0 and len(data) > self.max_line):
+                if first < 0:
+                    tail, skipped = b"", len(data)
+                    continue
+                self._passed_over(lines + 1, first)
+                data = data[first:]
+            cut = data.rfind(b"\n") + 1
+            tail = data[cut:]
+            if cut:
+                lines += data.count(b"\n", 0, cut)
+                yield data[:cut]
+        if skipped >= 0:
+            self._passed_over(lines + 1, skipped)
+            yield b"\n"
+        elif tail:
             self.cut_last_line = True
-            yield pending
+            yield tail
+
+    def _passed_over(self, line: int, length: int) -> None:
+        self.notes.append(f"line {line}: passed over a line of {length:,} bytes (no LIKWID "
+                          f"output has lines longer than {self.max_line:,} bytes)")
 
 
-def lines_of(text: str) -> TextLines:
-    """The lines of a text held in one string (see :class:`TextLines`)."""
-    return TextLines([text])
-
-
-class LineWindow:
-    """Random access by line number to the lines a parser still needs.
+class Piece:
+    """Whole lines of a text as UTF-8 bytes, indexed by line.
 
     Parameters
     ----------
-    lines : iterable of str
-        The lines, in order (a :class:`TextLines` or a list).
+    data : bytes
+        The lines, each ending in ``\\n`` (the last one may not, at the end of the text).
+    first : int
+        The 0-based number of its first line in the text.
+    before : str
+        The line before it (``""`` at the start of the text).
+    last : bool
+        Whether the text ends with it.
 
     Attributes
     ----------
+    starts, ends : numpy.ndarray
+        Per line the byte offset of its first character and of its end (its ``\\n``).
     count : int
-        How many lines were read so far: the number of lines once
-        :meth:`has` returned False.
+        How many lines it has.
     """
 
-    def __init__(self, lines: Iterable[str]):
-        self._lines = lines
-        self._source = iter(lines)
-        self._buffer: list[str] = []
-        self._first = 0  # the number of the line _buffer[0]
-        self._ended = False
+    def __init__(self, data: bytes, first: int = 0, before: str = "", last: bool = True):
+        self.data = data
+        self.first = first
+        self.before = before
+        self.last = last
+        self.array = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(self.array == 10)
+        if data and data[-1] != 10:
+            ends = np.append(ends, len(data))
+        self.ends = ends
+        self.starts = np.concatenate(([0], ends[:-1] + 1)) if len(ends) else ends
+        self.count = len(ends)
 
-    @property
-    def count(self) -> int:
-        return self._first + len(self._buffer)
+    def line(self, k: int) -> str:
+        """Line ``k`` (0-based in the piece; -1 is the line before it)."""
+        if k < 0:
+            return self.before
+        return self.data[self.starts[k]:self.ends[k]].decode("utf-8", ERRORS)
 
-    @property
-    def cut_last_line(self) -> bool:
-        """Whether the text ended without a line break (known at its end)."""
-        return bool(getattr(self._lines, "cut_last_line", False))
+    def get(self, k: int) -> str | None:
+        """Line ``k``, or None past the last line."""
+        return self.line(k) if k < self.count else None
 
-    def _fill(self, index: int) -> bool:
-        while index >= self._first + len(self._buffer):
-            if self._ended:
-                return False
-            before = len(self._buffer)
-            self._buffer.extend(itertools.islice(self._source, _BATCH))
-            if len(self._buffer) == before:
-                self._ended = True
-        return True
+    def first_bytes(self) -> np.ndarray:
+        """Per line its first byte (``\\n``, 10, for an empty line)."""
+        return self.array[self.starts]  # an empty line starts at its own line end
 
-    def get(self, index: int) -> str | None:
-        """Line ``index`` (0-based), or None past the last line."""
-        position = index - self._first
-        if position < 0:
-            raise IndexError(f"line {index + 1} was released")
-        try:
-            return self._buffer[position]
-        except IndexError:
-            return self._buffer[position] if self._fill(index) else None
+    def offset(self, k: int) -> int:
+        """The byte offset where line ``k`` starts (the length of the data for ``count``)."""
+        return int(self.starts[k]) if k < self.count else len(self.data)
 
-    def has(self, index: int) -> bool:
-        """Whether the text has a line ``index``."""
-        return self.get(index) is not None
 
-    def __getitem__(self, index: int) -> str:
-        line = self.get(index)
-        if line is None:
-            raise IndexError(f"the text has no line {index + 1}")
-        return line
+def read_in_pieces(pieces: Iterable[bytes], read: Callable[[Piece], int]) -> int:
+    """Hand ``read`` the text piece by piece; return how many lines the text has.
 
-    def view(self, index: int) -> tuple[int, list[str]]:
-        """``(first, buffer)`` with ``buffer[index - first]`` line ``index`` if the text has it.
-
-        For a fast sequential scan: the list grows in place as lines are read
-        ahead (:meth:`get`, :meth:`has`) and is valid until the next
-        :meth:`release`.
-        """
-        self._fill(index)
-        return self._first, self._buffer
-
-    def slice(self, start: int, stop: int) -> list[str]:
-        """Lines ``start`` to ``stop - 1`` (all read before)."""
-        return self._buffer[start - self._first:stop - self._first]
-
-    def release(self, index: int) -> None:
-        """The lines before ``index`` are not needed any more."""
-        drop = index - self._first
-        if drop >= _COMPACT:
-            del self._buffer[:drop]
-            self._first = index
+    ``read(piece)`` reads the lines of the :class:`Piece` it can finish and returns how many
+    those are (all of them when ``piece.last``); the others start the next piece.
+    """
+    parts: list[bytes] = []
+    size, need, first, before = 0, 0, 0, ""
+    for data in pieces:
+        parts.append(data)
+        size += len(data)
+        if size < need:
+            continue
+        buffer = b"".join(parts)
+        piece = Piece(buffer, first, before, last=False)
+        done = read(piece)
+        if done:
+            before = piece.line(done - 1)
+            first += done
+            rest = buffer[piece.offset(done):]
+            parts, size, need = [rest] if rest else [], len(rest), 0
+        else:  # nothing finished: wait for twice the text (linear time for a long table)
+            parts, need = [buffer], 2 * size
+    piece = Piece(b"".join(parts), first, before, last=True)
+    read(piece)
+    return first + piece.count

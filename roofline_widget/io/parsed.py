@@ -1,17 +1,12 @@
-"""The parser core shared by every reader: blocks, the parsers' result, building runs.
+"""The parsers' result and the runs built of it: :class:`ParsedLikwid`, :func:`run_from`.
 
-Each format reader (text tables, CSV, likwid-mpirun) turns its input into a
-list of :class:`RegionBlock` -- one per (region, group) table set -- and
-:func:`build_run` turns those blocks into the columnar
-:class:`~roofline_widget.model.LikwidRun`.
-
-A parser (``parse_text``, ``parse_csv``) takes the decoded text (a string or
-its lines) and the source name and returns a :class:`ParsedLikwid`; anything
-malformed is a :class:`~roofline_widget.errors.LikwidFormatError` with the
-1-based line.  STAT tables go to the blocks' STAT rows, never to thread
-columns.  The key columns of every reader, scope-profiler's too, are built by
-:func:`key_table` and checked by :func:`check_metric_names` and
-:func:`check_unique_rows`.
+A parser (``parse_text``, ``parse_csv``) turns a text into a :class:`ParsedLikwid`: one
+:class:`~roofline_widget.io.blocks.RegionBlock` per (region, group) table set, STAT tables in
+the blocks' STAT rows, never in thread columns; anything malformed is a
+:class:`~roofline_widget.errors.LikwidFormatError` with the 1-based line.  :func:`build_run`
+turns the blocks into the columnar :class:`~roofline_widget.model.LikwidRun`.  The key columns
+of every reader, scope-profiler's and Nsight Compute's too, are built by :func:`key_table` and
+checked by :func:`check_metric_names` and :func:`check_unique_rows`.
 """
 
 from __future__ import annotations
@@ -25,41 +20,16 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
-from roofline_widget.io.blocks import STAT_COLUMNS, RegionBlock, StatRows
-from roofline_widget.io.cells import (
-    NAN_TOKENS,
-    ThreadColumn,
-    parse_cells,
-    parse_thread_header,
-    thread_columns,
-    version_from_threads,
-)
-from roofline_widget.io.runs import RunMark, RunPlan, plan_runs
+from roofline_widget.io.blocks import STAT_COLUMNS, RegionBlock
+from roofline_widget.io.cells import ThreadColumn
+from roofline_widget.io.run_marks import RunMark
+from roofline_widget.io.runs import RunPlan, plan_runs
 from roofline_widget.model import Layout, LikwidRun
 from roofline_widget.schema import KEY_COLUMNS
 
-__all__ = [
-    "NAN_TOKENS",
-    "STATS_FRAME_COLUMNS",
-    "STAT_COLUMNS",
-    "ParsedLikwid",
-    "RegionBlock",
-    "StatRows",
-    "ThreadColumn",
-    "build_run",
-    "check_metric_names",
-    "check_table_rows",
-    "check_unique_rows",
-    "key_table",
-    "merge_runs",
-    "parse_cells",
-    "parse_thread_header",
-    "relabel",
-    "run_from",
-    "thread_columns",
-    "version_from_threads",
-    "warn_passed_over",
-]
+__all__ = ["STATS_FRAME_COLUMNS", "ParsedLikwid", "RegionBlock", "ThreadColumn", "build_run",
+           "check_metric_names", "check_table_rows", "check_unique_rows", "key_table",
+           "merge_runs", "relabel", "run_from", "warn_passed_over"]
 
 #: The columns of :attr:`LikwidRun.stats`.
 STATS_FRAME_COLUMNS = ["source", "line", "rank", "region", "group_index", "group",
@@ -69,34 +39,48 @@ STATS_FRAME_COLUMNS = ["source", "line", "rank", "region", "group_index", "group
 def _stacked(blocks, names_attr: str, values_attr: str, offsets, release: bool) -> pd.DataFrame:
     """Per-block (names x threads) arrays as one row-aligned frame, NaN where a block lacks a name.
 
-    The numbers are written once, block by block, into the one 2-D array the
-    frame is made of (no copy of the whole); with ``release`` each block's
-    array is dropped once copied, so a large file's numbers are never held twice.
+    The numbers are written once, into the one 2-D array the frame is made of: the blocks
+    that share a list of names (one list per distinct table of a file) a few thousand at a
+    time; with ``release`` each block's array is dropped once copied, so a large file's
+    numbers are never held twice.
     """
     total = int(offsets[-1])
     position: dict[str, int] = {}
-    for block in blocks:
-        for name in getattr(block, names_attr):
-            position.setdefault(name, len(position))
+    groups: dict[int, tuple[list, list[int]]] = {}  # a list of names -> the blocks with it
+    for k, block in enumerate(blocks):
+        names = getattr(block, names_attr)
+        if names:
+            group = groups.get(id(names))
+            if group is None or group[0] is not names:
+                group = groups[id(names)] = (names, [])
+                for name in names:
+                    position.setdefault(name, len(position))
+            group[1].append(k)
     if not position:
         return pd.DataFrame(index=range(total))
     data = np.full((len(position), total), np.nan)
-    rows_of: dict[tuple, np.ndarray] = {}
-    for block, start in zip(blocks, offsets[:-1]):
-        names = tuple(getattr(block, names_attr))
-        if not names:
-            continue
-        rows = rows_of.get(names)
-        if rows is None:
-            rows = rows_of[names] = np.fromiter((position[n] for n in names), dtype=np.intp,
-                                                count=len(names))
-        values = getattr(block, values_attr)
-        data[rows, start:start + values.shape[1]] = values
-        if release:
-            setattr(block, values_attr, _RELEASED)
+    counts = np.diff(offsets)
+    for names, members in groups.values():
+        rows = np.fromiter((position[n] for n in names), dtype=np.intp, count=len(names))
+        for first in range(0, len(members), _BATCH):
+            batch = members[first:first + _BATCH]
+            values = np.concatenate([getattr(blocks[k], values_attr) for k in batch], axis=1)
+            data[rows[:, None], _columns(offsets, counts, batch)] = values
+            if release:
+                for k in batch:
+                    setattr(blocks[k], values_attr, _RELEASED)
     return pd.DataFrame(data.T, columns=list(position), copy=False)
 
 
+def _columns(offsets: np.ndarray, counts: np.ndarray, members: list[int]) -> np.ndarray:
+    """The rows of the run (columns of the stacked array) of the threads of ``members``."""
+    sizes = counts[members]
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    return np.arange(int(sizes.sum())) + np.repeat(offsets[members] - starts, sizes)
+
+
+#: How many blocks' arrays are stacked at a time (bounds the memory of the copy).
+_BATCH = 4096
 #: What a released block array is replaced with (see :func:`build_run`).
 _RELEASED = np.zeros((0, 0))
 
@@ -236,16 +220,15 @@ def check_table_rows(blocks, source: str) -> None:
     among its own (a damaged file), and which of the two values is the
     region's cannot be told.
     """
-    checked: set[int] = set()  # name lists are shared between blocks: each checked once
+    first: dict[int, tuple] = {}  # name lists are shared between blocks: each checked once
     for block in blocks:
-        for table, names in (("Event", block.event_names), ("Metric", block.metric_names)):
-            if id(names) in checked:
-                continue
-            if len(set(names)) < len(names):
-                twice = next(n for k, n in enumerate(names) if n in names[:k])
-                raise LikwidFormatError(source, block.line, f"each row of the {table} table of "
-                                        f"region {block.region!r} once", f"{twice!r} twice")
-            checked.add(id(names))
+        first.setdefault(id(block.event_names), (block, "Event", block.event_names))
+        first.setdefault(id(block.metric_names), (block, "Metric", block.metric_names))
+    for block, table, names in first.values():
+        if len(set(names)) < len(names):
+            twice = next(n for k, n in enumerate(names) if n in names[:k])
+            raise LikwidFormatError(source, block.line, f"each row of the {table} table of "
+                                    f"region {block.region!r} once", f"{twice!r} twice")
 
 
 def check_unique_rows(table: pd.DataFrame, subset: list[str], expected: str,
@@ -329,31 +312,30 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
     total = int(offsets[-1])
     default_rank = 0 if rank is None else int(rank)
 
-    def per_thread(getter, dtype):
-        return np.fromiter((getter(t) for b in blocks for t in b.threads), dtype=dtype, count=total)
-
-    def per_block(values):
-        return np.repeat(np.asarray(values), counts)
+    def per_block(values, dtype=None):
+        return np.repeat(np.array(values, dtype=dtype), counts)
 
     def optional(attr):
-        out = np.full(total, np.nan)
-        for block, start in zip(blocks, offsets[:-1]):
-            values = getattr(block, attr)
-            if values is not None:
-                out[start:start + len(block.threads)] = values
+        values = [getattr(block, attr) for block in blocks]
+        if all(v is None for v in values):
+            return np.full(total, np.nan)
+        missing: dict[int, np.ndarray] = {}  # threads -> NaN of as many
+        out = np.concatenate([missing.setdefault(n, np.full(n, np.nan)) if v is None else v
+                              for v, n in zip(values, counts.tolist())]).astype(np.float64)
+        if len(out) != total:  # a block whose row is not one value per thread
+            raise ValueError(f"{attr} of {len(out)} threads for {total} thread rows")
         return out
 
+    threads = _thread_columns(blocks, default_rank)
     keys = key_table(
         source=source, total=total,
         line=per_block([b.line for b in blocks]),
-        rank=per_thread(lambda t: default_rank if t.rank is None else t.rank, np.int64),
-        region=per_block([b.region for b in blocks]).astype(object),
+        rank=threads["rank"],
+        region=per_block([b.region for b in blocks], object),
         group_index=per_block([b.group_index for b in blocks]),
-        group=per_block([b.group for b in blocks]).astype(object),
-        thread=[t.label for b in blocks for t in b.threads],
-        host=[t.host for b in blocks for t in b.threads],
-        cpu=per_thread(lambda t: t.cpu, np.int64),
-        device=[str(t.device) for b in blocks for t in b.threads],
+        group=per_block([b.group for b in blocks], object),
+        thread=threads["label"], host=threads["host"], cpu=threads["cpu"],
+        device=threads["device"],
         call_count=optional("call_count"),
         runtime_s=optional("runtime"),
     )
@@ -374,6 +356,27 @@ def build_run(blocks, *, source, label=None, layout="", cpu_name=None, cpu_type=
         stats=stats, cpu_name=cpu_name, cpu_type=cpu_type, cpu_clock=cpu_clock,
         likwid_version=likwid_version, layout=layout, warnings=list(warnings or []),
     )
+
+
+def _thread_columns(blocks, default_rank: int) -> dict[str, np.ndarray]:
+    """The per-thread key columns of every block's rows (once per thread list: blocks of
+    one header share theirs)."""
+    columns: dict[int, tuple] = {}
+    parts = []
+    for block in blocks:
+        found = columns.get(id(block.threads))
+        if found is None or found[-1] is not block.threads:
+            threads = block.threads
+            found = columns[id(threads)] = (
+                np.array([t.label for t in threads], dtype=object),
+                np.array([t.host for t in threads], dtype=object),
+                np.array([t.cpu for t in threads], dtype=np.int64),
+                np.array([default_rank if t.rank is None else t.rank for t in threads],
+                         dtype=np.int64),
+                np.array([str(t.device) for t in threads], dtype=object), threads)
+        parts.append(found)
+    return {name: np.concatenate([part[k] for part in parts]) if parts else np.zeros(0)
+            for k, name in enumerate(("label", "host", "cpu", "rank", "device"))}
 
 
 def _stats_frame(blocks, source, rank) -> pd.DataFrame:

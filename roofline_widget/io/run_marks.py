@@ -1,23 +1,119 @@
 """The lines where a new measurement may start, as the text and CSV readers meet them.
 
-Both readers pass every line that is not part of a LIKWID table to one
+Both readers pass every line outside a LIKWID table that may be a mark to one
 :class:`RunMarks`: a likwid-perfctr CPU header, a separator line or a
-likwid-perfctr/likwid-mpirun command line becomes a
-:class:`~roofline_widget.io.runs.RunMark`, and up to
-:data:`~roofline_widget.io.runs.CONTEXT_LINES` lines of the program's output
-after it are kept with it, to tell the runs apart
-(:func:`~roofline_widget.io.runs.plan_runs` reads them).
+likwid-perfctr/likwid-mpirun command line becomes a :class:`RunMark`, and up to
+:data:`CONTEXT_LINES` lines of the program's output after it are kept with it, to tell the
+runs of a file apart (:func:`~roofline_widget.io.runs.plan_runs` reads them).  Every line is
+read with string methods, in time linear in the line.
 """
 
 from __future__ import annotations
 
-from roofline_widget.io.runs import CONTEXT_LINES, RunMark, command_of, is_context, separator_text
+import re
+from dataclasses import dataclass
 
-__all__ = ["CPU_FIELDS", "RunMarks"]
+__all__ = ["CONTEXT_LINES", "CPU_FIELDS", "RunMark", "RunMarks", "command_of", "is_context",
+           "separator_text"]
 
+#: How many lines of other output after a mark are kept to tell runs apart.
+CONTEXT_LINES = 8
 #: The lines of likwid-perfctr's CPU header the readers keep (``CPU name:``), and the
 #: :class:`~roofline_widget.io.parsed.ParsedLikwid` field each one fills.
 CPU_FIELDS = {"CPU name": "cpu_name", "CPU type": "cpu_type", "CPU clock": "cpu_clock"}
+#: The characters a separator line is drawn with.
+_SEPARATOR_CHARACTERS = "#=*~-"
+#: The blanks after ``likwid-perfctr`` or ``likwid-mpirun`` and the dash of its first option.
+_OPTION = re.compile(r"\s+-")
+#: Lines of LIKWID's own header that are the same in every run (or differ in rounding only).
+_HEADER_PREFIXES = ("CPU name:", "CPU type:", "CPU clock:", "CPU stepping:", "INFO:", "WARN",
+                    "Writing Likwid Marker API", "Using Likwid Marker API")
+
+
+
+@dataclass(frozen=True)
+class RunMark:
+    """A line where a new measurement may start.
+
+    Attributes
+    ----------
+    line : int
+        1-based line of the mark.
+    kind : {"header", "separator", "command"}
+        A likwid-perfctr CPU header, a separator line, a command line.
+    text : str
+        The CPU name, the separator's text (``""`` for a plain line) or the command.
+    context : tuple of str
+        Up to :data:`CONTEXT_LINES` lines of other output that followed the
+        mark before the next table (the program's own output).
+    """
+
+    line: int
+    kind: str
+    text: str
+    context: tuple[str, ...] = ()
+
+
+def separator_text(line: str) -> str | None:
+    """The text of a separator line (``""`` for one without text), or None for any other line.
+
+    A separator line is at least three of one of ``#=*~-``, a text that does not start with one
+    of them, and at least three of the same character again, with blanks around the text and at
+    the end (``#### 2097152 ####``); a line of at least six ``#`` and nothing else is one
+    without text. Read with string methods, in time linear in the line (a pattern with two
+    runs of blanks was quadratic).
+
+    Examples
+    --------
+    >>> separator_text("#################### 2097152  ####################")
+    '2097152'
+    >>> separator_text("=" * 80) is None, separator_text("#" * 80)
+    (True, '')
+    """
+    mark = line[:1]
+    if not mark or mark not in _SEPARATOR_CHARACTERS:
+        return None
+    body = line.rstrip(" \t")
+    lead = len(body) - len(body.lstrip(mark))
+    if lead == len(body):  # '----', '====', '****' are LIKWID's own lines
+        return "" if mark == "#" and lead >= 6 else None
+    trail = len(body) - len(body.rstrip(mark))
+    if lead < 3 or trail < 3:
+        return None
+    text = body[lead:len(body) - trail].strip(" \t")
+    if not text:
+        return "" if mark == "#" else None
+    return None if text[0] in _SEPARATOR_CHARACTERS else text
+
+
+def command_of(line: str) -> str | None:
+    """The likwid-perfctr or likwid-mpirun command a line runs, or None.
+
+    The command starts at ``likwid-perfctr`` or ``likwid-mpirun`` (at the start of the line or
+    after a blank, ``;``, ``&``, ``|`` or ``(``), followed by blanks and an option, and runs to
+    the end of the line.
+
+    Examples
+    --------
+    >>> command_of("+ srun likwid-perfctr -C 0-7 -g MEM_DP -m ./lulesh -s 30")
+    'likwid-perfctr -C 0-7 -g MEM_DP -m ./lulesh -s 30'
+    """
+    start = line.find("likwid-")
+    while start >= 0:
+        if start == 0 or line[start - 1].isspace() or line[start - 1] in ";&|(":
+            for tool in ("perfctr", "mpirun"):
+                if line.startswith(tool, start + 7) \
+                        and _OPTION.match(line, start + 7 + len(tool)) is not None:
+                    return line[start:].rstrip()
+        start = line.find("likwid-", start + 1)
+    return None
+
+
+def is_context(line: str) -> bool:
+    """Whether a line of other output may tell runs apart (not blank, not LIKWID's header)."""
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith(_HEADER_PREFIXES) \
+        and bool(stripped.strip("-=*#+~ \t"))
 
 
 class RunMarks:
@@ -26,9 +122,8 @@ class RunMarks:
     Attributes
     ----------
     context_left : int
-        How many more lines of other output are kept with the last mark
-        (0: none; a reader checks it before it calls :meth:`context`, so that
-        a file without marks costs nothing).
+        How many more lines of other output are kept with the last mark (0: none; a reader
+        checks it before it calls :meth:`context`, so that a file without marks costs nothing).
 
     Examples
     --------
@@ -57,7 +152,7 @@ class RunMarks:
 
     def other_line(self, index: int, line: str) -> None:
         """Mark line ``index`` if it is a separator or a likwid-perfctr/mpirun command line."""
-        if line[:1] in "#=*~-":
+        if line[:1] in _SEPARATOR_CHARACTERS:
             text = separator_text(line)
             if text is not None:
                 self.mark(index, "separator", text)

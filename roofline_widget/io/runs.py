@@ -29,7 +29,7 @@ and a label ``<file>#<n>`` followed by what differs between the runs where the
 file says it: the thread count, the separator's text, the command line, or
 the first line of the program's output after the run's start that has the
 same words in every run but other numbers (``Running problem size 90^3 per
-domain until completion``).
+domain until completion``).  The marks are read by :mod:`~roofline_widget.io.run_marks`.
 """
 
 from __future__ import annotations
@@ -41,27 +41,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.run_marks import RunMark
 
 if TYPE_CHECKING:
     from roofline_widget.io.blocks import RegionBlock
 
-__all__ = [
-    "CONTEXT_LINES",
-    "DETAIL_CHARACTERS",
-    "TELLING_NUMBERS",
-    "RunInfo",
-    "RunMark",
-    "RunPlan",
-    "command_of",
-    "differing_words",
-    "plan_runs",
-    "separator_text",
-]
+__all__ = ["DETAIL_CHARACTERS", "TELLING_NUMBERS", "RunInfo", "RunPlan", "differing_words",
+           "plan_runs"]
 
-#: How many lines of other output after a mark are kept to tell runs apart.
-CONTEXT_LINES = 8
 #: The longest detail (separator text, command, output line) a run label shows.
 DETAIL_CHARACTERS = 60
 #: Distinct non-zero numbers an Event or Metric table must hold for the same table under
@@ -69,77 +59,7 @@ DETAIL_CHARACTERS = 60
 #: runtimes, rates per thread; a table of zeros or of one repeated value tells nothing).
 TELLING_NUMBERS = 5
 
-_SEPARATOR = re.compile(r"^(?P<c>[#=*~-])(?P=c){2,}[ \t]*(?P<text>[^#=*~ \t-](?:.*?[^ \t])?)?"
-                        r"[ \t]*(?P=c){3,}[ \t]*$")
-_COMMAND = re.compile(r"(?:^|[\s;&|(])(?P<command>likwid-(?:perfctr|mpirun)\s+-.*?)\s*$")
 _NUMBERS = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-#: Lines of LIKWID's own header that are the same in every run (or differ in rounding only).
-_HEADER_PREFIXES = ("CPU name:", "CPU type:", "CPU clock:", "CPU stepping:", "INFO:", "WARN",
-                    "Writing Likwid Marker API", "Using Likwid Marker API")
-
-
-@dataclass(frozen=True)
-class RunMark:
-    """A line where a new measurement may start.
-
-    Attributes
-    ----------
-    line : int
-        1-based line of the mark.
-    kind : {"header", "separator", "command"}
-        A likwid-perfctr CPU header, a separator line, a command line.
-    text : str
-        The CPU name, the separator's text (``""`` for a plain line) or the command.
-    context : tuple of str
-        Up to :data:`CONTEXT_LINES` lines of other output that followed the
-        mark before the next table (the program's own output).
-    """
-
-    line: int
-    kind: str
-    text: str
-    context: tuple[str, ...] = ()
-
-
-def separator_text(line: str) -> str | None:
-    """The text of a separator line (``""`` for one without text), or None for any other line.
-
-    Examples
-    --------
-    >>> separator_text("#################### 2097152  ####################")
-    '2097152'
-    >>> separator_text("=" * 80) is None, separator_text("#" * 80)
-    (True, '')
-    """
-    match = _SEPARATOR.match(line)
-    if match is None:
-        return None
-    if match["text"] is None:
-        return "" if match["c"] == "#" else None  # '----', '====', '****' are LIKWID's own lines
-    return match["text"]
-
-
-def command_of(line: str) -> str | None:
-    """The likwid-perfctr or likwid-mpirun command a line runs, or None.
-
-    Examples
-    --------
-    >>> command_of("+ srun likwid-perfctr -C 0-7 -g MEM_DP -m ./lulesh -s 30")
-    'likwid-perfctr -C 0-7 -g MEM_DP -m ./lulesh -s 30'
-    """
-    if "likwid-" not in line:
-        return None
-    match = _COMMAND.search(line)
-    return None if match is None else match["command"]
-
-
-def is_context(line: str) -> bool:
-    """Whether a line of other output may tell runs apart (not blank, not LIKWID's header)."""
-    stripped = line.strip()
-    return bool(stripped) and not stripped.startswith(_HEADER_PREFIXES) \
-        and bool(stripped.strip("-=*#+~ \t"))
-
-
 @dataclass(frozen=True)
 class RunInfo:
     """Where one run of a file of several sits, and what sets it apart.
@@ -219,31 +139,19 @@ def _same_counts(a, b) -> bool:
     distinct non-zero counts: see :data:`TELLING_NUMBERS`)."""
     if a.event_names != b.event_names or a.events.shape != b.events.shape:
         return False
-    telling = a.events[np.isfinite(a.events) & (a.events != 0)]
-    return (len(np.unique(telling)) >= TELLING_NUMBERS
+    return (len(np.unique(a.events[np.isfinite(a.events) & (a.events != 0)])) >= TELLING_NUMBERS
             and np.array_equal(a.events, b.events, equal_nan=True))
-
-
-def _block_key(block) -> tuple:
-    return (block.region, block.group_index, block.group, tuple(t.label for t in block.threads))
 
 
 def _row_keys(block) -> list[tuple]:
     return [(block.region, block.group, t.label) for t in block.threads]
 
 
-def _fingerprints(block) -> list[tuple[str, tuple]]:
-    """The Event and the Metric table of a block, for finding either under another region's
-    name: ``(table, key)`` for each with at least :data:`TELLING_NUMBERS` distinct non-zero
-    numbers (fewer cannot tell two regions apart: two empty regions print the same zeros)."""
-    threads = tuple(t.label for t in block.threads)
-    found = []
-    for table, names, values in (("Event", block.event_names, block.events),
-                                 ("Metric", block.metric_names, block.metrics)):
-        telling = values[np.isfinite(values) & (values != 0)]
-        if len(telling) >= TELLING_NUMBERS and len(np.unique(telling)) >= TELLING_NUMBERS:
-            found.append((table, (table, threads, tuple(names), values.tobytes())))
-    return found
+def _telling(values: np.ndarray) -> bool:
+    """Whether a table holds at least :data:`TELLING_NUMBERS` distinct non-zero numbers (fewer
+    cannot tell two regions apart: two empty regions print the same zeros)."""
+    telling = values[np.isfinite(values) & (values != 0)]
+    return len(telling) >= TELLING_NUMBERS and len(np.unique(telling)) >= TELLING_NUMBERS
 
 
 def _drop_repeats(blocks: list, source: str) -> tuple[list, list[str]]:
@@ -256,13 +164,21 @@ def _drop_repeats(blocks: list, source: str) -> tuple[list, list[str]]:
     The same Event or Metric table under another region's header cannot be a
     measurement (no two regions count the same cycles, instructions and
     runtimes on every thread): the table of one region under the header of
-    another, a damaged file.  That is an error, never a point.
+    another, a damaged file.  That is an error, never a point.  Tables are
+    found again by a hash of their numbers (then compared in full), so that
+    only a table printed again costs more than a look-up.
     """
     last: dict[tuple, RegionBlock] = {}
-    numbers: dict[tuple, RegionBlock] = {}  # an Event or Metric table -> its first block
+    numbers: dict[tuple, RegionBlock] = {}  # a table -> its first block
+    keys: dict[int, tuple] = {}  # a list of names or threads -> (a key of it, the list)
     kept, notes = [], []
     for block in blocks:
-        key = _block_key(block)
+        found = keys.get(id(block.threads))
+        if found is None or found[1] is not block.threads:  # blocks share their lists
+            found = keys[id(block.threads)] = (tuple(t.label for t in block.threads),
+                                               block.threads)
+        threads = found[0]
+        key = (block.region, block.group_index, block.group, threads)
         previous = last.get(key)
         if previous is not None and _same_numbers(block, previous):
             notes.append(f"line {block.line}: region {block.region!r} (group {block.group}) is "
@@ -275,9 +191,15 @@ def _drop_repeats(blocks: list, source: str) -> tuple[list, list[str]]:
                 f"of its counts at line {previous.line} (the metrics are computed from the "
                 "counts); these counts are the same, the metrics are not: rows of another "
                 "table among its own (a damaged file)", block.region)
-        for table, fingerprint in _fingerprints(block):
-            twin = numbers.setdefault(fingerprint, block)
-            if twin is not block and twin.region != block.region:
+        for table, names, values in (("Event", block.event_names, block.events),
+                                     ("Metric", block.metric_names, block.metrics)):
+            found = keys.get(id(names))
+            if found is None or found[1] is not names:
+                found = keys[id(names)] = (tuple(names), names)
+            twin = numbers.setdefault((table, threads, found[0], hash(values.tobytes())), block)
+            if twin is not block and twin.region != block.region and _telling(values) \
+                    and (twin.events if table == "Event" else twin.metrics).tobytes() \
+                    == values.tobytes():
                 raise LikwidFormatError(
                     source, block.line, f"an {table} table of region {block.region!r} of its "
                     f"own; this one holds every number of region {twin.region!r}'s (line "
@@ -286,6 +208,42 @@ def _drop_repeats(blocks: list, source: str) -> tuple[list, list[str]]:
         last[key] = block
         kept.append(block)
     return kept, notes
+
+
+def _codes(lists: list, what=lambda item: item) -> list[int]:
+    """One number per distinct list (blocks share their lists: each is read once)."""
+    by_id: dict[int, int] = {}
+    numbers: dict[tuple, int] = {}
+    out = []
+    for items in lists:
+        code = by_id.get(id(items))
+        if code is None:
+            code = by_id[id(items)] = numbers.setdefault(tuple(map(what, items)), len(numbers))
+        out.append(code)
+    return out
+
+
+def _nothing_repeats(blocks: list) -> bool:
+    """Whether no block, table or row repeats another's (rules 1 to 3 then find one run): told
+    with pandas, not block by block."""
+    if not blocks:
+        return False
+    threads = _codes([b.threads for b in blocks], lambda t: t.label)
+    regions = [b.region for b in blocks]
+    groups = [b.group for b in blocks]
+    counts = [len(b.threads) for b in blocks]
+    tables = pd.DataFrame({
+        "threads": threads * 2, "names": _codes([b.event_names for b in blocks]
+                                                + [b.metric_names for b in blocks]),
+        "numbers": [hash(b.events.tobytes()) for b in blocks]
+        + [hash(b.metrics.tobytes()) for b in blocks], "kind": [0] * len(blocks) * 2})
+    tables.loc[len(blocks):, "kind"] = 1
+    rows = pd.DataFrame({"region": np.repeat(np.array(regions, dtype=object), counts),
+                         "group": np.repeat(np.array(groups, dtype=object), counts),
+                         "thread": [t.label for b in blocks for t in b.threads]})
+    keys = pd.DataFrame({"region": regions, "group": groups, "threads": threads,
+                         "index": [b.group_index for b in blocks]})
+    return not (keys.duplicated().any() or rows.duplicated().any() or tables.duplicated().any())
 
 
 def _cuts(blocks: list, marks: Sequence[RunMark]) -> list[int]:
@@ -405,6 +363,8 @@ def plan_runs(blocks: list, marks: Sequence[RunMark], source: str = "<string>") 
         One run (no :class:`RunInfo`) when nothing repeats; else one
         :class:`RunInfo` per run.
     """
+    if _nothing_repeats(blocks):  # a file of one run: told with pandas, not block by block
+        return RunPlan(list(blocks), [(0, len(blocks))])
     kept, notes = _drop_repeats(list(blocks), source)
     plan = RunPlan(kept, notes=notes)
     if not kept:

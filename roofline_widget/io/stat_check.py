@@ -122,10 +122,11 @@ def _columns_of(stats: pd.DataFrame, metric_names: list, event_names: list) -> n
     metrics = {name: i for i, name in reversed(list(enumerate(metric_names)))}
     offset = len(metric_names)
     events = {name: offset + i for i, name in reversed(list(enumerate(event_names)))}
-    kinds = stats["kind"].to_numpy(dtype=object)
-    names = stats["name"].to_numpy(dtype=object)
-    return np.fromiter(((events if kind == "event" else metrics).get(name, -1)
-                        for kind, name in zip(kinds, names)), dtype=np.intp, count=len(names))
+    names = pd.Categorical(stats["name"])  # each distinct name looked up once
+    as_metric = np.array([metrics.get(n, -1) for n in names.categories] + [-1], dtype=np.intp)
+    as_event = np.array([events.get(n, -1) for n in names.categories] + [-1], dtype=np.intp)
+    is_event = (stats["kind"] == "event").to_numpy(dtype=bool)
+    return np.where(is_event, as_event[names.codes], as_metric[names.codes])
 
 
 def _block_rank(table: pd.DataFrame, codes: np.ndarray, group_of: np.ndarray,

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["TICK_FORMAT", "TICK_PRECISION", "clip_segment", "log_ranges", "log_ticks",
-           "padded_range", "positive", "showable", "tick_format", "tick_text", "visible_part"]
+__all__ = ["TICK_FORMAT", "TICK_PRECISION", "clip_segment", "labelled_ticks", "log_ranges",
+           "log_ticks", "padded_range", "positive", "showable", "tick_format", "tick_text", "visible_part"]
 
 #: d3 format of every log axis' tick labels in the widget: plain numbers, 6 significant
 #: digits, trailing zeros dropped (``0.05``, ``1``, ``2``, ``100000``; ``1e+6`` and ``1e-7``
@@ -109,6 +109,59 @@ def log_ticks(low: float, high: float) -> np.ndarray:
         values = [step * 10.0 ** power for power in range(first, last + 1) for step in steps]
     ticks = np.array(sorted(values))
     return ticks[(ticks >= low * (1 - 1e-12)) & (ticks <= high * (1 + 1e-12))]
+
+
+#: Labels are kept at least this far apart (pixels) beyond their half extents.
+_LABEL_GAP_PX = 8.0
+
+
+def labelled_ticks(ticks: ArrayLike, low: float, high: float, length_px: float,
+                   extents_px: ArrayLike) -> np.ndarray:
+    """Which of a log axis' ``ticks`` get a label without two labels overlapping.
+
+    Labels are placed by rank, 1 x 10^k first, then 2 and 5 x 10^k, then the
+    other steps; a tick whose label would come closer than :data:`_LABEL_GAP_PX`
+    to a label already placed stays an unlabelled tick (a figure narrower than
+    the widget's axis shows fewer labels, never a run of digits).
+
+    Parameters
+    ----------
+    ticks : array-like
+        Tick values within ``low`` to ``high`` (:func:`log_ticks`).
+    low, high : float
+        The axis' limits, ``0 < low < high``.
+    length_px : float
+        The axis' length in pixels.
+    extents_px : array-like
+        Each tick label's extent along the axis in pixels (its width on an x
+        axis, its height on a y axis).
+
+    Returns
+    -------
+    numpy.ndarray
+        A mask over ``ticks``.
+
+    Examples
+    --------
+    >>> ticks = log_ticks(0.47, 42.0)  # 0.5, 0.6, ..., 0.9, 1, 2, ..., 40
+    >>> shown = labelled_ticks(ticks, 0.47, 42.0, 775.0, [22.0] * len(ticks))
+    >>> [tick_text(t) for t in ticks[shown]]
+    ['0.5', '0.6', '0.8', '1', '2', '3', '4', '5', '6', '8', '10', '20', '30', '40']
+    """
+    ticks = np.asarray(ticks, dtype=float)
+    extents = np.asarray(extents_px, dtype=float)
+    positions = length_px * np.log(ticks / low) / math.log(high / low)
+    mantissas = np.round(ticks / 10.0 ** np.floor(np.log10(ticks) + 1e-9)).astype(int)
+    ranks = np.where(mantissas == 1, 0, np.where(np.isin(mantissas, (2, 5)), 1, 2))
+    chosen: list[int] = []
+    for rank in range(3):
+        for index in np.flatnonzero(ranks == rank):
+            if all(abs(positions[index] - positions[other])
+                   >= (extents[index] + extents[other]) / 2 + _LABEL_GAP_PX for other in chosen):
+                chosen.append(int(index))
+    mask = np.zeros(len(ticks), dtype=bool)
+    mask[chosen] = True
+    return mask
 
 
 def log_ranges(x_scale, y_scale) -> tuple | None:

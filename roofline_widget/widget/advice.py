@@ -81,5 +81,7 @@ class WidgetGuidance:
         if found is None or not found["limiting_factor"].iloc[0]:
             return ""
         factor, advice = found["limiting_factor"].iloc[0], found["advice"].iloc[0]
-        text = f"{factor}: {advice[0]}" if advice else factor
+        text = advice[0] if advice else factor
+        if not text.startswith(factor):  # "counter broken: no advice" names its factor itself
+            text = f"{factor}: {text}"
         return text if len(text) <= TOOLTIP_ADVICE_CHARS else text[:TOOLTIP_ADVICE_CHARS - 1] + "…"
