@@ -36,7 +36,7 @@ SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)\.(?=\s|$)")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "enums", "schema", "demo", "escaping"),
     ("units",),
-    ("model", "metric_names", "cpu_cores"),
+    ("model", "metric_names", "cpu_cores", "gpu_specs"),
     ("settings",),
     ("roofs",),
     ("roofline_widget",),

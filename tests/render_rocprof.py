@@ -4,7 +4,7 @@ Sample R2 (``roofline_widget/data/rocprof/mi200_dispatch0_pmc_perf.csv``) is a c
 FLOP counter reads 0.  :func:`pmc_perf` writes the same header and row with chosen counters
 replaced (a kernel that does FP64 FMAs, say) or more rows appended, read and written with the
 csv module alone, never with the package's reader; :func:`workload` puts such a file and
-sample R3's ``sysinfo.csv`` into a workload folder.
+sample R3's ``sysinfo.csv`` (and sample R1's ``roofline.csv``) into a workload folder.
 """
 
 from __future__ import annotations
@@ -42,11 +42,14 @@ def pmc_perf(*dispatches: dict[str, str]) -> str:
     return out.getvalue()
 
 
-def workload(folder: Path, *dispatches: dict[str, str]) -> Path:
-    """A workload folder with :func:`pmc_perf` of ``dispatches`` and sample R3's sysinfo.csv."""
+def workload(folder: Path, *dispatches: dict[str, str], roofline: bool = False) -> Path:
+    """A workload folder with :func:`pmc_perf` of ``dispatches`` and sample R3's sysinfo.csv
+    (and, with ``roofline=True``, sample R1 as its roofline.csv)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "pmc_perf.csv").write_text(pmc_perf(*dispatches), encoding="utf-8")
     shutil.copyfile(sample_path(R3), folder / "sysinfo.csv")
+    if roofline:
+        shutil.copyfile(sample_path(R1), folder / "roofline.csv")
     return folder
 
 

@@ -107,14 +107,28 @@ def test_rocprof_r1_roofs_per_gpu_with_their_range():
     assert gpu0["GPU 0 HBM"].provenance["range"] == (1388.2611, 1389.2665)  # hbmBwHigh
     assert gpu0["GPU 0 HBM"].level == "MEM"
     assert gpu0["GPU 0 LDS"].level is None
-    assert (gpu0["GPU 0 FP64"].precision, gpu0["GPU 0 MFMA BF16"].precision) == ("DP", "HP")
+    # the vector units' DP and SP, the matrix cores' own precisions (metric_names'
+    # MATRIX_PRECISIONS, as read_rocprof names the kernels' metrics): never HP or DP for a matrix
+    assert {name: roof.precision for name, roof in gpu0.items() if roof.kind == "compute"} == {
+        "GPU 0 FP64": "DP", "GPU 0 FP32": "SP", "GPU 0 MFMA FP64": "MFMA F64",
+        "GPU 0 MFMA FP32": "MFMA F32", "GPU 0 MFMA FP16": "MFMA F16",
+        "GPU 0 MFMA BF16": "MFMA BF16"}
     assert {r.device for r in roofs} == {"gpu"}
+    assert {r.family for r in roofs} == {"amd"}  # AMD's roofs judge AMD kernels only
     one = read_rocprof_roofline(ROCPROF, device=3)
     assert {r.provenance["gpu"] for r in one} == {"3"}
     assert next(r for r in one if r.name == "GPU 3 MFMA FP32").provenance["range"] == (
         41286.48, 41592.816)
+    # machine_roofline gives one GPU's roofs: device 0, the row rocprof-compute's own roofline
+    # plots (the four rows differ by < 1 %; all four would judge each kernel by the highest)
     roofline = machine_roofline(ROCPROF)
     assert roofline.devices == ["gpu"]
+    assert {r.provenance["gpu"] for r in roofline} == {"0"}
+    assert (roofline.peak_flops, roofline.peak_bandwidth) == (170438.3, 17710.416)
+    assert roofline.ridge_point(level="MEM", device="gpu", precision="DP") == pytest.approx(
+        20269.176 / 1388.7638)
+    assert len(machine_roofline(ROCPROF, rocprof_device=None).compute) == 4 * 6
+    assert {r.provenance["gpu"] for r in machine_roofline(ROCPROF, rocprof_device=2)} == {"2"}
 
 
 def test_damaged_rocprof_files_are_the_packages_errors(tmp_path):

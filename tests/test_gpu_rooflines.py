@@ -39,7 +39,7 @@ from roofline_widget import (
     read_ncu,
     sample_path,
 )
-from roofline_widget.analysis.gpu_specs import GPU_SPECS, find_gpu
+from roofline_widget.gpu_specs import GPU_SPECS, find_gpu
 
 KERNEL = "void stencil<double, 3>(const double*, double*, int)"
 

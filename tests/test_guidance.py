@@ -38,7 +38,7 @@ from roofline_widget import (
     sample_path,
 )
 from roofline_widget.analysis.guidance import ADDED_COLUMNS, ADVICE_SEPARATOR, GUIDANCE_COLUMNS
-from roofline_widget.analysis.guidance_facts import nominal_clock, simd_width
+from roofline_widget.analysis.guidance_facts import nominal_clock, run_simd_width, simd_width
 from roofline_widget.analysis.guidance_rules import (
     CLOCK_FRACTION,
     IMBALANCE_MIN_RUNTIME_S,
@@ -114,6 +114,24 @@ def test_scalar_share_of_the_one_thread_run_and_the_width_from_the_512_bit_event
     assert simd_width(["AVX DP [MFLOP/s]", "Packed [MUOPS/s]"]) == (256, "AVX")
     assert simd_width(["Packed MUOPS/s"]) == (128, "SSE")
     assert simd_width(["DP [MFLOP/s]"]) is None
+
+
+def test_the_width_comes_from_the_table_of_cores_then_from_the_names():
+    # sample 9: "Intel Coffeelake processor" (cpu_cores: Coffee Lake, AVX2 256-bit); its group
+    # prints "AVX DP MFLOP/s", which the names alone read as 256-bit "AVX"
+    coffee = _quiet(read_likwid, sample_path("ufpr_coffeelake_i5-7500_lw43_FLOPS_DP_4regions_1t_O.csv"))
+    assert simd_width(coffee.metric_names, coffee.events.columns) == (256, "AVX")
+    assert run_simd_width(coffee) == (256, "AVX2")
+    # sample 6 (Zen3, EPYC 7763): AMD's groups count FLOPs, no width in any name; the table: AVX2
+    zen3 = _quiet(read_likwid, sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt"))
+    assert simd_width(zen3.metric_names, zen3.events.columns) is None
+    assert run_simd_width(zen3) == (256, "AVX2")
+    # sample 17: Xeon Gold 6132, two AVX-512 FMA units (table) and the 512-bit event (names) agree
+    assert run_simd_width(_quiet(read_likwid, GIVE_1T)) == (512, "AVX-512")
+    # sample 23 (likwid-mpirun prints no CPU header): the names, 512B_PACKED events
+    soma = _quiet(read_likwid, SOMA)
+    assert soma.cpu_type is None
+    assert run_simd_width(soma) == (512, "AVX-512")
 
 
 def test_without_packed_and_scalar_rates_the_rule_says_nothing(milan):

@@ -172,7 +172,10 @@ def test_the_page_inlines_everything(tmp_path, pmgpu_widget):
     # function_a: 2.134 GFLOP/s at 0.2495 FLOP/byte against 204.8 GB/s: 2.134 / (0.2495 * 204.8)
     # = 4.18 % of the bandwidth roof
     text_a = next(m["names"][0] for m in points if m["names"][0].startswith("<function_a>"))
-    assert text_a == "<function_a>\n4.18 % of Peak bandwidth (memory bound)"
+    assert text_a.split("\n")[:2] == ["<function_a>", "4.18 % of Peak bandwidth (memory bound)"]
+    # then its guidance, wrapped (tests/test_html_guidance.py): 8.554 GB/s / 204.8 = 4.2 %
+    assert " ".join(text_a.split("\n")[2:]).startswith(
+        "MEM access below its roof: memory bound at 4.2 % of the Peak bandwidth roof (204.8 GB/s)")
     # the figure's own hover toolbar would make its pan-zoom in the browser: off; the page's
     # toolbar holds a pan-zoom made here
     assert [m["display_toolbar"] for m in _models(state, "FigureModel")] == [False]

@@ -44,6 +44,7 @@ from roofline_widget import (
     read_likwid,
     read_rocprof,
     sample_path,
+    sanity_check,
 )
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
@@ -66,8 +67,8 @@ def r2():
 
 
 def _mi200_device0_roofs() -> list:
-    """Sample R1's device-0 ceilings as roofs (read with the csv module: R1's own reader is
-    another module's job)."""
+    """Sample R1's device-0 ceilings as roofs, read with the csv module (independent of the
+    package's reader of R1, ``test_roofline_csv.py``)."""
     row = roofline_row("0")
     bandwidth = [BandwidthRoof(f"MI200 {level}", row[f"{column}Bw"], "rocprof-compute roofline.csv",
                                level=level, family="amd")
@@ -114,8 +115,10 @@ def test_r2_copy_left_out_with_its_reason_never_dropped(r2):
          "AMD MI200 (gfx90a, 104 CUs)"]]
 
 
-def test_r3_names_the_datasheet_entry_and_its_family(r2):
-    roofs = gpu_ceilings(r2, precision=["DP", "MFMA F64"])
+def test_r3_names_the_datasheet_entry_and_its_family(tmp_path):
+    # a workload without roofline.csv (R2 and R3 only): the datasheet entry of R3's GPU
+    run = _quiet(read_rocprof, workload(tmp_path / "MI200"))
+    roofs = gpu_ceilings(run, precision=["DP", "MFMA F64"])
     assert [(r.name, r.value, r.family, r.precision) for r in roofs.compute] == [
         ("MI210 MFMA F64 peak", 45_300, "amd", "MFMA F64"), ("MI210 DP peak", 22_600, "amd", "DP")]
     assert [(r.name, r.value, r.level) for r in roofs.bandwidth] == [("MI210 HBM", 1_638.4, "MEM")]
@@ -151,6 +154,46 @@ def test_matrix_work_is_its_own_precision(tmp_path):
     judged = Roofline.from_ceilings(_mi200_device0_roofs(), points=points).classify(points)
     assert judged["compute_roof"].tolist() == ["MI200 MFMA F64"]
     assert judged["ridge_flops_per_byte"].tolist() == pytest.approx([41_485.637 / 1_388.7638])
+
+
+def test_the_workloads_own_roofline_csv_comes_before_the_datasheet(tmp_path):
+    # R1 beside the counters: gpu_ceilings takes device 0's measured roofs (module docstring),
+    # not the MI210's datasheet peaks; the matrix roof is of the kernels' precision "MFMA F64"
+    run = _quiet(read_rocprof, workload(tmp_path / "MI200", FMA_F64, {
+        **FMA_F64, "Kernel_Name": "dgemm_mfma", "SQ_INSTS_VALU_MFMA_MOPS_F64": "100"},
+        roofline=True))
+    roofs = gpu_ceilings(run, precision=["DP", "MFMA F64"])
+    assert sorted((r.name, r.value, r.precision, r.family) for r in roofs.compute) == [
+        ("GPU 0 FP64", 20_269.176, "DP", "amd"), ("GPU 0 MFMA FP64", 41_485.637, "MFMA F64", "amd")]
+    assert {r.level: r.value for r in roofs.bandwidth} == {
+        "MEM": 1_388.7638, "L2": 5_016.8418, "L1": 9_224.1777, None: 17_710.416}
+    assert {r.provenance["gpu"] for r in roofs} == {"0"}
+    vector = points_dataframe(run)
+    judged = roofs.classify(vector).set_index("region")
+    assert judged.loc["vecCopy", "compute_roof"] == "GPU 0 FP64"
+    assert judged.loc["vecCopy", "bandwidth_roof"] == "GPU 0 HBM"
+    assert round(judged.loc["vecCopy", "efficiency_percent"], 3) == 59.926  # 832.2286 / 1,388.7638
+    matrix = _quiet(points_dataframe, run, flops_metric="MFMA F64 [MFLOP/s]")  # vecCopy: none
+    assert roofs.classify(matrix)["compute_roof"].tolist() == ["GPU 0 MFMA FP64"]
+
+
+def test_a_rate_beyond_the_named_gpus_datasheet_is_flagged(tmp_path):
+    # R3 names gfx90a with 104 CUs: the MI210 entry, whose largest peak is MFMA F16, 181,000
+    # GFLOP/s; the bound is 1.5 x 181,000 = 271,500 GFLOP/s (50,000,000 GFLOP/s for a GPU the
+    # table does not hold).  SQ_INSTS_VALU_FMA_F64 = 50,000,000: 64 lanes x 2 x 5e7 = 6.4e9 FLOP
+    # in 20,160 ns = 317,460.3 GFLOP/s, beyond the MI210 but far below 50 PFLOP/s.
+    broken = _quiet(read_rocprof, workload(tmp_path / "broken", {"SQ_INSTS_VALU_FMA_F64": "50000000"}))
+    points = points_dataframe(broken)
+    assert points["performance_gflops"].iloc[0] == pytest.approx(6.4e9 / SECONDS / 1e9)
+    assert points["thread_limit_gflops"].tolist() == [271_500.0]
+    findings = sanity_check(broken)
+    beyond = findings[findings["check"] == "beyond hardware"]
+    assert len(beyond) == 1
+    assert ("beyond what one GPU can do (at most 271,500 GFLOP/s: 1.5 x 181,000 GFLOP/s, the "
+            "MI210's MFMA F16 peak") in beyond["detail"].iloc[0]
+    # the FP64 kernel of the module docstring (104.0254 GFLOP/s) is well within it
+    fine = _quiet(read_rocprof, workload(tmp_path / "fine", FMA_F64))
+    assert (sanity_check(fine)["check"] != "beyond hardware").all()
 
 
 def test_launches_combine_dispatches_of_one_kernel(tmp_path):

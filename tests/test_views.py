@@ -92,7 +92,7 @@ def test_every_wrong_type_is_reported_at_once():
     for expected in ("ranks must be an int, an iterable of ints, a text of ranks and ranges such as "
                      "'0-71,144', or None; 'all' is none of these",
                      "peak_flops must be positive (GFLOP/s), got -1",
-                     "color_by must be one of ['region', 'run', 'rank'], got 'colour'",
+                     "color_by must be one of ['region', 'run', 'rank', 'device'], got 'colour'",
                      "combine_ranks must be True or False, got 'yes'",
                      "invalid include pattern '(': missing ), unterminated subpattern",
                      "selected must hold [run, rank, region] keys",

@@ -11,10 +11,18 @@ Where a GPU's roofs come from, in this order for each kind of roof:
    ``smsp__``) x 2 x the SM clock; bytes/s = ``dram__bytes.sum.peak_sustained`` x the
    DRAM clock (``lts__t_bytes`` / ``lts__`` for L2, ``l1tex__t_bytes`` / ``l1tex__`` for L1),
    at the highest clock exported;
-3. the datasheet table (:mod:`.gpu_specs`) for the GPU named by ``gpu=`` or
+3. the ceilings rocprof-compute measured for a workload read with
+   :func:`~roofline_widget.read_rocprof` (or ``read_likwid``): its
+   ``roofline.csv`` beside the counters (``workloads/<name>/<GPU>/``), the row
+   of GPU 0 as rocprof-compute's own roofline takes it
+   (:func:`~roofline_widget.machine_roofline` reads the same file, any GPU's
+   row with ``rocprof_device=``): the compute roof of each precision asked
+   for (``DP``, ``SP``, ``MFMA F64``, ...) and the HBM, L2, vL1D and LDS
+   bandwidths, where 2. gave none;
+4. the datasheet table (:mod:`roofline_widget.gpu_specs`) for the GPU named by ``gpu=`` or
    by the data (``device__attribute_display_name`` of an export; a rocprof-compute
    workload's architecture and compute units): the compute roof of each
-   precision asked for and the memory bandwidth, where 2. gave none.
+   precision asked for and the memory bandwidth, where 2. and 3. gave none.
 
 Every roof is a GPU roof (``device="gpu"``; a user's roof without a device
 becomes one) of the GPU's family (``"nvidia"`` for an Nsight Compute export
@@ -34,9 +42,11 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from roofline_widget.analysis.gpu_specs import GpuSpec, find_gpu
-from roofline_widget.analysis.machine import machine_roofline
+from roofline_widget.analysis.machine import ROCPROF_DEVICE, machine_roofline
+from roofline_widget.gpu_specs import GpuSpec, find_gpu
+from roofline_widget.io.ceiling_files import read_rocprof_roofline
 from roofline_widget.io.ncu.names import BYTE_METRICS, FLOP_COUNTER_SETS, clock_of, peak_of
+from roofline_widget.io.rocprof import workload_roofline
 from roofline_widget.metric_names import PRECISIONS as ALL_PRECISIONS
 from roofline_widget.model import CPU, GPU, DeviceFamily, LikwidRun, device_family
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
@@ -115,6 +125,14 @@ def _export_bandwidth(runs, prefix: str) -> list[BandwidthRoof]:
     return bandwidth
 
 
+def _workload_roofs(runs: list[LikwidRun], prefix: str) -> list:
+    """The roofs rocprof-compute measured beside the runs' counters (GPU 0's row of each
+    ``roofline.csv``), named with ``prefix``."""
+    paths = dict.fromkeys(path for run in runs for path in workload_roofline(run))
+    return [dataclasses.replace(roof, name=f"{prefix}{roof.name}") for path in paths
+            for roof in read_rocprof_roofline(path, device=ROCPROF_DEVICE)]
+
+
 def _table_compute(spec: GpuSpec, precision: str, prefix: str) -> list[ComputeRoof]:
     gflops = spec.gflops(precision)
     if gflops is None:
@@ -180,7 +198,8 @@ def gpu_ceilings(data=None, *, gpu: str | None = None,
     data : LikwidRun, path or sequence of them, optional
         Nsight Compute exports or rocprof-compute runs (read with
         :func:`~roofline_widget.read_likwid` / :func:`~roofline_widget.read_rocprof`), or
-        paths to exports: their ``.peak_sustained`` metrics and clocks, their GPU's name.
+        paths to them: an export's ``.peak_sustained`` metrics and clocks, a workload's
+        ``roofline.csv``, their GPU's name.
     gpu : str, optional
         The GPU's model for the datasheet table (``"V100-SXM2"``, ``"H100-SXM5"``,
         ``"MI250X GCD"``, or a device name such as ``"Tesla V100-SXM2-16GB"`` or
@@ -207,6 +226,8 @@ def gpu_ceilings(data=None, *, gpu: str | None = None,
         For an unknown precision, a GPU the table does not hold or holds
         several of (``"V100"``), or when no source gives a compute or a
         bandwidth roof (the message says what would).
+    CeilingFileError
+        For a workload's ``roofline.csv`` that cannot be read, or has no row of GPU 0.
 
     Examples
     --------
@@ -222,6 +243,12 @@ def gpu_ceilings(data=None, *, gpu: str | None = None,
     runs = _runs(data)
     compute = [roof for p in precisions for roof in _export_compute(runs, p, prefix)]
     bandwidth = _export_bandwidth(runs, prefix)
+    measured = _workload_roofs(runs, prefix)
+    have = {r.precision for r in compute}
+    compute += [r for r in measured if isinstance(r, ComputeRoof) and r.precision in precisions
+                and r.precision not in have]
+    if not bandwidth:
+        bandwidth = [r for r in measured if isinstance(r, BandwidthRoof)]
     user_compute, user_bandwidth = _user_roofs(ceilings) if ceilings is not None else ([], [])
     compute = user_compute or compute
     bandwidth = user_bandwidth or bandwidth

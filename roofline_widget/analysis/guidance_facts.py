@@ -12,8 +12,9 @@ selection (one row per row of its ``points``):
   over the point's threads (every rank's threads of a point summing ranks):
   minimum, maximum, mean, the slowest and fastest thread;
 * per run, the nominal clock (the CPU name's ``@ 2.60GHz``, else the ``CPU
-  clock`` line LIKWID measured) and the widest SIMD instructions the group
-  counts (:func:`simd_width`).
+  clock`` line LIKWID measured) and the widest SIMD instructions of its CPU
+  (:func:`run_simd_width`: the table of cores where it holds the CPU type,
+  else the instructions the group counts, :func:`simd_width`).
 
 A column is NaN (or ``""``) where the data do not have the metric: the rule
 that needs it then says nothing.  The per-thread table of a run is reduced
@@ -29,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from roofline_widget.cpu_cores import find_core
 from roofline_widget.metric_names import LEVELS, metric_level
 from roofline_widget.model import LikwidRun
 from roofline_widget.points.region_sums import RegionSums
@@ -36,7 +38,7 @@ from roofline_widget.points.selected_points import SelectedPoints
 from roofline_widget.units import UnitKind, parse_unit, split_metric_name
 
 __all__ = ["FACT_COLUMNS", "NominalClock", "SimdWidth", "level_metrics", "nominal_clock",
-           "point_facts", "simd_width", "uop_metrics"]
+           "point_facts", "run_simd_width", "simd_width", "uop_metrics"]
 
 #: The columns of :func:`point_facts`, after the points' own.
 FACT_COLUMNS = ("scalar_uops", "packed_uops", "scalar_metric", "packed_metric", "simd_bits",
@@ -69,7 +71,7 @@ _SIMD_PATTERNS = (
 def simd_width(metric_names, event_names=()) -> SimdWidth | None:
     """The widest SIMD instructions a run's groups count, from the names they print.
 
-    The one place that knows a CPU's vector width until a CPU table gives it:
+    The fallback of :func:`run_simd_width` for a CPU the table of cores does not hold:
     ``FP_ARITH_INST_RETIRED_512B_PACKED_DOUBLE`` or ``AVX512 DP [MFLOP/s]`` mean
     512-bit vectors, ``..._256B_PACKED_...`` or ``AVX DP [MFLOP/s]`` 256-bit,
     ``..._128B_PACKED_...`` or ``Packed [MUOPS/s]`` alone 128-bit.
@@ -97,6 +99,30 @@ def simd_width(metric_names, event_names=()) -> SimdWidth | None:
         if any(pattern.search(name) for name in names):
             return width
     return None
+
+
+def run_simd_width(run: LikwidRun) -> SimdWidth | None:
+    """The widest SIMD instructions of a run's CPU: the table of cores first, else the names.
+
+    Where :func:`~roofline_widget.cpu_cores.find_core` knows the run's ``CPU type``,
+    the widest vector width of its row (a width whose throughput differs per part
+    counts too: the lanes are the same) -- the one home of what a core can do,
+    and the only source on CPUs whose groups name no width (Zen, Arm, POWER);
+    else :func:`simd_width` of the names the groups print.
+
+    Examples
+    --------
+    >>> from roofline_widget import read_likwid, sample_path
+    >>> run_simd_width(read_likwid(sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")))
+    SimdWidth(bits=256, name='AVX2')
+    """
+    core = find_core(run.cpu_type, run.cpu_name)
+    if core is not None:
+        vectors = [w for w in (*core.widths, *core.choices) if w.bits is not None]
+        if vectors:
+            widest = max(vectors, key=lambda w: w.bits or 0)
+            return SimdWidth(int(widest.bits or 0), widest.isa)
+    return simd_width(run.metric_names, getattr(run.events, "columns", ()))
 
 
 class NominalClock(NamedTuple):
@@ -254,7 +280,7 @@ def _run_facts(sums: RegionSums, rows: np.ndarray) -> dict[str, np.ndarray]:
     per_run = []
     for run in sums.runs:
         clock = nominal_clock(run)
-        width = simd_width(run.metric_names, getattr(run.events, "columns", ()))
+        width = run_simd_width(run)
         per_run.append((np.nan if clock is None else clock.mhz, "" if clock is None else clock.source,
                         0 if width is None else width.bits, "" if width is None else width.name))
     codes = sums.label_codes("file")[0][rows]

@@ -107,15 +107,15 @@ def _thread_detail(row, column: str, sums: RegionSums, part, point: str) -> str 
     if found is None:
         return None
     if column == schema.PERFORMANCE:
-        bound = run_thread_bound(part.run)
+        bound = run_thread_bound(part.run, row.device, getattr(row, "device_name", "") or None)
         limit = f"at most {rate_text(bound.gflops, 'GFLOP/s')}: {bound.basis}"
     else:
         limit = (f"at most {rate_text(hardware_bound(row.device).gbs, 'GB/s')} per "
                  f"{hardware_bound(row.device).unit}")
     rate = rate_text(float(getattr(row, THREAD_COLUMNS[column])), RATE_UNITS[column])
     return (f"rank {found['rank']}, thread {found['thread']} ({_run_text(part)}) reads "
-            f"{_printed(found['printed'])} {unit.text} ({metric}: {rate}), beyond what one hardware "
-            f"thread can do ({limit}); {found['counters']}; {point}")
+            f"{_printed(found['printed'])} {unit.text} ({metric}: {rate}), beyond what one "
+            f"{hardware_bound(row.device).unit} can do ({limit}); {found['counters']}; {point}")
 
 
 def _point_text(row, column: str) -> str:

@@ -21,7 +21,11 @@
   both figures, write-allocate, MEM1/MEM2);
 * the Empirical Roofline Toolkit's ``roofline.json`` and rocprof-compute's
   ``roofline.csv`` (:mod:`roofline_widget.io.ceiling_files`), told apart by
-  their first bytes.
+  their first bytes; of a ``roofline.csv`` the roofs of one GPU (``device``
+  0, as rocprof-compute's own roofline, or ``rocprof_device=``), AMD roofs
+  (family ``"amd"``) with the matrix cores' precisions (``MFMA F64``, ...),
+  which judge the kernels of the workload's ``pmc_perf.csv``
+  (:func:`~roofline_widget.read_rocprof`).
 
 Every roof keeps its provenance; a CPU roof from a log names the CPU the
 log printed (``cpu_name``, ``cpu_type``), so that a run of another machine
@@ -68,12 +72,22 @@ from roofline_widget.roofs.roof import USER
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.settings import check
 
-__all__ = ["level_ridges", "machine_roofline"]
+__all__ = ["ROCPROF_DEVICE", "level_ridges", "machine_roofline"]
 
-_READERS = {"ert": read_ert_roofline, "rocprof": read_rocprof_roofline}
+#: The GPU whose roofs a rocprof-compute roofline.csv gives by default: rocprof-compute's own
+#: roofline plots the row of device 0.
+ROCPROF_DEVICE = 0
 
 
-def _read(paths, level, topology: Topology | None) -> tuple[list[BenchRun], list]:
+def _ceiling_file(path, kind: str, rocprof_device) -> list:
+    """The roofs of an ERT or rocprof-compute ceiling file (of one GPU of a rocprof file)."""
+    if kind == "ert":
+        return read_ert_roofline(path)
+    return read_rocprof_roofline(path, device=rocprof_device)
+
+
+def _read(paths, level, topology: Topology | None,
+          rocprof_device=ROCPROF_DEVICE) -> tuple[list[BenchRun], list]:
     """(likwid-bench measurements, roofs of ERT / rocprof files) of everything given."""
     items = [paths] if isinstance(paths, (str, os.PathLike, BenchResult)) else list(paths)
     results = [item for item in items if isinstance(item, BenchResult)]
@@ -84,7 +98,7 @@ def _read(paths, level, topology: Topology | None) -> tuple[list[BenchRun], list
         kind = ceiling_file_kind(path)
         try:
             if kind is not None:
-                others += _READERS[kind](path)
+                others += _ceiling_file(path, kind, rocprof_device)
             else:
                 measured += log_measurements(path, level, topology)
         except LikwidFormatError as exc:
@@ -129,7 +143,8 @@ def _missing_compute(bench: BenchCeilings, precision: str, peak_flops, label) ->
 
 
 def machine_roofline(paths, *, precision: str = "DP", label: str | None = None, level=None,
-                     figure: str = "benchmark", topology=None, peak_flops=None) -> Roofline:
+                     figure: str = "benchmark", topology=None, peak_flops=None,
+                     rocprof_device: int | str | None = ROCPROF_DEVICE) -> Roofline:
     """Compute roofs and one bandwidth roof per memory level from every ceiling source given.
 
     Parameters
@@ -160,6 +175,12 @@ def machine_roofline(paths, *, precision: str = "DP", label: str | None = None, 
         sizes that place unwrapped kernels and check wrapped ones.
     peak_flops : float, optional
         The compute roof (GFLOP/s) of a set without a compute benchmark.
+    rocprof_device : int, str or None
+        The GPU (the ``device`` cell) whose row of a rocprof-compute
+        ``roofline.csv`` gives the roofs: default 0, the GPU rocprof-compute's
+        own roofline plots (the rows of one node's GPUs differ by a fraction
+        of a percent); None: every GPU's roofs (judging takes the highest of
+        each kind then, whichever GPU measured it).
 
     Returns
     -------
@@ -199,7 +220,7 @@ def machine_roofline(paths, *, precision: str = "DP", label: str | None = None, 
         raise ValueError(f"figure must be 'benchmark' or 'counted', got {figure!r}")
     if topology is not None and not isinstance(topology, Topology):
         topology = read_topology(topology)
-    measured, others = _read(paths, level, topology)
+    measured, others = _read(paths, level, topology, rocprof_device)
     bench = bench_ceilings(measured, precision, label, figure)
     others = _labelled(others, label)
     compute = bench.compute + [roof for roof in others if isinstance(roof, ComputeRoof)]

@@ -90,8 +90,11 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
     texts, pinned = [], []
     groups = payload.get("rank_groups") or [None] * len(payload["points"])
     flags = payload.get("beyond_hardware") or [""] * len(payload["points"])
-    for point, analysis, group, flag in zip(payload["points"], payload["analysis"], groups, flags):
-        text = (f"{_where(point, ranks, group)}, run {point['file']}\n{_numbers(point)}\n"
+    devices = payload.get("devices") or [""] * len(payload["points"])
+    for point, analysis, group, flag, device in zip(payload["points"], payload["analysis"], groups,
+                                                    flags, devices):
+        text = (f"{_where(point, ranks, group)}, run {point['file']}"
+                f"{f', on {device}' if device else ''}\n{_numbers(point)}\n"
                 f"{analysis['efficiency_percent']:.3g} % of attainable ({analysis['bound']} bound)")
         if flag:
             text += f"\n{flag}"

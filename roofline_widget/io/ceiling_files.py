@@ -21,8 +21,12 @@ rocprof-compute (Omniperf) ``roofline.csv`` (:func:`read_rocprof_roofline`)
     (GFLOP/s), each with ``...Low`` and ``...High`` columns (the benchmark's
     range, kept as the roof's ``provenance["range"]``).  HBM is the MEM
     level; LDS (the local data share, a scratchpad) bounds no cache level:
-    its roof has no level.  BF16 and F16 are half precision (HP);
-    ``MFMAI8Ops`` counts integer operations, no FLOPs: not a roof.  The
+    its roof has no level.  The vector roofs are ``DP`` and ``SP``, the
+    matrix cores' ``MFMA F64``, ``MFMA F32``, ``MFMA F16`` and ``MFMA BF16``
+    (the precisions of the kernels' ``MFMA F64 [MFLOP/s]`` ... metrics);
+    every roof is of the family ``"amd"``, so that on a plot with NVIDIA
+    kernels it judges only AMD kernels.  ``MFMAI8Ops`` counts integer
+    operations, no FLOPs: not a roof.  The
     header's spelling varies (``hbmBwHigh``, ``MFMAFI8OpsLow``): columns are
     matched without case.
 
@@ -42,7 +46,7 @@ from roofline_widget.errors import CeilingFileError
 from roofline_widget.io.opener import PathOrBuffer, open_text, peek
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 
-__all__ = ["ERT_LEVELS", "ROCPROF_COMPUTE", "ROCPROF_LEVELS", "ceiling_file_kind",
+__all__ = ["ERT_LEVELS", "ROCPROF_COMPUTE", "ROCPROF_FAMILY", "ROCPROF_LEVELS", "ceiling_file_kind",
            "read_ert_roofline", "read_rocprof_roofline"]
 
 #: ERT's bandwidth names (upper case) -> memory level.
@@ -52,10 +56,18 @@ _ERT_PRECISIONS = (("FP64", "DP"), ("FP32", "SP"), ("FP16", "HP"), ("DP", "DP"),
 #: rocprof-compute's bandwidth columns -> (roof name, memory level or None).
 ROCPROF_LEVELS = {"hbmbw": ("HBM", "MEM"), "l2bw": ("L2", "L2"), "l1bw": ("vL1D", "L1"),
                   "ldsbw": ("LDS", None)}
-#: rocprof-compute's compute columns -> (roof name, precision).
+#: rocprof-compute's compute columns -> (roof name, precision): the vector units' ``DP``
+#: and ``SP``, the matrix cores' own precisions
+#: (:data:`~roofline_widget.metric_names.MATRIX_PRECISIONS`), as the reader of the kernels
+#: names them (``MFMA F64 [MFLOP/s]``): a matrix kernel is judged against a matrix roof of its
+#: kind, a vector kernel never against a matrix core's peak.
 ROCPROF_COMPUTE = {"fp64flops": ("FP64", "DP"), "fp32flops": ("FP32", "SP"),
-                   "mfmaf64flops": ("MFMA FP64", "DP"), "mfmaf32flops": ("MFMA FP32", "SP"),
-                   "mfmaf16flops": ("MFMA FP16", "HP"), "mfmabf16flops": ("MFMA BF16", "HP")}
+                   "mfmaf64flops": ("MFMA FP64", "MFMA F64"),
+                   "mfmaf32flops": ("MFMA FP32", "MFMA F32"),
+                   "mfmaf16flops": ("MFMA FP16", "MFMA F16"),
+                   "mfmabf16flops": ("MFMA BF16", "MFMA BF16")}
+#: The device family of every rocprof-compute roof: an AMD GPU's.
+ROCPROF_FAMILY = "amd"
 #: At most this many entries are read from one ERT block, and devices from one rocprof file.
 MAX_ENTRIES = 10_000
 
@@ -233,10 +245,10 @@ def _rocprof_roofs(row: dict, columns: dict, source: str, line: int, device: str
                       "range": _rocprof_range(row, columns, base, source, line)}
         if base in ROCPROF_LEVELS:
             roofs.append(BandwidthRoof(f"GPU {device} {name}", value, where, level=what,
-                                       provenance=provenance, device="gpu"))
+                                       provenance=provenance, family=ROCPROF_FAMILY))
         else:
             roofs.append(ComputeRoof(f"GPU {device} {name}", value, where, provenance=provenance,
-                                     device="gpu", precision=what))
+                                     precision=what, family=ROCPROF_FAMILY))
     return roofs
 
 
@@ -252,10 +264,11 @@ def read_rocprof_roofline(path: PathOrBuffer, device: str | int | None = None) -
     Returns
     -------
     list of ComputeRoof and BandwidthRoof
-        Per GPU (``"GPU 0 HBM"``, ``"GPU 0 MFMA FP64"``, device ``"gpu"``):
-        HBM (MEM), L2, vL1D (L1) and LDS (no level) bandwidth roofs, the
-        FP64/FP32 and MFMA compute roofs; provenance: file, line, GPU, column
-        and ``range`` (the ``Low``/``High`` columns, or None).
+        Per GPU (``"GPU 0 HBM"``, ``"GPU 0 MFMA FP64"``; device ``"gpu"``, family
+        ``"amd"``): HBM (MEM), L2, vL1D (L1) and LDS (no level) bandwidth roofs,
+        the FP64 (``DP``), FP32 (``SP``) and MFMA (``MFMA F64``, ...) compute roofs;
+        provenance: file, line, GPU, column and ``range`` (the ``Low``/``High``
+        columns, or None).
 
     Raises
     ------
@@ -275,13 +288,16 @@ def read_rocprof_roofline(path: PathOrBuffer, device: str | int | None = None) -
         raise CeilingFileError(source, 1, "a rocprof-compute roofline.csv header "
                                "('device,HBMBw,...')", ",".join(header)[:80])
     roofs: list = []
+    devices: list[str] = []
     for line, cells in enumerate(rows[1:], start=2):
         row = dict(zip(header, cells))
         name = (row.get(columns["device"]) or "").strip()
-        if device is not None and name != str(device):
+        devices.append(name)
+        if device is not None and name != str(device).strip():
             continue
         roofs += _rocprof_roofs(row, columns, source, line, name)
     if not roofs:
-        found = f"no row of device {device}" if device is not None else "no ceiling"
+        found = "no ceiling" if device is None or str(device).strip() in devices else (
+            f"no row of device {device} (devices: {', '.join(devices[:20]) or 'none'})")
         raise CeilingFileError(source, None, "a row of positive ceilings", found)
     return roofs

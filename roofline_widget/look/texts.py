@@ -1,7 +1,8 @@
 """The texts of a roofline figure, shared by the widget, the static plot and the command line.
 
 Axis labels, the title, ceiling and ridge labels, the fields of a point's
-hover text, and how wide a label is drawn (:func:`text_px`, for placing it).
+hover text and the device it names (:func:`device_text`), and how wide a
+label is drawn (:func:`text_px`, for placing it).
 
 A ceiling's label is short and says what the roof is (:func:`roof_label`):
 ``"MEM 188.6 GB/s"``, ``"L2 2165 GB/s"``, ``"DP AVX-512 FMA 2339 GFLOP/s"``.
@@ -23,12 +24,14 @@ if TYPE_CHECKING:
 __all__ = [
     "BASELINE_RUN_LABEL",
     "CURRENT_RUN_LABEL",
+    "DEVICE_FAMILY_NAMES",
     "LABEL_SIZE",
     "ROOF_VALUE_SPEC",
     "TOOLTIP_FIELDS",
     "X_LABEL",
     "Y_LABEL",
     "TooltipField",
+    "device_text",
     "figure_title",
     "provenance_text",
     "ridge_text",
@@ -78,6 +81,40 @@ TOOLTIP_FIELDS = (
     TooltipField("efficiency %", "efficiency_percent", ".1f"),
     TooltipField("bound", "bound"),
 )
+
+#: How a point's device family (its ``device_family``) is named in a hover text.
+DEVICE_FAMILY_NAMES = {"cpu": "CPU", "nvidia": "NVIDIA GPU", "amd": "AMD GPU", "gpu": "GPU"}
+
+
+def device_text(family, name=None) -> str:
+    """The device line of a point's hover text: a GPU's name, with its family where the name
+    does not say it; ``""`` for a CPU's point (the default of a LIKWID plot: its texts stay short).
+
+    Parameters
+    ----------
+    family : str or None
+        The point's ``device_family`` (``"cpu"``, ``"nvidia"``, ``"amd"``, ``"gpu"``).
+    name : str or None
+        The point's ``device_name`` as the data gives it (``""`` or None: not given).
+
+    Examples
+    --------
+    >>> device_text("amd", "AMD MI200 (gfx90a, 104 CUs)")
+    'AMD MI200 (gfx90a, 104 CUs)'
+    >>> device_text("nvidia", "Tesla V100-SXM2-16GB"), device_text("nvidia", "")
+    ('NVIDIA GPU: Tesla V100-SXM2-16GB', 'NVIDIA GPU')
+    >>> device_text("cpu", "Intel(R) Xeon(R) Gold 6132 CPU @ 2.60GHz")
+    ''
+    """
+    family = str(family or "cpu")
+    if family == "cpu" or family not in DEVICE_FAMILY_NAMES:
+        return ""
+    label = DEVICE_FAMILY_NAMES[family]
+    name = "" if name is None or name != name else str(name).strip()  # NaN: not given
+    if not name:
+        return label
+    vendor = label.split()[0]  # "AMD", "NVIDIA", "GPU"
+    return name if vendor.casefold() in name.casefold() else f"{label}: {name}"
 
 
 #: How a roof's value is written in its label (``188.6``, ``2165``, ``41.27``).

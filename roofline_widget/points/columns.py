@@ -215,10 +215,11 @@ class RegionColumns:
         return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
     def thread_limits(self) -> np.ndarray:
-        """Per row the FLOP-rate bound of one hardware thread of its run, GFLOP/s (NaN: not known)."""
-        lengths = [len(part) for part in self.sources]
-        limits = [float(getattr(part, "thread_limit", np.nan)) for part in self.sources]
-        return np.repeat(np.array(limits, dtype=float), lengths)
+        """Per row the FLOP-rate bound of one unit (hardware thread, GPU) of its device, GFLOP/s
+        (NaN: not known): each source's ``thread_limit``, one value or one per row."""
+        pieces = [np.broadcast_to(np.asarray(getattr(part, "thread_limit", np.nan), dtype=float),
+                                  (len(part),)) for part in self.sources]
+        return np.concatenate(pieces) if pieces else np.zeros(0)
 
     def rank_places(self) -> RankPlaces:
         """Per row the host and socket of its rank (kept).

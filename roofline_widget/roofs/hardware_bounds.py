@@ -49,6 +49,17 @@ GPU, per device (:data:`MAX_GPU_GFLOPS`, :data:`MAX_GPU_GBS`)
     an NVIDIA B200: ~4.5-9 PFLOP/s), their HBM ~8 TB/s and their aggregated
     L1/shared memory a few tens of TB/s: 50 PFLOP/s and 1 PB/s per GPU (a
     kernel is one GPU's).
+GPU FLOP rate of a GPU the data names (:func:`gpu_bound`)
+    Where the datasheet table (:mod:`roofline_widget.gpu_specs`) holds the
+    GPU a run names and lists the peaks of all its FP units, vector and
+    matrix (the AMD Instinct entries: an MI210's largest, the MFMA FP16
+    peak, is 181,000 GFLOP/s), :data:`GPU_PEAK_MARGIN` (1.5) x the largest
+    peak of the entry, any precision: no kernel beats its GPU's boost-clock
+    peak, and 1.5 covers a part clocked above the datasheet's boost.  The
+    NVIDIA entries list no tensor-core or half-precision peak (up to 16x
+    their FP32 peak): a kernel on an NVIDIA GPU keeps :data:`MAX_GPU_GFLOPS`,
+    as does a GPU the table does not hold.  Bandwidth keeps
+    :data:`MAX_GPU_GBS` (the table has no cache bandwidths).
 
 A counter reading within :data:`COUNTER_WRAP_TOLERANCE` of 2^47 or 2^48
 (:func:`counters_near_wrap`) is what a 48-bit counter that wrapped or broke
@@ -71,11 +82,13 @@ from roofline_widget.cpu_cores import (
     printed_clock_ghz,
     widest_flops_per_cycle,
 )
+from roofline_widget.gpu_specs import find_gpu
 
 __all__ = [
     "BOUNDS",
     "COUNTER_WRAPS",
     "COUNTER_WRAP_TOLERANCE",
+    "GPU_PEAK_MARGIN",
     "MAX_CORE_GHZ",
     "MAX_CPU_GBS_PER_THREAD",
     "MAX_CPU_GFLOPS_PER_THREAD",
@@ -90,6 +103,7 @@ __all__ = [
     "ThreadBound",
     "beyond_hardware",
     "counters_near_wrap",
+    "gpu_bound",
     "hardware_bound",
     "hardware_limits",
     "keep_flags",
@@ -124,6 +138,8 @@ THREAD_CLOCK_MARGIN = 1.5
 TURBO_MARGIN = 2.5
 #: The clock bound of a known core without any clock printed, GHz.
 MAX_CORE_GHZ = 6.5
+#: Over the largest datasheet peak of a GPU the data names (see the module docstring).
+GPU_PEAK_MARGIN = 1.5
 
 
 @dataclass(frozen=True)
@@ -216,6 +232,35 @@ def thread_bound(cpu_name: str | None, cpu_type: str | None, cpu_clock: str | No
         return ThreadBound(MAX_CPU_GFLOPS_PER_THREAD, f"at most {MAX_CPU_GFLOPS_PER_THREAD:,.0f} "
                                                       "GFLOP/s a thread")
     return ThreadBound(float(bound), f"{per_cycle:g} FLOP/cycle ({what}) x {how}")
+
+
+def gpu_bound(gpu_name: str | None) -> ThreadBound:
+    """The FLOP-rate bound of one GPU, named as the data names it (see the module docstring).
+
+    Parameters
+    ----------
+    gpu_name : str or None
+        The device's name (``"AMD MI200 (gfx90a, 104 CUs)"``, ``"Tesla V100-SXM2-16GB"``).
+
+    Examples
+    --------
+    >>> gpu_bound("AMD MI200 (gfx90a, 104 CUs)").gflops  # MI210: 1.5 x 181,000 (MFMA F16)
+    271500.0
+    >>> gpu_bound("Tesla V100-SXM2-16GB").gflops == MAX_GPU_GFLOPS  # no tensor-core peak listed
+    True
+    """
+    try:
+        spec = find_gpu(gpu_name) if gpu_name else None
+    except ValueError:  # not in the table, or several entries match
+        spec = None
+    if spec is None or not spec.matrix_gflops:
+        why = (f"the table lists no tensor-core peak of the {spec.name}" if spec is not None
+               else "the GPU is not in the table of datasheet peaks")
+        return ThreadBound(MAX_GPU_GFLOPS, f"at most {MAX_GPU_GFLOPS:,.0f} GFLOP/s a GPU ({why})")
+    precision, peak = max(((p, float(spec.gflops(p) or 0.0)) for p in spec.precisions),
+                          key=lambda pair: pair[1])
+    return ThreadBound(GPU_PEAK_MARGIN * peak, f"{GPU_PEAK_MARGIN:g} x {peak:,.0f} GFLOP/s, the "
+                                               f"{spec.name}'s {precision} peak ({spec.datasheet})")
 
 
 
@@ -311,25 +356,32 @@ def measured_clock_ghz(table: pd.DataFrame) -> float | None:
     return None
 
 
-def run_thread_bound(run) -> ThreadBound:
-    """:func:`thread_bound` of a :class:`~roofline_widget.model.LikwidRun`: its CPU header and
-    its threads' measured clock."""
+def run_thread_bound(run, device: str = "cpu", device_name: str | None = None) -> ThreadBound:
+    """The FLOP-rate bound of one unit of a :class:`~roofline_widget.model.LikwidRun`'s ``device``.
+
+    A CPU's (:func:`thread_bound` of its CPU header and its threads' measured
+    clock), or, for ``device="gpu"``, :func:`gpu_bound` of ``device_name`` (the
+    GPU a point names, ``device_name`` column; ``""``: not named).
+    """
+    if str(device) == "gpu":
+        return gpu_bound(device_name)
     return thread_bound(run.cpu_name, run.cpu_type, run.cpu_clock, measured_clock_ghz(run.table))
 
 
 def thread_limits(points: pd.DataFrame, column: str) -> np.ndarray:
     """The most one hardware thread (a GPU) of each point can do in ``column``.
 
-    A CPU point's FLOP rate: its ``thread_limit_gflops`` (the bound of its
-    run's CPU, :func:`thread_bound`) where the points carry it, else
-    :data:`MAX_CPU_GFLOPS_PER_THREAD`; its bandwidth
-    :data:`MAX_CPU_GBS_PER_THREAD`; a GPU point: its device's bound.
+    A point's FLOP rate: its ``thread_limit_gflops`` (the bound of its run's
+    CPU, :func:`thread_bound`, or of its GPU, :func:`gpu_bound`) where the
+    points carry it, never above its device's bound; else
+    :data:`MAX_CPU_GFLOPS_PER_THREAD` or :data:`MAX_GPU_GFLOPS`.  Bandwidth:
+    :data:`MAX_CPU_GBS_PER_THREAD` or :data:`MAX_GPU_GBS`.
     """
     limits = _device_limits(points, column)
     if column == schema.PERFORMANCE and THREAD_LIMIT_COLUMN in points.columns:
         given = _numbers(points[THREAD_LIMIT_COLUMN])
-        cpu = limits == BOUNDS["cpu"].gflops
-        limits = np.where(cpu & np.isfinite(given) & (given > 0), given, limits)
+        with np.errstate(invalid="ignore"):
+            limits = np.where(np.isfinite(given) & (given > 0), np.fmin(given, limits), limits)
     return limits
 
 

@@ -137,6 +137,8 @@ def row_codes(frame: pd.DataFrame, coloring: Coloring) -> np.ndarray:
     """
     if coloring.column == "rank":
         return coloring.codes(frame["rank"].to_numpy(dtype=np.int64))
+    if f"{coloring.column}_after" not in frame:  # colour by device: a comparison names no family
+        return np.full(len(frame), -1.0)
     after = coloring.codes(frame[f"{coloring.column}_after"])
     before = coloring.codes(frame[f"{coloring.column}_before"])
     return np.where(after >= 0, after, before)

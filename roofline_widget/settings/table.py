@@ -28,7 +28,8 @@ PEAK_LIMITS = (1e-6, 1e9)
 DEFAULT_MAX_POINTS = 50_000
 #: The largest ``max_points``.
 MAX_POINTS = 10**9
-COLOR_CHOICES = ("region", "run", "rank")
+#: What the points' colours can tell apart ("device": the device family, CPU, NVIDIA or AMD GPU).
+COLOR_CHOICES = ("region", "run", "rank", "device")
 SIZE_CHOICES = ("none", "runtime")
 #: The values of ``rank_view``: a point per rank, the spread per region, or "spread" while
 #: more points than ``max_points`` come from several ranks.

@@ -3,7 +3,7 @@
 In the widget, a hover asks the kernel for the text of the point under the
 mouse.  A page has no kernel, so each mark here carries its own
 ``bqplot.Tooltip`` over its own data: a point's ``name`` (region, rank, run,
-efficiency: :func:`point_texts`, as plain text that bqplot writes with
+efficiency, guidance: :func:`point_texts`, as plain text that bqplot writes with
 ``textContent``, so a region name is never read as HTML) and its intensity
 and GFLOP/s; a ceiling's line its label and where its number came from.
 
@@ -19,6 +19,7 @@ hidden by its ``unselected_style``.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,8 +30,11 @@ from bqplot_gl import ScatterGL
 
 from roofline_widget.look.markers import FLAGGED_STROKE
 from roofline_widget.look.texts import provenance_text, roof_label
+from roofline_widget.static.payload import point_devices
 
 __all__ = [
+    "GUIDANCE_CHARS",
+    "GUIDANCE_WIDTH",
     "HIDDEN_STYLE",
     "HOLLOW_STROKE",
     "PARKED",
@@ -52,6 +56,10 @@ HIDDEN_STYLE = {"opacity": 0.0}
 HOLLOW_STROKE = FLAGGED_STROKE.bqplot
 #: Traits never copied from a widget's mark: its kernel-side tooltip and selection.
 _NOT_COPIED = frozenset({"tooltip", "interactions", "selected", "scales", "names", "labels"})
+#: A point's guidance in its hover text: wrapped at this many characters a line ...
+GUIDANCE_WIDTH = 80
+#: ... and cut after this many (a page has no detail panel: more than the widget's tooltip line).
+GUIDANCE_CHARS = 480
 _POINT_FIELDS = ["name", "x", "y"]
 _POINT_LABELS = ["", "FLOP/byte", "GFLOP/s"]
 _NUMBER_FORMAT = ".4~g"
@@ -106,12 +114,17 @@ def point_groups(points: pd.DataFrame, by_region: bool, rank_slots: Sequence | N
     return groups
 
 
-def point_texts(points: pd.DataFrame, judged: pd.DataFrame | None) -> list[str]:
-    """Each point's hover text, plain (not HTML): region, rank or ranks, run, efficiency.
+def point_texts(points: pd.DataFrame, judged: pd.DataFrame | None,
+                guidance: Sequence[str] | None = None) -> list[str]:
+    """Each point's hover text, plain (not HTML): region, rank or ranks, device, run, efficiency,
+    guidance.
 
-    The rank line is there when the points are of several ranks, the run line
-    when of several files; the efficiency when the points were judged
-    (``judged``: :meth:`Roofline.classify <roofline_widget.Roofline.classify>` of ``points``).
+    The rank line is there when the points are of several ranks, the device
+    line on a GPU's point (:func:`~roofline_widget.look.texts.device_text`), the
+    run line when of several files; the efficiency when the points were judged
+    (``judged``: :meth:`Roofline.classify <roofline_widget.Roofline.classify>` of ``points``);
+    last the point's ``guidance`` (its limiting factor and advice, ``""`` for none), wrapped at
+    :data:`GUIDANCE_WIDTH` and cut after :data:`GUIDANCE_CHARS` characters.
 
     Examples
     --------
@@ -124,11 +137,22 @@ def point_texts(points: pd.DataFrame, judged: pd.DataFrame | None) -> list[str]:
     if points["rank"].nunique() > 1 or ("rank_group" in points and (points["rank"] < 0).any()):
         groups = points["rank_group"] if "rank_group" in points else "rank " + points["rank"].astype(str)
         lines.append(groups.astype(str).tolist())
+    lines.append(point_devices(points))
     if points["file"].nunique() > 1:
         lines.append(("run " + points["file"].astype(str)).tolist())
     if judged is not None and "efficiency_percent" in judged:
         lines.append([_efficiency(row) for row in judged.to_dict("records")])
-    return ["\n".join(parts) for parts in zip(*lines)]
+    if guidance is not None:
+        lines.append([_wrapped(text) for text in guidance])
+    return ["\n".join(part for part in parts if part) for parts in zip(*lines)]
+
+
+def _wrapped(text: str) -> str:
+    """A guidance text cut to :data:`GUIDANCE_CHARS` and wrapped at :data:`GUIDANCE_WIDTH`."""
+    text = str(text or "")
+    if len(text) > GUIDANCE_CHARS:
+        text = text[:GUIDANCE_CHARS - 1] + "…"
+    return "\n".join(textwrap.wrap(text, GUIDANCE_WIDTH))
 
 
 def _efficiency(row: dict) -> str:

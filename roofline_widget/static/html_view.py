@@ -8,7 +8,8 @@ alone and leaves out the rest (docs/guide/sharing.md says which and why):
   chains, rank medians), copied with tooltips the browser fills
   (:mod:`~roofline_widget.static.html_marks`), and the points in one mark per
   region: SVG with a hover text each up to :data:`HTML_SVG_MAX_POINTS`
-  points, WebGL (bqplot-gl, no hover) above;
+  points (with the point's guidance, :func:`page_guidance`, as the widget's
+  tooltip has it), WebGL (bqplot-gl, no hover) above;
 - bqplot's toolbar: pan and zoom (its arrows button; the wheel zooms), and
   the figure saved as PNG; its reset button is hidden (it cannot make a new
   pan-zoom without a kernel): reload the page to reset the axes;
@@ -36,6 +37,7 @@ import pandas as pd
 from bqplot.interacts import PanZoom
 
 from roofline_widget import __version__, schema
+from roofline_widget.analysis.guidance import NOTHING_FOUND
 from roofline_widget.static.html_marks import (
     ceiling_tooltip_texts,
     copy_mark,
@@ -45,9 +47,10 @@ from roofline_widget.static.html_marks import (
     point_texts,
     point_tooltip,
 )
+from roofline_widget.widget.point_keys import key_index
 
 __all__ = ["HTML_SVG_MAX_POINTS", "MAX_RANK_TOGGLES", "MAX_REGION_TOGGLES", "SHARED_CSS",
-           "WidgetPicture", "shared_view"]
+           "WidgetPicture", "page_guidance", "shared_view"]
 
 #: Most points drawn as SVG (each with its hover text); more are drawn with WebGL, without
 #: hover. docs/performance.md: 5,000 SVG points draw in about 3 s, 50,000 in about 25 s.
@@ -91,6 +94,9 @@ class WidgetPicture:
     texts : dict
         Escaped HTML shown with the figure: ``message``, ``legend``, ``status``,
         ``ceilings`` and ``left_out`` (tables), and the two tables' titles.
+    guidance : list of str or None
+        Per point its guidance (:func:`page_guidance`); None where the page
+        draws no hover texts (more than :data:`HTML_SVG_MAX_POINTS` points).
     """
 
     plot: bq.Figure
@@ -103,6 +109,7 @@ class WidgetPicture:
     palette: list
     roofline: Any
     texts: dict
+    guidance: list | None = None
 
     @classmethod
     def of(cls, widget) -> WidgetPicture:
@@ -122,8 +129,38 @@ class WidgetPicture:
                  "left_out": controls.left_out_html.value,
                  "ceilings_title": controls.ceilings_section.get_title(0),
                  "left_out_title": controls.left_out.get_title(0)}
+        guidance = (page_guidance(widget.to_dataframe(), points)
+                    if 0 < len(points) <= HTML_SVG_MAX_POINTS else None)
         return cls(figure.plot, figure.points.active, skipped, points, colors, sizes, flagged,
-                   list(figure.color_scale.colors), widget.roofline, texts)
+                   list(figure.color_scale.colors), widget.roofline, texts, guidance)
+
+
+def page_guidance(advised: pd.DataFrame, points: pd.DataFrame) -> list[str]:
+    """Per point of ``points`` its guidance in a page's hover text: ``"limiting factor: advice"``.
+
+    Parameters
+    ----------
+    advised : pandas.DataFrame
+        ``RooflineWidget.to_dataframe()``: every current point with ``limiting_factor`` and
+        ``guidance`` (the advice, joined), judged against the widget's roofs.
+    points : pandas.DataFrame
+        The points drawn (file, rank, region).
+
+    Returns
+    -------
+    list of str
+        ``""`` for a point no rule speaks of, or not in ``advised``.
+    """
+    if not len(points) or not {"limiting_factor", "guidance"} <= set(advised.columns):
+        return [""] * len(points)
+    frame = advised.set_index(key_index(advised))
+    frame = frame[~frame.index.duplicated()].reindex(key_index(points))
+    texts = []
+    for factor, advice in zip(frame["limiting_factor"], frame["guidance"]):
+        factor = factor if isinstance(factor, str) else ""
+        advice = advice if isinstance(advice, str) and advice != NOTHING_FOUND else ""
+        texts.append(f"{factor}: {advice}" if factor and advice else factor)
+    return texts
 
 
 def shared_view(widget) -> widgets.VBox:
@@ -190,7 +227,7 @@ def _point_marks(picture: WidgetPicture, groups, webgl: bool) -> tuple[list, lis
     texts = tooltip = None
     if not webgl:
         judged = picture.roofline.classify(points) if picture.roofline is not None else None
-        texts, tooltip = point_texts(points, judged), point_tooltip()
+        texts, tooltip = point_texts(points, judged, picture.guidance), point_tooltip()
     marks = [group_mark(picture.points_mark, group, arrays, texts, tooltip, webgl)
              for group in groups]
     return marks, [hollow_mark(picture.points_mark, group, arrays) for group in groups]

@@ -17,6 +17,7 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import STRONG_COLORS, strong_first
+from roofline_widget.look.texts import device_text
 from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_groups import summed_ranks
 from roofline_widget.roofs.roofline import JUDGED_COLUMNS, Roofline
@@ -30,6 +31,7 @@ __all__ = [
     "colour_keys",
     "hover_texts",
     "no_points_error",
+    "point_devices",
     "roofline_rows",
     "sampled_colors",
 ]
@@ -72,15 +74,26 @@ def roofline_rows(roofline: Roofline, x_min: float, x_max: float) -> list[dict]:
             for x, y in zip(grid, roofline.attainable(grid))]
 
 
+def point_devices(points: pd.DataFrame) -> list[str]:
+    """Per point the device its texts name (:func:`~roofline_widget.look.texts.device_text`:
+    a GPU's, ``""`` for a CPU's or without ``device_family``)."""
+    if "device_family" not in points:
+        return [""] * len(points)
+    names = points["device_name"] if "device_name" in points else [None] * len(points)
+    return [device_text(family, name) for family, name in zip(points["device_family"], names)]
+
+
 def hover_texts(points: pd.DataFrame, file_ranks: dict) -> list[str]:
-    """HTML hover text per point; region and file names are escaped."""
+    """HTML hover text per point (a GPU's names its device); region, file and device names
+    are escaped."""
     texts = []
-    for row in points.itertuples(index=False):
+    for row, device in zip(points.itertuples(index=False), point_devices(points)):
         summed = summed_ranks(row.rank, getattr(row, "rank_group", None))
         rank = (f" ({html.escape(summed)})" if summed else
                 f" (rank {row.rank})" if file_ranks.get(row.file, 1) > 1 else "")
         texts.append("<br>".join((
             f"<b>{html.escape(str(row.region))}</b>{rank}",
+            *([f"device: {html.escape(device)}"] if device else []),
             f"run: {html.escape(str(row.file))}",
             f"intensity: {getattr(row, schema.INTENSITY):.6g} FLOP/byte",
             f"performance: {getattr(row, schema.PERFORMANCE):.6g} GFLOP/s",
@@ -149,6 +162,7 @@ def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.Dat
     return {
         "points": selection.to_dicts(),
         "rank_groups": points["rank_group"].astype(object).tolist(),
+        "devices": point_devices(points),
         "colors": colors,
         "file_ranks": file_ranks,
         "peak_flops_gflops": roofline.peak_flops,

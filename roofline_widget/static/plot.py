@@ -174,7 +174,8 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         performance, efficiency, bound, above_roof, ridge, the roofs' names;
         :meth:`~roofline_widget.Roofline.classify`), ``ceiling_notes`` (points
         without a roof of their kind, ceilings of another machine or level),
-        ``left_out``, ``hover`` (escaped HTML), ``flops_metric``,
+        ``left_out``, ``hover`` (escaped HTML), ``devices`` (per point the device its texts
+        name: a GPU's, "" for a CPU's), ``flops_metric``,
         ``bandwidth_metric``, ``colour_by``, ``point_colors``,
         ``chain`` (the labels of the runs drawn as a chain, in order; ``[]``
         when there is none), ``no_flop_work`` (the points doing almost no FLOPs,

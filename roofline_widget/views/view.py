@@ -79,7 +79,7 @@ class View:
         ``provenance`` dict, a bandwidth roof's ``level``).
     levels : dict of str to str, or None
         Memory level (``"L2"``, ``"MEM"``, ...) -> bandwidth metric used for it.
-    color_by : {"region", "run", "rank"}
+    color_by : {"region", "run", "rank", "device"}
     size_by : {"none", "runtime"}
     max_points : int or None
         Most points drawn; None: the widget's default.

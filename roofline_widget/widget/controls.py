@@ -17,6 +17,7 @@ import traitlets
 
 from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_groups import check_group_ranks
+from roofline_widget.settings import COLOR_CHOICES
 from roofline_widget.widget.figure import INTERACTIONS, RooflineFigure
 from roofline_widget.widget.html import details_html, heading_html
 from roofline_widget.widget.peak_controls import DESCRIPTION_WIDTH, PEAK_TRAITS, PeakControls
@@ -145,7 +146,7 @@ class RooflineControls:
         self.exclude_text = widgets.Text(description="Exclude", placeholder="regex",
                                          **_control_style())
         self.exclude_text.add_class("roofline-exclude")
-        self.color_choice = widgets.Dropdown(options=["region", "run", "rank"],
+        self.color_choice = widgets.Dropdown(options=list(COLOR_CHOICES),
                                              description="Colour by", **_control_style("200px"))
         self.size_choice = widgets.Dropdown(options=["none", "runtime"], description="Size by",
                                             **_control_style("200px"))

@@ -4,6 +4,8 @@ A region (run, rank) keeps its colour whatever is selected: its code is its
 position among every value ``color_by`` can take in the data
 (:func:`color_categories`, a :class:`~roofline_widget.scene.parts.Coloring`'s
 categories), an index into ``look.colors.PALETTE`` (repeating past its end).
+A device family keeps one colour on every plot (:data:`DEVICE_FAMILY_ORDER`:
+the CPU blue, a GPU of no known vendor orange, NVIDIA's green, AMD's red).
 Sizes follow log runtime over the whole data.
 """
 
@@ -19,10 +21,13 @@ from roofline_widget.look.log_axes import positive
 from roofline_widget.points import RegionSums
 from roofline_widget.schema import ALL_RANKS
 
-__all__ = ["COLOR_COLUMN", "color_categories", "marker_sizes", "runtime_log_range"]
+__all__ = ["COLOR_COLUMN", "DEVICE_FAMILY_ORDER", "color_categories", "marker_sizes",
+           "runtime_log_range"]
 
 #: Which points-frame column each ``color_by`` value colours by.
-COLOR_COLUMN = {"region": "region", "run": "file", "rank": "rank"}
+COLOR_COLUMN = {"region": "region", "run": "file", "rank": "rank", "device": "device_family"}
+#: The device families in palette order: their colour codes, the same on every plot.
+DEVICE_FAMILY_ORDER = ("cpu", "gpu", "nvidia", "amd")
 
 
 def color_categories(sums: RegionSums, color_by: str, combine_ranks: bool) -> list:
@@ -31,6 +36,8 @@ def color_categories(sums: RegionSums, color_by: str, combine_ranks: bool) -> li
         return sums.regions
     if color_by == "run":
         return sums.files
+    if color_by == "device":
+        return list(DEVICE_FAMILY_ORDER)
     # a sum of a run's every rank is -1: last, so a rank keeps its colour (a socket's or
     # host's point has its lowest rank's number and colour)
     return [ALL_RANKS] if combine_ranks else [*sums.ranks, ALL_RANKS]

@@ -107,7 +107,7 @@ class RooflineWidget(RooflineTraits):
         roofline, whatever other ceilings are higher); None: the measured
         ``ceilings`` of that kind, else the largest observation (an
         *empirical* ceiling; with a baseline, of both runs).
-    color_by : {"region", "run", "rank"}
+    color_by : {"region", "run", "rank", "device"}
     size_by : {"none", "runtime"}
     max_points : int
         Most points drawn (default ``DEFAULT_MAX_POINTS`` = 50,000, chosen from

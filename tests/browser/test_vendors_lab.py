@@ -3,11 +3,11 @@
 The notebook shows ``RooflineWidget([cpu, nvidia, amd, amd_fp64], ceilings=...)``: sample 5 (five
 LIKWID CPU regions), sample N1 (three Nsight Compute kernels on a V100), sample R2/R3 (an MI200's
 ``vecCopy``: a copy, left out) and an illustrated FP64 variant of it, under the EPYC 7702
-spec-sheet roofs, the V100-SXM2 and the MI210 datasheet roofs (families ``cpu``, ``nvidia``,
-``amd``).  The page must draw every point (nine), one roofline per device family (the two GPU
-ones in the GPU colour until the renderers colour by family, the CPU's black), and every label
-inside the plot and apart from the others at 900 and 1400 px; the screenshots are
-``docs/screenshot-vendors-*``.
+spec-sheet roofs, the V100-SXM2 datasheet roofs and the roofs rocprof-compute measured on the
+MI200 (sample R1 beside R2; families ``cpu``, ``nvidia``, ``amd``).  The page must draw every
+point (nine), one roofline per device family (the two GPU ones in the GPU colour until the
+renderers colour by family, the CPU's black), and every label inside the plot and apart from the
+others at 900 and 1400 px; the screenshots are ``docs/screenshot-vendors-*``.
 """
 
 from __future__ import annotations

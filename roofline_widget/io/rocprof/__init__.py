@@ -9,7 +9,9 @@
 * ``sysinfo.csv``: the GPU (model, architecture, compute units, LDS banks) and
   the machine;
 * ``roofline.csv``: the ceilings its micro-benchmark measured per GPU (read
-  by the ceiling readers, not here).
+  by :func:`~roofline_widget.io.ceiling_files.read_rocprof_roofline`, not
+  here; :func:`workload_roofline` finds it beside the counters, and
+  :func:`~roofline_widget.gpu_ceilings` of a run read here takes its roofs).
 
 :func:`read_rocprof` reads the first two into the package's canonical run,
 as :func:`~roofline_widget.read_ncu` does for Nsight Compute: a region is a
@@ -37,15 +39,18 @@ from roofline_widget.io.rocprof.sysinfo import SysInfo, parse_sysinfo
 from roofline_widget.io.rocprof.table import CsvTable, numbers, read_table
 from roofline_widget.model import GPU_PROFILER_GROUPS, DeviceFamily, Layout, LikwidRun
 
-__all__ = ["GROUP", "LAUNCH_MODES", "PMC_PERF", "SYSINFO", "SysInfo", "is_pmc_perf",
-           "is_rocprof_path", "read_rocprof", "rocprof_run", "rocprof_workload"]
+__all__ = ["GROUP", "LAUNCH_MODES", "PMC_PERF", "ROOFLINE", "SYSINFO", "SysInfo", "beside",
+           "is_pmc_perf", "is_rocprof_path", "read_rocprof", "rocprof_run", "rocprof_workload",
+           "workload_roofline"]
 
 #: The group name of every row a rocprof-compute workload gives (``run.groups``).
 GROUP = GPU_PROFILER_GROUPS[DeviceFamily.AMD]
 #: The file names in a workload folder.
 PMC_PERF = "pmc_perf.csv"
 SYSINFO = "sysinfo.csv"
+ROOFLINE = "roofline.csv"
 _REQUIRED = ("Kernel_Name", "Start_Timestamp", "End_Timestamp")
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz")
 _WHAT = "rocprof-compute pmc_perf.csv"
 
 
@@ -132,6 +137,53 @@ def rocprof_run(pmc_text: str, source: str, *, sysinfo: SysInfo | None = None,
         notes=[*(notes or []), *no_flop_notes(frame["kernel"].to_numpy(), counts)])
 
 
+def beside(pmc_perf: str | os.PathLike, name: str) -> Path:
+    """The workload file ``name`` (``sysinfo.csv``, ``roofline.csv``) beside a ``pmc_perf.csv``.
+
+    Beside ``<prefix>pmc_perf.csv`` (also compressed, ``<prefix>pmc_perf.csv.gz``) it is
+    ``<prefix><name>`` (the bundled samples are ``mi200_dispatch0_pmc_perf.csv``,
+    ``mi200_dispatch0_sysinfo.csv``, ...); beside any other name, ``<name>``.  Whether the
+    file exists is the caller's question.
+
+    Examples
+    --------
+    >>> beside("workloads/app/MI200/pmc_perf.csv", "roofline.csv").as_posix()
+    'workloads/app/MI200/roofline.csv'
+    >>> beside("data/mi200_dispatch0_pmc_perf.csv.gz", "sysinfo.csv").name
+    'mi200_dispatch0_sysinfo.csv'
+    """
+    path = Path(os.fspath(pmc_perf))
+    stem = _counters_name(path)
+    prefix = stem[:-len(PMC_PERF)] if stem.endswith(PMC_PERF) else ""
+    return path.parent / f"{prefix}{name}"
+
+
+def _counters_name(path: Path) -> str:
+    """A file's name without a compression suffix (``pmc_perf.csv.gz``: ``pmc_perf.csv``)."""
+    return path.stem if path.suffix.lower() in _COMPRESSED_SUFFIXES else path.name
+
+
+def workload_roofline(run: LikwidRun) -> list[Path]:
+    """The ``roofline.csv`` files beside the ``pmc_perf.csv`` files a run was read from.
+
+    rocprof-compute's micro-benchmark writes the ceilings it measured beside
+    the counters of the workload (``workloads/<name>/<GPU>/roofline.csv``):
+    the roofs that judge its kernels.  Empty for a run of no rocprof-compute
+    file, or of one without a ``roofline.csv`` beside it (a file object, a
+    workload profiled without the roofline benchmark).
+    """
+    found: dict[Path, None] = {}
+    for source in run.sources:
+        path = Path(str(source))
+        if not path.is_file() or not (_counters_name(path).endswith(PMC_PERF)
+                                      or is_rocprof_path(path)):
+            continue
+        ceilings = beside(path, ROOFLINE)
+        if ceilings.is_file():
+            found[ceilings] = None
+    return list(found)
+
+
 def _files(path_or_folder: PathOrBuffer) -> tuple[PathOrBuffer, str | None, list[str]]:
     """(pmc_perf.csv, sysinfo.csv beside it or None, notes) of a folder or a file.
 
@@ -147,8 +199,7 @@ def _files(path_or_folder: PathOrBuffer) -> tuple[PathOrBuffer, str | None, list
             raise LikwidFormatError(str(path), None, f"a rocprof-compute workload folder with "
                                     f"{PMC_PERF}", f"no {PMC_PERF} in it")
         path = pmc
-    prefix = path.name[:-len(PMC_PERF)] if path.name.endswith(PMC_PERF) else ""
-    sysinfo = path.parent / f"{prefix}{SYSINFO}"
+    sysinfo = beside(path, SYSINFO)
     if sysinfo.is_file():
         return path, str(sysinfo), []
     return path, None, [f"no {sysinfo.name} beside {path.name}: no GPU name, no LDS bytes"]
@@ -214,10 +265,10 @@ def rocprof_workload(path_or_folder: PathOrBuffer, *, sysinfo: PathOrBuffer | No
                      label: str | None = None, launches: str = "sum") -> LikwidRun:
     """:func:`read_rocprof` without warning: what was passed over is in ``run.warnings``."""
     check_launch_mode(launches)
-    pmc, beside, notes = _files(path_or_folder)
+    pmc, found_sysinfo, notes = _files(path_or_folder)
     machine = None
-    if sysinfo is not None or beside is not None:
-        source = open_text(sysinfo if sysinfo is not None else beside,  # type: ignore[arg-type]
+    if sysinfo is not None or found_sysinfo is not None:
+        source = open_text(sysinfo if sysinfo is not None else found_sysinfo,  # type: ignore[arg-type]
                            "rocprof-compute sysinfo.csv")
         machine, machine_notes = parse_sysinfo(source.text, source.name)
         notes = machine_notes if sysinfo is not None else notes + machine_notes

@@ -24,7 +24,7 @@ import pandas as pd
 from roofline_widget.model import LikwidRun, device_family
 from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
-from roofline_widget.roofs.hardware_bounds import ThreadBound, run_thread_bound
+from roofline_widget.roofs.hardware_bounds import run_thread_bound
 from roofline_widget.schema import SOURCE_KEYS
 
 __all__ = ["RankPlaces", "RunAggregate", "RunSource", "cached_run_frame", "rank_places",
@@ -249,8 +249,9 @@ class RunSource:
         The run's metrics, in the order LIKWID printed them.
     keys : dict
         The :data:`~roofline_widget.points.engines.source.SOURCE_KEYS` columns.
-    thread_limit : float
-        The FLOP-rate bound of one hardware thread of the run's CPU, GFLOP/s
+    thread_limit : numpy.ndarray
+        Per row the FLOP-rate bound of one unit of its device, GFLOP/s: a
+        hardware thread of the run's CPU, or the GPU the row names
         (:func:`~roofline_widget.roofs.hardware_bounds.run_thread_bound`).
     """
 
@@ -265,15 +266,21 @@ class RunSource:
         for name in ("region", "device", "groups"):
             self.keys[name] = pd.Categorical(self.keys[name])
         self._maxima: dict[str, np.ndarray] = {}
-        self._bound: ThreadBound | None = None
+        self._limits: np.ndarray | None = None
 
     @property
-    def thread_limit(self) -> float:
-        """The FLOP-rate bound of one hardware thread of the run's CPU, GFLOP/s (worked out once)."""
-        bound = self._bound
-        if bound is None:
-            bound = self._bound = run_thread_bound(self.run)
-        return bound.gflops
+    def thread_limit(self) -> np.ndarray:
+        """Per row the FLOP-rate bound of one unit of its device (a CPU's hardware thread, the
+        GPU it names), GFLOP/s (worked out once per run and device)."""
+        if self._limits is None:
+            devices = np.asarray(self.keys["device"], dtype=object).astype(str)
+            names = self.device_labels()["device_name"].astype(str)
+            limits = np.full(len(devices), np.nan)
+            for device, name in {(d, n if d == "gpu" else "") for d, n in zip(devices, names)}:
+                rows = (devices == device) & ((names == name) if device == "gpu" else True)
+                limits[rows] = run_thread_bound(self.run, device, name).gflops
+            self._limits = limits
+        return self._limits
 
     def thread_maxima(self, metric: str) -> np.ndarray:
         """Per row the largest value of ``metric`` among the threads summed (native unit; kept)."""

@@ -63,7 +63,7 @@ class RegionSource(Protocol):
     A source may also offer ``thread_maxima(metric) ->`` numpy array (per
     row the largest value of the metric among the threads summed, native
     unit) and ``thread_limit`` (the FLOP-rate bound of one of its hardware
-    threads, GFLOP/s): the per-thread plausibility check of
+    threads or GPUs, GFLOP/s: one value, or one per row): the per-thread plausibility check of
     :mod:`roofline_widget.roofs.hardware_bounds`.  A source without them
     is checked per point only.
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from roofline_widget.look.colors import IMBALANCE_COLORS
 from roofline_widget.look.markers import CURRENT_MARKER, RUN_MARKERS, run_marker
-from roofline_widget.look.texts import CURRENT_RUN_LABEL
+from roofline_widget.look.texts import CURRENT_RUN_LABEL, DEVICE_FAMILY_NAMES
 from roofline_widget.widget.html.values import rank_text
 
 __all__ = [
@@ -21,7 +21,7 @@ __all__ = [
 
 LEGEND_ENTRIES_SHOWN = 20
 #: The legend's title by what the points are coloured by.
-LEGEND_TITLES = {"region": "Regions", "run": "Runs", "rank": "Ranks"}
+LEGEND_TITLES = {"region": "Regions", "run": "Runs", "rank": "Ranks", "device": "Devices"}
 _LEGEND_STYLE = ("display:flex;flex-wrap:wrap;align-items:center;column-gap:18px;"
                  "row-gap:2px;line-height:1.5")
 
@@ -44,8 +44,9 @@ def legend_html(values: Sequence, colors: Sequence[str], color_by: str, note: st
         The distinct categories drawn, in order.
     colors : sequence of str
         Their colours (at least the first ``LEGEND_ENTRIES_SHOWN``).
-    color_by : {"region", "run", "rank"}
-        What the categories are (the title; ranks are shown by :func:`~.values.rank_text`).
+    color_by : {"region", "run", "rank", "device"}
+        What the categories are (the title; ranks are shown by :func:`~.values.rank_text`,
+        device families by their names, ``"NVIDIA GPU"``).
     note : str
         Plain text after the entries (escaped here), "" for none.
     names : sequence of str, optional
@@ -53,7 +54,9 @@ def legend_html(values: Sequence, colors: Sequence[str], color_by: str, note: st
         values as text (ranks by :func:`~.values.rank_text`).
     """
     if names is None:
-        name = rank_text if color_by == "rank" else str
+        name = rank_text if color_by == "rank" else (
+            (lambda family: DEVICE_FAMILY_NAMES.get(str(family), str(family)))
+            if color_by == "device" else str)
         names = [name(value) for value in values[:LEGEND_ENTRIES_SHOWN]]
     entries = [_legend_entry(color, text) for color, text in
                zip(colors[:LEGEND_ENTRIES_SHOWN], names[:LEGEND_ENTRIES_SHOWN])]

@@ -13,7 +13,7 @@ import html
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.look.texts import TOOLTIP_FIELDS, X_LABEL, Y_LABEL, TooltipField
+from roofline_widget.look.texts import TOOLTIP_FIELDS, X_LABEL, Y_LABEL, TooltipField, device_text
 from roofline_widget.widget.html.values import (
     CELL_STYLE,
     number_text,
@@ -100,10 +100,14 @@ def tooltip_html(row: pd.Series, guidance: str = "") -> str:
     A point summed over fewer threads than it ran on (``unmeasured_threads``
     > 0, selected with ``unmeasured="keep"``) says "N threads not measured".
     ``guidance`` (the point's limiting factor and advice, ``""`` for none) is
-    the last line.
+    the last line.  A GPU's point names its device after its rank
+    (:func:`~roofline_widget.look.texts.device_text`).
     """
     by_column = {item.column: item for item in TOOLTIP_FIELDS}
     rows = [(item.label, _field_text(row, item)) for item in (by_column[c] for c in TOOLTIP_COLUMNS)]
+    device = device_text(row.get("device_family"), row.get("device_name"))
+    if device:
+        rows.insert(TOOLTIP_COLUMNS.index("rank") + 1, ("device", device))
     missing = int(row.get("unmeasured_threads", 0) or 0)
     note = ""
     if missing > 0:

@@ -1,4 +1,10 @@
-"""Datasheet peaks of common HPC GPUs, NVIDIA's and AMD's: the fallback ceilings of :func:`.gpu.gpu_ceilings`.
+"""Datasheet peaks of common HPC GPUs, NVIDIA's and AMD's: fallback ceilings and plausibility bounds.
+
+The fallback ceilings of :func:`~roofline_widget.gpu_ceilings`, and the bound
+of a kernel's rate on a GPU the data names
+(:func:`~roofline_widget.roofs.hardware_bounds.gpu_bound`): the table sits
+beside the table of CPU cores (:mod:`roofline_widget.cpu_cores`), below the
+roofs and the analysis that both read it.
 
 Each entry gives the vendor's peak double- and single-precision rates of the
 vector (CUDA-core / stream-processor) units at the boost clock, for AMD's
