@@ -137,7 +137,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as folder:
         for ranks, regions in sizes:
             build_s, widget = timed(widget_of, ranks, regions)
-            points = len(widget.figure.state.points)
+            points = len(widget.figure.scene.points)
             path = Path(folder) / f"roofline-{points}.html"
             cold = timed(_cold_write, widget, path)[0]
             times = [timed(widget.save_html, path)[0] for _ in range(repeat)]

@@ -132,11 +132,11 @@ def draw_points_with_webgl(widget) -> ScatterGL:
         figure.interactions[name].marks = [gl]
 
     def to_keys(change):
-        state = figure.state
-        if change.new is None or state is None:
+        scene = figure.scene
+        if change.new is None or scene is None:
             return
         indices = np.asarray(change.new, dtype=np.intp)
-        rows = state.points.iloc[indices[(indices >= 0) & (indices < len(state.points))]]
+        rows = scene.point_rows.iloc[indices[(indices >= 0) & (indices < len(scene.points))]]
         widget.selected = list(zip(rows["file"].astype(str), rows["rank"].astype(int),
                                    rows["region"].astype(str)))
 

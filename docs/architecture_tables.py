@@ -44,6 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("points",),
     ("look",),
     ("analysis",),
+    ("scene",),
     ("views",),
     ("widget",),
     ("static",),

@@ -56,7 +56,7 @@ from roofline_widget.roofs.hardware_bounds import (
     keep_flags,
     largest_plausible,
 )
-from roofline_widget.static.compare import ARROW_GID
+from roofline_widget.scene.compare import ARROW_GID
 
 #: (region, run) of the five broken points, in file order.
 BROKEN = [("CalcPressureForElems", 1), ("CalcEnergyForElems:KERNEL_5", 2),

@@ -28,7 +28,6 @@ from roofline_widget.look.ceiling_lines import ceiling_lines
 from roofline_widget.look.plot_area import DEFAULT_AREA, MIN_PLOT_PX, PlotArea
 from roofline_widget.look.texts import text_px
 from roofline_widget.widget.html import TOOLTIP_CSS, TOOLTIP_STYLE
-from roofline_widget.widget.roof_marks import roof_marks_data
 
 ONE_CORE = ComputeRoof("1 core at 3.35 GHz boost", 53.6, source="spec sheet")
 WIDTHS = (MIN_PLOT_PX, 382, 700, 1284)  # 382: JupyterLab at 900 px; 1284: Voila at 1400
@@ -117,12 +116,18 @@ def test_labels_sit_on_their_lines(quickstart):
 
 def test_the_widget_draws_the_placement(quickstart):
     figure = quickstart.figure
-    data = roof_marks_data(quickstart.roofline, *ranges(quickstart), figure.plot_area())
+    layout, _ = layout_of(quickstart.roofline, *ranges(quickstart), figure.plot_area(),
+                          figure.scene.obstacles)
     for mark in (figure.ceiling_labels, figure.ceiling_labels_start):
-        np.testing.assert_allclose(mark.x, data["label_x"])
-        np.testing.assert_allclose(mark.y, data["label_y"])
-    assert list(figure.ceiling_labels.text) == data["label_texts"]
-    assert list(figure.ceiling_labels_start.text) == data["start_texts"]
+        np.testing.assert_allclose(mark.x, [spot.x for spot in layout.ceilings])
+        np.testing.assert_allclose(mark.y, [spot.y for spot in layout.ceilings])
+    assert list(figure.ceiling_labels.text) == [
+        spot.text if spot.align == "end" else "" for spot in layout.ceilings]
+    assert list(figure.ceiling_labels_start.text) == [
+        spot.text if spot.align == "start" else "" for spot in layout.ceilings]
+    # the scene's labels are the placement, the widget's marks draw them
+    assert [label.text for label in figure.scene.ceiling_labels] == [
+        spot.text for spot in layout.ceilings]
     assert (figure.ceiling_labels.align, figure.ceiling_labels.x_offset) == ("end", -5)
     assert (figure.ceiling_labels_start.align, figure.ceiling_labels_start.x_offset) == ("start", 5)
     assert figure.ceiling_labels.y_offset == figure.ceiling_labels_start.y_offset == 0
@@ -179,10 +184,8 @@ def test_every_tooltip_lets_clicks_through(quickstart):
 
 
 def test_the_spread_squares_tooltip_lets_clicks_through(pmgpu):
-    from roofline_widget.widget.layers.ranks import RanksLayer
-
     w = RooflineWidget(pmgpu)
-    layer = RanksLayer(w.figure)
+    layer = w.figure.layers["ranks"]
     assert layer.medians.tooltip_style == TOOLTIP_STYLE
 
 

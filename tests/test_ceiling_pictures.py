@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from likwid_render import bench
+from text_outlines import text_outline
 
 from roofline_widget import (
     BandwidthRoof,
@@ -41,7 +42,6 @@ from roofline_widget.look.ceiling_labels import POINT_CLEARANCE_PX, label_boxes_
 from roofline_widget.look.ceiling_lines import ceiling_lines, ceiling_rows
 from roofline_widget.look.log_axes import log_ticks, tick_text
 from roofline_widget.look.plot_area import DEFAULT_AREA, MIN_PLOT_PX, PlotArea
-from roofline_widget.static.ceiling_labels import text_outline
 
 matplotlib = pytest.importorskip("matplotlib")
 
@@ -215,7 +215,7 @@ def _layout(widget):
     lines, segments = ceiling_lines(widget.roofline, x_range)
     layout = place_labels(lines, segments, (widget.roofline.ridge_point(),
                                             widget.roofline.peak_flops),
-                          x_range, y_range, figure.plot_area(), figure.state.drawn_points())
+                          x_range, y_range, figure.plot_area(), figure.scene.obstacles)
     return layout, lines, x_range, y_range
 
 
@@ -229,7 +229,8 @@ def test_widget_labels_name_their_roofs_inside_apart_and_clear_of_points(widget)
     drawn = [end or start for end, start in zip(widget.figure.ceiling_labels.text,
                                                 widget.figure.ceiling_labels_start.text)]
     assert drawn == texts
-    x, y = widget.figure.state.drawn_points()
+    # the points and the layers' dots the labels keep clear of (their logarithms)
+    x, y = 10.0 ** widget.figure.scene.obstacles.x, 10.0 ** widget.figure.scene.obstacles.y
     for width in WIDTHS:
         area = PlotArea(min_width=width, height=DEFAULT_AREA.height)
         boxes = label_boxes_px(layout, x_range, y_range, area)

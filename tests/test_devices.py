@@ -197,11 +197,11 @@ def test_labels_of_two_devices_roofs_stay_apart_in_the_narrowest_plot(runs):
              BandwidthRoof("EPYC 7702 DRAM", 204.8, "spec sheet", level="MEM", device="cpu"),
              *gpu_ceilings(gpu="V100-SXM2")]
     widget = RooflineWidget(runs, ceilings=roofs)  # spec-sheet roofs name no CPU: no warning
-    state, area = widget.figure.state, widget.figure.plot_area()
+    state, area = widget.figure.scene, widget.figure.plot_area()
     lines, segments = ceiling_lines(state.roofline, state.x_range)
     layout = place_labels(lines, segments,
                           (state.roofline.ridge_point(), state.roofline.peak_flops),
-                          state.x_range, state.y_range, area, state.drawn_points())
+                          state.x_range, state.y_range, area, state.obstacles)
     boxes = [box for box in label_boxes_px(layout, state.x_range, state.y_range, area) if box[0]]
     assert len(boxes) == 5  # 4 ceilings and the ridge
     for i, (text, left, right, bottom, top) in enumerate(boxes):

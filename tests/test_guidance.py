@@ -311,7 +311,7 @@ def test_detail_card_is_readable_and_escaped(widget):
 
 
 def test_tooltip_last_line_is_the_guidance(widget):
-    index = list(widget.figure.state.points["region"]).index("<function_d>")
+    index = list(widget.figure.scene.point_rows["region"]).index("<function_d>")
     widget.figure.scatter._handle_custom_msgs(widget.figure.scatter,
                                               {"event": "hover", "data": {"index": index}})
     tooltip = widget.figure.tooltip.value

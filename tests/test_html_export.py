@@ -251,3 +251,33 @@ def test_the_ceilings_lines_carry_their_provenance(tmp_path):
     tooltips = _models(state, "TooltipModel")
     assert {"fields": ["name"], "show_labels": False}.items() <= next(
         t for t in tooltips if t.get("fields") == ["name"]).items()
+
+
+def test_a_point_beyond_the_hardware_is_hollow_on_the_page():
+    """Sample 23's host f0702 (rank 61's wrapped counter, tests/test_thread_plausibility.py) is
+    drawn hollow as in the widget: its slot transparent in the points' mark (its hover text kept),
+    its outline in a mark of its own under it, the other hosts parked there."""
+    import warnings
+
+    import bqplot as bq
+    import numpy as np
+    from wild_samples import WRAPPED_RANK
+
+    from roofline_widget.static.html_marks import PARKED
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        widget = RooflineWidget(WRAPPED_RANK)
+    flagged = widget.figure.scene.points.flagged
+    assert flagged.tolist() == [True, False, False]  # f0702, f0703, f0704
+    view = html_view.shared_view(widget)
+    (figure,) = [child for child in view.children if isinstance(child, bq.Figure)]
+    scatters = [m for m in figure.marks if isinstance(m, bq.Scatter) and len(m.x) == 3]
+    hollow, points = scatters  # the outline under the points
+    assert not hollow.fill
+    assert hollow.interactions == {}
+    assert np.asarray(hollow.x)[0] == np.float32(widget.figure.scene.points.x[0])
+    assert (np.asarray(hollow.x)[1:] == PARKED).all()
+    assert list(points.opacities) == [0.0, 1.0, 1.0]
+    assert points.names[0].startswith("(whole run)")
+    assert points.interactions == {"hover": "tooltip"}

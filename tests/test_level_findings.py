@@ -28,12 +28,12 @@ import render_likwid
 
 from roofline_widget import RooflineWidget, plot_roofline, read_likwid, sample_path, sanity_check
 from roofline_widget.analysis.levels import hierarchical_points
+from roofline_widget.analysis.sanity import checkable_roofs as measured_roofs
 from roofline_widget.analysis.sanity import flagged_points, merge_findings
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
-from roofline_widget.static.levels import FINDING_GID
+from roofline_widget.scene import levels as levels_layer
+from roofline_widget.scene.levels import FINDING_GID
 from roofline_widget.widget.html import ring_tooltip_html
-from roofline_widget.widget.layers import levels as levels_layer
-from roofline_widget.widget.layers.levels import measured_roofs
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 X = "arithmetic_intensity_flops_per_byte"

@@ -32,7 +32,7 @@ def test_level_shapes_are_the_same_in_the_widget_and_the_static_plot(tmp_path):
     pytest.importorskip("matplotlib")
     from matplotlib.markers import MarkerStyle
 
-    from roofline_widget.static.levels import LEVEL_GID
+    from roofline_widget.scene.levels import LEVEL_GID
 
     paths = render_likwid.render_program(tmp_path)  # L2, L3 and MEM_DP runs of one program
     run = read_likwid([paths["L2"], paths["L3"], paths["MEM_DP"]])

@@ -28,7 +28,7 @@ from roofline_widget import (
 from roofline_widget.errors import StatSumMismatchWarning
 from roofline_widget.io.stat_check import stat_comparisons
 from roofline_widget.look.markers import LEVEL_MARKERS
-from roofline_widget.static.levels import FINDING_GID, LEVEL_GID
+from roofline_widget.scene.levels import FINDING_GID, LEVEL_GID
 
 X = "arithmetic_intensity_flops_per_byte"
 Y = "performance_gflops"

@@ -25,7 +25,7 @@ from wild_samples import BENCH_REPS, LULESH_SIZES
 from roofline_widget import RooflineWidget, plot_roofline, read_likwid, sample_path
 from roofline_widget.cli import main
 from roofline_widget.io.chain import FileChain
-from roofline_widget.static.compare import ARROW_GID, BASELINE_GID
+from roofline_widget.scene.compare import ARROW_GID, BASELINE_GID
 
 LULESH = "lulesh_icx8360y_MEM_DP_O_7sizes_concatenated"
 LABELS = ["#1 (size 30^3)", "#2 (size 60^3)", "#3 (size 90^3)", "#4 (size 120^3)",

@@ -11,9 +11,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
+from text_outlines import text_outline
 
 from roofline_widget import plot_roofline, read_likwid, sample_path
-from roofline_widget.static.ceiling_labels import text_outline
 from roofline_widget.static.region_labels import MAX_LABELS, label_text, place_region_labels
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -45,7 +45,7 @@ def footprint(text, renderer):
 
     A slope's label is turned along its line: its bounding box (axis-aligned) is
     mostly empty, so a label that overlaps the box may well not touch the text.
-    The package's own outline (``static.ceiling_labels.text_outline``), checked
+    The outline (``tests/text_outlines.py``), checked
     below against the box matplotlib draws.
     """
     return text_outline(text, renderer)

@@ -523,7 +523,7 @@ def test_point_budget_draws_the_longest_running(pmgpu):
     w = RooflineWidget(pmgpu, max_points=2)
     # Region runtimes (RDTSC, MEM_DP block): init 1.748179 s, function_a 1.499428 s,
     # function_c 0.000121, function_b 0.000105, function_d 0.000050.
-    drawn = w.figure.state.points["region"].tolist()
+    drawn = w.figure.scene.points.rows["region"].tolist()
     assert drawn == ["<init_datastructures>", "<function_a>"]
     assert len(w.figure.scatter.x) == 2
     assert len(w.to_dataframe()) == 5
@@ -555,7 +555,7 @@ def test_color_and_size_change_restyle_without_touching_positions(gmgpolar, pmgp
 
 def test_failed_refresh_leaves_the_widget_unchanged(pmgpu, monkeypatch):
     w = RooflineWidget(pmgpu)
-    before = (np.array(w.figure.scatter.x), w.controls.status_html.value, w.figure.state, w.to_dataframe())
+    before = (np.array(w.figure.scatter.x), w.controls.status_html.value, w.figure.scene, w.to_dataframe())
 
     def broken(*arguments, **keywords):
         raise RuntimeError("boom")
@@ -567,7 +567,7 @@ def test_failed_refresh_leaves_the_widget_unchanged(pmgpu, monkeypatch):
     assert w.controls.include_text.value == ""
     np.testing.assert_array_equal(w.figure.scatter.x, before[0])
     assert w.controls.status_html.value == before[1]
-    assert w.figure.state is before[2]
+    assert w.figure.scene is before[2]
     assert w.to_dataframe().equals(before[3])
 
 

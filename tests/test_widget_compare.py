@@ -21,11 +21,10 @@ from roofline_widget import RooflineWidget, compare_points, read_likwid, sample_
 from roofline_widget.errors import ViewError, ViewWarning
 from roofline_widget.io import read_likwid_text
 from roofline_widget.look.colors import PALETTE
-from roofline_widget.static.compare import ARROW_GID, BASELINE_GID
+from roofline_widget.scene.compare import ARROW_GID, BASELINE_GID
 from roofline_widget.static.plot import plot_roofline
 from roofline_widget.views import View
-from roofline_widget.widget.layers.base import Layer
-from roofline_widget.widget.layers.compare import CompareLayer
+from roofline_widget.widget.layers.compare import CompareMarks
 
 GIVE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
 TAKE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt"
@@ -74,8 +73,8 @@ def line_rows(layer):
 # ---------------------------------------------------------------------------
 def test_lines_go_from_the_baseline_points_to_the_current_points(widget):
     layer = widget.baseline_layer
-    assert isinstance(layer, CompareLayer)
-    assert isinstance(layer, Layer)
+    assert isinstance(layer, CompareMarks)
+    assert layer.part is widget.figure.scene.comparison
     marks = widget.figure.plot.marks
     assert layer.lines in marks
     assert layer.baseline_points in marks
@@ -100,7 +99,7 @@ def test_lines_go_from_the_baseline_points_to_the_current_points(widget):
 
 def test_lines_have_the_colour_of_their_regions_points(widget):
     layer = widget.baseline_layer
-    shown = widget.figure.state.points.reset_index(drop=True)
+    shown = widget.figure.scene.points.rows.reset_index(drop=True)
     point_colour = {region: PALETTE[int(code)]
                     for region, code in zip(shown["region"], widget.figure.scatter.color)}
     regions = list(widget.comparison_dataframe()["region"])
@@ -311,11 +310,11 @@ def test_save_and_load_view_round_trip(widget, tmp_path):
 def test_load_view_is_one_refresh(widget, tmp_path):
     path = View(include="Solve", peak_flops=40.0, color_by="rank").save(tmp_path / "v.json")
     calls = []
-    original = widget.figure.assign
-    widget.figure.assign = lambda state: (calls.append(state), original(state))
+    original = widget.figure.draw
+    widget.figure.draw = lambda scene, *args: (calls.append(scene), original(scene, *args))
     widget.load_view(path)
     assert len(calls) == 1
-    assert list(calls[0].points["region"]) == ["Solve"]
+    assert list(calls[0].points.rows["region"]) == ["Solve"]
 
 
 def test_view_naming_what_the_data_lacks_warns_once(widget, tmp_path):
@@ -449,7 +448,7 @@ def pmgpu_max_gflops(payload):
 def test_peak_change_sends_no_line_arrays_and_does_not_compare_again(widget, monkeypatch):
     layer = widget.baseline_layer
     x, y, bx = layer.lines.x, layer.lines.y, layer.baseline_points.x
-    import roofline_widget.widget.layers.compare as compare_layer
+    import roofline_widget.scene.compare as compare_layer
     monkeypatch.setattr(compare_layer, "compare_points",
                         lambda *a, **k: pytest.fail("compared again on a peak change"))
     widget.peak_flops = 1000.0

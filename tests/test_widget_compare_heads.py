@@ -313,7 +313,7 @@ def test_each_run_of_the_chain_has_its_own_scatter_and_shape(chain_widget):
         np.testing.assert_allclose(scatter.y, alone.loc[list(drawn["region"]), Y], rtol=1e-12)
     # the widget's own scatter holds the 8-thread points
     alone = points_dataframe(run(CHAIN["8t"])).set_index("region")
-    shown = chain_widget.figure.state.points
+    shown = chain_widget.figure.scene.points.rows
     np.testing.assert_allclose(chain_widget.figure.scatter.x, alone.loc[list(shown["region"]), X],
                                rtol=1e-12)
 
@@ -404,7 +404,7 @@ def test_static_plot_draws_one_shape_per_run():
     pytest.importorskip("matplotlib")
     from matplotlib.markers import MarkerStyle
 
-    from roofline_widget.static.compare import BASELINE_GID
+    from roofline_widget.scene.compare import BASELINE_GID
     from roofline_widget.static.plot import plot_roofline
 
     # the widget's shapes, as matplotlib names them (one table: look.markers)

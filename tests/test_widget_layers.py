@@ -1,37 +1,16 @@
-"""The widget's layer interface: a registered layer is updated, bounds the axes, speaks in the status."""
+"""The widget's layers: a scene's part drawn between the ceilings and the points, bounding the axes,
+speaking in the status, drawn again only when its part changes."""
 
-import bqplot as bq
 import numpy as np
 import pytest
 
 from roofline_widget import RooflineWidget, read_likwid, sample_path
-from roofline_widget.widget.layers.base import Layer, LayerInput
+from roofline_widget.scene.parts import LevelsPart
 
 SAMPLE = "gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"
-
-
-class RecordingLayer:
-    """A layer with one Scatter at a fixed far-away point; it records its inputs."""
-
-    def __init__(self, figure, x=1e4, y=1e6):
-        self.point = (x, y)
-        self.inputs: list[LayerInput] = []
-        self.dots = bq.Scatter(x=np.zeros(0), y=np.zeros(0),
-                               scales={"x": figure.x_scale, "y": figure.y_scale})
-
-    @property
-    def marks(self):
-        return (self.dots,)
-
-    def update(self, data):
-        self.inputs.append(data)
-        self.dots.x, self.dots.y = np.array([self.point[0]]), np.array([self.point[1]])
-
-    def extent(self):
-        return np.array([self.point[0]]), np.array([self.point[1]])
-
-    def status(self):
-        return "<span>recording layer</span>"
+#: The three runs of one program, L2, L3 and MEM_DP (the shipped renderings): two regions.
+RENDERED = [sample_path(f"rendered/rendered_not_measured_clx_2t_{group}.txt")
+            for group in ("L2", "L3", "MEM_DP")]
 
 
 @pytest.fixture
@@ -39,44 +18,61 @@ def widget():
     return RooflineWidget(read_likwid(sample_path(SAMPLE)))
 
 
-def test_layer_marks_sit_between_ceilings_and_points(widget):
-    layer = RecordingLayer(widget.figure)
-    assert isinstance(layer, Layer)
-    widget.figure.add_layer("recording", layer)
-    marks = widget.figure.plot.marks
-    # after the ceilings and the layers registered before it (the widget's own ranks layer),
-    # before the points' marks: the selection outline, the hover proxy, the SVG points
-    pointer = widget.figure.pointer
-    assert marks.index(layer.dots) == len(marks) - 4 >= len(widget.figure.roof_marks)
-    assert marks[-3:] == [pointer.outline, pointer.proxy, widget.figure.scatter]
-    with pytest.raises(ValueError, match="already registered"):
-        widget.figure.add_layer("recording", layer)
+@pytest.fixture
+def levels():
+    return RooflineWidget(read_likwid(RENDERED), levels=["L2", "L3", "MEM"])
 
 
-def test_layer_gets_the_selection_and_bounds_the_axes(widget):
-    layer = RecordingLayer(widget.figure)
-    widget.figure.add_layer("recording", layer)
-    assert widget.figure.x_scale.max < 1e4  # before: the axes follow the two points
-    widget.include = "Solve"
-    data = layer.inputs[-1]
-    assert any("Solve" in p.pattern for p in data.selection.include)
-    assert data.selection.flops_metric == widget.flops_metric
-    assert list(data.points.points["region"]) == ["Solve"]
-    assert data.options["include"] == "Solve"
-    assert widget.figure.x_scale.max >= 1e4
-    assert widget.figure.y_scale.max >= 1e6
-    assert "recording layer" in widget.controls.status_html.value
+def test_layer_marks_sit_between_ceilings_and_points(levels):
+    figure = levels.figure
+    marks = figure.plot.marks
+    # the ceilings' marks, the ranks layer (made by the widget), the levels, then the points'
+    # marks: the selection outline, the hover proxy, the SVG points
+    assert list(figure.layers) == ["ranks", "levels"]
+    layer_marks = [*figure.layers["ranks"].marks, *figure.layers["levels"].marks]
+    start = len(figure.roof_marks)
+    assert marks[:start] == list(figure.roof_marks)
+    assert marks[start:start + len(layer_marks)] == layer_marks
+    assert marks[-3:] == [figure.pointer.outline, figure.pointer.proxy, figure.scatter]
+    assert figure.layer("levels") is figure.layers["levels"]  # made once
 
 
-def test_peak_and_colour_changes_reach_the_layer(widget):
-    layer = RecordingLayer(widget.figure)
-    widget.figure.add_layer("recording", layer)
-    widget.include = ""
-    count = len(layer.inputs)
-    widget.peak_flops = 500.0
-    assert len(layer.inputs) == count + 1
-    assert layer.inputs[-1].roofline.peak_flops == 500.0
-    widget.color_by = "rank"
-    assert len(layer.inputs) == count + 2
-    codes = layer.inputs[-1].color_codes(widget.to_dataframe())
-    assert len(codes) == len(widget.to_dataframe())
+def test_a_layer_is_made_when_a_scene_first_has_its_part(widget):
+    assert list(widget.figure.layers) == ["ranks"]
+    assert widget.figure.scene.levels is None
+    assert widget.figure.scene.comparison is None
+    widget.baseline = read_likwid(sample_path(SAMPLE.replace(".txt", "_take.txt")))
+    assert list(widget.figure.layers) == ["ranks", "baseline"]
+    assert all(mark in widget.figure.plot.marks for mark in widget.baseline_layer.marks)
+
+
+def test_the_layers_part_bounds_the_axes_and_speaks_in_the_status(levels):
+    part = levels.figure.scene.levels
+    assert isinstance(part, LevelsPart)
+    assert part.levels == ("L2", "L3", "MEM")
+    figure = levels.figure
+    # triad and stencil<3d> at three levels each: the dots' intensities are inside the axes
+    x = np.concatenate([dots.x for dots in part.dots.values()])
+    assert len(x) == 6
+    assert figure.x_scale.min <= x.min()
+    assert x.max() <= figure.x_scale.max
+    np.testing.assert_allclose(figure.layers["levels"].dots["L3"].x, part.dots["L3"].x)
+    assert "levels: L2, L3, MEM" in levels.controls.status_html.value
+
+
+def test_a_peak_change_keeps_the_parts_and_a_colour_change_recolours_them(levels):
+    scene = levels.figure.scene
+    levels.peak_flops = 500.0
+    assert levels.figure.scene.roofline.peak_flops == 500.0
+    assert levels.figure.scene.points is scene.points  # no point arrays sent
+    # empirical roofs: no roof check, the same findings and the same part
+    assert levels.figure.scene.levels is scene.levels
+    assert levels.figure.scene.obstacles is scene.obstacles
+    levels.color_by = "rank"
+    recoloured = levels.figure.scene.levels
+    assert recoloured is not scene.levels
+    assert recoloured.frame is scene.levels.frame  # the same rows, other colours
+    assert levels.figure.scene.points.x is scene.points.x
+    codes = levels.figure.scene.coloring.codes(recoloured.frame["rank"])
+    np.testing.assert_array_equal(recoloured.dots["L2"].codes, codes[
+        recoloured.frame["level"].astype(str).to_numpy() == "L2"])

@@ -1,4 +1,4 @@
-"""Memory levels in the widget (LevelsLayer, the levels trait and toggles) and in the static plot.
+"""Memory levels in the widget (LevelMarks, the levels trait and toggles) and in the static plot.
 
 Data: the real likwid-mpirun CACHES sample (48 ranks, region ``wr-only``; L1 to/from
 L2, L2 to/from L3 and memory bandwidth in one group) joined with a rendered
@@ -17,9 +17,9 @@ from traitlets import TraitError
 from roofline_widget import RooflineWidget, hierarchical_points, plot_roofline, read_likwid, sample_path
 from roofline_widget.look.markers import LEVEL_MARKERS
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
-from roofline_widget.static.levels import LEVEL_GID
+from roofline_widget.scene.levels import LEVEL_GID
 from roofline_widget.widget.html import level_tooltip_html
-from roofline_widget.widget.layers.base import Layer
+from roofline_widget.widget.layers.levels import LevelMarks
 
 CACHES = sample_path("mpirun_clx_sonata_48ranks_CACHES_marker.txt")
 X = "arithmetic_intensity_flops_per_byte"
@@ -72,7 +72,8 @@ def test_levels_off_by_default_and_the_toggles_list_the_measured_levels(widget):
     assert "levels:" not in widget.controls.status_html.value
     widget.levels = ["L3"]
     layer = _layer(widget)
-    assert isinstance(layer, Layer)
+    assert isinstance(layer, LevelMarks)
+    assert layer.part is widget.figure.scene.levels
     marks = widget.figure.plot.marks
     assert all(mark in marks for mark in layer.marks)
     assert marks[-1] is widget.figure.scatter
@@ -141,7 +142,8 @@ def test_unknown_level_raises_and_empty_hides(widget):
     layer = _layer(widget)
     assert not any(mark.visible for mark in layer.marks)
     assert all(len(dots.x) == 0 for dots in layer.dots.values())
-    assert layer.status() == ""
+    assert layer.part is None
+    assert widget.figure.scene.levels is None
     assert "levels:" not in widget.controls.status_html.value
 
 

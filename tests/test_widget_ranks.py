@@ -162,7 +162,7 @@ def test_expanded_regions_draw_their_ranks(five_ranks):
     w.expanded_regions = ["region_000"]
     np.testing.assert_allclose(np.sort(w.figure.scatter.y), [1, 2, 3, 4, 10])
     np.testing.assert_allclose(np.sort(w.figure.scatter.x), [1, 1.5, 2, 2.5, 8])
-    assert set(w.figure.state.points["region"]) == {"region_000"}
+    assert set(w.figure.scene.points.rows["region"]) == {"region_000"}
     # a click on region_001's median point expands it too; a second click folds it
     click = {"event": "element_click", "data": {"index": 1}}
     layer.medians._handle_custom_msgs(layer.medians, click)
@@ -243,7 +243,7 @@ def test_region_names_are_escaped_in_the_spread_tooltip(five_ranks):
     assert "&lt;b&gt;solve&lt;/b&gt;" in layer.tooltip.value
     assert "<b>solve</b>" not in layer.tooltip.value
     w.expanded_regions = ["<b>solve</b>"]
-    assert set(w.figure.state.points["region"]) == {"<b>solve</b>"}
+    assert set(w.figure.scene.points.rows["region"]) == {"<b>solve</b>"}
 
 
 def test_the_toggle_buttons_set_rank_view(five_ranks):

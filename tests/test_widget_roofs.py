@@ -94,3 +94,31 @@ def test_dragging_the_peak_to_its_minimum_keeps_it_the_roof():
     assert (table["attainable_gflops"] <= lowest * (1 + 1e-12)).all()
     np.testing.assert_allclose(table["attainable_gflops"], np.minimum(
         lowest, 204.8 * table["arithmetic_intensity_flops_per_byte"]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("peaks", [(None, None), (500.0, None), (None, 100.0)])
+def test_the_few_rows_the_roofs_depend_on_give_every_points_roofs(peaks):
+    # pmgpu (CPU) with GENE's three V100 kernels (sample N1): two devices, each its own empirical
+    # roofs; and the LULESH sizes log, whose CalcPressureForElems of run #1 reports 19,514,360
+    # GFLOP/s on one thread (a wrapped counter): no empirical roof from it
+    from wild_samples import LULESH_SIZES
+
+    from roofline_widget import read_likwid
+    from roofline_widget.points import RegionSums
+    from roofline_widget.roofs.roofline import Roofline, roof_keys
+    from roofline_widget.widget.roofs import roof_basis
+
+    two_devices = [read_likwid(PMGPU), read_likwid(sample_path(
+        "ncu/gene_v100_fused-roof2_dgdxy_ncu_details.csv"))]
+    for data in (two_devices, str(LULESH_SIZES)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            points = RegionSums.from_runs(data).select().points.reset_index(drop=True)
+        keys = roof_keys(points)
+        few, few_keys = roof_basis(points, keys)
+        assert len(few) < len(points)
+        every = Roofline.from_ceilings(None, *peaks, points, peaks="add", keys=keys)
+        kept = Roofline.from_ceilings(None, *peaks, few, peaks="add", keys=few_keys)
+        assert list(kept) == list(every)
+        assert (kept.main_compute, kept.main_bandwidth) == (every.main_compute,
+                                                            every.main_bandwidth)

@@ -130,7 +130,7 @@ def test_empirical_button_resets_the_peak_to_none(pmgpu):
 # --------------------------------------------------------------------------
 def test_tooltip_is_compact(pmgpu):
     w = RooflineWidget(pmgpu)
-    index = list(w.figure.state.points["region"]).index("<function_a>")
+    index = list(w.figure.scene.points.rows["region"]).index("<function_a>")
     w.figure.scatter._handle_custom_msgs(w.figure.scatter,
                                          {"event": "hover", "data": {"index": index}})
     tooltip = w.figure.tooltip.value
@@ -151,7 +151,7 @@ def test_detail_panel_shows_the_clicked_points_record_escaped_and_rounded(evil_r
     assert panel in w.children
     assert "Click a point" in panel.value
     # A click in the browser: bqplot sets the Scatter's ``selected`` to the dot's index.
-    index = list(w.figure.state.points["region"]).index("<b>evil</b>")
+    index = list(w.figure.scene.points.rows["region"]).index("<b>evil</b>")
     w.figure.scatter.selected = [index]
     assert w.selected == [key(w.to_dataframe(), "<b>evil</b>")]
     detail = panel.value

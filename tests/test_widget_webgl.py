@@ -176,10 +176,10 @@ def test_without_webgl_the_points_fall_back_to_svg_with_a_note(many):
 
 def test_auto_spreads_over_the_svg_budget_without_webgl(many):
     w = RooflineWidget(many)  # rank_view="auto": 5,000 points within 50,000
-    assert not w._layers.ranks.active
+    assert not w.figure.layers["ranks"].active
     w.figure.plot._view_count = 1
     w.figure.points.check_webgl()
-    assert w._layers.ranks.active  # 5,000 > 2,000: the spread
+    assert w.figure.layers["ranks"].active  # 5,000 > 2,000: the spread
     assert "WebGL is not available" in w.controls.status_html.value
 
 
@@ -249,7 +249,7 @@ def test_a_click_on_an_svg_point_selects_in_the_kernel_but_not_while_brushing(qu
     scatter = w.figure.scatter
     # no bqplot "click": "select" (its handler fails while bqplot-gl's d3 serves the page)
     assert scatter.interactions == {"hover": "tooltip"}
-    solve = list(w.figure.state.points["region"]).index("Solve")
+    solve = list(w.figure.scene.points.rows["region"]).index("Solve")
     click = {"event": "element_click", "data": {"index": solve}}
     scatter._handle_custom_msgs(scatter, click)  # what bqplot sends for a click on the dot
     assert regions(w) == ["Solve"]
@@ -282,7 +282,7 @@ def test_ctrl_or_shift_adds_to_the_selection_and_ctrl_click_takes_a_point_out(qu
     assert regions(w) == ["Setup"]
     # in "inspect", a Ctrl-click on an SVG dot adds it; a second Ctrl-click takes it out
     w.controls.interaction_choice.value = "inspect"
-    points = list(w.figure.state.points["region"])
+    points = list(w.figure.scene.points.rows["region"])
     scatter = w.figure.scatter
 
     def click(region, **keys):
@@ -292,7 +292,7 @@ def test_ctrl_or_shift_adds_to_the_selection_and_ctrl_click_takes_a_point_out(qu
 
     click("Solve", ctrlKey=True)
     assert regions(w) == ["Setup", "Solve"]
-    assert sorted(w.figure.state.points["region"].iloc[list(scatter.selected)]) == ["Setup", "Solve"]
+    assert sorted(w.figure.scene.points.rows["region"].iloc[list(scatter.selected)]) == ["Setup", "Solve"]
     click("Setup", metaKey=True)
     assert regions(w) == ["Solve"]
     click("<function_a>")  # no key held: the click replaces the selection
@@ -301,7 +301,7 @@ def test_ctrl_or_shift_adds_to_the_selection_and_ctrl_click_takes_a_point_out(qu
 
 def test_hover_on_webgl_points_moves_the_proxy_and_fills_the_tooltip(many):
     w = shown(RooflineWidget(many, rank_view="points"))
-    pointer, drawn = w.figure.pointer, w.figure.state.points
+    pointer, drawn = w.figure.pointer, w.figure.scene.points.rows
     row = drawn.iloc[1234]
     at = pixels(w, row["arithmetic_intensity_flops_per_byte"], row["performance_gflops"])
     pointer.handle(event("mousemove", at))
@@ -310,7 +310,7 @@ def test_hover_on_webgl_points_moves_the_proxy_and_fills_the_tooltip(many):
                         hovered["performance_gflops"])
     assert math.dist(hovered_at, at) < 1e-6  # point 1234 or one drawn on the same pixel
     assert list(pointer.proxy.x) == [hovered["arithmetic_intensity_flops_per_byte"]]
-    assert list(pointer.proxy.color) == [w.figure.state.colors[pointer.hovered]]
+    assert list(pointer.proxy.color) == [w.figure.scene.points.codes[pointer.hovered]]
     assert hovered["region"] in w.figure.tooltip.value
     # a click on the proxy (bqplot's element click) selects the hovered point
     pointer.proxy._handle_custom_msgs(pointer.proxy, {"event": "element_click",
@@ -342,7 +342,7 @@ def test_peak_change_with_webgl_points_leaves_the_pointer_alone(many):
 
 def test_spread_view_expanded_ranks_are_webgl_points_that_hover_and_click(many):
     w = shown(RooflineWidget(many, rank_view="spread"))
-    layer = w._layers.ranks
+    layer = w.figure.layers["ranks"]
     assert layer.active
     assert len(layer.medians.x) == 50  # one SVG square per region, clicked to expand
     layer.medians._handle_custom_msgs(layer.medians, {"event": "element_click",
@@ -352,12 +352,12 @@ def test_spread_view_expanded_ranks_are_webgl_points_that_hover_and_click(many):
     w.expanded_regions = [f"region_{i:05d}" for i in range(25)]
     assert len(w.figure.points.gl.x) == 2500
     assert len(w.figure.scatter.x) == 0
-    row = w.figure.state.points.iloc[7]
+    row = w.figure.scene.points.rows.iloc[7]
     at = pixels(w, row["arithmetic_intensity_flops_per_byte"], row["performance_gflops"])
     w.figure.pointer.handle(event("mousemove", at))
     proxy = w.figure.pointer.proxy
     assert len(proxy.x) == 1
     proxy._handle_custom_msgs(proxy, {"event": "element_click", "data": {"index": 0}})
-    hovered = w.figure.state.points.iloc[w.figure.pointer.hovered]
+    hovered = w.figure.scene.points.rows.iloc[w.figure.pointer.hovered]
     assert w.selected == [(hovered["file"], int(hovered["rank"]), hovered["region"])]
     assert hovered["region"] in w.expanded_regions

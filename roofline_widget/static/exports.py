@@ -37,7 +37,7 @@ DATA_FORMATS = tuple(output_files.DATA_SUFFIXES)
 PLOT_DATA_FORMAT = "scope-profiler-plot-data"
 PLOT_DATA_FORMAT_VERSION = 1
 #: Payload entries that are drawing objects, not data (left out of the JSON export).
-_NOT_EXPORTED = ("figure", "roofline_figure", "legend", "widget")
+_NOT_EXPORTED = ("figure", "roofline_figure", "legend", "scene", "widget")
 
 
 def import_matplotlib() -> tuple:

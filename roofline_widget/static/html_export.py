@@ -26,7 +26,8 @@ TITLE_FILES = 3
 
 def page_title(widget) -> str:
     """The page's title: "Roofline: " and the names of the files drawn."""
-    points = widget.figure.state.points if widget.figure.state is not None else None
+    scene = widget.figure.scene
+    points = scene.point_rows if scene is not None else None
     files = [] if points is None or not len(points) else points["file"].astype(str).unique().tolist()
     shown = ", ".join(files[:TITLE_FILES]) + (f" and {len(files) - TITLE_FILES} more"
                                               if len(files) > TITLE_FILES else "")

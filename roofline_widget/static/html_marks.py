@@ -27,15 +27,18 @@ import numpy as np
 import pandas as pd
 from bqplot_gl import ScatterGL
 
+from roofline_widget.look.markers import FLAGGED_STROKE
 from roofline_widget.look.texts import provenance_text, roof_label
 
 __all__ = [
     "HIDDEN_STYLE",
+    "HOLLOW_STROKE",
     "PARKED",
     "PointGroup",
     "ceiling_tooltip_texts",
     "copy_mark",
     "group_mark",
+    "hollow_mark",
     "point_groups",
     "point_texts",
     "point_tooltip",
@@ -45,6 +48,8 @@ __all__ = [
 PARKED = np.float32(1e-30)
 #: The look of the points of a rank switched off (bqplot applies it to unselected points).
 HIDDEN_STYLE = {"opacity": 0.0}
+#: The outline's width of a point beyond the hardware (px), as the widget's.
+HOLLOW_STROKE = FLAGGED_STROKE.bqplot
 #: Traits never copied from a widget's mark: its kernel-side tooltip and selection.
 _NOT_COPIED = frozenset({"tooltip", "interactions", "selected", "scales", "names", "labels"})
 _POINT_FIELDS = ["name", "x", "y"]
@@ -182,8 +187,9 @@ def group_mark(template: bq.Mark, group: PointGroup, arrays: dict, texts: list[s
         The widget's mark drawing the points (its look and scales are copied).
     group : PointGroup
     arrays : dict
-        ``x``, ``y`` (float32), ``color`` (colour codes) and ``size`` (or None)
-        of every point, by row.
+        ``x``, ``y`` (float32), ``color`` (colour codes), ``size`` and
+        ``flagged`` (or None) of every point, by row: a flagged point is
+        drawn transparent here (its outline is :func:`hollow_mark`'s), its hover kept.
     texts : list of str or None
         Each point's hover text (None: no tooltip, the WebGL mark has no hover).
     tooltip : bqplot.Tooltip or None
@@ -206,12 +212,37 @@ def group_mark(template: bq.Mark, group: PointGroup, arrays: dict, texts: list[s
                          **look)
     if arrays["size"] is not None:
         options["size"] = arrays["size"][take].astype(np.float32)
+    flagged = arrays.get("flagged")
+    if flagged is not None and (flagged[take] & filled).any():
+        options["opacities"] = np.where(flagged[take] & filled, 0.0, 1.0)
     if webgl:
         return ScatterGL(interactions={}, **options)
     if texts is not None:
         options["names"] = [texts[row] if row >= 0 else "" for row in rows]
     return bq.Scatter(names_unique=False, display_names=False, tooltip=tooltip,
                       interactions={"hover": "tooltip"} if tooltip is not None else {}, **options)
+
+
+def hollow_mark(template: bq.Mark, group: PointGroup, arrays: dict) -> bq.Scatter | None:
+    """The outlines of the flagged points of one group (those beyond what their hardware can
+    do), in their colours, slot for slot as :func:`group_mark`'s (the others parked); None when
+    the group has none.  SVG, no hover (the group's transparent point carries it)."""
+    flagged = arrays.get("flagged")
+    rows = group.rows
+    take = np.where(rows >= 0, rows, 0)
+    drawn = (rows >= 0) & (flagged[take] if flagged is not None else False)
+    if not np.any(drawn):
+        return None
+    scales = {name: scale for name, scale in template.scales.items()
+              if name != "size" or arrays["size"] is not None}
+    options: dict = {}
+    if arrays["size"] is not None:
+        options["size"] = arrays["size"][take].astype(np.float32)
+    return bq.Scatter(x=np.where(drawn, arrays["x"][take], PARKED).astype(np.float32),
+                      y=np.where(drawn, arrays["y"][take], PARKED).astype(np.float32),
+                      color=arrays["color"][take], scales=scales, fill=False,
+                      default_size=template.default_size, stroke_width=HOLLOW_STROKE,
+                      unselected_style=dict(HIDDEN_STYLE), interactions={}, **options)
 
 
 def point_tooltip() -> bq.Tooltip:

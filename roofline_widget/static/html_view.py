@@ -40,6 +40,7 @@ from roofline_widget.static.html_marks import (
     ceiling_tooltip_texts,
     copy_mark,
     group_mark,
+    hollow_mark,
     point_groups,
     point_texts,
     point_tooltip,
@@ -63,7 +64,8 @@ SHARED_CSS = (f".{TOOLBAR_CLASS} button:nth-child(2){{display:none}}"  # reset: 
 
 @dataclass(frozen=True)
 class WidgetPicture:
-    """What a widget shows, read from its public attributes (the one place that reads them).
+    """What a widget shows, read from its figure's scene and its public attributes (the one place
+    that reads them).
 
     Attributes
     ----------
@@ -72,13 +74,16 @@ class WidgetPicture:
     points_mark : bqplot.Mark
         The mark drawing the points (its look is copied).
     skipped : tuple
-        The figure's marks not copied: the points' marks and the pointer's helpers.
+        The figure's marks not copied: the points' marks (the flagged points'
+        outlines too) and the pointer's helpers.
     points : pandas.DataFrame
         The points drawn, one row per point.
     colors : numpy.ndarray
         Colour code per point (index into ``palette``).
     sizes : numpy.ndarray or None
         Marker size per point in [0, 1], None for the default size.
+    flagged : numpy.ndarray or None
+        Per point, beyond what its hardware can do (drawn hollow); None: none is.
     palette : list of str
         The colours the codes stand for.
     roofline : Roofline or None
@@ -94,25 +99,30 @@ class WidgetPicture:
     points: pd.DataFrame
     colors: np.ndarray
     sizes: np.ndarray | None
+    flagged: np.ndarray | None
     palette: list
     roofline: Any
     texts: dict
 
     @classmethod
     def of(cls, widget) -> WidgetPicture:
-        """Read a :class:`~roofline_widget.RooflineWidget`'s figure, points and texts."""
+        """Read a :class:`~roofline_widget.RooflineWidget`'s figure, the scene it draws, and texts."""
         figure, controls = widget.figure, widget.controls
-        state = figure.state
-        points = state.points if state is not None else pd.DataFrame()
-        colors = np.asarray(state.colors) if state is not None else np.zeros(0)
-        sizes = None if state is None or state.sizes is None else np.asarray(state.sizes)
-        skipped = (*figure.points.marks, figure.pointer.outline, figure.pointer.proxy)
+        scene = figure.scene
+        dots = scene.points if scene is not None else None
+        points = scene.point_rows if scene is not None else pd.DataFrame()
+        colors = (np.zeros(0) if dots is None else np.asarray(dots.codes) if dots.codes is not None
+                  else np.zeros(len(dots)))
+        sizes = None if dots is None or dots.sizes is None else np.asarray(dots.sizes)
+        flagged = None if dots is None else dots.flagged
+        skipped = (*figure.points.marks, figure.points.hollow, figure.pointer.outline,
+                   figure.pointer.proxy)
         texts = {"message": controls.message_html.value, "legend": controls.legend_html.value,
                  "status": controls.status_html.value, "ceilings": controls.ceilings_html.value,
                  "left_out": controls.left_out_html.value,
                  "ceilings_title": controls.ceilings_section.get_title(0),
                  "left_out_title": controls.left_out.get_title(0)}
-        return cls(figure.plot, figure.points.active, skipped, points, colors, sizes,
+        return cls(figure.plot, figure.points.active, skipped, points, colors, sizes, flagged,
                    list(figure.color_scale.colors), widget.roofline, texts)
 
 
@@ -137,8 +147,8 @@ def shared_view(widget) -> widgets.VBox:
     rank_choice = _rank_choice(points)
     slots = None if rank_choice is None else [value for _label, value in rank_choice.options]
     groups = point_groups(points, by_region, slots) if len(points) else []
-    marks = _point_marks(picture, groups, webgl)
-    figure = _figure(picture, marks)
+    marks, hollows = _point_marks(picture, groups, webgl)
+    figure = _figure(picture, [*filter(None, hollows), *marks])
     toolbar = bq.Toolbar(figure=figure)
     x_scale, y_scale = picture.points_mark.scales["x"], picture.points_mark.scales["y"]
     toolbar.set_trait("_panzoom", PanZoom(scales={"x": [x_scale], "y": [y_scale]}))
@@ -146,9 +156,9 @@ def shared_view(widget) -> widgets.VBox:
     toolbar.layout.flex = "0 0 auto"  # its buttons side by side beside the hint, never stacked
     toggles = []
     if by_region:
-        toggles.append(_region_boxes(picture, groups, marks))
+        toggles.append(_region_boxes(picture, groups, marks, hollows))
     if rank_choice is not None:
-        for mark in marks:
+        for mark in [*marks, *filter(None, hollows)]:
             widgets.jsdlink((rank_choice, "index"), (mark, "selected"))
         toggles.append(rank_choice)
     parts = [
@@ -166,21 +176,24 @@ def shared_view(widget) -> widgets.VBox:
     return view
 
 
-def _point_marks(picture: WidgetPicture, groups, webgl: bool) -> list:
+def _point_marks(picture: WidgetPicture, groups, webgl: bool) -> tuple[list, list]:
+    """Per group its points' mark, and the outlines of its flagged points (None: it has none)."""
     points = picture.points
     if not len(points):
-        return []
+        return [], []
     codes = picture.colors
     code_type = np.uint8 if len(picture.palette) <= 256 else np.float32
     arrays = {"x": points[schema.INTENSITY].to_numpy(dtype=np.float32),
               "y": points[schema.PERFORMANCE].to_numpy(dtype=np.float32),
               "color": np.asarray(codes).astype(code_type),
-              "size": picture.sizes}
+              "size": picture.sizes, "flagged": picture.flagged}
     texts = tooltip = None
     if not webgl:
         judged = picture.roofline.classify(points) if picture.roofline is not None else None
         texts, tooltip = point_texts(points, judged), point_tooltip()
-    return [group_mark(picture.points_mark, group, arrays, texts, tooltip, webgl) for group in groups]
+    marks = [group_mark(picture.points_mark, group, arrays, texts, tooltip, webgl)
+             for group in groups]
+    return marks, [hollow_mark(picture.points_mark, group, arrays) for group in groups]
 
 
 def _figure(picture: WidgetPicture, point_marks: list) -> bq.Figure:
@@ -225,10 +238,10 @@ def _rank_choice(points: pd.DataFrame) -> widgets.SelectMultiple | None:
     return choice
 
 
-def _region_boxes(picture: WidgetPicture, groups, marks) -> widgets.Box:
+def _region_boxes(picture: WidgetPicture, groups, marks, hollows) -> widgets.Box:
     """One checkbox per region, in its colour, linked to the region's marks."""
     boxes: dict[str | None, widgets.Checkbox] = {}
-    for group, mark in zip(groups, marks):
+    for group, mark, hollow in zip(groups, marks, hollows):
         box = boxes.get(group.region)
         if box is None:
             rows = group.rows[group.rows >= 0]
@@ -240,7 +253,8 @@ def _region_boxes(picture: WidgetPicture, groups, marks) -> widgets.Box:
                                    layout=widgets.Layout(width="auto", margin="0 12px 0 0"))
             box.add_class("roofline-shared-region")
             boxes[group.region] = box
-        widgets.jsdlink((box, "value"), (mark, "visible"))
+        for linked in filter(None, (mark, hollow)):
+            widgets.jsdlink((box, "value"), (linked, "visible"))
     label = widgets.HTML("<b>Show</b>", layout=widgets.Layout(margin="0 10px 0 0"))
     container = widgets.HBox([label, *boxes.values()], layout=widgets.Layout(
         flex_flow="row wrap", align_items="center", max_width="900px"))

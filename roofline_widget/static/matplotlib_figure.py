@@ -1,97 +1,188 @@
-"""The matplotlib drawing of ``plot_roofline``: roofs, ceilings, points, labels, no-FLOP points.
+"""The matplotlib renderer: a :class:`~roofline_widget.scene.parts.Scene` drawn on the Agg canvas.
 
-The axis limits, colours, axis labels, tick texts and title come from
-:mod:`roofline_widget.look` (the widget's rules); the figure is drawn on the
-Agg canvas (no GUI).  Each ceiling is named and valued on its line
-(:mod:`roofline_widget.static.ceiling_labels`); the one legend, right of the
-axes, holds the roofline and the points.  Memory levels
-(:mod:`roofline_widget.static.levels`) and baseline arrows
-(:mod:`roofline_widget.static.compare`) are drawn on its axes afterwards (their
-points are passed in, so that no label covers them).
+Everything drawn is in the scene (:func:`~roofline_widget.scene.build.build_scene`):
+the roofs and their labels (placed for :data:`STATIC_CANVAS`, the axes' size
+at 100 dpi: a slope's label turned along its line), the points, the layers'
+dots, joins, rings and arrows, the axis limits and the notes.  This module
+only turns them into artists, in the one style of the static figure, and adds
+what only a file needs: the legend right of the axes (:func:`draw_legend`),
+the regions' names next to their points
+(:func:`~roofline_widget.static.region_labels.place_region_labels`), the
+points doing almost no FLOPs pinned to the axis edge.  Every text from a
+file (region and run names, metric names in the axis label, ceiling labels,
+notes) is drawn as written (:func:`~roofline_widget.escaping.matplotlib_text`:
+no mathtext, no control character).
 """
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+import math
 
-from roofline_widget import schema
+import numpy as np
+
 from roofline_widget.escaping import matplotlib_text
-from roofline_widget.look.ceiling_lines import CeilingLine, ceiling_lines
-from roofline_widget.look.colors import line_color
+from roofline_widget.look.ceiling_labels import LabelCanvas
+from roofline_widget.look.ceiling_lines import ceiling_rows
+from roofline_widget.look.colors import OTHER_COLOR
 from roofline_widget.look.log_axes import log_ticks, tick_text
-from roofline_widget.look.no_flop import pinned, split_flop_work
-from roofline_widget.look.texts import X_LABEL, Y_LABEL, figure_title
-from roofline_widget.roofs.hardware_bounds import beyond_hardware
-from roofline_widget.roofs.roofline import Roofline
-from roofline_widget.static.ceiling_labels import label_ceilings
+from roofline_widget.look.markers import CEILING_STROKE, FLAGGED_STROKE, ROOF_STROKE
+from roofline_widget.look.no_flop import pinned
+from roofline_widget.look.plot_area import PlotArea
+from roofline_widget.look.texts import Y_LABEL
+from roofline_widget.scene.parts import Dots, Polylines, Scene, Shade
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
-__all__ = ["CEILING_GID", "NOTES_GID", "NO_FLOP_WHERE", "draw", "draw_legend", "plain_log_ticks"]
+__all__ = ["CEILING_GID", "CEILING_LABEL_GID", "CEILING_LABEL_SIZE", "NOTES_GID",
+           "NO_FLOP_WHERE", "STATIC_CANVAS", "draw", "draw_legend", "plain_log_ticks"]
 
 #: The matplotlib gid (SVG id) of a ceiling's line: ``f"{CEILING_GID}-{n}"`` for the n-th row
 #: of the ceilings table (``look.ceiling_lines.ceiling_rows``, ``payload["ceiling_table"]``).
 CEILING_GID = "roofline-ceiling"
-
+#: The gid of every ceiling label (an SVG id prefix: ``<gid>-<n>``, n as for the lines).
+CEILING_LABEL_GID = "roofline-ceiling-label"
 #: The matplotlib gid (SVG id) of the notes under the axes.
 NOTES_GID = "roofline-notes"
-
 #: Where the matplotlib figure shows the regions that do almost no FLOPs.
 NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
+#: Font size (pt) of the ceiling labels.
+CEILING_LABEL_SIZE = 8.5
+#: The figure's size (inches) and its axes' box (figure fractions), fixed: the labels are
+#: placed for the axes' pixels at :data:`_DPI`.
+_FIGSIZE = (10.0, 6.5)
+_AXES_BOX = (0.125, 0.11, 0.775, 0.77)
+_DPI = 100.0
+_PX = _DPI / 72.0  # pixels per point
+#: What the static figure's ceiling labels are placed for: its axes, 8.5 pt text, turned slopes.
+STATIC_CANVAS = LabelCanvas(
+    PlotArea(min_width=_FIGSIZE[0] * _AXES_BOX[2] * _DPI, height=_FIGSIZE[1] * _AXES_BOX[3] * _DPI),
+    font_px=CEILING_LABEL_SIZE * _PX, anchor_gap_px=2.0 * _PX, line_gap_px=2.5 * _PX,
+    point_clearance_px=4.0 * _PX, turned=True, ridge_label=False)
+_LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
 
 
-def _pin_no_flop(axes, no_flop: pd.DataFrame, colour_column: str, colour_map: dict) -> None:
-    """Draw the no-FLOP points at the edge of the axis limits."""
-    if not len(no_flop):
+def _shaded(values: np.ndarray, shade: Shade) -> list:
+    """Hex colours of ``values`` on a sequential shade."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    cmap = LinearSegmentedColormap.from_list("shade", list(shade.colors))
+    span = max(shade.high - shade.low, 1e-12)
+    return [cmap(v) for v in np.clip((np.asarray(values) - shade.low) / span, 0.0, 1.0)]
+
+
+def _colors(mark: Dots | Polylines, scene: Scene) -> list:
+    """One colour per element of a mark (codes, shaded values or plain colours)."""
+    codes = mark.codes if isinstance(mark, Dots) else None
+    if codes is not None:
+        return scene.coloring.colors(codes)
+    if mark.values is not None and mark.shade is not None:
+        return _shaded(mark.values, mark.shade)
+    colors = list(mark.colors) or [OTHER_COLOR]
+    return colors if len(colors) == len(mark) else colors[:1] * len(mark)
+
+
+def _draw_dots(axes, dots: Dots, scene: Scene, proxies: list) -> None:
+    """A layer's dots (their legend entry a proxy marker: the dots have many colours)."""
+    from matplotlib.lines import Line2D
+
+    if not len(dots):
         return
+    colors, marker = _colors(dots, scene), dots.marker.matplotlib
+    fill = ({"facecolors": "none", "edgecolors": colors, "alpha": dots.opacity}
+            if dots.hollow else {"c": colors, "edgecolor": "black"})
+    collection = axes.scatter(dots.x, dots.y, marker=marker, s=dots.size.matplotlib,
+                              linewidths=dots.stroke.matplotlib, zorder=dots.z,
+                              label=f"_{dots.name}", **fill)
+    collection.set_gid(dots.name)
+    if dots.legend:
+        proxies.append(Line2D([], [], marker=marker, linestyle="none", label=dots.legend,
+                              markersize=math.sqrt(dots.size.matplotlib),
+                              **({"markerfacecolor": "none", "markeredgecolor": colors[0]}
+                                 if dots.hollow else {"color": "0.35",
+                                                      "markeredgecolor": "black"})))
+
+
+def _draw_lines(axes, lines: Polylines, scene: Scene) -> None:
+    """Polylines; with ``heads``, one arrow per line (cut at the axes)."""
+    colors = _colors(lines, scene)
+    style = _LINESTYLES[lines.style]
+    for x, y, color in zip(lines.x, lines.y, colors):
+        if not lines.heads:
+            axes.plot(x, y, color=color, linestyle=style, linewidth=lines.stroke.matplotlib,
+                      alpha=lines.opacity, zorder=lines.z)
+            continue
+        arrow = axes.annotate("", xy=(x[-1], y[-1]), xytext=(x[0], y[0]), zorder=lines.z,
+                              arrowprops={"arrowstyle": "-|>", "color": color, "linestyle": style,
+                                          "linewidth": lines.stroke.matplotlib, "shrinkA": 3,
+                                          "shrinkB": 5, "mutation_scale": 12})
+        arrow.set_gid(lines.name)
+        arrow.arrow_patch.set_clip_box(axes.bbox)  # from a point outside the axes: cut at them
+        arrow.arrow_patch.set_clip_on(True)
+
+
+def _draw_roofs(axes, scene: Scene) -> None:
+    """The rooflines (in the legend: solid, dashed where the compute roof is theoretical), every
+    ceiling (dashed, dotted if empirical) and its label, numbered as the ceilings table's rows."""
+    order = [row["label"] for row in ceiling_rows(scene.roofline)] if scene.roofline else []
+    for roof in scene.roofs:
+        if roof.roof is None:
+            axes.plot(roof.x, roof.y, color=roof.color, linewidth=ROOF_STROKE.matplotlib,
+                      linestyle=_LINESTYLES[roof.style], label=roof.label, zorder=3)
+            continue
+        axes.plot(roof.x, roof.y, color=roof.color, linewidth=CEILING_STROKE.matplotlib,
+                  linestyle=_LINESTYLES[roof.style], zorder=2,
+                  gid=f"{CEILING_GID}-{order.index(roof.label)}")
+    for roof, label in zip((r for r in scene.roofs if r.roof is not None), scene.ceiling_labels):
+        if label.text:
+            axes.annotate(matplotlib_text(label.text), (label.x, label.y),
+                          xytext=(label.offset_px[0] / _PX, label.offset_px[1] / _PX),
+                          textcoords="offset points", rotation=label.angle % 360,
+                          rotation_mode="anchor", ha="left" if label.align == "start" else "right",
+                          va="center", fontsize=CEILING_LABEL_SIZE, color=label.color, zorder=4,
+                          annotation_clip=False,
+                          gid=f"{CEILING_LABEL_GID}-{order.index(roof.label)}")
+
+
+def _draw_points(axes, scene: Scene) -> None:
+    """The points by category (one legend entry each), those beyond the hardware hollow (an
+    entry of their own); those doing almost no FLOPs pinned to the edge of the axis limits, hollow."""
+    points, keep = scene.points, ~scene.no_flop
+    codes = points.codes if points.codes is not None else np.zeros(len(points))
+    flagged = points.flagged if points.flagged is not None else np.zeros(len(points), dtype=bool)
+    categories = scene.coloring.categories
+    for code in sorted(set(codes[keep].astype(int))):
+        mine, key = keep & (codes == code), str(categories[code]) if code >= 0 else "other"
+        color = scene.coloring.colors([code])[0]
+        chosen, hollow = mine & ~flagged, mine & flagged
+        if chosen.any():
+            axes.scatter(points.x[chosen], points.y[chosen], color=color, label=key,
+                         s=points.size.matplotlib, edgecolor="black", linewidth=0.4, zorder=4)
+        if hollow.any():  # a broken counter: the point is no measurement of the hardware
+            axes.scatter(points.x[hollow], points.y[hollow], s=points.size.matplotlib,
+                         facecolors="none", edgecolors=[color],
+                         linewidths=FLAGGED_STROKE.matplotlib, zorder=4,
+                         label=f"{key} (beyond the hardware)")
     x_limits, y_limits = axes.get_xlim(), axes.get_ylim()
-    x = no_flop[schema.INTENSITY].to_numpy(dtype=float)
-    y = no_flop[schema.PERFORMANCE].to_numpy(dtype=float)
+    x, y = points.x[scene.no_flop], points.y[scene.no_flop]
     # Pinned left (the usual case: intensity = GFLOP/s / bandwidth is tiny too), else down.
     markers = np.where(x < x_limits[0], "<", np.where(y < y_limits[0], "v", "o"))
     labelled = set()
-    for key, marker, px, py in zip(no_flop[colour_column], markers, pinned(x, x_limits),
-                                   pinned(y, y_limits)):
+    for code, marker, px, py in zip(codes[scene.no_flop].astype(int), markers,
+                                    pinned(x, x_limits), pinned(y, y_limits)):
+        key = categories[code] if code >= 0 else "other"
         label = None if key in labelled else f"{key} (almost no FLOPs: at the axis edge)"
         labelled.add(key)
         axes.scatter([px], [py], marker=marker, s=60, facecolors="none",
-                     edgecolors=[colour_map.get(key, "0.3")], linewidths=1.4, zorder=5,
+                     edgecolors=scene.coloring.colors([code]), linewidths=1.4, zorder=5,
                      clip_on=False, label=label)
-
-
-def _draw_notes(axes, notes: list[str]) -> None:
-    """The notes under the axes, in one text, one line each (none: nothing drawn)."""
-    text = "\n".join(filter(None, notes))
-    if text:
-        axes.text(0.0, -0.12, matplotlib_text(text), transform=axes.transAxes, ha="left",
-                  va="top", fontsize=8, color="0.2", wrap=True, gid=NOTES_GID)
-
-
-def _draw_lines(axes, roofline: Roofline, ceilings: list[CeilingLine],
-                segments: list[dict]) -> None:
-    """The rooflines (solid, in the legend) and every ceiling (dashed, dotted if empirical),
-    in their device's colours."""
-    table_order = [id(roof) for roof in (*roofline.compute, *roofline.bandwidth)]
-    for line in ceilings:
-        segment = line.segment
-        number = table_order.index(id(line.roof))
-        axes.plot(segment["x"], segment["y"], color=line_color(line.kind, line.roof.device),
-                  linewidth=1.0, linestyle=":" if line.roof.empirical else "--", zorder=2,
-                  gid=f"{CEILING_GID}-{number}")
-    for segment in segments:  # a theoretical compute roof: dashed
-        if segment["kind"] == "roof":
-            axes.plot(segment["x"], segment["y"], color=line_color("roof", segment["device"]),
-                      linewidth=2.0, label=segment["label"], zorder=3,
-                      linestyle="--" if segment.get("theoretical") else "-")
 
 
 def draw_legend(axes, extra_handles=()) -> None:
     """The figure's one legend, right of the axes (it covers nothing; files are saved tight).
 
     It holds every labelled artist of ``axes`` (the roofline, the points, the
-    baseline runs) and ``extra_handles`` (the memory levels' markers); drawing
-    it again replaces it.  The labels are drawn as written (no mathtext).
+    baseline runs) and ``extra_handles`` (the layers' markers); drawing it
+    again replaces it.  The labels are drawn as written (no mathtext).
     """
     handles, labels = axes.get_legend_handles_labels()
     labels += [handle.get_label() for handle in extra_handles]
@@ -115,70 +206,39 @@ def plain_log_ticks(axes) -> None:
         axis.set_minor_formatter(NullFormatter())
 
 
-def draw(points: pd.DataFrame, roofline: Roofline, ranges: tuple, colour_column: str,
-         colour_map: dict, flops_metric: str | None, bandwidth_metric: str | None,
-         note: str = "", more_points=((), ()), hardware_note: str = ""):
-    """The static roofline figure (a matplotlib ``Figure`` on the Agg canvas).
-
-    Parameters
-    ----------
-    points : pandas.DataFrame
-        The classified points.
-    roofline : Roofline
-        The ceilings.
-    ranges : ((float, float), (float, float))
-        The axis limits (:func:`~roofline_widget.look.axis_ranges.axis_ranges`).
-    colour_column : str
-        ``"region"`` or ``"file"``: what picks a point's colour in ``colour_map``.
-    colour_map : dict
-        Value -> colour.
-    flops_metric, bandwidth_metric : str
-        The metrics, named in the x label.
-    note : str
-        The note naming the points that do almost no FLOPs, under the axes.
-    more_points : (array-like, array-like)
-        Intensities and GFLOP/s of what is drawn later (memory-level dots,
-        baseline points): no ceiling label covers them either.
-    hardware_note : str
-        The note on points beyond any hardware
-        (:func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`),
-        under the axes above the no-FLOP note.
-    """
-    bulk, no_flop = split_flop_work(points)
+def draw(scene: Scene):
+    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas)."""
     _, Figure, FigureCanvasAgg = import_matplotlib()
-    figure = Figure(figsize=(10, 6.5))
+    figure = Figure(figsize=_FIGSIZE)
     FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
-    ceilings, segments = ceiling_lines(roofline, ranges[0])
-    _draw_lines(axes, roofline, ceilings, segments)
-    broken = beyond_hardware(bulk)  # a thread beyond its core: drawn hollow
-    for key, colour in colour_map.items():
-        mine = (bulk[colour_column] == key).to_numpy(dtype=bool)
-        chosen, hollow = bulk[mine & ~broken], bulk[mine & broken]
-        if len(chosen):  # none: only points at the axis edge (_pin_no_flop labels them)
-            axes.scatter(chosen[schema.INTENSITY], chosen[schema.PERFORMANCE], color=colour,
-                         label=str(key), s=36, edgecolor="black", linewidth=0.4, zorder=4)
-        if len(hollow):
-            axes.scatter(hollow[schema.INTENSITY], hollow[schema.PERFORMANCE], s=36,
-                         facecolors="none", edgecolors=[colour], linewidths=1.4, zorder=4,
-                         label=f"{key} (beyond the hardware)")
+    axes = figure.add_axes(_AXES_BOX)
     axes.set_xscale("log")
     axes.set_yscale("log")
-    axes.set_xlim(*ranges[0])
-    axes.set_ylim(*ranges[1])
+    axes.set_xlim(*scene.x_range)
+    axes.set_ylim(*scene.y_range)
+    _draw_roofs(axes, scene)
+    proxies: list = []
+    marks = [mark for part in scene.parts for mark in part.marks()]
+    for mark in marks:
+        if isinstance(mark, Dots):
+            _draw_dots(axes, mark, scene, proxies)
+        elif not mark.heads:
+            _draw_lines(axes, mark, scene)
+    _draw_points(axes, scene)
     plain_log_ticks(axes)
-    _pin_no_flop(axes, no_flop, colour_column, colour_map)
-    _draw_notes(axes, [hardware_note, note if len(no_flop) else ""])
-    drawn = (np.concatenate([bulk[schema.INTENSITY].to_numpy(dtype=float),
-                             np.asarray(more_points[0], dtype=float)]),
-             np.concatenate([bulk[schema.PERFORMANCE].to_numpy(dtype=float),
-                             np.asarray(more_points[1], dtype=float)]))
-    label_ceilings(axes, ceilings, segments, drawn)
-    axes.set_xlabel(matplotlib_text(f"{X_LABEL}  ({flops_metric} / {bandwidth_metric})"))
+    text = "\n".join(filter(None, scene.notes))
+    if text:  # under the axes, one line each
+        axes.text(0.0, -0.12, matplotlib_text(text), transform=axes.transAxes, ha="left",
+                  va="top", fontsize=8, color="0.2", wrap=True, gid=NOTES_GID)
+    axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
-    axes.set_title(figure_title(roofline.empirical))
+    axes.set_title(scene.title)
     axes.grid(True, which="major", alpha=0.35)
     axes.grid(True, which="minor", alpha=0.12)
-    draw_legend(axes)
-    place_region_labels(axes, points)  # last: everything drawn so far is an obstacle
+    draw_legend(axes, proxies)
+    # after everything they keep clear of; the arrows (whose boxes span their lines) over them
+    place_region_labels(axes, scene.point_rows)
+    for mark in marks:
+        if isinstance(mark, Polylines) and mark.heads:
+            _draw_lines(axes, mark, scene)
     return figure

@@ -20,6 +20,7 @@ from roofline_widget.look.colors import STRONG_COLORS, strong_first
 from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_groups import summed_ranks
 from roofline_widget.roofs.roofline import JUDGED_COLUMNS, Roofline
+from roofline_widget.scene.parts import Coloring
 from roofline_widget.static.exports import records
 
 __all__ = [
@@ -117,7 +118,7 @@ def no_points_error(selection, flops_metric, bandwidth_metric) -> ValueError:
 
 def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.DataFrame,
                   no_flop: pd.DataFrame, no_flop_note: str, x_range: tuple[float, float],
-                  cmap: str, chain: bool = False) -> dict:
+                  cmap: str, coloring: Coloring) -> dict:
     """The payload without the figure (see :func:`~roofline_widget.plot_roofline`).
 
     Parameters
@@ -137,16 +138,14 @@ def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.Dat
     x_range : (float, float)
         The intensity range drawn (the roof is sampled over it).
     cmap : str
-        The matplotlib colormap of the points.
-    chain : bool
-        The points are the last run of a chain (coloured by region, :func:`colour_keys`).
+        The matplotlib colormap of the runs' colours (``colors``).
+    coloring : Coloring
+        The points' colours (:func:`colour_keys` and ``cmap``'s colours).
     """
     points = selection.points
     file_ranks = {label: len(run.ranks) for label, run in zip(sums.files, sums.runs)}
     files = list(dict.fromkeys(points["file"]))
     colors = dict(zip(files, sampled_colors(cmap, len(files))))
-    colour_column, keys = colour_keys(points, chain)
-    colour_map = colors if colour_column == "file" else dict(zip(keys, sampled_colors(cmap, len(keys))))
     return {
         "points": selection.to_dicts(),
         "rank_groups": points["rank_group"].astype(object).tolist(),
@@ -165,8 +164,8 @@ def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.Dat
         "hover": hover_texts(table, file_ranks),
         "flops_metric": selection.flops_metric,
         "bandwidth_metric": selection.bandwidth_metric,
-        "colour_by": colour_column,
-        "point_colors": {str(k): v for k, v in colour_map.items()},
+        "colour_by": coloring.column,
+        "point_colors": {str(k): v for k, v in zip(coloring.categories, coloring.palette)},
         "no_flop_work": records(no_flop[["file", "region", "rank", schema.PERFORMANCE,
                                          schema.INTENSITY]]),
         "no_flop_note": no_flop_note,

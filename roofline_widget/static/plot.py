@@ -13,32 +13,29 @@ ceilings.
 
 This module is the front end; the pieces are :mod:`~roofline_widget.static.exports`
 (arguments and output), :mod:`~roofline_widget.static.payload` (the data),
-:mod:`~roofline_widget.static.matplotlib_figure` and
-:mod:`~roofline_widget.static.bqplot_figure` (the widget's figure), with the
-axis ranges, colours and texts of :mod:`roofline_widget.look`.
+:mod:`~roofline_widget.static.matplotlib_figure` (or the widget's figure, for
+``backend="bqplot"``) drawing the plot's :class:`~roofline_widget.scene.parts.Scene`.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from roofline_widget import schema
-from roofline_widget.analysis.ceiling_checks import warn_ceilings
-from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.analysis.theoretical import theoretical_ceilings
 from roofline_widget.escaping import terminal_text
-from roofline_widget.look.axis_ranges import axis_ranges
-from roofline_widget.look.beyond_hardware import beyond_hardware_text, point_flag_texts
-from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
+from roofline_widget.look.beyond_hardware import point_flag_texts
+from roofline_widget.look.ceiling_labels import WIDGET_CANVAS
+from roofline_widget.look.texts import X_LABEL
 from roofline_widget.points import Selection, selection_parameters
 from roofline_widget.points.chained import chained_sums
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline, unjudged_notes
-from roofline_widget.static import bqplot_figure, matplotlib_figure, output_files
-from roofline_widget.static import compare as static_compare
+from roofline_widget.scene.build import build_scene
+from roofline_widget.scene.parts import Coloring
+from roofline_widget.settings import check
+from roofline_widget.static import matplotlib_figure, output_files
 from roofline_widget.static.exports import (
     BACKENDS,
     DATA_FORMATS,
@@ -47,8 +44,14 @@ from roofline_widget.static.exports import (
     image_writer,
     records,
 )
-from roofline_widget.static.levels import draw_levels, level_findings, level_points
-from roofline_widget.static.payload import DEFAULT_CMAP, build_payload, no_points_error
+from roofline_widget.static.matplotlib_figure import STATIC_CANVAS
+from roofline_widget.static.payload import (
+    DEFAULT_CMAP,
+    build_payload,
+    colour_keys,
+    no_points_error,
+    sampled_colors,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -59,7 +62,9 @@ __all__ = ["BACKENDS", "DATA_FORMATS", "DEFAULT_CMAP", "NO_FLOP_WHERE", "plot_ro
 
 #: Where each backend shows the regions that do almost no FLOPs.
 NO_FLOP_WHERE = {"matplotlib": matplotlib_figure.NO_FLOP_WHERE,
-                 "bqplot": bqplot_figure.NO_FLOP_WHERE}
+                 "bqplot": "outside the axes (pan out to see them)"}
+#: The bqplot legend's title key by the column the points are coloured by.
+_LEGEND_KIND = {"region": "region", "file": "run"}
 
 
 @selection_parameters("flops_metric, bandwidth_metric", "ranks", "include, exclude",
@@ -204,71 +209,64 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     if baseline is not None and backend != "matplotlib" and page is None:
         raise NotImplementedError("plot_roofline(baseline=...) draws with matplotlib only; "
                                   "use backend='matplotlib' or RooflineWidget(data, baseline=...)")
+    levels = check("levels", levels) if levels else []  # named L1, L2, L3, MEM (settings)
+    if levels and backend != "matplotlib" and page is None:
+        raise ValueError(f"levels= is drawn by the matplotlib backend only, not {backend!r}; "
+                         "use backend='matplotlib' or RooflineWidget(data, levels=...)")
     request = Selection.of(selection, **keywords)
     chained = chained_sums(profiling_data, baseline=baseline,
                            chain=chain and (backend == "matplotlib" or page is not None))
-    sums, baseline = chained.sums, chained.baseline
+    sums = chained.sums
     selected = sums.select(request)
     selected.warn()
     if selected.points.empty:
         raise no_points_error(selected, request.flops_metric, request.bandwidth_metric)
-    level_frame = level_points(sums, levels, backend="matplotlib" if page else backend,
-                               selection=selected.selection)  # memory levels (static/levels.py)
-    comparison = None if baseline is None else static_compare.comparison_frame(
-        baseline, sums, selection=selected.selection, match=match)
-    basis = selected.points if comparison is None else pd.concat(  # empirical roofs: both runs
-        [selected.points, before_points(comparison)], ignore_index=True)
-    missing = []
+    points = selected.points.reset_index(drop=True)
+    missing = []  # why there is no theoretical roof
     if theoretical and peak_flops is None:
-        extra, why = theoretical_ceilings(sums, selected.points, ceilings)
+        extra, why = theoretical_ceilings(sums, points, ceilings)
         ceilings, missing = [*(ceilings or ()), *extra], ([] if extra else [why] if why else [])
-    roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, basis)
-    table = roofline.classify(selected.points)
-    machine_notes = [*missing, *warn_ceilings(sums, roofline)]  # drawn under the axes too
-    notes = [*unjudged_notes(table), *machine_notes]
-    bulk, no_flop = split_flop_work(table)
-    drawn = static_compare.with_baseline(
-        level_frame if level_frame is not None else table.iloc[:0], comparison)
-    ranges = axis_ranges(table, roofline, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
-                         bulk=bulk)
-    note = no_flop_work_text(no_flop, NO_FLOP_WHERE["bqplot" if page else backend])
-    hardware_note = beyond_hardware_text(basis, roofline)
-    payload = build_payload(sums, selected, roofline, table, no_flop, note, ranges[0], cmap,
-                            chain=chained.chain is not None)
+    colour_column, keys = colour_keys(points, chained.chain is not None)
+    coloring = Coloring(colour_column, tuple(keys), tuple(sampled_colors(cmap, len(keys))))
+    drawn_by = "bqplot" if page is not None else backend  # a page is the widget's figure
+    scene = build_scene(
+        sums, points, selection=selected.selection, coloring=coloring, ceilings=ceilings,
+        peak_flops=peak_flops, peak_bandwidth=peak_bandwidth, levels=levels,
+        baseline=chained.baseline, match=match,
+        canvas=STATIC_CANVAS if drawn_by == "matplotlib" else WIDGET_CANVAS,
+        x_label=f"{X_LABEL}  ({selected.flops_metric} / {selected.bandwidth_metric})",
+        no_flop_where=NO_FLOP_WHERE[drawn_by], notes=missing, strict=3)
+    roofline, table = scene.roofline, scene.point_rows
+    if roofline is None:  # pragma: no cover - Roofline.from_ceilings raises instead
+        raise ValueError("no ceilings")
+    # the scene's notes: beyond the hardware first, no FLOP work last, the ceilings' between
+    notes = [*unjudged_notes(table), *scene.notes[1:-1]]
+    payload = build_payload(sums, selected, roofline, table, table[scene.no_flop],
+                            scene.notes[-1], scene.x_range, cmap, coloring)
     payload["ceiling_notes"] = notes
-    payload["beyond_hardware_note"] = hardware_note
+    payload["beyond_hardware_note"] = scene.notes[0]
     payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
-    colour_column, colour_map = payload["colour_by"], payload["point_colors"]
-    if page is not None:  # the widget of these arguments draws the page (ipywidgets loaded here)
+    payload["scene"] = scene
+    if scene.comparison is not None:
+        payload["comparison"] = scene.comparison.frame
+    if scene.levels is not None:
+        payload["levels"] = records(roofline.classify(scene.levels.frame))
+        payload["level_findings"] = records(scene.levels.findings)
+    page_writer: Callable[[str], None] | None = None
+    if page is not None:  # the widget of these arguments draws the page (bqplot imported for it)
         from roofline_widget.static.html_export import write_html
         from roofline_widget.static.html_plot import plot_widget
 
         widget = plot_widget(profiling_data, selected.selection, ceilings=ceilings,
                              peak_flops=peak_flops, peak_bandwidth=peak_bandwidth, levels=levels,
-                             baseline=baseline, match=match, chain=chain)
-        _add_rows(payload, sums, roofline, comparison, level_frame, selected.selection)
+                             baseline=chained.baseline, match=match, chain=chain)
         payload["widget"], figure, shown = widget, widget.figure.plot, widget
+        page_writer = functools.partial(write_html, widget)
     elif backend == "matplotlib":
-        figure = matplotlib_figure.draw(
-            table, roofline, ranges, colour_column, colour_map, selected.flops_metric,
-            selected.bandwidth_metric, note, (drawn[schema.INTENSITY], drawn[schema.PERFORMANCE]),
-            "\n".join(filter(None, [hardware_note, *machine_notes])))
-        if comparison is not None:  # arrows from the baseline (static/compare.py)
-            payload["comparison"] = comparison
-            static_compare.draw_comparison(figure.axes[0], comparison, static_compare.row_colours(
-                comparison, colour_column, colour_map))
-            matplotlib_figure.draw_legend(figure.axes[0])  # with the baseline runs' markers
-        if level_frame is not None:
-            findings = level_findings(sums, level_frame, roofline, selection=selected.selection)
-            draw_levels(figure.axes[0], level_frame, colour_column, colour_map, findings)
-            payload["levels"] = records(roofline.classify(level_frame))
-            payload["level_findings"] = records(findings)
-        shown = figure
+        figure = shown = matplotlib_figure.draw(scene)
     else:
-        roofline_figure, legend = bqplot_figure.draw(table, roofline, ranges, colour_column,
-                                                     colour_map,
-                                                     " ".join(filter(None, [hardware_note, note])))
+        roofline_figure, legend = _bqplot_figure(scene)
         payload["roofline_figure"], payload["legend"] = roofline_figure, legend
         figure = roofline_figure.plot
         shown = _bqplot_view(figure, legend)
@@ -276,14 +274,14 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     writes = []
     if output_files.IMAGE in targets:
         image = targets[output_files.IMAGE]
-        writes.append((image, image_writer(figure, image.format) if page is None
-                       else lambda path: write_html(payload["widget"], path)))
+        writes.append((image, image_writer(figure, image.format) if page_writer is None
+                       else page_writer))
     if output_files.DATA in targets:
         data = targets[output_files.DATA]
         writes.append((data, data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
     if verbose:
-        _report(selected, roofline, [hardware_note, note], notes)
+        _report(selected, roofline, [scene.notes[0], scene.notes[-1]], notes)
         if chained.chain is not None:
             _say(chained.chain.summary())
     if show:
@@ -291,14 +289,23 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     return payload
 
 
-def _add_rows(payload: dict, sums, roofline: Roofline, comparison, level_frame, selection) -> None:
-    """The comparison and memory-level rows of a plot, as the matplotlib backend gives them."""
-    if comparison is not None:
-        payload["comparison"] = comparison
-    if level_frame is not None:
-        findings = level_findings(sums, level_frame, roofline, selection=selection)
-        payload["levels"] = records(roofline.classify(level_frame))
-        payload["level_findings"] = records(findings)
+def _bqplot_figure(scene):
+    """The widget's figure drawing ``scene`` (every point in its scatter: those doing almost no
+    FLOPs outside the ranges), and its legend: the scene's colours in order, then its notes."""
+    import ipywidgets as widgets
+
+    from roofline_widget.widget.figure import RooflineFigure
+    from roofline_widget.widget.html import legend_html
+    from roofline_widget.widget.state import UpdateGuard
+
+    figure = RooflineFigure(UpdateGuard())
+    figure.draw(scene)
+    coloring = scene.coloring
+    legend = widgets.HTML(legend_html(list(coloring.categories), list(coloring.palette),
+                                      _LEGEND_KIND[coloring.column],
+                                      note=" ".join(filter(None, scene.notes))))
+    legend.add_class("roofline-legend")
+    return figure, legend
 
 
 def _bqplot_view(figure, legend):

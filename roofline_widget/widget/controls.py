@@ -281,7 +281,7 @@ class RooflineControls:
 
     # ------------------------------------------------------------ memory levels
     def add_level_toggles(self, owner: RooflineWidget, levels: list) -> None:
-        """One checkbox per measured memory level, linked to ``owner.levels``.
+        """One checkbox per measured memory level, linked to ``owner.levels`` (``traitlets.link``).
 
         The boxes (``level_boxes``, level -> Checkbox, DOM class
         ``roofline-level-toggle``) join the control panel as one row; data
@@ -297,18 +297,11 @@ class RooflineControls:
         row = widgets.HBox([label, *self.level_boxes.values()], layout=widgets.Layout(
             flex_flow="row wrap", align_items="center", margin="0 0 2px 0"))
         row.add_class("roofline-level-toggles")
-        for box in self.level_boxes.values():
+        for level, box in self.level_boxes.items():
             box.add_class("roofline-level-toggle")
-            box.observe(lambda _change: self._on_level_box(owner), names="value")
-        owner.observe(lambda change: self._show_levels(change.new), names="levels")
+            traitlets.link((owner, "levels"), (box, "value"), transform=(
+                lambda shown, lv=level: lv in shown,
+                lambda checked, lv=level: [other for other in levels if other in (
+                    {*owner.levels, lv} if checked else set(owner.levels) - {lv})]))
         panel = self.children[0]
         panel.children = (*panel.children, row)
-
-    def _on_level_box(self, owner: RooflineWidget) -> None:
-        if not self._guard.active:
-            owner.levels = [level for level, box in self.level_boxes.items() if box.value]
-
-    def _show_levels(self, levels: list) -> None:
-        with self._guard.hold():
-            for level, box in self.level_boxes.items():
-                box.value = level in levels

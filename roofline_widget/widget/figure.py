@@ -1,17 +1,18 @@
-"""``RooflineFigure``: the widget's bqplot figure, its scales, marks and tooltip.
+"""``RooflineFigure``: the bqplot renderer, a :class:`~roofline_widget.scene.parts.Scene` drawn.
 
-The figure draws what it is given (:class:`~roofline_widget.widget.figure_state.FigureState`,
-:meth:`RooflineFigure.assign`)
-and computes nothing about the data itself except where ceiling labels sit.
-To draw more (memory levels, a baseline run, rank whiskers): write a
-:class:`~roofline_widget.widget.layers.base.Layer` and register it with
-:meth:`RooflineFigure.add_layer`; its marks are drawn between the ceilings
-and the points.
+The figure draws the scene it is given (:meth:`RooflineFigure.draw`) and
+computes nothing about the data: the points, the roofs and their labels, the
+axis ranges and the layers (rank spread, memory levels, a baseline's arrows,
+``widget.layers``, their marks between the ceilings and the points) are the
+scene's.  A part of the scene that is the same object as the one drawn is not
+sent again (a peak drag sends the roofs, the labels and the ranges, no point
+arrays).  Only a pan or zoom in the browser moves the labels here: they are
+placed again for the new ranges (:func:`~roofline_widget.scene.build.roof_part`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
 import bqplot as bq
@@ -19,11 +20,8 @@ import ipywidgets as widgets
 import numpy as np
 from bqplot.interacts import PanZoom
 
-from roofline_widget import schema
-from roofline_widget.look.colors import (
-    AXIS_GRID_COLOR,
-    PALETTE,
-)
+from roofline_widget.look.ceiling_labels import WIDGET_CANVAS, LabelCanvas
+from roofline_widget.look.colors import AXIS_GRID_COLOR, PALETTE
 from roofline_widget.look.log_axes import log_ranges, tick_format
 from roofline_widget.look.plot_area import (
     FIG_MARGIN,
@@ -37,16 +35,15 @@ from roofline_widget.look.plot_area import (
     plot_frame,
 )
 from roofline_widget.look.texts import X_LABEL, Y_LABEL
-from roofline_widget.roofs.roofline import Roofline
-from roofline_widget.widget.figure_state import FigureState
-from roofline_widget.widget.html import (
-    TOOLTIP_CLASS,
-    tooltip_css_html,
-    tooltip_html,
-)
+from roofline_widget.scene.build import roof_part
+from roofline_widget.scene.parts import Scene
+from roofline_widget.widget.html import TOOLTIP_CLASS, tooltip_css_html, tooltip_html
+from roofline_widget.widget.layers.compare import CompareMarks
+from roofline_widget.widget.layers.levels import LevelMarks
+from roofline_widget.widget.layers.ranks import SpreadMarks
 from roofline_widget.widget.pointer import PointerTool
 from roofline_widget.widget.points_mark import PointsMark
-from roofline_widget.widget.roof_marks import CeilingMarks, roof_marks_data
+from roofline_widget.widget.roof_marks import CeilingMarks
 from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.state import UpdateGuard
 
@@ -85,7 +82,7 @@ class RooflineFigure:
     points : PointsMark
         The points' marks: SVG up to ``points.threshold`` points, WebGL above
         (``points.active`` draws them; its ``selected`` holds row indices of
-        ``state.points``).
+        ``scene.points``).
     scatter : bqplot.Scatter
         The SVG points (``points.svg``).
     pointer : PointerTool
@@ -113,8 +110,10 @@ class RooflineFigure:
     interactions : dict
         bqplot interactions by name (``INTERACTIONS``; None where the kernel does it).
     layers : dict
-        The registered layers by name (:meth:`add_layer`).
-    state : FigureState or None
+        The marks of the scene's layers by name (``"ranks"``:
+        :class:`~roofline_widget.widget.layers.ranks.SpreadMarks`, ``"levels"``,
+        ``"baseline"``), made when first needed (:meth:`layer`), drawn in that order.
+    scene : Scene or None
         What is drawn.
     guidance_line : callable
         ``guidance_line(row)``: the last line of a point's tooltip (its classified
@@ -123,7 +122,7 @@ class RooflineFigure:
 
     def __init__(self, guard: UpdateGuard) -> None:
         self._guard = guard
-        self.state: FigureState | None = None
+        self.scene: Scene | None = None
         self.guidance_line: Callable[..., str] = lambda _row: ""
         self.layers: dict = {}
         self._build_marks()
@@ -155,8 +154,8 @@ class RooflineFigure:
     def _build_marks(self) -> None:
         self.x_scale = bq.LogScale()
         self.y_scale = bq.LogScale()
-        # A fixed scale (code i is PALETTE[i]): only the points' codes change with
-        # ``color_by``, in one message, so the browser never mixes old codes and new colours.
+        # A fixed scale (code i is the palette's i-th colour): only the points' codes change
+        # with ``color_by``, in one message, so the browser never mixes old codes and new colours.
         self.color_scale = bq.ColorScale(colors=list(PALETTE), min=0, max=len(PALETTE) - 1)
         self.tooltip = widgets.HTML()
         self.tooltip.add_class(TOOLTIP_CLASS)
@@ -176,27 +175,18 @@ class RooflineFigure:
         """Every mark, in drawing order (the layers over the ceilings, the points on top).
 
         The selection outline lies under the points, the hover proxy over the
-        WebGL points (whose canvas is always under the SVG marks) and under the SVG ones.
+        WebGL points (whose canvas is always under the SVG marks) and under the SVG ones, the
+        flagged points' outlines under the SVG points (whose transparent markers take the hover).
         """
         layer_marks = [mark for layer in self.layers.values() for mark in layer.marks]
         *gl, svg = self.points.marks
+        hollow = [self.points.hollow] if len(self.points.hollow.x) else []
         return [*self.roof_marks, *layer_marks, self.pointer.outline, *gl, self.pointer.proxy,
-                svg]
+                *hollow, svg]
 
     def _update_marks(self) -> None:
-        if hasattr(self, "pointer"):
+        if hasattr(self, "pointer") and self.plot.marks != self.marks:
             self.plot.marks = self.marks
-
-    def add_layer(self, name: str, layer) -> None:
-        """Register ``layer`` (a :class:`~roofline_widget.widget.layers.base.Layer`) as ``name``.
-
-        Its marks join the figure at once, drawn over the ceilings and under
-        the points, in the order the layers were added.
-        """
-        if name in self.layers:
-            raise ValueError(f"a layer named {name!r} is already registered")
-        self.layers[name] = layer
-        self._update_marks()
 
     @property
     def roof_marks(self) -> tuple:
@@ -211,6 +201,10 @@ class RooflineFigure:
         """
         return label_area(self.plot)
 
+    def canvas(self) -> LabelCanvas:
+        """What the scene's labels are placed for: the widget's canvas of :meth:`plot_area`."""
+        return WIDGET_CANVAS.with_area(self.plot_area())
+
     def frame(self, width: float, height: float) -> PlotFrame | None:
         """Where the scales lie in the figure element drawn ``width`` x ``height`` px (None: no valid range).
 
@@ -224,61 +218,61 @@ class RooflineFigure:
         return plot_frame(self.plot, width, height, x_range, y_range,
                           padding_px=mark_padding(self.plot.marks))
 
-    def set_palette(self, colors: Sequence[str]) -> None:
-        """The colours the points' codes stand for (code i is ``colors[i]``).
+    # ------------------------------------------------------------ drawing
+    def draw(self, scene: Scene, selected: np.ndarray | None = None) -> None:
+        """Draw ``scene``: what changed since the last one, each mark's data replaced in place.
 
-        The widget keeps ``look.colors.PALETTE``; the static figure gives its
-        colormap's colours.
+        ``selected``: the rows of ``scene.points`` shown selected, when the points are new.
         """
-        colors = list(colors) or list(PALETTE)
-        if len(colors) == 1:
-            colors = colors * 2  # a colour scale needs two stops
-        self.color_scale.colors, self.color_scale.max = colors, len(colors) - 1
-
-    # ------------------------------------------------------------ assigning
-    def assign(self, state: FigureState) -> None:
-        """Draw ``state``: every mark's data replaced in place, one message per mark."""
-        roof_data = roof_marks_data(state.roofline, state.x_range, state.y_range,
-                                    self.plot_area(), state.label_points)
-        points = state.points
-        x = points[schema.INTENSITY].to_numpy(dtype=float)
-        y = points[schema.PERFORMANCE].to_numpy(dtype=float)
+        previous = self.scene
+        points = scene.points
+        new_points = previous is None or points is not previous.points
+        moved = new_points and (previous is None or points.x is not previous.points.x
+                                or points.y is not previous.points.y)
+        palette = list(scene.coloring.palette) * (2 if len(scene.coloring.palette) == 1 else 1)
         with self._guard.hold(), holding(self.x_scale, self.y_scale, *self.roof_marks):
-            self.state = state
-            self.points.assign(x, y, state.colors, state.sizes, state.selected)
-            self._set_ranges(state.x_range, state.y_range)
-            self.ceiling_marks.assign(roof_data)
-        self.pointer.forget_points()
-        self.plot.title = state.title
+            self.scene = scene
+            if list(self.color_scale.colors) != palette:  # a colour scale needs two stops
+                self.color_scale.colors, self.color_scale.max = palette, len(palette) - 1
+            codes = points.codes if points.codes is not None else np.zeros(len(points))
+            if moved:
+                self.points.assign(points.x, points.y, codes, points.sizes, selected,
+                                   points.flagged)
+            elif new_points:
+                self.points.restyle(codes, points.sizes)
+            self._set_ranges(scene.x_range, scene.y_range)
+            self.ceiling_marks.draw(scene.roofs, scene.labels)
+            self._draw_layers(scene, previous)
+        if moved:
+            self.pointer.forget_points()
+        self.plot.title = scene.title
 
-    def assign_roofline(self, roofline: Roofline | None, x_range: tuple[float, float],
-                        y_range: tuple[float, float], layer_points=None) -> None:
-        """New ceilings and axis limits; the points' arrays are not sent again.
+    def layer(self, name: str):
+        """The marks of the layer ``name`` (``"ranks"``, ``"levels"``, ``"baseline"``), made
+        and joined to the figure (after those made before) when first asked for."""
+        if name not in self.layers:
+            self.layers[name] = _LAYERS[name][1](self)
+            self._update_marks()
+        return self.layers[name]
 
-        ``layer_points`` (intensities, GFLOP/s) replace the layers' points the
-        labels keep clear of (None: as before).
-        """
-        state = self.state
-        if state is not None and layer_points is not None:
-            state = state.changed(layer_points=layer_points)
-        points = state.label_points if state is not None else ((), ())
-        roof_data = roof_marks_data(roofline, x_range, y_range, self.plot_area(), points)
-        with self._guard.hold(), holding(self.x_scale, self.y_scale, *self.roof_marks):
-            self.state = _replace(state, roofline=roofline, x_range=x_range,
-                                  y_range=y_range)
-            self._set_ranges(x_range, y_range)
-            self.ceiling_marks.assign(roof_data)
-
-    def restyle(self, colors: np.ndarray, sizes: np.ndarray | None) -> None:
-        """New colour codes and sizes of the drawn points, in one message."""
-        with self._guard.hold():
-            self.state = _replace(self.state, colors=colors, sizes=sizes)
-            self.points.restyle(colors, sizes)
+    def _draw_layers(self, scene: Scene, previous: Scene | None) -> None:
+        """Each layer's marks draw their part of ``scene`` (a part drawn already is skipped)."""
+        drawn = False
+        for name, (attribute, _marks) in _LAYERS.items():
+            part = getattr(scene, attribute)
+            if name not in self.layers and part is None:
+                continue
+            if previous is not None and name in self.layers \
+                    and part is getattr(previous, attribute):
+                continue
+            self.layer(name).draw(part)
+            drawn = True
+        if drawn:  # a baseline of another number of runs brings new marks
+            self._update_marks()
 
     def show_selected(self, indices: np.ndarray | None) -> None:
         """Show the rows ``indices`` of the drawn points as selected (None: no selection)."""
         with self._guard.hold():
-            self.state = _replace(self.state, selected=indices)
             self.points.show_selected(indices)
 
     def set_interaction(self, name: str) -> None:
@@ -296,14 +290,14 @@ class RooflineFigure:
         A click on an SVG point (bqplot's element click, in "inspect"), a brush,
         a lasso and a click on a WebGL point (``pointer``) all select in the
         kernel; a front end that sets the SVG mark's ``selected`` selects too.
-        Each gives rows of ``state.points``; ``adding`` is True when Ctrl, Shift
+        Each gives rows of ``scene.points``; ``adding`` is True when Ctrl, Shift
         or Cmd was held (:attr:`PointerTool.adding`; never for the mark's ``selected``).
         """
         def forward(indices, adding: bool = False):
-            if self._guard.active or self.state is None:
+            if self._guard.active or self.scene is None:
                 return
             indices = np.asarray(indices if indices is not None else [], dtype=np.intp)
-            callback(indices[(indices >= 0) & (indices < len(self.state.points))], adding)
+            callback(indices[(indices >= 0) & (indices < len(self.scene.points))], adding)
 
         def clicked(_mark, content: dict) -> None:
             index = (content.get("data") or {}).get("index")
@@ -327,27 +321,28 @@ class RooflineFigure:
     def _on_hover(self, mark, content: dict) -> None:
         point = content.get("point") or content.get("data") or {}
         index = point.get("index")
-        state = self.state
-        if state is None or not isinstance(index, int) or not 0 <= index < len(state.points):
+        scene = self.scene
+        if scene is None or not isinstance(index, int) or not 0 <= index < len(scene.points):
             return
-        row = classify(state.points.iloc[[index]], state.roofline).iloc[0]
+        row = classify(scene.point_rows.iloc[[index]], scene.roofline).iloc[0]
         self.tooltip.value = tooltip_html(row, guidance=self.guidance_line(row))
 
     def _on_zoom(self, change) -> None:
-        """A scale's range changed (pan/zoom in the browser): new ticks, ceilings redrawn."""
+        """A scale's range changed (pan/zoom in the browser): new ticks, labels placed again."""
         ranges = self.scale_ranges()
         if ranges is None:
             return
         self._set_tick_formats(*ranges)
-        if self._guard.active or self.state is None or self.state.roofline is None:
+        scene = self.scene
+        if self._guard.active or scene is None or scene.roofline is None:
             return
         x_range, y_range = ranges
-        data = roof_marks_data(self.state.roofline, x_range, y_range, self.plot_area(),
-                               self.state.label_points)
+        roofs, labels, _ridge = roof_part(scene.roofline, x_range, y_range, self.canvas(),
+                                          scene.obstacles)
         with self._guard.hold(), holding(*self.roof_marks):
-            self.ceiling_marks.assign(data)
+            self.ceiling_marks.draw(roofs, labels)
 
 
-def _replace(state: FigureState | None, **changes) -> FigureState | None:
-    """``state`` with some fields changed (None stays None)."""
-    return None if state is None else state.changed(**changes)
+#: Each layer's part of the scene and its marks, in drawing order.
+_LAYERS = {"ranks": ("spread", SpreadMarks), "levels": ("levels", LevelMarks),
+           "baseline": ("comparison", CompareMarks)}

@@ -3,9 +3,11 @@
 The slider sweeps (its range holds the data and the peaks, :func:`peak_range`),
 the text box takes an exact value, the button resets the peak (None): to the
 widget's ceilings when it has ceilings of that kind (the button then says
-"ceilings"), else to the largest observation (an *empirical* ceiling).  The kernel writes to
-them under the widget's guard; a value the browser sends back from the
-slider's step grid is not taken for a drag.
+"ceilings"), else to the largest observation (an *empirical* ceiling).  Each
+mirrors its peak trait through ``traitlets.link`` (the button: pressed while
+the peak is None; the slider: a value the browser sends back from its step
+grid is not taken for a drag) or ``directional_link`` (the text box, whose
+typed values are checked by the trait: a refused one is taken back).
 """
 
 from __future__ import annotations
@@ -137,13 +139,18 @@ class PeakControls:
                  self.bandwidth_empirical))
 
     def link(self, owner: traitlets.HasTraits) -> None:
-        """Each slider (sweep), text box (exact value) and button sets ``owner``'s peak trait."""
+        """Each slider (sweep), text box (exact value) and button mirrors and sets ``owner``'s peak."""
         for trait, slider, text, box in self.rows():
-            slider.observe(lambda change, t=trait: self._on_slider(owner, t, change),
-                           names="value")
+            traitlets.link((owner, trait), (slider, "value"), transform=(
+                lambda value, s=slider: s.value if value is None else value,
+                lambda value, t=trait: self._dragged(owner, t, value)))
+            traitlets.directional_link((owner, trait), (text, "value"),
+                                       lambda value, x=text: x.value if value is None else value)
             text.observe(lambda change, t=trait: self._on_text(owner, t, change), names="value")
-            box.observe(lambda change, t=trait, s=slider: self._on_box(owner, t, s, change),
-                        names="value")
+            traitlets.link((owner, trait), (box, "value"), transform=(
+                lambda value: value is None,
+                lambda pressed, t=trait, s=slider: None if pressed else (
+                    getattr(owner, t) if getattr(owner, t) is not None else s.value)))
 
     def show(self, peaks: dict, main: Roofline | None, measured: dict | None = None) -> None:
         """Put the sliders, text boxes and 'empirical' buttons in step with the peak traits.
@@ -170,12 +177,11 @@ class PeakControls:
                     value = _main_peak(main, trait)
                 if value is not None:
                     fit_slider(slider, value)
-                    slider.value = value
-                    text.value = value
                     sent = self._sent[trait]
                     if not sent or sent[-1] != value:
                         sent.append(value)
-                box.value = peaks[trait] is None
+                    slider.value = value
+                    text.value = value
 
     def fit(self, main: Roofline | None, points=None) -> None:
         """Exponent ranges around the data and the peaks (see :func:`peak_range`).
@@ -202,7 +208,7 @@ class PeakControls:
 
     def _on_text(self, owner, trait: str, change) -> None:
         """A typed value: the trait takes it exactly (the slider's range widens to hold it)."""
-        if self._guard.active:
+        if self._guard.active or getattr(owner, trait) == change.new:
             return
         try:
             setattr(owner, trait, change.new)
@@ -211,16 +217,11 @@ class PeakControls:
                 change.owner.value = change.old
             raise
 
-    def _on_slider(self, owner, trait: str, change) -> None:
-        if self._guard.active:
-            return
-        if any(abs(math.log10(change.new / value)) <= SLIDER_STEP / 2 + 1e-12
-               for value in self._sent[trait]):
-            # The browser put a value the kernel sent on its step grid and sent that back,
-            # possibly after the kernel had moved on: not a drag.
-            return
-        setattr(owner, trait, change.new)
-
-    def _on_box(self, owner, trait: str, slider, change) -> None:
-        if not self._guard.active:
-            setattr(owner, trait, None if change.new else slider.value)
+    def _dragged(self, owner, trait: str, value: float):
+        """The peak a slider value sets: ``value``, or the peak as it is while the kernel writes
+        to the slider or the browser sends back a value the kernel sent, put on the
+        slider's step grid (possibly after the kernel had moved on): not a drag."""
+        if self._guard.active or any(abs(math.log10(value / sent)) <= SLIDER_STEP / 2 + 1e-12
+                                     for sent in self._sent[trait]):
+            return getattr(owner, trait)
+        return value

@@ -1,13 +1,17 @@
-"""The widget's one refresh pipeline: compute everything first, then assign.
+"""The widget's one refresh pipeline: the scene of the trait values, updated where they changed.
 
 :class:`RefreshPipeline` reads the widget's trait values, selects the points
-(:func:`~roofline_widget.widget.state.select_points`), builds the ceilings,
-hands the selection to the layers, works out the axis ranges
-(:func:`~roofline_widget.look.axis_ranges.axis_ranges`), colours and sizes,
-and only then assigns the figure, the selection and the controls' texts.  An
+(:func:`~roofline_widget.widget.state.select_points`), builds the ceilings
+and the layers' parts (:class:`~roofline_widget.widget.scene_parts.SceneParts`:
+a baseline's comparison, the memory levels, the rank spread), composes the
+:class:`~roofline_widget.scene.parts.Scene`
+(:func:`~roofline_widget.scene.build.compose_scene`) and only then hands it
+to the figure and assigns the selection and the controls' texts.  An
 exception before the assignment leaves the widget as it was (the widget puts
 the trait back).  A peak change (:meth:`RefreshPipeline.refresh_roofline`)
-moves the ceilings and sends no point arrays.
+keeps the points and the layers' rows: it makes the roofline, the level
+findings against it, the ranges and the labels again, and the figure sends
+no point arrays.
 """
 
 from __future__ import annotations
@@ -18,32 +22,26 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
-from roofline_widget.look.colors import palette_color
+from roofline_widget.look.no_flop import below_flop_work
 from roofline_widget.points.rank_groups import check_group_ranks
-from roofline_widget.roofs.hardware_bounds import keep_flags
+from roofline_widget.roofs.hardware_bounds import keep_flags, largest_plausible
 from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
+from roofline_widget.scene.build import compose_scene, point_dots
+from roofline_widget.scene.parts import Scene
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
-from roofline_widget.widget.figure_state import FigureState
-from roofline_widget.widget.layer_stack import LayerStack
-from roofline_widget.widget.layers.base import LayerInput
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.point_keys import key_index, surviving_keys
-from roofline_widget.widget.point_style import (
-    COLOR_COLUMN,
-    color_categories,
-    color_codes,
-    marker_sizes,
-    runtime_log_range,
-)
+from roofline_widget.widget.point_style import marker_sizes, runtime_log_range
 from roofline_widget.widget.points_mark import SVG_MAX_POINTS
-from roofline_widget.widget.roofs import check_ceilings, classify, rooflines
+from roofline_widget.widget.roofs import check_ceilings, classify, roof_basis, rooflines
+from roofline_widget.widget.scene_parts import SceneParts
 from roofline_widget.widget.state import PointState, UpdateGuard
-from roofline_widget.widget.traits import RooflineTraits
 
 if TYPE_CHECKING:
     from roofline_widget.widget.roofline_widget import RooflineWidget
@@ -52,17 +50,14 @@ __all__ = ["RefreshPipeline"]
 
 
 class RefreshPipeline:
-    """Select, compute, assign: every refresh of one :class:`RooflineWidget`.
+    """Select, compose, draw: every refresh of one :class:`RooflineWidget`.
 
     Parameters
     ----------
     owner : RooflineWidget
-        The widget whose traits are read and whose figure, controls and
-        layers are assigned.
-    layers : LayerStack
-        The widget's layers.
+        The widget whose traits are read and whose figure and controls are assigned.
     guard : UpdateGuard
-        The widget's re-entrancy guard (held while the layers assign their marks).
+        The widget's re-entrancy guard.
     ceilings : sequence of ComputeRoof / BandwidthRoof
         The extra ceilings (checked here).
 
@@ -75,6 +70,10 @@ class RefreshPipeline:
         roofs where neither gives one (:func:`~roofline_widget.widget.roofs.rooflines`,
         taken from the points and a baseline's points): what is drawn and
         judged against.
+    scene : Scene or None
+        What the figure draws.
+    parts : SceneParts
+        The layers' parts and the baseline runs.
     extra : tuple
         The extra ceilings.
     ceiling_notes : list of str
@@ -83,20 +82,21 @@ class RefreshPipeline:
         machine), for the status line.
     """
 
-    def __init__(self, owner: RooflineWidget, layers: LayerStack, guard: UpdateGuard,
-                 ceilings=()) -> None:
+    def __init__(self, owner: RooflineWidget, guard: UpdateGuard, ceilings=()) -> None:
         self.owner = owner
-        self.layers = layers
         self.guard = guard
         self.points: PointState | None = None
         self.roofline: Roofline | None = None
+        self.scene: Scene | None = None
+        self.parts = SceneParts(owner)
         self.extra = check_ceilings(ceilings)
         self.ceiling_notes = warn_ceilings(owner.sums, self.extra, stacklevel=4)
         self._size_range = runtime_log_range(owner.sums)
+        self._no_flop = np.zeros(0, dtype=bool)
         self._budget_used = 0
-        # per selection: the points empirical roofs come from, their and the points' roof keys
+        # per selection: the points empirical roofs come from, and the points' roof keys
         self._roof_basis: pd.DataFrame | None = None
-        self._basis_keys: RoofKeys | None = None
+        self._roofs_of: tuple = (None, None)  # the few rows the roofs depend on, their keys
         self._point_keys: RoofKeys | None = None
 
     @property
@@ -115,81 +115,74 @@ class RefreshPipeline:
             self.restyle()
         elif name in PEAK_TRAITS:
             self.refresh_roofline()
-        elif name == "levels":
-            self.layers.show_levels(self.owner.levels)
-            if self.budget() != self._budget_used:  # the SVG budget came or went with them
-                self.refresh_points()
-            else:
-                self.refresh_layers()
+        elif name == "levels" and self.budget() == self._budget_used:
+            self.refresh_layers()  # else the SVG budget came or went with them
         else:
             self.refresh_points()
 
     def refresh_points(self) -> None:
-        """Select the points, then assign the figure, the selection and the texts."""
-        owner = self.owner
-        self._budget_used = self.budget()
+        """Select the points, compose the scene, then draw it and assign the selection and texts."""
+        owner, parts = self.owner, self.parts
+        self._budget_used = budget = self.budget()
         points = point_state.select_points(
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
-            group_ranks=owner.group_ranks, combine_ranks=owner.combine_ranks,
-            max_points=self._budget_used)
-        self._roof_basis = self._basis(points)
+            group_ranks=owner.group_ranks, combine_ranks=owner.combine_ranks, max_points=budget)
+        comparison = parts.comparison(points)
+        baseline = parts.baseline_points()
+        self._roof_basis = points.points if baseline is None else keep_flags(
+            pd.concat([points.points, baseline], ignore_index=True))
         self._point_keys = roof_keys(points.points)
-        self._basis_keys = (self._point_keys if self._roof_basis is points.points
-                            else roof_keys(self._roof_basis))
-        roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, self._roof_basis,
-                             self.extra, self._basis_keys)
-        self._update_layers(points, roofline)
-        points = self._ranks_points(points)
-        extent = self.layers.extent()
-        x_range, y_range = axis_ranges(points.points, roofline, extent, bulk=points.flop_split[0])
+        self._roofs_of = (self._roof_basis, self._point_keys if self._roof_basis is points.points
+                          else roof_keys(self._roof_basis))
+        roofline = self._roofline()
+        levels = parts.levels(points, roofline, budget)
+        spread, points = parts.spread(points, budget)
         selected = surviving_keys(owner.selected, points.keys)
-        shown = points.shown
-        figure_state = FigureState(
-            points=shown, colors=self.color_codes(shown),
-            sizes=marker_sizes(shown, owner.size_by, self._size_range),
-            selected=self.selected_indices(selected, points), roofline=roofline,
-            x_range=x_range, y_range=y_range, title=html.empty_title(points, owner.ranks == []),
-            layer_points=extent)
         self.points, self.roofline = points, roofline
-        owner.figure.assign(figure_state)
+        scene = self._compose(self._dots(points), roofline, self._fitted(parts.extent(
+            levels, comparison, spread)), levels=levels, comparison=comparison, spread=spread,
+            title=html.empty_title(points, owner.ranks == []))
+        self.scene = scene
+        owner.figure.draw(scene, self.selected_indices(selected, points))
         # Outside the guard: observers of these traits (users' too) see a consistent widget.
         owner.selected = selected
         owner.set_trait("message", html.message_text(points, owner.ranks == []))
         self._show_texts()
 
     def refresh_roofline(self) -> None:
-        """Peaks changed: move the ceilings and the ridge marker only (the axes only widen)."""
-        owner, points = self.owner, self.current
-        roofline = rooflines(owner.peak_flops, owner.peak_bandwidth, self._roof_basis,
-                             self.extra, self._basis_keys)
-        self._update_layers(points, roofline)
-        extent = self.layers.extent()
-        (x0, x1), (y0, y1) = axis_ranges(points.points, roofline, extent,
-                                         bulk=points.flop_split[0])
-        xs, ys = owner.figure.x_scale, owner.figure.y_scale
-        x_range = (min(x0, xs.min or x0), max(x1, xs.max or 0))
-        y_range = (min(y0, ys.min or y0), max(y1, ys.max or 0))
-        owner.figure.assign_roofline(roofline, x_range, y_range, extent)
-        self.roofline = roofline
-        owner.controls.status_html.value = self.status()
+        """Peaks changed: the roofs, the level findings, the ranges (they only widen), the labels."""
+        scene, points = self._drawn(), self.current
+        self.roofline = roofline = self._roofline(drag=True)
+        (x0, x1), (y0, y1) = self._fitted(self.parts.last_extent)
+        xs, ys = self.owner.figure.x_scale, self.owner.figure.y_scale
+        ranges = ((min(x0, xs.min or x0), max(x1, xs.max or 0)),
+                  (min(y0, ys.min or y0), max(y1, ys.max or 0)))
+        levels = self.parts.levels(points, roofline, self._budget_used)
+        self._draw(self._compose(scene.points, roofline, ranges, levels=levels,
+                                 comparison=scene.comparison, spread=scene.spread,
+                                 title=scene.title, obstacles=scene.obstacles))
+        self.owner.controls.status_html.value = self.status()
         self.show_ceilings()
         self.show_peaks()
 
     def refresh_layers(self) -> None:
-        """The layers changed (levels toggled): their marks, the axes and the status; the points stay."""
-        points = self.current
-        self._update_layers(points, self.roofline)
-        self.reset_view()
+        """The levels changed (toggled): the scene with its layers again; the points stay."""
+        scene, parts = self._drawn(), self.parts
+        levels = parts.levels(self.current, self.roofline, self._budget_used)
+        extent = parts.extent(levels, scene.comparison, scene.spread)
+        self._draw(self._compose(scene.points, self.roofline, self._fitted(extent),
+                                 levels=levels, comparison=scene.comparison, spread=scene.spread,
+                                 title=scene.title))
         self.owner.controls.status_html.value = self.status()
 
     def restyle(self) -> None:
-        """Colours or sizes changed: one message to the scatter, the layers and the legend."""
-        points = self.current
-        self._update_layers(points, self.roofline)
-        shown = points.shown
-        self.owner.figure.restyle(self.color_codes(shown),
-                                  marker_sizes(shown, self.owner.size_by, self._size_range))
+        """Colours or sizes changed: the points' and the layers' colours, the legend."""
+        scene, points = self._drawn(), self.current
+        dots = self._dots(points)
+        self._draw(replace(scene, points=replace(scene.points, codes=dots.codes,
+                                                 sizes=dots.sizes),
+                           coloring=self.parts.coloring(), **self.parts.recoloured(scene)))
         self.owner.controls.legend_html.value = self.legend()
 
     def show_selected(self) -> None:
@@ -199,17 +192,54 @@ class RefreshPipeline:
 
     def reset_view(self) -> None:
         """Fit the axes to the points, the ceilings and the layers again."""
-        points = self.current
-        extent = self.layers.extent()
-        x_range, y_range = axis_ranges(points.points, self.roofline, extent,
-                                       bulk=points.flop_split[0])
-        self.owner.figure.assign_roofline(self.roofline, x_range, y_range, extent)
+        scene = self._drawn()
+        self._draw(self._compose(scene.points, self.roofline, self._fitted(self.parts.last_extent),
+                                 levels=scene.levels, comparison=scene.comparison,
+                                 spread=scene.spread, title=scene.title,
+                                 obstacles=scene.obstacles))
 
     def set_extra(self, ceilings) -> tuple:
         """Replace the extra ceilings (checked); the previous ones are returned."""
         old, self.extra = self.extra, check_ceilings(ceilings)
         self.ceiling_notes = ceiling_notes(self.owner.sums, self.extra)
         return old
+
+    # ------------------------------------------------------------ the scene
+    def _drawn(self) -> Scene:
+        if self.scene is None:
+            raise RuntimeError("the widget has not drawn its scene yet")
+        return self.scene
+
+    def _roofline(self, drag: bool = False) -> Roofline | None:
+        """The roofline of the peaks; on a drag (a selection's second roofline on), of the few
+        points the roofs depend on (:func:`~roofline_widget.widget.roofs.roof_basis`)."""
+        basis, keys = self._roofs_of
+        if drag and basis is self._roof_basis:
+            self._roofs_of = basis, keys = roof_basis(basis, keys)
+        return rooflines(self.owner.peak_flops, self.owner.peak_bandwidth, basis, self.extra, keys)
+
+    def _fitted(self, extent) -> tuple:
+        """The axis ranges holding the points, the layers' ``extent`` and every ridge."""
+        points = self.current
+        return axis_ranges(points.points, self.roofline, extent, bulk=points.flop_split[0])
+
+    def _dots(self, points: PointState):
+        owner = self.owner
+        return point_dots(points.shown, self.parts.coloring(),
+                          marker_sizes(points.shown, owner.size_by, self._size_range))
+
+    def _compose(self, dots, roofline, ranges, **parts) -> Scene:
+        if self.scene is None or dots.x is not self.scene.points.x:  # points new: which do no FLOPs
+            shown = self.current.shown
+            largest = largest_plausible(self.current.points, schema.PERFORMANCE)
+            self._no_flop = (np.zeros(len(shown), dtype=bool) if largest is None else
+                             below_flop_work(shown[schema.PERFORMANCE].to_numpy(float), largest))
+        return compose_scene(dots, roofline, ranges, coloring=self.parts.coloring(),
+                             no_flop=self._no_flop, canvas=self.owner.figure.canvas(), **parts)
+
+    def _draw(self, scene: Scene) -> None:
+        self.scene = scene
+        self.owner.figure.draw(scene)
 
     # ------------------------------------------------------------ pieces
     def budget(self) -> int:
@@ -223,37 +253,28 @@ class RefreshPipeline:
 
     def _svg_budget(self) -> int | None:
         """``SVG_MAX_POINTS`` while an SVG mark draws one element per point, else None."""
-        baseline = self.layers.baseline
-        if self.owner.figure.points.budget is not None or self.owner.levels \
-                or (baseline is not None and baseline.runs):
+        if self.owner.figure.points.budget is not None or self.owner.levels or self.parts.runs:
             return SVG_MAX_POINTS
         return None
 
-    def color_codes(self, shown: pd.DataFrame) -> np.ndarray:
-        """The colour codes of ``shown`` for the widget's ``color_by``."""
-        owner = self.owner
-        categories = color_categories(owner.sums, owner.color_by, owner.combine_ranks)
-        return color_codes(shown, owner.color_by, categories)
-
     def legend(self) -> str:
         """The legend of the drawn categories (escaped HTML)."""
-        owner, shown = self.owner, self.current.shown
-        column = COLOR_COLUMN[owner.color_by]
-        values = pd.unique(shown[column].astype(object))
-        categories = color_categories(owner.sums, owner.color_by, owner.combine_ranks)
-        codes = pd.Index(categories, dtype=object).get_indexer(values[:html.LEGEND_ENTRIES_SHOWN])
+        owner, shown, coloring = self.owner, self.current.shown, self.parts.coloring()
+        values = pd.unique(shown[coloring.column].astype(object))
+        codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
         names = None
         if owner.color_by == "rank":  # a socket's point is coloured as its lowest rank: named so
-            first = shown.drop_duplicates(column).set_index(column)
+            first = shown.drop_duplicates(coloring.column).set_index(coloring.column)
             names = [html.rank_text(value, first.at[value, "rank_group"] if "rank_group" in first
                                     else None) for value in values[:html.LEGEND_ENTRIES_SHOWN]]
-        return html.legend_html(values, [palette_color(code) for code in codes], owner.color_by,
-                                names=names)
+        return html.legend_html(values, coloring.colors(codes), owner.color_by, names=names)
 
     def status(self) -> str:
         """The status line: points, metrics, ceilings, the points' notes and each layer's note."""
         owner, points = self.owner, self.current
-        if self.layers.ranks.active:  # the spread view hides rank points on purpose
+        scene = self._drawn()
+        spread = scene.spread
+        if spread is not None:  # the spread view hides rank points on purpose
             points = replace(points, shown=points.points)
         status = html.status_html(points, self.roofline, max_points=self.budget(),
                                   combine_ranks=check_group_ranks(
@@ -265,12 +286,16 @@ class RefreshPipeline:
         if budget is not None and len(points.points) <= budget:
             budget = None  # a budget nothing reaches is not worth a note
         chain = owner.file_chain
+        hint = ""
+        if spread is None and self.current.over_budget and len(owner.sums.ranks) >= 2:
+            hint = html.points_budget_hint_html(len(self.current.shown), len(points.points),
+                                                self._budget_used)
         notes = [html.chain_status_html(chain.summary()) if chain and owner.chain_shown else "",
                  html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
                                        owner.max_points, budget, bool(owner.levels)),
                  html.ceiling_notes_html([*judged, *self.ceiling_notes]),
-                 html.point_notes_html(points, self._roof_basis, self.roofline),
-                 *self.layers.statuses()]
+                 html.point_notes_html(points, self._roof_basis, self.roofline), hint,
+                 *html.layer_notes_html(scene.levels, scene.comparison, spread)]
         return " ".join([status, *filter(None, notes)])
 
     def selected_indices(self, keys: list | None = None, points: PointState | None = None):
@@ -285,9 +310,9 @@ class RefreshPipeline:
     def selection_frame(self) -> pd.DataFrame:
         """The selected points classified, or their level rows while levels are shown (each
         judged against its level's roof)."""
-        owner, layer = self.owner, self.layers.levels
-        if owner.levels and layer is not None:
-            rows = layer.frame
+        owner, levels = self.owner, self.scene.levels if self.scene is not None else None
+        if owner.levels and levels is not None:
+            rows = levels.frame
             return classify(rows[key_index(rows).isin(owner.selected)], self.roofline)
         current = self.current
         points = current.points
@@ -325,29 +350,3 @@ class RefreshPipeline:
         self.show_ceilings()
         self.show_peaks()
 
-    def _update_layers(self, points: PointState, roofline: Roofline | None) -> None:
-        """Hand the new selection to every layer (they assign their own marks)."""
-        owner = self.owner
-        data = LayerInput(sums=owner.sums, selection=points.selection, points=points,
-                          roofline=roofline, color_codes=self.color_codes,
-                          options={**{name: getattr(owner, name)
-                                      for name in RooflineTraits.class_own_traits()},
-                                   "max_points": self.budget()})
-        with self.guard.hold():
-            self.layers.update(data)
-
-    def _basis(self, points: PointState) -> pd.DataFrame:
-        """The points empirical roofs are taken from: the selection's and a baseline's."""
-        owner = self.owner
-        baseline = self.layers.baseline_points(LayerInput(
-            sums=owner.sums, selection=points.selection, points=points, roofline=None,
-            color_codes=self.color_codes, options={}))
-        if baseline is None or baseline.empty:
-            return points.points
-        return keep_flags(pd.concat([points.points, baseline], ignore_index=True))
-
-    def _ranks_points(self, points: PointState) -> PointState:
-        """In the spread view the scatter shows only the expanded regions' ranks."""
-        owner = self.owner
-        shown = self.layers.ranks.scatter_points(points, owner.expanded_regions, self.budget())
-        return points if shown is None else replace(points, shown=shown)

@@ -1,9 +1,10 @@
-"""Colour codes and marker sizes of the widget's points, fixed over the whole data.
+"""The categories of the widget's colours and the points' marker sizes, fixed over the whole data.
 
 A region (run, rank) keeps its colour whatever is selected: its code is its
-position among every value ``color_by`` can take in the data, an index into
-``look.colors.PALETTE`` (repeating past its end).  Sizes follow log runtime
-over the whole data.
+position among every value ``color_by`` can take in the data
+(:func:`color_categories`, a :class:`~roofline_widget.scene.parts.Coloring`'s
+categories), an index into ``look.colors.PALETTE`` (repeating past its end).
+Sizes follow log runtime over the whole data.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.look.colors import PALETTE
 from roofline_widget.look.log_axes import positive
 from roofline_widget.points import RegionSums
 from roofline_widget.schema import ALL_RANKS
 
-__all__ = ["COLOR_COLUMN", "color_categories", "color_codes", "marker_sizes", "runtime_log_range"]
+__all__ = ["COLOR_COLUMN", "color_categories", "marker_sizes", "runtime_log_range"]
 
 #: Which points-frame column each ``color_by`` value colours by.
 COLOR_COLUMN = {"region": "region", "run": "file", "rank": "rank"}
@@ -34,17 +34,6 @@ def color_categories(sums: RegionSums, color_by: str, combine_ranks: bool) -> li
     # a sum of a run's every rank is -1: last, so a rank keeps its colour (a socket's or
     # host's point has its lowest rank's number and colour)
     return [ALL_RANKS] if combine_ranks else [*sums.ranks, ALL_RANKS]
-
-
-def color_codes(shown: pd.DataFrame, color_by: str, categories: list) -> np.ndarray:
-    """Colour codes fixed over the whole data, so a region keeps its colour.
-
-    Past ``len(PALETTE)`` categories the colours repeat.
-    """
-    values = shown[COLOR_COLUMN[color_by]]
-    values = values.astype(object) if color_by != "rank" else values
-    codes = pd.Categorical(values, categories=categories).codes
-    return (codes % len(PALETTE)).astype(float)
 
 
 def runtime_log_range(sums: RegionSums) -> tuple[float, float]:

@@ -33,7 +33,6 @@ import bqplot as bq
 import numpy as np
 from ipyevents import Event
 
-from roofline_widget import schema
 from roofline_widget.look.hit_test import MAX_PATH_VERTICES, inside_box, inside_polygon, nearest_within
 from roofline_widget.look.markers import POINT_SIZE
 from roofline_widget.widget.html import TOOLTIP_STYLE, tooltip_html
@@ -62,7 +61,7 @@ class PointerTool:
     Parameters
     ----------
     figure : RooflineFigure
-        Its scales, drawn points (``figure.state``) and :meth:`~RooflineFigure.frame`.
+        Its scales, drawn points (``figure.scene.points``) and :meth:`~RooflineFigure.frame`.
 
     Attributes
     ----------
@@ -196,13 +195,12 @@ class PointerTool:
 
     def _points_pixels(self, frame) -> tuple[np.ndarray, np.ndarray]:
         """Pixels of the drawn points in ``frame``, computed once per points and frame."""
-        state = self._figure.state
-        if state is None:
+        scene = self._figure.scene
+        if scene is None:
             return np.zeros(0), np.zeros(0)
-        points = state.points
+        points = scene.points.x
         if self._pixels is None or self._pixels[0] is not points or self._pixels[1] != frame:
-            pixels = frame.to_pixels(points[schema.INTENSITY].to_numpy(dtype=float),
-                                     points[schema.PERFORMANCE].to_numpy(dtype=float))
+            pixels = frame.to_pixels(points, scene.points.y)
             self._pixels = (points, frame, pixels)
         return self._pixels[2]
 
@@ -223,17 +221,17 @@ class PointerTool:
             self._show_proxy(index)
 
     def _show_proxy(self, index: int) -> None:
-        state = self._figure.state
-        if state is None or not 0 <= index < len(state.points):
+        scene = self._figure.scene
+        if scene is None or not 0 <= index < len(scene.points):
             return
-        row = state.points.iloc[[index]]
-        judged = classify(row, state.roofline).iloc[0]
+        points = scene.points
+        judged = classify(scene.point_rows.iloc[[index]], scene.roofline).iloc[0]
         self._figure.tooltip.value = tooltip_html(judged, guidance=self._figure.guidance_line(judged))
         self.hovered = index
         with self.proxy.hold_sync():
-            self.proxy.x = row[schema.INTENSITY].to_numpy(dtype=float)
-            self.proxy.y = row[schema.PERFORMANCE].to_numpy(dtype=float)
-            self.proxy.color = np.asarray(state.colors[index:index + 1], dtype=float)
+            self.proxy.x, self.proxy.y = points.x[index:index + 1], points.y[index:index + 1]
+            codes = points.codes if points.codes is not None else np.zeros(len(points))
+            self.proxy.color = np.asarray(codes[index:index + 1], dtype=float)
 
     def _hide_proxy(self) -> None:
         self.hovered = None

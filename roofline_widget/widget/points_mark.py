@@ -5,7 +5,11 @@ SVG ``Scatter`` (anti-aliased strokes, one DOM element per point: tooltips and
 clicks of its own) and a bqplot-gl ``ScatterGL`` (one WebGL draw for any
 number of points; no per-point events, so hover, click, brush and lasso go
 through the kernel, :mod:`roofline_widget.widget.pointer`).  Whichever draws
-the points, the other one is empty.
+the points, the other one is empty.  A point beyond what its hardware can do
+(the scene's ``flagged`` dots, a broken counter) is drawn hollow: fully
+transparent in the drawing mark (which still carries its hover and click) and
+as an outline in its colour in the SVG mark ``hollow`` under the SVG points
+(:mod:`~roofline_widget.widget.hollow_points`).
 
 WebGL may be missing in a browser.  A figure whose first marks hold a
 ScatterGL then fails as a whole (a blank plot), a ScatterGL added to a figure
@@ -29,6 +33,7 @@ from bqplot_gl import ScatterGL
 
 from roofline_widget.look.colors import POINT_STROKE
 from roofline_widget.look.markers import POINT_SIZE
+from roofline_widget.widget.hollow_points import UNSELECTED_OPACITY, HollowPoints
 from roofline_widget.widget.html import TOOLTIP_STYLE
 
 __all__ = ["SVG_MAX_POINTS", "WEBGL", "WEBGL_CHECK_SECONDS", "PointsMark"]
@@ -44,7 +49,7 @@ WEBGL = ("unknown", "available", "unavailable")
 _SELECTED_STYLE = {"opacity": 1.0, "stroke": "black", "stroke-width": 2.5}
 #: ScatterGL draws fill, stroke and opacity of a style, not its stroke width.
 _GL_SELECTED_STYLE = {"opacity": 1.0, "stroke": "black"}
-_UNSELECTED_STYLE = {"opacity": 0.45}
+_UNSELECTED_STYLE = {"opacity": UNSELECTED_OPACITY}
 
 
 class PointsMark:
@@ -67,6 +72,10 @@ class PointsMark:
         The SVG points (DOM ``.dot`` elements); a click on one is an element click.
     gl : bqplot_gl.ScatterGL
         The WebGL points.
+    hollow : bqplot.Scatter
+        The outlines of the flagged points (no fill, no hover: the points' own
+        transparent markers above it carry the tooltip); in the figure only
+        while there are some.
     webgl : str
         One of :data:`WEBGL`.
     threshold : int
@@ -97,6 +106,8 @@ class PointsMark:
         self.gl = ScatterGL(x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
                             scales=dict(self._scales), selected_style=dict(_GL_SELECTED_STYLE),
                             interactions={}, visible=False, **look)
+        self._hollow = HollowPoints({**self._scales, "size": self._size_scale})
+        self.hollow = self._hollow.mark
         self.gl._view_count = 0
         self.gl.observe(self._on_gl_views, names="_view_count")
         if plot._view_count is None:
@@ -130,20 +141,28 @@ class PointsMark:
 
     # ------------------------------------------------------------ assigning
     def assign(self, x: np.ndarray, y: np.ndarray, colors: np.ndarray, sizes: np.ndarray | None,
-               selected: np.ndarray | None) -> None:
-        """Draw the points with the mark their count asks for; the other mark is emptied."""
+               selected: np.ndarray | None, flagged: np.ndarray | None = None) -> None:
+        """Draw the points with the mark their count asks for; the other mark is emptied.
+
+        ``flagged``: per point, drawn hollow (None: none is).
+        """
         gl = len(x) > self.threshold and self.webgl != "unavailable"
         draw, empty = (self.gl, self.svg) if gl else (self.svg, self.gl)
+        self._hollow.flagged = flagged if flagged is not None and flagged.any() else None
         with draw.hold_sync():
             draw.x, draw.y = x, y
             self._style(draw, colors, sizes)
             draw.selected = _selection(selected)
+            self._show_looks(draw)
             draw.visible = True
         if len(empty.x):
             with empty.hold_sync():
                 empty.x = empty.y = empty.color = np.zeros(0)
                 empty.size = empty.selected = None
+                empty.opacities = [1.0]
                 empty.visible = empty is self.svg
+        if self._hollow.draw(x, y, colors, sizes):
+            self._on_marks()
         if gl:
             self._join()
 
@@ -152,10 +171,21 @@ class PointsMark:
         mark = self.active
         with mark.hold_sync():
             self._style(mark, colors, sizes)
+        if self._hollow.flagged is not None:
+            self._hollow.draw(np.asarray(mark.x), np.asarray(mark.y), colors, sizes)
 
     def show_selected(self, indices: np.ndarray | None) -> None:
         """Show the rows ``indices`` as selected (None or empty: no selection)."""
-        self.active.selected = _selection(indices)
+        mark = self.active
+        with mark.hold_sync():
+            mark.selected = _selection(indices)
+            self._show_looks(mark)
+
+    def _show_looks(self, mark: bq.Scatter) -> None:
+        """The selection's looks of ``mark``, the flagged points' markers kept transparent."""
+        svg = mark is self.svg
+        styles = (_SELECTED_STYLE if svg else _GL_SELECTED_STYLE, _UNSELECTED_STYLE)
+        self._hollow.show(mark, mark.selected, styles, svg)
 
     def _style(self, mark: bq.Scatter, colors: np.ndarray, sizes: np.ndarray | None) -> None:
         mark.color, mark.size = colors, sizes
@@ -195,7 +225,7 @@ class PointsMark:
             self._fallback()
         elif len(self.gl.x):  # no owner to re-select: the same points as SVG
             self.assign(np.asarray(self.gl.x), np.asarray(self.gl.y), np.asarray(self.gl.color),
-                        self.gl.size, self.gl.selected)
+                        self.gl.size, self.gl.selected, self._hollow.flagged)
 
     def _on_figure_views(self, change) -> None:
         if change.new and len(self.gl.x):

@@ -1,4 +1,4 @@
-"""The widget's ceiling marks (lines, labels, the roofline, the ridge point) and their arrays."""
+"""The widget's ceiling marks: a scene's roofs and their labels drawn with bqplot marks."""
 
 from __future__ import annotations
 
@@ -6,74 +6,37 @@ import bqplot as bq
 import ipywidgets as widgets
 import numpy as np
 
-from roofline_widget.look.ceiling_labels import (
-    LABEL_GAP_PX,
-    RIDGE_LABEL_DROP_PX,
-    LabelSpot,
-    place_labels,
-)
-from roofline_widget.look.ceiling_lines import ceiling_lines, ceiling_row
-from roofline_widget.look.colors import RIDGE_COLOR, ROOF_COLOR, line_color
-from roofline_widget.look.plot_area import DEFAULT_AREA, PlotArea
+from roofline_widget.look.ceiling_labels import LABEL_GAP_PX, RIDGE_LABEL_DROP_PX
+from roofline_widget.look.ceiling_lines import ceiling_row
+from roofline_widget.look.colors import RIDGE_COLOR, ROOF_COLOR
+from roofline_widget.look.markers import CEILING_STROKE, ROOF_STROKE
 from roofline_widget.look.texts import LABEL_SIZE
-from roofline_widget.roofs.roofline import Roofline
+from roofline_widget.scene.parts import Label, RoofLine
 from roofline_widget.widget.html import TOOLTIP_STYLE, roof_tooltip_html
 
-__all__ = ["LINE_VERTICES", "CeilingMarks", "roof_marks_data"]
+__all__ = ["LINE_VERTICES", "CeilingMarks"]
 
 #: Every ceiling line is padded to this many vertices (one Lines mark holds them all).
 LINE_VERTICES = 3
 
 
-def _pad(values) -> list:
-    return list(values) + [values[-1]] * (LINE_VERTICES - len(values))
+def _padded(lines: list[RoofLine], axis: str) -> np.ndarray:
+    """The lines' ``x`` or ``y`` vertices, each padded to ``LINE_VERTICES`` with its last one."""
+    return np.array([list(getattr(line, axis)) + [getattr(line, axis)[-1]] * (
+        LINE_VERTICES - len(getattr(line, axis))) for line in lines])
 
 
-def roof_marks_data(roofline: Roofline | None, x_range: tuple[float, float],
-                    y_range: tuple[float, float], area: PlotArea = DEFAULT_AREA,
-                    points=((), ())) -> dict:
-    """Arrays for the ceiling Lines and labels, the main roof and the ridge marks ({} for None).
-
-    The labels are placed by :func:`~roofline_widget.look.ceiling_labels.place_labels`
-    for a plot ``area`` (its height and smallest width), clear of ``points``
-    (intensities, GFLOP/s); ``ceiling_rows`` are the ceilings' table rows
-    (:func:`~roofline_widget.look.ceiling_lines.ceiling_row`), for their tooltips.
-    """
-    if roofline is None:
-        return {}
-    lines, segments = ceiling_lines(roofline, x_range)
-    ceilings = [line.segment for line in lines]
-    roof = segments[-1]
-    # each device's roofline (another device's before the main one), in its device's colour
-    roofs = [s for s in segments if s["kind"] == "roof"]
-    ridge_x = roofline.ridge_point()
-    layout = place_labels(lines, segments, (ridge_x, roofline.peak_flops), x_range, y_range,
-                          area, points)
-    # a ridge point was given: the layout has its spot
-    ridge = layout.ridge or LabelSpot("", ridge_x, roofline.peak_flops, "start", True, True)
-    return {
-        "ceiling_x": np.array([_pad(s["x"]) for s in ceilings]),
-        "ceiling_y": np.array([_pad(s["y"]) for s in ceilings]),
-        "ceiling_labels": [line.text for line in lines],
-        "ceiling_rows": [ceiling_row(line.roof) for line in lines],
-        "ceiling_colors": [line_color(line.kind, line.roof.device) for line in lines],
-        # one Label mark per alignment (bqplot's ``align`` is the mark's): each holds every
-        # ceiling, its text "" where the other mark draws it
-        "label_texts": [spot.text if spot.align == "end" else "" for spot in layout.ceilings],
-        "start_texts": [spot.text if spot.align == "start" else "" for spot in layout.ceilings],
-        "label_x": np.array([spot.x for spot in layout.ceilings]),
-        "label_y": np.array([spot.y for spot in layout.ceilings]),
-        "roof_x": np.array(roof["x"]) if len(roofs) == 1 else np.array([_pad(s["x"]) for s in roofs]),
-        "roof_y": np.array(roof["y"]) if len(roofs) == 1 else np.array([_pad(s["y"]) for s in roofs]),
-        "roof_labels": [s["label"] for s in roofs],
-        "roof_colors": [line_color("roof", s["device"]) for s in roofs],
-        "ridge_x": np.array([ridge_x]),
-        "ridge_y": np.array([roofline.peak_flops]),
-        "ridge_text": [ridge.text],
-        "ridge_align": ridge.align,
-        "ridge_offset": (LABEL_GAP_PX * (1 if ridge.align == "start" else -1),
-                         ridge.y_offset_px),
-    }
+def _draw_rooflines(mark: bq.Lines, rooflines: list[RoofLine]) -> None:
+    """One line per roofline on ``mark`` (none: hidden)."""
+    mark.visible = bool(rooflines)
+    if not rooflines:
+        return
+    if len(rooflines) == 1:
+        mark.x, mark.y = np.array(rooflines[0].x), np.array(rooflines[0].y)
+    else:
+        mark.x, mark.y = _padded(rooflines, "x"), _padded(rooflines, "y")
+    mark.labels = [roof.label for roof in rooflines]
+    mark.colors = [roof.color for roof in rooflines]
 
 
 class CeilingMarks:
@@ -96,6 +59,9 @@ class CeilingMarks:
         those starting there (each mark holds every ceiling, the other's texts empty).
     roof : bqplot.Lines
         The main roofline (one line per device with roofs of its own).
+    theoretical_roof : bqplot.Lines
+        The rooflines whose compute roof is theoretical, dashed (bqplot's
+        ``line_style`` is a mark's): no measurement reached them.
     ridge : bqplot.Label
         The ridge point's label.
     roof_tooltip : ipywidgets.HTML
@@ -111,12 +77,15 @@ class CeilingMarks:
         self._rows: dict[str, dict] = {}
         self.ceilings = bq.Lines(
             x=np.ones((1, LINE_VERTICES)), y=np.ones((1, LINE_VERTICES)), scales=scales,
-            line_style="dashed", stroke_width=1.5, labels_visibility="none", visible=False,
+            line_style="dashed", stroke_width=CEILING_STROKE.bqplot, labels_visibility="none",
+            visible=False,
             tooltip=self.roof_tooltip, tooltip_style=dict(TOOLTIP_STYLE),
             interactions={"hover": "tooltip"})
         self.ceilings.on_hover(self._on_hover)
-        self.roof = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
-                             stroke_width=3, visible=False)
+        self.roof, self.theoretical_roof = (bq.Lines(
+            x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
+            stroke_width=ROOF_STROKE.bqplot, line_style=style, visible=False)
+            for style in ("solid", "dashed"))
         # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
         self.labels, self.labels_start = (bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=LABEL_SIZE,
@@ -131,31 +100,40 @@ class CeilingMarks:
     @property
     def marks(self) -> tuple:
         """The marks, in drawing order."""
-        return self.ceilings, self.roof, self.labels, self.labels_start, self.ridge
+        return (self.ceilings, self.roof, self.theoretical_roof, self.labels, self.labels_start,
+                self.ridge)
 
-    def assign(self, data: dict) -> None:
-        """Draw :func:`roof_marks_data`'s ``data`` ({}: hide every mark)."""
-        visible = bool(data)
+    def draw(self, roofs: tuple[RoofLine, ...], labels: tuple[Label, ...]) -> None:
+        """Draw a scene's ``roofs`` and ``labels`` (none: hide every mark)."""
+        visible = bool(roofs)
         for mark in self.marks:
             mark.visible = visible
         if not visible:
             return
-        self.ceilings.x, self.ceilings.y = data["ceiling_x"], data["ceiling_y"]
-        self.ceilings.labels = data["ceiling_labels"]
-        self.ceilings.colors = data["ceiling_colors"]
-        for mark, texts in ((self.labels, data["label_texts"]),
-                            (self.labels_start, data["start_texts"])):
-            mark.x, mark.y = data["label_x"], data["label_y"]
-            mark.text = texts
-            mark.colors = data["ceiling_colors"]
-        self._rows = dict(zip(data["ceiling_labels"], data["ceiling_rows"]))
-        self.roof.x, self.roof.y = data["roof_x"], data["roof_y"]
-        self.roof.labels = data["roof_labels"]
-        self.roof.colors = data["roof_colors"]
-        self.ridge.x, self.ridge.y = data["ridge_x"], data["ridge_y"]
-        self.ridge.text = data["ridge_text"]
-        self.ridge.align = data["ridge_align"]
-        self.ridge.x_offset, self.ridge.y_offset = data["ridge_offset"]
+        ceilings = [roof for roof in roofs if roof.roof is not None]
+        self.ceilings.x, self.ceilings.y = _padded(ceilings, "x"), _padded(ceilings, "y")
+        self.ceilings.labels = [roof.label for roof in ceilings]
+        self.ceilings.colors = [roof.color for roof in ceilings]
+        texts = [label for label in labels if label.kind == "ceiling"]
+        # one Label mark per alignment (bqplot's ``align`` is the mark's): each holds every
+        # ceiling, its text "" where the other mark draws it
+        for mark in (self.labels, self.labels_start):
+            mark.x = np.array([label.x for label in texts])
+            mark.y = np.array([label.y for label in texts])
+            mark.text = [label.text if label.align == mark.align else "" for label in texts]
+            mark.colors = [roof.color for roof in ceilings]
+        self._rows = {roof.label: ceiling_row(roof.roof) for roof in ceilings
+                      if roof.roof is not None}
+        for mark, dashed in ((self.roof, False), (self.theoretical_roof, True)):
+            _draw_rooflines(mark, [roof for roof in roofs if roof.roof is None
+                                   and (roof.style == "dashed") == dashed])
+        ridge = next((label for label in labels if label.kind == "ridge"), None)
+        if ridge is not None:
+            self.ridge.x, self.ridge.y = np.array([ridge.x]), np.array([ridge.y])
+            self.ridge.text = [ridge.text]
+            self.ridge.align = ridge.align
+            self.ridge.x_offset, self.ridge.y_offset = (round(ridge.offset_px[0]),
+                                                        round(-ridge.offset_px[1]))
 
     def _on_hover(self, mark, content: dict) -> None:
         """A ceiling's line was hovered: its tooltip says where the number came from.

@@ -1,10 +1,10 @@
 """``RooflineWidget``: where each trait change goes (the traits and their checks: ``widget.traits``).
 
-The widget is thin: the figure (:class:`~roofline_widget.widget.figure.RooflineFigure`),
-the controls (:class:`~roofline_widget.widget.controls.RooflineControls`), the layers
-(:class:`~roofline_widget.widget.layer_stack.LayerStack`), the refresh pipeline
-(:class:`~roofline_widget.widget.pipeline.RefreshPipeline`) and the saved views
-(:mod:`roofline_widget.widget.saved_views`) do the work.
+The widget is thin: the figure (:class:`~roofline_widget.widget.figure.RooflineFigure`,
+which draws a :class:`~roofline_widget.scene.parts.Scene`), the controls
+(:class:`~roofline_widget.widget.controls.RooflineControls`), the refresh pipeline
+(:class:`~roofline_widget.widget.pipeline.RefreshPipeline`, which composes the scene)
+and the saved views (:mod:`roofline_widget.widget.saved_views`) do the work.
 
 Every trait change goes to the one refresh pipeline; if it raises, the trait
 is put back.  One :class:`~roofline_widget.widget.state.UpdateGuard`, shared
@@ -21,14 +21,13 @@ from traitlets import observe
 
 from roofline_widget.points.chained import chained_sums
 from roofline_widget.roofs.roofline import Roofline
+from roofline_widget.scene.levels import available_levels
 from roofline_widget.static import html_export
 from roofline_widget.views import View
 from roofline_widget.widget.advice import WidgetGuidance
 from roofline_widget.widget.controls import RooflineControls
 from roofline_widget.widget.figure import RooflineFigure
-from roofline_widget.widget.layer_stack import LayerStack
-from roofline_widget.widget.layers.compare import CompareLayer
-from roofline_widget.widget.layers.levels import available_levels
+from roofline_widget.widget.layers.compare import CompareMarks
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.pipeline import RefreshPipeline
 from roofline_widget.widget.point_keys import with_keys
@@ -137,7 +136,8 @@ class RooflineWidget(RooflineTraits):
         ``chain``); replacing it ends the chain (:attr:`chain_shown`).
     figure : RooflineFigure
         The bqplot figure, its scales, marks and tooltip (``figure.plot``,
-        ``figure.scatter``, ``figure.ceilings``, ``figure.state``, ...).
+        ``figure.scatter``, ``figure.ceilings``, ...) and what it draws,
+        ``figure.scene`` (:class:`~roofline_widget.scene.parts.Scene`).
     controls : RooflineControls
         The child widgets (``controls.flops_slider``, ``controls.status_html``, ...).
     sums : RegionSums
@@ -171,8 +171,8 @@ class RooflineWidget(RooflineTraits):
         self._advice = WidgetGuidance(self.sums)  # the tooltip's last line, the panel's card
         self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
-        self._layers = LayerStack(self.figure, on_region_click=self.toggle_region)
-        self._refresh = RefreshPipeline(self, self._layers, self._guard, ceilings)
+        self.figure.layer("ranks").on_click = self.toggle_region
+        self._refresh = RefreshPipeline(self, self._guard, ceilings)
         # WebGL missing in the browser (or back): the points are selected again for its budget.
         self.figure.points.on_fallback(self._refresh.refresh_points)
         with self._guard.hold():  # no refresh while the traits get their first values
@@ -186,9 +186,7 @@ class RooflineWidget(RooflineTraits):
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
         self.figure.on_select(lambda rows, adding: setattr(
             self, "selected", with_keys(self.selected, self._refresh.keys_of(rows), adding)))
-        self._match = match
-        self._layers.set_baseline(self.baseline, match)
-        self._layers.show_levels(self.levels)
+        self._refresh.parts.set_baseline(self.baseline, match)
         self._refresh.refresh_points()
         self.controls.peaks.fit(self._refresh.roofline, self._refresh.current.points)
         if view is not None:
@@ -212,7 +210,7 @@ class RooflineWidget(RooflineTraits):
         if self._guard.active:
             return
         try:
-            self._layers.set_baseline(change.new, self._match)
+            self._refresh.parts.set_baseline(change.new, self._refresh.parts.match)
         except Exception:
             with self._guard.hold():
                 self.set_trait("baseline", change.old)
@@ -243,9 +241,8 @@ class RooflineWidget(RooflineTraits):
 
     def toggle_region(self, region: str) -> None:
         """Show or hide the ranks of ``region`` in the spread view (a median point's click)."""
-        expanded = list(self.expanded_regions)
-        self.expanded_regions = ([r for r in expanded if r != region] if region in expanded
-                                 else [*expanded, region])
+        expanded = [r for r in self.expanded_regions if r != region]
+        self.expanded_regions = expanded + ([] if region in self.expanded_regions else [region])
 
     def reset_view(self) -> None:
         """Fit the axes to the points and ceilings again (undo pan and zoom)."""
@@ -281,9 +278,14 @@ class RooflineWidget(RooflineTraits):
         return self._refresh.current.left_out.reset_index(drop=True)
 
     @property
-    def baseline_layer(self) -> CompareLayer | None:
-        """The :class:`~roofline_widget.widget.layers.compare.CompareLayer` drawing the baseline."""
-        return self._layers.baseline
+    def baseline_runs(self) -> list:
+        """The baseline as ``[(label, RegionSums), ...]`` in chain order (empty: no baseline)."""
+        return list(self._refresh.parts.runs)
+
+    @property
+    def baseline_layer(self) -> CompareMarks | None:
+        """The :class:`~roofline_widget.widget.layers.compare.CompareMarks` drawing the baseline."""
+        return self.figure.layers.get("baseline")
 
     def comparison_dataframe(self) -> pd.DataFrame:
         """The :func:`~roofline_widget.compare_points` rows of what the widget shows.
@@ -301,7 +303,7 @@ class RooflineWidget(RooflineTraits):
             (the message says why).
         """
         layer = self.baseline_layer
-        if layer is None or not layer.runs:
+        if layer is None or not self.baseline_runs:
             raise ValueError("this widget has no baseline: RooflineWidget(data, "
                              "baseline=before) or widget.baseline = before")
         if layer.error:

@@ -1,4 +1,5 @@
-"""The widget's ceilings: the extra roofs checked, the roofline of the peaks and ceilings, the points judged."""
+"""The widget's ceilings: the extra roofs checked, the roofline of the peaks and ceilings (of the few
+points it depends on), the points judged."""
 
 from __future__ import annotations
 
@@ -8,9 +9,15 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.analysis.theoretical import theoretical_ceilings
+from roofline_widget.roofs.hardware_bounds import (
+    RATE_COLUMNS,
+    THREAD_COLUMNS,
+    THREAD_LIMIT_COLUMN,
+    beyond_hardware,
+)
 from roofline_widget.roofs.roofline import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
 
-__all__ = ["check_ceilings", "classify", "rooflines", "with_theoretical"]
+__all__ = ["check_ceilings", "classify", "roof_basis", "rooflines", "with_theoretical"]
 
 
 def check_ceilings(ceilings: Sequence | None) -> tuple:
@@ -45,6 +52,44 @@ def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd
                                       peaks="add", keys=keys)
     except ValueError:
         return None
+
+
+def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, RoofKeys]:
+    """The few rows of ``points`` the widget's roofs depend on, and their keys.
+
+    The first point of each (level, device, precision, family) (which decides the
+    main roofs) and, per device (and per device and family) and rate, the point
+    with the largest plausible value and the one with the largest of all (the
+    empirical roofs, :func:`~roofline_widget.roofs.hardware_bounds.largest_plausible`:
+    a point beyond the hardware in either rate is passed over as a whole), with the
+    columns that judge a point beyond the hardware:
+    :meth:`Roofline.from_ceilings` gives the same roofs for them as for every
+    point, and a peak drag works out the roofs of a few rows, not of 32,000.
+    """
+    order, group_of = keys.groups
+    first = np.full(len(order), len(points), dtype=np.intp)
+    np.minimum.at(first, group_of, np.arange(len(points)))
+    rows = set(first.tolist())
+    owners = [np.ones(len(points), dtype=bool) if device is None else keys.device == device
+              for device in keys.devices]
+    if keys.family is not None:
+        owners += [(keys.device == device) & (keys.family == family)
+                   for device, family in {(key[1], key[3]) for key in order}]
+    broken = beyond_hardware(points)
+    for column in RATE_COLUMNS:
+        values = points[column].to_numpy(dtype=float, na_value=np.nan)
+        usable = np.isfinite(values) & (values > 0)
+        for mine in owners:
+            for chosen in (usable & ~broken & mine, usable & mine):
+                if chosen.any():
+                    rows.add(int(np.flatnonzero(chosen)[np.argmax(values[chosen])]))
+    kept = np.array(sorted(rows), dtype=np.intp)
+    columns = [points.columns.get_loc(c) for c in (
+        *RATE_COLUMNS, *THREAD_COLUMNS.values(), THREAD_LIMIT_COLUMN, "n_threads", "device",
+        "device_family") if c in points.columns]
+    return (points.iloc[kept, columns],
+            RoofKeys(keys.level[kept], keys.device[kept], keys.precision[kept],
+                     None if keys.family is None else keys.family[kept]))
 
 
 def classify(points: pd.DataFrame, roofline: Roofline | None) -> pd.DataFrame:

@@ -29,10 +29,10 @@ __all__ = ["apply_view", "view_problems", "widget_view"]
 
 def _baseline_labels(widget: RooflineWidget) -> list[str] | None:
     """The baseline runs as a view names them: the chain's labels, or one run's files."""
-    layer = widget.baseline_layer
-    if layer is None or not layer.runs:
+    runs = widget.baseline_runs
+    if not runs:
         return None
-    return [label if len(layer.runs) > 1 else " + ".join(sums.files) for label, sums in layer.runs]
+    return [label if len(runs) > 1 else " + ".join(sums.files) for label, sums in runs]
 
 
 def widget_view(widget: RooflineWidget, extra_ceilings=()) -> View:
@@ -142,7 +142,6 @@ def apply_view(widget: RooflineWidget, view: View | str, *, pipeline: RefreshPip
             for name, value in values.items():
                 setattr(widget, name, value)
         pipeline.set_extra(view.ceilings)
-        pipeline.layers.show_levels(widget.levels)
         pipeline.refresh_points()
     except Exception:
         with guard.hold(), widget.hold_trait_notifications():

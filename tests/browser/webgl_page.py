@@ -69,7 +69,7 @@ def write_state(change=None):
     pointer, points = w.figure.pointer, w.figure.points
     hovered = None
     if pointer.hovered is not None and len(pointer.proxy.x):
-        row = w.figure.state.points.iloc[pointer.hovered]
+        row = w.figure.scene.point_rows.iloc[pointer.hovered]
         hovered = {"x": float(row["arithmetic_intensity_flops_per_byte"]),
                    "y": float(row["performance_gflops"]), "region": str(row["region"]),
                    "rank": int(row["rank"])}

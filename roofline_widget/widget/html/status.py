@@ -7,10 +7,12 @@ import html
 import numpy as np
 import pandas as pd
 
+from roofline_widget.analysis.compare_summary import speedup_summary
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.look.texts import CURRENT_RUN_LABEL, roof_label
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
+from roofline_widget.scene.parts import ComparePart, LevelsPart, SpreadPart
 from roofline_widget.widget.html.legends import imbalance_legend_html, runs_legend_html
 from roofline_widget.widget.html.panels import findings_list_html
 from roofline_widget.widget.html.tooltips import SPREAD_WHISKERS
@@ -25,6 +27,7 @@ __all__ = [
     "chain_status_html",
     "compare_status_html",
     "empty_title",
+    "layer_notes_html",
     "levels_status_html",
     "message_html",
     "message_text",
@@ -266,6 +269,28 @@ def spread_status_html(n_regions: int, high: float, notes: list[str]) -> str:
              "click a square to show its ranks",
              *(html.escape(t, quote=False) for t in notes)]
     return "&middot; " + "; ".join(p for p in parts if p)
+
+
+def layer_notes_html(levels: LevelsPart | None, comparison: ComparePart | None,
+                     spread: SpreadPart | None) -> list[str]:
+    """The notes of a scene's layers for the status line, in drawing order ("" for none)."""
+    notes = [spread_status_html(len(spread.spread), spread.medians.shade.high if
+                                spread.medians.shade else 1.0, list(spread.notes))
+             if spread is not None else "",
+             levels_status_html(list(levels.levels), levels.left_out, levels.findings)
+             if levels is not None else ""]
+    if comparison is None or comparison.error or comparison.frame.empty:
+        return [*notes, compare_status_html(error=comparison.error) if comparison else ""]
+    frame, only_in = comparison.frame, []
+    for status, side in (("only before", "run_before"), ("only after", "run_after")):
+        rows = frame[frame["status"] == status]
+        for run in dict.fromkeys(rows[side]):
+            only_in.append((run, list(dict.fromkeys(rows.loc[rows[side] == run, "region"]))))
+    summary = speedup_summary(frame)
+    return [*notes, compare_status_html(
+        median=summary.median, count=summary.count, worst=summary.worst,
+        slowdowns=summary.slowdowns, labels=list(comparison.labels), only_in=only_in,
+        notes=list(comparison.notes))]
 
 
 def points_budget_hint_html(shown: int, total: int, max_points: int) -> str:
