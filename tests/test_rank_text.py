@@ -162,3 +162,10 @@ def test_the_widget_reads_the_text_into_its_ranks():
     assert w.controls.status_html.value == before
     w.load_view(View(ranks="f0703"))
     assert w.ranks == list(range(72, 144))
+
+
+def test_one_rank_is_kept_known_or_not():
+    # a range names the data's ranks in it; one rank is kept, for the selection to name it
+    assert parse_rank_text("3, 5-9, 300", known=[0, 3, 6, 7]) == [3, 6, 7, 300]
+    with pytest.warns(UserWarning, match=r"ranks \[300\] are not in the data"):
+        assert points_dataframe(SOMA_216, ranks="f0703, 300")["rank"].tolist() == [72]

@@ -204,8 +204,10 @@ def _named(item: str, places: Mapping[str, Sequence[int]] | None) -> list[np.nda
 
 
 def _range(item: _Item, known: np.ndarray | None) -> np.ndarray:
-    """The ranks of ``low-high`` (those of ``known`` only, when given)."""
+    """The ranks of ``low-high`` (those of ``known`` only, when given), or the one rank."""
     low, high = int(item.low), int(item.high)  # type: ignore[arg-type]
+    if low == high:  # one rank: kept, known or not (the selection names those the data lacks)
+        return np.array([low], dtype=np.int64)
     if known is not None:
         return known[np.searchsorted(known, low, "left"):np.searchsorted(known, high, "right")]
     if high - low >= MAX_TEXT_RANKS:

@@ -205,8 +205,8 @@ def ranks_in_data(chosen: Sequence[int] | None, present: Sequence[int]) -> str |
     """Why ``chosen`` ranks cannot all be shown, or None."""
     missing = sorted(set(chosen or ()) - set(present))
     if not missing:
-        return None
-    return f"ranks {missing} are not in the data (ranks: {list(present)})"
+        return None  # bounded: a job of thousands of ranks is not listed in full
+    return f"ranks {shown(missing)} are not in the data (ranks: {shown(list(present))})"
 
 
 def levels_in_data(chosen: Sequence[str], measured: Sequence[str]) -> str | None:
