@@ -161,3 +161,19 @@ def test_the_menu_and_the_hint_are_bounded():
     assert hint == "1,000 ranks on 1,000 hosts: 0-999; hosts h0000, h0001, h0002, h0003, ..., h0999"
     assert ranks_hint([0, 2, 4, 6, 8, 10], {}) == "6 ranks: 0,2,4,6, ..."
     assert MAX_PLACE_CHOICES == 200
+
+
+def test_the_shared_page_lists_few_ranks_only():
+    """The HTML export (no kernel) keeps a list of ranks up to MAX_RANK_TOGGLES, none above."""
+    from roofline_widget.static.html_view import MAX_RANK_TOGGLES, shared_view
+
+    def rank_lists(view) -> list:
+        return [w for w in every_widget(view) if "roofline-shared-ranks" in w._dom_classes]
+
+    hosts = RooflineWidget(SOMA_216)  # three host points: a list of three
+    [listed] = rank_lists(shared_view(hosts))
+    assert [label for label, _rank in listed.options] == [
+        "f0702 (ranks 0-71)", "f0703 (ranks 72-143)", "f0704 (ranks 144-215)"]
+    many = points_of_6250_ranks()
+    many = many[many["rank"] < MAX_RANK_TOGGLES + 1]  # one rank more than the list takes
+    assert rank_lists(shared_view(RooflineWidget(many, group_ranks="rank"))) == []

@@ -29,8 +29,12 @@ def rank_places_of(sums: RegionColumns) -> dict[str, list[int]]:
     hosts (scope-profiler results, likwid-perfctr output).
     """
     places = sums.rank_places()
-    frame = pd.DataFrame({"rank": sums.key_numbers("rank"), "host": places.hosts,
-                          "socket": places.sockets}).drop_duplicates()
+    named_rows = (places.hosts != "") | (places.sockets >= 0)
+    if not named_rows.any():  # no host, no socket: nothing to name (and no table to build)
+        return {}
+    frame = pd.DataFrame({"rank": sums.key_numbers("rank")[named_rows],
+                          "host": places.hosts[named_rows],
+                          "socket": places.sockets[named_rows]}).drop_duplicates()
     named: dict[str, list[int]] = {}
     hosts = frame[frame["host"].astype(str) != ""]
     for host, ranks in hosts.groupby("host", sort=False)["rank"]:
