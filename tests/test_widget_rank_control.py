@@ -18,8 +18,9 @@ import pytest
 from study_files import write_ranks
 from wild_samples import SOMA_216
 
-from roofline_widget import RooflineWidget, View, read_likwid
-from roofline_widget.widget.rank_control import MAX_PLACE_CHOICES, ranks_hint
+from roofline_widget import RegionSums, RooflineWidget, View, read_likwid
+from roofline_widget.widget.rank_control import MAX_PLACE_CHOICES, RankControl, ranks_hint
+from roofline_widget.widget.state import UpdateGuard
 
 
 def every_widget(root: widgets.Widget) -> list[widgets.Widget]:
@@ -177,3 +178,21 @@ def test_the_shared_page_lists_few_ranks_only():
     many = points_of_6250_ranks()
     many = many[many["rank"] < MAX_RANK_TOGGLES + 1]  # one rank more than the list takes
     assert rank_lists(shared_view(RooflineWidget(many, group_ranks="rank"))) == []
+
+
+def test_a_host_named_like_a_socket_is_a_host():
+    places = {"socketserver": [0, 1], "socketserver socket 0": [0], "socketserver socket 1": [1]}
+    assert ranks_hint([0, 1], places) == "2 ranks on 1 host (2 sockets): 0-1; hosts socketserver"
+
+
+def test_a_place_past_the_menu_is_typed(tmp_path):
+    """The 2,304-rank job's 96 places in a menu of 10: the text names the others all the same."""
+    sums = RegionSums.from_runs(read_likwid(write_ranks(tmp_path / "job.txt")))
+    field = RankControl(sums, UpdateGuard(), max_choices=10)
+    assert [name for name, _value in field.place_choice.options[1:]] == [
+        f"n{n:03d}" for n in range(10)]
+    field.show(list(range(252, 288)))  # the trait's value, shown: a socket the menu does not list
+    assert field.text.value == "n003 socket 1"
+    assert field.place_choice.value == ""
+    field.show(list(range(216, 288)))  # a host it lists
+    assert field.place_choice.value == "n003"

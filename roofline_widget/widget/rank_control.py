@@ -18,6 +18,7 @@ and the figure keep their values.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,8 @@ MAX_PLACE_CHOICES = 200
 _HOSTS_SHOWN = 4
 _MENU_PROMPT = "host / socket"
 _ERROR_STYLE = "color:#b00020"
+#: How ``rank_places_of`` names a socket: ``"f0702 socket 1"``, ``"socket 0"``.
+_SOCKET_NAME = re.compile(r"(?:^| )socket [0-9]+$")
 
 
 def ranks_hint(ranks: Sequence[int], places: Mapping[str, Sequence[int]]) -> str:
@@ -53,7 +56,7 @@ def ranks_hint(ranks: Sequence[int], places: Mapping[str, Sequence[int]]) -> str
     >>> ranks_hint([0, 1, 2, 5], {})
     '4 ranks: 0-2,5'
     """
-    sockets = [name for name in places if " socket " in f" {name}"]
+    sockets = [name for name in places if _SOCKET_NAME.search(name)]
     hosts = [name for name in places if name not in set(sockets)]
     text = f"{len(ranks):,} rank{'' if len(ranks) == 1 else 's'}"
     if hosts:
@@ -80,6 +83,8 @@ class RankControl:
         The data (its ranks, hosts and sockets).
     guard : UpdateGuard
         The widget's re-entrancy guard: the kernel writes to the field under it.
+    max_choices : int, default MAX_PLACE_CHOICES
+        The most host and socket names the menu lists (the text takes every name).
 
     Attributes
     ----------
@@ -96,7 +101,8 @@ class RankControl:
         The three, for the control panel; hidden for data of one rank.
     """
 
-    def __init__(self, sums: RegionSums, guard: UpdateGuard) -> None:
+    def __init__(self, sums: RegionSums, guard: UpdateGuard, *,
+                 max_choices: int = MAX_PLACE_CHOICES) -> None:
         self._sums = sums
         self._guard = guard
         self._all = list(sums.ranks)
@@ -109,7 +115,8 @@ class RankControl:
                                                 if self._places else ""),
             style={"description_width": "50px"}, layout=widgets.Layout(width="240px"))
         self.text.add_class("roofline-ranks")
-        names = list(self._places)[:MAX_PLACE_CHOICES]
+        names = list(self._places)[:max_choices]
+        self._menu_names = frozenset(names)
         self.place_choice = widgets.Dropdown(
             options=[(_MENU_PROMPT, ""), *((name, name) for name in names)], value="",
             layout=widgets.Layout(width="150px", display="" if names else "none"))
@@ -146,7 +153,7 @@ class RankControl:
         with self._guard.hold():
             if not (keep_text or self._typing):
                 self.text.value = self.text_of(ranks)
-            self.place_choice.value = (self.text.value if self.text.value in self._places
+            self.place_choice.value = (self.text.value if self.text.value in self._menu_names
                                        else "")
             self.hint_html.value = self._hint_html()
 
