@@ -399,9 +399,10 @@ def test_the_ranks_rule():
     assert ranks.check(np.int64(1)) == [1]
     assert ranks.check(np.array([2, 0, 2], dtype=np.int32)) == [0, 2]
     assert ranks.check(range(3)) == [0, 1, 2]
-    assert ranks.check("1") == [1]  # a ranks text (settings/rank_text.py)
-    for bad in ("one", 1.5, [1, "a"], True, [-1], object(), b"1"):
-        with pytest.raises(ValueError, match="ranks"):
+    assert ranks.check("1") == "1"  # a ranks text, read against the data (settings/rank_text.py)
+    assert ranks.check("f0702 socket 1") == "f0702 socket 1"  # a socket's name: its shape is fine
+    for bad in ("all", "#1", "3-1", 1.5, [1, "a"], True, [-1], object(), b"1"):
+        with pytest.raises(ValueError, match="rank"):
             ranks.check(bad)
 
 

@@ -82,7 +82,8 @@ def test_a_selection_is_checked_and_normalised_once():
 
 
 @pytest.mark.parametrize(("keywords", "error", "message"), [
-    ({"ranks": "all"}, SelectionError, "ranks must be an int, an iterable of ints, a text of ranks"),
+    ({"ranks": "all"}, SelectionError, "ranks text 'all': None selects every rank"),
+    ({"ranks": b"0-3"}, SelectionError, "ranks must be an int, a list of ints, a text such as"),
     ({"ranks": [0, 1.5]}, SelectionError, "got 1.5"),
     ({"ranks": [MAX_RANK + 1]}, SelectionError, f"integers from 0 to {MAX_RANK}"),
     ({"include": "("}, SelectionError, "invalid include pattern '\\('"),

@@ -49,9 +49,12 @@ RANKS_MESSAGES = [
     ([-1], "ranks must be integers from 0 to 2147483647, got -1"),
     ([0, 2**31], "ranks must be integers from 0 to 2147483647, got 2147483648"),
     ([1.5], "ranks must be integers from 0 to 2147483647, got 1.5"),
-    ("all", "ranks must be an int, an iterable of ints, a text of ranks and ranges such as "
-            "'0-71,144', or None; 'all' is none of these (a host or socket name needs the data: "
-            "ranks_of(data, text))"),
+    ("all", "ranks text 'all': None selects every rank; a text names ranks, ranges, hosts and "
+            "sockets (\"0-71,144\", \"f0702 socket 1\")"),
+    ("7-3", "rank range '7-3': expected a-b with a <= b"),
+    ("-1", "ranks must be integers from 0 to 2147483647, got -1"),
+    ("0-x", "ranks text '0-x' is no rank (144), range (0-71), host (f0702), socket (f0702 "
+            "socket 1) or glob (f07*)"),
 ]
 LEVEL_MESSAGE = "levels must be among L1, L2, L3, MEM, got 'L4'"
 
@@ -131,6 +134,8 @@ def test_invalid_ranks_give_one_message(widget, tmp_path, capsys, value, message
     if isinstance(value, list) and all(isinstance(rank, int) for rank in value):
         text = ",".join(str(rank) for rank in value)
         assert cli_line(capsys, "--ranks", text) == message
+    if isinstance(value, str):  # --ranks goes through the same rule
+        assert cli_line(capsys, "--ranks", value) == message
 
 
 def test_an_unknown_level_gives_one_message(widget, tmp_path, capsys):

@@ -89,8 +89,8 @@ def test_every_wrong_type_is_reported_at_once():
     assert len(problems) == 10
     text = "\n".join(problems)
     # the settings' sentences, as the widget, plot_roofline and the command line give them
-    for expected in ("ranks must be an int, an iterable of ints, a text of ranks and ranges such as "
-                     "'0-71,144', or None; 'all' is none of these",
+    for expected in ("ranks text 'all': None selects every rank; a text names ranks, ranges, "
+                     "hosts and sockets",
                      "peak_flops must be positive (GFLOP/s), got -1",
                      "color_by must be one of ['region', 'run', 'rank', 'device'], got 'colour'",
                      "combine_ranks must be True or False, got 'yes'",

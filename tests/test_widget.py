@@ -253,24 +253,29 @@ def test_invalid_regex_is_an_inline_message_not_a_traceback(pmgpu):
     assert "invalid exclude pattern" in w.message
 
 
-def test_ranks_trait_select_multiple_and_validation(mpirun):
+def test_ranks_trait_text_field_and_validation(mpirun):
+    """Sample 10: 48 ranks on host sonata.  The Ranks field shows the trait as text and sets it."""
     w = RooflineWidget(mpirun, group_ranks="rank")
+    field = w.controls.rank_control
     assert w.ranks is None
-    assert w.controls.rank_choice.value == tuple(range(48))
+    assert field.text.value == ""  # every rank
+    assert field.hint_html.value == "<small>48 ranks on 1 host: 0-47; hosts sonata</small>"
     w.ranks = np.int64(3)
     assert w.ranks == [3]
-    assert w.controls.rank_choice.value == (3,)
+    assert field.text.value == "3"
     assert list(w.left_out_dataframe()["rank"]) == [3]
-    w.controls.rank_choice.value = (1, 25)
+    field.text.value = "1, 25"  # what the browser sends when the user presses Enter
     assert w.ranks == [1, 25]
+    assert field.text.value == "1, 25"  # kept as typed
     assert sorted(w.left_out_dataframe()["rank"]) == [1, 25]
-    w.controls.rank_choice.value = tuple(range(48))
-    assert w.ranks is None
+    field.text.value = "0-47"
+    assert w.ranks is None  # every rank
+    assert field.text.value == ""
     with pytest.raises(TraitError, match=r"ranks \[48\] are not in the data \(ranks: \[0, 1,"):
         w.ranks = [0, 48]
     w.ranks = "24-26"  # a ranks text (settings/rank_text.py)
     assert w.ranks == [24, 25, 26]
-    assert w.controls.rank_choice.value == (24, 25, 26)
+    assert field.text.value == "24-26"
     w.ranks = None
     with pytest.raises(TraitError):
         w.ranks = "one"

@@ -3,7 +3,7 @@
 Every subcommand's ``--help`` ends with examples and the exit codes, so that
 a user can learn the tool from the terminal.  The options that are settings
 (peaks, ranks, levels, ``--group-ranks``, ``--fail-below``) are checked by
-:data:`roofline_widget.settings.SETTINGS` (:func:`setting_type`), with the
+:data:`roofline_widget.settings.SETTINGS` (:mod:`roofline_widget.cli.option_types`), with the
 sentence the API gives.  A bad command line is a
 :class:`~roofline_widget.errors.CommandLineError` (:class:`CommandLineParser`),
 which :func:`roofline_widget.cli.main` prints as one line.  The parser only
@@ -14,17 +14,16 @@ commands out.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import NoReturn
 
+from roofline_widget.cli.option_types import add_ranks_option, setting_type
 from roofline_widget.cli.scaling_options import add_scaling_command
-from roofline_widget.errors import CommandLineError, SettingError
+from roofline_widget.errors import CommandLineError
 from roofline_widget.metric_names import LEVELS
 from roofline_widget.schema import GROUP_RANKS_CHOICES
-from roofline_widget.settings import SETTINGS
 
 __all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "CommandLineParser",
-           "build_parser", "parse_match", "parse_ranks", "setting_type"]
+           "build_parser", "parse_match"]
 
 PROGRAM = "roofline-widget"
 #: Everything worked and nothing was found.
@@ -40,8 +39,6 @@ exit codes:
      region that slowed down past the threshold
   {EXIT_USAGE}  usage or input error (bad option, missing or damaged file, unknown metric);
      one line on stderr, the traceback only with --debug"""
-#: A rank range longer than this in --ranks is refused (a typo such as 0-1000000000).
-MAX_RANK_RANGE = 1_000_000
 
 _DESCRIPTION = """\
 Roofline models of LIKWID measurements from the command line: static plots for job
@@ -173,68 +170,6 @@ class CommandLineParser(argparse.ArgumentParser):
         return parsed
 
 
-def _number(text: str) -> float | str:
-    """A number's text as a float (``"nan"`` too), other text as it is, for the setting to refuse."""
-    try:
-        return float(text)
-    except ValueError:
-        return text
-
-
-def setting_type(name: str, parse: Callable[[str], object] = _number, *,
-                 item: bool = False) -> Callable[[str], object]:
-    """An argparse ``type``: the text parsed, then checked by the setting ``name``.
-
-    A value the setting refuses is an ``ArgumentTypeError`` with the setting's
-    sentence (``argument --peak-flops: peak_flops is in GFLOP/s; 5e9 looks like FLOP/s``).
-    ``item``: the text is one item of a list setting (``--levels L2 MEM``).
-    """
-    setting = SETTINGS[name]
-
-    def checked(text: str) -> object:
-        try:
-            if item:
-                return setting.check([parse(text)])[0]
-            return setting.check(parse(text))
-        except SettingError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    checked.__name__ = name  # argparse names the type in some messages
-    return checked
-
-
-def parse_ranks(text: str) -> list[int]:
-    """``"0,2,4-7"`` as ``[0, 2, 4, 5, 6, 7]``, in the order written (the ``ranks`` setting then
-    checks, sorts and dedupes them).
-
-    Raises
-    ------
-    argparse.ArgumentTypeError
-        For anything but integers and ranges ``a-b`` with ``a <= b`` and at
-        most :data:`MAX_RANK_RANGE` ranks.
-
-    Examples
-    --------
-    >>> parse_ranks("3,0-2")
-    [3, 0, 1, 2]
-    """
-    ranks: list[int] = []
-    for part in text.split(","):
-        low, dash, high = part.strip().removeprefix("-").partition("-")
-        negative = part.strip().startswith("-")
-        if not low.isdigit() or (dash and not high.isdigit()):
-            raise argparse.ArgumentTypeError(
-                f"expected ranks such as 0,2,4-7 (integers and ranges), got {text!r}")
-        first = -int(low) if negative else int(low)
-        last = int(high) if dash else first
-        if last < first or last - first >= MAX_RANK_RANGE:
-            raise argparse.ArgumentTypeError(
-                f"rank range {part.strip()!r}: expected a-b with a <= b, "
-                f"at most {MAX_RANK_RANGE:,} ranks")
-        ranks += range(first, last + 1)
-    return ranks
-
-
 def parse_match(text: str) -> tuple[str, str]:
     """``"old=new"`` as ``("old", "new")`` (an argparse ``type`` for renamed regions).
 
@@ -280,8 +215,7 @@ def _add_selection(parser: argparse.ArgumentParser, *, levels: bool = False) -> 
     if not levels:
         group.add_argument("--bandwidth-metric", metavar="NAME",
                            help="exact LIKWID bandwidth metric, e.g. 'Memory bandwidth [MBytes/s]'")
-    group.add_argument("--ranks", type=setting_type("ranks", parse_ranks), metavar="LIST",
-                       help="MPI ranks to use, e.g. 0,2,4-7 (default: all)")
+    add_ranks_option(group)
     group.add_argument("--include", metavar="REGEX",
                        help="only regions whose name matches at its start")
     group.add_argument("--exclude", metavar="REGEX", help="leave out regions matching at their start")

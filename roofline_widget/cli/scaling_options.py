@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from roofline_widget.cli.option_types import add_ranks_option
+
 __all__ = ["SCALING_HELP", "STUDY_KEYS", "add_scaling_command"]
 
 #: The keys ``--group-by`` takes (:data:`roofline_widget.analysis.study_keys.KEYS`).
@@ -24,20 +26,9 @@ examples:
   {program} scaling lulesh_1t.txt lulesh_2t.txt lulesh_8t.txt
   {program} scaling sweep.txt --group-by case -o scaling.png
   {program} scaling sweep.txt --group-by threads --csv > cases.csv
-  {program} scaling points.csv --include Calc --ranks 0-71,144 --json
+  {program} scaling points.csv --include Calc --ranks 'f0702, 144' --json
 
 {exit_codes}"""
-def _ranks(text: str) -> list[int]:
-    """``--ranks``: ranks and ranges, ``0-71,144`` (an argparse ``type``)."""
-    from roofline_widget.errors import SelectionError
-    from roofline_widget.settings.rank_text import parse_rank_text
-
-    try:
-        return parse_rank_text(text)
-    except SelectionError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def add_scaling_command(commands, program: str, exit_codes: str) -> argparse.ArgumentParser:
     """Add ``scaling`` to the subcommands (the ``add_subparsers`` object) of the parser.
 
@@ -61,8 +52,7 @@ def add_scaling_command(commands, program: str, exit_codes: str) -> argparse.Arg
     group = parser.add_argument_group("selection")
     group.add_argument("--flops-metric", metavar="NAME",
                        help="exact LIKWID FLOP metric, e.g. 'DP [MFLOP/s]' (detected when omitted)")
-    group.add_argument("--ranks", type=_ranks, metavar="LIST",
-                       help="MPI ranks to use, e.g. 0-71,144 (default: all)")
+    add_ranks_option(group)
     group.add_argument("--include", metavar="REGEX",
                        help="only regions whose name matches at its start")
     group.add_argument("--exclude", metavar="REGEX", help="leave out regions matching at their start")

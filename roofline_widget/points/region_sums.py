@@ -28,6 +28,7 @@ from roofline_widget.points.engines.run import RunSource
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.placement import giga_rates, joined_reasons, unmeasured_union
 from roofline_widget.points.rank_groups import RankGrouping, rank_grouping
+from roofline_widget.points.rank_places import resolve_ranks
 from roofline_widget.points.selected_points import SelectedPoints, SelectionNote
 from roofline_widget.points.selection import Selection, selection_parameters
 from roofline_widget.settings import names_selected
@@ -208,7 +209,8 @@ class RegionSums(RegionColumns):
         chosen = Selection.of(selection, **keywords)
         keep = chosen.unmeasured == "keep"
         flops_metric, bandwidth_metric = chosen.flops_metric, chosen.bandwidth_metric
-        rank_list, include, exclude = chosen.ranks, chosen.include, chosen.exclude
+        include, exclude = chosen.include, chosen.exclude
+        rank_list = resolve_ranks(self, chosen.ranks)  # a text such as "f0702 socket 1" too
         notes = []
         if flops_metric is None:
             flops_metric, more = detect_flops_metric(self.flop_metrics)

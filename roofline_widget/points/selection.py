@@ -44,7 +44,7 @@ class CommonSelectionKeywords(TypedDict, total=False):
 
     flops_metric: str | None
     bandwidth_metric: str | None
-    ranks: int | np.integer | Iterable[int | np.integer] | None
+    ranks: int | np.integer | Iterable[int | np.integer] | str | None
     include: str | re.Pattern[str] | Iterable[str | re.Pattern[str]] | None
     exclude: str | re.Pattern[str] | Iterable[str | re.Pattern[str]] | None
     group_ranks: str
@@ -64,8 +64,8 @@ _ANNOTATIONS = {name: getattr(kind, "__forward_arg__", kind)
                 for name, kind in SelectionKeywords.__annotations__.items()}
 
 
-def _as_tuple(values: list | None) -> tuple | None:
-    return None if values is None else tuple(values)
+def _as_tuple(values: list | str | None) -> tuple | str | None:
+    return values if values is None or isinstance(values, str) else tuple(values)
 
 
 @dataclass(frozen=True, init=False)
@@ -83,8 +83,9 @@ class Selection:
     Attributes
     ----------
     flops_metric, bandwidth_metric : str or None
-    ranks : tuple of int or None
-        Sorted, each rank once.
+    ranks : tuple of int, str, or None
+        Sorted, each rank once; a text as typed (checked for its shape, read
+        against each data's hosts, sockets and ranks when points are selected).
     include, exclude : tuple of re.Pattern or None
         Compiled; ``()`` selects no region, None every region.
     group_ranks : str
@@ -114,7 +115,7 @@ class Selection:
 
     flops_metric: str | None
     bandwidth_metric: str | None
-    ranks: tuple[int, ...] | None
+    ranks: tuple[int, ...] | str | None
     include: tuple[re.Pattern[str], ...] | None
     exclude: tuple[re.Pattern[str], ...] | None
     group_ranks: str
@@ -201,9 +202,13 @@ levels : dict, optional
     metric of some memory levels (see
     :func:`~roofline_widget.analysis.levels.detect_levels`).""",
     "ranks": """\
-ranks : int, iterable of int, or None
-    Ranks to keep (numpy integers accepted); None keeps all.  Ranks absent
-    from the data are named in a ``SelectionWarning``.""",
+ranks : int, iterable of int, str, or None
+    Ranks to keep (numpy integers accepted); None keeps all.  Or a text of
+    ranks, ranges, host and socket names and globs over them, as the figure
+    names them: ``"0-71,144"``, ``"f0702"``, ``"f0702 socket 1"``,
+    ``"f07*"`` (:func:`~roofline_widget.settings.rank_text.parse_rank_text`;
+    a range names the data's ranks in it).  Ranks absent from the data are
+    named in a ``SelectionWarning``.""",
     "include, exclude": """\
 include, exclude : str, re.Pattern, or a list of them, optional
     Regular expressions matched at the start of region names

@@ -1,13 +1,15 @@
 """The rules a setting's value follows, each with its one sentence.
 
 A rule is a function ``rule(name, value)`` that returns the value to use
-(normalised: a float, a sorted list of ranks) or raises
+(normalised: a float, a sorted list of levels) or raises
 :class:`~roofline_widget.errors.SettingError` with one sentence that names
 the setting and shows the value (:func:`shown`: bounded, numbers as written,
 ``5e9`` not ``5000000000.0``).  The widget, a saved view, ``plot_roofline``
 and the command line show that sentence as it is.  The functions ending in
 ``_in_data`` are the rules that need the data; they return the sentence
 (None when the value is fine) so that a caller may raise it or collect it.
+The rule of ``ranks`` (numbers, and texts such as ``"f0702 socket 1"``) is
+:func:`roofline_widget.settings.rank_text.ranks`.
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ import numpy as np
 
 from roofline_widget.errors import SettingError
 from roofline_widget.metric_names import LEVELS
-from roofline_widget.settings.rank_text import MAX_RANK, parse_rank_text
 
 __all__ = ["MAX_RANK", "Rule", "choice", "flag", "integer", "level_metrics", "level_names",
            "levels_in_data", "metric_in_data", "metric_name", "number", "number_text",
-           "pattern_text", "ranks", "ranks_in_data", "shown"]
+           "pattern_text", "ranks_in_data", "shown"]
+
+#: The largest rank accepted (MPI numbers ranks with a C ``int``).
+MAX_RANK = 2**31 - 1
 
 #: ``rule(name, value)``: the value to use (normalised), or a SettingError.
 Rule = Callable[[str, object], Any]
@@ -159,32 +163,6 @@ def pattern_text(name: str, value: object) -> str:
     return _text(name, value)
 
 
-def ranks(name: str, value: object) -> list[int]:
-    """Distinct ranks from 0 to :data:`MAX_RANK`, sorted (an int, an iterable of ints, or a text
-    of ranks and ranges, ``"0-71,144"``: :func:`~roofline_widget.settings.rank_text.parse_rank_text`).
-
-    Examples
-    --------
-    >>> ranks("ranks", (3, 1, 3)), ranks("ranks", "4-6, 0")
-    ([1, 3], [0, 4, 5, 6])
-    """
-    if _is_integer(value):
-        items: Iterable = [value]
-    elif isinstance(value, str):  # host and socket names need the data: points.rank_places.ranks_of
-        return parse_rank_text(value)
-    elif isinstance(value, (bytes, Mapping)) or not isinstance(value, Iterable):
-        raise SettingError(f"{name} must be an int, a list of ints, a text such as \"0-71,144\" "
-                           f"or None, got {shown(value)}")
-    else:
-        items = value
-    found = set()
-    for item in items:
-        if not _is_integer(item) or not 0 <= item <= MAX_RANK:
-            raise SettingError(f"{name} must be integers from 0 to {MAX_RANK}, got {shown(item)}")
-        found.add(int(item))
-    return sorted(found)
-
-
 def _level(name: str, value: object) -> str:
     if not isinstance(value, str) or value not in LEVELS:
         raise SettingError(f"{name} must be among {', '.join(LEVELS)}, got {shown(value)}")
@@ -227,8 +205,8 @@ def ranks_in_data(chosen: Sequence[int] | None, present: Sequence[int]) -> str |
     """Why ``chosen`` ranks cannot all be shown, or None."""
     missing = sorted(set(chosen or ()) - set(present))
     if not missing:
-        return None
-    return f"ranks {missing} are not in the data (ranks: {list(present)})"
+        return None  # bounded: a job of thousands of ranks is not listed in full
+    return f"ranks {shown(missing)} are not in the data (ranks: {shown(list(present))})"
 
 
 def levels_in_data(chosen: Sequence[str], measured: Sequence[str]) -> str | None:

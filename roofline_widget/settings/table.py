@@ -15,7 +15,7 @@ from typing import Any
 
 from roofline_widget.errors import SelectionError, SettingError
 from roofline_widget.schema import GROUP_RANKS_CHOICES
-from roofline_widget.settings import rules
+from roofline_widget.settings import rank_text, rules
 from roofline_widget.settings.patterns import compile_patterns
 
 __all__ = ["COLOR_CHOICES", "DEFAULT_MAX_POINTS", "MAX_POINTS", "PEAK_LIMITS", "RANK_VIEW_CHOICES",
@@ -119,8 +119,8 @@ _METRICS = [Setting(f"{kind}_metric", None, f"exact LIKWID {text} metric name; N
             for kind, text in (("flops", "FLOP-rate"), ("bandwidth", "bandwidth"))]
 _SHARED = [
     *_METRICS,
-    Setting("ranks", None, "MPI ranks to show; None: all", rules.ranks, optional=True,
-            error=SelectionError),
+    Setting("ranks", None, "MPI ranks to show, or a text of them: \"0-71,144\", \"f0702 socket 1\"; "
+            "None: all", rank_text.ranks, optional=True, error=SelectionError),
     _choice("group_ranks", "auto", "which ranks a point sums", GROUP_RANKS_CHOICES,
             SelectionError),
     Setting("combine_ranks", False, "one point per region: the ranks summed (group_ranks='all')",

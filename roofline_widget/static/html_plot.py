@@ -22,7 +22,8 @@ def plot_widget(profiling_data, selection: Selection, *, ceilings=None, peak_flo
              if hasattr(ceilings, "compute") else list(ceilings))
     options = {
         "flops_metric": selection.flops_metric, "bandwidth_metric": selection.bandwidth_metric,
-        "ranks": None if selection.ranks is None else list(selection.ranks),
+        "ranks": (selection.ranks if selection.ranks is None or isinstance(selection.ranks, str)
+                  else list(selection.ranks)),
         "include": one_pattern(selection.include), "exclude": one_pattern(selection.exclude),
         "combine_ranks": selection.group_ranks == "all",
         "peak_flops": peak_flops, "peak_bandwidth": peak_bandwidth,

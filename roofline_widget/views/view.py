@@ -37,6 +37,7 @@ from pathlib import Path
 from roofline_widget.errors import LikwidFormatError, SelectionError, ViewError
 from roofline_widget.io.opener import read_bytes
 from roofline_widget.points import RegionSums, Selection
+from roofline_widget.points.rank_places import resolve_ranks
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof
 from roofline_widget.schema import ALL_RANKS
 from roofline_widget.settings import compile_patterns, names_selected, shown
@@ -63,8 +64,9 @@ class View:
     ----------
     flops_metric, bandwidth_metric : str or None
         Exact LIKWID metric names; None: detected from the data.
-    ranks : list of int or None
-        Ranks shown (non-negative); None: all.
+    ranks : list of int, str, or None
+        Ranks shown (non-negative), or a text of them read against the data
+        it is applied to (``"0-71,144"``, ``"f0702 socket 1"``); None: all.
     group_ranks : {"auto", "rank", "socket", "host", "all"}
         Which ranks a point sums (``"auto"``: by socket where memory is
         counted on one rank per socket).
@@ -96,7 +98,7 @@ class View:
 
     flops_metric: str | None = None
     bandwidth_metric: str | None = None
-    ranks: list[int] | None = None
+    ranks: list[int] | str | None = None
     group_ranks: str = "auto"
     combine_ranks: bool = False
     include: str = ""
@@ -250,7 +252,10 @@ class View:
                      for level, metric in (self.levels or {}).items())]
         found = [metric_in_data(name, metric, of_kind, sums.metrics, kind)
                  for name, metric, of_kind, kind in metrics]
-        found.append(ranks_in_data(self.ranks, sums.ranks))
+        try:
+            found.append(ranks_in_data(resolve_ranks(sums, self.ranks), sums.ranks))
+        except SelectionError as exc:  # a host or socket name the data lacks
+            found.append(str(exc))
         problems = [problem for problem in found if problem]
         for name in ("include", "exclude"):
             pattern = getattr(self, name)

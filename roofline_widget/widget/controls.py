@@ -21,6 +21,7 @@ from roofline_widget.settings import COLOR_CHOICES
 from roofline_widget.widget.figure import INTERACTIONS, RooflineFigure
 from roofline_widget.widget.html import details_html, heading_html
 from roofline_widget.widget.peak_controls import DESCRIPTION_WIDTH, PEAK_TRAITS, PeakControls
+from roofline_widget.widget.rank_control import RankControl
 from roofline_widget.widget.state import UpdateGuard
 
 if TYPE_CHECKING:
@@ -59,7 +60,10 @@ class RooflineControls:
     ----------
     flops_choice, bandwidth_choice : ipywidgets.Dropdown
         Metric choices (linked to ``flops_metric`` / ``bandwidth_metric``).
-    rank_choice : ipywidgets.SelectMultiple
+    rank_control : RankControl
+        The Ranks field (:mod:`~roofline_widget.widget.rank_control`): a text of
+        ranks, ranges, hosts and sockets linked to ``ranks``, its hint and a menu
+        of the hosts and sockets; its size does not grow with the number of ranks.
     group_choice : ipywidgets.Dropdown
         "Group ranks": auto / per rank / per socket / per host / all (DOM class
         ``roofline-group-ranks``): which ranks a point sums.  It shows the grouping in
@@ -129,10 +133,7 @@ class RooflineControls:
         self.bandwidth_choice = widgets.Dropdown(
             options=sums.bandwidth_metrics, description="Bandwidth",
             disabled=not sums.bandwidth_metrics, **_control_style())
-        self.rank_choice = widgets.SelectMultiple(
-            options=[(str(r), r) for r in sums.ranks], description="Ranks",
-            rows=min(max(len(sums.ranks), 1), 5),
-            style={"description_width": "50px"}, layout=widgets.Layout(width="140px"))
+        self.rank_control = RankControl(sums, self._guard)
         self.group_choice = widgets.Dropdown(
             options=GROUP_CHOICE_LABELS, value="auto", description="Group ranks",
             tooltip="which ranks a point sums (auto: by socket where memory is "
@@ -193,8 +194,8 @@ class RooflineControls:
 
         panel = widgets.VBox([
             row(column(self.flops_choice), column(self.bandwidth_choice)),
-            row(column(self.include_text), column(self.exclude_text), self.rank_choice,
-                self.group_choice),
+            row(column(self.include_text), column(self.exclude_text)),
+            row(self.rank_control.box, self.group_choice),
             row(*(widgets.HBox([slider, text, box], layout=widgets.Layout(
                 flex_flow="row wrap", align_items="center", margin="0 12px 0 0"))
                   for _t, slider, text, box in self.peaks.rows())),
@@ -214,10 +215,7 @@ class RooflineControls:
                                ("include", self.include_text), ("exclude", self.exclude_text),
                                ("color_by", self.color_choice), ("size_by", self.size_choice)):
             link((owner, trait), (control, "value"))
-        all_ranks = tuple(self._sums.ranks)
-        link((owner, "ranks"), (self.rank_choice, "value"),
-             transform=(lambda r: all_ranks if r is None else tuple(r),
-                        lambda v: None if set(v) == set(all_ranks) else list(v)))
+        self.rank_control.link(owner)
         self._link_grouping(owner)
         self.peaks.link(owner)
         self._link_detail(owner)

@@ -14,7 +14,8 @@ import warnings
 from typing import TYPE_CHECKING
 
 from roofline_widget.analysis.levels import detect_levels
-from roofline_widget.errors import ViewWarning
+from roofline_widget.errors import SelectionError, ViewWarning
+from roofline_widget.points.rank_places import resolve_ranks
 from roofline_widget.views import View
 from roofline_widget.widget.point_keys import surviving_keys
 
@@ -88,8 +89,14 @@ def _applicable(widget: RooflineWidget, view: View) -> dict:
         del values["flops_metric"]
     if values["bandwidth_metric"] not in (None, *sums.bandwidth_metrics):
         del values["bandwidth_metric"]
-    if values["ranks"]:
-        known = [r for r in values["ranks"] if r in sums.ranks]
+    try:  # a text ("f0702 socket 1") as the ranks it names in this data
+        chosen = resolve_ranks(sums, values["ranks"])
+    except SelectionError:
+        chosen = None
+        del values["ranks"]
+    if chosen:
+        present = set(sums.ranks)
+        known = [r for r in chosen if r in present]
         if known:
             values["ranks"] = known
         else:  # none of the view's ranks: keep the widget's

@@ -15,8 +15,9 @@ import ipywidgets as widgets
 import pandas as pd
 from traitlets import Any, Int, List, TraitError, TraitType, Unicode, validate
 
-from roofline_widget.errors import SettingError
+from roofline_widget.errors import SelectionError, SettingError
 from roofline_widget.points import RegionSums
+from roofline_widget.points.rank_places import resolve_ranks
 from roofline_widget.settings import DEFAULT_MAX_POINTS, SETTINGS, Setting
 from roofline_widget.settings.rules import levels_in_data, metric_in_data, ranks_in_data
 from roofline_widget.widget.point_keys import normalize_key
@@ -116,7 +117,11 @@ class RooflineTraits(widgets.VBox):
 
     @validate("ranks")
     def _validate_ranks(self, proposal):
-        return _known(ranks_in_data(proposal.value, self.sums.ranks), proposal.value)
+        try:  # a text ("0-71,144", "f0702 socket 1") as the data's ranks it names
+            value = resolve_ranks(self.sums, proposal.value)
+        except SelectionError as exc:
+            raise TraitError(str(exc)) from None
+        return _known(ranks_in_data(value, self.sums.ranks), value)
 
     @validate("levels")
     def _validate_levels(self, proposal):
