@@ -268,10 +268,11 @@ def test_chain_of_runs_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_pa
     assert len(widget.to_dataframe()) == 22
     assert widget.roofline.main_compute.gflops == PLAUSIBLE_PEAK
     assert widget.figure.y_scale.max == pytest.approx(3 * PLAUSIBLE_PEAK)
-    status = widget.controls.status_html.value
-    assert (f"{CHAIN_SENTENCE}: not used for the empirical peak or the empirical bandwidth; the "
+    # drawn as a sweep: the status line counts them, its details name the worst
+    assert "<b>5 beyond the hardware</b>" in widget.controls.status_html.value
+    assert (f"{SENTENCE}: not used for the empirical peak or the empirical bandwidth; the "
             "axes follow the other "
-            "points (see sanity_check)") in status
+            "points (see sanity_check)") in widget.sweep_controls.details_html.value
     payload = plot_roofline(LULESH_SIZES, filepath=tmp_path / "chain.png", verbose=False)
     assert payload["chain"][0] == "#1 (size 30^3)"
     assert [c["value"] for c in payload["ceilings"]] == [PLAUSIBLE_PEAK, PLAUSIBLE_BANDWIDTH]

@@ -86,8 +86,10 @@ def sweep_status_html(part: SweepPart, *, file: str, runs: int, empirical: bool,
              f"ring at {html.escape(sweep_step_text(key, part.chosen))}"]
     if empirical:
         parts.append("empirical ceilings")
-    off = max(len(part.left_out), beyond)
-    if off:
+    if beyond:  # a broken counter is named in the status, not only in the details
+        parts.append(f"<b>{beyond:,} beyond the hardware</b>")
+    off = len(part.left_out) - beyond
+    if off > 0:
         parts.append(f"{off:,} points off the paths")
     return (f"<span class='roofline-sweep-status'>{' &middot; '.join(parts)} "
             "&middot; <i>details below</i></span>")
