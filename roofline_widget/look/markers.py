@@ -36,6 +36,8 @@ __all__ = [
     "RUN_POINT",
     "RUN_STROKE",
     "SQUARE",
+    "SWEEP_DOT",
+    "SWEEP_STROKE",
     "TRIANGLE_DOWN",
     "TRIANGLE_UP",
     "WHISKER_STROKE",
@@ -114,6 +116,8 @@ LEVEL_DOT = Size(60, 30)
 FINDING_RING = Size(260, 150)
 #: A baseline run's (hollow) point.
 RUN_POINT = Size(70, 40)
+#: A run's point in a sweep (filled with the run's shade, outlined in the region's colour).
+SWEEP_DOT = Size(60, 30)
 #: A region's rank median (the spread view).
 MEDIAN_DOT = Size(80, 40)
 #: A ceiling line, the roofline, a line joining a region's level dots, a baseline arrow, a whisker.
@@ -126,5 +130,7 @@ WHISKER_STROKE = Size(2.0, 1.4)
 #: (drawn hollow in its colour).
 OUTLINE = Size(0.8, 0.4)
 RUN_STROKE = Size(2.0, 1.4)
+#: A sweep's path through a region's runs, and its dots' outline in the region's colour.
+SWEEP_STROKE = Size(2.0, 1.3)
 RING_STROKE = Size(2.5, 1.6)
 FLAGGED_STROKE = Size(2.0, 1.4)

@@ -28,6 +28,7 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
+from roofline_widget.analysis.study_keys import StudyKeys
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.ceiling_labels import (
@@ -60,8 +61,10 @@ from roofline_widget.scene.parts import (
     RoofLine,
     Scene,
     SpreadPart,
+    SweepPart,
 )
 from roofline_widget.scene.spread import whisker_arrays
+from roofline_widget.scene.sweep import sweep_part, sweep_points, sweep_shade
 
 __all__ = ["build_scene", "compose_scene", "point_dots", "roof_part", "scene_extent"]
 
@@ -141,7 +144,8 @@ def scene_extent(levels: LevelsPart | None = None, comparison: ComparePart | Non
 def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, coloring: Coloring,
                   no_flop: np.ndarray | None = None, canvas: LabelCanvas = WIDGET_CANVAS,
                   levels: LevelsPart | None = None, comparison: ComparePart | None = None,
-                  spread: SpreadPart | None = None, title: str = "", x_label: str = X_LABEL,
+                  spread: SpreadPart | None = None, sweep: SweepPart | None = None,
+                  title: str = "", x_label: str = X_LABEL,
                   notes: Sequence[str] = (), obstacles: LogPoints | None = None) -> Scene:
     """The scene of these parts: the roof lines and labels for ``ranges`` added.
 
@@ -156,7 +160,7 @@ def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, col
         Which points do almost no FLOPs (default: none).
     canvas : LabelCanvas
         What the labels are placed for.
-    levels, comparison, spread
+    levels, comparison, spread, sweep
         The layers.
     title, x_label, notes
     obstacles : LogPoints, optional
@@ -165,15 +169,16 @@ def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, col
     """
     if obstacles is None:
         extent = scene_extent(levels, comparison, spread)
-        obstacles = LogPoints.of((np.concatenate([points.x, extent[0]]),
-                                  np.concatenate([points.y, extent[1]])))
+        more = (sweep.dots.x, sweep.dots.y) if sweep is not None else (np.zeros(0), np.zeros(0))
+        obstacles = LogPoints.of((np.concatenate([points.x, extent[0], more[0]]),
+                                  np.concatenate([points.y, extent[1], more[1]])))
     x_range, y_range = ranges
     roofs, labels, ridge = roof_part(roofline, x_range, y_range, canvas, obstacles)
     return Scene(points=points,
                  no_flop=np.zeros(len(points), dtype=bool) if no_flop is None else no_flop,
                  coloring=coloring, roofline=roofline, roofs=roofs, labels=labels, ridge=ridge,
                  x_range=x_range, y_range=y_range, levels=levels, comparison=comparison,
-                 spread=spread, title=title, x_label=x_label, notes=tuple(notes),
+                 spread=spread, sweep=sweep, title=title, x_label=x_label, notes=tuple(notes),
                  obstacles=obstacles)
 
 
@@ -182,7 +187,8 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
                 peak_bandwidth: float | None = None, peaks: str = "replace", levels=(),
                 baseline=None, match=None, canvas: LabelCanvas = WIDGET_CANVAS,
                 title: str | None = None, x_label: str = X_LABEL, no_flop_where: str = "",
-                ceiling_checks: bool = True, notes: Sequence[str] = (), strict: int = 0) -> Scene:
+                ceiling_checks: bool = True, notes: Sequence[str] = (), strict: int = 0,
+                sweep: Sequence[StudyKeys] | None = None) -> Scene:
     """The scene of a roofline plot, from ``plot_roofline``'s arguments.
 
     Parameters
@@ -220,6 +226,11 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     strict : int
         As for :func:`~roofline_widget.scene.levels.level_rows` (the caller's depth for
         warnings); also warns about the ceilings' notes (a ``CeilingWarning`` each).
+    sweep : sequence of StudyKeys, optional
+        With a ``baseline`` chain of runs, per run of the chain (the points'
+        run last) what sets it apart: the chain is drawn as a sweep
+        (:mod:`~roofline_widget.scene.sweep`: a path per region, the runs on a
+        shade) instead of arrows and a marker per run.
 
     Raises
     ------
@@ -236,17 +247,25 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
         rows = level_rows(sums, levels, selection=selection, strict=strict and strict + 1)
         levels_drawn = levels_part(rows, level_findings(rows, roofline,
                                                         ceiling_checks=ceiling_checks), coloring)
-    comparison = (None if frame is None
+    as_sweep = frame is not None and sweep is not None and len(sweep) == len(runs) + 1
+    comparison = (None if frame is None or as_sweep
                   else compare_part(frame, [label for label, _ in runs], coloring))
     table = roofline.classify(points)
     bulk, no_flop = split_flop_work(table)
-    ranges = axis_ranges(table, roofline, scene_extent(levels_drawn, comparison), bulk=bulk)
+    extent = scene_extent(levels_drawn, comparison)
+    if as_sweep and frame is not None:
+        extent = tuple(np.concatenate([a, b]) for a, b in zip(extent, comparison_extent(frame)))
+    ranges = axis_ranges(table, roofline, extent, bulk=bulk)
+    swept = None
+    if as_sweep and frame is not None and sweep is not None:
+        swept = sweep_part(sweep_points(frame, len(sweep)), frame, [k.label for k in sweep],
+                           sweep_shade(sweep), coloring, ranges)
     machine = (warn_ceilings(sums, roofline, stacklevel=strict + 1) if strict
                else ceiling_notes(sums, roofline))
     notes = (beyond_hardware_text(basis, roofline), *notes, *machine,
              no_flop_work_text(no_flop, no_flop_where))
     return compose_scene(point_dots(table, coloring), roofline, ranges, coloring=coloring,
                          no_flop=table.index.isin(no_flop.index), canvas=canvas,
-                         levels=levels_drawn, comparison=comparison,
+                         levels=levels_drawn, comparison=comparison, sweep=swept,
                          title=figure_title(roofline.empirical) if title is None else title,
                          x_label=x_label, notes=notes)

@@ -39,6 +39,7 @@ __all__ = [
     "Scene",
     "Shade",
     "SpreadPart",
+    "SweepPart",
 ]
 
 _EMPTY = np.zeros(0)
@@ -345,6 +346,46 @@ class SpreadPart:
 
 
 @dataclass(frozen=True, eq=False)
+class SweepPart:
+    """A sweep (a chain of runs of one file): a path per region, every run's dots on a shade.
+
+    Attributes
+    ----------
+    paths : Polylines
+        One per region (and group of runs), in its colour, through its runs in order.
+    path_labels : tuple of str
+        What each path is (its region; `` (<group>)`` added where the runs are grouped).
+    dots : Dots
+        Every run's points, ``values`` the run's place on the ``shade`` (what
+        differs between the runs); a dot beyond the axes (a rate no hardware
+        reaches, almost no FLOPs) ``flagged`` and pinned to the axis edge.
+    runs : tuple of str
+        The runs' labels, in order.
+    key : str
+        What the shade shows: ``"threads"``, ``"ranks"``, ``"size"`` or ``"run"``.
+    ticks : tuple of (float, str)
+        Colour-bar ticks: a shade value and its text.
+    frame : pandas.DataFrame
+        The chain's :func:`~roofline_widget.compare_points` rows.
+    notes : tuple of str
+        What the sweep says under the axes (runs grouped, dots pinned).
+    """
+
+    paths: Polylines
+    path_labels: tuple[str, ...]
+    dots: Dots
+    runs: tuple[str, ...]
+    key: str
+    ticks: tuple[tuple[float, str], ...]
+    frame: pd.DataFrame
+    notes: tuple[str, ...] = ()
+
+    def marks(self) -> Iterator[Dots | Polylines]:
+        yield self.paths
+        yield self.dots
+
+
+@dataclass(frozen=True, eq=False)
 class Scene:
     """Everything a roofline figure draws.
 
@@ -370,6 +411,8 @@ class Scene:
         The axis limits.
     levels, comparison, spread : LevelsPart, ComparePart, SpreadPart or None
         The layers drawn between the ceilings and the points.
+    sweep : SweepPart or None
+        A chain of runs drawn as a sweep (instead of ``comparison``).
     title, x_label : str
     notes : tuple of str
         Plain-text notes under the axes: the points beyond the hardware first,
@@ -392,6 +435,7 @@ class Scene:
     levels: LevelsPart | None = None
     comparison: ComparePart | None = None
     spread: SpreadPart | None = None
+    sweep: SweepPart | None = None
     title: str = ""
     x_label: str = ""
     notes: tuple[str, ...] = ()
@@ -406,8 +450,9 @@ class Scene:
 
     @property
     def parts(self) -> tuple:
-        """The layers present, in drawing order (spread, levels, comparison)."""
-        return tuple(p for p in (self.spread, self.levels, self.comparison) if p is not None)
+        """The layers present, in drawing order (spread, levels, comparison, sweep)."""
+        return tuple(p for p in (self.spread, self.levels, self.comparison, self.sweep)
+                     if p is not None)
 
     @property
     def ceiling_labels(self) -> tuple[Label, ...]:

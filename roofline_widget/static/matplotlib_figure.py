@@ -16,7 +16,9 @@ no mathtext, no control character).
 
 from __future__ import annotations
 
+import itertools
 import math
+import textwrap
 
 import numpy as np
 
@@ -29,12 +31,13 @@ from roofline_widget.look.markers import CEILING_STROKE, FLAGGED_STROKE, ROOF_ST
 from roofline_widget.look.no_flop import pinned
 from roofline_widget.look.plot_area import PlotArea
 from roofline_widget.look.texts import Y_LABEL
-from roofline_widget.scene.parts import Dots, Polylines, Scene, Shade
+from roofline_widget.scene.parts import Dots, Polylines, Scene, Shade, SweepPart
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
 __all__ = ["CEILING_GID", "CEILING_LABEL_GID", "CEILING_LABEL_SIZE", "NOTES_GID",
-           "NO_FLOP_WHERE", "STATIC_CANVAS", "draw", "draw_legend", "plain_log_ticks"]
+           "NO_FLOP_WHERE", "STATIC_CANVAS", "SWEEP_BAR_GID", "draw", "draw_legend",
+           "plain_log_ticks"]
 
 #: The matplotlib gid (SVG id) of a ceiling's line: ``f"{CEILING_GID}-{n}"`` for the n-th row
 #: of the ceilings table (``look.ceiling_lines.ceiling_rows``, ``payload["ceiling_table"]``).
@@ -59,6 +62,13 @@ STATIC_CANVAS = LabelCanvas(
     font_px=CEILING_LABEL_SIZE * _PX, anchor_gap_px=2.0 * _PX, line_gap_px=2.5 * _PX,
     point_clearance_px=4.0 * _PX, turned=True, ridge_label=False)
 _LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
+#: Characters of a line of the notes under the axes (8 pt text across the axes' width).
+_NOTE_WIDTH = 125
+#: The colour bar's title for what a sweep's shade shows.
+_SWEEP_KEYS = {"threads": "threads", "ranks": "MPI ranks", "size": "problem size",
+               "run": "run (in file order)"}
+#: The matplotlib gid of a sweep's colour bar (its axes).
+SWEEP_BAR_GID = "roofline-sweep-colorbar"
 
 
 def _shaded(values: np.ndarray, shade: Shade) -> list:
@@ -177,6 +187,52 @@ def _draw_points(axes, scene: Scene) -> None:
                      clip_on=False, label=label)
 
 
+def _shade_map(shade: Shade, steps: int):
+    """The colour map and norm of a sweep's shade: one colour step per distinct value."""
+    from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
+
+    cmap = LinearSegmentedColormap.from_list("sweep", list(shade.colors), N=max(steps, 2))
+    return cmap, BoundaryNorm(np.arange(steps + 1) - 0.5, cmap.N)
+
+
+def _draw_sweep(axes, sweep: SweepPart) -> None:
+    """A sweep: a path per region in its colour (labelled once: the legend), every run's dots
+    filled with the run's shade and outlined in the region's colour, those pinned to the axis
+    edge hollow; the colour bar right of the axes names what differs."""
+    from matplotlib.cm import ScalarMappable
+
+    paths, dots = sweep.paths, sweep.dots
+    styles = {group: style for group, style in
+              zip(dict.fromkeys(label.partition(" (")[2] for label in sweep.path_labels),
+                  itertools.cycle(["-", "--", ":", "-."]))}
+    named = set()
+    for x, y, color, label in zip(paths.x, paths.y, paths.colors, sweep.path_labels):
+        region, _, group = label.partition(" (")
+        axes.plot(x, y, color=color, linewidth=paths.stroke.matplotlib, alpha=paths.opacity,
+                  linestyle=styles[group], zorder=paths.z, gid=paths.name,
+                  label=f"_{region}" if region in named else region)
+        named.add(region)
+    steps = int(round(sweep.dots.shade.high)) + 1 if dots.shade is not None else 1
+    cmap, norm = _shade_map(dots.shade or Shade(("#000000",), 0, 1), steps)
+    off = dots.flagged if dots.flagged is not None else np.zeros(len(dots), dtype=bool)
+    edges = np.asarray(dots.colors, dtype=object)
+    for keep, fill in ((~off, True), (off, False)):
+        if not keep.any():
+            continue
+        axes.scatter(dots.x[keep], dots.y[keep], c=dots.values[keep] if fill else None,
+                     cmap=cmap if fill else None, norm=norm if fill else None,
+                     facecolors=None if fill else "none", edgecolors=list(edges[keep]),
+                     s=dots.size.matplotlib, linewidths=dots.stroke.matplotlib * (0.6 if fill else 1),
+                     zorder=dots.z, clip_on=fill, gid=dots.name, label="_sweep")
+    box = axes.get_position()
+    bar_axes = axes.figure.add_axes((box.x1 + 0.012, box.y0, 0.014, box.height))
+    bar = axes.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=bar_axes,
+                               ticks=[value for value, _ in sweep.ticks])
+    bar.ax.set_yticklabels([matplotlib_text(text) for _, text in sweep.ticks], fontsize=8)
+    bar.set_label(_SWEEP_KEYS.get(sweep.key, sweep.key), fontsize=9)
+    bar.ax.set_gid(SWEEP_BAR_GID)
+
+
 def draw_legend(axes, extra_handles=()) -> None:
     """The figure's one legend, right of the axes (it covers nothing; files are saved tight).
 
@@ -186,8 +242,9 @@ def draw_legend(axes, extra_handles=()) -> None:
     """
     handles, labels = axes.get_legend_handles_labels()
     labels += [handle.get_label() for handle in extra_handles]
+    beside = 1.01 if len(axes.figure.axes) == 1 else 1.13  # right of a colour bar
     axes.legend([*handles, *extra_handles], [matplotlib_text(label) for label in labels],
-                fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+                fontsize=8, loc="upper left", bbox_to_anchor=(beside, 1.0), borderaxespad=0.0)
 
 
 def plain_log_ticks(axes) -> None:
@@ -218,18 +275,22 @@ def draw(scene: Scene):
     axes.set_ylim(*scene.y_range)
     _draw_roofs(axes, scene)
     proxies: list = []
-    marks = [mark for part in scene.parts for mark in part.marks()]
+    marks = [mark for part in scene.parts if part is not scene.sweep for mark in part.marks()]
     for mark in marks:
         if isinstance(mark, Dots):
             _draw_dots(axes, mark, scene, proxies)
         elif not mark.heads:
             _draw_lines(axes, mark, scene)
-    _draw_points(axes, scene)
+    if scene.sweep is not None:  # every run's points, the last run's among them
+        _draw_sweep(axes, scene.sweep)
+    else:
+        _draw_points(axes, scene)
     plain_log_ticks(axes)
-    text = "\n".join(filter(None, scene.notes))
-    if text:  # under the axes, one line each
+    notes = [*scene.notes, *(scene.sweep.notes if scene.sweep is not None else ())]
+    text = "\n".join(textwrap.fill(note, _NOTE_WIDTH) for note in notes if note)
+    if text:  # under the axes, wrapped to their width (the legend is right of them)
         axes.text(0.0, -0.12, matplotlib_text(text), transform=axes.transAxes, ha="left",
-                  va="top", fontsize=8, color="0.2", wrap=True, gid=NOTES_GID)
+                  va="top", fontsize=8, color="0.2", gid=NOTES_GID)
     axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
     axes.set_title(scene.title)

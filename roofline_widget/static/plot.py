@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from roofline_widget.analysis.study_keys import study_keys
 from roofline_widget.analysis.theoretical import theoretical_ceilings
 from roofline_widget.escaping import terminal_text
 from roofline_widget.look.beyond_hardware import point_flag_texts
@@ -235,7 +236,9 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         baseline=chained.baseline, match=match,
         canvas=STATIC_CANVAS if drawn_by == "matplotlib" else WIDGET_CANVAS,
         x_label=f"{X_LABEL}  ({selected.flops_metric} / {selected.bandwidth_metric})",
-        no_flop_where=NO_FLOP_WHERE[drawn_by], notes=missing, strict=3)
+        no_flop_where=NO_FLOP_WHERE[drawn_by], notes=missing, strict=3,
+        sweep=(study_keys(chained.chain.runs, chained.chain.labels)
+               if chained.chain is not None and drawn_by == "matplotlib" else None))
     roofline, table = scene.roofline, scene.point_rows
     if roofline is None:  # pragma: no cover - Roofline.from_ceilings raises instead
         raise ValueError("no ceilings")
@@ -248,7 +251,9 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     payload["scene"] = scene
-    if scene.comparison is not None:
+    if scene.sweep is not None:
+        payload["comparison"] = scene.sweep.frame
+    elif scene.comparison is not None:
         payload["comparison"] = scene.comparison.frame
     if scene.levels is not None:
         payload["levels"] = records(roofline.classify(scene.levels.frame))
