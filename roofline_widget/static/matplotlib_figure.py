@@ -247,20 +247,35 @@ def draw_legend(axes, extra_handles=()) -> None:
                 fontsize=8, loc="upper left", bbox_to_anchor=(beside, 1.0), borderaxespad=0.0)
 
 
+def _minor_steps(limits: tuple[float, float]) -> np.ndarray:
+    """2, 3, ..., 9 times each power of ten inside ``limits`` (a log axis' minor steps)."""
+    low, high = (math.floor(math.log10(v)) for v in limits)
+    decades = 10.0 ** np.arange(low, high + 1)
+    steps = (decades[:, None] * np.arange(2, 10)[None, :]).ravel()
+    return steps[(steps > limits[0]) & (steps < limits[1])]
+
+
 def plain_log_ticks(axes) -> None:
     """Ticks of both log axes where the widget's are, read as plain numbers (0.1, 1, 10).
 
     The labelled ticks are :func:`~roofline_widget.look.log_axes.log_ticks` of
     the limits, their text :func:`~roofline_widget.look.log_axes.tick_text` (d3's
-    ``"~g"``, as the widget's axes); the other decades and steps get unlabelled ticks.
+    ``"~g"``, as the widget's axes), with the major grid; the other decades and
+    steps get a faint grid line each, two line collections (a minor tick of
+    matplotlib is an artist of its own: two hundred of them cost a second to lay out).
     """
-    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     for axis, limits in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
         axis.set_major_locator(FixedLocator(log_ticks(*limits).tolist()))
         axis.set_major_formatter(FuncFormatter(lambda value, _position: tick_text(value)))
-        axis.set_minor_locator(LogLocator(subs=tuple(range(1, 10)), numticks=100))
-        axis.set_minor_formatter(NullFormatter())
+        axis.set_minor_locator(NullLocator())
+    grid = {"colors": "#b0b0b0", "linewidth": 0.8, "alpha": 0.12, "zorder": 0.5}
+    axes.vlines(_minor_steps(axes.get_xlim()), 0, 1, transform=axes.get_xaxis_transform(),
+                gid="roofline-minor-grid", **grid)
+    axes.hlines(_minor_steps(axes.get_ylim()), 0, 1, transform=axes.get_yaxis_transform(),
+                gid="roofline-minor-grid", **grid)
+    axes.grid(True, which="major", alpha=0.35)
 
 
 def draw(scene: Scene):
@@ -294,8 +309,6 @@ def draw(scene: Scene):
     axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
     axes.set_title(scene.title)
-    axes.grid(True, which="major", alpha=0.35)
-    axes.grid(True, which="minor", alpha=0.12)
     draw_legend(axes, proxies)
     # after everything they keep clear of; the arrows (whose boxes span their lines) over them
     place_region_labels(axes, scene.point_rows)
