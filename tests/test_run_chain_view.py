@@ -13,7 +13,6 @@ for CalcFBHourglassForceForElems, one thread, so the region's point is that thre
 
 from __future__ import annotations
 
-import itertools
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -25,7 +24,7 @@ from wild_samples import BENCH_REPS, LULESH_SIZES
 from roofline_widget import RooflineWidget, plot_roofline, read_likwid, sample_path
 from roofline_widget.cli import main
 from roofline_widget.io.chain import FileChain
-from roofline_widget.scene.compare import ARROW_GID, BASELINE_GID
+from roofline_widget.scene.sweep import SWEEP_DOTS_GID, SWEEP_PATH_GID
 
 LULESH = "lulesh_icx8360y_MEM_DP_O_7sizes_concatenated"
 LABELS = ["#1 (size 30^3)", "#2 (size 60^3)", "#3 (size 90^3)", "#4 (size 120^3)",
@@ -185,18 +184,18 @@ def test_plot_roofline_draws_the_chain_and_writes_its_trajectories(tmp_path):
     assert {p["file"] for p in payload["points"]} == {RUN_7}
     assert payload["colour_by"] == "region"  # a trajectory per region, in its colour
     axes = payload["figure"].axes[0]
-    arrows = [t for t in axes.texts if t.get_gid() == ARROW_GID]
-    assert len(arrows) == 22 * 6
-    runs = [c for c in axes.collections if c.get_gid() == BASELINE_GID]
-    assert [len(c.get_offsets()) for c in runs] == [22] * 6
-    # the region's six arrows run from its run #1 point to its run #7 point, end to start
+    # a sweep: one path per region through its seven runs, every run's points on the shade
+    paths = [line for line in axes.get_lines() if line.get_gid() == SWEEP_PATH_GID]
+    assert len(paths) == 22
+    (mine,) = [line for line in paths if line.get_label() == HOURGLASS]
+    x, y = mine.get_data()
+    assert len(x) == 7
+    assert (x[0], y[0]) == pytest.approx(FIRST)
+    assert (x[-1], y[-1]) == pytest.approx(LAST)
+    dots = [c for c in axes.collections if c.get_gid() in (SWEEP_DOTS_GID, f"{SWEEP_DOTS_GID}-pinned")]
+    assert sum(len(c.get_offsets()) for c in dots) == 7 * 22
     comparison = payload["comparison"]
-    both = comparison[comparison["status"] == "both"].reset_index(drop=True)
-    mine = [arrows[i] for i in both.index[both["region"] == HOURGLASS]]
-    assert len(mine) == 6
-    assert mine[0].xyann == pytest.approx(FIRST)
-    assert mine[-1].xy == pytest.approx(LAST)
-    assert all(a.xy == pytest.approx(b.xyann) for a, b in itertools.pairwise(mine))
+    assert len(comparison) == 6 * 22 and set(comparison["status"]) == {"both"}
     assert svg.stat().st_size > 0
     assert ET.parse(svg).getroot().tag.endswith("svg")
 

@@ -171,7 +171,10 @@ class _Lookup:
 def _svg_with_titles(figure, lookup: _Lookup,
                      ceilings: dict[str, str]) -> tuple[bytes, int, int]:
     """The figure as SVG bytes with titles; how many points got one, how many were drawn."""
-    collections = [c for axes in figure.axes for c in axes.collections if len(c.get_offsets())]
+    from matplotlib.collections import PathCollection  # markers (not the grid's line collections)
+
+    collections = [c for axes in figure.axes for c in axes.collections
+                   if isinstance(c, PathCollection) and len(c.get_offsets())]
     for number, collection in enumerate(collections):
         if not collection.get_gid():  # ids plot_roofline gave (the level findings' rings) stay
             collection.set_gid(f"{GID_PREFIX}{number}")

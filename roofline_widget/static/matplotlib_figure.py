@@ -223,7 +223,8 @@ def _draw_sweep(axes, sweep: SweepPart) -> None:
                      cmap=cmap if fill else None, norm=norm if fill else None,
                      facecolors=None if fill else "none", edgecolors=list(edges[keep]),
                      s=dots.size.matplotlib, linewidths=dots.stroke.matplotlib * (0.6 if fill else 1),
-                     zorder=dots.z, clip_on=fill, gid=dots.name, label="_sweep")
+                     zorder=dots.z, clip_on=fill, label="_sweep",
+                     gid=dots.name if fill else f"{dots.name}-pinned")
     box = axes.get_position()
     bar_axes = axes.figure.add_axes((box.x1 + 0.012, box.y0, 0.014, box.height))
     bar = axes.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=bar_axes,
