@@ -354,11 +354,14 @@ class SweepPart:
     paths : Polylines
         One per region (and group of runs), in its colour, through its runs in order.
     path_labels : tuple of str
-        What each path is (its region; `` (<group>)`` added where the runs are grouped).
+        Each path's region.
+    path_groups : tuple of str
+        Each path's group of runs (the values of ``grouped_by``; "" for none).
     dots : Dots
         Every run's points, ``values`` the run's place on the ``shade`` (what
-        differs between the runs); a dot beyond the axes (a rate no hardware
-        reaches, almost no FLOPs) ``flagged`` and pinned to the axis edge.
+        differs between the runs), ``colors`` their region's colour (the
+        outline); a dot beyond the axes (a rate no hardware reaches, almost
+        no FLOPs) ``flagged`` and pinned to the axis edge.
     runs : tuple of str
         The runs' labels, in order.
     key : str
@@ -367,17 +370,21 @@ class SweepPart:
         Colour-bar ticks: a shade value and its text.
     frame : pandas.DataFrame
         The chain's :func:`~roofline_widget.compare_points` rows.
+    grouped_by : tuple of str
+        The other keys the runs differ in (``("case",)``), one path per value.
     notes : tuple of str
         What the sweep says under the axes (runs grouped, dots pinned).
     """
 
     paths: Polylines
     path_labels: tuple[str, ...]
+    path_groups: tuple[str, ...]
     dots: Dots
     runs: tuple[str, ...]
     key: str
     ticks: tuple[tuple[float, str], ...]
     frame: pd.DataFrame
+    grouped_by: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
     def marks(self) -> Iterator[Dots | Polylines]:

@@ -165,7 +165,7 @@ def sweep_shade(keys: Sequence[StudyKeys]) -> SweepShade:
 
 
 def _paths(points: pd.DataFrame, colors: list[str], groups: Sequence[str]
-           ) -> tuple[Polylines, tuple[str, ...]]:
+           ) -> tuple[Polylines, tuple[str, ...], tuple[str, ...]]:
     """A polyline per (key, rank, device, group) through its points in run order."""
     group = np.asarray(groups, dtype=object)[points["run"].to_numpy()] if len(points) else []
     ids = pd.MultiIndex.from_arrays([points["key"], points["rank"], points["device"], group])
@@ -186,10 +186,8 @@ def _paths(points: pd.DataFrame, colors: list[str], groups: Sequence[str]
     first[codes[order][::-1]] = order[::-1]
     path_colors = tuple(colors[i] for i in first)
     names = points["region"].astype(object).to_numpy()
-    labels = tuple(str(names[i]) + (f" ({g})" if g else "")
-                   for i, g in zip(first, [u[3] for u in uniques]))
     return (Polylines(SWEEP_PATH_GID, x, y, path_colors, stroke=SWEEP_STROKE, opacity=0.9, z=3),
-            labels)
+            tuple(str(names[i]) for i in first), tuple(str(u[3]) for u in uniques))
 
 
 def sweep_part(points: pd.DataFrame, frame: pd.DataFrame, labels: Sequence[str],
@@ -221,7 +219,7 @@ def sweep_part(points: pd.DataFrame, frame: pd.DataFrame, labels: Sequence[str],
     codes = coloring.codes(points[column].astype(object).to_numpy() if coloring.column != "rank"
                            else points["rank"].to_numpy(dtype=np.int64))
     colors = coloring.colors(codes)
-    paths, path_labels = _paths(points[~off], [c for c, o in zip(colors, off) if not o],
+    paths, path_labels, path_groups = _paths(points[~off], [c for c, o in zip(colors, off) if not o],
                                 shade.groups)
     run = points["run"].to_numpy(dtype=int)
     dots = Dots(SWEEP_DOTS_GID, np.clip(x, x_low, x_high), np.clip(y, y_low, y_high), CIRCLE,
@@ -237,5 +235,5 @@ def sweep_part(points: pd.DataFrame, frame: pd.DataFrame, labels: Sequence[str],
         values = ", ".join(dict.fromkeys(shade.groups))
         notes.append(f"runs grouped by {' and '.join(shade.grouped_by)} ({values}): a path per "
                      f"region and group, the shade showing {shade.key}")
-    return SweepPart(paths, path_labels, dots, tuple(labels), shade.key, shade.ticks, frame,
-                     tuple(notes))
+    return SweepPart(paths, path_labels, path_groups, dots, tuple(labels), shade.key,
+                     shade.ticks, frame, shade.grouped_by, tuple(notes))

@@ -195,23 +195,27 @@ def _shade_map(shade: Shade, steps: int):
     return cmap, BoundaryNorm(np.arange(steps + 1) - 0.5, cmap.N)
 
 
-def _draw_sweep(axes, sweep: SweepPart) -> None:
+def _draw_sweep(axes, sweep: SweepPart, proxies: list) -> None:
     """A sweep: a path per region in its colour (labelled once: the legend), every run's dots
     filled with the run's shade and outlined in the region's colour, those pinned to the axis
-    edge hollow; the colour bar right of the axes names what differs."""
+    edge hollow; the colour bar right of the axes names what differs.  Grouped runs (threads x
+    case) get a line style per group, named in the legend (``proxies``)."""
     from matplotlib.cm import ScalarMappable
+    from matplotlib.lines import Line2D
 
     paths, dots = sweep.paths, sweep.dots
-    styles = {group: style for group, style in
-              zip(dict.fromkeys(label.partition(" (")[2] for label in sweep.path_labels),
-                  itertools.cycle(["-", "--", ":", "-."]))}
+    styles = dict(zip(dict.fromkeys(sweep.path_groups), itertools.cycle(["-", "--", ":", "-."])))
     named = set()
-    for x, y, color, label in zip(paths.x, paths.y, paths.colors, sweep.path_labels):
-        region, _, group = label.partition(" (")
+    for x, y, color, region, group in zip(paths.x, paths.y, paths.colors, sweep.path_labels,
+                                          sweep.path_groups):
         axes.plot(x, y, color=color, linewidth=paths.stroke.matplotlib, alpha=paths.opacity,
                   linestyle=styles[group], zorder=paths.z, gid=paths.name,
                   label=f"_{region}" if region in named else region)
         named.add(region)
+    if len(styles) > 1:
+        by = " and ".join(sweep.grouped_by)
+        proxies += [Line2D([], [], color="0.35", linestyle=style, label=f"{by} {group}")
+                    for group, style in styles.items()]
     steps = int(round(sweep.dots.shade.high)) + 1 if dots.shade is not None else 1
     cmap, norm = _shade_map(dots.shade or Shade(("#000000",), 0, 1), steps)
     off = dots.flagged if dots.flagged is not None else np.zeros(len(dots), dtype=bool)
@@ -243,7 +247,12 @@ def draw_legend(axes, extra_handles=()) -> None:
     """
     handles, labels = axes.get_legend_handles_labels()
     labels += [handle.get_label() for handle in extra_handles]
-    beside = 1.01 if len(axes.figure.axes) == 1 else 1.13  # right of a colour bar
+    beside = 1.01
+    others = [a for a in axes.figure.axes if a is not axes]  # a colour bar: the legend right of it
+    if others:
+        renderer = axes.figure.canvas.get_renderer()
+        right = max(a.get_tightbbox(renderer).x1 for a in others) + 10.0
+        beside = axes.transAxes.inverted().transform((right, 0.0))[0]
     axes.legend([*handles, *extra_handles], [matplotlib_text(label) for label in labels],
                 fontsize=8, loc="upper left", bbox_to_anchor=(beside, 1.0), borderaxespad=0.0)
 
@@ -298,7 +307,7 @@ def draw(scene: Scene):
         elif not mark.heads:
             _draw_lines(axes, mark, scene)
     if scene.sweep is not None:  # every run's points, the last run's among them
-        _draw_sweep(axes, scene.sweep)
+        _draw_sweep(axes, scene.sweep, proxies)
     else:
         _draw_points(axes, scene)
     plain_log_ticks(axes)
