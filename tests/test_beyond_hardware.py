@@ -56,7 +56,7 @@ from roofline_widget.roofs.hardware_bounds import (
     keep_flags,
     largest_plausible,
 )
-from roofline_widget.scene.sweep import SWEEP_DOTS_GID, SWEEP_PATH_GID
+from roofline_widget.scene.sweep import PATH_GID, RUNS_GID
 
 #: (region, run) of the five broken points, in file order.
 BROKEN = [("CalcPressureForElems", 1), ("CalcEnergyForElems:KERNEL_5", 2),
@@ -272,22 +272,26 @@ def test_chain_of_runs_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_pa
     assert (f"{CHAIN_SENTENCE}: not used for the empirical peak or the empirical bandwidth; the "
             "axes follow the other "
             "points (see sanity_check)") in status
+
+
+def test_static_sweep_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_path):
+    # as above, in plot_roofline's sweep (the chain of the file's seven runs)
     payload = plot_roofline(LULESH_SIZES, filepath=tmp_path / "chain.png", verbose=False)
     assert payload["chain"][0] == "#1 (size 30^3)"
     assert [c["value"] for c in payload["ceilings"]] == [PLAUSIBLE_PEAK, PLAUSIBLE_BANDWIDTH]
     axes = payload["figure"].axes[0]
     assert axes.get_ylim()[1] == pytest.approx(3 * PLAUSIBLE_PEAK)
     assert payload["beyond_hardware_note"].startswith(CHAIN_SENTENCE)
-    # the broken baseline points are pinned hollow to the axis edge; the paths leave them out
-    (pinned,) = [c for c in axes.collections if c.get_gid() == f"{SWEEP_DOTS_GID}-pinned"]
+    # the broken baseline points are left out of the sweep (said in its note); every path and
+    # every run's point drawn lies inside the axes
+    left_out = payload["scene"].sweep.left_out
+    assert len(left_out) == 5 and (left_out["sweep_run"] < 6).all()  # all five in runs #1-#6
     (x0, x1), (y0, y1) = axes.get_xlim(), axes.get_ylim()
-    offsets = pinned.get_offsets()
-    assert len(offsets) == 5  # the five broken points, all of them in runs #1-#6
-    assert ((offsets[:, 0] == x0) | (offsets[:, 0] == x1) | (offsets[:, 1] == y0)
-            | (offsets[:, 1] == y1)).all()
-    for line in (line for line in axes.get_lines() if line.get_gid() == SWEEP_PATH_GID):
-        x, y = line.get_data()
-        assert ((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)).all(), line.get_label()
+    (dots,) = [c for c in axes.collections if c.get_gid() == RUNS_GID]
+    drawn = [dots.get_offsets()] + [np.column_stack(line.get_data()) for line in axes.get_lines()
+                                    if line.get_gid() == PATH_GID]
+    for xy in drawn:
+        assert ((xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)).all()
 
 
 # ------------------------------------------------------------------ a rendered small case

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from roofline_widget.points.selection import SelectionKeywords
 
-__all__ = ["SCALING_COLUMNS", "WORK_TOLERANCE", "scaling_table"]
+__all__ = ["SCALING_COLUMNS", "WORK_TOLERANCE", "group_keys", "scaling_table"]
 
 #: The columns of :func:`scaling_table`, in order.
 SCALING_COLUMNS = (
@@ -49,7 +49,7 @@ SCALING_COLUMNS = (
 WORK_TOLERANCE = 1.25
 
 
-def _group_keys(keys: list[StudyKeys], group_by: str | Sequence[str] | None) -> tuple[list[str], str]:
+def group_keys(keys: list[StudyKeys], group_by: str | Sequence[str] | None) -> tuple[list[str], str]:
     """(the keys the runs are grouped by, the one key each group varies in: ``""`` for none)."""
     differ = varying(keys)
     if group_by is None:
@@ -169,7 +169,7 @@ def scaling_table(data: object, *, group_by: str | Sequence[str] | None = None,
     """
     chosen = Selection.of(selection, **keywords)
     rows, keys, _ = _rows(data, chosen)
-    group_by_keys, varies = _group_keys(keys, group_by)
+    group_by_keys, varies = group_keys(keys, group_by)
     by_run = {n: key for n, key in enumerate(keys, 1)}
     for name in ("threads", "ranks", "size", "case"):
         rows[name] = rows["run"].map(lambda n, name=name: by_run[n].value(name))

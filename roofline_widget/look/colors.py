@@ -82,6 +82,6 @@ POINT_STROKE = "#222222"
 AXIS_GRID_COLOR = "#e6e6e6"
 #: The rank-imbalance colour scale (ranks view), from 1 (balanced) to the largest drawn.
 IMBALANCE_COLORS = ("#1a9850", "#fee08b", "#d73027")
-#: The sequential shade of a sweep's runs (matplotlib's "viridis" at six stops), from the
-#: smallest value of what differs (threads, size) to the largest.
-SWEEP_COLORS = ("#440154", "#414487", "#2a788e", "#22a884", "#7ad151", "#fde725")
+#: The shade of a sweep's runs (``scene.sweep``), light for the first step to dark for the
+#: last: greys, so that it never reads as one of the regions' colours.
+SWEEP_COLORS = ("#e3e3e3", "#969696", "#252525")

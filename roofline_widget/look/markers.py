@@ -28,6 +28,7 @@ __all__ = [
     "LEVEL_MARKERS",
     "MEDIAN_DOT",
     "OUTLINE",
+    "PATH_STROKE",
     "POINT",
     "POINT_SIZE",
     "RING_STROKE",
@@ -37,7 +38,7 @@ __all__ = [
     "RUN_STROKE",
     "SQUARE",
     "SWEEP_DOT",
-    "SWEEP_STROKE",
+    "SWEEP_RING",
     "TRIANGLE_DOWN",
     "TRIANGLE_UP",
     "WHISKER_STROKE",
@@ -116,10 +117,11 @@ LEVEL_DOT = Size(60, 30)
 FINDING_RING = Size(260, 150)
 #: A baseline run's (hollow) point.
 RUN_POINT = Size(70, 40)
-#: A run's point in a sweep (filled with the run's shade, outlined in the region's colour).
-SWEEP_DOT = Size(60, 30)
 #: A region's rank median (the spread view).
 MEDIAN_DOT = Size(80, 40)
+#: A run's point on a sweep's path, and the ring over the points of the run chosen.
+SWEEP_DOT = Size(40, 22)
+SWEEP_RING = Size(220, 120)
 #: A ceiling line, the roofline, a line joining a region's level dots, a baseline arrow, a whisker.
 CEILING_STROKE = Size(1.5, 1.0)
 ROOF_STROKE = Size(3.0, 2.0)
@@ -130,7 +132,7 @@ WHISKER_STROKE = Size(2.0, 1.4)
 #: (drawn hollow in its colour).
 OUTLINE = Size(0.8, 0.4)
 RUN_STROKE = Size(2.0, 1.4)
-#: A sweep's path through a region's runs, and its dots' outline in the region's colour.
-SWEEP_STROKE = Size(2.0, 1.3)
 RING_STROKE = Size(2.5, 1.6)
+#: A sweep's path through a region's runs.
+PATH_STROKE = Size(1.6, 1.2)
 FLAGGED_STROKE = Size(2.0, 1.4)

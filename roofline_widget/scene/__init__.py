@@ -5,8 +5,9 @@
 - :mod:`.build`: :func:`~roofline_widget.scene.build.build_scene` (the whole rule, from
   ``plot_roofline``'s arguments), :func:`~roofline_widget.scene.build.compose_scene` and
   :func:`~roofline_widget.scene.build.roof_part` (the roof lines, their labels placed);
-- :mod:`.levels`, :mod:`.compare`, :mod:`.spread`: the memory levels, a baseline's
-  arrows, the rank spread.
+- :mod:`.levels`, :mod:`.compare`, :mod:`.spread`, :mod:`.sweep`: the memory levels, a
+  baseline's arrows, the rank spread, a chain of runs as a sweep (a path per region, a
+  shade per run, the colour bar's key).
 
 Nothing here imports a plotting library: ``widget.figure`` (bqplot) and
 ``static.matplotlib_figure`` (matplotlib) draw a scene.

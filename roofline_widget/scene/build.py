@@ -28,7 +28,7 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
-from roofline_widget.analysis.study_keys import StudyKeys
+from roofline_widget.io.chain import FileChain
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.ceiling_labels import (
@@ -61,10 +61,9 @@ from roofline_widget.scene.parts import (
     RoofLine,
     Scene,
     SpreadPart,
-    SweepPart,
 )
 from roofline_widget.scene.spread import whisker_arrays
-from roofline_widget.scene.sweep import sweep_part, sweep_points, sweep_shade
+from roofline_widget.scene.sweep import SweepPart, runs_sweep, sweep_extent
 
 __all__ = ["build_scene", "compose_scene", "point_dots", "roof_part", "scene_extent"]
 
@@ -124,8 +123,10 @@ def point_dots(points: pd.DataFrame, coloring: Coloring, sizes: np.ndarray | Non
 
 
 def scene_extent(levels: LevelsPart | None = None, comparison: ComparePart | None = None,
-                 spread: SpreadPart | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """What the axes must hold besides the points: level dots, baseline points, whisker ends."""
+                 spread: SpreadPart | None = None,
+                 sweep: SweepPart | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """What the axes must hold besides the points: level dots, baseline points, whisker
+    ends, a sweep's runs."""
     xs, ys = [np.zeros(0)], [np.zeros(0)]
     if spread is not None and len(spread.spread):
         x, y = whisker_arrays(spread.spread)
@@ -138,7 +139,8 @@ def scene_extent(levels: LevelsPart | None = None, comparison: ComparePart | Non
         x, y = comparison_extent(comparison.frame)
         xs.append(x)
         ys.append(y)
-    return np.concatenate(xs), np.concatenate(ys)
+    x, y = sweep_extent(sweep)
+    return np.concatenate([*xs, x]), np.concatenate([*ys, y])
 
 
 def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, coloring: Coloring,
@@ -168,10 +170,9 @@ def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, col
         them (a peak change); else worked out from the parts.
     """
     if obstacles is None:
-        extent = scene_extent(levels, comparison, spread)
-        more = (sweep.dots.x, sweep.dots.y) if sweep is not None else (np.zeros(0), np.zeros(0))
-        obstacles = LogPoints.of((np.concatenate([points.x, extent[0], more[0]]),
-                                  np.concatenate([points.y, extent[1], more[1]])))
+        extent = scene_extent(levels, comparison, spread, sweep)
+        obstacles = LogPoints.of((np.concatenate([points.x, extent[0]]),
+                                  np.concatenate([points.y, extent[1]])))
     x_range, y_range = ranges
     roofs, labels, ridge = roof_part(roofline, x_range, y_range, canvas, obstacles)
     return Scene(points=points,
@@ -182,13 +183,22 @@ def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, col
                  obstacles=obstacles)
 
 
+def _earlier_runs(sweep: SweepPart, labels: Sequence[str]) -> pd.DataFrame:
+    """The points of a sweep's runs before the last (the last run's are the plot's points),
+    ``run_label`` each run's short label (what the notes call it)."""
+    runs = sweep.frame["sweep_run"].to_numpy()
+    earlier = sweep.frame[runs < runs.max(initial=0)].drop(columns="run", errors="ignore")
+    return earlier.assign(run_label=np.asarray(labels, dtype=object)[
+        earlier["sweep_run"].to_numpy(dtype=int)])
+
+
 def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
                 coloring: Coloring, ceilings=None, peak_flops: float | None = None,
                 peak_bandwidth: float | None = None, peaks: str = "replace", levels=(),
                 baseline=None, match=None, canvas: LabelCanvas = WIDGET_CANVAS,
                 title: str | None = None, x_label: str = X_LABEL, no_flop_where: str = "",
                 ceiling_checks: bool = True, notes: Sequence[str] = (), strict: int = 0,
-                sweep: Sequence[StudyKeys] | None = None) -> Scene:
+                sweep: FileChain | None = None) -> Scene:
     """The scene of a roofline plot, from ``plot_roofline``'s arguments.
 
     Parameters
@@ -226,11 +236,10 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     strict : int
         As for :func:`~roofline_widget.scene.levels.level_rows` (the caller's depth for
         warnings); also warns about the ceilings' notes (a ``CeilingWarning`` each).
-    sweep : sequence of StudyKeys, optional
-        With a ``baseline`` chain of runs, per run of the chain (the points'
-        run last) what sets it apart: the chain is drawn as a sweep
-        (:mod:`~roofline_widget.scene.sweep`: a path per region, the runs on a
-        shade) instead of arrows and a marker per run.
+    sweep : FileChain, optional
+        A chain of runs (the points' run last), drawn as a sweep (:func:`~roofline_widget.scene.sweep.runs_sweep`: a path per
+        region, the runs on a shade; their points join the empirical roofs)
+        instead of a ``baseline`` comparison (no comparison is built).
 
     Raises
     ------
@@ -239,27 +248,22 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     """
     runs = baseline_runs(baseline) if baseline is not None else []
     frame = comparison_frame(runs, sums, selection=selection, match=match) if runs else None
-    basis = points if frame is None else pd.concat([points, before_points(frame)],
-                                                   ignore_index=True)
+    swept = runs_sweep(sweep.runs, selection, coloring) if sweep is not None else None
+    basis = pd.concat([points, *([before_points(frame)] if frame is not None else []),
+                       *([_earlier_runs(swept, sweep.labels)] if swept and sweep else [])],
+                      ignore_index=True)
     roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, basis, peaks=peaks)
     levels_drawn = None
     if levels:
         rows = level_rows(sums, levels, selection=selection, strict=strict and strict + 1)
         levels_drawn = levels_part(rows, level_findings(rows, roofline,
                                                         ceiling_checks=ceiling_checks), coloring)
-    as_sweep = frame is not None and sweep is not None and len(sweep) == len(runs) + 1
-    comparison = (None if frame is None or as_sweep
+    comparison = (None if frame is None
                   else compare_part(frame, [label for label, _ in runs], coloring))
     table = roofline.classify(points)
     bulk, no_flop = split_flop_work(table)
-    extent = scene_extent(levels_drawn, comparison)
-    if as_sweep and frame is not None:
-        extent = tuple(np.concatenate([a, b]) for a, b in zip(extent, comparison_extent(frame)))
-    ranges = axis_ranges(table, roofline, extent, bulk=bulk)
-    swept = None
-    if as_sweep and frame is not None and sweep is not None:
-        swept = sweep_part(sweep_points(frame, len(sweep)), frame, [k.label for k in sweep],
-                           sweep_shade(sweep), coloring, ranges)
+    ranges = axis_ranges(table, roofline, scene_extent(levels_drawn, comparison, sweep=swept),
+                         bulk=bulk)
     machine = (warn_ceilings(sums, roofline, stacklevel=strict + 1) if strict
                else ceiling_notes(sums, roofline))
     notes = (beyond_hardware_text(basis, roofline), *notes, *machine,

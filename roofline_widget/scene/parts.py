@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,9 @@ from roofline_widget.look.colors import OTHER_COLOR
 from roofline_widget.look.label_boxes import LogPoints
 from roofline_widget.look.markers import CIRCLE, JOIN_STROKE, OUTLINE, POINT, Marker, Size
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
+
+if TYPE_CHECKING:
+    from roofline_widget.scene.sweep import SweepPart
 
 __all__ = [
     "Coloring",
@@ -39,7 +43,6 @@ __all__ = [
     "Scene",
     "Shade",
     "SpreadPart",
-    "SweepPart",
 ]
 
 _EMPTY = np.zeros(0)
@@ -346,53 +349,6 @@ class SpreadPart:
 
 
 @dataclass(frozen=True, eq=False)
-class SweepPart:
-    """A sweep (a chain of runs of one file): a path per region, every run's dots on a shade.
-
-    Attributes
-    ----------
-    paths : Polylines
-        One per region (and group of runs), in its colour, through its runs in order.
-    path_labels : tuple of str
-        Each path's region.
-    path_groups : tuple of str
-        Each path's group of runs (the values of ``grouped_by``; "" for none).
-    dots : Dots
-        Every run's points, ``values`` the run's place on the ``shade`` (what
-        differs between the runs), ``colors`` their region's colour (the
-        outline); a dot beyond the axes (a rate no hardware reaches, almost
-        no FLOPs) ``flagged`` and pinned to the axis edge.
-    runs : tuple of str
-        The runs' labels, in order.
-    key : str
-        What the shade shows: ``"threads"``, ``"ranks"``, ``"size"`` or ``"run"``.
-    ticks : tuple of (float, str)
-        Colour-bar ticks: a shade value and its text.
-    frame : pandas.DataFrame
-        The chain's :func:`~roofline_widget.compare_points` rows.
-    grouped_by : tuple of str
-        The other keys the runs differ in (``("case",)``), one path per value.
-    notes : tuple of str
-        What the sweep says under the axes (runs grouped, dots pinned).
-    """
-
-    paths: Polylines
-    path_labels: tuple[str, ...]
-    path_groups: tuple[str, ...]
-    dots: Dots
-    runs: tuple[str, ...]
-    key: str
-    ticks: tuple[tuple[float, str], ...]
-    frame: pd.DataFrame
-    grouped_by: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-
-    def marks(self) -> Iterator[Dots | Polylines]:
-        yield self.paths
-        yield self.dots
-
-
-@dataclass(frozen=True, eq=False)
 class Scene:
     """Everything a roofline figure draws.
 
@@ -419,7 +375,7 @@ class Scene:
     levels, comparison, spread : LevelsPart, ComparePart, SpreadPart or None
         The layers drawn between the ceilings and the points.
     sweep : SweepPart or None
-        A chain of runs drawn as a sweep (instead of ``comparison``).
+        A chain of runs drawn as a sweep (:mod:`roofline_widget.scene.sweep`).
     title, x_label : str
     notes : tuple of str
         Plain-text notes under the axes: the points beyond the hardware first,

@@ -16,7 +16,6 @@ no mathtext, no control character).
 
 from __future__ import annotations
 
-import itertools
 import math
 import textwrap
 
@@ -25,13 +24,14 @@ import numpy as np
 from roofline_widget.escaping import matplotlib_text
 from roofline_widget.look.ceiling_labels import LabelCanvas
 from roofline_widget.look.ceiling_lines import ceiling_rows
-from roofline_widget.look.colors import OTHER_COLOR
+from roofline_widget.look.colors import OTHER_COLOR, POINT_STROKE
 from roofline_widget.look.log_axes import log_ticks, tick_text
 from roofline_widget.look.markers import CEILING_STROKE, FLAGGED_STROKE, ROOF_STROKE
 from roofline_widget.look.no_flop import pinned
 from roofline_widget.look.plot_area import PlotArea
 from roofline_widget.look.texts import Y_LABEL
-from roofline_widget.scene.parts import Dots, Polylines, Scene, Shade, SweepPart
+from roofline_widget.scene.parts import Dots, Polylines, Scene, Shade
+from roofline_widget.scene.sweep import SweepPart
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
@@ -66,7 +66,9 @@ _LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
 _NOTE_WIDTH = 125
 #: The colour bar's title for what a sweep's shade shows.
 _SWEEP_KEYS = {"threads": "threads", "ranks": "MPI ranks", "size": "problem size",
-               "run": "run (in file order)"}
+               "case": "case", "run": "run (in file order)"}
+#: At most this many labelled ticks on a sweep's colour bar (every k-th step, and the last).
+_BAR_TICKS = 12
 #: The matplotlib gid of a sweep's colour bar (its axes).
 SWEEP_BAR_GID = "roofline-sweep-colorbar"
 
@@ -187,54 +189,43 @@ def _draw_points(axes, scene: Scene) -> None:
                      clip_on=False, label=label)
 
 
-def _shade_map(shade: Shade, steps: int):
-    """The colour map and norm of a sweep's shade: one colour step per distinct value."""
-    from matplotlib.colors import BoundaryNorm, LinearSegmentedColormap
-
-    cmap = LinearSegmentedColormap.from_list("sweep", list(shade.colors), N=max(steps, 2))
-    return cmap, BoundaryNorm(np.arange(steps + 1) - 0.5, cmap.N)
-
-
-def _draw_sweep(axes, sweep: SweepPart, proxies: list) -> None:
-    """A sweep: a path per region in its colour (labelled once: the legend), every run's dots
-    filled with the run's shade and outlined in the region's colour, those pinned to the axis
-    edge hollow; the colour bar right of the axes names what differs.  Grouped runs (threads x
-    case) get a line style per group, named in the legend (``proxies``)."""
+def _draw_sweep(axes, sweep: SweepPart, scene: Scene, proxies: list) -> None:
+    """A sweep: a path per region in its colour (the legend names each region once, and each
+    group's line style), every run's point filled with its run's shade, a ring over the chosen
+    (last) run's; the colour bar right of the axes says what the shade shows."""
     from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import LinearSegmentedColormap, Normalize
     from matplotlib.lines import Line2D
 
-    paths, dots = sweep.paths, sweep.dots
-    styles = dict(zip(dict.fromkeys(sweep.path_groups), itertools.cycle(["-", "--", ":", "-."])))
-    named = set()
-    for x, y, color, region, group in zip(paths.x, paths.y, paths.colors, sweep.path_labels,
-                                          sweep.path_groups):
-        axes.plot(x, y, color=color, linewidth=paths.stroke.matplotlib, alpha=paths.opacity,
-                  linestyle=styles[group], zorder=paths.z, gid=paths.name,
-                  label=f"_{region}" if region in named else region)
-        named.add(region)
-    if len(styles) > 1:
-        by = " and ".join(sweep.grouped_by)
-        proxies += [Line2D([], [], color="0.35", linestyle=style, label=f"{by} {group}")
-                    for group, style in styles.items()]
-    steps = int(round(sweep.dots.shade.high)) + 1 if dots.shade is not None else 1
-    cmap, norm = _shade_map(dots.shade or Shade(("#000000",), 0, 1), steps)
-    off = dots.flagged if dots.flagged is not None else np.zeros(len(dots), dtype=bool)
-    edges = np.asarray(dots.colors, dtype=object)
-    for keep, fill in ((~off, True), (off, False)):
-        if not keep.any():
-            continue
-        axes.scatter(dots.x[keep], dots.y[keep], c=dots.values[keep] if fill else None,
-                     cmap=cmap if fill else None, norm=norm if fill else None,
-                     facecolors=None if fill else "none", edgecolors=list(edges[keep]),
-                     s=dots.size.matplotlib, linewidths=dots.stroke.matplotlib * (0.6 if fill else 1),
-                     zorder=dots.z, clip_on=fill, label="_sweep",
-                     gid=dots.name if fill else f"{dots.name}-pinned")
+    drawn, named = sweep.drawn, set()
+    for group, lines in zip(sweep.groups, sweep.paths):
+        style = _LINESTYLES[lines.style]
+        rows = drawn[drawn["sweep_group"] == group]
+        regions = rows.groupby("sweep_path", sort=True)["region"].first().astype(str)
+        for x, y, color, region in zip(lines.x, lines.y, _colors(lines, scene), regions):
+            axes.plot(x, y, color=color, linewidth=lines.stroke.matplotlib, alpha=lines.opacity,
+                      linestyle=style, zorder=lines.z, gid=lines.name,
+                      label=f"_{region}" if region in named else region)
+            named.add(region)
+        if len(sweep.groups) > 1:
+            proxies.append(Line2D([], [], color="0.3", linestyle=style, label=group))
+    dots, shade = sweep.runs, sweep.key.shade
+    cmap = LinearSegmentedColormap.from_list("sweep", list(shade.colors))
+    norm = Normalize(shade.low, shade.high)
+    if len(dots):
+        axes.scatter(dots.x, dots.y, c=dots.values, cmap=cmap, norm=norm, marker=dots.marker.matplotlib,
+                     s=dots.size.matplotlib, edgecolors=POINT_STROKE,
+                     linewidths=dots.stroke.matplotlib, zorder=dots.z, gid=dots.name)
+    _draw_dots(axes, sweep.ring, scene, proxies)
     box = axes.get_position()
     bar_axes = axes.figure.add_axes((box.x1 + 0.012, box.y0, 0.014, box.height))
+    step = -(-len(sweep.key) // _BAR_TICKS)
+    shown = sorted({*range(0, len(sweep.key), step), len(sweep.key) - 1})
     bar = axes.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=bar_axes,
-                               ticks=[value for value, _ in sweep.ticks])
-    bar.ax.set_yticklabels([matplotlib_text(text) for _, text in sweep.ticks], fontsize=8)
-    bar.set_label(_SWEEP_KEYS.get(sweep.key, sweep.key), fontsize=9)
+                               ticks=[sweep.key.values[i] for i in shown])
+    bar.ax.set_yticklabels([matplotlib_text(sweep.key.labels[i]) for i in shown], fontsize=8)
+    bar.ax.minorticks_off()
+    bar.set_label(matplotlib_text(_SWEEP_KEYS.get(sweep.key.name, sweep.key.name)), fontsize=9)
     bar.ax.set_gid(SWEEP_BAR_GID)
 
 
@@ -307,7 +298,7 @@ def draw(scene: Scene):
         elif not mark.heads:
             _draw_lines(axes, mark, scene)
     if scene.sweep is not None:  # every run's points, the last run's among them
-        _draw_sweep(axes, scene.sweep, proxies)
+        _draw_sweep(axes, scene.sweep, scene, proxies)
     else:
         _draw_points(axes, scene)
     plain_log_ticks(axes)

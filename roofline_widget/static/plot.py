@@ -24,7 +24,6 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from roofline_widget.analysis.study_keys import study_keys
 from roofline_widget.analysis.theoretical import theoretical_ceilings
 from roofline_widget.escaping import terminal_text
 from roofline_widget.look.beyond_hardware import point_flag_texts
@@ -230,15 +229,16 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     colour_column, keys = colour_keys(points, chained.chain is not None)
     coloring = Coloring(colour_column, tuple(keys), tuple(sampled_colors(cmap, len(keys))))
     drawn_by = "bqplot" if page is not None else backend  # a page is the widget's figure
+    # a chain drawn by matplotlib is a sweep (scene.sweep): its runs, no comparison built
+    swept = chained.chain if drawn_by == "matplotlib" else None
     scene = build_scene(
         sums, points, selection=selected.selection, coloring=coloring, ceilings=ceilings,
         peak_flops=peak_flops, peak_bandwidth=peak_bandwidth, levels=levels,
-        baseline=chained.baseline, match=match,
+        baseline=chained.baseline if swept is None else None, match=match,
         canvas=STATIC_CANVAS if drawn_by == "matplotlib" else WIDGET_CANVAS,
         x_label=f"{X_LABEL}  ({selected.flops_metric} / {selected.bandwidth_metric})",
         no_flop_where=NO_FLOP_WHERE[drawn_by], notes=missing, strict=3,
-        sweep=(study_keys(chained.chain.runs, chained.chain.labels)
-               if chained.chain is not None and drawn_by == "matplotlib" else None))
+        sweep=swept)
     roofline, table = scene.roofline, scene.point_rows
     if roofline is None:  # pragma: no cover - Roofline.from_ceilings raises instead
         raise ValueError("no ceilings")
@@ -252,8 +252,8 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     payload["scene"] = scene
     if scene.sweep is not None:
-        payload["comparison"] = scene.sweep.frame
-    elif scene.comparison is not None:
+        payload["sweep"] = scene.sweep.frame
+    if scene.comparison is not None:
         payload["comparison"] = scene.comparison.frame
     if scene.levels is not None:
         payload["levels"] = records(roofline.classify(scene.levels.frame))

@@ -41,6 +41,7 @@ from roofline_widget.widget.html import TOOLTIP_CLASS, tooltip_css_html, tooltip
 from roofline_widget.widget.layers.compare import CompareMarks
 from roofline_widget.widget.layers.levels import LevelMarks
 from roofline_widget.widget.layers.ranks import SpreadMarks
+from roofline_widget.widget.layers.sweep import SweepMarks
 from roofline_widget.widget.pointer import PointerTool
 from roofline_widget.widget.points_mark import PointsMark
 from roofline_widget.widget.roof_marks import CeilingMarks
@@ -112,7 +113,7 @@ class RooflineFigure:
     layers : dict
         The marks of the scene's layers by name (``"ranks"``:
         :class:`~roofline_widget.widget.layers.ranks.SpreadMarks`, ``"levels"``,
-        ``"baseline"``), made when first needed (:meth:`layer`), drawn in that order.
+        ``"baseline"``, ``"sweep"``), made when first needed (:meth:`layer`), drawn in that order.
     scene : Scene or None
         What is drawn.
     guidance_line : callable
@@ -345,4 +346,4 @@ class RooflineFigure:
 
 #: Each layer's part of the scene and its marks, in drawing order.
 _LAYERS = {"ranks": ("spread", SpreadMarks), "levels": ("levels", LevelMarks),
-           "baseline": ("comparison", CompareMarks)}
+           "baseline": ("comparison", CompareMarks), "sweep": ("sweep", SweepMarks)}

@@ -28,11 +28,12 @@ from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.no_flop import below_flop_work
 from roofline_widget.points.rank_groups import check_group_ranks
-from roofline_widget.roofs.hardware_bounds import keep_flags, largest_plausible
+from roofline_widget.roofs.hardware_bounds import beyond_hardware, keep_flags, largest_plausible
 from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
 from roofline_widget.scene.build import compose_scene, point_dots
 from roofline_widget.scene.parts import Scene
+from roofline_widget.scene.sweep import with_step
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
@@ -42,6 +43,7 @@ from roofline_widget.widget.points_mark import SVG_MAX_POINTS
 from roofline_widget.widget.roofs import check_ceilings, classify, roof_basis, rooflines
 from roofline_widget.widget.scene_parts import SceneParts
 from roofline_widget.widget.state import PointState, UpdateGuard
+from roofline_widget.widget.traits import SWEEP_TRAITS
 
 if TYPE_CHECKING:
     from roofline_widget.widget.roofline_widget import RooflineWidget
@@ -117,6 +119,12 @@ class RefreshPipeline:
             self.refresh_roofline()
         elif name == "levels" and self.budget() == self._budget_used:
             self.refresh_layers()  # else the SVG budget came or went with them
+        elif name == SWEEP_TRAITS[0]:
+            self.refresh_sweep_step()
+        elif name == SWEEP_TRAITS[1]:  # other groups, other steps: the last one ringed
+            with self.guard.hold():
+                self.owner.sweep_step = -1
+            self.refresh_points()
         else:
             self.refresh_points()
 
@@ -128,8 +136,9 @@ class RefreshPipeline:
             owner.sums, flops_metric=owner.flops_metric, bandwidth_metric=owner.bandwidth_metric,
             ranks=owner.ranks, include=owner.include, exclude=owner.exclude,
             group_ranks=owner.group_ranks, combine_ranks=owner.combine_ranks, max_points=budget)
-        comparison = parts.comparison(points)
-        baseline = parts.baseline_points()
+        sweep = parts.sweep(points)  # a chain drawn as a sweep: no arrows
+        comparison = parts.comparison(points) if sweep is None else None
+        baseline = parts.baseline_points() if sweep is None else sweep.drawn
         self._roof_basis = points.points if baseline is None else keep_flags(
             pd.concat([points.points, baseline], ignore_index=True))
         self._point_keys = roof_keys(points.points)
@@ -141,8 +150,8 @@ class RefreshPipeline:
         selected = surviving_keys(owner.selected, points.keys)
         self.points, self.roofline = points, roofline
         scene = self._compose(self._dots(points), roofline, self._fitted(parts.extent(
-            levels, comparison, spread)), levels=levels, comparison=comparison, spread=spread,
-            title=html.empty_title(points, owner.ranks == []))
+            levels, comparison, spread, sweep)), levels=levels, comparison=comparison,
+            spread=spread, sweep=sweep, title=html.empty_title(points, owner.ranks == []))
         self.scene = scene
         owner.figure.draw(scene, self.selected_indices(selected, points))
         # Outside the guard: observers of these traits (users' too) see a consistent widget.
@@ -161,7 +170,8 @@ class RefreshPipeline:
         levels = self.parts.levels(points, roofline, self._budget_used)
         self._draw(self._compose(scene.points, roofline, ranges, levels=levels,
                                  comparison=scene.comparison, spread=scene.spread,
-                                 title=scene.title, obstacles=scene.obstacles))
+                                 sweep=scene.sweep, title=scene.title,
+                                 obstacles=scene.obstacles))
         self.owner.controls.status_html.value = self.status()
         self.show_ceilings()
         self.show_peaks()
@@ -170,10 +180,10 @@ class RefreshPipeline:
         """The levels changed (toggled): the scene with its layers again; the points stay."""
         scene, parts = self._drawn(), self.parts
         levels = parts.levels(self.current, self.roofline, self._budget_used)
-        extent = parts.extent(levels, scene.comparison, scene.spread)
+        extent = parts.extent(levels, scene.comparison, scene.spread, scene.sweep)
         self._draw(self._compose(scene.points, self.roofline, self._fitted(extent),
                                  levels=levels, comparison=scene.comparison, spread=scene.spread,
-                                 title=scene.title))
+                                 sweep=scene.sweep, title=scene.title))
         self.owner.controls.status_html.value = self.status()
 
     def restyle(self) -> None:
@@ -185,6 +195,30 @@ class RefreshPipeline:
                            coloring=self.parts.coloring(), **self.parts.recoloured(scene)))
         self.owner.controls.legend_html.value = self.legend()
 
+    def refresh_sweep_step(self) -> None:
+        """``sweep_step`` changed: the rings of the sweep move; nothing else is sent.
+
+        Raises
+        ------
+        ValueError
+            For a step the sweep does not have (the widget puts the trait back).
+        """
+        scene = self._drawn()
+        if scene.sweep is None:
+            if self.owner.sweep_step != -1:
+                raise ValueError("sweep_step moves the rings of a chain of runs drawn as a "
+                                 "sweep; this widget draws none")
+            return
+        self._draw(replace(scene, sweep=with_step(scene.sweep, self.owner.sweep_step,
+                                                  self.parts.coloring())))
+        self._show_sweep()
+        self.owner.controls.status_html.value = self.status()
+
+    def _show_sweep(self) -> None:
+        """The sweep's slider, grouping and colour bar (hidden without a sweep)."""
+        runs = self.parts.sweep_runs()
+        self.owner.sweep_controls.show(self._drawn().sweep, runs.choices if runs else ())
+
     def show_selected(self) -> None:
         """``selected`` changed: the scatter's selection and the status line."""
         self.owner.figure.show_selected(self.selected_indices())
@@ -195,7 +229,7 @@ class RefreshPipeline:
         scene = self._drawn()
         self._draw(self._compose(scene.points, self.roofline, self._fitted(self.parts.last_extent),
                                  levels=scene.levels, comparison=scene.comparison,
-                                 spread=scene.spread, title=scene.title,
+                                 spread=scene.spread, sweep=scene.sweep, title=scene.title,
                                  obstacles=scene.obstacles))
 
     def set_extra(self, ceilings) -> tuple:
@@ -270,7 +304,23 @@ class RefreshPipeline:
         return html.legend_html(values, coloring.colors(codes), owner.color_by, names=names)
 
     def status(self) -> str:
-        """The status line: points, metrics, ceilings, the points' notes and each layer's note."""
+        """The status line: points, metrics, ceilings, the points' notes and each layer's note.
+
+        Of a sweep: two lines (:func:`~roofline_widget.widget.html.sweep_status_html`),
+        the full status put in the sweep's details.
+        """
+        full = self._full_status()
+        sweep, owner = self._drawn().sweep, self.owner
+        owner.sweep_controls.details_html.value = full if sweep is not None else ""
+        if sweep is None or owner.file_chain is None:
+            return full
+        roofline = self.roofline
+        return html.sweep_status_html(
+            sweep, file=owner.file_chain.file, runs=len(owner.file_chain.runs),
+            empirical=roofline is not None and roofline.empirical,
+            beyond=int(self._roof_basis is not None and beyond_hardware(self._roof_basis).sum()))
+
+    def _full_status(self) -> str:
         owner, points = self.owner, self.current
         scene = self._drawn()
         spread = scene.spread
@@ -347,6 +397,7 @@ class RefreshPipeline:
             left_out_html=html.left_out_html(points.left_out),
             left_out_count=len(points.left_out),
             legend_html=self.legend(), status_html=self.status())
+        self._show_sweep()
         self.show_ceilings()
         self.show_peaks()
 

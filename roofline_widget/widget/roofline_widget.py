@@ -34,7 +34,13 @@ from roofline_widget.widget.point_keys import with_keys
 from roofline_widget.widget.roofs import classify, with_theoretical
 from roofline_widget.widget.saved_views import apply_view, widget_view
 from roofline_widget.widget.state import UpdateGuard
-from roofline_widget.widget.traits import DEFAULT_MAX_POINTS, SELECTION_TRAITS, RooflineTraits
+from roofline_widget.widget.sweep_controls import SweepControls
+from roofline_widget.widget.traits import (
+    DEFAULT_MAX_POINTS,
+    SELECTION_TRAITS,
+    SWEEP_TRAITS,
+    RooflineTraits,
+)
 
 __all__ = ["DEFAULT_MAX_POINTS", "RooflineWidget"]
 
@@ -69,11 +75,11 @@ class RooflineWidget(RooflineTraits):
         :func:`~roofline_widget.points.read_scope_sums`.
     chain : bool
         True (default): when ``data`` is ONE file of several runs and no
-        ``baseline`` is given, the points are the last run's and the earlier
-        runs are the baseline chain (``baseline`` holds them by short label,
-        ``#1 (size 30^3)``): each region's trajectory through the runs in
-        order, the median speed-up in the status line, which names the
-        chain (:attr:`file_chain`).  False: every run of ``data`` as points,
+        ``baseline`` is given, the points are the last run's and the runs are a
+        sweep (:mod:`roofline_widget.scene.sweep`: per region a path through its runs,
+        shaded by what differs, a colour bar, a ring on each path's ``sweep_step``);
+        ``baseline`` holds the earlier runs (``#1 (size 30^3)``, :attr:`file_chain`).
+        False: every run of ``data`` as points,
         one per region and run.  An explicit ``baseline`` wins (``data`` is
         drawn as it is); a list of runs is never a chain, files each of
         several runs included (their runs are all points).
@@ -127,6 +133,10 @@ class RooflineWidget(RooflineTraits):
     expanded_regions : list of str
         Regions whose ranks the spread view draws as points (a click on a
         median point toggles its region, see :meth:`toggle_region`).
+    sweep_step, group_runs_by : int, str
+        Of a sweep (``chain``): the step ringed on every path (-1: the last; the run slider),
+        the key runs differing in more than one are grouped by (``"case"``: a path per case
+        through the thread counts; ``""``: as :func:`~roofline_widget.scaling_table`).
     baseline : run data, mapping or None
         A run to compare with (anything ``data`` accepts), or an ordered
         ``{label: run}`` chain ending at ``data``: a dashed line from each
@@ -138,8 +148,8 @@ class RooflineWidget(RooflineTraits):
         The bqplot figure, its scales, marks and tooltip (``figure.plot``,
         ``figure.scatter``, ``figure.ceilings``, ...) and what it draws,
         ``figure.scene`` (:class:`~roofline_widget.scene.parts.Scene`).
-    controls : RooflineControls
-        The child widgets (``controls.flops_slider``, ``controls.status_html``, ...).
+    controls, sweep_controls : RooflineControls, SweepControls
+        The child widgets (``controls.status_html``, ``sweep_controls.slider``, ...).
     sums : RegionSums
         The per-region sums the points are selected from (of the last run
         when ``data`` is drawn as a chain).
@@ -171,16 +181,18 @@ class RooflineWidget(RooflineTraits):
         self._advice = WidgetGuidance(self.sums)  # the tooltip's last line, the panel's card
         self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
+        self.sweep_controls = SweepControls()
         self.figure.layer("ranks").on_click = self.toggle_region
         self._refresh = RefreshPipeline(self, self._guard, ceilings)
         # WebGL missing in the browser (or back): the points are selected again for its budget.
         self.figure.points.on_fallback(self._refresh.refresh_points)
         with self._guard.hold():  # no refresh while the traits get their first values
-            super().__init__(children=self.controls.children, **options)
+            super().__init__(children=self.sweep_controls.placed(self.controls), **options)
             for name in ("flops_metric", "bandwidth_metric", "include", "exclude"):
                 if getattr(self, name) is None:
                     setattr(self, name, None)  # the validator maps None (detect / no pattern)
             self.controls.link(self)
+            self.sweep_controls.link(self)
             self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
@@ -193,7 +205,8 @@ class RooflineWidget(RooflineTraits):
             self.load_view(view)
 
     # ------------------------------------------------------------ where a change goes
-    @observe(*SELECTION_TRAITS, *PEAK_TRAITS, "color_by", "size_by", "selected", "levels")
+    @observe(*SELECTION_TRAITS, *PEAK_TRAITS, *SWEEP_TRAITS, "color_by", "size_by", "selected",
+             "levels")
     def _on_trait(self, change) -> None:
         """Every trait change goes through here: one refresh, or a revert if it fails."""
         if self._guard.active:
@@ -284,7 +297,7 @@ class RooflineWidget(RooflineTraits):
 
     @property
     def baseline_layer(self) -> CompareMarks | None:
-        """The :class:`~roofline_widget.widget.layers.compare.CompareMarks` drawing the baseline."""
+        """The :class:`~roofline_widget.widget.layers.compare.CompareMarks` drawing a baseline (or None)."""
         return self.figure.layers.get("baseline")
 
     def comparison_dataframe(self) -> pd.DataFrame:
@@ -302,13 +315,7 @@ class RooflineWidget(RooflineTraits):
             Without a baseline, or when the baseline cannot be compared
             (the message says why).
         """
-        layer = self.baseline_layer
-        if layer is None or not self.baseline_runs:
-            raise ValueError("this widget has no baseline: RooflineWidget(data, "
-                             "baseline=before) or widget.baseline = before")
-        if layer.error:
-            raise ValueError(f"the baseline cannot be compared: {layer.error}")
-        return layer.frame()
+        return self._refresh.parts.comparison_rows(self._refresh.current)
 
     def to_view(self) -> View:
         """The widget's choices as a :class:`~roofline_widget.views.View`."""

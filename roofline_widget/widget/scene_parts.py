@@ -3,7 +3,10 @@
 :class:`SceneParts` keeps, per selection of points, the comparison with the
 baseline runs (:mod:`roofline_widget.scene.compare`), the memory levels' rows
 and the findings that ignore the roofs (:mod:`roofline_widget.scene.levels`),
-the rank spread (:mod:`roofline_widget.scene.spread`), and the colours of the
+the rank spread (:mod:`roofline_widget.scene.spread`), a chain of runs as a
+sweep (:mod:`roofline_widget.scene.sweep`: its runs' points selected again
+only when the selection or the grouping changes, a step change only rings
+other points), and the colours of the
 widget's ``color_by``: a peak drag reruns no comparison, no level selection,
 no ``sanity_check`` and no ``rank_spread``, only the ``above roof`` check
 when the measured roofs changed.
@@ -22,6 +25,7 @@ import pandas as pd
 from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.analysis.sanity import checkable_roofs
 from roofline_widget.look.colors import PALETTE
+from roofline_widget.points import RegionSums
 from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.build import scene_extent
 from roofline_widget.scene.compare import (
@@ -38,6 +42,7 @@ from roofline_widget.scene.spread import (
     region_spread,
     spread_part,
 )
+from roofline_widget.scene.sweep import SweepPart, SweepRuns, sweep_part, sweep_rows, with_step
 from roofline_widget.widget.point_style import COLOR_COLUMN, color_categories
 from roofline_widget.widget.state import PointState
 
@@ -128,6 +133,22 @@ class SceneParts:
         return self._keep("comparison", (compared, coloring), lambda: compare_part(
             compared[0], labels, coloring, error=compared[1], notes=compared[2]))
 
+    def comparison_rows(self, points: PointState) -> pd.DataFrame:
+        """The comparison rows of ``points`` with the baseline (drawn or not: a sweep draws none).
+
+        Raises
+        ------
+        ValueError
+            Without a baseline, or when it cannot be compared (the message says why).
+        """
+        if not self.runs:
+            raise ValueError("this widget has no baseline: RooflineWidget(data, "
+                             "baseline=before) or widget.baseline = before")
+        frame, error, _notes = self._compare(points)
+        if error:
+            raise ValueError(f"the baseline cannot be compared: {error}")
+        return frame.reset_index(drop=True)
+
     def baseline_points(self) -> pd.DataFrame | None:
         """The baseline runs' points compared last (for the empirical roofs), None for none."""
         if not self.runs or self._compared is None or self._compared[1][0].empty:
@@ -175,11 +196,50 @@ class SceneParts:
         part = replace(part, notes=(*part.notes, note))
         return part, replace(points, shown=shown)
 
+    # ------------------------------------------------------------ the sweep
+    def sweep_runs(self) -> SweepRuns | None:
+        """The chain's runs grouped by ``group_runs_by`` (None: no chain drawn).
+
+        Raises
+        ------
+        ValueError
+            For a ``group_runs_by`` the runs do not differ in.
+        """
+        owner = self.owner
+        if not owner.chain_shown:
+            return None
+        sums = self._sweep_sums()
+        return self._keep("sweep_runs", (sums, (owner.group_runs_by,)), lambda: SweepRuns.of(
+            sums.runs, sums.files, owner.group_runs_by or None))
+
+    def _sweep_sums(self) -> RegionSums:
+        chain = self.owner.file_chain
+        return self._keep("sweep_sums", (chain,), lambda: RegionSums.from_runs(list(chain.runs)))
+
+    def sweep(self, points: PointState) -> SweepPart | None:
+        """The chain of runs as a sweep for ``points``' selection (None: no chain drawn).
+
+        Raises
+        ------
+        ValueError
+            For a ``sweep_step`` or ``group_runs_by`` the runs do not have.
+        """
+        runs, selection = self.sweep_runs(), points.selection
+        if runs is None or selection is None:
+            return None
+        sums = self._sweep_sums()
+        rows = self._keep("sweep_rows", (runs, (selection,)), lambda: sweep_rows(
+            sums.select(selection).points, runs))
+        coloring = self.coloring()
+        part = self._keep("sweep", (rows, coloring), lambda: sweep_part(rows, runs, coloring))
+        return with_step(part, self.owner.sweep_step, coloring)
+
     # ------------------------------------------------------------ the scene
     def extent(self, levels: LevelsPart | None, comparison: ComparePart | None,
-               spread: SpreadPart | None) -> tuple[np.ndarray, np.ndarray]:
+               spread: SpreadPart | None,
+               sweep: SweepPart | None = None) -> tuple[np.ndarray, np.ndarray]:
         """What the axes hold besides the points (kept as :attr:`last_extent`)."""
-        self.last_extent = scene_extent(levels, comparison, spread)
+        self.last_extent = scene_extent(levels, comparison, spread, sweep)
         return self.last_extent
 
     def recoloured(self, scene: Scene) -> dict:
@@ -189,7 +249,12 @@ class SceneParts:
                   if self._levels_of is not None and scene.levels is not None else scene.levels)
         comparison = (self.comparison(points) if points is not None
                       and scene.comparison is not None else scene.comparison)
-        return {"levels": levels, "comparison": comparison}
+        sweep = scene.sweep
+        if sweep is not None:
+            sweep = self._keep("sweep", (sweep.frame, self.coloring()), lambda: sweep_part(
+                sweep.frame, self.sweep_runs(), self.coloring()))
+            sweep = with_step(sweep, self.owner.sweep_step, self.coloring())
+        return {"levels": levels, "comparison": comparison, "sweep": sweep}
 
 
 def _equal(a: tuple, b: tuple) -> bool:

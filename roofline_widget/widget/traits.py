@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import pandas as pd
-from traitlets import Any, List, TraitError, TraitType, Unicode, validate
+from traitlets import Any, Int, List, TraitError, TraitType, Unicode, validate
 
 from roofline_widget.errors import SettingError
 from roofline_widget.points import RegionSums
@@ -21,11 +21,13 @@ from roofline_widget.settings import DEFAULT_MAX_POINTS, SETTINGS, Setting
 from roofline_widget.settings.rules import levels_in_data, metric_in_data, ranks_in_data
 from roofline_widget.widget.point_keys import normalize_key
 
-__all__ = ["DEFAULT_MAX_POINTS", "SELECTION_TRAITS", "RooflineTraits", "SettingTrait"]
+__all__ = ["DEFAULT_MAX_POINTS", "SELECTION_TRAITS", "SWEEP_TRAITS", "RooflineTraits", "SettingTrait"]
 
 #: The traits whose change selects the points again.
 SELECTION_TRAITS = ("flops_metric", "bandwidth_metric", "ranks", "group_ranks", "combine_ranks",
                     "include", "exclude", "max_points", "rank_view", "expanded_regions")
+#: The traits of a chain of runs drawn as a sweep (``scene.sweep``).
+SWEEP_TRAITS = ("sweep_step", "group_runs_by")
 
 
 class SettingTrait(TraitType):
@@ -89,6 +91,8 @@ class RooflineTraits(widgets.VBox):
     message = Unicode("", read_only=True, help="error or remark shown with the plot")
     expanded_regions: List[str] = List(help="regions whose ranks the spread view shows as points")
     baseline = Any(None, allow_none=True, help="baseline run(s) the points are compared with")
+    sweep_step = Int(-1, help="the step of a sweep whose points are ringed (-1: the last)")
+    group_runs_by = Unicode("", help="the key a sweep's runs are grouped by ('': as scaling_table)")
 
     @property
     def available_levels(self) -> list[str]:

@@ -9,6 +9,7 @@ The widget's modules and layers build no HTML themselves; they call these:
 - :mod:`.panels`: the detail panel, the selection and left-out tables, the findings list;
 - :mod:`.legends`: the colour legend, the baseline runs' shapes, the imbalance scale;
 - :mod:`.status`: the status line, the message, each layer's note;
+- :mod:`.sweep`: a sweep's colour bar, its status in two lines, its tooltips;
 - the ceilings table (:func:`~roofline_widget.look.ceiling_lines.ceilings_table_html`,
   re-exported here): its home is beside the table's rows, for ``Roofline._repr_html_``.
 """
@@ -56,6 +57,14 @@ from roofline_widget.widget.html.status import (
     spread_status_html,
     status_html,
 )
+from roofline_widget.widget.html.sweep import (
+    STATUS_LINE_CHARS,
+    sweep_key_html,
+    sweep_status_html,
+    sweep_step_html,
+    sweep_step_text,
+    sweep_tooltip_html,
+)
 from roofline_widget.widget.html.tooltips import (
     SPREAD_WHISKERS,
     TOOLTIP_CLASS,
@@ -96,6 +105,7 @@ __all__ = [
     "SELECTION_COLUMNS",
     "SELECTION_ROWS_SHOWN",
     "SPREAD_WHISKERS",
+    "STATUS_LINE_CHARS",
     "TOOLTIP_CLASS",
     "TOOLTIP_COLUMNS",
     "TOOLTIP_CSS",
@@ -140,6 +150,11 @@ __all__ = [
     "spread_status_html",
     "spread_tooltip_html",
     "status_html",
+    "sweep_key_html",
+    "sweep_status_html",
+    "sweep_step_html",
+    "sweep_step_text",
+    "sweep_tooltip_html",
     "tooltip_css_html",
     "tooltip_html",
 ]

@@ -1,0 +1,122 @@
+"""The controls of a sweep: the run slider with play, "Group runs by", the colour bar, the details.
+
+:class:`SweepControls` is shown while a widget draws a chain of runs as a
+sweep (``RooflineWidget.chain_shown``).  The slider is linked to the widget's
+``sweep_step`` (``traitlets.link``: a step moves each path's ring), the play
+button to the slider in the browser (``ipywidgets.jslink``), the dropdown to
+``group_runs_by`` (shown when the runs differ in more than one way).  The
+status line keeps to two lines; the full status goes to the collapsed
+"Sweep details" (``details_html``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import bqplot as bq
+import ipywidgets as widgets
+import traitlets
+
+from roofline_widget.scene.sweep import SweepPart
+from roofline_widget.widget import html
+
+if TYPE_CHECKING:
+    from roofline_widget.widget.roofline_widget import RooflineWidget
+
+__all__ = ["PLAY_INTERVAL_MS", "SweepControls"]
+
+#: Milliseconds per step while the runs play.
+PLAY_INTERVAL_MS = 700
+
+
+class SweepControls:
+    """The run slider, play button, "Group runs by" dropdown, colour bar and details of a sweep.
+
+    Attributes
+    ----------
+    slider : ipywidgets.IntSlider
+        The step ringed (DOM class ``roofline-sweep-step``), linked to ``sweep_step``.
+    play : ipywidgets.Play
+        Steps the slider through the runs in the browser (DOM class ``roofline-sweep-play``).
+    step_html : ipywidgets.HTML
+        The step's value (``threads = 4``).
+    group_choice : ipywidgets.Dropdown
+        "Group runs by" (DOM class ``roofline-sweep-group``): the keys the runs
+        differ in; hidden when they differ in one.
+    key_html : ipywidgets.HTML
+        The colour bar of the shade and the groups' line styles (DOM class ``roofline-sweep-key``).
+    details_html : ipywidgets.HTML
+        The full status of the points.
+    details : ipywidgets.Accordion
+        "Sweep details", collapsed (DOM class ``roofline-sweep-details``).
+    row : ipywidgets.HBox
+        Slider, play, step, dropdown and colour bar (hidden until :meth:`show`).
+    """
+
+    def __init__(self) -> None:
+        self._showing = False
+        self._last = 0
+        self.play = widgets.Play(min=0, max=0, step=1, interval=PLAY_INTERVAL_MS,
+                                 description="Play the runs")
+        self.play.add_class("roofline-sweep-play")
+        self.slider = widgets.IntSlider(min=0, max=0, description="Run", readout=False,
+                                        layout=widgets.Layout(width="260px"))
+        self.slider.add_class("roofline-sweep-step")
+        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        self.step_html = widgets.HTML()
+        self.group_choice = widgets.Dropdown(description="Group runs by", options=[],
+                                             style={"description_width": "initial"},
+                                             layout=widgets.Layout(width="210px"))
+        self.group_choice.add_class("roofline-sweep-group")
+        self.key_html = widgets.HTML()
+        self.details_html = widgets.HTML()
+        self.details = widgets.Accordion(children=[self.details_html], selected_index=None)
+        self.details.set_title(0, "Sweep details")
+        self.details.add_class("roofline-sweep-details")
+        self.row = widgets.HBox([self.play, self.slider, self.step_html, self.group_choice,
+                                 self.key_html], layout=widgets.Layout(
+            flex_flow="row wrap", align_items="center", column_gap="10px", display="none"))
+        self.row.add_class("roofline-sweep")
+        self.details.layout.display = "none"
+
+    def placed(self, controls) -> list:
+        """The widget's ``controls.children`` with the row after the figure and the details
+        after the status line."""
+        placed: list = []
+        for child in controls.children:
+            placed.append(child)
+            placed += [self.row] if isinstance(child, bq.Figure) else []
+            placed += [self.details] if child is controls.status_html else []
+        return placed
+
+    def link(self, owner: RooflineWidget) -> None:
+        """Link the slider to ``owner.sweep_step`` and the dropdown to ``owner.group_runs_by``."""
+        traitlets.link((owner, "sweep_step"), (self.slider, "value"),
+                       transform=(lambda step: step if step >= 0 else self._last, int))
+
+        def pick(change) -> None:
+            if not self._showing and change.new is not None and change.new != owner.group_runs_by:
+                owner.group_runs_by = change.new
+        self.group_choice.observe(pick, names="value")
+
+    def show(self, part: SweepPart | None, choices: tuple[str, ...] = ()) -> None:
+        """Show ``part``'s steps, key and grouping (None: everything hidden)."""
+        self._showing = True
+        try:
+            shown = "flex" if part is not None else "none"
+            self.row.layout.display = shown
+            self.details.layout.display = "" if part is not None else "none"
+            if part is None:
+                return
+            self._last = len(part.key) - 1
+            for control in (self.slider, self.play):
+                control.max = self._last
+            self.slider.value = self.play.value = part.chosen
+            self.step_html.value = html.sweep_step_html(part.key, part.chosen)
+            if list(self.group_choice.options) != list(choices):
+                self.group_choice.options = list(choices)
+            self.group_choice.value = part.group_by[0] if choices and part.group_by else None
+            self.group_choice.layout.display = "" if choices else "none"
+            self.key_html.value = html.sweep_key_html(part)
+        finally:
+            self._showing = False
