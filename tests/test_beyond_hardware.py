@@ -285,7 +285,8 @@ def test_static_sweep_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_pat
     # the broken baseline points are left out of the sweep (said in its note); every path and
     # every run's point drawn lies inside the axes
     left_out = payload["scene"].sweep.left_out
-    assert len(left_out) == 5 and (left_out["sweep_run"] < 6).all()  # all five in runs #1-#6
+    assert len(left_out) == 5
+    assert (left_out["sweep_run"] < 6).all()
     (x0, x1), (y0, y1) = axes.get_xlim(), axes.get_ylim()
     (dots,) = [c for c in axes.collections if c.get_gid() == RUNS_GID]
     drawn = [dots.get_offsets()] + [np.column_stack(line.get_data()) for line in axes.get_lines()

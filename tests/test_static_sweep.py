@@ -121,8 +121,10 @@ def test_legend_and_colour_bar_cover_neither_the_axes_nor_the_notes(lulesh):
     bar_box = bar.get_tightbbox(renderer)
     notes = [t.get_window_extent(renderer) for t in axes.texts if t.get_gid() == NOTES_GID]
     frame = axes.get_window_extent(renderer)
-    assert bar_box.x0 >= frame.x1 and legend.x0 >= bar_box.x1
-    assert notes and all(not legend.overlaps(box) for box in notes)
+    assert bar_box.x0 >= frame.x1
+    assert legend.x0 >= bar_box.x1
+    assert notes
+    assert all(not legend.overlaps(box) for box in notes)
 
 
 def test_thread_sweep_of_three_cases_a_path_per_region_and_case(threads_by_case):
@@ -140,7 +142,8 @@ def test_thread_sweep_of_three_cases_a_path_per_region_and_case(threads_by_case)
     x, y = sedov.get_data()
     assert len(x) == 18
     assert np.allclose(x, 2.0)
-    assert y[0] == pytest.approx(0.9515, abs=5e-5) and y[-1] == pytest.approx(3.2336, abs=5e-5)
+    assert y[0] == pytest.approx(0.9515, abs=5e-5)
+    assert y[-1] == pytest.approx(3.2336, abs=5e-5)
     assert y == pytest.approx([40.0 / KINEMATICS_SEDOV[t] for t in THREADS], rel=1e-4)
     texts = [t.get_text() for t in axes.get_legend().get_texts()]
     assert texts[1:] == ["CalcKinematics", "CalcHourglass", "UpdateVolumes",

@@ -178,8 +178,8 @@ def _svg_with_titles(figure, lookup: _Lookup,
     """The figure as SVG bytes with titles; how many points got one, how many were drawn."""
     from matplotlib.collections import PathCollection  # markers (not the grid's line collections)
 
-    collections = [c for axes in figure.axes for c in axes.collections
-                   if isinstance(c, PathCollection) and len(c.get_offsets())]
+    collections: list = [c for axes in figure.axes for c in axes.collections
+                         if isinstance(c, PathCollection) and len(c.get_offsets()) > 0]  # type: ignore[arg-type]
     for number, collection in enumerate(collections):
         if not collection.get_gid():  # ids plot_roofline gave (the level findings' rings) stay
             collection.set_gid(f"{GID_PREFIX}{number}")

@@ -237,9 +237,10 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
         As for :func:`~roofline_widget.scene.levels.level_rows` (the caller's depth for
         warnings); also warns about the ceilings' notes (a ``CeilingWarning`` each).
     sweep : FileChain, optional
-        A chain of runs (the points' run last), drawn as a sweep (:func:`~roofline_widget.scene.sweep.runs_sweep`: a path per
-        region, the runs on a shade; their points join the empirical roofs)
-        instead of a ``baseline`` comparison (no comparison is built).
+        A chain of runs (the points' run last), drawn as a sweep
+        (:func:`~roofline_widget.scene.sweep.runs_sweep`: a path per region, the runs
+        on a shade; their points join the empirical roofs, under the chain's short
+        labels) instead of a ``baseline`` comparison (no comparison is built).
 
     Raises
     ------

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +62,7 @@ STATIC_CANVAS = LabelCanvas(
     PlotArea(min_width=_FIGSIZE[0] * _AXES_BOX[2] * _DPI, height=_FIGSIZE[1] * _AXES_BOX[3] * _DPI),
     font_px=CEILING_LABEL_SIZE * _PX, anchor_gap_px=2.0 * _PX, line_gap_px=2.5 * _PX,
     point_clearance_px=4.0 * _PX, turned=True, ridge_label=False)
-_LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
+_LINESTYLES: dict[str, Any] = {"solid": "-", "dashed": "--", "dotted": ":"}
 #: Characters of a line of the notes under the axes (8 pt text across the axes' width).
 _NOTE_WIDTH = 125
 #: The colour bar's title for what a sweep's shade shows.
