@@ -172,11 +172,15 @@ def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None
     """
     extent = annotation.get_window_extent(renderer)
     anchor = annotation.axes.transData.transform(annotation.xy)
-    for box, offset, ha, va in _candidate_boxes(anchor, (extent.width, extent.height),
-                                                annotation.figure.dpi):
+    candidates = _candidate_boxes(anchor, (extent.width, extent.height), annotation.figure.dpi)
+    reach = np.asarray([box for box, *_ in candidates])
+    reach = (reach[:, 0].min(), reach[:, 1].min(), reach[:, 2].max(), reach[:, 3].max())
+    near = blocked[(blocked[:, 0] < reach[2]) & (reach[0] < blocked[:, 2])
+                   & (blocked[:, 1] < reach[3]) & (reach[1] < blocked[:, 3])]
+    for box, offset, ha, va in candidates:
         inside = (box[0] >= frame.x0 and box[2] <= frame.x1
                   and box[1] >= frame.y0 and box[3] <= frame.y1)
-        if inside and not _boxes_overlap(box, blocked):
+        if inside and not _boxes_overlap(box, near):  # what lies within reach of any candidate
             annotation.xyann = offset
             annotation.set_ha(ha)
             annotation.set_va(va)
