@@ -1,9 +1,11 @@
 """A file of several runs opens in the widget and in plot_roofline as a chain of its runs.
 
 Sample 19 (seven LULESH problem sizes, 30^3 ... 350^3, appended to one CSV log; 22 regions on
-one hardware thread each) is drawn as run #7's points with each region's trajectory through
-runs #1 ... #6 (the compare layer's chain).  The numbers are read off the sample's metric rows
-for CalcFBHourglassForceForElems, one thread, so the region's point is that thread's row:
+one hardware thread each) is drawn as run #7's points; the widget draws the runs as a sweep
+(each region's path through runs #1 ... #7; more in ``tests/test_widget_sweep.py``),
+``plot_roofline`` as the compare layer's chain (arrows from run to run).  The numbers are
+read off the sample's metric rows for CalcFBHourglassForceForElems, one thread, so the
+region's point is that thread's row:
 
 - run #1 (30^3), lines 550-564: DP 7771.6640 MFLOP/s, Memory bandwidth 1656.6329 MB/s,
   Runtime (RDTSC) 0.8588 s; LIKWID's own Operational intensity 4.6912 FLOP/Byte;
@@ -78,46 +80,46 @@ def test_the_widget_draws_the_last_run_and_the_earlier_runs_as_the_chain(lulesh)
     assert hourglass["arithmetic_intensity_flops_per_byte"] == pytest.approx(1.3867, abs=5e-5)
     # the scatter draws those 22 points
     assert len(w.figure.scatter.x) == 22
-    # the baseline is the chain of runs #1 ... #6, by short label
+    # the baseline is the chain of runs #1 ... #6, by short label; drawn as a sweep, not arrows
     assert list(w.baseline) == LABELS[:6]
-    assert w.baseline_layer.labels == LABELS[:6]
+    assert w.baseline_layer is None
+    assert w.figure.scene.comparison is None
+    assert w.figure.scene.sweep is not None
 
 
-def test_the_compare_layer_draws_each_regions_path_through_the_seven_runs():
+def test_the_sweep_draws_each_regions_path_through_the_seven_runs():
     w = RooflineWidget(LULESH_SIZES)
-    layer = w.baseline_layer
-    frame = layer.frame()
+    frame = w.comparison_dataframe()  # the chain's rows, though no arrows are drawn
     both = frame[frame["status"] == "both"].reset_index(drop=True)
     assert len(both) == 22 * 6  # every region in every step
     rows = both.index[both["region"] == HOURGLASS]
     assert list(both.loc[rows, "step"]) == [1, 2, 3, 4, 5, 6]
-    x, y = np.asarray(layer.lines.x)[rows], np.asarray(layer.lines.y)[rows]
-    # one dashed segment per step, each starting where the one before ended: a path of 7 positions
-    assert np.allclose(x[1:, 0], x[:-1, 1])
-    assert np.allclose(y[1:, 0], y[:-1, 1])
-    positions = [(x[0, 0], y[0, 0]), *zip(x[:, 1], y[:, 1])]
+    # speed-up vs the first run: runtime 0.8588 s at 30^3, 1356.6850 s at 350^3
+    assert both.loc[rows[-1], "speedup_vs_first"] == pytest.approx(0.8588 / 1356.6850, rel=1e-4)
+    # the region's path: one line of the sweep's only Lines mark, 7 positions, run #1 first
+    layer = w.figure.layers["sweep"]
+    assert len(layer.paths) == 1
+    drawn = w.figure.scene.sweep.drawn
+    first_rows = drawn.drop_duplicates("sweep_path")
+    line = int(np.flatnonzero(first_rows["region"].astype(str).to_numpy() == HOURGLASS)[0])
+    x, y = np.asarray(layer.paths[0].x)[line], np.asarray(layer.paths[0].y)[line]
+    positions = list(zip(x, y))
     assert len(positions) == 7
     assert len(set(positions)) == 7
     assert positions[0] == pytest.approx(FIRST)
     assert positions[-1] == pytest.approx(LAST)
-    # run #1's hollow square holds the region's first point
-    first = layer.drawn_points(LABELS[0]).set_index("region").loc[HOURGLASS]
-    assert (first["arithmetic_intensity_flops_per_byte_before"],
-            first["performance_gflops_before"]) == pytest.approx(FIRST)
-    assert len(layer.run_points) == 6
-    assert all(len(s.x) == 22 for s in layer.run_points)
-    # speed-up vs the first run: runtime 0.8588 s at 30^3, 1356.6850 s at 350^3
-    last_step = both.loc[rows[-1]]
-    assert last_step["speedup_vs_first"] == pytest.approx(0.8588 / 1356.6850, rel=1e-4)
 
 
-def test_the_status_line_names_the_chain_and_how_to_undo_it():
-    status = _status(RooflineWidget(LULESH_SIZES))
+def test_the_status_line_names_the_sweep_and_the_details_the_chain():
+    w = RooflineWidget(LULESH_SIZES)
+    status = _status(w)
+    assert "<b>7 runs</b> of lulesh_icx8360y_MEM_D…enated.csv as a sweep: 22 paths" in status
+    assert "drawn as a chain" not in status
+    details = w.sweep_controls.details_html.value
     assert (f"<b>7 runs of {LULESH}.csv drawn as a chain: #1 (size 30^3) → #2 (size 60^3) → "
-            "#3 (size 90^3) → … → #7 (size 350^3)</b>") in status
-    assert "chain=False" in status
-    assert "median speed-up vs #1 (size 30^3)" in status  # the compare layer's own note
-    assert "runs: #1 (size 30^3) □ square → #2 (size 60^3) ◇ diamond" in status
+            "#3 (size 90^3) → … → #7 (size 350^3)</b>") in details
+    assert "chain=False" in details
+    assert "□ square" not in details  # no marker shape per run
 
 
 def test_chain_false_draws_every_run_as_points():

@@ -28,12 +28,11 @@ from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.no_flop import below_flop_work
 from roofline_widget.points.rank_groups import check_group_ranks
-from roofline_widget.roofs.hardware_bounds import beyond_hardware, keep_flags, largest_plausible
+from roofline_widget.roofs.hardware_bounds import keep_flags, largest_plausible
 from roofline_widget.roofs.judging import unjudged_points_notes
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, RoofKeys, Roofline, roof_keys
 from roofline_widget.scene.build import compose_scene, point_dots
 from roofline_widget.scene.parts import Scene
-from roofline_widget.scene.sweep import with_step
 from roofline_widget.widget import html
 from roofline_widget.widget import state as point_state
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
@@ -117,14 +116,12 @@ class RefreshPipeline:
             self.restyle()
         elif name in PEAK_TRAITS:
             self.refresh_roofline()
-        elif name == "levels" and self.budget() == self._budget_used:
-            self.refresh_layers()  # else the SVG budget came or went with them
-        elif name == SWEEP_TRAITS[0]:
-            self.refresh_sweep_step()
         elif name == SWEEP_TRAITS[1]:  # other groups, other steps: the last one ringed
             with self.guard.hold():
                 self.owner.sweep_step = -1
             self.refresh_points()
+        elif name in ("levels", SWEEP_TRAITS[0]) and self.budget() == self._budget_used:
+            self.refresh_layers()  # else the SVG budget came or went with them
         else:
             self.refresh_points()
 
@@ -177,13 +174,16 @@ class RefreshPipeline:
         self.show_peaks()
 
     def refresh_layers(self) -> None:
-        """The levels changed (toggled): the scene with its layers again; the points stay."""
+        """The levels (toggled) or a sweep's step changed: the scene with its layers again (a
+        step: the rings moved); the points stay.  A step the sweep lacks raises ``ValueError``."""
         scene, parts = self._drawn(), self.parts
         levels = parts.levels(self.current, self.roofline, self._budget_used)
-        extent = parts.extent(levels, scene.comparison, scene.spread, scene.sweep)
+        sweep = parts.stepped(scene.sweep)
+        extent = parts.extent(levels, scene.comparison, scene.spread, sweep)
         self._draw(self._compose(scene.points, self.roofline, self._fitted(extent),
                                  levels=levels, comparison=scene.comparison, spread=scene.spread,
-                                 sweep=scene.sweep, title=scene.title))
+                                 sweep=sweep, title=scene.title))
+        self.owner.sweep_controls.show(sweep, parts.sweep_runs())
         self.owner.controls.status_html.value = self.status()
 
     def restyle(self) -> None:
@@ -194,30 +194,6 @@ class RefreshPipeline:
                                                  sizes=dots.sizes),
                            coloring=self.parts.coloring(), **self.parts.recoloured(scene)))
         self.owner.controls.legend_html.value = self.legend()
-
-    def refresh_sweep_step(self) -> None:
-        """``sweep_step`` changed: the rings of the sweep move; nothing else is sent.
-
-        Raises
-        ------
-        ValueError
-            For a step the sweep does not have (the widget puts the trait back).
-        """
-        scene = self._drawn()
-        if scene.sweep is None:
-            if self.owner.sweep_step != -1:
-                raise ValueError("sweep_step moves the rings of a chain of runs drawn as a "
-                                 "sweep; this widget draws none")
-            return
-        self._draw(replace(scene, sweep=with_step(scene.sweep, self.owner.sweep_step,
-                                                  self.parts.coloring())))
-        self._show_sweep()
-        self.owner.controls.status_html.value = self.status()
-
-    def _show_sweep(self) -> None:
-        """The sweep's slider, grouping and colour bar (hidden without a sweep)."""
-        runs = self.parts.sweep_runs()
-        self.owner.sweep_controls.show(self._drawn().sweep, runs.choices if runs else ())
 
     def show_selected(self) -> None:
         """``selected`` changed: the scatter's selection and the status line."""
@@ -283,44 +259,19 @@ class RefreshPipeline:
         levels' dots and the baseline's arrows, one per drawn point: while
         those are shown the SVG budget applies too.
         """
-        return min(self.owner.max_points, self._svg_budget() or self.owner.max_points)
-
-    def _svg_budget(self) -> int | None:
-        """``SVG_MAX_POINTS`` while an SVG mark draws one element per point, else None."""
-        if self.owner.figure.points.budget is not None or self.owner.levels or self.parts.runs:
-            return SVG_MAX_POINTS
-        return None
+        return min(self.owner.max_points, svg_budget(self.owner, self.parts) or self.owner.max_points)
 
     def legend(self) -> str:
         """The legend of the drawn categories (escaped HTML)."""
-        owner, shown, coloring = self.owner, self.current.shown, self.parts.coloring()
-        values = pd.unique(shown[coloring.column].astype(object))
-        codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
-        names = None
-        if owner.color_by == "rank":  # a socket's point is coloured as its lowest rank: named so
-            first = shown.drop_duplicates(coloring.column).set_index(coloring.column)
-            names = [html.rank_text(value, first.at[value, "rank_group"] if "rank_group" in first
-                                    else None) for value in values[:html.LEGEND_ENTRIES_SHOWN]]
-        return html.legend_html(values, coloring.colors(codes), owner.color_by, names=names)
+        return legend_of(self.current.shown, self.parts.coloring(), self.owner.color_by)
 
     def status(self) -> str:
-        """The status line: points, metrics, ceilings, the points' notes and each layer's note.
-
-        Of a sweep: two lines (:func:`~roofline_widget.widget.html.sweep_status_html`),
-        the full status put in the sweep's details.
-        """
-        full = self._full_status()
-        sweep, owner = self._drawn().sweep, self.owner
-        owner.sweep_controls.details_html.value = full if sweep is not None else ""
-        if sweep is None or owner.file_chain is None:
-            return full
-        roofline = self.roofline
-        return html.sweep_status_html(
-            sweep, file=owner.file_chain.file, runs=len(owner.file_chain.runs),
-            empirical=roofline is not None and roofline.empirical,
-            beyond=int(self._roof_basis is not None and beyond_hardware(self._roof_basis).sum()))
+        """The status line (of a sweep two lines, the rest in ``SweepControls.details``)."""
+        return self.owner.sweep_controls.status(self._drawn().sweep, self._full_status(),
+                                                self.roofline, self._roof_basis)
 
     def _full_status(self) -> str:
+        """The points, metrics, ceilings, the points' notes and each layer's note."""
         owner, points = self.owner, self.current
         scene = self._drawn()
         spread = scene.spread
@@ -332,11 +283,10 @@ class RefreshPipeline:
                                   n_selected=len(owner.selected))
         judged = ([] if self.roofline is None
                   else unjudged_points_notes(self.roofline, points.points, self._point_keys))
-        budget = self._svg_budget()
+        budget = svg_budget(self.owner, self.parts)
         if budget is not None and len(points.points) <= budget:
             budget = None  # a budget nothing reaches is not worth a note
-        chain = owner.file_chain
-        hint = ""
+        chain, hint = owner.file_chain, ""
         if spread is None and self.current.over_budget and len(owner.sums.ranks) >= 2:
             hint = html.points_budget_hint_html(len(self.current.shown), len(points.points),
                                                 self._budget_used)
@@ -397,7 +347,26 @@ class RefreshPipeline:
             left_out_html=html.left_out_html(points.left_out),
             left_out_count=len(points.left_out),
             legend_html=self.legend(), status_html=self.status())
-        self._show_sweep()
+        self.owner.sweep_controls.show(self._drawn().sweep, self.parts.sweep_runs())
         self.show_ceilings()
         self.show_peaks()
 
+
+
+def legend_of(shown: pd.DataFrame, coloring, color_by: str) -> str:
+    """The legend of the categories of the drawn points ``shown`` (escaped HTML)."""
+    values = pd.unique(shown[coloring.column].astype(object))
+    codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
+    names = None
+    if color_by == "rank":  # a socket's point is coloured as its lowest rank: named so
+        first = shown.drop_duplicates(coloring.column).set_index(coloring.column)
+        names = [html.rank_text(value, first.at[value, "rank_group"] if "rank_group" in first
+                                else None) for value in values[:html.LEGEND_ENTRIES_SHOWN]]
+    return html.legend_html(values, coloring.colors(codes), color_by, names=names)
+
+
+def svg_budget(owner: RooflineWidget, parts: SceneParts) -> int | None:
+    """``SVG_MAX_POINTS`` while an SVG mark draws one element per point, else None."""
+    if owner.figure.points.budget is not None or owner.levels or parts.runs:
+        return SVG_MAX_POINTS
+    return None

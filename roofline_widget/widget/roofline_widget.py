@@ -134,7 +134,7 @@ class RooflineWidget(RooflineTraits):
         Regions whose ranks the spread view draws as points (a click on a
         median point toggles its region, see :meth:`toggle_region`).
     sweep_step, group_runs_by : int, str
-        Of a sweep (``chain``): the step ringed on every path (-1: the last; the run slider),
+        Of a sweep (``chain``): the step ringed on every path (the run slider; -1: the last),
         the key runs differing in more than one are grouped by (``"case"``: a path per case
         through the thread counts; ``""``: as :func:`~roofline_widget.scaling_table`).
     baseline : run data, mapping or None
@@ -181,7 +181,7 @@ class RooflineWidget(RooflineTraits):
         self._advice = WidgetGuidance(self.sums)  # the tooltip's last line, the panel's card
         self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
-        self.sweep_controls = SweepControls()
+        self.sweep_controls = SweepControls(self._guard)
         self.figure.layer("ranks").on_click = self.toggle_region
         self._refresh = RefreshPipeline(self, self._guard, ceilings)
         # WebGL missing in the browser (or back): the points are selected again for its budget.

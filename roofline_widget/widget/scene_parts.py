@@ -24,6 +24,7 @@ import pandas as pd
 
 from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.analysis.sanity import checkable_roofs
+from roofline_widget.io.chain import FileChain
 from roofline_widget.look.colors import PALETTE
 from roofline_widget.points import RegionSums
 from roofline_widget.roofs.roofline import Roofline
@@ -206,14 +207,13 @@ class SceneParts:
             For a ``group_runs_by`` the runs do not differ in.
         """
         owner = self.owner
-        if not owner.chain_shown:
+        if not owner.chain_shown or owner.file_chain is None:
             return None
-        sums = self._sweep_sums()
+        sums = self._sweep_sums(owner.file_chain)
         return self._keep("sweep_runs", (sums, (owner.group_runs_by,)), lambda: SweepRuns.of(
             sums.runs, sums.files, owner.group_runs_by or None))
 
-    def _sweep_sums(self) -> RegionSums:
-        chain = self.owner.file_chain
+    def _sweep_sums(self, chain: FileChain) -> RegionSums:
         return self._keep("sweep_sums", (chain,), lambda: RegionSums.from_runs(list(chain.runs)))
 
     def sweep(self, points: PointState) -> SweepPart | None:
@@ -224,15 +224,35 @@ class SceneParts:
         ValueError
             For a ``sweep_step`` or ``group_runs_by`` the runs do not have.
         """
-        runs, selection = self.sweep_runs(), points.selection
-        if runs is None or selection is None:
+        runs, selection, chain = self.sweep_runs(), points.selection, self.owner.file_chain
+        if runs is None or selection is None or chain is None:
             return None
-        sums = self._sweep_sums()
+        sums = self._sweep_sums(chain)
         rows = self._keep("sweep_rows", (runs, (selection,)), lambda: sweep_rows(
             sums.select(selection).points, runs))
+        return self._coloured_sweep(rows, runs)
+
+    def _coloured_sweep(self, rows: pd.DataFrame, runs: SweepRuns) -> SweepPart:
+        """The sweep of ``rows`` in the widget's colours, its ``sweep_step`` ringed."""
         coloring = self.coloring()
         part = self._keep("sweep", (rows, coloring), lambda: sweep_part(rows, runs, coloring))
         return with_step(part, self.owner.sweep_step, coloring)
+
+    def stepped(self, part: SweepPart | None) -> SweepPart | None:
+        """``part`` with the widget's ``sweep_step`` ringed (None: no sweep drawn; the step
+        must then be -1, the default).
+
+        Raises
+        ------
+        ValueError
+            For a step the sweep does not have, or any but -1 without a sweep.
+        """
+        if part is None:
+            if self.owner.sweep_step != -1:
+                raise ValueError("sweep_step rings the runs of a chain drawn as a sweep; "
+                                 "this widget draws none")
+            return None
+        return with_step(part, self.owner.sweep_step, self.coloring())
 
     # ------------------------------------------------------------ the scene
     def extent(self, levels: LevelsPart | None, comparison: ComparePart | None,
@@ -249,11 +269,9 @@ class SceneParts:
                   if self._levels_of is not None and scene.levels is not None else scene.levels)
         comparison = (self.comparison(points) if points is not None
                       and scene.comparison is not None else scene.comparison)
-        sweep = scene.sweep
-        if sweep is not None:
-            sweep = self._keep("sweep", (sweep.frame, self.coloring()), lambda: sweep_part(
-                sweep.frame, self.sweep_runs(), self.coloring()))
-            sweep = with_step(sweep, self.owner.sweep_step, self.coloring())
+        sweep, runs = scene.sweep, self.sweep_runs()
+        if sweep is not None and runs is not None:
+            sweep = self._coloured_sweep(sweep.frame, runs)
         return {"levels": levels, "comparison": comparison, "sweep": sweep}
 
 

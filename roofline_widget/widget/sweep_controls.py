@@ -15,10 +15,14 @@ from typing import TYPE_CHECKING
 
 import bqplot as bq
 import ipywidgets as widgets
+import pandas as pd
 import traitlets
 
-from roofline_widget.scene.sweep import SweepPart
+from roofline_widget.roofs.hardware_bounds import beyond_hardware
+from roofline_widget.roofs.roofline import Roofline
+from roofline_widget.scene.sweep import SweepPart, SweepRuns
 from roofline_widget.widget import html
+from roofline_widget.widget.state import UpdateGuard
 
 if TYPE_CHECKING:
     from roofline_widget.widget.roofline_widget import RooflineWidget
@@ -31,6 +35,12 @@ PLAY_INTERVAL_MS = 700
 
 class SweepControls:
     """The run slider, play button, "Group runs by" dropdown, colour bar and details of a sweep.
+
+    Parameters
+    ----------
+    guard : UpdateGuard
+        The widget's re-entrancy guard, held while :meth:`show` puts the step
+        drawn on the slider (and so on ``sweep_step``: -1 becomes the last step).
 
     Attributes
     ----------
@@ -53,8 +63,9 @@ class SweepControls:
         Slider, play, step, dropdown and colour bar (hidden until :meth:`show`).
     """
 
-    def __init__(self) -> None:
-        self._showing = False
+    def __init__(self, guard: UpdateGuard) -> None:
+        self._guard = guard
+        self._owner: RooflineWidget | None = None
         self._last = 0
         self.play = widgets.Play(min=0, max=0, step=1, interval=PLAY_INTERVAL_MS,
                                  description="Play the runs")
@@ -75,7 +86,7 @@ class SweepControls:
         self.details.add_class("roofline-sweep-details")
         self.row = widgets.HBox([self.play, self.slider, self.step_html, self.group_choice,
                                  self.key_html], layout=widgets.Layout(
-            flex_flow="row wrap", align_items="center", column_gap="10px", display="none"))
+            flex_flow="row wrap", align_items="center", display="none"))
         self.row.add_class("roofline-sweep")
         self.details.layout.display = "none"
 
@@ -91,32 +102,44 @@ class SweepControls:
 
     def link(self, owner: RooflineWidget) -> None:
         """Link the slider to ``owner.sweep_step`` and the dropdown to ``owner.group_runs_by``."""
+        self._owner = owner
         traitlets.link((owner, "sweep_step"), (self.slider, "value"),
                        transform=(lambda step: step if step >= 0 else self._last, int))
 
         def pick(change) -> None:
-            if not self._showing and change.new is not None and change.new != owner.group_runs_by:
+            if not self._guard.active and change.new is not None \
+                    and change.new != owner.group_runs_by:
                 owner.group_runs_by = change.new
         self.group_choice.observe(pick, names="value")
 
-    def show(self, part: SweepPart | None, choices: tuple[str, ...] = ()) -> None:
-        """Show ``part``'s steps, key and grouping (None: everything hidden)."""
-        self._showing = True
-        try:
-            shown = "flex" if part is not None else "none"
-            self.row.layout.display = shown
-            self.details.layout.display = "" if part is not None else "none"
-            if part is None:
-                return
+    def show(self, part: SweepPart | None, runs: SweepRuns | None = None) -> None:
+        """Show ``part``'s steps, key and grouping of ``runs`` (None: everything hidden)."""
+        choices = runs.choices if runs is not None else ()
+        self.row.layout.display = "flex" if part is not None else "none"
+        self.details.layout.display = "" if part is not None else "none"
+        if part is None:
+            return
+        with self._guard.hold():
             self._last = len(part.key) - 1
             for control in (self.slider, self.play):
                 control.max = self._last
             self.slider.value = self.play.value = part.chosen
-            self.step_html.value = html.sweep_step_html(part.key, part.chosen)
             if list(self.group_choice.options) != list(choices):
                 self.group_choice.options = list(choices)
             self.group_choice.value = part.group_by[0] if choices and part.group_by else None
-            self.group_choice.layout.display = "" if choices else "none"
-            self.key_html.value = html.sweep_key_html(part)
-        finally:
-            self._showing = False
+        self.step_html.value = html.sweep_step_html(part.key, part.chosen)
+        self.group_choice.layout.display = "" if choices else "none"
+        self.key_html.value = html.sweep_key_html(part)
+
+    def status(self, part: SweepPart | None, full: str, roofline: Roofline | None,
+               basis: pd.DataFrame | None) -> str:
+        """The status line: ``full`` without a sweep; of a sweep two lines, ``full`` in the
+        details (``roofline``: the ceilings drawn; ``basis``: the points they come from)."""
+        self.details_html.value = html.sweep_details_html(part, full) if part is not None else ""
+        chain = self._owner.file_chain if self._owner is not None else None
+        if part is None or chain is None:
+            return full
+        beyond = int(beyond_hardware(basis).sum()) if basis is not None else 0
+        return html.sweep_status_html(part, file=chain.file, runs=len(chain.runs),
+                                      empirical=roofline is not None and roofline.empirical,
+                                      beyond=beyond)

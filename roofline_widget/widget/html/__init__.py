@@ -59,6 +59,7 @@ from roofline_widget.widget.html.status import (
 )
 from roofline_widget.widget.html.sweep import (
     STATUS_LINE_CHARS,
+    sweep_details_html,
     sweep_key_html,
     sweep_status_html,
     sweep_step_html,
@@ -150,6 +151,7 @@ __all__ = [
     "spread_status_html",
     "spread_tooltip_html",
     "status_html",
+    "sweep_details_html",
     "sweep_key_html",
     "sweep_status_html",
     "sweep_step_html",

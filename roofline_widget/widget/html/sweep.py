@@ -19,6 +19,7 @@ from roofline_widget.widget.html.values import number_text, rows_table
 
 __all__ = [
     "STATUS_LINE_CHARS",
+    "sweep_details_html",
     "sweep_key_html",
     "sweep_status_html",
     "sweep_step_html",
@@ -90,6 +91,12 @@ def sweep_status_html(part: SweepPart, *, file: str, runs: int, empirical: bool,
         parts.append(f"{off:,} points off the paths")
     return (f"<span class='roofline-sweep-status'>{' &middot; '.join(parts)} "
             "&middot; <i>details below</i></span>")
+
+
+def sweep_details_html(part: SweepPart, status: str) -> str:
+    """The collapsed details of a sweep: the full ``status`` (HTML) and the sweep's notes."""
+    notes = "".join(f"<br>{html.escape(note)}" for note in part.notes)
+    return f"{status}{notes}"
 
 
 def _short(name: str, most: int = 32) -> str:
