@@ -173,8 +173,8 @@ def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None
     extent = annotation.get_window_extent(renderer)
     anchor = annotation.axes.transData.transform(annotation.xy)
     candidates = _candidate_boxes(anchor, (extent.width, extent.height), annotation.figure.dpi)
-    reach = np.asarray([box for box, *_ in candidates])
-    reach = (reach[:, 0].min(), reach[:, 1].min(), reach[:, 2].max(), reach[:, 3].max())
+    boxes = np.asarray([box for box, *_ in candidates])
+    reach = (boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max())
     near = blocked[(blocked[:, 0] < reach[2]) & (reach[0] < blocked[:, 2])
                    & (blocked[:, 1] < reach[3]) & (reach[1] < blocked[:, 3])]
     for box, offset, ha, va in candidates:
