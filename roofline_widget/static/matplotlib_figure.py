@@ -279,10 +279,8 @@ def plain_log_ticks(axes) -> None:
         axis.set_major_formatter(FuncFormatter(lambda value, _position: tick_text(value)))
         axis.set_minor_locator(NullLocator())
     grid = {"colors": "#b0b0b0", "linewidth": 0.8, "alpha": 0.12, "zorder": 0.5}
-    axes.vlines(_minor_steps(axes.get_xlim()), 0, 1, transform=axes.get_xaxis_transform(),
-                gid="roofline-minor-grid", **grid)
-    axes.hlines(_minor_steps(axes.get_ylim()), 0, 1, transform=axes.get_yaxis_transform(),
-                gid="roofline-minor-grid", **grid)
+    axes.vlines(_minor_steps(axes.get_xlim()), 0, 1, transform=axes.get_xaxis_transform(), **grid)
+    axes.hlines(_minor_steps(axes.get_ylim()), 0, 1, transform=axes.get_yaxis_transform(), **grid)
     axes.grid(True, which="major", alpha=0.35)
 
 
