@@ -138,30 +138,7 @@ def tight_box(figure):
     return figure.get_tightbbox(renderer).padded(matplotlib.rcParams["savefig.pad_inches"])
 
 
-def _write_png(figure, path) -> None:
-    """A PNG of ``figure`` cut to its artists, drawn once on the canvas the figure was laid out
-    on (its texts' sizes known already); ``savefig`` when an artist reaches past the canvas."""
-    import numpy as np
-    from PIL import Image
-
-    figure.canvas.draw()
-    box = tight_box(figure)
-    width, height = figure.get_size_inches()
-    if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height:
-        figure.savefig(path, format="png", bbox_inches=box)
-        return
-    dpi = figure.dpi
-    pixels = np.asarray(figure.canvas.buffer_rgba())
-    rows = pixels.shape[0]
-    left, right = int(box.x0 * dpi), int(np.ceil(box.x1 * dpi))
-    top, bottom = rows - int(np.ceil(box.y1 * dpi)), rows - int(box.y0 * dpi)
-    Image.fromarray(pixels[max(top, 0):bottom, max(left, 0):right]).save(
-        path, format="png", dpi=(dpi, dpi))
-
-
 def image_writer(figure, image_format: str) -> Callable[[str], None]:
     """``write(path)`` for the image file of a matplotlib ``figure``: drawn once, cut to its
-    artists (:func:`tight_box`; a PNG drawn on the figure's own canvas and cut there)."""
-    if image_format == "png":
-        return lambda path: _write_png(figure, path)
+    artists (:func:`tight_box`)."""
     return lambda path: figure.savefig(path, format=image_format, bbox_inches=tight_box(figure))

@@ -52,19 +52,14 @@ NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
 #: Font size (pt) of the ceiling labels.
 CEILING_LABEL_SIZE = 8.5
 #: The figure's size (inches) and its axes' box (figure fractions), fixed: the labels are
-#: placed for the axes' pixels at :data:`_DPI`.
-#: The axes are 7.75 x 5.005 inches, 1.25 inches from the left and 2.5 from the bottom of a
-#: canvas with room right of them for a colour bar and the legend and under them for the notes:
-#: the file is cut to what is drawn (``static.exports``), which then needs no second draw.
-_AXES_INCHES = (1.25, 2.5, 7.75, 5.005)
-_FIGSIZE = (14.0, 8.2)
-_AXES_BOX = (_AXES_INCHES[0] / _FIGSIZE[0], _AXES_INCHES[1] / _FIGSIZE[1],
-             _AXES_INCHES[2] / _FIGSIZE[0], _AXES_INCHES[3] / _FIGSIZE[1])
+#: placed for the axes' pixels at :data:`_DPI`; the file is cut to what is drawn (``static.exports``).
+_FIGSIZE = (10.0, 6.5)
+_AXES_BOX = (0.125, 0.11, 0.775, 0.77)
 _DPI = 100.0
 _PX = _DPI / 72.0  # pixels per point
 #: What the static figure's ceiling labels are placed for: its axes, 8.5 pt text, turned slopes.
 STATIC_CANVAS = LabelCanvas(
-    PlotArea(min_width=_AXES_INCHES[2] * _DPI, height=_AXES_INCHES[3] * _DPI),
+    PlotArea(min_width=_FIGSIZE[0] * _AXES_BOX[2] * _DPI, height=_FIGSIZE[1] * _AXES_BOX[3] * _DPI),
     font_px=CEILING_LABEL_SIZE * _PX, anchor_gap_px=2.0 * _PX, line_gap_px=2.5 * _PX,
     point_clearance_px=4.0 * _PX, turned=True, ridge_label=False)
 _LINESTYLES: dict[str, Any] = {"solid": "-", "dashed": "--", "dotted": ":"}
