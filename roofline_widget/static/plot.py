@@ -145,9 +145,13 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     chain : bool
         True (default): when ``profiling_data`` is ONE file of several runs,
         no ``baseline`` is given and the backend is matplotlib, the points
-        are the last run's and the earlier runs are drawn as the baseline
-        chain (by short label, ``#1 (size 30^3)``): each region's trajectory
-        through the runs in order; ``payload["chain"]`` names the runs.
+        are the last run's and the runs are drawn as a sweep (by short label,
+        ``#1 (size 30^3)``; :mod:`~roofline_widget.scene.sweep`): each region's
+        path through the runs in order, the runs shaded by what differs with a
+        colour bar; ``payload["chain"]`` names the runs, ``payload["sweep"]``
+        holds every run's points (no run comparison is built: see
+        :func:`~roofline_widget.compare_points` of
+        :func:`~roofline_widget.run_chain`).
         False (and ``backend="bqplot"``, which draws no baseline): every run
         as points, one per region and run.  An explicit ``baseline`` wins;
         a list of runs is never a chain (files each of several runs
