@@ -1,13 +1,14 @@
 """A file of several runs in JupyterLab: drawn as a sweep, a path per region, the run slider.
 
 ``RooflineWidget(path)`` on sample 19 (seven LULESH problem sizes in one CSV log, 22 regions)
-must draw run #7's 22 filled circles, every run's point on its region's path as a small
-circle shaded by the size (149: five points beyond the hardware are left off), one ring per
-path on the step of the run slider, and no other marker shape (no shape per run); the status
-line keeps to two lines.  Moving the slider (its keyboard ``Home``) moves the rings to the
-first size.  The 54-run sweep (18 thread counts x 3 cases, ``study_files.write_sweep``) is drawn
-grouped by case: three line styles, shaded by threads.  The screenshots go to the artifacts
-directory (``screenshot-sweep-lulesh.png``, ``screenshot-sweep-54-runs.png``).
+must draw run #7's 22 filled circles, every run's point on its region's path as a small circle
+shaded by the size (149: five points beyond the hardware are left off), one ring per path on the
+step of the run slider, and no other marker shape (no shape per run); the status line keeps to
+two lines. Moving the slider (its keyboard ``Home``) moves the rings to the first size; the play
+button steps it on. The 54-run sweep (18 thread counts x 3 cases, ``study_files.write_sweep``)
+is drawn grouped by case: three line styles, shaded by threads. The screenshots go to the
+artifacts directory (``screenshot-sweep-lulesh.png``, ``-lulesh-30.png`` with the slider at 30^3,
+``screenshot-sweep-54-runs.png``).
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def test_seven_runs_of_one_file_are_drawn_as_a_sweep(lab, page, artifacts_dir):
     assert "7 runs of lulesh_icx8360y_MEM_D…enated.csv as a sweep: 22 paths" in status
     assert _status_lines(page) <= 2.05
     key = page.locator(".roofline-sweep-key").first.inner_text()
-    assert key.startswith("shade: size 30^3") and key.endswith("350^3")
+    assert key.startswith("shade: size 30^3")
+    assert key.endswith("350^3")
     widget = page.locator(".roofline-widget").first
     widget.scroll_into_view_if_needed()
     widget.screenshot(path=str(artifacts_dir / "screenshot-sweep-lulesh.png"))
@@ -85,6 +87,11 @@ def test_seven_runs_of_one_file_are_drawn_as_a_sweep(lab, page, artifacts_dir):
     moved = page.locator(DOTS).evaluate_all(RINGS)
     assert len(moved) == 21  # CalcPressureForElems of 30^3 is beyond the hardware: off its path
     assert sorted(map(tuple, moved)) != sorted(map(tuple, rings))
+    widget.screenshot(path=str(artifacts_dir / "screenshot-sweep-lulesh-30.png"))
+    # play: the browser steps the slider (jslink), the kernel moves the rings
+    page.locator(".roofline-sweep-play button").first.click()
+    page.wait_for_function("() => [...document.querySelectorAll('.roofline-sweep b')]"
+                           ".some(b => b.textContent === 'size = 90^3')", timeout=30_000)
 
 
 def test_a_54_run_sweep_is_grouped_by_case_and_shaded_by_threads(lab, page, artifacts_dir):
