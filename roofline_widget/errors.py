@@ -104,6 +104,17 @@ class CeilingFileError(LikwidFormatError):
     Toolkit ``roofline.json`` or a rocprof-compute ``roofline.csv`` that is
     not laid out as they write it; the message names the file, the line
     (where there is one) and what was expected, as :class:`LikwidFormatError`'s.
+
+    Parameters
+    ----------
+    source : str or path-like
+        The file (or a description of the text) being read.
+    line : int or None
+        1-based line of the problem, or None when it concerns the whole file.
+    expected : str
+        What the reader expected to find there.
+    found : str, optional
+        What it found instead (shortened in the message).
     """
 
 

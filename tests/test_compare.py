@@ -366,3 +366,52 @@ def test_chain_errors():
         compare_points({"1t": sample_path(CHAIN["1t"])})
     with pytest.raises(TypeError, match="for a chain pass one ordered mapping"):
         compare_points(sample_path(GIVE))
+
+
+def test_every_step_of_a_chain_is_the_two_run_comparison_of_its_runs():
+    # Regions come and go: the GMGPolar runs measure Setup and Solve, the pmgpu run five others.
+    runs = {"1t": sample_path(CHAIN["1t"]), "pm": sample_path(PMGPU),
+            "8t": sample_path(CHAIN["8t"]), "pm again": sample_path(PMGPU)}
+    chain = compare_points(runs)
+    labels = list(runs)
+    for step in (1, 2, 3):
+        pair = compare_points({labels[step - 1]: runs[labels[step - 1]],
+                               labels[step]: runs[labels[step]]})
+        rows = chain[chain["step"] == step].reset_index(drop=True)
+        columns = [c for c in pair.columns if "vs_first" not in c and c != "step"]
+        pd.testing.assert_frame_equal(rows[columns], pair[columns])
+    # step 2 (pm -> 8t): the 8t rows come after the pm rows, new in the later run
+    step_2 = chain[chain["step"] == 2]
+    assert step_2["status"].tolist() == ["only before"] * 5 + ["only after"] * 2
+    setup = step_2[step_2["region"] == "Setup"].iloc[0]
+    assert setup["reason_before"] == "region 'Setup' not in the pm run"
+    # against the 1-thread run: Setup 0.805947 s on 1 thread, 0.263811 s on 8 (the max)
+    assert setup["speedup_vs_first"] == approx(0.805947 / 0.263811)
+    # pmgpu's regions are not in the first run: no change against it
+    assert step_2.iloc[:5]["speedup_vs_first"].isna().all()
+
+
+def test_a_rank_missing_from_a_run_of_a_chain_is_named():
+    from scope_fixtures import make_profiling_results
+
+    flops, bandwidth = "DP [MFLOP/s]", "Memory bandwidth [MBytes/s]"
+    runs = {n: make_profiling_results(n_ranks=n, n_regions=2, n_threads=1, seed=n,
+                                      file_path=f"{n}.h5") for n in (3, 1, 2)}
+    chain = compare_points(runs, flops_metric=flops, bandwidth_metric=bandwidth,
+                           group_ranks="rank")
+    # step 1 (3 ranks -> 1): ranks 1 and 2 of both regions left the run
+    step_1 = chain[chain["step"] == 1]
+    assert step_1[["region", "rank", "status"]].values.tolist() == [
+        ["region_000", 0, "both"], ["region_001", 0, "both"],
+        ["region_000", 1, "only before"], ["region_001", 1, "only before"],
+        ["region_000", 2, "only before"], ["region_001", 2, "only before"]]
+    assert step_1["reason_after"].tolist()[2:] == ["rank 1 not in the 1 run"] * 2 + [
+        "rank 2 not in the 1 run"] * 2
+    # step 2 (1 rank -> 2): rank 1 is new, and the first run (3 ranks) had it
+    new = chain[(chain["step"] == 2) & (chain["rank"] == 1)]
+    assert new["status"].tolist() == ["only after"] * 2
+    assert new["reason_before"].tolist() == ["rank 1 not in the 1 run"] * 2
+    first = compare_points(runs[3], runs[2], flops_metric=flops, bandwidth_metric=bandwidth,
+                           group_ranks="rank").set_index(["region", "rank"])
+    for _, row in new.iterrows():
+        assert row["speedup_vs_first"] == first.loc[(row["region"], 1), "speedup"]

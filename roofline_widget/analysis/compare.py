@@ -22,14 +22,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
-from roofline_widget import schema
+from roofline_widget.analysis.compare_rows import (
+    CHANGE_COLUMNS,
+    STATUSES,
+    comparison_rows,
+    stack_sides,
+)
 from roofline_widget.errors import MetricChoiceWarning
 from roofline_widget.points import (
     RegionSums,
-    SelectedPoints,
     Selection,
     detect_bandwidth_metric,
     detect_flops_metric,
@@ -43,20 +46,6 @@ if TYPE_CHECKING:
     from roofline_widget.points.selection import SelectionKeywords
 
 __all__ = ["CHANGE_COLUMNS", "STATUSES", "compare_points"]
-
-#: Values of the ``status`` column: in which of the two runs the point could be placed.
-STATUSES = ("both", "only before", "only after", "neither")
-
-#: The per-point columns that get a ``_before`` and an ``_after`` copy.
-POINT_COLUMNS = (schema.PERFORMANCE, schema.BANDWIDTH, schema.INTENSITY,
-                 schema.RUNTIME, "n_threads", "call_count")
-#: Change column -> the point column it compares (after / before - 1, in percent).
-CHANGE_COLUMNS = {
-    "performance_change_percent": schema.PERFORMANCE,
-    "intensity_change_percent": schema.INTENSITY,
-    "bandwidth_change_percent": schema.BANDWIDTH,
-}
-_SIDE = ["region", "file", "rank_group", *POINT_COLUMNS, "reason"]
 
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",
@@ -164,27 +153,14 @@ def compare_points(before: object, after: object = None, *, selection: Selection
     bandwidth_metric = _common_metric(sums, chosen.bandwidth_metric, "bandwidth_metrics",
                                       detect_bandwidth_metric, "bandwidth", "bandwidth_metric")
     chosen = replace(chosen, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric)
-    rename = _renamer(match)
-    tables = []
+    selected = []
     for label, run_sums in sums:
-        selected = run_sums.select(chosen)
-        for note in selected.notes:
+        selected.append(run_sums.select(chosen))
+        for note in selected[-1].notes:
             warnings.warn(f"{label} run: {note}", note_warning(note), stacklevel=2)
-        tables.append(_side_table(selected, label, rename))
-    steps = []
-    for step in range(1, len(tables)):
-        frame = _pair_frame(tables[step - 1], tables[step], sums[step - 1][0], sums[step][0])
-        if chain:
-            frame.insert(0, "step", step)
-            _add_changes_vs_first(frame, tables[0])
-        steps.append(frame)
-    result = pd.concat(steps, ignore_index=True) if len(steps) > 1 else steps[0]
-    result["flops_metric"] = flops_metric
-    result["bandwidth_metric"] = bandwidth_metric
-    if chain:  # the vs-first columns last, after the metrics
-        vs_first = [c for c in result.columns if "vs_first" in c]
-        result = result[[c for c in result.columns if c not in vs_first] + vs_first]
-    return result
+    sides = stack_sides(selected, [label for label, _ in sums], _renamer(match))
+    return comparison_rows(sides, chain, {"flops_metric": flops_metric,
+                                          "bandwidth_metric": bandwidth_metric})
 
 
 # --------------------------------------------------------------------------
@@ -244,133 +220,3 @@ def _renamer(match) -> Callable[[str], str]:
             return new
         return rename
     raise TypeError(f"match must be a dict or a callable, got {type(match).__name__}")
-
-
-# --------------------------------------------------------------------------
-# one run's points and left-out rows, keyed by (region, rank, device)
-# --------------------------------------------------------------------------
-def _plain(column) -> np.ndarray:
-    return np.asarray(column, dtype=object)
-
-
-def _side_table(selected: SelectedPoints, label: str, rename: Callable[[str], str]) -> pd.DataFrame:
-    """One row per selected (region, rank, device): the point's values, or NaN and the reason.
-
-    Indexed by (matched region name, rank, device); column ``region`` keeps
-    the run's own name.
-    """
-    keys = ["file", "region", "rank", "device"]
-    every = selected.frame
-    table = pd.DataFrame({
-        "file": _plain(every["file"]), "region": _plain(every["region"]),
-        "rank": np.asarray(every["rank"], dtype=np.int64), "device": _plain(every["device"]),
-        schema.RUNTIME: np.asarray(every["runtime_s"], dtype=float),
-        "n_threads": np.asarray(every["n_threads"], dtype=float),
-        "call_count": np.asarray(every["call_count"], dtype=float),
-    })
-    points = selected.points
-    placed = pd.DataFrame({
-        "file": _plain(points["file"]), "region": _plain(points["region"]),
-        "rank": np.asarray(points["rank"], dtype=np.int64), "device": _plain(points["device"]),
-        **{name: np.asarray(points[name], dtype=float) for name in POINT_COLUMNS[:3]},
-        "placed_group": _plain(points["rank_group"]),
-    })
-    left_out = selected.left_out
-    reasons = pd.DataFrame({
-        "file": _plain(left_out["file"]), "region": _plain(left_out["region"]),
-        "rank": np.asarray(left_out["rank"], dtype=np.int64),
-        "device": _plain(left_out["device"]), "reason": _plain(left_out["reason"]),
-        "left_out_group": _plain(left_out["rank_group"]),
-    })
-    table = table.merge(placed, on=keys, how="left").merge(reasons, on=keys, how="left")
-    table["reason"] = table["reason"].fillna("")
-    table["rank_group"] = table["placed_group"].where(table["placed_group"].notna(),
-                                                      table["left_out_group"])
-    table["key"] = table["region"].map(rename)
-    _check_unique(table, label)
-    return table.set_index(["key", "rank", "device"])[_SIDE]
-
-
-def _check_unique(table: pd.DataFrame, label: str) -> None:
-    duplicated = table.duplicated(["key", "rank", "device"], keep=False)
-    if not duplicated.any():
-        return
-    first = table[duplicated].iloc[0]
-    same = table[duplicated & (table["key"] == first["key"]) & (table["rank"] == first["rank"])
-                 & (table["device"] == first["device"])]
-    names = list(dict.fromkeys(same["region"]))
-    if len(names) > 1:
-        raise ValueError(f"match maps the regions {names} of the {label} run all to "
-                         f"{first['key']!r}; each region needs its own name")
-    raise ValueError(
-        f"the {label} run has {len(same)} points for region {first['region']!r}, rank "
-        f"{first['rank']} (files {list(same['file'])}); compare one run per side "
-        "(read_likwid([...]) merges the files of one run into one)")
-
-
-# --------------------------------------------------------------------------
-# the comparison frame
-# --------------------------------------------------------------------------
-def _absent_reasons(index: pd.MultiIndex, table: pd.DataFrame, label: str) -> np.ndarray:
-    """Why a run has no row for each key of ``index`` (rank missing or region missing)."""
-    regions = set(table.index.get_level_values(0))
-    return np.array([f"rank {rank} not in the {label} run" if key in regions
-                     else f"region {key!r} not in the {label} run"
-                     for key, rank, _ in index], dtype=object)
-
-
-def _change_percent(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (after / before - 1.0) * 100.0
-
-
-def _pair_frame(table_a: pd.DataFrame, table_b: pd.DataFrame, label_a: str,
-                label_b: str) -> pd.DataFrame:
-    """The comparison rows of two side tables (see :func:`compare_points`)."""
-    index = table_a.index.append(table_b.index[~table_b.index.isin(table_a.index)])
-    sides = {}
-    for suffix, table, label in (("before", table_a, label_a), ("after", table_b, label_b)):
-        side = table.reindex(index)
-        present = index.isin(table.index)
-        reason = side["reason"].to_numpy(dtype=object, copy=True)
-        reason[~present] = _absent_reasons(index[~present], table, label)
-        side["reason"] = reason
-        sides[suffix] = side
-    placed = {s: sides[s][schema.PERFORMANCE].notna().to_numpy() for s in sides}
-    status = np.select([placed["before"] & placed["after"], placed["before"], placed["after"]],
-                       list(STATUSES[:3]), default=STATUSES[3])
-    frame = pd.DataFrame({
-        "region": index.get_level_values(0).to_numpy(dtype=object),
-        "rank": index.get_level_values(1).to_numpy(dtype=np.int64),
-        "device": index.get_level_values(2).to_numpy(dtype=object),
-        "status": status, "run_before": label_a, "run_after": label_b,
-    })
-    for name in ("region", "file", "rank_group"):
-        for suffix in sides:
-            frame[f"{name}_{suffix}"] = sides[suffix][name].to_numpy(dtype=object)
-    for name in POINT_COLUMNS:
-        for suffix in sides:
-            values = pd.Series(sides[suffix][name].to_numpy(dtype=float))
-            frame[f"{name}_{suffix}"] = values.astype("Int64") if name == "n_threads" else values
-    frame["speedup"] = _ratio(frame["runtime_seconds_before"], frame["runtime_seconds_after"])
-    for change, name in CHANGE_COLUMNS.items():
-        frame[change] = _change_percent(frame[f"{name}_before"].to_numpy(),
-                                        frame[f"{name}_after"].to_numpy())
-    for suffix in sides:
-        frame[f"reason_{suffix}"] = sides[suffix]["reason"].to_numpy(dtype=object)
-    return frame
-
-
-def _ratio(numerator, denominator) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(numerator, dtype=float) / np.asarray(denominator, dtype=float)
-
-
-def _add_changes_vs_first(frame: pd.DataFrame, first: pd.DataFrame) -> None:
-    """The ``after`` point of each row against the first run's point of the same key."""
-    index = pd.MultiIndex.from_arrays([frame["region"], frame["rank"], frame["device"]])
-    base = first.reindex(index)
-    frame["speedup_vs_first"] = _ratio(base[schema.RUNTIME], frame["runtime_seconds_after"])
-    for change, name in CHANGE_COLUMNS.items():
-        frame[change.replace("_percent", "_vs_first_percent")] = _change_percent(
-            base[name].to_numpy(dtype=float), frame[f"{name}_after"].to_numpy())

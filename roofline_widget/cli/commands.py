@@ -3,7 +3,9 @@
 Each takes the parsed arguments and returns an :class:`~roofline_widget.cli.report.Outcome`:
 the JSON object, the text lines and the exit code.  Errors are not caught
 here: :func:`roofline_widget.cli.main` turns the package's errors into one
-line and exit code 2.
+line and exit code 2.  Each command imports what it uses when it runs, so
+that ``plot`` loads no guidance, scaling or likwid-bench code (a job script
+waits for every import: docs/performance.md).
 """
 
 from __future__ import annotations
@@ -12,40 +14,21 @@ import argparse
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from roofline_widget import (
-    BandwidthRoof,
-    ComputeRoof,
-    LikwidRun,
-    Roofline,
-    StatSumMismatchWarning,
-    compare_points,
-    left_out_regions,
-    machine_roofline,
-    plot_roofline,
-    points_dataframe,
-    read_likwid,
-    sanity_check,
-    stat_comparisons,
-)
-from roofline_widget.analysis.machine import level_ridges
-from roofline_widget.cli.explain import (
-    explain_run,
-    guidance_lines,
-    guidance_records,
-    guidance_table,
-)
+from roofline_widget import read_likwid
 from roofline_widget.cli.parser import EXIT_FINDINGS, EXIT_OK
 from roofline_widget.cli.report import Outcome, one_line, printable, records, table_text
-from roofline_widget.cli.scaling import scaling
-from roofline_widget.cli.svg_titles import add_hover_titles
 from roofline_widget.escaping import spreadsheet_safe
 from roofline_widget.points.rank_groups import summed_ranks
 
+if TYPE_CHECKING:
+    from roofline_widget import LikwidRun, Roofline
+
 __all__ = ["BENCH_SUFFIXES", "COMMANDS", "bench_files", "check", "compare", "explain", "machine",
-           "plot", "points"]
+           "plot", "points", "scaling"]
 
 #: The files of a directory given as likwid-bench logs (compressed ones included).
 BENCH_SUFFIXES = (".log", ".txt", ".out", ".json", ".csv", ".gz", ".bz2", ".xz")
@@ -130,13 +113,18 @@ def _ceiling_lines(ceilings: list[dict], ridge_point: float) -> list[str]:
 # --------------------------------------------------------------------------
 def plot(args: argparse.Namespace) -> Outcome:
     """``roofline-widget plot``: the static figure, its data, SVG hover titles."""
+    from roofline_widget import plot_roofline
+
     runs: LikwidRun | list[LikwidRun]
     if args.separate:
         runs = [read_likwid(path, format=args.format) for path in args.files]
     else:
         runs = read_run(args.files, args.format)
-    ceilings = machine_roofline(bench_files(args.ceilings), peak_flops=args.peak_flops) \
-        if args.ceilings else None
+    ceilings = None
+    if args.ceilings:
+        from roofline_widget import machine_roofline
+
+        ceilings = machine_roofline(bench_files(args.ceilings), peak_flops=args.peak_flops)
     baseline = read_run(args.baseline, args.format) if args.baseline else None
     data_format = Path(args.data).suffix.lstrip(".").lower() if args.data else "csv"
     payload = plot_roofline(
@@ -162,6 +150,8 @@ def plot(args: argparse.Namespace) -> Outcome:
                     f"{len(payload['chain'])} runs: {' → '.join(payload['chain'])} "
                     "(--no-chain: every run as points)")
     if Path(args.output).suffix.lower() == ".svg":
+        from roofline_widget.cli.svg_titles import add_hover_titles
+
         titled, drawn = add_hover_titles(payload, args.output)
         data["hover_titles"] = titled
         text.append(f"  {titled} of {drawn} drawn point(s) carry their numbers as a hover title")
@@ -183,6 +173,8 @@ def plot(args: argparse.Namespace) -> Outcome:
 # --------------------------------------------------------------------------
 def compare(args: argparse.Namespace) -> Outcome:
     """``roofline-widget compare``: the speed-up table and the regression gate."""
+    from roofline_widget import compare_points
+
     before = read_run([args.before], args.format)
     after = read_run([args.after], args.format)
     frame = compare_points(before, after, match=dict(args.match) or None, **_selection(args))
@@ -219,6 +211,8 @@ def compare(args: argparse.Namespace) -> Outcome:
 # --------------------------------------------------------------------------
 def _check_ceilings(args: argparse.Namespace) -> Roofline | None:
     """The roofs the points are checked against: --ceilings, peaks, or none."""
+    from roofline_widget import BandwidthRoof, ComputeRoof, Roofline, machine_roofline
+
     if args.ceilings:  # a peak bandwidth a user gives is the memory's: it replaces the MEM roof
         return machine_roofline(bench_files(args.ceilings), peak_flops=args.peak_flops).with_main(
             level="MEM").with_peaks(args.peak_flops, args.peak_bandwidth)
@@ -234,6 +228,8 @@ def _check_ceilings(args: argparse.Namespace) -> Roofline | None:
 
 def _sanity(run: LikwidRun, args: argparse.Namespace, ceilings) -> tuple[pd.DataFrame, str | None]:
     """The findings, or why no sanity check could run (the data has no level metrics)."""
+    from roofline_widget import sanity_check
+
     chosen = {key: value for key, value in _selection(args).items()
               if value and not (key == "group_ranks" and value == "auto")}
     try:
@@ -246,6 +242,9 @@ def _sanity(run: LikwidRun, args: argparse.Namespace, ceilings) -> tuple[pd.Data
 
 def check(args: argparse.Namespace) -> Outcome:
     """``roofline-widget check``: LIKWID's STAT sums and the sanity checks."""
+    from roofline_widget import StatSumMismatchWarning, stat_comparisons
+    from roofline_widget.cli.explain import guidance_lines, guidance_records, guidance_table
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", StatSumMismatchWarning)  # reported below instead
         run = read_run(args.files, args.format)
@@ -305,6 +304,9 @@ def _provenance_line(provenance: dict | None) -> str:
 
 def machine(args: argparse.Namespace) -> Outcome:
     """``roofline-widget machine``: the ceiling table with provenance, each level's ridge."""
+    from roofline_widget import machine_roofline
+    from roofline_widget.analysis.machine import level_ridges
+
     files = bench_files(args.paths)
     roofline = machine_roofline(files, precision=args.precision, label=args.label,
                                 level=args.level, figure=args.figure, peak_flops=args.peak_flops)
@@ -337,12 +339,15 @@ def machine(args: argparse.Namespace) -> Outcome:
 def _csv_lines(table) -> list[str]:
     """``table`` as CSV lines, formula cells neutralised (a line break inside a quoted cell
     starts a line, which the terminal rejoins)."""
+
     return spreadsheet_safe(table).to_csv(index=False, lineterminator="\n").removesuffix(
         "\n").split("\n")
 
 
 def points(args: argparse.Namespace) -> Outcome:
     """``roofline-widget points``: the points table, and what was left out."""
+    from roofline_widget import left_out_regions, points_dataframe
+
     run = read_run(args.files, args.format)
     chosen = _selection(args)
     table = points_dataframe(run, **chosen)
@@ -364,8 +369,17 @@ def points(args: argparse.Namespace) -> Outcome:
 # --------------------------------------------------------------------------
 def explain(args: argparse.Namespace) -> Outcome:
     """``roofline-widget explain``: what limits each region and what to try."""
+    from roofline_widget.cli.explain import explain_run
+
     return explain_run(args.region, read_run(args.files, args.format), _check_ceilings(args),
                        _selection(args))
+
+
+def scaling(args: argparse.Namespace) -> Outcome:
+    """``roofline-widget scaling``: :func:`roofline_widget.cli.scaling.scaling`."""
+    from roofline_widget.cli.scaling import scaling as scaling_command
+
+    return scaling_command(args)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], Outcome]] = {

@@ -325,6 +325,11 @@ def fill_parameters(docstring: str, entries: tuple[str, ...] | list[str]) -> str
     raise ValueError(f"the docstring has no line {_MARKER!r} to put the parameter texts in")
 
 
-Selection.__doc__ = fill_parameters(Selection.__doc__ or "", [
-    "flops_metric, bandwidth_metric", "ranks", "include, exclude", "group_ranks",
-    "combine_ranks", "unmeasured", "levels"])
+_SELECTION_ENTRIES = ["flops_metric, bandwidth_metric", "ranks", "include, exclude", "group_ranks",
+                      "combine_ranks", "unmeasured", "levels"]
+Selection.__doc__ = fill_parameters(Selection.__doc__ or "", _SELECTION_ENTRIES)
+# help(), inspect.signature and the API pages show the keywords, not **keywords
+Selection.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+    inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=SELECTION[name].default,
+                      annotation=_ANNOTATIONS[name])
+    for entry in _SELECTION_ENTRIES for name in _entry_names(entry)])

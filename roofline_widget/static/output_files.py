@@ -76,6 +76,20 @@ class OutputTarget:
 
 
 @functools.lru_cache(maxsize=1)
+def _matplotlib_formats() -> frozenset[str]:
+    """What Agg's canvas names, less ``pgf`` without its TeX system (empty without matplotlib)."""
+    try:
+        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError:
+        return frozenset()
+    formats = set(FigureCanvasAgg.get_supported_filetypes())
+    if shutil.which(matplotlib.rcParams["pgf.texsystem"]) is None:
+        formats.discard("pgf")
+    return frozenset(formats)
+
+
+@functools.lru_cache(maxsize=1)
 def image_formats() -> tuple[str, ...]:
     """The image formats matplotlib's Agg canvas can write here (empty without matplotlib).
 
@@ -83,23 +97,25 @@ def image_formats() -> tuple[str, ...]:
     Pillow when Pillow does not know the suffix, and ``pgf`` when the TeX
     system it runs (``rcParams["pgf.texsystem"]``) is not on the ``PATH``.
     """
-    try:
-        import matplotlib
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-    except ImportError:
+    formats = set(_matplotlib_formats())
+    if not formats:
         return ()
-    formats = set(FigureCanvasAgg.get_supported_filetypes())
     try:
         from PIL import Image
 
-        Image.init()
+        Image.init()  # loads every Pillow plugin: asked only for a format Pillow writes
         pillow = {suffix.lstrip(".").lower() for suffix in Image.registered_extensions()}
     except ImportError:  # pragma: no cover - Pillow is a dependency of matplotlib
         pillow = set()
     formats -= {f for f in _PILLOW_FORMATS if f not in pillow}
-    if shutil.which(matplotlib.rcParams["pgf.texsystem"]) is None:
-        formats.discard("pgf")
     return tuple(sorted(formats))
+
+
+def _writes_image(image_format: str) -> bool:
+    """Whether matplotlib writes ``image_format`` here (Pillow asked only for its formats)."""
+    if image_format in _PILLOW_FORMATS:
+        return image_format in image_formats()
+    return image_format in _matplotlib_formats()
 
 
 def image_target(path) -> OutputTarget:
@@ -120,14 +136,14 @@ def _format_problem(target: OutputTarget) -> str | None:
 
         return missing_scripts()
     if target.kind == IMAGE:
+        if _writes_image(target.format):
+            return None
         formats = image_formats()
         if not formats:
             return "writing an image needs matplotlib: pip install 'roofline-widget[static]'"
-        if target.format not in formats:
-            return (f"cannot write a {target.format or 'suffix-less'} image; matplotlib "
-                    f"writes {', '.join('.' + f for f in formats)} here, and .html is an "
-                    "interactive page")
-        return None
+        return (f"cannot write a {target.format or 'suffix-less'} image; matplotlib "
+                f"writes {', '.join('.' + f for f in formats)} here, and .html is an "
+                "interactive page")
     if target.kind != DATA:
         return None  # another kind (a saved view): any suffix
     suffixes = DATA_SUFFIXES.get(target.format)

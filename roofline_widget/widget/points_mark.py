@@ -8,7 +8,8 @@ through the kernel, :mod:`roofline_widget.widget.pointer`).  Whichever draws
 the points, the other one is empty.  A point beyond what its hardware can do
 (the scene's ``flagged`` dots, a broken counter) is drawn hollow: fully
 transparent in the drawing mark (which still carries its hover and click) and
-as an outline in its colour in the SVG mark ``hollow`` under the SVG points.
+as an outline in its colour in the SVG mark ``hollow`` under the SVG points
+(:mod:`~roofline_widget.widget.hollow_points`).
 
 WebGL may be missing in a browser.  A figure whose first marks hold a
 ScatterGL then fails as a whole (a blank plot), a ScatterGL added to a figure
@@ -31,7 +32,8 @@ import numpy as np
 from bqplot_gl import ScatterGL
 
 from roofline_widget.look.colors import POINT_STROKE
-from roofline_widget.look.markers import FLAGGED_STROKE, POINT_SIZE
+from roofline_widget.look.markers import POINT_SIZE
+from roofline_widget.widget.hollow_points import UNSELECTED_OPACITY, HollowPoints
 from roofline_widget.widget.html import TOOLTIP_STYLE
 
 __all__ = ["SVG_MAX_POINTS", "WEBGL", "WEBGL_CHECK_SECONDS", "PointsMark"]
@@ -47,7 +49,7 @@ WEBGL = ("unknown", "available", "unavailable")
 _SELECTED_STYLE = {"opacity": 1.0, "stroke": "black", "stroke-width": 2.5}
 #: ScatterGL draws fill, stroke and opacity of a style, not its stroke width.
 _GL_SELECTED_STYLE = {"opacity": 1.0, "stroke": "black"}
-_UNSELECTED_STYLE = {"opacity": 0.45}
+_UNSELECTED_STYLE = {"opacity": UNSELECTED_OPACITY}
 
 
 class PointsMark:
@@ -104,11 +106,8 @@ class PointsMark:
         self.gl = ScatterGL(x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
                             scales=dict(self._scales), selected_style=dict(_GL_SELECTED_STYLE),
                             interactions={}, visible=False, **look)
-        self.hollow = bq.Scatter(
-            x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
-            scales={**self._scales, "size": self._size_scale}, default_size=POINT_SIZE,
-            fill=False, stroke_width=FLAGGED_STROKE.bqplot, interactions={}, visible=False)
-        self._flagged: np.ndarray | None = None
+        self._hollow = HollowPoints({**self._scales, "size": self._size_scale})
+        self.hollow = self._hollow.mark
         self.gl._view_count = 0
         self.gl.observe(self._on_gl_views, names="_view_count")
         if plot._view_count is None:
@@ -149,11 +148,12 @@ class PointsMark:
         """
         gl = len(x) > self.threshold and self.webgl != "unavailable"
         draw, empty = (self.gl, self.svg) if gl else (self.svg, self.gl)
-        self._flagged = flagged if flagged is not None and flagged.any() else None
+        self._hollow.flagged = flagged if flagged is not None and flagged.any() else None
         with draw.hold_sync():
             draw.x, draw.y = x, y
             self._style(draw, colors, sizes)
             draw.selected = _selection(selected)
+            self._show_looks(draw)
             draw.visible = True
         if len(empty.x):
             with empty.hold_sync():
@@ -161,7 +161,8 @@ class PointsMark:
                 empty.size = empty.selected = None
                 empty.opacities = [1.0]
                 empty.visible = empty is self.svg
-        self._draw_hollow(x, y, colors, sizes)
+        if self._hollow.draw(x, y, colors, sizes):
+            self._on_marks()
         if gl:
             self._join()
 
@@ -170,39 +171,24 @@ class PointsMark:
         mark = self.active
         with mark.hold_sync():
             self._style(mark, colors, sizes)
-        if self._flagged is not None:
-            self._draw_hollow(np.asarray(mark.x), np.asarray(mark.y), colors, sizes)
-
-    def _draw_hollow(self, x: np.ndarray, y: np.ndarray, colors: np.ndarray,
-                     sizes: np.ndarray | None) -> None:
-        """The outlines of the flagged points (none: the mark emptied and hidden)."""
-        flagged, mark = self._flagged, self.hollow
-        was_drawn = bool(len(mark.x))
-        if flagged is None:
-            if was_drawn:
-                with mark.hold_sync():
-                    mark.x = mark.y = mark.color = np.zeros(0)
-                    mark.size = None
-                    mark.visible = False
-                self._on_marks()
-            return
-        with mark.hold_sync():
-            mark.x, mark.y, mark.color = x[flagged], y[flagged], np.asarray(colors)[flagged]
-            mark.size = None if sizes is None else np.asarray(sizes)[flagged]
-            mark.visible = True
-        if not was_drawn:
-            self._on_marks()
+        if self._hollow.flagged is not None:
+            self._hollow.draw(np.asarray(mark.x), np.asarray(mark.y), colors, sizes)
 
     def show_selected(self, indices: np.ndarray | None) -> None:
         """Show the rows ``indices`` as selected (None or empty: no selection)."""
-        self.active.selected = _selection(indices)
+        mark = self.active
+        with mark.hold_sync():
+            mark.selected = _selection(indices)
+            self._show_looks(mark)
+
+    def _show_looks(self, mark: bq.Scatter) -> None:
+        """The selection's looks of ``mark``, the flagged points' markers kept transparent."""
+        svg = mark is self.svg
+        styles = (_SELECTED_STYLE if svg else _GL_SELECTED_STYLE, _UNSELECTED_STYLE)
+        self._hollow.show(mark, mark.selected, styles, svg)
 
     def _style(self, mark: bq.Scatter, colors: np.ndarray, sizes: np.ndarray | None) -> None:
         mark.color, mark.size = colors, sizes
-        flagged = self._flagged
-        opacities = [1.0] if flagged is None else np.where(flagged, 0.0, 1.0)
-        if not np.array_equal(np.asarray(mark.opacities), opacities):
-            mark.opacities = opacities
         if mark is self.gl:
             scales = dict(self._scales)
             if sizes is not None:
@@ -239,7 +225,7 @@ class PointsMark:
             self._fallback()
         elif len(self.gl.x):  # no owner to re-select: the same points as SVG
             self.assign(np.asarray(self.gl.x), np.asarray(self.gl.y), np.asarray(self.gl.color),
-                        self.gl.size, self.gl.selected, self._flagged)
+                        self.gl.size, self.gl.selected, self._hollow.flagged)
 
     def _on_figure_views(self, change) -> None:
         if change.new and len(self.gl.x):
