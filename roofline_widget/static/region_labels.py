@@ -189,9 +189,11 @@ def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None
 
 
 def _under_notes(axes, renderer) -> float:
-    """The figure height (fraction) just under everything the axes draw (their tick labels, the
-    x label, the notes under them)."""
-    return axes.get_tightbbox(renderer).y0 / axes.figure.bbox.height - 0.01
+    """The figure height (fraction) under the notes drawn below the axes (at most 0.0)."""
+    frame = axes.get_window_extent(renderer)
+    boxes = [text.get_window_extent(renderer) for text in axes.texts if text.get_visible()]
+    bottoms = [box.y0 for box in boxes if box.y1 <= frame.y0]
+    return min([0.0, *[y / axes.figure.bbox.height - 0.01 for y in bottoms]])
 
 
 def _note(axes, unlabelled: list, renderer):
