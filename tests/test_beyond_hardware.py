@@ -56,7 +56,7 @@ from roofline_widget.roofs.hardware_bounds import (
     keep_flags,
     largest_plausible,
 )
-from roofline_widget.scene.compare import ARROW_GID
+from roofline_widget.scene.sweep import PATH_GID, RUNS_GID
 
 #: (region, run) of the five broken points, in file order.
 BROKEN = [("CalcPressureForElems", 1), ("CalcEnergyForElems:KERNEL_5", 2),
@@ -245,7 +245,7 @@ def test_static_plot_note_ceilings_axes_and_data(tmp_path):
                     "the axes follow the other "
                     "points (see sanity_check)")
     axes = payload["figure"].axes[0]
-    assert any(text.get_text() == note for text in axes.texts)
+    assert any(" ".join(text.get_text().split()) == note for text in axes.texts)  # wrapped
     assert axes.get_ylim()[1] == pytest.approx(3 * PLAUSIBLE_PEAK)
     assert payload["no_flop_note"] == ""
     assert (tmp_path / "lulesh.png").stat().st_size > 0
@@ -273,17 +273,27 @@ def test_chain_of_runs_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_pa
     assert (f"{SENTENCE}: not used for the empirical peak or the empirical bandwidth; the "
             "axes follow the other "
             "points (see sanity_check)") in widget.sweep_controls.details_html.value
+
+
+def test_static_sweep_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_path):
+    # as above, in plot_roofline's sweep (the chain of the file's seven runs)
     payload = plot_roofline(LULESH_SIZES, filepath=tmp_path / "chain.png", verbose=False)
     assert payload["chain"][0] == "#1 (size 30^3)"
     assert [c["value"] for c in payload["ceilings"]] == [PLAUSIBLE_PEAK, PLAUSIBLE_BANDWIDTH]
     axes = payload["figure"].axes[0]
     assert axes.get_ylim()[1] == pytest.approx(3 * PLAUSIBLE_PEAK)
     assert payload["beyond_hardware_note"].startswith(CHAIN_SENTENCE)
-    # the arrows from the broken baseline points come in from outside: cut at the axes
-    arrows = [text for text in axes.texts if text.get_gid() == ARROW_GID]
-    assert len(arrows) == 6 * 22  # runs #1-#6 to the next, every region in both
-    assert all(arrow.arrow_patch.get_clip_on() for arrow in arrows)
-    assert {arrow.arrow_patch.get_clip_box() for arrow in arrows} == {axes.bbox}
+    # the broken baseline points are left out of the sweep (said in its note); every path and
+    # every run's point drawn lies inside the axes
+    left_out = payload["scene"].sweep.left_out
+    assert len(left_out) == 5
+    assert (left_out["sweep_run"] < 6).all()
+    (x0, x1), (y0, y1) = axes.get_xlim(), axes.get_ylim()
+    (dots,) = [c for c in axes.collections if c.get_gid() == RUNS_GID]
+    drawn = [dots.get_offsets()] + [np.column_stack(line.get_data()) for line in axes.get_lines()
+                                    if line.get_gid() == PATH_GID]
+    for xy in drawn:
+        assert ((xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)).all()
 
 
 # ------------------------------------------------------------------ a rendered small case

@@ -185,17 +185,18 @@ def test_a_writer_failing_midway_leaves_earlier_files_intact_and_no_temp_file(tm
     assert pd.read_csv(csv)["region"].tolist() == [r for r, _, _ in SAMPLE_ROWS]
 
 
-def test_a_failing_image_writer_creates_nothing(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", ["f.png", "f.svg"])
+def test_a_failing_image_writer_creates_nothing(tmp_path, monkeypatch, name):
     from matplotlib.figure import Figure
 
-    def broken(self, path, **keywords):
+    def broken(self, path, *args, **keywords):
         with open(path, "wb") as handle:
             handle.write(PNG_MAGIC)
         raise RuntimeError("renderer crashed")
 
     monkeypatch.setattr(Figure, "savefig", broken)
     with pytest.raises(RuntimeError, match="renderer crashed"):
-        _plot(filepath=tmp_path / "f.png", data_filepath=tmp_path / "points.csv")
+        _plot(filepath=tmp_path / name, data_filepath=tmp_path / "points.csv")
     assert _listing(tmp_path) == []  # no file, no temporary file
 
 

@@ -15,7 +15,6 @@ region's point is that thread's row:
 
 from __future__ import annotations
 
-import itertools
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -27,7 +26,7 @@ from wild_samples import BENCH_REPS, LULESH_SIZES
 from roofline_widget import RooflineWidget, plot_roofline, read_likwid, sample_path
 from roofline_widget.cli import main
 from roofline_widget.io.chain import FileChain
-from roofline_widget.scene.compare import ARROW_GID, BASELINE_GID
+from roofline_widget.scene.sweep import PATH_GID, RUNS_GID
 
 LULESH = "lulesh_icx8360y_MEM_DP_O_7sizes_concatenated"
 LABELS = ["#1 (size 30^3)", "#2 (size 60^3)", "#3 (size 90^3)", "#4 (size 120^3)",
@@ -187,18 +186,20 @@ def test_plot_roofline_draws_the_chain_and_writes_its_trajectories(tmp_path):
     assert {p["file"] for p in payload["points"]} == {RUN_7}
     assert payload["colour_by"] == "region"  # a trajectory per region, in its colour
     axes = payload["figure"].axes[0]
-    arrows = [t for t in axes.texts if t.get_gid() == ARROW_GID]
-    assert len(arrows) == 22 * 6
-    runs = [c for c in axes.collections if c.get_gid() == BASELINE_GID]
-    assert [len(c.get_offsets()) for c in runs] == [22] * 6
-    # the region's six arrows run from its run #1 point to its run #7 point, end to start
-    comparison = payload["comparison"]
-    both = comparison[comparison["status"] == "both"].reset_index(drop=True)
-    mine = [arrows[i] for i in both.index[both["region"] == HOURGLASS]]
-    assert len(mine) == 6
-    assert mine[0].xyann == pytest.approx(FIRST)
-    assert mine[-1].xy == pytest.approx(LAST)
-    assert all(a.xy == pytest.approx(b.xyann) for a, b in itertools.pairwise(mine))
+    # a sweep: one path per region through its seven runs, every run's points on the shade
+    paths = [line for line in axes.get_lines() if line.get_gid() == PATH_GID]
+    assert len(paths) == 22
+    (mine,) = [line for line in paths if line.get_label() == HOURGLASS]
+    x, y = mine.get_data()
+    assert len(x) == 7
+    assert (x[0], y[0]) == pytest.approx(FIRST)
+    assert (x[-1], y[-1]) == pytest.approx(LAST)
+    (dots,) = [c for c in axes.collections if c.get_gid() == RUNS_GID]
+    # 7 runs x 22 regions less the 5 points beyond the hardware (left out, said in the notes)
+    assert len(dots.get_offsets()) == 7 * 22 - 5
+    assert "5 of the runs' 154 points not on the paths (5 beyond the hardware" in " ".join(
+        payload["scene"].sweep.notes)
+    assert len(payload["sweep"]) == 7 * 22  # every run's point, drawn or not
     assert svg.stat().st_size > 0
     assert ET.parse(svg).getroot().tag.endswith("svg")
 
@@ -220,10 +221,11 @@ def test_cli_plot_draws_the_chain_with_titles_for_every_run(tmp_path, capsys):
     assert "wrote" in out
     assert "22 point(s)" in out
     assert "drawn as a chain of the file's 7 runs: #1 (size 30^3) → #2 (size 60^3)" in out
-    # each run's point of the region carries its numbers as an SVG title (run #1: lines 550-564)
+    # each run's point of the region carries its numbers as an SVG title (run #1: lines 550-564),
+    # and so does the ring over its last run's point
     titles = [t.text for t in ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}title")
               if t.text and t.text.startswith(HOURGLASS + ",")]
-    assert len(titles) == 7
+    assert len(titles) == 7 + 1
     first = next(t for t in titles if "#1 (Running problem size 30^3" in t)
     assert re.search(r"4\.691 FLOP/byte, 7\.772 GFLOP/s, 1\.657 GB/s", first)
     last = next(t for t in titles if t.startswith(f"{HOURGLASS}, run {RUN_7}"))

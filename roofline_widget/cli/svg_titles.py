@@ -80,7 +80,7 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
     -------
     texts : list of tuple
         The regions' points (with efficiency and bound), the memory-level
-        dots, the baseline points (with the speed-up) and the findings.
+        dots, the baseline points (with the speed-up), a sweep's runs and the findings.
     pinned : list of str
         The texts of the points drawn at the axis edge (almost no FLOPs), in
         the payload's order.
@@ -115,6 +115,11 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
                 texts.append((dot["arithmetic_intensity_flops_per_byte"],
                               dot["performance_gflops"],
                               f"finding ({finding['check']}): {finding['detail']}"))
+    sweep = payload.get("sweep")
+    if sweep is not None:  # a chain drawn as a sweep: every run's point drawn
+        for row in sweep[sweep["drawn"]].to_dict("records"):
+            texts.append((row["arithmetic_intensity_flops_per_byte"], row["performance_gflops"],
+                          f"{_where(row, ranks)}, run {row['file']}\n{_numbers(row)}"))
     comparison = payload.get("comparison")
     if comparison is not None:
         for row in comparison.to_dict("records"):
@@ -174,7 +179,10 @@ class _Lookup:
 def _svg_with_titles(figure, lookup: _Lookup,
                      ceilings: dict[str, str]) -> tuple[bytes, int, int]:
     """The figure as SVG bytes with titles; how many points got one, how many were drawn."""
-    collections = [c for axes in figure.axes for c in axes.collections if len(c.get_offsets())]
+    from matplotlib.collections import PathCollection  # markers (not the grid's line collections)
+
+    collections: list = [c for axes in figure.axes for c in axes.collections
+                         if isinstance(c, PathCollection) and len(c.get_offsets()) > 0]  # type: ignore[arg-type]
     for number, collection in enumerate(collections):
         if not collection.get_gid():  # ids plot_roofline gave (the level findings' rings) stay
             collection.set_gid(f"{GID_PREFIX}{number}")

@@ -28,6 +28,7 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
+from roofline_widget.io.chain import FileChain
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.ceiling_labels import (
@@ -62,7 +63,7 @@ from roofline_widget.scene.parts import (
     SpreadPart,
 )
 from roofline_widget.scene.spread import whisker_arrays
-from roofline_widget.scene.sweep import SweepPart, sweep_extent
+from roofline_widget.scene.sweep import SweepPart, runs_sweep, sweep_extent
 
 __all__ = ["build_scene", "compose_scene", "point_dots", "roof_part", "scene_extent"]
 
@@ -182,12 +183,22 @@ def compose_scene(points: Dots, roofline: Roofline | None, ranges: tuple, *, col
                  obstacles=obstacles)
 
 
+def _earlier_runs(sweep: SweepPart, labels: Sequence[str]) -> pd.DataFrame:
+    """The points of a sweep's runs before the last (the last run's are the plot's points),
+    ``run_label`` each run's short label (what the notes call it)."""
+    runs = sweep.frame["sweep_run"].to_numpy()
+    earlier = sweep.frame[runs < runs.max(initial=0)].drop(columns="run", errors="ignore")
+    return earlier.assign(run_label=np.asarray(labels, dtype=object)[
+        earlier["sweep_run"].to_numpy(dtype=int)])
+
+
 def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
                 coloring: Coloring, ceilings=None, peak_flops: float | None = None,
                 peak_bandwidth: float | None = None, peaks: str = "replace", levels=(),
                 baseline=None, match=None, canvas: LabelCanvas = WIDGET_CANVAS,
                 title: str | None = None, x_label: str = X_LABEL, no_flop_where: str = "",
-                ceiling_checks: bool = True, notes: Sequence[str] = (), strict: int = 0) -> Scene:
+                ceiling_checks: bool = True, notes: Sequence[str] = (), strict: int = 0,
+                sweep: FileChain | None = None) -> Scene:
     """The scene of a roofline plot, from ``plot_roofline``'s arguments.
 
     Parameters
@@ -225,6 +236,11 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     strict : int
         As for :func:`~roofline_widget.scene.levels.level_rows` (the caller's depth for
         warnings); also warns about the ceilings' notes (a ``CeilingWarning`` each).
+    sweep : FileChain, optional
+        A chain of runs (the points' run last), drawn as a sweep
+        (:func:`~roofline_widget.scene.sweep.runs_sweep`: a path per region, the runs
+        on a shade; their points join the empirical roofs, under the chain's short
+        labels) instead of a ``baseline`` comparison (no comparison is built).
 
     Raises
     ------
@@ -233,8 +249,10 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     """
     runs = baseline_runs(baseline) if baseline is not None else []
     frame = comparison_frame(runs, sums, selection=selection, match=match) if runs else None
-    basis = points if frame is None else pd.concat([points, before_points(frame)],
-                                                   ignore_index=True)
+    swept = runs_sweep(sweep.runs, selection, coloring) if sweep is not None else None
+    basis = pd.concat([points, *([before_points(frame)] if frame is not None else []),
+                       *([_earlier_runs(swept, sweep.labels)] if swept and sweep else [])],
+                      ignore_index=True)
     roofline = Roofline.from_ceilings(ceilings, peak_flops, peak_bandwidth, basis, peaks=peaks)
     levels_drawn = None
     if levels:
@@ -245,13 +263,14 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
                   else compare_part(frame, [label for label, _ in runs], coloring))
     table = roofline.classify(points)
     bulk, no_flop = split_flop_work(table)
-    ranges = axis_ranges(table, roofline, scene_extent(levels_drawn, comparison), bulk=bulk)
+    ranges = axis_ranges(table, roofline, scene_extent(levels_drawn, comparison, sweep=swept),
+                         bulk=bulk)
     machine = (warn_ceilings(sums, roofline, stacklevel=strict + 1) if strict
                else ceiling_notes(sums, roofline))
     notes = (beyond_hardware_text(basis, roofline), *notes, *machine,
              no_flop_work_text(no_flop, no_flop_where))
     return compose_scene(point_dots(table, coloring), roofline, ranges, coloring=coloring,
                          no_flop=table.index.isin(no_flop.index), canvas=canvas,
-                         levels=levels_drawn, comparison=comparison,
+                         levels=levels_drawn, comparison=comparison, sweep=swept,
                          title=figure_title(roofline.empirical) if title is None else title,
                          x_label=x_label, notes=notes)

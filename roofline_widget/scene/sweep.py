@@ -35,7 +35,6 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.analysis.scaling import group_keys
 from roofline_widget.analysis.study_keys import StudyKeys, study_keys, varying
 from roofline_widget.look.colors import SWEEP_COLORS
 from roofline_widget.look.markers import (
@@ -179,6 +178,10 @@ class SweepRuns:
         keys = study_keys(list(runs), list(labels))
         differ = varying(keys)
         if group_by is None:
+            # scaling_table's grouping, imported here: a plot of one run (the command line's
+            # plot) imports no scaling code
+            from roofline_widget.analysis.scaling import group_keys
+
             chosen, varies = group_keys(keys, None)
         elif group_by not in differ or len(differ) < 2:
             raise ValueError(f"group the runs by one of {differ if len(differ) > 1 else []} "

@@ -128,6 +128,17 @@ def _write_json(path, payload: dict) -> None:
         handle.write("\n")
 
 
+def tight_box(figure):
+    """The box (inches) around everything ``figure`` draws, worked out from the artists' extents
+    without drawing them (``savefig(bbox_inches="tight")`` draws the whole figure once more for
+    it), padded as matplotlib pads a tight box (``savefig.pad_inches``)."""
+    import matplotlib
+
+    renderer = figure.canvas.get_renderer()
+    return figure.get_tightbbox(renderer).padded(matplotlib.rcParams["savefig.pad_inches"])
+
+
 def image_writer(figure, image_format: str) -> Callable[[str], None]:
-    """``write(path)`` for the image file of a matplotlib ``figure``."""
-    return lambda path: figure.savefig(path, format=image_format, bbox_inches="tight")
+    """``write(path)`` for the image file of a matplotlib ``figure``: drawn once, cut to its
+    artists (:func:`tight_box`)."""
+    return lambda path: figure.savefig(path, format=image_format, bbox_inches=tight_box(figure))

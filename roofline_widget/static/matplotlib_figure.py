@@ -17,24 +17,28 @@ no mathtext, no control character).
 from __future__ import annotations
 
 import math
+import textwrap
+from typing import Any
 
 import numpy as np
 
 from roofline_widget.escaping import matplotlib_text
 from roofline_widget.look.ceiling_labels import LabelCanvas
 from roofline_widget.look.ceiling_lines import ceiling_rows
-from roofline_widget.look.colors import OTHER_COLOR
+from roofline_widget.look.colors import OTHER_COLOR, POINT_STROKE
 from roofline_widget.look.log_axes import labelled_ticks, log_ticks, tick_text
 from roofline_widget.look.markers import CEILING_STROKE, FLAGGED_STROKE, ROOF_STROKE
 from roofline_widget.look.no_flop import pinned
 from roofline_widget.look.plot_area import PlotArea
 from roofline_widget.look.texts import Y_LABEL
 from roofline_widget.scene.parts import Dots, Polylines, Scene, Shade
+from roofline_widget.scene.sweep import SweepPart
 from roofline_widget.static.exports import import_matplotlib
 from roofline_widget.static.region_labels import place_region_labels
 
 __all__ = ["CEILING_GID", "CEILING_LABEL_GID", "CEILING_LABEL_SIZE", "NOTES_GID",
-           "NO_FLOP_WHERE", "STATIC_CANVAS", "draw", "draw_legend", "plain_log_ticks"]
+           "NO_FLOP_WHERE", "STATIC_CANVAS", "SWEEP_BAR_GID", "draw", "draw_legend",
+           "plain_log_ticks"]
 
 #: The matplotlib gid (SVG id) of a ceiling's line: ``f"{CEILING_GID}-{n}"`` for the n-th row
 #: of the ceilings table (``look.ceiling_lines.ceiling_rows``, ``payload["ceiling_table"]``).
@@ -48,7 +52,7 @@ NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
 #: Font size (pt) of the ceiling labels.
 CEILING_LABEL_SIZE = 8.5
 #: The figure's size (inches) and its axes' box (figure fractions), fixed: the labels are
-#: placed for the axes' pixels at :data:`_DPI`.
+#: placed for the axes' pixels at :data:`_DPI`; the file is cut to what is drawn (``static.exports``).
 _FIGSIZE = (10.0, 6.5)
 _AXES_BOX = (0.125, 0.11, 0.775, 0.77)
 _DPI = 100.0
@@ -58,7 +62,16 @@ STATIC_CANVAS = LabelCanvas(
     PlotArea(min_width=_FIGSIZE[0] * _AXES_BOX[2] * _DPI, height=_FIGSIZE[1] * _AXES_BOX[3] * _DPI),
     font_px=CEILING_LABEL_SIZE * _PX, anchor_gap_px=2.0 * _PX, line_gap_px=2.5 * _PX,
     point_clearance_px=4.0 * _PX, turned=True, ridge_label=False)
-_LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":"}
+_LINESTYLES: dict[str, Any] = {"solid": "-", "dashed": "--", "dotted": ":"}
+#: Characters of a line of the notes under the axes (8 pt text across the axes' width).
+_NOTE_WIDTH = 125
+#: The colour bar's title for what a sweep's shade shows.
+_SWEEP_KEYS = {"threads": "threads", "ranks": "MPI ranks", "size": "problem size",
+               "case": "case", "run": "run (in file order)"}
+#: At most this many labelled ticks on a sweep's colour bar (every k-th step, and the last).
+_BAR_TICKS = 12
+#: The matplotlib gid of a sweep's colour bar (its axes).
+SWEEP_BAR_GID = "roofline-sweep-colorbar"
 
 
 def _shaded(values: np.ndarray, shade: Shade) -> list:
@@ -177,6 +190,47 @@ def _draw_points(axes, scene: Scene) -> None:
                      clip_on=False, label=label)
 
 
+def _draw_sweep(axes, sweep: SweepPart, scene: Scene, proxies: list) -> None:
+    """A sweep: a path per region in its colour (the legend names each region once, and each
+    group's line style), every run's point filled with its run's shade, a ring over the chosen
+    (last) run's; the colour bar right of the axes says what the shade shows."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import LinearSegmentedColormap, Normalize
+    from matplotlib.lines import Line2D
+
+    drawn, named = sweep.drawn, set()
+    for group, lines in zip(sweep.groups, sweep.paths):
+        style = _LINESTYLES[lines.style]
+        rows = drawn[drawn["sweep_group"] == group]
+        regions = rows.groupby("sweep_path", sort=True)["region"].first().astype(str)
+        for x, y, color, region in zip(lines.x, lines.y, _colors(lines, scene), regions):
+            axes.plot(x, y, color=color, linewidth=lines.stroke.matplotlib, alpha=lines.opacity,
+                      linestyle=style, zorder=lines.z, gid=lines.name,
+                      label=f"_{region}" if region in named else region)
+            named.add(region)
+        if len(sweep.groups) > 1:
+            proxies.append(Line2D([], [], color="0.3", linestyle=style, label=group))
+    dots, shade = sweep.runs, sweep.key.shade
+    cmap = LinearSegmentedColormap.from_list("sweep", list(shade.colors))
+    norm = Normalize(shade.low, shade.high)
+    if len(dots):
+        axes.scatter(dots.x, dots.y, c=dots.values, cmap=cmap, norm=norm, marker=dots.marker.matplotlib,
+                     s=dots.size.matplotlib, edgecolors=POINT_STROKE,
+                     linewidths=dots.stroke.matplotlib, zorder=dots.z, gid=dots.name)
+    _draw_dots(axes, sweep.ring, scene, proxies)
+    box = axes.get_position()
+    width = axes.figure.get_figwidth()  # the bar 0.12 inches right of the axes, 0.14 wide
+    bar_axes = axes.figure.add_axes((box.x1 + 0.12 / width, box.y0, 0.14 / width, box.height))
+    step = -(-len(sweep.key) // _BAR_TICKS)
+    shown = sorted({*range(0, len(sweep.key), step), len(sweep.key) - 1})
+    bar = axes.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=bar_axes,
+                               ticks=[sweep.key.values[i] for i in shown])
+    bar.ax.set_yticklabels([matplotlib_text(sweep.key.labels[i]) for i in shown], fontsize=8)
+    bar.ax.minorticks_off()
+    bar.set_label(matplotlib_text(_SWEEP_KEYS.get(sweep.key.name, sweep.key.name)), fontsize=9)
+    bar.ax.set_gid(SWEEP_BAR_GID)
+
+
 def draw_legend(axes, extra_handles=()) -> None:
     """The figure's one legend, right of the axes (it covers nothing; files are saved tight).
 
@@ -186,8 +240,22 @@ def draw_legend(axes, extra_handles=()) -> None:
     """
     handles, labels = axes.get_legend_handles_labels()
     labels += [handle.get_label() for handle in extra_handles]
+    beside = 1.01
+    others = [a for a in axes.figure.axes if a is not axes]  # a colour bar: the legend right of it
+    if others:
+        renderer = axes.figure.canvas.get_renderer()
+        right = max(a.get_tightbbox(renderer).x1 for a in others) + 10.0
+        beside = axes.transAxes.inverted().transform((right, 0.0))[0]
     axes.legend([*handles, *extra_handles], [matplotlib_text(label) for label in labels],
-                fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+                fontsize=8, loc="upper left", bbox_to_anchor=(beside, 1.0), borderaxespad=0.0)
+
+
+def _minor_steps(limits: tuple[float, float]) -> np.ndarray:
+    """2, 3, ..., 9 times each power of ten inside ``limits`` (a log axis' minor steps)."""
+    low, high = (math.floor(math.log10(v)) for v in limits)
+    decades = 10.0 ** np.arange(low, high + 1)
+    steps = (decades[:, None] * np.arange(2, 10)[None, :]).ravel()
+    return steps[(steps > limits[0]) & (steps < limits[1])]
 
 
 def plain_log_ticks(axes) -> None:
@@ -195,11 +263,13 @@ def plain_log_ticks(axes) -> None:
 
     The major ticks are :func:`~roofline_widget.look.log_axes.log_ticks` of
     the limits, their text :func:`~roofline_widget.look.log_axes.tick_text` (d3's
-    ``"~g"``, as the widget's axes), left out where it would overlap another
-    (:func:`~roofline_widget.look.log_axes.labelled_ticks`); the other decades and
-    steps get unlabelled ticks.
+    ``"~g"``, as the widget's axes), with the major grid, a label left out where
+    it would overlap another (:func:`~roofline_widget.look.log_axes.labelled_ticks`);
+    the other decades and steps get a faint grid line each, two line collections (a
+    minor tick of matplotlib is an artist of its own: two hundred of them cost a
+    second to lay out).
     """
-    from matplotlib.ticker import FixedFormatter, FixedLocator, LogLocator, NullFormatter
+    from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
     for axis, (low, high) in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
         ticks = log_ticks(low, high)
@@ -212,8 +282,11 @@ def plain_log_ticks(axes) -> None:
         axis.set_major_locator(FixedLocator(ticks.tolist()))
         axis.set_major_formatter(FixedFormatter([text if keep else ""
                                                  for text, keep in zip(texts, shown)]))
-        axis.set_minor_locator(LogLocator(subs=tuple(range(1, 10)), numticks=100))
-        axis.set_minor_formatter(NullFormatter())
+        axis.set_minor_locator(NullLocator())
+    grid = {"colors": "#b0b0b0", "linewidth": 0.8, "alpha": 0.12, "zorder": 0.5}
+    axes.vlines(_minor_steps(axes.get_xlim()), 0, 1, transform=axes.get_xaxis_transform(), **grid)
+    axes.hlines(_minor_steps(axes.get_ylim()), 0, 1, transform=axes.get_yaxis_transform(), **grid)
+    axes.grid(True, which="major", alpha=0.35)
 
 
 def _label_extent(text: str, axis, horizontal: bool, dpi: float) -> float:
@@ -230,7 +303,7 @@ def _label_extent(text: str, axis, horizontal: bool, dpi: float) -> float:
 def draw(scene: Scene):
     """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas)."""
     _, Figure, FigureCanvasAgg = import_matplotlib()
-    figure = Figure(figsize=_FIGSIZE)
+    figure = Figure(figsize=_FIGSIZE, dpi=_DPI)
     FigureCanvasAgg(figure)
     axes = figure.add_axes(_AXES_BOX)
     axes.set_xscale("log")
@@ -239,23 +312,25 @@ def draw(scene: Scene):
     axes.set_ylim(*scene.y_range)
     _draw_roofs(axes, scene)
     proxies: list = []
-    marks = [mark for part in scene.parts for mark in part.marks()]
+    marks = [mark for part in scene.parts if part is not scene.sweep for mark in part.marks()]
     for mark in marks:
         if isinstance(mark, Dots):
             _draw_dots(axes, mark, scene, proxies)
         elif not mark.heads:
             _draw_lines(axes, mark, scene)
-    _draw_points(axes, scene)
+    if scene.sweep is not None:  # every run's points, the last run's among them
+        _draw_sweep(axes, scene.sweep, scene, proxies)
+    else:
+        _draw_points(axes, scene)
     plain_log_ticks(axes)
-    text = "\n".join(filter(None, scene.notes))
-    if text:  # under the axes, one line each
+    notes = [*scene.notes, *(scene.sweep.notes if scene.sweep is not None else ())]
+    text = "\n".join(textwrap.fill(note, _NOTE_WIDTH) for note in notes if note)
+    if text:  # under the axes, wrapped to their width (the legend is right of them)
         axes.text(0.0, -0.12, matplotlib_text(text), transform=axes.transAxes, ha="left",
-                  va="top", fontsize=8, color="0.2", wrap=True, gid=NOTES_GID)
+                  va="top", fontsize=8, color="0.2", gid=NOTES_GID)
     axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
     axes.set_title(scene.title)
-    axes.grid(True, which="major", alpha=0.35)
-    axes.grid(True, which="minor", alpha=0.12)
     draw_legend(axes, proxies)
     # after everything they keep clear of; the arrows (whose boxes span their lines) over them
     place_region_labels(axes, scene.point_rows)

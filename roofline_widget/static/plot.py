@@ -145,9 +145,13 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     chain : bool
         True (default): when ``profiling_data`` is ONE file of several runs,
         no ``baseline`` is given and the backend is matplotlib, the points
-        are the last run's and the earlier runs are drawn as the baseline
-        chain (by short label, ``#1 (size 30^3)``): each region's trajectory
-        through the runs in order; ``payload["chain"]`` names the runs.
+        are the last run's and the runs are drawn as a sweep (by short label,
+        ``#1 (size 30^3)``; :mod:`~roofline_widget.scene.sweep`): each region's
+        path through the runs in order, the runs shaded by what differs with a
+        colour bar; ``payload["chain"]`` names the runs, ``payload["sweep"]``
+        holds every run's points (no run comparison is built: see
+        :func:`~roofline_widget.compare_points` of
+        :func:`~roofline_widget.run_chain`).
         False (and ``backend="bqplot"``, which draws no baseline): every run
         as points, one per region and run.  An explicit ``baseline`` wins;
         a list of runs is never a chain (files each of several runs
@@ -230,13 +234,16 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     colour_column, keys = colour_keys(points, chained.chain is not None)
     coloring = Coloring(colour_column, tuple(keys), tuple(sampled_colors(cmap, len(keys))))
     drawn_by = "bqplot" if page is not None else backend  # a page is the widget's figure
+    # a chain drawn by matplotlib is a sweep (scene.sweep): its runs, no comparison built
+    swept = chained.chain if drawn_by == "matplotlib" else None
     scene = build_scene(
         sums, points, selection=selected.selection, coloring=coloring, ceilings=ceilings,
         peak_flops=peak_flops, peak_bandwidth=peak_bandwidth, levels=levels,
-        baseline=chained.baseline, match=match,
+        baseline=chained.baseline if swept is None else None, match=match,
         canvas=STATIC_CANVAS if drawn_by == "matplotlib" else WIDGET_CANVAS,
         x_label=f"{X_LABEL}  ({selected.flops_metric} / {selected.bandwidth_metric})",
-        no_flop_where=NO_FLOP_WHERE[drawn_by], notes=missing, strict=3)
+        no_flop_where=NO_FLOP_WHERE[drawn_by], notes=missing, strict=3,
+        sweep=swept)
     roofline, table = scene.roofline, scene.point_rows
     if roofline is None:  # pragma: no cover - Roofline.from_ceilings raises instead
         raise ValueError("no ceilings")
@@ -249,6 +256,8 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     payload["scene"] = scene
+    if scene.sweep is not None:
+        payload["sweep"] = scene.sweep.frame
     if scene.comparison is not None:
         payload["comparison"] = scene.comparison.frame
     if scene.levels is not None:

@@ -149,18 +149,42 @@ def _obstacles(axes, renderer, xy_px: np.ndarray) -> np.ndarray:
                       _squares(_line_samples(axes), _LINE_STEP_PX / 2)])
 
 
-def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None:
-    """Move ``annotation`` through the candidate positions; the first free box, or None."""
+def _candidate_boxes(anchor, size, dpi: float) -> list[tuple]:
+    """The box of each candidate position of a text of ``size`` (w, h px) at ``anchor`` (px),
+    in :data:`CANDIDATE_OFFSETS` x :data:`_DISTANCES` order, with the offset and alignment."""
+    width, height = size
+    boxes = []
     for distance in _DISTANCES:
         for (dx, dy), ha, va in CANDIDATE_OFFSETS:
-            annotation.xyann = (dx * distance, dy * distance)
+            x = anchor[0] + dx * distance * dpi / 72
+            y = anchor[1] + dy * distance * dpi / 72
+            x0 = {"left": x, "right": x - width, "center": x - width / 2}[ha]
+            y0 = {"bottom": y, "top": y - height, "center": y - height / 2}[va]
+            boxes.append(((x0 - _PAD_PX, y0 - _PAD_PX, x0 + width + _PAD_PX,
+                           y0 + height + _PAD_PX), (dx * distance, dy * distance), ha, va))
+    return boxes
+
+
+def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None:
+    """Move ``annotation`` to the first candidate position whose box is free; that box, or None.
+
+    The text is laid out once (its size); each candidate's box follows from it.
+    """
+    extent = annotation.get_window_extent(renderer)
+    anchor = annotation.axes.transData.transform(annotation.xy)
+    candidates = _candidate_boxes(anchor, (extent.width, extent.height), annotation.figure.dpi)
+    boxes = np.asarray([box for box, *_ in candidates])
+    reach = (boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max())
+    near = blocked[(blocked[:, 0] < reach[2]) & (reach[0] < blocked[:, 2])
+                   & (blocked[:, 1] < reach[3]) & (reach[1] < blocked[:, 3])]
+    for box, offset, ha, va in candidates:
+        inside = (box[0] >= frame.x0 and box[2] <= frame.x1
+                  and box[1] >= frame.y0 and box[3] <= frame.y1)
+        if inside and not _boxes_overlap(box, near):  # what lies within reach of any candidate
+            annotation.xyann = offset
             annotation.set_ha(ha)
             annotation.set_va(va)
-            box = _extent(annotation, renderer)
-            inside = (box[0] >= frame.x0 and box[2] <= frame.x1
-                      and box[1] >= frame.y0 and box[3] <= frame.y1)
-            if inside and not _boxes_overlap(box, blocked):
-                return box
+            return box
     return None
 
 

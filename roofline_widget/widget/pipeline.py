@@ -135,8 +135,7 @@ class RefreshPipeline:
             group_ranks=owner.group_ranks, combine_ranks=owner.combine_ranks, max_points=budget)
         sweep = parts.sweep(points)  # a chain drawn as a sweep: no arrows
         comparison = parts.comparison(points) if sweep is None else None
-        # a sweep's every run, the points off its paths too (beyond the hardware: named, no roof)
-        baseline = parts.baseline_points() if sweep is None else sweep.frame
+        baseline = parts.baseline_points() if sweep is None else sweep.frame  # off-path ones too
         self._roof_basis = points.points if baseline is None else keep_flags(
             pd.concat([points.points, baseline], ignore_index=True))
         self._point_keys = roof_keys(points.points)

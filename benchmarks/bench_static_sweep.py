@@ -1,0 +1,203 @@
+"""plot_roofline of an 18-run sweep against a bare matplotlib scatter of the same points (issue 33).
+
+Usage::
+
+    python benchmarks/bench_static_sweep.py                       # this checkout and /work/main
+    python benchmarks/bench_static_sweep.py --before /path/tree   # another tree as "before"
+    python benchmarks/bench_static_sweep.py --repeats 1           # quicker
+
+The data: ``sweep_file.py`` writes 18 runs of the real LULESH sample 19 (22 kernels each, 396
+points) appended to one log: ``plot_roofline`` draws it as a chain (a sweep on this checkout).
+Each round runs one process per tree (``PYTHONPATH`` the tree), which, after one untimed plot of
+a small file and one untimed bare scatter (matplotlib's first-use costs), times ``REPEATS``
+times, interleaved (bare, plot, bare, plot, ...: both see the same machine noise; nothing is
+cached between plots, the file is read and aggregated each time):
+
+* ``plot_roofline(sweep, filepath=<png>)``: what a user waits for; inside it, the time in
+  ``Figure.savefig`` and how often the figure was drawn (``Figure.draw`` calls: a tight
+  bounding box drawn by matplotlib is one more);
+* the bare scatter: the same 396 points (every run's, read once by the parent with this
+  checkout) as one ``scatter`` per region with a legend of the 22 regions right of the axes,
+  saved as PNG with ``bbox_inches="tight"``, on linear axes (the quicker) and on log axes.
+
+Prints per tree the medians over the repetitions of every round and the median of the
+repetitions' ratios plot / bare (linear axes: the stricter), the target (<= 3), and the load
+average before and after each round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import ROOT, command_line, ms, print_table, verdict
+
+#: The tree measured as "before" unless ``--before`` says otherwise: the lead's main.
+BEFORE = Path("/work/main")
+TARGET = 3.0
+REPEATS = 3
+
+
+def load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def bare_scatter(points_file: Path, png: Path, log: bool) -> float:
+    """Seconds to draw and save the bare scatter (a scatter per region, their legend)."""
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    data = np.load(points_file, allow_pickle=True)
+    x, y, regions = data["x"], data["y"], data["region"]
+    start = time.perf_counter()
+    figure = Figure(figsize=(10.0, 6.5))
+    FigureCanvasAgg(figure)
+    axes = figure.add_axes((0.125, 0.11, 0.775, 0.77))
+    for region in dict.fromkeys(regions):
+        mine = regions == region
+        axes.scatter(x[mine], y[mine], s=36, label=str(region))
+    if log:
+        axes.set_xscale("log")
+        axes.set_yscale("log")
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    figure.savefig(png, bbox_inches="tight")
+    return time.perf_counter() - start
+
+
+def child(sweep: Path, points_file: Path, repeats: int) -> None:
+    """In the tree under test: time the plot and the bare scatters, print a JSON line."""
+    import warnings
+
+    sys.path[:] = [os.environ["PYTHONPATH"]] + [
+        p for p in sys.path if p not in (str(ROOT), str(ROOT / "tests"))]
+    warnings.simplefilter("ignore")
+    from matplotlib.figure import Figure
+
+    import roofline_widget
+    from roofline_widget import plot_roofline, sample_path
+
+    spent: dict = {"savefig": 0.0, "draws": 0}
+    savefig, draw = Figure.savefig, Figure.draw
+
+    def timed_savefig(self, *args, **keywords):
+        start = time.perf_counter()
+        try:
+            return savefig(self, *args, **keywords)
+        finally:
+            spent["savefig"] += time.perf_counter() - start
+
+    def counted_draw(self, *args, **keywords):
+        spent["draws"] += 1
+        return draw(self, *args, **keywords)
+
+    result: dict = {"plot": [], "savefig": [], "draws": [], "bare": [], "bare_log": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        plot_roofline(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"),
+                      filepath=str(folder / "small.png"), verbose=False)  # first use: not timed
+        bare_scatter(points_file, folder / "bare0.png", log=True)  # first use: not timed
+        for _ in range(repeats):
+            result["bare"].append(bare_scatter(points_file, folder / "bare.png", log=False))
+            spent.update(savefig=0.0, draws=0)
+            Figure.savefig, Figure.draw = timed_savefig, counted_draw  # type: ignore[method-assign]
+            start = time.perf_counter()
+            plot_roofline(str(sweep), filepath=str(folder / "sweep.png"), verbose=False)
+            result["plot"].append(time.perf_counter() - start)
+            Figure.savefig, Figure.draw = savefig, draw  # type: ignore[method-assign]
+            result["savefig"].append(spent["savefig"])
+            result["draws"].append(spent["draws"])
+            result["bare_log"].append(bare_scatter(points_file, folder / "bare_log.png", log=True))
+    result["tree"] = str(Path(roofline_widget.__file__).parent.parent)
+    print(json.dumps(result))
+
+
+def run_child(tree: Path, sweep: Path, points_file: Path, work: Path, repeats: int) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree), "MPLBACKEND": "Agg"}
+    args = [sys.executable, str(Path(__file__).resolve()), "--child", str(sweep),
+            "--points", str(points_file), "--repeats", str(repeats)]
+    done = subprocess.run(args, cwd=work, env=env, capture_output=True, text=True, timeout=1800)
+    if done.returncode:
+        raise RuntimeError(f"{tree}: {done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def write_points(sweep: Path, target: Path) -> int:
+    """Every run's points of ``sweep`` (this checkout's reader) as arrays for the bare scatter."""
+    import warnings
+
+    import numpy as np
+
+    from roofline_widget import points_dataframe
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        points = points_dataframe(str(sweep))
+    keep = (points["performance_gflops"] > 0) & (points["arithmetic_intensity_flops_per_byte"] > 0)
+    points = points[keep]
+    np.savez(target, x=points["arithmetic_intensity_flops_per_byte"].to_numpy(float),
+             y=points["performance_gflops"].to_numpy(float),
+             region=points["region"].astype(str).to_numpy(dtype=object))
+    return len(points)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, default=BEFORE, help=f"tree (default {BEFORE})")
+    parser.add_argument("--rounds", type=int, default=1, help="one process per tree each")
+    parser.add_argument("--repeats", type=int, default=REPEATS,
+                        help=f"interleaved repetitions per process (default {REPEATS})")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--points", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.points, args.repeats)
+        return
+    from sweep_file import write_sweep
+
+    trees = {f"before ({args.before})": args.before, "after (this checkout)": ROOT}
+    results: dict[str, list[dict]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory(prefix="bench-static-sweep-") as tmp:
+        work = Path(tmp)
+        sweep = write_sweep(work)
+        count = write_points(sweep, work / "points.npz")
+        print(f"{count} points (18 runs x 22 kernels) in {sweep.name}", flush=True)
+        for round_ in range(args.rounds):
+            for name, tree in trees.items():
+                before = load_average()
+                result = run_child(tree, sweep, work / "points.npz", work, args.repeats)
+                results[name].append(result)
+                print(f"round {round_ + 1} {name}: plot_roofline "
+                      f"{', '.join(ms(t) for t in result['plot'])} (draws {result['draws']}), "
+                      f"bare scatter {', '.join(ms(t) for t in result['bare'])}; "
+                      f"load {before} -> {load_average()}", flush=True)
+    report(results, args.rounds * args.repeats)
+
+
+def report(results: dict[str, list[dict]], count: int) -> None:
+    rows = []
+    for name, runs in results.items():
+        def median(key: str, runs=runs) -> float:
+            return statistics.median(v for r in runs for v in r[key])
+
+        ratio = statistics.median(p / b for r in runs for p, b in zip(r["plot"], r["bare"]))
+        rows.append([name, ms(median("plot")), f"{median('draws'):g}", ms(median("savefig")),
+                     ms(median("bare")), ms(median("bare_log")), f"{ratio:.2f}",
+                     verdict(ratio, TARGET, higher_is_better=False)])
+    print_table(f"plot_roofline of the 18-run sweep against a bare scatter of its points, "
+                f"medians of {count} interleaved repetitions per tree",
+                ["tree", "plot_roofline", "draws", "savefig", "bare scatter", "bare (log axes)",
+                 "plot / bare", f"<= {TARGET:g}"], rows)
+    print(f"load average now (1, 5, 15 min): {load_average()}")
+    print(f"command: {command_line()}")
+
+
+if __name__ == "__main__":
+    main()
