@@ -403,7 +403,8 @@ def test_svg_titles_name_the_socket(tmp_path):
     assert payload["rank_groups"] == ["<b>n&1 socket 0 (ranks 0-23)", "<b>n&1 socket 1 (ranks 24-47)"]
     assert add_hover_titles(payload, out) == (2, 2)
     svg = out.read_text()
-    assert "<title>wr-only (&lt;b&gt;n&amp;1 socket 1 (ranks 24-47)), run " in svg
+    # one region, two sockets: each point named by its socket (look.point_names), then its ranks
+    assert "<title>&lt;b&gt;n&amp;1 socket 1 (ranks 24-47), run " in svg
     assert "<b>" not in svg
     assert "all ranks" not in svg
 

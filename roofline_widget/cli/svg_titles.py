@@ -55,6 +55,8 @@ def _where(row: dict, ranks: bool, group: object = None, name: object = None) ->
     name = row["region"] if name is None else name
     group = row.get("rank_group") if group is None else group
     summed = None if rank is None else summed_ranks(rank, group)
+    if summed and name != row["region"] and " (" in summed:  # named by its place: its ranks
+        return f"{name}{summed[summed.rfind(' ('):]}"
     if summed:
         return f"{name} ({summed})"
     return f"{name} (rank {rank})" if ranks else str(name)

@@ -33,6 +33,7 @@ from roofline_widget.widget.pipeline import RefreshPipeline
 from roofline_widget.widget.point_keys import with_keys
 from roofline_widget.widget.roofs import classify, with_theoretical
 from roofline_widget.widget.saved_views import apply_view, widget_view
+from roofline_widget.widget.square_ranks import SquareRanks
 from roofline_widget.widget.state import UpdateGuard
 from roofline_widget.widget.sweep_controls import SweepControls
 from roofline_widget.widget.traits import (
@@ -132,7 +133,13 @@ class RooflineWidget(RooflineTraits):
         ``max_points`` are selected from several ranks (the default).
     expanded_regions : list of str
         Regions whose ranks the spread view draws as points (a click on a
-        median point toggles its region, see :meth:`toggle_region`).
+        median point toggles its region, see :meth:`toggle_region`, where
+        the points are one per rank).
+    square_ranks : SquareRanks
+        A click on a spread square whose points sum its ranks (one per host
+        or socket) shows its ranks as points, one per rank; the "spread"
+        button or ``square_ranks.back()`` restores ``ranks`` and ``group_ranks``
+        (:mod:`roofline_widget.widget.square_ranks`).
     sweep_step, group_runs_by : int, str
         Of a sweep (``chain``): the step ringed on every path (the run slider; -1: the last),
         the key runs differing in more than one are grouped by (``"case"``: a path per case
@@ -182,7 +189,6 @@ class RooflineWidget(RooflineTraits):
         self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         self.sweep_controls = SweepControls(self._guard)
-        self.figure.layer("ranks").on_click = self.toggle_region
         self._refresh = RefreshPipeline(self, self._guard, ceilings)
         # WebGL missing in the browser (or back): the points are selected again for its budget.
         self.figure.points.on_fallback(self._refresh.refresh_points)
@@ -195,6 +201,8 @@ class RooflineWidget(RooflineTraits):
             self.sweep_controls.link(self)
             self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
+        self.square_ranks = SquareRanks(self, self._set_traits)
+        self.figure.layer("ranks").on_click = self.square_ranks.click
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
         self.figure.on_select(lambda rows, adding: setattr(
             self, "selected", with_keys(self.selected, self._refresh.keys_of(rows), adding)))
@@ -256,6 +264,13 @@ class RooflineWidget(RooflineTraits):
         """Show or hide the ranks of ``region`` in the spread view (a median point's click)."""
         expanded = [r for r in self.expanded_regions if r != region]
         self.expanded_regions = expanded + ([] if region in self.expanded_regions else [region])
+
+    def _set_traits(self, values: dict) -> None:
+        """Set the traits ``values`` ({name: value}) at once, then refresh once."""
+        with self._guard.hold(), self.hold_trait_notifications():
+            for name, value in values.items():
+                setattr(self, name, value)
+        self._refresh.refresh_points()
 
     def reset_view(self) -> None:
         """Fit the axes to the points and ceilings again (undo pan and zoom)."""
