@@ -133,13 +133,10 @@ class RooflineWidget(RooflineTraits):
         ``max_points`` are selected from several ranks (the default).
     expanded_regions : list of str
         Regions whose ranks the spread view draws as points (a click on a
-        median point toggles its region, see :meth:`toggle_region`, where
-        the points are one per rank).
+        median point, see :attr:`square_ranks`).
     square_ranks : SquareRanks
-        A click on a spread square whose points sum its ranks (one per host
-        or socket) shows its ranks as points, one per rank; the "spread"
-        button or ``square_ranks.back()`` restores ``ranks`` and ``group_ranks``
-        (:mod:`roofline_widget.widget.square_ranks`).
+        What a click on a spread square does: its ranks shown as points (:mod:`.square_ranks`)
+        or its region toggled in ``expanded_regions`` (``square_ranks.toggle_region(region)``).
     sweep_step, group_runs_by : int, str
         Of a sweep (``chain``): the step ringed on every path (the run slider; -1: the last),
         the key runs differing in more than one are grouped by (``"case"``: a path per case
@@ -201,7 +198,7 @@ class RooflineWidget(RooflineTraits):
             self.sweep_controls.link(self)
             self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
-        self.square_ranks = SquareRanks(self, self._set_traits)
+        self.square_ranks = SquareRanks(self, guard=self._guard, pipeline=self._refresh)
         self.figure.layer("ranks").on_click = self.square_ranks.click
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
         self.figure.on_select(lambda rows, adding: setattr(
@@ -259,18 +256,6 @@ class RooflineWidget(RooflineTraits):
     def roofline(self) -> Roofline | None:
         """The current ceilings (peaks or empirical, plus the extra ceilings)."""
         return self._refresh.roofline
-
-    def toggle_region(self, region: str) -> None:
-        """Show or hide the ranks of ``region`` in the spread view (a median point's click)."""
-        expanded = [r for r in self.expanded_regions if r != region]
-        self.expanded_regions = expanded + ([] if region in self.expanded_regions else [region])
-
-    def _set_traits(self, values: dict) -> None:
-        """Set the traits ``values`` ({name: value}) at once, then refresh once."""
-        with self._guard.hold(), self.hold_trait_notifications():
-            for name, value in values.items():
-                setattr(self, name, value)
-        self._refresh.refresh_points()
 
     def reset_view(self) -> None:
         """Fit the axes to the points and ceilings again (undo pan and zoom)."""

@@ -14,7 +14,6 @@ them by hand in between keeps the hand's choice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,7 +23,9 @@ from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_groups import check_group_ranks
 
 if TYPE_CHECKING:
+    from roofline_widget.widget.pipeline import RefreshPipeline
     from roofline_widget.widget.roofline_widget import RooflineWidget
+    from roofline_widget.widget.state import UpdateGuard
 
 __all__ = ["RanksBefore", "SquareRanks", "sums_ranks"]
 
@@ -63,8 +64,10 @@ class SquareRanks:
     Parameters
     ----------
     widget : RooflineWidget
-    apply : callable
-        ``apply({trait: value})`` sets the widget's traits at once, one refresh.
+    guard : UpdateGuard
+        The widget's guard: the traits change without a refresh each.
+    pipeline : RefreshPipeline
+        The widget's refresh pipeline: one refresh after the traits are set.
 
     Attributes
     ----------
@@ -72,10 +75,11 @@ class SquareRanks:
         What the last click changed, while its ranks are shown (None otherwise).
     """
 
-    def __init__(self, widget: RooflineWidget, apply: Callable[[dict], None]) -> None:
+    def __init__(self, widget: RooflineWidget, *, guard: UpdateGuard,
+                 pipeline: RefreshPipeline) -> None:
         self.widget = widget
         self.before: RanksBefore | None = None
-        self._apply = apply
+        self._guard, self._pipeline = guard, pipeline
         self._applying = False
         widget.observe(self._on_view, names="rank_view")
         widget.observe(self._on_choice, names=["ranks", "group_ranks"])
@@ -86,13 +90,19 @@ class SquareRanks:
         widget = self.widget
         grouping = check_group_ranks(widget.group_ranks, widget.combine_ranks)
         if not sums_ranks(square, widget.sums, grouping):
-            widget.toggle_region(str(square["region"]))
+            self.toggle_region(str(square["region"]))
             return
         before = RanksBefore(None if widget.ranks is None else list(widget.ranks),
                              str(widget.group_ranks), str(widget.rank_view))
         self._set({"ranks": sorted(int(rank) for rank in square["ranks"]),
                    "group_ranks": "rank", "rank_view": "points"})
         self.before = before
+
+    def toggle_region(self, region: str) -> None:
+        """Show or hide the rank points of ``region`` beside the spread's squares."""
+        expanded = [r for r in self.widget.expanded_regions if r != region]
+        self.widget.expanded_regions = expanded + (
+            [] if region in self.widget.expanded_regions else [region])
 
     def back(self) -> None:
         """The ranks, grouping and view as before the last click (nothing if none is shown)."""
@@ -102,11 +112,15 @@ class SquareRanks:
                        "rank_view": before.rank_view})
 
     def _set(self, values: dict) -> None:
+        """Set the widget's traits ``values`` ({name: value}) at once, then refresh once."""
         self._applying = True
         try:
-            self._apply(values)
+            with self._guard.hold(), self.widget.hold_trait_notifications():
+                for name, value in values.items():
+                    setattr(self.widget, name, value)
         finally:
             self._applying = False
+        self._pipeline.refresh_points()
 
     def _on_view(self, change) -> None:
         """The spread chosen again (a mode button): the ranks and grouping of before the click."""
