@@ -157,7 +157,7 @@ def spread_tooltip_html(row: pd.Series) -> str:
         ("Runtime s min / median / max", triple(schema.RUNTIME, ".4g")),
         ("Imbalance (max / mean runtime)", format(row["imbalance"], ".3f")),
         ("Slowest rank", str(int(row["slowest_rank"]))),
-        ("Whiskers", SPREAD_WHISKERS), ("Click", "show / hide this region's ranks")])
+        ("Whiskers", SPREAD_WHISKERS), ("Click", "show this region's ranks as points")])
 
 
 def comparison_tooltip_html(row: pd.Series) -> str:
