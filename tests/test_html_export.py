@@ -282,5 +282,5 @@ def test_a_point_beyond_the_hardware_is_hollow_on_the_page():
     assert np.asarray(hollow.x)[0] == np.float32(widget.figure.scene.points.x[0])
     assert (np.asarray(hollow.x)[1:] == PARKED).all()
     assert list(points.opacities) == [0.0, 1.0, 1.0]
-    assert points.names[0].startswith("(whole run)")
+    assert points.names[0].startswith("f0702\nf0702 (ranks 0-71)")  # named by its host
     assert points.interactions == {"hover": "tooltip"}

@@ -401,9 +401,13 @@ def test_svg_titles_name_the_socket(tmp_path):
     out = tmp_path / "roofline.svg"
     payload = plot_roofline([files], filepath=str(out), verbose=False)
     assert payload["rank_groups"] == ["<b>n&1 socket 0 (ranks 0-23)", "<b>n&1 socket 1 (ranks 24-47)"]
+    # the two socket points of region wr-only: named and coloured by socket (look.point_names)
+    assert payload["point_names"] == ["<b>n&1 socket 0", "<b>n&1 socket 1"]
+    assert payload["scene"].points.codes.tolist() == [0.0, 1.0]
     assert add_hover_titles(payload, out) == (2, 2)
     svg = out.read_text()
-    assert "<title>wr-only (&lt;b&gt;n&amp;1 socket 1 (ranks 24-47)), run " in svg
+    # one region, two sockets: each point named by its socket (look.point_names), then its ranks
+    assert "<title>&lt;b&gt;n&amp;1 socket 1 (ranks 24-47), run " in svg
     assert "<b>" not in svg
     assert "all ranks" not in svg
 
@@ -446,3 +450,16 @@ def test_the_group_ranks_dropdown_and_the_traits_follow_each_other(tmp_path):
     # data of one rank: no grouping to choose
     one = RooflineWidget(sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt"))
     assert one.controls.group_choice.layout.display == "none"
+
+
+def test_the_widget_names_and_colours_each_socket(tmp_path):
+    widget = RooflineWidget([_two_sockets(tmp_path)])
+    points = widget.figure.scene.points
+    # one region (wr-only), two sockets: two names, two colours, both in the legend
+    assert points.names.tolist() == ["sonata socket 0", "sonata socket 1"]
+    assert len(set(points.codes.tolist())) == 2
+    legend = widget.controls.legend_html.value
+    assert "sonata socket 0</span>" in legend
+    assert "sonata socket 1</span>" in legend
+    widget.group_ranks = "host"  # one point for the host: its region again
+    assert widget.figure.scene.points.names.tolist() == ["wr-only"]

@@ -95,7 +95,8 @@ def test_sample_23_the_wrapped_rank_is_named():
         "ceilings and axis ranges")
 
 
-NOTE = ("(whole run) (f0702 (ranks 0-71)) reports 1,235 GFLOP/s on 72 hardware threads, one "
+# one region on three hosts: the host's point is named by its host (look.point_names)
+NOTE = ("f0702 (ranks 0-71) reports 1,235 GFLOP/s on 72 hardware threads, one "
         "hardware thread of them 1,170 GFLOP/s (at most 459.7 GFLOP/s a hardware thread), beyond "
         "what one core can do: not used for the empirical peak or the empirical bandwidth; the "
         "axes follow the other points "
@@ -115,7 +116,7 @@ def test_sample_23_widget_status_and_static_note(tmp_path):
     assert payload["figure"].axes[0].get_ylim()[1] < 1235.0  # the axes follow the others
     # the broken host is drawn hollow (in its own collection, its legend says so)
     labels = [t.get_text() for t in payload["figure"].axes[0].get_legend().get_texts()]
-    assert "(whole run) (beyond the hardware)" in labels
+    assert "f0702 (beyond the hardware)" in labels
     assert payload["beyond_hardware"][0].startswith(
         "beyond the hardware: one hardware thread reads 1,170 GFLOP/s (at most 459.7 GFLOP/s")
     assert payload["beyond_hardware"][1:] == ["", ""]

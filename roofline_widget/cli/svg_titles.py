@@ -47,15 +47,19 @@ CEILING_GID = "roofline-ceiling"
 NO_FLOP_DRAWN = "drawn at the axis edge"
 
 
-def _where(row: dict, ranks: bool, group: object = None) -> str:
-    """The region, and its rank when the runs have several, or the ranks it sums
-    (its ``group``, by default its ``rank_group``: ``"f0472 socket 0 (ranks 0-23)"``)."""
+def _where(row: dict, ranks: bool, group: object = None, name: object = None) -> str:
+    """The point's ``name`` (by default its region; a host's point its host), and its rank
+    when the runs have several, or the ranks it sums (its ``group``, by default its
+    ``rank_group``: ``"f0472 socket 0 (ranks 0-23)"``)."""
     rank = row.get("rank")
+    name = row["region"] if name is None else name
     group = row.get("rank_group") if group is None else group
     summed = None if rank is None else summed_ranks(rank, group)
+    if summed and name != row["region"] and " (" in summed:  # named by its place: its ranks
+        return f"{name}{summed[summed.rfind(' ('):]}"
     if summed:
-        return f"{row['region']} ({summed})"
-    return f"{row['region']} (rank {rank})" if ranks else str(row["region"])
+        return f"{name} ({summed})"
+    return f"{name} (rank {rank})" if ranks else str(name)
 
 
 def _numbers(row: dict, suffix: str = "") -> str:
@@ -91,9 +95,10 @@ def point_texts(payload: dict) -> tuple[list[tuple[float, float, str]], list[str
     groups = payload.get("rank_groups") or [None] * len(payload["points"])
     flags = payload.get("beyond_hardware") or [""] * len(payload["points"])
     devices = payload.get("devices") or [""] * len(payload["points"])
-    for point, analysis, group, flag, device in zip(payload["points"], payload["analysis"], groups,
-                                                    flags, devices):
-        text = (f"{_where(point, ranks, group)}, run {point['file']}"
+    names = payload.get("point_names") or [None] * len(payload["points"])
+    for point, analysis, group, flag, device, name in zip(
+            payload["points"], payload["analysis"], groups, flags, devices, names):
+        text = (f"{_where(point, ranks, group, name)}, run {point['file']}"
                 f"{f', on {device}' if device else ''}\n{_numbers(point)}\n"
                 f"{analysis['efficiency_percent']:.3g} % of attainable ({analysis['bound']} bound)")
         if flag:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
+from roofline_widget.look.point_names import point_names
 from roofline_widget.roofs.hardware_bounds import (
     RATE_COLUMNS,
     THREAD_COLUMNS,
@@ -45,6 +46,9 @@ def threads_text(count: int, unit: str = "thread") -> str:
 def point_name(row, points: pd.DataFrame) -> str:
     """A point's region, with its rank (or rank group) and run where ``points`` hold several.
 
+    A host's or socket's point of a region measured on several is named by its
+    place and ranks, ``"f0702 (ranks 0-71)"`` (:func:`~roofline_widget.look.point_names.point_names`).
+
     ``"CalcPressureForElems (run #1)"``: the run's number where the points
     have several, else its ``run_label`` (a baseline point's, e.g. ``"#1
     (size 30^3)"``), else its ``file`` (the run label).
@@ -63,7 +67,23 @@ def point_name(row, points: pd.DataFrame) -> str:
             details.append(label)
         else:
             details.append(str(row.file))
-    return f"{row.region}" + (f" ({', '.join(details)})" if details else "")
+    name = str(row.region)
+    if details and details[0] == getattr(row, "rank_group", None):
+        named = _named(row, points)
+        if named != name:  # a host's point (look.point_names): "f0702 (ranks 0-71)"
+            group = str(details.pop(0))
+            name = f"{named}{group[group.rfind(' ('):]}"
+    return name + (f" ({', '.join(details)})" if details else "")
+
+
+def _named(row, points: pd.DataFrame) -> str:
+    """``row``'s name among ``points`` (:func:`~roofline_widget.look.point_names.point_names`)."""
+    same = (points["region"].astype(str) == str(row.region)).to_numpy() & (
+        points["rank_group"].astype(str) == str(row.rank_group)).to_numpy()
+    if "file" in points:
+        same &= (points["file"].astype(str) == str(getattr(row, "file", ""))).to_numpy()
+    found = np.flatnonzero(same)
+    return str(point_names(points)[found[0]]) if len(found) else str(row.region)
 
 
 def _ratios(points: pd.DataFrame, column: str, thread: bool) -> np.ndarray:

@@ -41,6 +41,7 @@ from roofline_widget.look.ceiling_labels import (
 from roofline_widget.look.ceiling_lines import ceiling_lines
 from roofline_widget.look.colors import RIDGE_COLOR, line_color
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
+from roofline_widget.look.point_names import point_names
 from roofline_widget.look.texts import X_LABEL, figure_title
 from roofline_widget.points import RegionSums, Selection
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
@@ -113,13 +114,17 @@ def roof_part(roofline: Roofline | None, x_range: tuple[float, float],
 
 
 def point_dots(points: pd.DataFrame, coloring: Coloring, sizes: np.ndarray | None = None) -> Dots:
-    """The points as dots coloured by ``coloring`` (``sizes``: a size in [0, 1] each, or None);
-    those beyond what their hardware can do ``flagged`` (drawn hollow)."""
+    """The points as dots coloured by ``coloring`` (``sizes``: a size in [0, 1] each, or None),
+    each named (:func:`~roofline_widget.look.point_names.point_names`: a host's point by its
+    host); those beyond what their hardware can do ``flagged`` (drawn hollow)."""
     flagged = beyond_hardware(points)
+    names = point_names(points)
     return Dots("roofline-points", points[schema.INTENSITY].to_numpy(dtype=float),
                 points[schema.PERFORMANCE].to_numpy(dtype=float),
-                codes=coloring.codes(points[coloring.column]), sizes=sizes,
-                flagged=flagged if flagged.any() else None, rows=points)
+                codes=coloring.codes(names if coloring.column == "region"
+                                     else points[coloring.column]),
+                sizes=sizes, flagged=flagged if flagged.any() else None, rows=points,
+                names=names)
 
 
 def scene_extent(levels: LevelsPart | None = None, comparison: ComparePart | None = None,

@@ -209,7 +209,7 @@ def _join_lines(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def levels_part(rows: LevelRows, findings: pd.DataFrame, coloring: Coloring) -> LevelsPart:
     """The marks of the levels shown: dots per level, joins and rings, coloured as the points."""
     frame = rows.frame
-    codes = coloring.codes(frame[coloring.column])
+    codes = coloring.codes(coloring.keys(frame))
     level_of = frame["level"].astype(str).to_numpy()
     metrics = frame.groupby(level_of, sort=False)["bandwidth_metric"].first()
     dots = {}

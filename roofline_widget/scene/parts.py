@@ -27,6 +27,7 @@ import pandas as pd
 from roofline_widget.look.colors import OTHER_COLOR
 from roofline_widget.look.label_boxes import LogPoints
 from roofline_widget.look.markers import CIRCLE, JOIN_STROKE, OUTLINE, POINT, Marker, Size
+from roofline_widget.look.point_names import point_names
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 if TYPE_CHECKING:
@@ -66,6 +67,11 @@ class Coloring:
     column: str
     categories: tuple
     palette: tuple[str, ...]
+
+    def keys(self, frame: pd.DataFrame):
+        """What each row of ``frame`` is coloured by: its ``column``; coloured by region, its
+        name (:func:`~roofline_widget.look.point_names.point_names`: a host's point its host's)."""
+        return point_names(frame) if self.column == "region" else frame[self.column]
 
     def codes(self, values) -> np.ndarray:
         """The colour code of each value (float; -1: no colour of its own)."""
@@ -193,6 +199,9 @@ class Dots:
         One row per dot: what its tooltip shows.
     legend : str
         Its legend entry ("" for none).
+    names : numpy.ndarray or None
+        Per dot its name in legends, labels and titles
+        (:func:`~roofline_widget.look.point_names.point_names`), None: its row's region.
     """
 
     name: str
@@ -212,9 +221,18 @@ class Dots:
     z: float = 5.0
     rows: pd.DataFrame | None = None
     legend: str = ""
+    names: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.x)
+
+    def name_of(self, index: int) -> str:
+        """Dot ``index``'s name: ``names``, else its row's region, else ``""``."""
+        if self.names is not None:
+            return str(self.names[index])
+        if self.rows is not None and "region" in self.rows:
+            return str(self.rows["region"].iloc[index])
+        return ""
 
 
 @dataclass(frozen=True, eq=False)

@@ -29,6 +29,7 @@ import pandas as pd
 from bqplot_gl import ScatterGL
 
 from roofline_widget.look.markers import FLAGGED_STROKE
+from roofline_widget.look.point_names import point_names
 from roofline_widget.look.texts import provenance_text, roof_label
 from roofline_widget.static.payload import point_devices
 
@@ -116,7 +117,8 @@ def point_groups(points: pd.DataFrame, by_region: bool, rank_slots: Sequence | N
 
 def point_texts(points: pd.DataFrame, judged: pd.DataFrame | None,
                 guidance: Sequence[str] | None = None) -> list[str]:
-    """Each point's hover text, plain (not HTML): region, rank or ranks, device, run, efficiency,
+    """Each point's hover text, plain (not HTML): name (its region, a host's point its host:
+    :func:`~roofline_widget.look.point_names.point_names`), rank or ranks, device, run, efficiency,
     guidance.
 
     The rank line is there when the points are of several ranks, the device
@@ -133,7 +135,7 @@ def point_texts(points: pd.DataFrame, judged: pd.DataFrame | None,
     >>> point_texts(frame, None)
     ['<b>&\\nrank 0\\nrun a', 'solve\\nrank 1\\nrun b']
     """
-    lines = [points["region"].astype(str).tolist()]
+    lines = [point_names(points).tolist()]  # a host's point named by its host
     if points["rank"].nunique() > 1 or ("rank_group" in points and (points["rank"] < 0).any()):
         groups = points["rank_group"] if "rank_group" in points else "rank " + points["rank"].astype(str)
         lines.append(groups.astype(str).tolist())

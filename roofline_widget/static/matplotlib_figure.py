@@ -333,7 +333,7 @@ def draw(scene: Scene):
     axes.set_title(scene.title)
     draw_legend(axes, proxies)
     # after everything they keep clear of; the arrows (whose boxes span their lines) over them
-    place_region_labels(axes, scene.point_rows)
+    place_region_labels(axes, scene.point_rows, names=scene.points.names)
     for mark in marks:
         if isinstance(mark, Polylines) and mark.heads:
             _draw_lines(axes, mark, scene)

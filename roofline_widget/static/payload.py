@@ -17,6 +17,7 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import STRONG_COLORS, strong_first
+from roofline_widget.look.point_names import point_names
 from roofline_widget.look.texts import device_text
 from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_groups import summed_ranks
@@ -84,15 +85,17 @@ def point_devices(points: pd.DataFrame) -> list[str]:
 
 
 def hover_texts(points: pd.DataFrame, file_ranks: dict) -> list[str]:
-    """HTML hover text per point (a GPU's names its device); region, file and device names
-    are escaped."""
+    """HTML hover text per point, headed by its name (a host's point by its host,
+    :func:`~roofline_widget.look.point_names.point_names`; a GPU's names its device);
+    region, file and device names are escaped."""
     texts = []
-    for row, device in zip(points.itertuples(index=False), point_devices(points)):
+    for row, device, name in zip(points.itertuples(index=False), point_devices(points),
+                                 point_names(points)):
         summed = summed_ranks(row.rank, getattr(row, "rank_group", None))
         rank = (f" ({html.escape(summed)})" if summed else
                 f" (rank {row.rank})" if file_ranks.get(row.file, 1) > 1 else "")
         texts.append("<br>".join((
-            f"<b>{html.escape(str(row.region))}</b>{rank}",
+            f"<b>{html.escape(name)}</b>{rank}",
             *([f"device: {html.escape(device)}"] if device else []),
             f"run: {html.escape(str(row.file))}",
             f"intensity: {getattr(row, schema.INTENSITY):.6g} FLOP/byte",
@@ -107,13 +110,17 @@ def hover_texts(points: pd.DataFrame, file_ranks: dict) -> list[str]:
 def colour_keys(points: pd.DataFrame, chain: bool = False) -> tuple[str, list]:
     """``(column, keys)``: colour by region for one run with few regions, else by run.
 
+    Coloured by region, the keys are the points' names
+    (:func:`~roofline_widget.look.point_names.point_names`: the hosts of a run
+    grouped by host are its regions' points, one colour each).
+
     The last run of a chain (``chain``) is coloured by region however many
     there are: each region's trajectory through the runs has its colour.
     """
     files = list(dict.fromkeys(points["file"]))
-    regions = list(dict.fromkeys(points["region"]))
-    if len(files) == 1 and (chain or len(regions) <= MAX_LEGEND_ENTRIES):
-        return "region", regions
+    names = list(dict.fromkeys(point_names(points)))  # by region: a host's point by its host
+    if len(files) == 1 and (chain or len(names) <= MAX_LEGEND_ENTRIES):
+        return "region", names
     return "file", files
 
 
@@ -162,6 +169,7 @@ def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.Dat
     return {
         "points": selection.to_dicts(),
         "rank_groups": points["rank_group"].astype(object).tolist(),
+        "point_names": point_names(points).tolist(),
         "devices": point_devices(points),
         "colors": colors,
         "file_ranks": file_ranks,

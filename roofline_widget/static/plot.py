@@ -168,7 +168,9 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     -------
     dict
         ``points`` (scope-profiler point dicts), ``rank_groups`` (per
-        point the ranks it sums, its ``rank_group``), ``colors`` ({run label:
+        point the ranks it sums, its ``rank_group``), ``point_names`` (per point
+        its name in legends, labels and titles: its region, a host's point its host,
+        :func:`~roofline_widget.look.point_names.point_names`), ``colors`` ({run label:
         hex}), ``file_ranks`` ({run label: number of ranks}),
         ``peak_flops_gflops``, ``peak_bandwidth_gbs``, ``empirical_ceilings``,
         ``roofline`` (rows of ``arithmetic_intensity_flops_per_byte`` and

@@ -1,6 +1,7 @@
 """Region labels in static (matplotlib) roofline plots, placed so that none overlap.
 
-Greedy placement in display (pixel) space: regions in order of importance
+Each label names its point (:func:`~roofline_widget.look.point_names.point_names`:
+its region, a host's point its host).  Greedy placement in display (pixel) space: regions in order of importance
 (longest runtime first) try a few positions around their point; the first
 position whose text extent stays inside the axes and overlaps no label
 already placed, no other text of the axes (ceiling labels, the legend), no
@@ -19,6 +20,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.escaping import matplotlib_text
+from roofline_widget.look.point_names import point_names
 
 __all__ = [
     "CANDIDATE_OFFSETS",
@@ -75,10 +77,12 @@ def label_text(region: str) -> str:
     return region[:_LONGEST_LABEL - 1] + "\N{HORIZONTAL ELLIPSIS}"
 
 
-def _anchors(points: pd.DataFrame) -> pd.DataFrame:
-    """One anchor point per region: its best-performing point, longest-running regions first."""
-    order = points.sort_values(schema.PERFORMANCE, ascending=False, kind="stable")
-    anchors = order.drop_duplicates("region")
+def _anchors(points: pd.DataFrame, names: np.ndarray) -> pd.DataFrame:
+    """One anchor point per name (column ``name``): its best-performing point, longest-running
+    first."""
+    order = points.assign(name=names).sort_values(schema.PERFORMANCE, ascending=False,
+                                                  kind="stable")
+    anchors = order.drop_duplicates("name")
     if schema.RUNTIME in anchors.columns:
         anchors = anchors.sort_values(schema.RUNTIME, ascending=False, kind="stable")
     return anchors
@@ -208,7 +212,7 @@ def _note(axes, unlabelled: list, renderer):
                             fontsize=LABEL_FONT_SIZE, color="0.3", ha="left", va="top")
 
 
-def place_region_labels(axes, points: pd.DataFrame, *,
+def place_region_labels(axes, points: pd.DataFrame, *, names: np.ndarray | None = None,
                         max_labels: int = MAX_LABELS) -> LabelPlacement:
     """Label each region's point on ``axes`` with no two labels overlapping.
 
@@ -223,6 +227,10 @@ def place_region_labels(axes, points: pd.DataFrame, *,
     points : pandas.DataFrame
         The plotted points (``region``, the two coordinates, optionally
         ``runtime_seconds`` for the order).
+    names : numpy.ndarray, optional
+        Per point its name (default
+        :func:`~roofline_widget.look.point_names.point_names`: a region, a host's
+        point its host): one label per name.
     max_labels : int
         Most regions labelled; the others are named in the note.
 
@@ -239,8 +247,9 @@ def place_region_labels(axes, points: pd.DataFrame, *,
     frame = axes.get_window_extent(renderer)
     xy = points[[schema.INTENSITY, schema.PERFORMANCE]].to_numpy(float)
     blocked = _obstacles(axes, renderer, axes.transData.transform(xy))
-    for index, (_, row) in enumerate(_anchors(points).iterrows()):
-        region = str(row["region"])
+    names = point_names(points) if names is None else names
+    for index, (_, row) in enumerate(_anchors(points, names).iterrows()):
+        region = str(row["name"])
         if index >= max_labels:
             placement.unlabelled.append(region)
             continue

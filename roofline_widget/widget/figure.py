@@ -326,7 +326,8 @@ class RooflineFigure:
         if scene is None or not isinstance(index, int) or not 0 <= index < len(scene.points):
             return
         row = classify(scene.point_rows.iloc[[index]], scene.roofline).iloc[0]
-        self.tooltip.value = tooltip_html(row, guidance=self.guidance_line(row))
+        self.tooltip.value = tooltip_html(row, guidance=self.guidance_line(row),
+                                          name=scene.points.name_of(index))
 
     def _on_zoom(self, change) -> None:
         """A scale's range changed (pan/zoom in the browser): new ticks, labels placed again."""

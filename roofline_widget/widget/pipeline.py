@@ -354,8 +354,9 @@ class RefreshPipeline:
 
 
 def legend_of(shown: pd.DataFrame, coloring, color_by: str) -> str:
-    """The legend of the categories of the drawn points ``shown`` (escaped HTML)."""
-    values = pd.unique(shown[coloring.column].astype(object))
+    """The legend of the categories of the drawn points ``shown`` (escaped HTML; coloured by
+    region, the points' names: a host's point its host's)."""
+    values = pd.unique(pd.Series(coloring.keys(shown)).astype(object))
     codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
     names = None
     if color_by == "rank":  # a socket's point is coloured as its lowest rank: named so

@@ -1,6 +1,7 @@
 """The categories of the widget's colours and the points' marker sizes, fixed over the whole data.
 
-A region (run, rank) keeps its colour whatever is selected: its code is its
+A region (run, rank; a host's point its host, :mod:`roofline_widget.look.point_names`) keeps
+its colour whatever is selected: its code is its
 position among every value ``color_by`` can take in the data
 (:func:`color_categories`, a :class:`~roofline_widget.scene.parts.Coloring`'s
 categories), an index into ``look.colors.PALETTE`` (repeating past its end).
@@ -18,7 +19,9 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.look.log_axes import positive
+from roofline_widget.look.point_names import name_categories
 from roofline_widget.points import RegionSums
+from roofline_widget.points.rank_places import rank_places_of
 from roofline_widget.schema import ALL_RANKS
 
 __all__ = ["COLOR_COLUMN", "DEVICE_FAMILY_ORDER", "color_categories", "marker_sizes",
@@ -31,9 +34,14 @@ DEVICE_FAMILY_ORDER = ("cpu", "gpu", "nvidia", "amd")
 
 
 def color_categories(sums: RegionSums, color_by: str, combine_ranks: bool) -> list:
-    """Every value ``color_by`` can take in the data (fixes each one's colour)."""
+    """Every value ``color_by`` can take in the data (fixes each one's colour).
+
+    Coloured by region, the names of the points
+    (:func:`~roofline_widget.look.point_names.name_categories`: the regions, then the hosts
+    and sockets of the data, then each region at each).
+    """
     if color_by == "region":
-        return sums.regions
+        return name_categories(sums.regions, list(rank_places_of(sums)))
     if color_by == "run":
         return sums.files
     if color_by == "device":

@@ -226,7 +226,8 @@ class PointerTool:
             return
         points = scene.points
         judged = classify(scene.point_rows.iloc[[index]], scene.roofline).iloc[0]
-        self._figure.tooltip.value = tooltip_html(judged, guidance=self._figure.guidance_line(judged))
+        self._figure.tooltip.value = tooltip_html(judged, guidance=self._figure.guidance_line(judged),
+                                                   name=points.name_of(index))
         self.hovered = index
         with self.proxy.hold_sync():
             self.proxy.x, self.proxy.y = points.x[index:index + 1], points.y[index:index + 1]

@@ -33,6 +33,7 @@ from roofline_widget.widget.pipeline import RefreshPipeline
 from roofline_widget.widget.point_keys import with_keys
 from roofline_widget.widget.roofs import classify, with_theoretical
 from roofline_widget.widget.saved_views import apply_view, widget_view
+from roofline_widget.widget.square_ranks import SquareRanks
 from roofline_widget.widget.state import UpdateGuard
 from roofline_widget.widget.sweep_controls import SweepControls
 from roofline_widget.widget.traits import (
@@ -132,7 +133,10 @@ class RooflineWidget(RooflineTraits):
         ``max_points`` are selected from several ranks (the default).
     expanded_regions : list of str
         Regions whose ranks the spread view draws as points (a click on a
-        median point toggles its region, see :meth:`toggle_region`).
+        median point, see :attr:`square_ranks`).
+    square_ranks : SquareRanks
+        What a click on a spread square does: its ranks shown as points (:mod:`.square_ranks`)
+        or its region toggled in ``expanded_regions`` (``square_ranks.toggle_region(region)``).
     sweep_step, group_runs_by : int, str
         Of a sweep (``chain``): the step ringed on every path (the run slider; -1: the last),
         the key runs differing in more than one are grouped by (``"case"``: a path per case
@@ -182,7 +186,6 @@ class RooflineWidget(RooflineTraits):
         self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)
         self.controls = RooflineControls(self.sums, self.figure, self._guard)
         self.sweep_controls = SweepControls(self._guard)
-        self.figure.layer("ranks").on_click = self.toggle_region
         self._refresh = RefreshPipeline(self, self._guard, ceilings)
         # WebGL missing in the browser (or back): the points are selected again for its budget.
         self.figure.points.on_fallback(self._refresh.refresh_points)
@@ -195,6 +198,8 @@ class RooflineWidget(RooflineTraits):
             self.sweep_controls.link(self)
             self.controls.add_level_toggles(self, self.available_levels)
         self.add_class("roofline-widget")
+        self.square_ranks = SquareRanks(self, guard=self._guard, pipeline=self._refresh)
+        self.figure.layer("ranks").on_click = self.square_ranks.click
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
         self.figure.on_select(lambda rows, adding: setattr(
             self, "selected", with_keys(self.selected, self._refresh.keys_of(rows), adding)))
@@ -251,11 +256,6 @@ class RooflineWidget(RooflineTraits):
     def roofline(self) -> Roofline | None:
         """The current ceilings (peaks or empirical, plus the extra ceilings)."""
         return self._refresh.roofline
-
-    def toggle_region(self, region: str) -> None:
-        """Show or hide the ranks of ``region`` in the spread view (a median point's click)."""
-        expanded = [r for r in self.expanded_regions if r != region]
-        self.expanded_regions = expanded + ([] if region in self.expanded_regions else [region])
 
     def reset_view(self) -> None:
         """Fit the axes to the points and ceilings again (undo pan and zoom)."""

@@ -94,17 +94,20 @@ def _field_text(row: pd.Series, item: TooltipField) -> str:
 GUIDANCE_LINE_STYLE = f"{CELL_STYLE};max-width:340px;white-space:normal;color:#333"
 
 
-def tooltip_html(row: pd.Series, guidance: str = "") -> str:
+def tooltip_html(row: pd.Series, guidance: str = "", name: str | None = None) -> str:
     """Compact hover text of one classified point (``TOOLTIP_COLUMNS``); every value escaped.
 
     A point summed over fewer threads than it ran on (``unmeasured_threads``
     > 0, selected with ``unmeasured="keep"``) says "N threads not measured".
     ``guidance`` (the point's limiting factor and advice, ``""`` for none) is
     the last line.  A GPU's point names its device after its rank
-    (:func:`~roofline_widget.look.texts.device_text`).
+    (:func:`~roofline_widget.look.texts.device_text`).  ``name`` (the point's
+    name, :func:`~roofline_widget.look.point_names.point_names`: a host's
+    point its host's) replaces its region, when given.
     """
     by_column = {item.column: item for item in TOOLTIP_FIELDS}
-    rows = [(item.label, _field_text(row, item)) for item in (by_column[c] for c in TOOLTIP_COLUMNS)]
+    rows = [(item.label, name if name is not None and item.column == "region"
+             else _field_text(row, item)) for item in (by_column[c] for c in TOOLTIP_COLUMNS)]
     device = device_text(row.get("device_family"), row.get("device_name"))
     if device:
         rows.insert(TOOLTIP_COLUMNS.index("rank") + 1, ("device", device))
@@ -154,7 +157,7 @@ def spread_tooltip_html(row: pd.Series) -> str:
         ("Runtime s min / median / max", triple(schema.RUNTIME, ".4g")),
         ("Imbalance (max / mean runtime)", format(row["imbalance"], ".3f")),
         ("Slowest rank", str(int(row["slowest_rank"]))),
-        ("Whiskers", SPREAD_WHISKERS), ("Click", "show / hide this region's ranks")])
+        ("Whiskers", SPREAD_WHISKERS), ("Click", "show this region's ranks as points")])
 
 
 def comparison_tooltip_html(row: pd.Series) -> str:

@@ -2,8 +2,8 @@
 
 The medians and whiskers are the scene's (:func:`~roofline_widget.scene.spread.spread_part`),
 coloured by imbalance through a colour scale of the part's shade; clicking a
-median square calls ``on_click(region)`` (the widget shows or hides that
-region's ranks, ``expanded_regions``).
+median square calls ``on_click(square)`` with its row of the spread (the
+widget shows its ranks, :mod:`roofline_widget.widget.square_ranks`).
 """
 
 from __future__ import annotations
@@ -43,13 +43,13 @@ class SpreadMarks:
     tooltip : ipywidgets.HTML
         The medians' hover text (DOM class ``roofline-spread-tooltip``).
     on_click : callable or None
-        ``on_click(region)`` when a median square is clicked.
+        ``on_click(square)`` when a median square is clicked (its row of :attr:`spread`).
     part : SpreadPart or None
         What is drawn (None: the points view).
     """
 
     def __init__(self, figure) -> None:
-        self.on_click: Callable[[str], None] | None = None
+        self.on_click: Callable[[pd.Series], None] | None = None
         self.part: SpreadPart | None = None
         self.color_scale = bq.ColorScale(colors=list(IMBALANCE_COLORS), min=1.0, max=1.1)
         scales = {"x": figure.x_scale, "y": figure.y_scale, "color": self.color_scale}
@@ -107,4 +107,4 @@ class SpreadMarks:
     def _click(self, mark, content: dict) -> None:
         row = self._row(content)
         if row is not None and self.on_click is not None:
-            self.on_click(str(row["region"]))
+            self.on_click(row)

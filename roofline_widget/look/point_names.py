@@ -1,0 +1,104 @@
+"""What names a point in legends, labels and titles: its region, or the host or socket it sums.
+
+A run without markers has one region, ``"(whole run)"``; grouped by host or
+socket (``group_ranks``) it gives one point per host, each with the same
+region.  Those points differ only by their rank group, so they are named by
+the group's place (``"f0702"``, ``"f0703 socket 1"``), with the region in
+front where the points have several regions (``"Solve · f0702"``).  The one
+rule, :func:`point_names`, gives both the colour key of a point coloured by
+region and its name in every output (the widget's legend and tooltips, the
+static plot's legend and labels, the SVG titles, the HTML page);
+:func:`name_categories` lists every name the data can give, so that each
+keeps its colour whatever is selected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["NAME_SEPARATOR", "group_place", "name_categories", "point_names"]
+
+#: Between a region and a place in a point's name (``"Solve · f0702"``).
+NAME_SEPARATOR = " \N{MIDDLE DOT} "
+
+
+def group_place(rank_group: object) -> str:
+    """The place a ``rank_group`` label names, ``""`` for one rank or all ranks.
+
+    Examples
+    --------
+    >>> group_place("f0702 (ranks 0-71)"), group_place("f0472 socket 0 (ranks 0-23)")
+    ('f0702', 'f0472 socket 0')
+    >>> group_place("rank 3"), group_place("all ranks (ranks 0-3)"), group_place(None)
+    ('', '', '')
+    """
+    if not isinstance(rank_group, str) or not rank_group.endswith(")") or " (" not in rank_group:
+        return ""
+    place = rank_group.rsplit(" (", 1)[0]
+    return "" if place == "all ranks" else place
+
+
+def _places(points: pd.DataFrame) -> np.ndarray:
+    """Per point the place of its ``rank_group`` (each distinct label read once)."""
+    if "rank_group" not in points:
+        return np.full(len(points), "", dtype=object)
+    codes, labels = pd.factorize(points["rank_group"].astype(object), use_na_sentinel=False)
+    return np.array([group_place(label) for label in labels] + [""], dtype=object)[codes]
+
+
+def point_names(points: pd.DataFrame) -> np.ndarray:
+    """Per point its name: its region, or where its region has points of several places, the place.
+
+    Points of one run and region that sum different hosts or sockets are named
+    by their place; the region stays in front (``"Solve · f0702"``) when
+    ``points`` have more than one region.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        Points (``region``; ``file`` and ``rank_group`` where there are).
+
+    Returns
+    -------
+    numpy.ndarray
+        One ``str`` per point (object array).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"file": ["a"] * 3, "region": ["(whole run)"] * 3,
+    ...                       "rank_group": ["f1 (ranks 0-1)", "f2 (ranks 2-3)", "f3 (rank 4)"]})
+    >>> point_names(frame).tolist()
+    ['f1', 'f2', 'f3']
+    """
+    regions = points["region"].astype(str).to_numpy(dtype=object) if len(points) else \
+        np.zeros(0, dtype=object)
+    places = _places(points)
+    placed = places != ""
+    if not placed.any():
+        return regions
+    keys = [points[c].astype(str).to_numpy(dtype=object) for c in ("file", "region") if c in points]
+    owner = pd.MultiIndex.from_arrays(keys).factorize()[0] if keys else np.zeros(len(points), int)
+    pairs = pd.DataFrame({"owner": owner[placed], "place": places[placed]}).drop_duplicates()
+    split = pairs["owner"].value_counts()
+    named = placed & np.isin(owner, split.index[split.to_numpy() > 1].to_numpy())
+    if not named.any():
+        return regions
+    several = len(pd.unique(regions)) > 1
+    names = regions.copy()
+    names[named] = ([f"{r}{NAME_SEPARATOR}{p}" for r, p in zip(regions[named], places[named])]
+                    if several else places[named])
+    return names
+
+
+def name_categories(regions: Sequence[str], places: Sequence[str]) -> list[str]:
+    """Every name :func:`point_names` can give points of ``regions`` and ``places``, in colour order.
+
+    The regions, then the places, then each region with each place.
+    """
+    regions = [str(region) for region in regions]
+    places = [str(place) for place in places]
+    return [*regions, *places,
+            *(f"{region}{NAME_SEPARATOR}{place}" for region in regions for place in places)]
