@@ -52,13 +52,13 @@ def _crc32(data: memoryview) -> str:
 
 
 _HASH: Callable[[memoryview], str]
+_RUNNING_HASH: Callable[[], Any] | None  # a new running hash object
 try:
     import xxhash
 
-    _HASH_NAME, _HASH = "xxh3", xxhash.xxh3_64_hexdigest
+    _HASH_NAME, _HASH, _RUNNING_HASH = "xxh3", xxhash.xxh3_64_hexdigest, xxhash.xxh3_64
 except ImportError:  # pragma: no cover - a dependency; CRC-32 is five times slower
-    xxhash = None
-    _HASH_NAME, _HASH = "crc32", _crc32
+    _HASH_NAME, _HASH, _RUNNING_HASH = "crc32", _crc32, None
 T = TypeVar("T")
 V = TypeVar("V")
 
@@ -82,7 +82,7 @@ class Checksum:
     """A running hash of the bytes given (xxh3, or CRC-32 without the ``xxhash`` package)."""
 
     def __init__(self) -> None:
-        self._xxh = xxhash.xxh3_64() if xxhash is not None else None
+        self._xxh = _RUNNING_HASH() if _RUNNING_HASH is not None else None
         self._crc = 0
 
     def update(self, data: bytes) -> None:
@@ -142,7 +142,7 @@ _CHANGES = {"device": "another file is at its path", "inode": "another file is a
 
 def what_changed(before: Any, after: Any) -> str:
     """What differs between two pins of one path (:class:`FileIdentity` or
-    :class:`FileVersion`), in words, each thing once.
+    :class:`FileVersion`), in words, each thing once (the times not when the size moved).
 
     Examples
     --------
@@ -152,8 +152,8 @@ def what_changed(before: Any, after: Any) -> str:
     said: list[str] = []
     for field in fields(before):
         old, new = getattr(before, field.name), getattr(after, field.name)
-        if old == new:
-            continue
+        if old == new or (field.name.endswith("time_ns") and before.size != after.size):
+            continue  # a new size says the times moved
         words = (f"its size went from {old:,} to {new:,} bytes" if field.name == "size"
                  else _CHANGES[field.name])
         if words not in said:
@@ -254,11 +254,11 @@ def steady_version(path, attempts: int = ATTEMPTS) -> FileVersion:
 
 def changed_while_read(path, attempts: int = ATTEMPTS, change: str = "") -> LikwidFormatError:
     """The error for a file that changed during every one of ``attempts`` reads (``change``:
-    what changed the last time, in words)."""
-    last = f"the last time {change}; " if change else ""
+    what changed the last time, in words; the message is cut at 80 characters)."""
+    found = f"it changed during each of {attempts} reads"
+    found += f": {change}" if change else " (is a job still writing it?)"
     return LikwidFormatError(file_name(path), None, "a file that stays the same while it is read",
-                             f"it changed during each of {attempts} reads ({last}is a job still "
-                             "writing it?)")
+                             found)
 
 
 def read_one_version(path, read: Callable[[FileVersion], T], *, first: FileVersion | None = None,
