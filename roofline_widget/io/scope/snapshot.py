@@ -154,6 +154,8 @@ def what_changed(before: Any, after: Any) -> str:
         old, new = getattr(before, field.name), getattr(after, field.name)
         if old == new or (field.name.endswith("time_ns") and before.size != after.size):
             continue  # a new size says the times moved
+        if field.name == "ctime_ns" and before.mtime_ns != after.mtime_ns:
+            continue  # and a new modification time the status-change time
         words = (f"its size went from {old:,} to {new:,} bytes" if field.name == "size"
                  else _CHANGES[field.name])
         if words not in said:
