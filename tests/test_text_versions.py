@@ -192,3 +192,18 @@ def test_a_file_object_is_read_once_and_a_string_needs_no_pin(tmp_path):
     assert from_object.regions == ["Setup", "Solve"]
     assert stream.TextFile(path).identity.size == os.stat(path).st_size
     assert stream.TextFile("job.txt", text="+--+\n").identity is None
+
+
+def test_a_read_on_an_executor_is_one_version_too(tmp_path, change_during_read):
+    # each worker reads its file through the same pinned read (here a thread of this process,
+    # so that the hook sees it)
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = _copy(GMG_4T, tmp_path)
+    new = _copy(CSV_SAMPLE, tmp_path, "job.txt.part")
+    change_during_read(lambda: os.replace(new, path), *BETWEEN_TWO_PIECES)
+    with ThreadPoolExecutor(1) as executor, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = read_likwid([path], executor=executor)
+    assert run.layout == "perfctr-csv"
+    _same_run(run, _read(path))
