@@ -34,7 +34,7 @@ from roofline_widget.io.inputs import RunInput, run_inputs
 from roofline_widget.io.parallel import check_executor, read_each
 from roofline_widget.io.parsed import merge_runs, relabel, warn_passed_over
 from roofline_widget.io.stat_check import check_stat_sums
-from roofline_widget.io.stream import TextFile
+from roofline_widget.io.stream import TextFile, read_one_text_version
 from roofline_widget.model import LikwidRun
 
 __all__ = ["FORMATS", "as_runs", "detect_format", "is_scope_results", "read_likwid",
@@ -89,7 +89,13 @@ def _read_one(file_or_path, fmt=None, engine: str = "auto") -> LikwidRun | _Part
         fmt = sniffed(file_or_path)  # a points table, a rocprof-compute workload
     if fmt is not None and fmt.marker is None:  # a binary or sniffed format
         return fmt.read(file_or_path, None, engine)
-    file = file_or_path if isinstance(file_or_path, TextFile) else TextFile(file_or_path)
+    if isinstance(file_or_path, TextFile):
+        return _read_text(file_or_path, fmt)
+    return read_one_text_version(file_or_path, functools.partial(_read_text, fmt=fmt))
+
+
+def _read_text(file: TextFile, fmt=None) -> LikwidRun | _Part:
+    """A text file: its first pass, then its format's reader."""
     scan = file.scan(markers())
     fmt = fmt or text_format(scan.evidence, file.name)
     result = fmt.read(file, scan)

@@ -25,11 +25,12 @@ from __future__ import annotations
 import codecs
 import io
 import lzma
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 import numpy as np
 
@@ -45,15 +46,23 @@ from roofline_widget.io.opener import (
     open_regular,
     read_bytes,
     read_failed,
-    regular_file,
     source_name,
     too_large,
     utf16_or_32,
 )
+from roofline_widget.io.scope.snapshot import (
+    TEXT_ATTEMPTS,
+    Checksum,
+    FileChanged,
+    FileIdentity,
+    file_identity,
+    read_pinned,
+    what_changed,
+)
 from roofline_widget.io.topology import TOPOLOGY_HEADER
 
 __all__ = ["CHUNK", "CSV_TABLE_LINE", "HEAD_CHARACTERS", "MARKERS", "MAX_LINE", "TEXT_TABLE_LINE",
-           "Scan", "TextFile"]
+           "Scan", "TextFile", "read_one_text_version"]
 
 #: Bytes read at a time.
 CHUNK = 2**22
@@ -81,6 +90,7 @@ _TOPOLOGY_BEFORE = 8
 _TAIL = 2**16
 _UTF8 = ("utf-8-sig", "str")
 _TOPOLOGY_HEADER = TOPOLOGY_HEADER.encode()
+T = TypeVar("T")
 
 
 @dataclass
@@ -241,11 +251,20 @@ class TextFile:
     text : str, optional
         A text held in a string, read in pieces like a file (not checked for being empty or
         binary at its start: the format detection says what it lacks).
+    identity : FileIdentity, optional
+        The file a path named when the read started (default: taken now).  Every open of the
+        path and the end of every pass checks it, and the bytes of every whole pass must be
+        those of the first (:mod:`roofline_widget.io.scope.snapshot`): a file replaced,
+        appended to or rewritten during the read raises
+        :class:`~roofline_widget.io.scope.snapshot.FileChanged`, for
+        :func:`~roofline_widget.io.scope.snapshot.read_pinned` to read it again.
 
     Attributes
     ----------
     name : str
         The name the file is reported under.
+    identity : FileIdentity or None
+        The file a path names (None for a file object or a string).
 
     Raises
     ------
@@ -256,12 +275,14 @@ class TextFile:
     """
 
     def __init__(self, path_or_buffer: PathOrBuffer, what: str = "LIKWID output", *,
-                 text: str | None = None):
+                 text: str | None = None, identity: FileIdentity | None = None):
         self.name = source_name(path_or_buffer)
         self.what = what
         self.limit = opener.MAX_BYTES  # looked up at the call (tests lower it)
+        self.identity: FileIdentity | None = None
         self._text = text
         self._open: object = None
+        self._pass_checksum: str | None = None  # of the first whole pass over a path
         if text is not None:
             pass
         elif is_file_like(path_or_buffer):
@@ -269,13 +290,45 @@ class TextFile:
             self._open = lambda: io.BytesIO(data)
         else:
             path = Path(path_or_buffer)  # type: ignore[arg-type]  # not file-like: a path
-            regular_file(path)
-            if path.stat().st_size > self.limit:
+            self.identity = identity or file_identity(path)
+            if self.identity.size > self.limit:
                 raise too_large(self.name, self.limit)
-            self._open = lambda: open_regular(path)
+            self._open = lambda: self._open_pinned(path)
+
+    def _open_pinned(self, path: Path) -> IO[bytes]:
+        """``path`` opened, if it is still the file the read started with."""
+        handle = open_regular(path)
+        try:
+            self._check(handle)
+        except FileChanged:
+            handle.close()
+            raise
+        return handle
+
+    def _check(self, handle: IO[bytes], checksum: Checksum | None = None) -> None:
+        """Raise :class:`FileChanged` if the open file is not the one pinned, or a whole pass
+        (``checksum``) read other bytes than the first."""
+        if self.identity is None:
+            return
+        now = FileIdentity.of(os.fstat(handle.fileno()))
+        if now != self.identity:
+            raise FileChanged(self.name, what_changed(self.identity, now))
+        if checksum is not None:
+            digest = checksum.hexdigest()
+            if self._pass_checksum is None:
+                self._pass_checksum = digest
+            elif digest != self._pass_checksum:
+                raise FileChanged(self.name, "its content differs between two passes")
 
     def chunks(self) -> Iterator[bytes]:
-        """The file's uncompressed bytes, :data:`CHUNK` at a time, up to the cap."""
+        """The file's uncompressed bytes, :data:`CHUNK` at a time, up to the cap.
+
+        Raises
+        ------
+        FileChanged
+            For a path, if the file is not the one the read started with when it is opened or
+            when its end is reached, or its bytes differ from those of the first whole pass.
+        """
         with self._open() as handle:  # type: ignore[operator]
             try:
                 magic = handle.read(8)
@@ -288,12 +341,16 @@ class TextFile:
                 if magic.startswith(known):
                     stream, kind = decompressed(handle), name  # type: ignore[assignment]
             total = 0
+            checksum = Checksum() if self.identity is not None else None
             try:
                 while chunk := stream.read(CHUNK):
                     total += len(chunk)
                     if total > self.limit:
                         raise too_large(self.name, self.limit)
+                    if checksum is not None:
+                        checksum.update(chunk)
                     yield chunk
+                self._check(handle, checksum)  # the end of a whole pass
             except LikwidFormatError:
                 raise
             except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
@@ -390,3 +447,26 @@ class TextFile:
         marks dropped, as :func:`~roofline_widget.io.opener.decode` does)."""
         text = "".join(self.text_chunks(scan.encoding))
         return text.replace("\ufeff", "") if "\ufeff" in text else text
+
+
+def read_one_text_version(path_or_buffer: PathOrBuffer, read: Callable[[TextFile], T]) -> T:
+    """``read(TextFile(path_or_buffer))`` of one version of the file.
+
+    A path is pinned when the read starts (:func:`~roofline_widget.io.scope.snapshot.file_identity`)
+    and checked on every open, at the end of every pass and after ``read``; a read that saw a
+    change is done again from scratch, once (:data:`~roofline_widget.io.scope.snapshot.TEXT_ATTEMPTS`
+    reads in all, :func:`~roofline_widget.io.scope.snapshot.read_pinned`).  A file object is
+    read once, whole: it needs no pin.
+
+    Raises
+    ------
+    LikwidFormatError
+        What ``read`` raises, or, for a file that changed during every read, the error naming
+        the file and what changed the last time.
+    """
+    if is_file_like(path_or_buffer):
+        return read(TextFile(path_or_buffer))
+    result, _ = read_pinned(path_or_buffer,
+                            lambda identity: read(TextFile(path_or_buffer, identity=identity)),
+                            file_identity, attempts=TEXT_ATTEMPTS)
+    return result
