@@ -83,9 +83,10 @@ class ScalingPanel:
         self._point_regions: list[str] = []
         self._scales = {"x": bq.LinearScale(), "y": bq.LinearScale()}
         self._log_scales = {"x": bq.LogScale(), "y": bq.LogScale()}
-        self.x_axis = bq.Axis(scale=self._scales["x"], label="threads", grid_lines="dashed")
-        self.y_axis = bq.Axis(scale=self._scales["y"], orientation="vertical", label="speed-up",
-                              grid_lines="dashed", tick_format=".3g")
+        self.x_axis = bq.Axis(scale=self._scales["x"], label="threads", grid_lines="dashed",
+                              tick_format="~g", label_offset="36px")
+        self.y_axis = bq.Axis(scale=self._scales["y"], side="left", label="speed-up",
+                              grid_lines="dashed", tick_format="~g", label_offset="44px")
         self.lines: list[bq.Lines] = []
         self.ideal = bq.Lines(x=np.ones(2), y=np.ones(2), scales=self._scales, colors=[_IDEAL_COLOR],
                               line_style="dashed", stroke_width=1.5, labels=["ideal"],
