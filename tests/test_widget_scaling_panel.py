@@ -58,6 +58,10 @@ def _line(panel, group: str, region: str):
 def test_the_panel_draws_scaling_tables_speed_ups_per_region_and_case(sweep, sweep_file):
     panel = sweep.sweep_controls.scaling
     assert panel.box.layout.display == ""
+    assert panel.box.selected_index is None  # collapsed: the roofline's layout as it was
+    assert panel.figure not in panel.content.children  # joins the page when first opened
+    panel.box.selected_index = 0
+    assert list(panel.content.children) == [panel.figure, panel.note_html]
     assert panel.view.measure == SPEEDUP
     assert "Speed-up against threads" in panel.figure.title
     assert panel.y_axis.label == "speed-up"
@@ -107,13 +111,19 @@ def test_hovering_a_point_in_the_panel_lights_its_region_up_in_the_roofline(swee
     _hover(panel.points, 18)
     assert sweep.highlight_region == "CalcHourglass"
     tooltip = html.unescape(panel.tooltip.value)
-    assert "CalcHourglass" in tooltip and "case=sedov" in tooltip and "threads per rank 1" in tooltip
+    assert "CalcHourglass" in tooltip
+    assert "case=sedov" in tooltip
+    assert "threads per rank 1" in tooltip
     assert [list(mark.opacities) for mark in layer.paths] == [[FADED, 0.75, FADED]] * 3
     regions = layer.part.runs.rows["region"].astype(str).to_numpy()
     opacities = np.asarray(layer.runs.opacities)
     assert (opacities[regions == "CalcHourglass"] == 1.0).all()
     assert (opacities[regions != "CalcHourglass"] == FADED).all()
     assert [list(mark.opacities) for mark in panel.lines] == [[FADED, 1.0, FADED]] * 3
+    # the rings of the step: CalcHourglass's of each case lit, the others faded, in both figures
+    rings = layer.part.ring.rows["region"].astype(str).to_numpy()
+    assert (np.asarray(layer.ring.opacities)[rings == "CalcHourglass"] == 1.0).all()
+    assert sorted(panel.chosen.opacities) == [FADED] * 6 + [1.0] * 3
     sweep.highlight_region = ""
     assert [list(mark.opacities) for mark in layer.paths] == [[0.75] * 3] * 3
     assert list(layer.runs.opacities) == []
@@ -149,11 +159,13 @@ def test_sample_19_varies_in_size_so_the_panel_shows_gflops_and_says_why(lulesh)
     view = panel.view
     assert view.measure == GFLOPS
     assert panel.y_axis.label == "GFLOP/s"
-    assert "differ in size" in panel.figure.title and "different work" in panel.figure.title
+    assert "differ in size" in panel.figure.title
+    assert "different work" in panel.figure.title
     assert not panel.ideal.visible
     assert view.log  # 27,000 ... 42,875,000 elements
     assert panel.x_axis.label == "problem size (elements)"
-    assert size_value("30^3") == 27000.0 and size_value("1537x2048") == 1537 * 2048
+    assert size_value("30^3") == 27000.0
+    assert size_value("1537x2048") == 1537 * 2048
     assert len(view.regions) == 22
     assert view.left_out == 5  # the five points beyond the hardware
     assert "5 point(s) beyond the hardware" in panel.note_html.value

@@ -153,13 +153,12 @@ def _measure(table: pd.DataFrame, varies: str) -> tuple[str, str]:
     if varies in ("threads", "ranks"):
         different = table["note"].str.contains("different work", regex=False)
         if not different.any():
-            return SPEEDUP, f"Speed-up against {varies}: the first run's runtime / each run's"
-        return GFLOPS, (f"GFLOP/s against {varies}: {int(different.sum())} runs do other FLOPs than "
-                        "their baseline, so speed-up would compare different work")
+            return SPEEDUP, f"Speed-up against {varies} (first run's runtime / run's)"
+        return GFLOPS, (f"GFLOP/s, not speed-up: {int(different.sum())} runs do other FLOPs "
+                        "(different work)")
     if varies == "size":
-        return GFLOPS, ("GFLOP/s against problem size: the runs differ in size, "
-                        "so speed-up would compare different work")
-    return SPEEDUP, f"Speed-up against {varies or 'run'}: the first run's runtime / each run's"
+        return GFLOPS, "GFLOP/s, not speed-up: the runs differ in size (different work)"
+    return SPEEDUP, f"Speed-up against {varies or 'run'} (first run's runtime / run's)"
 
 
 def scaling_lines(table: pd.DataFrame, part: SweepPart) -> ScalingLines:

@@ -133,10 +133,10 @@ class RooflineWidget(RooflineTraits):
     expanded_regions : list of str
         Regions whose ranks the spread view draws as points (a click on a
         median point toggles its region, see :meth:`toggle_region`).
-    sweep_step, group_runs_by : int, str
-        Of a sweep (``chain``): the step ringed on every path (the run slider; -1: the last),
-        the key runs differing in more than one are grouped by (``"case"``: a path per case
-        through the thread counts; ``""``: as :func:`~roofline_widget.scaling_table`).
+    sweep_step, group_runs_by, highlight_region : int, str, str
+        Of a sweep (``chain``): the step ringed (run slider; -1: the last); the key runs differing
+        in more than one are grouped by (``"case"``; ``""``: as :func:`~roofline_widget.scaling_table`);
+        the region lit up in the roofline and the scaling panel (``sweep_controls.scaling``).
     baseline : run data, mapping or None
         A run to compare with (anything ``data`` accepts), or an ordered
         ``{label: run}`` chain ending at ``data``: a dashed line from each

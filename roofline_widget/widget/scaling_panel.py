@@ -67,7 +67,10 @@ class ScalingPanel:
     tooltip : ipywidgets.HTML
         A hovered point's region (escaped), group and value.
     box : ipywidgets.Accordion
-        "Scaling", collapsed at first; hidden without a sweep (DOM class ``roofline-scaling-box``).
+        "Scaling", collapsed at first (``box.selected_index = 0`` opens it); hidden without a
+        sweep (DOM class ``roofline-scaling-box``).
+    content : ipywidgets.VBox
+        The accordion's child: the note, and the figure once the accordion was opened.
     view : ScalingLines or None
         What is drawn.
     table : pandas.DataFrame or None
@@ -81,6 +84,7 @@ class ScalingPanel:
         self.view: ScalingLines | None = None
         self.table: pd.DataFrame | None = None
         self._point_regions: list[str] = []
+        self._chosen_regions: list[str] = []
         self._scales = {"x": bq.LinearScale(), "y": bq.LinearScale()}
         self._log_scales = {"x": bq.LogScale(), "y": bq.LogScale()}
         self.x_axis = bq.Axis(scale=self._scales["x"], label="threads", grid_lines="dashed",
@@ -105,14 +109,21 @@ class ScalingPanel:
         self.figure = bq.Figure(marks=[self.ideal, self.points, self.chosen],
                                 axes=[self.x_axis, self.y_axis], title="",
                                 fig_margin={"top": 40, "bottom": 50, "left": 60, "right": 20},
-                                layout=widgets.Layout(width="640px", height="380px"))
+                                layout=widgets.Layout(width="680px", height="380px"))
         self.figure.add_class("roofline-scaling")
         self.note_html = widgets.HTML()
-        self.box = widgets.Accordion(children=[widgets.VBox([self.figure, self.note_html])],
-                                     selected_index=None)
+        # The figure joins the page when the accordion is first opened: a figure laid out in a
+        # collapsed box has no size (bqplot draws rectangles of negative width).
+        self.content = widgets.VBox([self.note_html])
+        self.box = widgets.Accordion(children=[self.content], selected_index=None)
         self.box.set_title(0, "Scaling")
         self.box.add_class("roofline-scaling-box")
         self.box.layout.display = "none"
+        self.box.observe(self._opened, names="selected_index")
+
+    def _opened(self, change) -> None:
+        if change.new is not None and self.figure not in self.content.children:
+            self.content.children = [self.figure, self.note_html]
 
     # ------------------------------------------------------------ linking
     def link(self, owner: RooflineWidget) -> None:
@@ -175,9 +186,11 @@ class ScalingPanel:
     def _table(self, owner: RooflineWidget, part: SweepPart) -> pd.DataFrame:
         """scaling_table of the chain's runs as the sweep groups them (kept while nothing changes)."""
         ranks = None if owner.ranks is None else tuple(owner.ranks)
-        key = (owner.file_chain, part.group_by, owner.flops_metric, owner.bandwidth_metric, ranks)
+        chain = owner.file_chain
+        assert chain is not None  # show() draws a chain only
+        key = (chain, part.group_by, owner.flops_metric, owner.bandwidth_metric, ranks)
         if key != self._key or self.table is None:
-            self.table = scaling_table(list(owner.file_chain.runs), group_by=list(part.group_by) or None,
+            self.table = scaling_table(list(chain.runs), group_by=list(part.group_by) or None,
                                        flops_metric=owner.flops_metric,
                                        bandwidth_metric=owner.bandwidth_metric, ranks=ranks)
             self._key = key
@@ -206,11 +219,14 @@ class ScalingPanel:
             self.points.x = np.concatenate([ln.x for ln in every]) if every else np.zeros(0)
             self.points.y = np.concatenate([ln.y for ln in every]) if every else np.zeros(0)
             self.points.colors = [ln.color for ln in every for _ in ln.x] or ["black"]
-        chosen = [(x, y) for ln in every for x, y, f in zip(ln.x, ln.y, ln.files) if f in view.chosen]
+        chosen = [(x, y, ln.color) for ln in every for x, y, f in zip(ln.x, ln.y, ln.files)
+                  if f in view.chosen]
+        self._chosen_regions = [ln.region for ln in every for f in ln.files if f in view.chosen]
         with self.chosen.hold_sync():
             self.chosen.scales = scales
-            self.chosen.x = np.array([x for x, _ in chosen], float)
-            self.chosen.y = np.array([y for _, y in chosen], float)
+            self.chosen.x = np.array([x for x, _, _ in chosen], float)
+            self.chosen.y = np.array([y for _, y, _ in chosen], float)
+            self.chosen.colors = [color for _, _, color in chosen] or ["black"]
         with self.ideal.hold_sync():
             self.ideal.scales = scales
             self.ideal.visible = view.measure == SPEEDUP and len(view.ideal_x) > 1
@@ -225,7 +241,9 @@ class ScalingPanel:
 
     @staticmethod
     def _note(view: ScalingLines) -> str:
-        parts = ["dashed grey: ideal speed-up (the threads ratio)"] if view.measure == SPEEDUP else []
+        parts = ["dashed grey: ideal speed-up (the threads ratio)"] if view.measure == SPEEDUP else \
+            ["the runs do different work, so a speed-up (runtime against runtime) would compare "
+             "different work: GFLOP/s compares them"]
         parts += ["rings: the run slider's step", "hover a point to light its region up in the roofline"]
         if view.left_out:
             parts.append(f"{view.left_out} point(s) beyond the hardware left out (see sanity_check)")
@@ -248,20 +266,24 @@ class ScalingPanel:
         if view is None:
             return
         for mark in self.lines:
-            mark.opacities = [1.0 if not region or name == region else FADED
-                              for name in (mark.labels or [])]
-        self.points.opacities = [1.0 if not region or name == region else FADED
-                                 for name in self._point_regions] if region else []
+            mark.opacities = _faded(list(mark.labels or []), region, 1.0)
+        self.points.opacities = _faded(self._point_regions, region) if region else []
+        self.chosen.opacities = _faded(self._chosen_regions, region) if region else []
         self._highlight_sweep(region)
 
     def _highlight_sweep(self, region: str) -> None:
         layer = self._owner.figure.layers.get("sweep") if self._owner is not None else None
         part = layer.part if layer is not None else None
-        if part is None:
+        if layer is None or part is None:
             return
         for mark, lines, regions in zip(layer.paths, part.paths, path_regions(part)):
-            mark.opacities = [lines.opacity if not region or name == region else FADED
-                              for name in regions]
-        rows = part.runs.rows
-        layer.runs.opacities = [] if not region or rows is None else \
-            [1.0 if name == region else FADED for name in rows["region"].astype(str)]
+            mark.opacities = _faded(regions, region, lines.opacity)
+        for mark, dots in ((layer.runs, part.runs), (layer.ring, part.ring)):
+            rows = dots.rows
+            mark.opacities = [] if not region or rows is None else \
+                _faded(list(rows["region"].astype(str)), region)
+
+
+def _faded(regions: list[str], region: str, opacity: float = 1.0) -> list[float]:
+    """Per element of ``regions``: ``opacity`` where it is ``region`` (or none is named), else FADED."""
+    return [opacity if not region or name == region else FADED for name in regions]
