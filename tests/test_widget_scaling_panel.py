@@ -162,6 +162,7 @@ def test_sample_19_varies_in_size_so_the_panel_shows_gflops_and_says_why(lulesh)
     assert "differ in size" in panel.figure.title
     assert "different work" in panel.figure.title
     assert not panel.ideal.visible
+    assert panel.ideal not in panel.figure.marks  # its x would stretch the axis down to 1
     assert view.log  # 27,000 ... 42,875,000 elements
     assert panel.x_axis.label == "problem size (elements)"
     assert size_value("30^3") == 27000.0

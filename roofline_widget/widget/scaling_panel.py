@@ -232,10 +232,17 @@ class ScalingPanel:
             self.ideal.visible = view.measure == SPEEDUP and len(view.ideal_x) > 1
             if self.ideal.visible:
                 self.ideal.x, self.ideal.y = view.ideal_x, view.ideal_y
+            elif len(self.points.x):  # hidden, it still stretches its scales: onto a point
+                self.ideal.x, self.ideal.y = self.points.x[:1], self.points.y[:1]
+        x = np.asarray(self.points.x, float)
+        if view.log and len(x):  # the log axis holds the points with a margin, nothing else
+            scales["x"].min, scales["x"].max = float(x.min()) / 1.5, float(x.max()) * 1.5
         self.x_axis.scale, self.y_axis.scale = scales["x"], scales["y"]
         self.x_axis.label, self.y_axis.label = view.x_label, view.y_label
         self.figure.title = view.title
-        self.figure.marks = [*self.lines, self.ideal, self.points, self.chosen]
+        # a hidden mark still stretches its scales: the ideal line joins only when drawn
+        ideal = [self.ideal] if self.ideal.visible else []
+        self.figure.marks = [*self.lines, *ideal, self.points, self.chosen]
         self.box.set_title(0, f"Scaling: {view.y_label} against {view.x_label.split(' (')[0]}")
         self.note_html.value = self._note(view)
 

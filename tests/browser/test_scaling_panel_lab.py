@@ -6,6 +6,9 @@ region and case (9), every run's point (54 x 3 = 162) and a ring per line on the
 (9), the ideal line dashed. Hovering a point in the panel (its tooltip names one region) fades
 the other two regions' paths, three cases each, in the roofline and in the panel. The screenshot
 goes to the artifacts directory (``screenshot-scaling-panel.png``; docs/guide/scaling.md shows it).
+
+Sample 19 (seven problem sizes) opens on GFLOP/s against the size, log axes, no ideal line
+(``screenshot-scaling-panel-sizes.png``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import pytest
 from study_files import REGIONS
 
-from .test_run_chain_lab import SWEEP_CODE, SWEEP_DOTS, _open
+from .test_run_chain_lab import CODE, LULESH_DOTS, SWEEP_CODE, SWEEP_DOTS, _open
 from .ui import RENDER_TIMEOUT_MS, wait_for_count, wait_until_still
 
 pytestmark = pytest.mark.browser
@@ -55,3 +58,18 @@ def test_the_scaling_panel_shows_speed_up_and_lights_a_region_up(lab, page, arti
     panel = page.locator(".roofline-scaling-box").first
     panel.scroll_into_view_if_needed()
     widget.screenshot(path=str(artifacts_dir / "screenshot-scaling-panel.png"))
+
+
+def test_sample_19_panel_shows_gflops_against_size(lab, page, artifacts_dir):
+    page.set_viewport_size({"width": 1400, "height": 1800})
+    _open(lab, page, "_scaling_sizes.ipynb", CODE, LULESH_DOTS)
+    page.get_by_text("Scaling: GFLOP/s against problem size").first.click()
+    page.wait_for_selector(PANEL_DOTS, timeout=RENDER_TIMEOUT_MS)
+    expected = 22 * 7 - 5 + 22  # the points off the hardware left out; a ring per region at 350^3
+    assert wait_for_count(page, PANEL_DOTS, expected) == expected
+    wait_until_still(page, PANEL_DOTS)
+    title = page.locator(".roofline-scaling .mainheading").first.text_content()
+    assert title == "GFLOP/s, not speed-up: the runs differ in size (different work)"
+    panel = page.locator(".roofline-scaling-box").first
+    panel.scroll_into_view_if_needed()
+    panel.screenshot(path=str(artifacts_dir / "screenshot-scaling-panel-sizes.png"))
