@@ -15,7 +15,8 @@ style of that region's path in the sweep (:class:`~roofline_widget.scene.sweep.S
 - runs that vary in anything else (case): x is the run's step (1, 2, ...).
 
 Rows beyond what their hardware can do (a wrapped counter, ``beyond_hardware``)
-are left out, as the sweep leaves them off its paths (``left_out`` counts them).
+are left out, as the sweep leaves them off its paths (``left_out`` counts them);
+so are rows without a value (no FLOP metric) and, on logarithmic axes, rows of 0.
 """
 
 from __future__ import annotations
@@ -182,7 +183,11 @@ def scaling_lines(table: pd.DataFrame, part: SweepPart) -> ScalingLines:
     measure, title = _measure(rows, varies)
     x, x_label = _x_values(rows, varies)
     column = "speedup" if measure == SPEEDUP else schema.PERFORMANCE
-    rows = rows.assign(_x=x, _y=rows[column].to_numpy(dtype=float))
+    span = np.nanmax(x) / np.nanmin(x) if len(x) and np.nanmin(x) > 0 else 1.0
+    log = bool(span > _LOG_SPAN)
+    y = rows[column].to_numpy(dtype=float)
+    plotted = np.isfinite(x) & np.isfinite(y) & ((y > 0) | (not log))  # a log axis has no 0
+    rows = rows.assign(_x=x, _y=y)[plotted]
     lines = []
     for (group, region), line in rows.groupby(["group", "region"], sort=False):
         color, style = looks[(str(group), str(region))]
@@ -192,9 +197,8 @@ def scaling_lines(table: pd.DataFrame, part: SweepPart) -> ScalingLines:
     ideal_x = ideal["_x"].to_numpy() if measure == SPEEDUP and varies in ("threads", "ranks") \
         else np.zeros(0)
     ideal_y = ideal["threads_ratio"].to_numpy(dtype=float) if len(ideal_x) else np.zeros(0)
-    span = np.nanmax(x) / np.nanmin(x) if len(x) and np.nanmin(x) > 0 else 1.0
     drawn = part.drawn
     chosen = tuple(drawn.loc[drawn["sweep_step"] == part.chosen, "file"].astype(str).unique())
     return ScalingLines(tuple(lines), measure, ideal_x, ideal_y, x_label,
                         "speed-up" if measure == SPEEDUP else "GFLOP/s", title,
-                        bool(span > _LOG_SPAN), chosen, int(beyond.sum()))
+                        log, chosen, int(beyond.sum()))
