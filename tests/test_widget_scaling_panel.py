@@ -195,3 +195,14 @@ def test_region_names_are_escaped_in_the_panel(tmp_path, sweep_file):
     assert w.highlight_region == "Calc<b>Hourglass"
     assert "Calc&lt;b&gt;Hourglass" in panel.tooltip.value
     assert "<b>Hourglass" not in panel.tooltip.value
+
+
+def test_the_panel_follows_the_region_filter_and_goes_with_the_chain(sweep):
+    panel = sweep.sweep_controls.scaling
+    sweep.include = "Calc"
+    assert panel.view.regions == ["CalcKinematics", "CalcHourglass"]
+    assert [list(mark.labels) for mark in panel.lines] == [["CalcKinematics", "CalcHourglass"]] * 3
+    sweep.baseline = None  # the chain replaced: no sweep, no panel
+    assert not sweep.chain_shown
+    assert panel.box.layout.display == "none"
+    assert panel.view is None
