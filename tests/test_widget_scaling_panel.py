@@ -136,6 +136,11 @@ def test_hovering_or_selecting_in_the_roofline_lights_the_line_up_in_the_panel(s
     _hover(layer.runs, index)
     assert sweep.highlight_region == "UpdateVolumes"
     assert [list(mark.opacities) for mark in panel.lines] == [[FADED, FADED, 1.0]] * 3
+    # a current point (the last run's) hovered
+    points = sweep.figure.scene.point_rows["region"].astype(str).tolist()
+    _hover(sweep.figure.scatter, points.index("CalcHourglass"))
+    assert sweep.highlight_region == "CalcHourglass"
+    assert [list(mark.opacities) for mark in panel.lines] == [[FADED, 1.0, FADED]] * 3
     # a click (selection) of a current point of CalcKinematics
     key = next(k for k in sweep.drawn_keys if k[2] == "CalcKinematics")
     sweep.selected = [key]

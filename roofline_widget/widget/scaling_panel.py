@@ -12,8 +12,8 @@ says why.
 
 The panel and the roofline are linked through the widget's public trait
 ``highlight_region``: hovering (or clicking) a region's point in the panel sets
-it, hovering a run's point of the sweep or selecting points in the roofline
-(``selected``) sets it too, and a change lights the region up in both figures
+it, hovering a point in the roofline (a run's point on a path, or a current
+point) or selecting points there (``selected``) sets it too, and a change lights the region up in both figures
 (every other line and point faded).
 """
 
@@ -135,6 +135,7 @@ class ScalingPanel:
             keys = change.new
             owner.highlight_region = str(keys[-1][2]) if keys else ""
         owner.observe(selected, names="selected")
+        owner.figure.scatter.on_hover(self._point_hovered)
 
     def _set_region(self, region: str) -> None:
         if self._owner is not None:
@@ -149,6 +150,14 @@ class ScalingPanel:
         region = self._point_regions[index]
         self.tooltip.value = self._tooltip(index, region)
         self._set_region(region)
+
+    def _point_hovered(self, mark, content: dict) -> None:
+        """A current point of the roofline hovered (while the panel draws a sweep)."""
+        scene = self._owner.figure.scene if self._owner is not None else None
+        rows = scene.point_rows if scene is not None and self.view is not None else None
+        index = hover_index(content, 0 if rows is None else len(rows))
+        if rows is not None and index is not None:
+            self._set_region(str(rows["region"].iloc[index]))
 
     def _sweep_hovered(self, mark, content: dict) -> None:
         layer = self._owner.figure.layers.get("sweep") if self._owner is not None else None
