@@ -135,12 +135,11 @@ class RooflineWidget(RooflineTraits):
         Regions whose ranks the spread view draws as points (a click on a
         median point, see :attr:`square_ranks`).
     square_ranks : SquareRanks
-        What a click on a spread square does: its ranks shown as points (:mod:`.square_ranks`)
-        or its region toggled in ``expanded_regions`` (``square_ranks.toggle_region(region)``).
-    sweep_step, group_runs_by : int, str
-        Of a sweep (``chain``): the step ringed on every path (the run slider; -1: the last),
-        the key runs differing in more than one are grouped by (``"case"``: a path per case
-        through the thread counts; ``""``: as :func:`~roofline_widget.scaling_table`).
+        A spread square's click: its ranks as points, or ``square_ranks.toggle_region(region)``.
+    sweep_step, group_runs_by, highlight_region : int, str, str
+        Of a sweep (``chain``): the step ringed (run slider; -1: the last); the key runs differing
+        in more than one are grouped by (``"case"``; ``""``: as :func:`~roofline_widget.scaling_table`);
+        the region lit up in the roofline and the scaling panel (``sweep_controls.scaling``).
     baseline : run data, mapping or None
         A run to compare with (anything ``data`` accepts), or an ordered
         ``{label: run}`` chain ending at ``data``: a dashed line from each

@@ -22,6 +22,7 @@ from roofline_widget.roofs.hardware_bounds import beyond_hardware
 from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.sweep import SweepPart, SweepRuns
 from roofline_widget.widget import html
+from roofline_widget.widget.scaling_panel import ScalingPanel
 from roofline_widget.widget.state import UpdateGuard
 
 if TYPE_CHECKING:
@@ -59,6 +60,8 @@ class SweepControls:
         The full status of the points.
     details : ipywidgets.Accordion
         "Sweep details", collapsed (DOM class ``roofline-sweep-details``).
+    scaling : ScalingPanel
+        Speed-up against threads of the same runs, in the collapsed "Scaling" accordion after the row.
     row : ipywidgets.HBox
         Slider, play, step, dropdown and colour bar (hidden until :meth:`show`).
     """
@@ -89,6 +92,7 @@ class SweepControls:
             flex_flow="row wrap", align_items="center", display="none"))
         self.row.add_class("roofline-sweep")
         self.details.layout.display = "none"
+        self.scaling = ScalingPanel()
 
     def placed(self, controls) -> list:
         """The widget's ``controls.children`` with the row after the figure and the details
@@ -96,13 +100,14 @@ class SweepControls:
         placed: list = []
         for child in controls.children:
             placed.append(child)
-            placed += [self.row] if isinstance(child, bq.Figure) else []
+            placed += [self.row, self.scaling.box] if isinstance(child, bq.Figure) else []
             placed += [self.details] if child is controls.status_html else []
         return placed
 
     def link(self, owner: RooflineWidget) -> None:
         """Link the slider to ``owner.sweep_step`` and the dropdown to ``owner.group_runs_by``."""
         self._owner = owner
+        self.scaling.link(owner)
         traitlets.link((owner, "sweep_step"), (self.slider, "value"),
                        transform=(lambda step: step if step >= 0 else self._last, int))
 
@@ -117,6 +122,7 @@ class SweepControls:
         choices = runs.choices if runs is not None else ()
         self.row.layout.display = "flex" if part is not None else "none"
         self.details.layout.display = "" if part is not None else "none"
+        self.scaling.show(part)
         if part is None:
             return
         with self._guard.hold():

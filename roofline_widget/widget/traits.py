@@ -94,6 +94,7 @@ class RooflineTraits(widgets.VBox):
     baseline = Any(None, allow_none=True, help="baseline run(s) the points are compared with")
     sweep_step = Int(-1, help="the step of a sweep whose points are ringed (-1: the last)")
     group_runs_by = Unicode("", help="the key a sweep's runs are grouped by ('': as scaling_table)")
+    highlight_region = Unicode("", help="the region lit up in the roofline and the scaling panel")
 
     @property
     def available_levels(self) -> list[str]:

@@ -1,0 +1,213 @@
+"""The widget's scaling panel: a sweep's speed-up against threads, the ideal line, hover-linked.
+
+Worked by hand on the generated 54-run sweep (``study_files.write_sweep``: 18 thread counts x 3
+cases, three regions, grouped by case as ``scaling_table`` groups it):
+
+- CalcKinematics of case sedov takes 42.04 s on 1 thread, 35.0588 s on 5, 12.37 s on 18
+  (``KINEMATICS_SEDOV``): speed-up = runtime first / runtime = 42.04 / 35.0588 = 1.199128 on 5
+  threads and 42.04 / 12.37 = 3.398545 on 18; efficiency = speed-up / threads ratio =
+  3.398545 / 18 = 0.188808 (18.9 %, the issue's example);
+- CalcHourglass of case noh: 8.0 s on 1 thread, serial fraction 0.05, on 18 threads
+  8 x (0.05 + 0.95 / 18) = 0.822222, printed 0.8222 s: speed-up 8 / 0.8222 = 9.729992;
+- the ideal speed-up is the threads ratio against the first run, 1 thread: 1, 2, ..., 18.
+
+Sample 19 (``LULESH_SIZES``, seven problem sizes on one thread) varies in size: the speed-up
+compares different work, so the panel draws GFLOP/s: InitStressTermsForElems at 30^3 reads
+``DP [MFLOP/s],384.5010`` (line 379 of the CSV) on its one thread: 0.384501 GFLOP/s; the five
+points beyond the hardware (a wrapped counter, see test_widget_sweep.py) are left out.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pytest
+from study_files import CASES, THREADS, write_sweep
+from wild_samples import LULESH_SIZES
+
+from roofline_widget import RooflineWidget, sample_path, scaling_table
+from roofline_widget.scene.scaling import GFLOPS, SPEEDUP, size_value
+from roofline_widget.widget.scaling_panel import FADED
+
+
+@pytest.fixture(scope="module")
+def sweep_file(tmp_path_factory):
+    return write_sweep(tmp_path_factory.mktemp("sweep"))
+
+
+@pytest.fixture
+def sweep(sweep_file):
+    return RooflineWidget(sweep_file)
+
+
+@pytest.fixture(scope="module")
+def lulesh():
+    return RooflineWidget(LULESH_SIZES)
+
+
+def _hover(mark, index: int) -> None:
+    """What bqplot does with the message the browser sends when a point is hovered."""
+    mark._handle_custom_msgs(mark, {"event": "hover", "data": {"index": index}})
+
+
+def _line(panel, group: str, region: str):
+    return next(line for line in panel.view.lines if (line.group, line.region) == (group, region))
+
+
+def test_the_panel_draws_scaling_tables_speed_ups_per_region_and_case(sweep, sweep_file):
+    panel = sweep.sweep_controls.scaling
+    assert panel.box.layout.display == ""
+    assert panel.box.selected_index is None  # collapsed: the roofline's layout as it was
+    assert panel.figure not in panel.content.children  # joins the page when first opened
+    panel.box.selected_index = 0
+    assert list(panel.content.children) == [panel.figure, panel.note_html]
+    assert panel.view.measure == SPEEDUP
+    assert "Speed-up against threads" in panel.figure.title
+    assert panel.y_axis.label == "speed-up"
+    assert not panel.view.log  # 1 ... 18 threads: linear axes
+    # one Lines mark per case (the sweep's line styles), one line per region
+    assert len(panel.lines) == 3
+    assert [mark.line_style for mark in panel.lines] == ["solid", "dashed", "dotted"]
+    assert all(list(mark.labels) == ["CalcKinematics", "CalcHourglass", "UpdateVolumes"]
+               for mark in panel.lines)
+    kinematics = _line(panel, "case=sedov", "CalcKinematics")
+    assert kinematics.x.tolist() == [float(t) for t in THREADS]
+    assert kinematics.y[[0, 4, 17]] == pytest.approx([1.0, 42.04 / 35.0588, 42.04 / 12.37], rel=1e-6)
+    assert kinematics.y[17] / 18 == pytest.approx(0.188808, rel=1e-5)  # efficiency 18.9 %
+    assert _line(panel, "case=noh", "CalcHourglass").y[17] == pytest.approx(8 / 0.8222, rel=1e-6)
+    # every line is scaling_table's numbers, drawn on the marks
+    table = scaling_table(sweep_file, group_by="case")
+    for group_number, case in enumerate(CASES):
+        mark = panel.lines[group_number]
+        for line_number, region in enumerate(mark.labels):
+            rows = table[(table["group"] == f"case={case}") & (table["region"] == region)]
+            assert np.asarray(mark.x)[line_number] == pytest.approx(rows["threads"].to_numpy(float))
+            assert np.asarray(mark.y)[line_number] == pytest.approx(rows["speedup"].to_numpy())
+    # each line in its region's path colour in the roofline
+    paths = sweep.figure.layers["sweep"].paths
+    assert [list(mark.colors) for mark in panel.lines] == [list(path.colors) for path in paths]
+
+
+def test_the_ideal_line_is_the_threads_ratio_dashed(sweep):
+    ideal = sweep.sweep_controls.scaling.ideal
+    assert ideal.visible
+    assert ideal.line_style == "dashed"
+    assert np.asarray(ideal.x).tolist() == [float(t) for t in THREADS]
+    assert np.asarray(ideal.y).tolist() == [float(t) for t in THREADS]
+
+
+def test_the_run_slider_step_is_ringed_in_the_panel(sweep):
+    chosen = sweep.sweep_controls.scaling.chosen
+    assert np.asarray(chosen.x).tolist() == [18.0] * 9  # the last step, 9 lines
+    sweep.sweep_step = 4  # 5 threads
+    assert np.asarray(chosen.x).tolist() == [5.0] * 9
+    assert 42.04 / 35.0588 == pytest.approx(np.asarray(chosen.y)[0], rel=1e-6)
+
+
+def test_hovering_a_point_in_the_panel_lights_its_region_up_in_the_roofline(sweep):
+    panel, layer = sweep.sweep_controls.scaling, sweep.figure.layers["sweep"]
+    # the points run line by line: sedov's CalcKinematics (18), then sedov's CalcHourglass
+    _hover(panel.points, 18)
+    assert sweep.highlight_region == "CalcHourglass"
+    tooltip = html.unescape(panel.tooltip.value)
+    assert "CalcHourglass" in tooltip
+    assert "case=sedov" in tooltip
+    assert "threads per rank 1" in tooltip
+    assert [list(mark.opacities) for mark in layer.paths] == [[FADED, 0.75, FADED]] * 3
+    regions = layer.part.runs.rows["region"].astype(str).to_numpy()
+    opacities = np.asarray(layer.runs.opacities)
+    assert (opacities[regions == "CalcHourglass"] == 1.0).all()
+    assert (opacities[regions != "CalcHourglass"] == FADED).all()
+    assert [list(mark.opacities) for mark in panel.lines] == [[FADED, 1.0, FADED]] * 3
+    # the rings of the step: CalcHourglass's of each case lit, the others faded, in both figures
+    rings = layer.part.ring.rows["region"].astype(str).to_numpy()
+    assert (np.asarray(layer.ring.opacities)[rings == "CalcHourglass"] == 1.0).all()
+    assert sorted(panel.chosen.opacities) == [FADED] * 6 + [1.0] * 3
+    sweep.highlight_region = ""
+    assert [list(mark.opacities) for mark in layer.paths] == [[0.75] * 3] * 3
+    assert list(layer.runs.opacities) == []
+
+
+def test_hovering_or_selecting_in_the_roofline_lights_the_line_up_in_the_panel(sweep):
+    panel, layer = sweep.sweep_controls.scaling, sweep.figure.layers["sweep"]
+    rows = layer.part.runs.rows
+    index = int(np.flatnonzero(rows["region"].astype(str).to_numpy() == "UpdateVolumes")[3])
+    _hover(layer.runs, index)
+    assert sweep.highlight_region == "UpdateVolumes"
+    assert [list(mark.opacities) for mark in panel.lines] == [[FADED, FADED, 1.0]] * 3
+    # a current point (the last run's) hovered
+    points = sweep.figure.scene.point_rows["region"].astype(str).tolist()
+    _hover(sweep.figure.scatter, points.index("CalcHourglass"))
+    assert sweep.highlight_region == "CalcHourglass"
+    assert [list(mark.opacities) for mark in panel.lines] == [[FADED, 1.0, FADED]] * 3
+    # a click (selection) of a current point of CalcKinematics
+    key = next(k for k in sweep.drawn_keys if k[2] == "CalcKinematics")
+    sweep.selected = [key]
+    assert sweep.highlight_region == "CalcKinematics"
+    assert [list(mark.opacities) for mark in panel.lines] == [[1.0, FADED, FADED]] * 3
+    sweep.selected = []
+    assert sweep.highlight_region == ""
+    assert [list(mark.opacities) for mark in panel.lines] == [[1.0] * 3] * 3
+
+
+def test_grouping_the_runs_by_threads_compares_the_cases(sweep):
+    panel = sweep.sweep_controls.scaling
+    sweep.group_runs_by = "threads"
+    assert len(panel.lines) == 18  # a line per thread count and region, through the 3 cases
+    assert panel.x_axis.label == "case (1 = sedov, 2 = noh, 3 = sod)"
+    assert not panel.ideal.visible  # no more hardware along a line: no ideal speed-up
+
+
+def test_sample_19_varies_in_size_so_the_panel_shows_gflops_and_says_why(lulesh):
+    panel = lulesh.sweep_controls.scaling
+    view = panel.view
+    assert view.measure == GFLOPS
+    assert panel.y_axis.label == "GFLOP/s"
+    assert "differ in size" in panel.figure.title
+    assert "different work" in panel.figure.title
+    assert not panel.ideal.visible
+    assert panel.ideal not in panel.figure.marks  # its x would stretch the axis down to 1
+    assert view.log  # 27,000 ... 42,875,000 elements
+    assert panel.x_axis.label == "problem size (elements)"
+    assert size_value("30^3") == 27000.0
+    assert size_value("1537x2048") == 1537 * 2048
+    assert len(view.regions) == 22
+    assert view.left_out == 5  # the five points beyond the hardware
+    assert "5 point(s) beyond the hardware" in panel.note_html.value
+    stress = _line(panel, "", "InitStressTermsForElems")
+    assert stress.x[0] == 27000.0
+    assert stress.y[0] == pytest.approx(0.384501)  # DP [MFLOP/s] 384.5010 on one thread
+    table = scaling_table(LULESH_SIZES)
+    rows = table[(table["region"] == "InitStressTermsForElems") & ~table["beyond_hardware"]]
+    assert stress.y == pytest.approx(rows["performance_gflops"].to_numpy())
+
+
+def test_no_panel_for_a_single_run():
+    w = RooflineWidget(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"))
+    panel = w.sweep_controls.scaling
+    assert panel.box.layout.display == "none"
+    assert panel.view is None
+
+
+def test_region_names_are_escaped_in_the_panel(tmp_path, sweep_file):
+    hostile = tmp_path / "hostile.txt"
+    hostile.write_text(sweep_file.read_text().replace("CalcHourglass", "Calc<b>Hourglass"))
+    w = RooflineWidget(hostile)
+    panel = w.sweep_controls.scaling
+    index = next(i for i, line in enumerate(panel.view.lines) if line.region == "Calc<b>Hourglass")
+    _hover(panel.points, index * 18)
+    assert w.highlight_region == "Calc<b>Hourglass"
+    assert "Calc&lt;b&gt;Hourglass" in panel.tooltip.value
+    assert "<b>Hourglass" not in panel.tooltip.value
+
+
+def test_the_panel_follows_the_region_filter_and_goes_with_the_chain(sweep):
+    panel = sweep.sweep_controls.scaling
+    sweep.include = "Calc"
+    assert panel.view.regions == ["CalcKinematics", "CalcHourglass"]
+    assert [list(mark.labels) for mark in panel.lines] == [["CalcKinematics", "CalcHourglass"]] * 3
+    sweep.baseline = None  # the chain replaced: no sweep, no panel
+    assert not sweep.chain_shown
+    assert panel.box.layout.display == "none"
+    assert panel.view is None
