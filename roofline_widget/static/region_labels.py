@@ -60,12 +60,16 @@ class LabelPlacement:
         ``{region: matplotlib.text.Annotation}`` of the regions labelled.
     unlabelled : list of str
         Regions that found no free position (or were past ``MAX_LABELS``), in order.
+    off_axes : list of str
+        Regions whose point lies outside the axes (a rate beyond the hardware the
+        axes do not follow): not labelled, named in the note as off the axes.
     note : matplotlib.text.Text or None
-        The note naming ``unlabelled`` (None when every region is labelled).
+        The note naming ``unlabelled`` and ``off_axes`` (None when every region is labelled).
     """
 
     labels: dict = field(default_factory=dict)
     unlabelled: list = field(default_factory=list)
+    off_axes: list = field(default_factory=list)
     note: object = None
 
 
@@ -200,12 +204,19 @@ def _under_notes(axes, renderer) -> float:
     return min([0.0, *[y / axes.figure.bbox.height - 0.01 for y in bottoms]])
 
 
-def _note(axes, unlabelled: list, renderer):
+def _named(regions: list) -> str:
+    names = ", ".join(str(r) for r in regions[:_NOTE_NAMES])
+    if len(regions) > _NOTE_NAMES:
+        names += f" and {len(regions) - _NOTE_NAMES:,} more (see the data export)"
+    return names
+
+
+def _note(axes, placement: LabelPlacement, renderer):
     """A note under the axes (and the notes there) naming the regions without a label."""
-    names = ", ".join(str(r) for r in unlabelled[:_NOTE_NAMES])
-    if len(unlabelled) > _NOTE_NAMES:
-        names += f" and {len(unlabelled) - _NOTE_NAMES:,} more (see the data export)"
-    text = textwrap.fill(f"Not labelled (no room): {names}", width=150)
+    parts = [f"{what}: {_named(regions)}" for what, regions in (
+        ("Not labelled (no room)", placement.unlabelled),
+        ("Not drawn (off the axes)", placement.off_axes)) if regions]
+    text = textwrap.fill("; ".join(parts), width=150)
     # under the axes, from their left edge (as the other notes above it)
     return axes.figure.text(axes.get_position().x0, _under_notes(axes, renderer),
                             matplotlib_text(text),
@@ -248,8 +259,12 @@ def place_region_labels(axes, points: pd.DataFrame, *, names: np.ndarray | None 
     xy = points[[schema.INTENSITY, schema.PERFORMANCE]].to_numpy(float)
     blocked = _obstacles(axes, renderer, axes.transData.transform(xy))
     names = point_names(points) if names is None else names
+    (x_low, x_high), (y_low, y_high) = sorted(axes.get_xlim()), sorted(axes.get_ylim())
     for index, (_, row) in enumerate(_anchors(points, names).iterrows()):
         region = str(row["name"])
+        if not (x_low <= row[schema.INTENSITY] <= x_high and y_low <= row[schema.PERFORMANCE] <= y_high):
+            placement.off_axes.append(region)
+            continue
         if index >= max_labels:
             placement.unlabelled.append(region)
             continue
@@ -265,6 +280,6 @@ def place_region_labels(axes, points: pd.DataFrame, *, names: np.ndarray | None 
             continue
         placement.labels[region] = annotation
         blocked = np.vstack([blocked, np.asarray(box, dtype=float)[None, :]])
-    if placement.unlabelled:
-        placement.note = _note(axes, placement.unlabelled, renderer)
+    if placement.unlabelled or placement.off_axes:
+        placement.note = _note(axes, placement, renderer)
     return placement
