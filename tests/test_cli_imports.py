@@ -54,3 +54,12 @@ def test_plot_imports_no_widget_and_no_other_command(tmp_path, extra):
     assert loaded == []
     # what the plot does need was loaded (the check above is not vacuous)
     assert {"matplotlib.figure", "roofline_widget.static.plot"} <= set(result["modules"])
+
+
+def test_plot_to_html_in_a_fresh_interpreter(tmp_path):
+    # the page is drawn by the widget: importing the page writer first imported the widget,
+    # which binds save_html from the half-imported writer (an AttributeError, no page)
+    page = tmp_path / "report.html"
+    result = _plot("-o", str(page), "--peak-flops", "2048", "--peak-bandwidth", "204.8")
+    assert result["code"] == 0
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

@@ -47,7 +47,6 @@ from roofline_widget.static.html_marks import (
     point_texts,
     point_tooltip,
 )
-from roofline_widget.widget.point_keys import key_index
 
 __all__ = ["HTML_SVG_MAX_POINTS", "MAX_RANK_TOGGLES", "MAX_REGION_TOGGLES", "SHARED_CSS",
            "WidgetPicture", "page_guidance", "shared_view"]
@@ -151,6 +150,9 @@ def page_guidance(advised: pd.DataFrame, points: pd.DataFrame) -> list[str]:
     list of str
         ``""`` for a point no rule speaks of, or not in ``advised``.
     """
+    # not at import: the widget package imports this module's page writer (a cycle)
+    from roofline_widget.widget.point_keys import key_index
+
     if not len(points) or not {"limiting_factor", "guidance"} <= set(advised.columns):
         return [""] * len(points)
     frame = advised.set_index(key_index(advised))

@@ -17,7 +17,6 @@ and the figure keep their values.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -29,6 +28,7 @@ from roofline_widget.errors import SelectionError
 from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_places import rank_places_of, resolve_ranks
 from roofline_widget.settings.rank_text import format_rank_text
+from roofline_widget.widget.html.controls import ranks_hint_html
 from roofline_widget.widget.state import UpdateGuard
 
 if TYPE_CHECKING:
@@ -40,7 +40,6 @@ __all__ = ["MAX_PLACE_CHOICES", "RankControl", "ranks_hint"]
 MAX_PLACE_CHOICES = 200
 _HOSTS_SHOWN = 4
 _MENU_PROMPT = "host / socket"
-_ERROR_STYLE = "color:#b00020"
 #: How ``rank_places_of`` names a socket: ``"f0702 socket 1"``, ``"socket 0"``.
 _SOCKET_NAME = re.compile(r"(?:^| )socket [0-9]+$")
 
@@ -130,10 +129,7 @@ class RankControl:
 
     # ------------------------------------------------------------ showing
     def _hint_html(self, error: str = "") -> str:
-        hint = f"<small>{html.escape(self.hint)}</small>"
-        if not error:
-            return hint
-        return f"<small style='{_ERROR_STYLE}'>&#9888; {html.escape(error)}</small><br>{hint}"
+        return ranks_hint_html(self.hint, error)
 
     def text_of(self, ranks: Sequence[int] | None) -> str:
         """The shortest text of ``ranks``: blank for every rank, a host's or socket's name, ranges."""

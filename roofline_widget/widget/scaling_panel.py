@@ -19,7 +19,6 @@ point) or selecting points there (``selected``) sets it too, and a change lights
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING
 
 import bqplot as bq
@@ -31,6 +30,11 @@ from roofline_widget.analysis.scaling import scaling_table
 from roofline_widget.scene.scaling import SPEEDUP, ScalingLines, path_regions, scaling_lines
 from roofline_widget.scene.sweep import SweepPart
 from roofline_widget.widget.html import TOOLTIP_STYLE
+from roofline_widget.widget.html.controls import (
+    scaling_failed_html,
+    scaling_note_html,
+    scaling_tooltip_html,
+)
 from roofline_widget.widget.layers.base import hover_index
 
 if TYPE_CHECKING:
@@ -179,7 +183,7 @@ class ScalingPanel:
             self.view = scaling_lines(self._table(owner, part), part)
         except ValueError as exc:  # a grouping scaling_table refuses: said, nothing drawn
             self.view = None
-            self.note_html.value = f"<i>No scaling view: {html.escape(str(exc))}</i>"
+            self.note_html.value = scaling_failed_html(str(exc))
             self.box.layout.display = ""
             return
         self._draw(self.view)
@@ -263,7 +267,7 @@ class ScalingPanel:
         parts += ["rings: the run slider's step", "hover a point to light its region up in the roofline"]
         if view.left_out:
             parts.append(f"{view.left_out} point(s) beyond the hardware left out (see sanity_check)")
-        return "<small>" + html.escape("; ".join(parts)) + "</small>"
+        return scaling_note_html(parts)
 
     def _tooltip(self, index: int, region: str) -> str:
         view = self.view
@@ -271,9 +275,8 @@ class ScalingPanel:
         x, y = float(self.points.x[index]), float(self.points.y[index])
         line = next(ln for ln in view.lines if ln.region == region and
                     np.any((ln.x == x) & (ln.y == y)))
-        group = f" ({html.escape(line.group)})" if line.group else ""
-        return (f"<b>{html.escape(region)}</b>{group}<br>{html.escape(view.x_label.split(' (')[0])} "
-                f"{x:g}: {html.escape(view.y_label)} {y:.3g}")
+        return scaling_tooltip_html(region, line.group, view.x_label.split(' (')[0], x,
+                                    view.y_label, y)
 
     # ------------------------------------------------------------ highlighting
     def highlight(self, region: str) -> None:

@@ -57,7 +57,7 @@ def test_theoretical_roof_and_the_flagged_host(sample23_page, artifacts_dir):
     status = " ".join(page.locator(".roofline-status").inner_text().split())
     assert "Theoretical DP AVX-512 FMA 5,530 GFLOP/s" in status or \
         "Theoretical DP AVX-512 FMA 5530 GFLOP/s" in status
-    assert ("(whole run) (f0702 (ranks 0-71)) reports 1,235 GFLOP/s on 72 hardware threads, one "
+    assert ("f0702 (ranks 0-71) reports 1,235 GFLOP/s on 72 hardware threads, one "
             "hardware thread of them 1,170 GFLOP/s (at most 459.7 GFLOP/s a hardware thread), "
             "beyond what one core can do") in status
     assert "turbo can exceed it" in status
