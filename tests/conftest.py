@@ -30,3 +30,12 @@ def gmgpolar() -> LikwidRun:
 @pytest.fixture(scope="module")
 def mpirun() -> LikwidRun:
     return read_likwid(sample_path(MPIRUN))
+
+
+@pytest.fixture(scope="session")
+def sweep_file(tmp_path_factory):
+    """The generated 54-run sweep (``study_files.write_sweep``: 18 thread counts x 3 cases),
+    written once per session."""
+    from study_files import write_sweep
+
+    return write_sweep(tmp_path_factory.mktemp("sweep"))

@@ -73,7 +73,7 @@ def test_static_plot_of_sample_23_colours_and_names_each_host(tmp_path):
     assert "(whole run)" not in " ".join(legend)
     # f0702 lies above the axes (they follow the plausible points): said so, not "no room"
     notes = [text.get_text() for text in payload["figure"].texts]
-    assert "Not drawn (off the axes): f0702" in notes
+    assert "Not labelled (outside the axes): f0702" in notes
     assert not any("no room" in note for note in notes)
     # hover texts (payload) and SVG titles name the host, then its ranks
     assert payload["hover"][1].startswith("<b>f0703</b> (f0703 (ranks 72-143))")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from study_files import CASES, GMGPOLAR_THREADS, THREADS, runtime, write_sweep
+from study_files import CASES, GMGPOLAR_THREADS, THREADS, runtime
 from wild_samples import LULESH_SIZES
 
 from roofline_widget import points_dataframe, read_likwid, scaling_table
@@ -28,8 +28,8 @@ HOURGLASS = "CalcFBHourglassForceForElems"
 
 
 @pytest.fixture(scope="module")
-def sweep(tmp_path_factory):
-    return read_likwid(write_sweep(tmp_path_factory.mktemp("sweep")))
+def sweep(sweep_file):
+    return read_likwid(sweep_file)
 
 
 def _rows(table: pd.DataFrame, **where) -> pd.DataFrame:

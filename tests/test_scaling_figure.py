@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from study_files import GMGPOLAR_THREADS, write_sweep
+from study_files import GMGPOLAR_THREADS
 from test_cli import run
 from wild_samples import LULESH_SIZES
 
@@ -30,8 +30,8 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
-def sweep_file(tmp_path_factory):
-    return str(write_sweep(tmp_path_factory.mktemp("sweep")))
+def sweep_name(sweep_file):
+    return str(sweep_file)
 
 
 def _lines(axes) -> dict:
@@ -53,8 +53,8 @@ def test_speed_up_against_threads_with_the_ideal_line():
     assert figure.get_suptitle().endswith("dashed: ideal scaling.")
 
 
-def test_a_panel_per_case_of_the_sweep(sweep_file):
-    figure = scaling_figure(scaling_table(sweep_file))
+def test_a_panel_per_case_of_the_sweep(sweep_name):
+    figure = scaling_figure(scaling_table(sweep_name))
     visible = [axes for axes in figure.axes if axes.get_visible()]
     assert [axes.get_title() for axes in visible] == ["case=sedov", "case=noh", "case=sod"]
     kinematics = _lines(visible[0])["CalcKinematics"]
@@ -65,7 +65,7 @@ def test_a_panel_per_case_of_the_sweep(sweep_file):
     assert [t.get_text() for t in legend.get_texts()] == [
         "CalcKinematics", "CalcHourglass", "UpdateVolumes", "ideal (speed-up = threads ratio)"]
     # grouped by threads: 18 groups, the first 12 drawn with a note
-    by_threads = scaling_figure(scaling_table(sweep_file, group_by="threads"))
+    by_threads = scaling_figure(scaling_table(sweep_name, group_by="threads"))
     assert sum(axes.get_visible() for axes in by_threads.axes) == MAX_PANELS
     assert any("the first 12 of 18 groups drawn" in t.get_text() for t in by_threads.texts)
     bottom = [axes for axes in by_threads.axes if axes.get_visible()][-1]  # shared x: labelled
@@ -105,14 +105,14 @@ def test_region_names_are_plain_text_and_the_path_is_checked(tmp_path):
     assert not (tmp_path / "missing").exists()
 
 
-def test_cli_scaling_text_json_csv_and_figure(tmp_path, capsys, sweep_file):
+def test_cli_scaling_text_json_csv_and_figure(tmp_path, capsys, sweep_name):
     assert main(["scaling", *GMGPOLAR]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("3 run(s), 2 region(s); the runs vary in threads")
     solve = [line.split() for line in out if line.split()[:1] == ["Solve"]]
     # region, threads, runtime, speed-up, efficiency %, GFLOP/s (4 significant digits)
     assert solve[-1][:5] == ["Solve", "8", "19.6", "6.877", "85.96"]
-    assert main(["scaling", sweep_file, "--group-by", "case", "--include", "CalcK", "--json",
+    assert main(["scaling", sweep_name, "--group-by", "case", "--include", "CalcK", "--json",
                  "-o", str(tmp_path / "sweep.pdf")]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["varies"] == "threads"
@@ -130,12 +130,12 @@ def test_cli_scaling_text_json_csv_and_figure(tmp_path, capsys, sweep_file):
     assert "--group-by" in capsys.readouterr().err
 
 
-def test_cli_scaling_errors_and_help(tmp_path, sweep_file):
-    done = run("scaling", sweep_file, "--group-by", "size", cwd=tmp_path)
+def test_cli_scaling_errors_and_help(tmp_path, sweep_name):
+    done = run("scaling", sweep_name, "--group-by", "size", cwd=tmp_path)
     assert done.returncode == 2
     assert "still varies in threads and case" in done.stderr
     assert "Traceback" not in done.stderr
-    bad = run("scaling", sweep_file, "--ranks", "0-x", cwd=tmp_path)
+    bad = run("scaling", sweep_name, "--ranks", "0-x", cwd=tmp_path)
     assert bad.returncode == 2
     assert "0-x" in bad.stderr
     helped = run("scaling", "--help", cwd=tmp_path)

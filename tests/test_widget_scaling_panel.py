@@ -23,17 +23,12 @@ import html
 
 import numpy as np
 import pytest
-from study_files import CASES, THREADS, write_sweep
+from study_files import CASES, THREADS
 from wild_samples import LULESH_SIZES
 
 from roofline_widget import RooflineWidget, sample_path, scaling_table
 from roofline_widget.scene.scaling import GFLOPS, SPEEDUP, size_value
 from roofline_widget.widget.scaling_panel import FADED
-
-
-@pytest.fixture(scope="module")
-def sweep_file(tmp_path_factory):
-    return write_sweep(tmp_path_factory.mktemp("sweep"))
 
 
 @pytest.fixture

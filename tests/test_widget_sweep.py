@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 import pytest
-from study_files import CASES, THREADS, write_sweep
+from study_files import CASES, THREADS
 from traitlets import TraitError
 from wild_samples import LULESH_SIZES
 
@@ -32,11 +32,6 @@ from roofline_widget.look.colors import SWEEP_COLORS
 from roofline_widget.look.markers import RUN_MARKERS
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
 from roofline_widget.widget.html import STATUS_LINE_CHARS
-
-
-@pytest.fixture(scope="module")
-def sweep_file(tmp_path_factory):
-    return write_sweep(tmp_path_factory.mktemp("sweep"))
 
 
 @pytest.fixture

@@ -61,8 +61,9 @@ class LabelPlacement:
     unlabelled : list of str
         Regions that found no free position (or were past ``MAX_LABELS``), in order.
     off_axes : list of str
-        Regions whose point lies outside the axes (a rate beyond the hardware the
-        axes do not follow): not labelled, named in the note as off the axes.
+        Regions whose point lies outside the axes' range (a rate beyond the hardware
+        the axes do not follow; a point without FLOP work, drawn pinned at the axis
+        edge): not labelled, named in the note as outside the axes.
     note : matplotlib.text.Text or None
         The note naming ``unlabelled`` and ``off_axes`` (None when every region is labelled).
     """
@@ -215,7 +216,7 @@ def _note(axes, placement: LabelPlacement, renderer):
     """A note under the axes (and the notes there) naming the regions without a label."""
     parts = [f"{what}: {_named(regions)}" for what, regions in (
         ("Not labelled (no room)", placement.unlabelled),
-        ("Not drawn (off the axes)", placement.off_axes)) if regions]
+        ("Not labelled (outside the axes)", placement.off_axes)) if regions]
     text = textwrap.fill("; ".join(parts), width=150)
     # under the axes, from their left edge (as the other notes above it)
     return axes.figure.text(axes.get_position().x0, _under_notes(axes, renderer),
