@@ -21,8 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from roofline_widget.cpu_cores import PRECISION_BITS
+
 __all__ = ["CLOCK_FRACTION", "IMBALANCE_MIN_RUNTIME_S", "IMBALANCE_SPREAD", "NEAR_ROOF_PERCENT",
-           "PRECISION_BITS", "REUSE_HIGH", "REUSE_LOW", "RULES", "SCALAR_SHARE", "Advice",
+           "REUSE_HIGH", "REUSE_LOW", "RULES", "SCALAR_SHARE", "Advice",
            "PointView", "Rule", "UsedMetric", "broken_counter", "cache_reuse", "clock",
            "imbalance", "number_text", "percent_text", "roof_distance", "scalar_share",
            "used_metrics_text", "used_texts"]
@@ -42,8 +44,6 @@ IMBALANCE_SPREAD = 0.03
 IMBALANCE_MIN_RUNTIME_S = 1e-3
 #: A mean clock below this fraction of the nominal clock counts as throttled.
 CLOCK_FRACTION = 0.9
-#: The bits of one SIMD lane per precision.
-PRECISION_BITS = {"DP": 64, "SP": 32, "HP": 16}
 
 
 class UsedMetric(NamedTuple):

@@ -46,7 +46,6 @@ _FACTORS = {"B": 1, "kB": 2**10, "KB": 2**10, "KiB": 2**10, "MB": 2**20, "MiB": 
             "GB": 2**30, "GiB": 2**30}
 _GROUP = re.compile(r"\(([\d\s]+)\)", re.ASCII)
 _INTEGER = re.compile(r"[0-9]+", re.ASCII)
-_SECTION_END = re.compile(r"^\*{20,}\s*$")
 
 
 @dataclass(frozen=True)

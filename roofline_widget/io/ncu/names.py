@@ -36,17 +36,13 @@ from roofline_widget.model import GPU_PROFILER_GROUPS, DeviceFamily
 __all__ = [
     "BYTE_METRICS",
     "CLOCK_SUFFIX",
-    "CYCLES",
-    "CYCLES_PER_SECOND",
     "CYCLE_PAIRS",
     "DEVICE_NAME",
     "DURATION",
-    "FLOP_COUNTERS",
     "FLOP_COUNTER_SETS",
     "GROUP",
     "PEAK_SUFFIX",
     "SM_UNITS",
-    "TENSOR",
     "TENSOR_COUNTERS",
     "USED_METRICS",
     "Counter",
@@ -65,13 +61,10 @@ CLOCK_SUFFIX = "__cycles_elapsed.avg.per_second"
 #: The units SM counters are exported under, in order of preference: the SM's, its sub-partitions'.
 SM_UNITS = ("sm", "smsp")
 
-CYCLES = "sm__cycles_elapsed.avg"
-CYCLES_PER_SECOND = "sm__cycles_elapsed.avg.per_second"
 #: (elapsed cycles, cycles per second) of each SM unit, in order of preference.
 CYCLE_PAIRS = tuple((f"{unit}__cycles_elapsed.avg", f"{unit}__cycles_elapsed.avg.per_second")
                     for unit in SM_UNITS)
 DURATION = "gpu__time_duration.sum"
-TENSOR = "sm__inst_executed_pipe_tensor.sum"
 #: The tensor-pipe instruction counter of each SM unit, in order of preference.
 TENSOR_COUNTERS = tuple(f"{unit}__inst_executed_pipe_tensor.sum" for unit in SM_UNITS)
 #: A string metric: the GPU's marketing name (``Tesla V100-SXM2-16GB``).
@@ -102,9 +95,6 @@ FLOP_COUNTER_SETS: dict[str, tuple[tuple[Counter, ...], ...]] = {
     precision: tuple(_flop_set(unit, letter) for unit in SM_UNITS)
     for precision, letter in _LETTERS
 }
-#: Per precision the SM's counter set (the first of :data:`FLOP_COUNTER_SETS`).
-FLOP_COUNTERS: dict[str, tuple[Counter, ...]] = {
-    precision: sets[0] for precision, sets in FLOP_COUNTER_SETS.items()}
 
 #: Per memory level the byte counter.
 BYTE_METRICS = {"MEM": "dram__bytes.sum", "L2": "lts__t_bytes.sum", "L1": "l1tex__t_bytes.sum"}
