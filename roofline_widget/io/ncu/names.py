@@ -3,7 +3,7 @@
 One home for every ``ncu`` metric name the reader knows (the counters of
 NERSC's "roofline on NVIDIA GPUs" method and the peaks of Nsight Compute's
 own roofline sections); the columns they turn into are named by
-:mod:`roofline_widget.io.kernels.metrics`:
+:mod:`roofline_widget.io.kernels`:
 
 ===================================================  ===============================
 counters (per launch)                                 metric of the run

@@ -1,9 +1,21 @@
-"""Kernel launches to the canonical :class:`~roofline_widget.model.LikwidRun` (:func:`kernel_run`).
+"""GPU kernel launches of any profiler to the canonical run: counts, display names, combined launches.
 
-A region is a kernel, a rank a process, a "thread" the GPU the kernel ran
-on (``GPU <device>``, or ``GPU`` when the file does not say), the group the
-profiler's (``"NCU"``, ``"ROCPROF"``).  Per (rank, kernel, GPU) the launches
-are combined as ``launches=`` says:
+The profilers' readers (:mod:`roofline_widget.io.ncu` for Nsight Compute,
+:mod:`roofline_widget.io.rocprof` for rocprof-compute) read their files into
+one row per kernel launch and the launches' FLOPs, seconds and bytes
+(:class:`LaunchCounts`); :func:`kernel_run` makes the run of them, the same
+way for every vendor.  A profiler counts every precision it can, whether the
+program used it or not (an SGEMM export has double-precision counters that
+read 0): :meth:`LaunchCounts.used` keeps the precisions some launch used, or
+every one, each zero, when no launch did floating-point work (copies).
+
+The run's metrics are named like LIKWID's, so that units and levels parse:
+``DP [MFLOP/s]`` (``SP``, ``HP``, ``Tensor``, ``MFMA F64``, ...) per precision,
+``Memory bandwidth [MBytes/s]`` (``L2``, ``L1``, ``LDS``) and ``... data volume
+[GBytes]`` per level.  A region is a kernel, a rank a process, a "thread" the
+GPU the kernel ran on (``GPU <device>``, or ``GPU`` when the file does not
+say), the group the profiler's (``"NCU"``, ``"ROCPROF"``).  Per (rank, kernel,
+GPU) the launches are combined as ``launches=`` says:
 
 * ``"sum"`` (default): the kernel's aggregate point, the sum of FLOPs and
   bytes over its launches divided by their summed time; ``runtime_s`` is
@@ -15,25 +27,194 @@ are combined as ``launches=`` says:
 ``call_count`` is the number of launches, ``cpu_name`` the GPU's name as the
 reader found it.  A launch without a value (``n/a``) makes its kernel's rate
 NaN, which the selection leaves out with the reason; the notes say which
-kernels and metrics.  The metrics are named as LIKWID's (:mod:`.metrics`),
-the events are the profiler's counters summed over the launches (those the
-reader names as ``largest``, clocks and peaks, their largest value).
+kernels and metrics.  The events are the profiler's counters summed over the
+launches (those the reader names as ``largest``, clocks and peaks, their
+largest value).
+
+Kernels are shown under the function's own name (:func:`short_name`):
+demangled names of templated code run to many kilobytes (``void
+gt::detail::kernel_assign_6<gt::gview<...>, ...>(...)`` is ``kernel_assign_6``):
+the return type, the namespaces, the template arguments and the parameter
+list are dropped, and so is the code-object suffix AMD's tools add
+(``vecCopy(double*, int) [clone .kd]``, ``k.kd``).  Kernels whose short names
+coincide (instances of one template) are numbered ``#1``, ``#2``, ... in order
+of first appearance; the full name stays in :attr:`LikwidRun.full_names
+<roofline_widget.model.LikwidRun.full_names>`.  Every scan is one pass over the name.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from roofline_widget.io.kernels.counts import LaunchCounts
-from roofline_widget.io.kernels.metrics import bandwidth_metric, flop_metric, volume_metric
-from roofline_widget.io.kernels.names import display_names
 from roofline_widget.io.parsed import check_unique_rows, key_table
 from roofline_widget.model import GPU, LikwidRun
 
-__all__ = ["LAUNCH_KEYS", "LAUNCH_MODES", "check_launch_mode", "kernel_run"]
+__all__ = ["LAUNCH_KEYS", "LAUNCH_MODES", "LEVEL_NAMES", "MAX_SHORT", "LaunchCounts",
+           "bandwidth_metric", "check_launch_mode", "display_names", "flop_metric", "kernel_run",
+           "short_name", "volume_metric"]
+
+#: How a level is called in metric and roof names.
+LEVEL_NAMES = {"MEM": "Memory", "L2": "L2", "L1": "L1", "LDS": "LDS"}
+
+
+def flop_metric(precision: str) -> str:
+    """The run's FLOP-rate metric of a precision (``"DP"`` -> ``"DP [MFLOP/s]"``, ``"Tensor"``)."""
+    return f"{precision} [MFLOP/s]"
+
+
+def bandwidth_metric(level: str) -> str:
+    """The run's bandwidth metric of a level (``"MEM"`` -> ``"Memory bandwidth [MBytes/s]"``)."""
+    return f"{LEVEL_NAMES[level]} bandwidth [MBytes/s]"
+
+
+def volume_metric(level: str) -> str:
+    """The run's data-volume metric of a level (``"L2"`` -> ``"L2 data volume [GBytes]"``)."""
+    return f"{LEVEL_NAMES[level]} data volume [GBytes]"
+
+
+@dataclass
+class LaunchCounts:
+    """FLOPs per precision, seconds and bytes per level, one value per launch row.
+
+    Attributes
+    ----------
+    flops : dict of str to numpy.ndarray
+        Precision (``"DP"``, ``"SP"``, ``"HP"``, ``"Tensor"``, ``"MFMA F64"``, ...; see
+        :data:`~roofline_widget.metric_names.PRECISIONS`) -> FLOPs: only those the
+        profiler counted.
+    seconds : numpy.ndarray
+        NaN where the launch has no time.
+    bytes : dict of str to numpy.ndarray
+        Level (``"MEM"``, ``"L2"``, ``"L1"``, ``"LDS"``) -> bytes: only those counted.
+    notes : list of str
+        Counters that could not be used, and why.
+    """
+
+    flops: dict[str, np.ndarray]
+    seconds: np.ndarray
+    bytes: dict[str, np.ndarray]
+    notes: list[str] = field(default_factory=list)
+
+    def used(self) -> LaunchCounts:
+        """A copy without the precisions whose FLOPs are zero in every launch (see the module).
+
+        Examples
+        --------
+        >>> counts = LaunchCounts({"DP": np.zeros(2), "SP": np.ones(2)}, np.ones(2), {})
+        >>> list(counts.used().flops), counts.used().notes
+        (['SP'], ['no launch did DP work (its counters read 0): no DP FLOP rate in the run'])
+        """
+        done = {p: v for p, v in self.flops.items() if np.nan_to_num(v).any()}
+        unused = [p for p in self.flops if p not in done]
+        if not done or not unused:
+            return self
+        note = (f"no launch did {', '.join(unused)} work (its counters read 0): no "
+                f"{', '.join(unused)} FLOP rate in the run")
+        return dataclasses.replace(self, flops=done, notes=[*self.notes, note])
+
+
+#: The longest short name; longer ones (mangled names, say) are cut with "...".
+MAX_SHORT = 60
+# AMD's kernel descriptor suffixes: "[clone .kd]" after the parameters, ".kd" after the name.
+_CODE_OBJECT = re.compile(r"(?:\s*\[clone [^\]]*\])+\s*$|\.kd$")
+
+
+def _drop_parameters(name: str) -> str:
+    """``name`` without the parenthesised group that ends it (the parameter list)."""
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for index in range(len(name) - 1, -1, -1):
+        char = name[index]
+        if char == ")":
+            depth += 1
+        elif char == "(":
+            depth -= 1
+            if depth == 0:
+                return name[:index] if index else name
+    return name
+
+
+def _drop_templates(name: str) -> str:
+    """``name`` without what its angle brackets enclose (outside parentheses too)."""
+    kept, depth = [], 0
+    for char in name:
+        if char == "<":
+            depth += 1
+        elif char == ">" and depth:
+            depth -= 1
+        elif not depth:
+            kept.append(char)
+    return "".join(kept)
+
+
+def _last_word(name: str) -> str:
+    """The last space-separated word outside parentheses (drops the return type)."""
+    depth, start = 0, 0
+    for index, char in enumerate(name):
+        if char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif char == " " and not depth:
+            start = index + 1
+    return name[start:]
+
+
+def short_name(full: str) -> str:
+    """The function name of a demangled kernel name.
+
+    Examples
+    --------
+    >>> short_name("void gt::detail::kernel_assign_6<gt::gview<double, 6>, int>(gt::gview<double, 6>, int)")
+    'kernel_assign_6'
+    >>> short_name("void (anonymous namespace)::scale(double*, int)")
+    'scale'
+    >>> short_name("saxpy")
+    'saxpy'
+    >>> short_name("vecCopy(double*, double*, double*, int, int) [clone .kd]")
+    'vecCopy'
+    """
+    text = _CODE_OBJECT.sub("", full.strip()).strip() or full.strip()
+    base = _last_word(_drop_templates(_drop_parameters(text)).strip())
+    short = base.rsplit("::", 1)[-1].strip() or text
+    return short if len(short) <= MAX_SHORT else short[:MAX_SHORT - 3] + "..."
+
+
+def display_names(full_names: Iterable[str]) -> dict[str, str]:
+    """Full kernel name -> unique display name, in order of first appearance.
+
+    Examples
+    --------
+    >>> display_names(["void k<int>(int)", "void k<double>(double)", "void j()"])
+    {'void k<int>(int)': 'k #1', 'void k<double>(double)': 'k #2', 'void j()': 'j'}
+    """
+    fulls = list(dict.fromkeys(full_names))
+    shorts = {full: short_name(full) for full in fulls}
+    variants: dict[str, list[str]] = {}
+    for full in fulls:
+        variants.setdefault(shorts[full], []).append(full)
+    names = {}
+    for short, group in variants.items():
+        if len(group) == 1:
+            names[group[0]] = short
+        else:
+            names.update((full, f"{short} #{number}") for number, full in enumerate(group, 1))
+    taken = set()
+    for full, name in names.items():  # a kernel literally named "k #1" beside k<int>, k<double>
+        while name in taken:
+            name += "'"
+        names[full] = name
+        taken.add(name)
+    return {full: names[full] for full in fulls}
+
 
 #: The ways launches of one kernel are combined (``launches=``).
 LAUNCH_MODES = ("sum", "mean", "each")
