@@ -56,7 +56,7 @@ from roofline_widget.io.scope.snapshot import (
     FileChanged,
     FileIdentity,
     file_identity,
-    read_pinned,
+    read_one_version,
     what_changed,
 )
 from roofline_widget.io.topology import TOPOLOGY_HEADER
@@ -257,7 +257,7 @@ class TextFile:
         those of the first (:mod:`roofline_widget.io.scope.snapshot`): a file replaced,
         appended to or rewritten during the read raises
         :class:`~roofline_widget.io.scope.snapshot.FileChanged`, for
-        :func:`~roofline_widget.io.scope.snapshot.read_pinned` to read it again.
+        :func:`~roofline_widget.io.scope.snapshot.read_one_version` to read it again.
 
     Attributes
     ----------
@@ -455,7 +455,7 @@ def read_one_text_version(path_or_buffer: PathOrBuffer, read: Callable[[TextFile
     A path is pinned when the read starts (:func:`~roofline_widget.io.scope.snapshot.file_identity`)
     and checked on every open, at the end of every pass and after ``read``; a read that saw a
     change is done again from scratch, once (:data:`~roofline_widget.io.scope.snapshot.TEXT_ATTEMPTS`
-    reads in all, :func:`~roofline_widget.io.scope.snapshot.read_pinned`).  A file object is
+    reads in all, :func:`~roofline_widget.io.scope.snapshot.read_one_version`).  A file object is
     read once, whole: it needs no pin.
 
     Raises
@@ -466,7 +466,7 @@ def read_one_text_version(path_or_buffer: PathOrBuffer, read: Callable[[TextFile
     """
     if is_file_like(path_or_buffer):
         return read(TextFile(path_or_buffer))
-    result, _ = read_pinned(path_or_buffer,
-                            lambda identity: read(TextFile(path_or_buffer, identity=identity)),
-                            file_identity, attempts=TEXT_ATTEMPTS)
+    result, _ = read_one_version(path_or_buffer,
+                                 lambda identity: read(TextFile(path_or_buffer, identity=identity)),
+                                 file_identity, attempts=TEXT_ATTEMPTS)
     return result

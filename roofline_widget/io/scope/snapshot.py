@@ -9,7 +9,7 @@ under one label, or a cache serves numbers the file no longer holds.
 :func:`file_version` pins what the path names now: device, inode, size,
 modification and status-change times and a hash of every byte
 (:class:`FileVersion`; a write through ``mmap`` may move no timestamp, so the
-bytes are what decides).  :func:`read_one_version` runs a read between two
+bytes are what decides).  `read_one_version` runs a read between two
 such versions and accepts it only when both are equal: the file held the same
 bytes under the same name when the read started and when it ended.  A read
 that saw a change is done again (:data:`ATTEMPTS` times in all), then refused
@@ -20,7 +20,7 @@ pieces the parser reads): it is pinned by :func:`file_identity` (device, inode,
 size, modification time: :func:`os.stat`, no byte read), checked by the reader
 on every open and at the end of every pass (with a :class:`Checksum` of the
 bytes of each pass: the passes must agree), and run through the same loop,
-:func:`read_pinned`, with :data:`TEXT_ATTEMPTS`.
+:func:`read_one_version` with ``pin=file_identity``, with :data:`TEXT_ATTEMPTS`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from roofline_widget.escaping import file_name
 from roofline_widget.io.opener import open_regular, read_failed, regular_file
 
 __all__ = ["ATTEMPTS", "TEXT_ATTEMPTS", "Checksum", "FileChanged", "FileIdentity", "FileVersion",
-           "changed_while_read", "file_identity", "file_version", "read_one_version", "read_pinned",
+           "changed_while_read", "file_identity", "file_version", "read_one_version",
            "steady_version", "what_changed"]
 
 #: How many times a read is tried before a file that keeps changing is refused.
@@ -60,7 +60,6 @@ try:
 except ImportError:  # pragma: no cover - a dependency; CRC-32 is five times slower
     _HASH_NAME, _HASH, _RUNNING_HASH = "crc32", _crc32, None
 T = TypeVar("T")
-V = TypeVar("V")
 
 
 class FileChanged(Exception):
@@ -263,16 +262,22 @@ def changed_while_read(path, attempts: int = ATTEMPTS, change: str = "") -> Likw
                              found)
 
 
-def read_one_version(path, read: Callable[[FileVersion], T], *, first: FileVersion | None = None,
-                     attempts: int = ATTEMPTS) -> tuple[T, FileVersion]:
-    """``read(version)`` of one version of ``path``: tried again while the file changes under it.
+def read_one_version(path, read: Callable[[Any], T], pin: Callable[[Any], Any] = file_version, *,
+                     first: Any = None, attempts: int = ATTEMPTS) -> tuple[T, Any]:
+    """``read(before)`` of one version of ``path``: accepted only when ``pin(path)`` after it
+    equals ``before``, tried again while the file changes under it.
 
     Parameters
     ----------
     path : str or path-like
     read : callable
         Reads the file (by its path, as often and in as many processes as it
-        likes), given the version taken before.
+        likes), given the version taken before.  It may raise :class:`FileChanged`
+        when it sees a change itself (the text reader, on an open or at the end of
+        a pass); the read is then tried again.
+    pin : callable
+        What pins the file: :func:`file_version` (every byte hashed, the
+        default) or :func:`file_identity` (the text reader's).
     first : FileVersion, optional
         The version just taken (saves reading the file once more).
     attempts : int
@@ -289,19 +294,6 @@ def read_one_version(path, read: Callable[[FileVersion], T], *, first: FileVersi
         If the file changed during every attempt (:func:`changed_while_read`),
         or ``read`` raised it and the file did not change meanwhile (damage,
         not a change).
-    """
-    return read_pinned(path, read, file_version, first=first, attempts=attempts)
-
-
-def read_pinned(path, read: Callable[[V], T], pin: Callable[[Any], V], *, first: V | None = None,
-                attempts: int = ATTEMPTS) -> tuple[T, V]:
-    """``read(before)`` accepted only when ``pin(path)`` after it equals ``before``: the one loop
-    of :func:`read_one_version` (``pin``: :func:`file_version`) and of the text reader
-    (:func:`file_identity`).
-
-    ``read`` may raise :class:`FileChanged` when it sees a change itself (the
-    text reader, on an open or at the end of a pass); the read is then tried
-    again.  The parameters, result and errors are those of :func:`read_one_version`.
     """
     change = ""
     for _ in range(attempts):
