@@ -26,7 +26,7 @@ from roofline_widget.analysis.levels import detect_levels
 from roofline_widget.cpu_cores import find_core
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 from roofline_widget.io import read_likwid_text
-from roofline_widget.io.bench import BenchResult, parse_bench
+from roofline_widget.io.bench import BenchResult, found_results, parse_bench
 from roofline_widget.io.likwid_text import cpu_header
 from roofline_widget.io.opener import open_text
 from roofline_widget.io.topology import Topology, parse_topology
@@ -124,10 +124,7 @@ def log_measurements(path, level, topology: Topology | None) -> list[BenchRun]:
     if skipped:
         warnings.warn(f"{source}: passed over {len(skipped)} likwid-bench run(s):\n"
                       + "\n".join(f"  - {s}" for s in skipped), LikwidReadWarning, stacklevel=4)
-    if not results:
-        raise LikwidFormatError(source, None, "likwid-bench output (a 'LIKWID MICRO BENCHMARK' "
-                                "banner, 'Test: <kernel>' and 'MFlops/s:' / 'MByte/s:' lines)",
-                                "no likwid-bench result")
+    found_results(results, source)
     topology = parse_topology(opened.text, source) or topology
     cpu = _cpu_of(opened.text, topology)
     core = find_core(cpu.get("cpu_type"), cpu.get("cpu_name"))  # its caches, without likwid-topology

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from roofline_widget.analysis.compare_rows import (
-    CHANGE_COLUMNS,
     STATUSES,
     comparison_rows,
     stack_sides,
@@ -45,7 +44,7 @@ if TYPE_CHECKING:
 
     from roofline_widget.points.selection import SelectionKeywords
 
-__all__ = ["CHANGE_COLUMNS", "STATUSES", "compare_points"]
+__all__ = ["STATUSES", "compare_points"]
 
 
 @selection_parameters("selection", "flops_metric, bandwidth_metric", "ranks", "include, exclude",

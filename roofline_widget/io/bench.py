@@ -33,7 +33,7 @@ from roofline_widget.io.likwid_text import cpu_header
 from roofline_widget.io.opener import PathOrBuffer, open_text
 from roofline_widget.io.parsed import warn_passed_over
 
-__all__ = ["BenchResult", "kernel_precision", "parse_bench", "read_likwid_bench"]
+__all__ = ["BenchResult", "found_results", "kernel_precision", "parse_bench", "read_likwid_bench"]
 
 _BANNER = "LIKWID MICRO BENCHMARK"
 _TEST = re.compile(r"^Test:\s*(\S+)\s*$")
@@ -240,6 +240,15 @@ def parse_bench(lines: list[str], source: str) -> tuple[list[BenchResult], list[
     return results, skipped
 
 
+def found_results(results: list[BenchResult], source: str) -> list[BenchResult]:
+    """``results``, or :class:`LikwidFormatError` naming ``source`` when there is none."""
+    if not results:
+        raise LikwidFormatError(source, None, "likwid-bench output (a 'LIKWID MICRO BENCHMARK' "
+                                "banner, 'Test: <kernel>' and 'MFlops/s:' / 'MByte/s:' lines)",
+                                "no likwid-bench result")
+    return results
+
+
 def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     """Read every likwid-bench result in a file.
 
@@ -281,9 +290,6 @@ def read_likwid_bench(path: PathOrBuffer) -> list[BenchResult]:
     source = opened.name
     results, skipped = parse_bench(opened.text.splitlines(), source)
     warn_passed_over(source, skipped, stacklevel=2)
-    if not results:
-        raise LikwidFormatError(source, None, "likwid-bench output (a 'LIKWID MICRO BENCHMARK' "
-                                "banner, 'Test: <kernel>' and 'MFlops/s:' / 'MByte/s:' lines)",
-                                "no likwid-bench result")
+    found_results(results, source)
     cpu = cpu_header(opened.text)
     return [dataclasses.replace(result, cpu=cpu) for result in results] if cpu else results

@@ -32,14 +32,12 @@ from roofline_widget.roofs.lines import roof_lines
 from roofline_widget.roofs.plot_roofs import peak_roof, plot_roofs, replaced_peak
 from roofline_widget.roofs.roof import (
     DEVICES,
-    EMPIRICAL,
     ROOF_TOLERANCE,
-    USER,
     BandwidthRoof,
     ComputeRoof,
 )
 
-__all__ = ["DEVICES", "EMPIRICAL", "JUDGED_COLUMNS", "ROOF_TOLERANCE", "USER", "BandwidthRoof",
+__all__ = ["JUDGED_COLUMNS", "ROOF_TOLERANCE", "BandwidthRoof",
            "ComputeRoof", "RoofKeys", "Roofline", "roof_keys", "unjudged_notes"]
 
 #: The columns :meth:`Roofline.classify` adds to points.

@@ -36,7 +36,6 @@ from roofline_widget.errors import SelectionError
 from roofline_widget.settings.rules import MAX_RANK, shown
 
 __all__ = [
-    "MAX_RANK",
     "MAX_TEXT_CHARACTERS",
     "MAX_TEXT_RANKS",
     "format_rank_text",
