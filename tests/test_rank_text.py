@@ -134,7 +134,7 @@ def test_the_command_line_takes_host_names(capsys, tmp_path):
     assert main(["points", str(SOMA_216), "--ranks", "f07*3", "--json"]) == 0
     points = json.loads(capsys.readouterr().out)["points"]
     assert [(p["rank"], p["rank_group"]) for p in points] == [(72, "f0703 (ranks 72-143)")]
-    # the scaling command's --ranks is the same option (cli/option_types.py)
+    # the scaling command's --ranks is the same option (cli/parser.py add_ranks_option)
     assert main(["scaling", str(SOMA_216), "--ranks", "7-3"]) == 2
     assert "argument --ranks: rank range '7-3': expected a-b with a <= b" in capsys.readouterr().err
 

@@ -1,4 +1,4 @@
-"""The scaling figure (static/scaling.py) and ``roofline-widget scaling`` (cli/scaling*.py).
+"""The scaling figure (static/scaling.py) and ``roofline-widget scaling`` (cli/commands.py, cli/parser.py).
 
 Samples 17 (gmgpolar on 1, 2 and 8 threads: Solve 134.7829 s, 69.45862 s, 19.59984 s) and 19
 (seven LULESH sizes), and the generated 54-run sweep of ``study_files.py``.
@@ -20,7 +20,7 @@ from wild_samples import LULESH_SIZES
 from roofline_widget import OutputPathError, scaling_table
 from roofline_widget.analysis.study_keys import KEYS
 from roofline_widget.cli import main
-from roofline_widget.cli.scaling_options import STUDY_KEYS
+from roofline_widget.cli.parser import STUDY_KEYS
 from roofline_widget.static.scaling import MAX_PANELS, save_scaling_figure, scaling_figure
 
 pytest.importorskip("matplotlib")

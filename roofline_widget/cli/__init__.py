@@ -5,7 +5,7 @@ Seven commands on the public API: ``plot`` (the static figure),
 (LIKWID's STAT sums, the sanity checks and the guidance), ``machine``
 (ceilings from likwid-bench logs), ``points`` (the points table),
 ``explain`` (what limits each region and what to try) and ``scaling`` (a
-study's speed-ups and parallel efficiency, :mod:`.scaling`).  Text for people by
+study's speed-ups and parallel efficiency).  Text for people by
 default, one JSON object with ``--json``; exit code 0 when all is well, 1
 when a check or the gate found something, 2 for a usage or input error,
 which is printed as one line (the traceback only with ``--debug``).

@@ -375,15 +375,62 @@ def explain(args: argparse.Namespace) -> Outcome:
                        _selection(args))
 
 
-def scaling(args: argparse.Namespace) -> Outcome:
-    """``roofline-widget scaling``: :func:`roofline_widget.cli.scaling.scaling`."""
-    from roofline_widget.cli.scaling import scaling as scaling_command
+# --------------------------------------------------------------------------
+# scaling
+# --------------------------------------------------------------------------
+_SCALING_COLUMNS = {"region": "region", "threads": "threads", "ranks": "ranks", "size": "size",
+                    "case": "case", "runtime_seconds": "runtime [s]", "speedup": "speed-up",
+                    "efficiency_percent": "efficiency %", "performance_gflops": "GFLOP/s",
+                    "note": "note"}
 
-    return scaling_command(args)
+
+def _group_lines(table: pd.DataFrame) -> list[str]:
+    """The scaling table as text, one block per group, the columns that say something."""
+    shown = table.assign(efficiency_percent=100 * table["efficiency"])
+    columns = {name: heading for name, heading in _SCALING_COLUMNS.items()
+               if name in ("region", "runtime_seconds", "speedup", "performance_gflops")
+               or (shown[name].notna().any() and (shown[name].astype(str) != "").any()
+               and not (name in ("threads", "ranks") and shown[name].nunique() == 1))}
+    lines: list[str] = []
+    for group, rows in shown.groupby("group", sort=False):
+        if group:
+            lines.append(f"{printable(group)}:")
+        lines += table_text(rows, columns)
+    return lines
+
+
+def scaling(args: argparse.Namespace) -> Outcome:
+    """``roofline-widget scaling``: the scaling table of a study, and its figure with ``-o``."""
+    from roofline_widget import scaling_table
+
+    runs = [read_likwid(path, format=args.format) for path in args.files]
+    table = scaling_table(runs if len(runs) > 1 else runs[0], group_by=args.group_by,
+                          flops_metric=args.flops_metric, ranks=args.ranks,
+                          include=args.include, exclude=args.exclude)
+    image = None
+    if args.output:
+        from roofline_widget.static.scaling import save_scaling_figure
+
+        save_scaling_figure(table, args.output)
+        image = str(Path(args.output).resolve())
+    varies = str(table["varies"].iloc[0]) if len(table) else ""
+    data = {"files": list(args.files), "varies": varies,
+            "groups": list(pd.unique(table["group"])), "image": image, "rows": records(table)}
+    if args.csv:
+        return Outcome(data, table.to_csv(index=False).splitlines())
+    runs_read = table["run"].nunique()
+    text = [f"{runs_read} run(s), {table['region'].nunique()} region(s); the runs vary in "
+            f"{varies or 'nothing'}" + (f", grouped by {', '.join(args.group_by)}"
+                                        if args.group_by else "")
+            + " (speed-up against each group's first run; efficiency = speed-up / threads ratio)"]
+    text += _group_lines(table)
+    if image:
+        text.append(f"wrote {args.output}")
+    return Outcome(data, text)
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], Outcome]] = {
     "plot": plot, "compare": compare, "check": check, "machine": machine, "points": points,
     "explain": explain,
-    "scaling": scaling,  # cli/scaling.py
+    "scaling": scaling,
 }

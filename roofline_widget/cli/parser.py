@@ -3,7 +3,7 @@
 Every subcommand's ``--help`` ends with examples and the exit codes, so that
 a user can learn the tool from the terminal.  The options that are settings
 (peaks, ranks, levels, ``--group-ranks``, ``--fail-below``) are checked by
-:data:`roofline_widget.settings.SETTINGS` (:mod:`roofline_widget.cli.option_types`), with the
+:data:`roofline_widget.settings.SETTINGS` (:func:`setting_type`), with the
 sentence the API gives.  A bad command line is a
 :class:`~roofline_widget.errors.CommandLineError` (:class:`CommandLineParser`),
 which :func:`roofline_widget.cli.main` prints as one line.  The parser only
@@ -14,16 +14,17 @@ commands out.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import NoReturn
 
-from roofline_widget.cli.option_types import add_ranks_option, setting_type
-from roofline_widget.cli.scaling_options import add_scaling_command
-from roofline_widget.errors import CommandLineError
+from roofline_widget.errors import CommandLineError, SettingError
 from roofline_widget.metric_names import LEVELS
 from roofline_widget.schema import GROUP_RANKS_CHOICES
+from roofline_widget.settings import SETTINGS
 
-__all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "CommandLineParser",
-           "build_parser", "parse_match"]
+__all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "RANKS_HELP",
+           "STUDY_KEYS", "CommandLineParser", "add_ranks_option", "build_parser", "parse_match",
+           "setting_type"]
 
 PROGRAM = "roofline-widget"
 #: Everything worked and nothing was found.
@@ -143,6 +144,24 @@ thread per socket, so the sum is the socket total); intensity = GFLOP/s / GB/s.
 {EXIT_CODES}""",
 }
 
+_EPILOGS["scaling"] = f"""\
+Each FILE is a run; a FILE of several runs (a sweep appended to one log) gives each of them.
+What differs between the runs (threads, ranks, problem size, a case) is read from the data, the
+run headers and the file names; runs that differ in two ways are grouped by all but one.
+
+examples:
+  {PROGRAM} scaling lulesh_1t.txt lulesh_2t.txt lulesh_8t.txt
+  {PROGRAM} scaling sweep.txt --group-by case -o scaling.png
+  {PROGRAM} scaling sweep.txt --group-by threads --csv > cases.csv
+  {PROGRAM} scaling points.csv --include Calc --ranks 'f0702, 144' --json
+
+{EXIT_CODES}"""
+#: The keys ``scaling --group-by`` takes (:data:`roofline_widget.analysis.study_keys.KEYS`).
+STUDY_KEYS = ("threads", "ranks", "size", "case")
+#: The help of ``--ranks``.
+RANKS_HELP = ("MPI ranks to use: ranks and ranges, host and socket names, globs, e.g. "
+              "'0-71,144' or 'f0702 socket 1' (default: all)")
+
 _HELP = {
     "plot": "draw the roofline figure (PNG, SVG, PDF, or an HTML page) and write its data",
     "compare": "per-region speed-up and changes between two runs; a regression gate",
@@ -150,6 +169,7 @@ _HELP = {
     "machine": "the machine's ceilings from likwid-bench, ERT or rocprof-compute files, with provenance",
     "points": "the roofline points table (text, --json or --csv)",
     "explain": "what limits each region and what to try, citing the numbers measured",
+    "scaling": "per region and run: speed-up, parallel efficiency and GFLOP/s of a study",
 }
 
 
@@ -189,6 +209,48 @@ def parse_match(text: str) -> tuple[str, str]:
     return old, new
 
 
+def _number(text: str) -> float | str:
+    """A number's text as a float (``"nan"`` too), other text as it is, for the setting to refuse."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def setting_type(name: str, parse: Callable[[str], object] = _number, *,
+                 item: bool = False) -> Callable[[str], object]:
+    """An argparse ``type``: the text parsed, then checked by the setting ``name``.
+
+    A value the setting refuses is an ``ArgumentTypeError`` with the setting's
+    sentence (``argument --peak-flops: peak_flops is in GFLOP/s; 5e9 looks like FLOP/s``).
+    ``item``: the text is one item of a list setting (``--levels L2 MEM``).
+    """
+    setting = SETTINGS[name]
+
+    def checked(text: str) -> object:
+        try:
+            if item:
+                return setting.check([parse(text)])[0]
+            return setting.check(parse(text))
+        except SettingError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    checked.__name__ = name  # argparse names the type in some messages
+    return checked
+
+
+def add_ranks_option(group) -> None:
+    """Add ``--ranks`` to an argparse parser or argument group.
+
+    The text is checked for its shape by the ``ranks`` setting (``--ranks 3-1``:
+    ``argument --ranks: rank range '3-1': expected a-b with a <= b``) and kept
+    as typed: the command reads it against the data's ranks, hosts and sockets
+    (:func:`roofline_widget.settings.rank_text.ranks`).
+    """
+    group.add_argument("--ranks", type=setting_type("ranks", str), metavar="TEXT",
+                       help=RANKS_HELP)
+
+
 def _add_common(parser: argparse.ArgumentParser) -> None:
     """--json, --debug, --no-progress: on every subcommand."""
     group = parser.add_argument_group("output")
@@ -207,18 +269,22 @@ def _add_format(parser: argparse.ArgumentParser) -> None:
                              "files need --format scope-h5)")
 
 
-def _add_selection(parser: argparse.ArgumentParser, *, levels: bool = False) -> None:
-    """The metric and region/rank selection of points_dataframe."""
+def _add_selection(parser: argparse.ArgumentParser, *, bandwidth: bool = True,
+                   grouping: bool = True) -> None:
+    """The metric and region/rank selection of points_dataframe (``bandwidth``: the bandwidth
+    metric too, ``grouping``: how ranks are summed too)."""
     group = parser.add_argument_group("selection")
     group.add_argument("--flops-metric", metavar="NAME",
                        help="exact LIKWID FLOP metric, e.g. 'DP [MFLOP/s]' (detected when omitted)")
-    if not levels:
+    if bandwidth:
         group.add_argument("--bandwidth-metric", metavar="NAME",
                            help="exact LIKWID bandwidth metric, e.g. 'Memory bandwidth [MBytes/s]'")
     add_ranks_option(group)
     group.add_argument("--include", metavar="REGEX",
                        help="only regions whose name matches at its start")
     group.add_argument("--exclude", metavar="REGEX", help="leave out regions matching at their start")
+    if not grouping:
+        return
     group.add_argument("--combine-ranks", action="store_true",
                        help="one point per region, every metric summed over the ranks "
                             "(the same as --group-ranks all)")
@@ -317,7 +383,7 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
                        help="memory levels to check (default: every level measured)")
     _add_format(check)
     _add_ceilings(check)
-    _add_selection(check, levels=True)
+    _add_selection(check, bandwidth=False)
     _add_common(check)
 
     machine = _subparser(commands, "machine", suffixes=", ".join(bench_suffixes))
@@ -336,7 +402,23 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
                               "alone); without it, the theoretical peak of the CPU they name")
     _add_common(machine)
 
-    add_scaling_command(commands, PROGRAM, EXIT_CODES)  # cli/scaling_options.py
+    scaling = _subparser(commands, "scaling")
+    scaling.add_argument("files", nargs="+", metavar="FILE",
+                         help="LIKWID output (or a CSV/Parquet table of points) of the study's runs")
+    scaling.add_argument("--group-by", nargs="+", choices=STUDY_KEYS, metavar="KEY",
+                         help=f"group the runs by these of {', '.join(STUDY_KEYS)}, so that each "
+                              "group varies in one (default: all but the first that differs)")
+    scaling.add_argument("-o", "--output", metavar="IMAGE",
+                         help="also draw the figure: .png, .svg, .pdf (speed-up against threads "
+                              "with the ideal line; GFLOP/s where the runs differ in size)")
+    scaling.add_argument("--csv", action="store_true", help="print the table as CSV on stdout")
+    scaling.add_argument("--format", metavar="FORMAT", default=None,
+                         help="the files' layout (read_likwid's formats); detected when omitted")
+    _add_selection(scaling, bandwidth=False, grouping=False)
+    output = scaling.add_argument_group("output")
+    output.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    output.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    output.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
     points = _subparser(commands, "points")
     points.add_argument("files", nargs="+", metavar="FILE", help=_FILES_HELP)
