@@ -40,7 +40,6 @@ __all__ = [
     "decode",
     "decompress",
     "is_file_like",
-    "is_hdf5",
     "open_regular",
     "open_text",
     "peek",
@@ -353,10 +352,3 @@ def peek(path_or_buffer: PathOrBuffer, size: int = 8) -> bytes:
             return handle.read(size)
     except (OSError, LikwidFormatError):
         return b""
-
-
-
-
-def is_hdf5(path_or_buffer: PathOrBuffer) -> bool:
-    """Whether a path is a regular file starting with :data:`HDF5_MAGIC` (False for file objects)."""
-    return peek(path_or_buffer, len(HDF5_MAGIC)) == HDF5_MAGIC
