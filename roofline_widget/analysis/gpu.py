@@ -45,7 +45,7 @@ import numpy as np
 from roofline_widget.analysis.machine import ROCPROF_DEVICE, machine_roofline
 from roofline_widget.gpu_specs import GpuSpec, find_gpu
 from roofline_widget.io.ceiling_files import read_rocprof_roofline
-from roofline_widget.io.ncu.names import BYTE_METRICS, FLOP_COUNTER_SETS, clock_of, peak_of
+from roofline_widget.io.ncu.counters import BYTE_METRICS, FLOP_COUNTER_SETS, clock_of, peak_of
 from roofline_widget.io.rocprof import workload_roofline
 from roofline_widget.metric_names import PRECISIONS as ALL_PRECISIONS
 from roofline_widget.model import CPU, GPU, DeviceFamily, LikwidRun, device_family

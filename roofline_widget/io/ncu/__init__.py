@@ -29,7 +29,7 @@ from typing import cast
 import pandas as pd
 
 from roofline_widget.io.kernels import LAUNCH_MODES, check_launch_mode, kernel_run, short_name
-from roofline_widget.io.ncu.counters import launch_counts
+from roofline_widget.io.ncu.counters import GROUP, PEAK_SUFFIX, launch_counts
 from roofline_widget.io.ncu.export import (
     LAUNCH_COLUMNS,
     NcuExport,
@@ -38,7 +38,6 @@ from roofline_widget.io.ncu.export import (
     rank_from_name,
 )
 from roofline_widget.io.ncu.join import join_passes
-from roofline_widget.io.ncu.names import GROUP, PEAK_SUFFIX
 from roofline_widget.io.opener import PathOrBuffer, is_file_like, open_text
 from roofline_widget.io.parsed import warn_passed_over
 from roofline_widget.model import LikwidRun

@@ -36,8 +36,8 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.ncu.counters import DEVICE_NAME, USED_METRICS
 from roofline_widget.io.ncu.messages import ncu_messages
-from roofline_widget.io.ncu.names import DEVICE_NAME, USED_METRICS
 from roofline_widget.io.ncu.ncu_units import UnitError, expected_dimension, to_base
 from roofline_widget.model import Layout
 
