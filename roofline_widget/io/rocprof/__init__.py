@@ -35,8 +35,7 @@ from roofline_widget.io.kernels import LAUNCH_MODES, check_launch_mode, kernel_r
 from roofline_widget.io.opener import PathOrBuffer, is_file_like, open_text, peek
 from roofline_widget.io.parsed import warn_passed_over
 from roofline_widget.io.rocprof.counters import dispatch_counts, no_flop_notes, used_counters
-from roofline_widget.io.rocprof.sysinfo import SysInfo, parse_sysinfo
-from roofline_widget.io.rocprof.table import CsvTable, numbers, read_table
+from roofline_widget.io.rocprof.table import CsvTable, SysInfo, numbers, parse_sysinfo, read_table
 from roofline_widget.model import GPU_PROFILER_GROUPS, DeviceFamily, Layout, LikwidRun
 
 __all__ = ["GROUP", "LAUNCH_MODES", "PMC_PERF", "ROOFLINE", "SYSINFO", "SysInfo", "beside",

@@ -35,8 +35,7 @@ from collections.abc import Callable
 import numpy as np
 
 from roofline_widget.io.kernels import LaunchCounts, short_name
-from roofline_widget.io.rocprof.sysinfo import SysInfo
-from roofline_widget.io.rocprof.table import CsvTable, numbers
+from roofline_widget.io.rocprof.table import CsvTable, SysInfo, numbers
 
 __all__ = ["LANES", "MFMA_FLOPS_PER_COUNT", "MFMA_PRECISIONS", "VALU_PRECISIONS",
            "dispatch_counts", "no_flop_notes", "used_counters"]
