@@ -21,6 +21,7 @@ of appearance.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -96,12 +97,13 @@ def _join(process: _Process, frame: pd.DataFrame, name: str, metrics: set[str],
 
 def _number_ranks(processes: list[_Process], notes: list[str]) -> list[int]:
     given = [p.rank for p in processes if p.rank is not None]
-    if len(set(given)) < len(given):
-        twice = sorted({r for r in given if given.count(r) > 1})
+    taken = set(given)
+    if len(taken) < len(given):
+        twice = sorted(r for r, n in Counter(given).items() if n > 1)
         raise LikwidFormatError(processes[0].parts[0], None, "each MPI rank in one process "
                                 "(or passes of one process that add metrics)",
                                 f"rank(s) {twice} in several processes with the same metrics")
-    free = (n for n in range(len(processes) + len(given) + 1) if n not in set(given))
+    free = (n for n in range(len(processes) + len(given) + 1) if n not in taken)
     ranks = [p.rank if p.rank is not None else next(free) for p in processes]
     if len(processes) > 1 and not given:
         notes.append(f"{len(processes)} processes and nothing names their MPI ranks: numbered "
