@@ -189,7 +189,7 @@ class RooflineWidget(RooflineTraits):
         # WebGL missing in the browser (or back): the points are selected again for its budget.
         self.figure.points.on_fallback(self._refresh.refresh_points)
         with self._guard.hold():  # no refresh while the traits get their first values
-            super().__init__(children=self.sweep_controls.placed(self.controls), **options)
+            super().__init__(children=self.controls.children, **options)
             for name in ("flops_metric", "bandwidth_metric", "include", "exclude"):
                 if getattr(self, name) is None:
                     setattr(self, name, None)  # the validator maps None (detect / no pattern)
