@@ -143,10 +143,9 @@ class PointsMark:
         # No size scale while no sizes are given: ScatterGL would scale default_size too.
         self.gl = ScatterGL(x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
                             scales=dict(self._scales), selected_style=dict(_GL_SELECTED_STYLE),
-                            interactions={}, visible=False, **look)
+                            interactions={}, visible=False, _view_count=0, **look)
         self._hollow = HollowPoints({**self._scales, "size": self._size_scale})
         self.hollow = self._hollow.mark
-        self.gl._view_count = 0
         self.gl.observe(self._on_gl_views, names="_view_count")
         if plot._view_count is None:
             plot._view_count = 0
