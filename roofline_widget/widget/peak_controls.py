@@ -169,27 +169,23 @@ class PeakControls:
         """
         measured = measured or {}
         with self._guard.hold():
+            # Not held in one message: the browser's slider would take the value before a
+            # wider range and clamp it (then send the clamped value back as a drag).
             for trait, slider, text, box in self.rows():
-                with slider.hold_sync(), text.hold_sync(), box.hold_sync():  # a message each
-                    self._show_row(trait, slider, text, box, peaks, main, measured)
-
-    def _show_row(self, trait: str, slider, text, box, peaks: dict, main: Roofline | None,
-                  measured: dict) -> None:
-        """One peak's row of :meth:`show`."""
-        box.description = "ceilings" if measured.get(trait) else "empirical"
-        box.tooltip = ("pressed: the " + ("ceilings given" if measured.get(trait)
-                                          else "largest observation")
-                       + " are the peak; press to reset to them")
-        value = peaks[trait]
-        if value is None:
-            value = _main_peak(main, trait)
-        if value is not None:
-            fit_slider(slider, value)
-            sent = self._sent[trait]
-            if not sent or sent[-1] != value:
-                sent.append(value)
-            slider.value = value
-            text.value = value
+                box.description = "ceilings" if measured.get(trait) else "empirical"
+                box.tooltip = ("pressed: the " + ("ceilings given" if measured.get(trait)
+                                                  else "largest observation")
+                               + " are the peak; press to reset to them")
+                value = peaks[trait]
+                if value is None:
+                    value = _main_peak(main, trait)
+                if value is not None:
+                    fit_slider(slider, value)
+                    sent = self._sent[trait]
+                    if not sent or sent[-1] != value:
+                        sent.append(value)
+                    slider.value = value
+                    text.value = value
 
     def fit(self, main: Roofline | None, points=None) -> None:
         """Exponent ranges around the data and the peaks (see :func:`peak_range`).
@@ -210,7 +206,7 @@ class PeakControls:
                 if points is not None and len(points):
                     observed = largest_plausible(points, columns[trait])
                 low, high = peak_range(observed, slider.value, _main_peak(main, trait))
-                with slider.hold_sync():  # one message
+                with slider.hold_sync():  # one message: the range holds the value sent before
                     if low > slider.max:
                         slider.max = high
                     slider.min, slider.max = low, high
