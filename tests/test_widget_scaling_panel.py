@@ -54,8 +54,11 @@ def test_the_panel_draws_scaling_tables_speed_ups_per_region_and_case(sweep, swe
     panel = sweep.sweep_controls.scaling
     assert panel.box.layout.display == ""
     assert panel.box.selected_index is None  # collapsed: the roofline's layout as it was
-    assert panel.figure not in panel.content.children  # joins the page when first opened
-    panel.box.selected_index = 0
+    assert panel.figure is None  # built (and sent) when first opened
+    assert list(panel.content.children) == [panel.note_html]
+    assert "ideal speed-up" in panel.note_html.value  # the note and title without the figure
+    assert panel.box.titles == ("Scaling: speed-up against threads per rank",)
+    panel.box.selected_index = 0  # opened in the browser: the figure is built and drawn
     assert list(panel.content.children) == [panel.figure, panel.note_html]
     assert panel.view.measure == SPEEDUP
     assert "Speed-up against threads" in panel.figure.title
@@ -85,6 +88,7 @@ def test_the_panel_draws_scaling_tables_speed_ups_per_region_and_case(sweep, swe
 
 
 def test_the_ideal_line_is_the_threads_ratio_dashed(sweep):
+    sweep.sweep_controls.scaling.open()
     ideal = sweep.sweep_controls.scaling.ideal
     assert ideal.visible
     assert ideal.line_style == "dashed"
@@ -93,6 +97,7 @@ def test_the_ideal_line_is_the_threads_ratio_dashed(sweep):
 
 
 def test_the_run_slider_step_is_ringed_in_the_panel(sweep):
+    sweep.sweep_controls.scaling.open()
     chosen = sweep.sweep_controls.scaling.chosen
     assert np.asarray(chosen.x).tolist() == [18.0] * 9  # the last step, 9 lines
     sweep.sweep_step = 4  # 5 threads
@@ -102,6 +107,7 @@ def test_the_run_slider_step_is_ringed_in_the_panel(sweep):
 
 def test_hovering_a_point_in_the_panel_lights_its_region_up_in_the_roofline(sweep):
     panel, layer = sweep.sweep_controls.scaling, sweep.figure.layers["sweep"]
+    panel.open()
     # the points run line by line: sedov's CalcKinematics (18), then sedov's CalcHourglass
     _hover(panel.points, 18)
     assert sweep.highlight_region == "CalcHourglass"
@@ -127,6 +133,12 @@ def test_hovering_a_point_in_the_panel_lights_its_region_up_in_the_roofline(swee
 def test_hovering_or_selecting_in_the_roofline_lights_the_line_up_in_the_panel(sweep):
     panel, layer = sweep.sweep_controls.scaling, sweep.figure.layers["sweep"]
     rows = layer.part.runs.rows
+    # the roofline lights the region up while the panel is closed (its figure not built) ...
+    _hover(layer.runs, int(np.flatnonzero(rows["region"].astype(str).to_numpy() == "CalcHourglass")[0]))
+    assert panel.figure is None
+    assert [list(mark.opacities) for mark in layer.paths] == [[FADED, 0.75, FADED]] * 3
+    panel.open()  # ... and the panel opened shows the region lit up
+    assert [list(mark.opacities) for mark in panel.lines] == [[FADED, 1.0, FADED]] * 3
     index = int(np.flatnonzero(rows["region"].astype(str).to_numpy() == "UpdateVolumes")[3])
     _hover(layer.runs, index)
     assert sweep.highlight_region == "UpdateVolumes"
@@ -148,6 +160,7 @@ def test_hovering_or_selecting_in_the_roofline_lights_the_line_up_in_the_panel(s
 
 def test_grouping_the_runs_by_threads_compares_the_cases(sweep):
     panel = sweep.sweep_controls.scaling
+    panel.open()
     sweep.group_runs_by = "threads"
     assert len(panel.lines) == 18  # a line per thread count and region, through the 3 cases
     assert panel.x_axis.label == "case (1 = sedov, 2 = noh, 3 = sod)"
@@ -156,6 +169,7 @@ def test_grouping_the_runs_by_threads_compares_the_cases(sweep):
 
 def test_sample_19_varies_in_size_so_the_panel_shows_gflops_and_says_why(lulesh):
     panel = lulesh.sweep_controls.scaling
+    panel.open()
     view = panel.view
     assert view.measure == GFLOPS
     assert panel.y_axis.label == "GFLOP/s"
@@ -180,9 +194,10 @@ def test_sample_19_varies_in_size_so_the_panel_shows_gflops_and_says_why(lulesh)
 
 def test_no_panel_for_a_single_run():
     w = RooflineWidget(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"))
-    panel = w.sweep_controls.scaling
-    assert panel.box.layout.display == "none"
-    assert panel.view is None
+    # no chain: neither the sweep controls nor the panel are built (none sent to the browser)
+    assert not w.sweep_controls.built
+    assert not hasattr(w.sweep_controls, "scaling")
+    assert not any("roofline-scaling-box" in child._dom_classes for child in w.children)
 
 
 def test_region_names_are_escaped_in_the_panel(tmp_path, sweep_file):
@@ -190,6 +205,7 @@ def test_region_names_are_escaped_in_the_panel(tmp_path, sweep_file):
     hostile.write_text(sweep_file.read_text().replace("CalcHourglass", "Calc<b>Hourglass"))
     w = RooflineWidget(hostile)
     panel = w.sweep_controls.scaling
+    panel.open()
     index = next(i for i, line in enumerate(panel.view.lines) if line.region == "Calc<b>Hourglass")
     _hover(panel.points, index * 18)
     assert w.highlight_region == "Calc<b>Hourglass"
@@ -199,6 +215,7 @@ def test_region_names_are_escaped_in_the_panel(tmp_path, sweep_file):
 
 def test_the_panel_follows_the_region_filter_and_goes_with_the_chain(sweep):
     panel = sweep.sweep_controls.scaling
+    panel.open()
     sweep.include = "Calc"
     assert panel.view.regions == ["CalcKinematics", "CalcHourglass"]
     assert [list(mark.labels) for mark in panel.lines] == [["CalcKinematics", "CalcHourglass"]] * 3

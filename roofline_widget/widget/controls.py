@@ -38,10 +38,6 @@ _INTERACTION_TIPS = ("hover for details, click to select", "pan and zoom",
                      "select with a rectangle", "select with a free shape")
 
 
-def _control_style(width: str = _COLUMN_WIDTH) -> dict:
-    """Keyword arguments of a control whose description has the common width."""
-    return {"style": {"description_width": DESCRIPTION_WIDTH},
-            "layout": widgets.Layout(width=width)}
 
 
 class RooflineControls:
@@ -113,8 +109,9 @@ class RooflineControls:
         self._guard = guard
         self._sums = sums
         self._figure = figure
+        self._looks = figure.looks
         self._build_choices(sums)
-        self.peaks = PeakControls(guard)
+        self.peaks = PeakControls(guard, looks=self._looks)
         peaks = self.peaks
         self.flops_slider, self.flops_text, self.flops_empirical = (
             peaks.flops_slider, peaks.flops_text, peaks.flops_empirical)
@@ -127,82 +124,83 @@ class RooflineControls:
                                         names="value")
         self.children = self._layout(figure)
 
+    def _control(self, control: type, width: str = _COLUMN_WIDTH, **options):
+        """A control whose description has the common width (shared looks)."""
+        return self._looks.make(control, layout={"width": width},
+                                style={"description_width": DESCRIPTION_WIDTH}, **options)
+
     def _build_choices(self, sums: RegionSums) -> None:
-        self.flops_choice = widgets.Dropdown(options=sums.flop_metrics, description="FLOP rate",
-                                             disabled=not sums.flop_metrics, **_control_style())
-        self.bandwidth_choice = widgets.Dropdown(
-            options=sums.bandwidth_metrics, description="Bandwidth",
-            disabled=not sums.bandwidth_metrics, **_control_style())
-        self.rank_control = RankControl(sums, self._guard)
-        self.group_choice = widgets.Dropdown(
-            options=GROUP_CHOICE_LABELS, value="auto", description="Group ranks",
+        control, looks = self._control, self._looks
+        self.flops_choice = control(widgets.Dropdown, options=sums.flop_metrics,
+                                    description="FLOP rate", disabled=not sums.flop_metrics)
+        self.bandwidth_choice = control(widgets.Dropdown, options=sums.bandwidth_metrics,
+                                        description="Bandwidth",
+                                        disabled=not sums.bandwidth_metrics)
+        self.rank_control = RankControl(sums, self._guard, looks=looks)
+        self.group_choice = looks.make(
+            widgets.Dropdown, options=GROUP_CHOICE_LABELS, value="auto", description="Group ranks",
             tooltip="which ranks a point sums (auto: by socket where memory is "
-                                "counted on some ranks only)", **_control_style("250px"))
-        self.group_choice.add_class("roofline-group-ranks")
-        if len(sums.ranks) < 2:
-            self.group_choice.layout.display = "none"
-        self.include_text = widgets.Text(description="Include", placeholder="regex, e.g. function_",
-                                         **_control_style())
-        self.include_text.add_class("roofline-include")
-        self.exclude_text = widgets.Text(description="Exclude", placeholder="regex",
-                                         **_control_style())
-        self.exclude_text.add_class("roofline-exclude")
-        self.color_choice = widgets.Dropdown(options=list(COLOR_CHOICES),
-                                             description="Colour by", **_control_style("200px"))
-        self.size_choice = widgets.Dropdown(options=["none", "runtime"], description="Size by",
-                                            **_control_style("200px"))
-        self.interaction_choice = widgets.ToggleButtons(
-            options=list(INTERACTIONS), value="inspect", tooltips=list(_INTERACTION_TIPS),
-            style={"button_width": "96px"})
-        self.interaction_choice.add_class("roofline-interaction")
-        self.reset_button = widgets.Button(description="Reset view", icon="home",
-                                           layout=widgets.Layout(width="110px"))
+                    "counted on some ranks only)",
+            layout={"width": "250px", **({"display": "none"} if len(sums.ranks) < 2 else {})},
+            style={"description_width": DESCRIPTION_WIDTH}, css="roofline-group-ranks")
+        self.include_text = control(widgets.Text, description="Include",
+                                    placeholder="regex, e.g. function_", css="roofline-include")
+        self.exclude_text = control(widgets.Text, description="Exclude", placeholder="regex",
+                                    css="roofline-exclude")
+        self.color_choice = control(widgets.Dropdown, "200px", options=list(COLOR_CHOICES),
+                                    description="Colour by")
+        self.size_choice = control(widgets.Dropdown, "200px", options=["none", "runtime"],
+                                   description="Size by")
+        self.interaction_choice = looks.make(
+            widgets.ToggleButtons, options=list(INTERACTIONS), value="inspect",
+            tooltips=list(_INTERACTION_TIPS), style={"button_width": "96px"},
+            css="roofline-interaction")
+        self.reset_button = looks.make(widgets.Button, description="Reset view", icon="home",
+                                       layout={"width": "110px"})
 
     # ------------------------------------------------------------ ranks view
     def _build_rank_view(self, sums: RegionSums) -> None:
         """``rank_view_choice``: points / spread / auto (DOM class ``roofline-rank-view``)."""
-        self.rank_view_choice = widgets.ToggleButtons(
-            options=["points", "spread", "auto"], value="points",
+        self.rank_view_choice = self._looks.make(
+            widgets.ToggleButtons, options=["points", "spread", "auto"], value="points",
             tooltips=["one point per rank", "per region: rank median, min–max whiskers",
                       "spread while the points exceed max_points"],
-            disabled=len(sums.ranks) < 2, style={"button_width": "76px"})
-        self.rank_view_choice.add_class("roofline-rank-view")
+            disabled=len(sums.ranks) < 2, style={"button_width": "76px"}, css="roofline-rank-view")
 
     def _build_texts(self) -> None:
-        self.message_html = widgets.HTML()
-        self.message_html.add_class("roofline-message")
-        self.status_html = widgets.HTML()
-        self.status_html.add_class("roofline-status")
-        self.legend_html = widgets.HTML(layout=widgets.Layout(width="100%", margin="0 0 0 70px"))
-        self.left_out_html = widgets.HTML()
-        self.left_out = widgets.Accordion(children=[self.left_out_html])
-        self.left_out.set_title(0, "Left out")
-        self.left_out.add_class("roofline-left-out")
-        self.ceilings_html = widgets.HTML(layout=widgets.Layout(max_width="100%", overflow="auto"))
-        self.ceilings_section = widgets.Accordion(children=[self.ceilings_html])
-        self.ceilings_section.set_title(0, "Ceilings")
-        self.ceilings_section.add_class("roofline-ceilings")
+        looks = self._looks
+        # its own layout: shown and hidden (show_texts)
+        self.message_html = widgets.HTML(style=looks.style(widgets.HTML),
+                                         layout=widgets.Layout(display="none"),
+                                         _dom_classes=("roofline-message",))
+        self.status_html = looks.html(css="roofline-status")
+        self.legend_html = looks.html(width="100%", margin="0 0 0 70px")
+        self.left_out_html = looks.html()
+        self.left_out = widgets.Accordion(children=[self.left_out_html], layout=looks.layout(),
+                                          titles=("Left out",), _dom_classes=("roofline-left-out",))
+        self.ceilings_html = looks.html(max_width="100%", overflow="auto")
+        self.ceilings_section = widgets.Accordion(
+            children=[self.ceilings_html], layout=looks.layout(), titles=("Ceilings",),
+            _dom_classes=("roofline-ceilings",))
+
+    def _row(self, *children, margin: str = "0 0 2px 0", css: str = "") -> widgets.HBox:
+        """A row of the panel (DOM class ``css``): it wraps on narrow screens instead of overflowing."""
+        return widgets.HBox(list(children), layout=self._looks.layout(
+            flex_flow="row wrap", align_items="center", margin=margin),
+            _dom_classes=(css,) if css else ())
 
     def _layout(self, figure: RooflineFigure) -> list:
-        def row(*children):
-            # Rows wrap on narrow screens instead of overflowing.
-            return widgets.HBox(list(children), layout=widgets.Layout(
-                flex_flow="row wrap", align_items="center", margin="0 0 2px 0"))
-
-        def column(*children):
-            return widgets.HBox(list(children), layout=widgets.Layout(width=_COLUMN_WIDTH))
-
+        row, looks = self._row, self._looks
+        # the metric choices and patterns are a column's width each: two columns, no box around
         panel = widgets.VBox([
-            row(column(self.flops_choice), column(self.bandwidth_choice)),
-            row(column(self.include_text), column(self.exclude_text)),
+            row(self.flops_choice, self.bandwidth_choice),
+            row(self.include_text, self.exclude_text),
             row(self.rank_control.box, self.group_choice),
-            row(*(widgets.HBox([slider, text, box], layout=widgets.Layout(
-                flex_flow="row wrap", align_items="center", margin="0 12px 0 0"))
+            row(*(row(slider, text, box, margin="0 12px 0 0")
                   for _t, slider, text, box in self.peaks.rows())),
             row(self.color_choice, self.size_choice, self.interaction_choice,
                 self.reset_button, self.rank_view_choice),
-        ], layout=widgets.Layout(padding="6px 4px", margin="0 0 6px 0",
-                                 border="1px solid #e0e0e0"))
+        ], layout=looks.layout(padding="6px 4px", margin="0 0 6px 0", border="1px solid #e0e0e0"))
         return [panel, self.message_html, figure.plot, self.legend_html, self.detail_html,
                 self.status_html, self.ceilings_section, self.left_out]
 
@@ -244,9 +242,8 @@ class RooflineControls:
 
     # ------------------------------------------------------------ detail panel
     def _build_detail(self) -> None:
-        self.detail_html = widgets.HTML(value=details_html(pd.DataFrame()), layout=widgets.Layout(
-            margin="2px 0 2px 70px", max_width="100%", overflow="auto"))
-        self.detail_html.add_class("roofline-detail")
+        self.detail_html = self._looks.html(details_html(pd.DataFrame()), margin="2px 0 2px 70px",
+                                            max_width="100%", overflow="auto", css="roofline-detail")
 
     def _link_detail(self, owner: RooflineWidget) -> None:
         """The panel follows the selection (and the traits that change its numbers)."""
@@ -286,18 +283,16 @@ class RooflineControls:
         ``roofline-level-toggle``) join the control panel as one row; data
         without any level's bandwidth gets no row.
         """
-        self.level_boxes = {level: widgets.Checkbox(value=level in owner.levels,
+        self.level_boxes = {level: self._looks.make(widgets.Checkbox, value=level in owner.levels,
                                                     description=level, indent=False,
-                                                    layout=widgets.Layout(width="70px"))
+                                                    layout={"width": "70px"},
+                                                    css="roofline-level-toggle")
                             for level in levels}
         if not levels:
             return
-        label = widgets.HTML(heading_html("Memory levels"), layout=widgets.Layout(width="110px"))
-        row = widgets.HBox([label, *self.level_boxes.values()], layout=widgets.Layout(
-            flex_flow="row wrap", align_items="center", margin="0 0 2px 0"))
-        row.add_class("roofline-level-toggles")
+        label = self._looks.html(heading_html("Memory levels"), width="110px")
+        row = self._row(label, *self.level_boxes.values(), css="roofline-level-toggles")
         for level, box in self.level_boxes.items():
-            box.add_class("roofline-level-toggle")
             traitlets.link((owner, "levels"), (box, "value"), transform=(
                 lambda shown, lv=level: lv in shown,
                 lambda checked, lv=level: [other for other in levels if other in (

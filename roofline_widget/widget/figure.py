@@ -46,6 +46,7 @@ from roofline_widget.widget.pointer import PointerTool
 from roofline_widget.widget.points_mark import PointsMark
 from roofline_widget.widget.roof_marks import CeilingMarks
 from roofline_widget.widget.roofs import classify
+from roofline_widget.widget.shared_looks import SharedLooks
 from roofline_widget.widget.state import UpdateGuard
 
 __all__ = ["INTERACTIONS", "RooflineFigure"]
@@ -73,6 +74,9 @@ class RooflineFigure:
     guard : UpdateGuard
         The widget's re-entrancy guard: the figure holds it while it assigns
         its marks, so that the widget's observers of the marks stay quiet.
+    looks : SharedLooks, optional
+        The layouts and styles its widgets share with the controls around it
+        (None: a set of its own, :attr:`looks`).
 
     Attributes
     ----------
@@ -116,13 +120,16 @@ class RooflineFigure:
         ``"baseline"``, ``"sweep"``), made when first needed (:meth:`layer`), drawn in that order.
     scene : Scene or None
         What is drawn.
+    looks : SharedLooks
+        The layouts and styles shared by the figure's widgets and the controls.
     guidance_line : callable
         ``guidance_line(row)``: the last line of a point's tooltip (its classified
         row), the point's limiting factor and advice; set by the widget ("" until then).
     """
 
-    def __init__(self, guard: UpdateGuard) -> None:
+    def __init__(self, guard: UpdateGuard, *, looks: SharedLooks | None = None) -> None:
         self._guard = guard
+        self.looks = looks or SharedLooks()
         self.scene: Scene | None = None
         self.guidance_line: Callable[..., str] = lambda _row: ""
         self.layers: dict = {}
@@ -141,8 +148,8 @@ class RooflineFigure:
             marks=[], axes=[self.x_axis, self.y_axis], interaction=None,
             fig_margin=dict(FIG_MARGIN), layout=widgets.Layout(
                 width="100%", min_width=f"{figure_px(MIN_PLOT_PX, 'left', 'right')}px",
-                height=f"{figure_px(PLOT_HEIGHT_PX, 'top', 'bottom')}px"))
-        self.plot.add_class("roofline-figure")
+                height=f"{figure_px(PLOT_HEIGHT_PX, 'top', 'bottom')}px"),
+            _dom_classes=("roofline-figure",), _view_count=0)  # views tracked: PointsMark
         self.points = PointsMark({"x": self.x_scale, "y": self.y_scale, "color": self.color_scale},
                                  self.tooltip, self.plot, on_marks=self._update_marks)
         self.scatter = self.points.svg
@@ -158,14 +165,13 @@ class RooflineFigure:
         # A fixed scale (code i is the palette's i-th colour): only the points' codes change
         # with ``color_by``, in one message, so the browser never mixes old codes and new colours.
         self.color_scale = bq.ColorScale(colors=list(PALETTE), min=0, max=len(PALETTE) - 1)
-        self.tooltip = widgets.HTML()
-        self.tooltip.add_class(TOOLTIP_CLASS)
+        self.tooltip = self.looks.html(css=TOOLTIP_CLASS)
         # A <style> element applies wherever it is in the page, shown or not; this one is
         # in the page as long as the figure is: bqplot renders a mark's tooltip with the
         # mark, into the figure's tooltip container (the ridge label carries it, never shown).
-        self.tooltip_css = widgets.HTML(tooltip_css_html(), layout=widgets.Layout(display="none"))
+        self.tooltip_css = self.looks.html(tooltip_css_html(), display="none")
         self.ceiling_marks = CeilingMarks({"x": self.x_scale, "y": self.y_scale},
-                                          self.tooltip_css)
+                                          self.tooltip_css, looks=self.looks)
         marks = self.ceiling_marks
         self.ceilings, self.roof, self.roof_tooltip = marks.ceilings, marks.roof, marks.roof_tooltip
         self.ceiling_labels, self.ceiling_labels_start = marks.labels, marks.labels_start

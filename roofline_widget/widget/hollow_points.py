@@ -51,8 +51,11 @@ class HollowPoints:
             interactions={}, visible=False)
 
     def draw(self, x: np.ndarray, y: np.ndarray, colors: np.ndarray,
-             sizes: np.ndarray | None) -> bool:
-        """The outlines of the :attr:`flagged` points of these; True when the mark came or went."""
+             sizes: np.ndarray | None, default_size: float | None = None) -> bool:
+        """The outlines of the :attr:`flagged` points of these; True when the mark came or went.
+
+        ``default_size``: the points' marker area (None: as it was).
+        """
         flagged, mark = self.flagged, self.mark
         was_drawn = bool(len(mark.x))
         with mark.hold_sync():
@@ -63,6 +66,8 @@ class HollowPoints:
                     mark.visible = False
                 return was_drawn
             mark.x, mark.y, mark.color = x[flagged], y[flagged], np.asarray(colors)[flagged]
+            if default_size is not None and mark.default_size != default_size:
+                mark.default_size = default_size
             mark.size = None if sizes is None else np.asarray(sizes)[flagged]
             mark.visible = True
         return not was_drawn

@@ -21,6 +21,7 @@ import traitlets
 from roofline_widget import schema
 from roofline_widget.roofs.hardware_bounds import largest_plausible
 from roofline_widget.roofs.roofline import Roofline
+from roofline_widget.widget.shared_looks import SharedLooks
 from roofline_widget.widget.state import UpdateGuard
 
 __all__ = [
@@ -88,20 +89,18 @@ def _main_peak(main: Roofline | None, trait: str) -> float | None:
     return main.peak_flops if trait == "peak_flops" else main.peak_bandwidth
 
 
-def _peak_row(label: str, css: str) -> tuple:
+def _peak_row(label: str, css: str, looks: SharedLooks) -> tuple:
     """A peak's log slider (the sweep), its text box (an exact value) and 'empirical' button."""
-    slider = widgets.FloatLogSlider(value=1.0, base=10, min=-2, max=4, step=SLIDER_STEP,
-                                    description=label, readout_format=".4g",
-                                    style={"description_width": DESCRIPTION_WIDTH},
-                                    layout=widgets.Layout(width="400px"))
-    slider.add_class(css)
-    text = widgets.FloatText(value=1.0, step=None, layout=widgets.Layout(width="96px"),
-                             tooltip="type an exact value, e.g. from the spec sheet")
-    text.add_class(f"{css}-text")
-    empirical = widgets.ToggleButton(
-        value=True, description="empirical", layout=widgets.Layout(width="100px"),
-        tooltip="pressed: the largest observation is the peak; press to reset to it")
-    empirical.add_class(f"{css}-empirical")
+    slider = looks.make(widgets.FloatLogSlider, value=1.0, base=10, min=-2, max=4,
+                        step=SLIDER_STEP, description=label, readout_format=".4g",
+                        style={"description_width": DESCRIPTION_WIDTH}, layout={"width": "400px"},
+                        css=css)
+    text = looks.make(widgets.FloatText, value=1.0, step=None, layout={"width": "96px"},
+                      tooltip="type an exact value, e.g. from the spec sheet", css=f"{css}-text")
+    empirical = looks.make(
+        widgets.ToggleButton, value=True, description="empirical", layout={"width": "100px"},
+        tooltip="pressed: the largest observation is the peak; press to reset to it",
+        css=f"{css}-empirical")
     return slider, text, empirical
 
 
@@ -112,6 +111,8 @@ class PeakControls:
     ----------
     guard : UpdateGuard
         The widget's re-entrancy guard.
+    looks : SharedLooks, optional
+        The roofline widget's shared layouts and styles (None: looks of its own).
 
     Attributes
     ----------
@@ -123,14 +124,15 @@ class PeakControls:
         "empirical": pressed while the peak is empirical (None).
     """
 
-    def __init__(self, guard: UpdateGuard) -> None:
+    def __init__(self, guard: UpdateGuard, *, looks: SharedLooks | None = None) -> None:
         self._guard = guard
+        looks = looks or SharedLooks()
         # The last values the kernel put on each slider (see _on_slider).
         self._sent: dict[str, deque] = {name: deque(maxlen=8) for name in PEAK_TRAITS}
         self.flops_slider, self.flops_text, self.flops_empirical = _peak_row(
-            "Peak [GFLOP/s]", "roofline-peak-flops")
+            "Peak [GFLOP/s]", "roofline-peak-flops", looks)
         self.bandwidth_slider, self.bandwidth_text, self.bandwidth_empirical = _peak_row(
-            "Peak [GB/s]", "roofline-peak-bandwidth")
+            "Peak [GB/s]", "roofline-peak-bandwidth", looks)
 
     def rows(self) -> tuple:
         """``(trait name, slider, text box, empirical button)`` of each peak."""
@@ -167,6 +169,8 @@ class PeakControls:
         """
         measured = measured or {}
         with self._guard.hold():
+            # Not held in one message: the browser's slider would take the value before a
+            # wider range and clamp it (then send the clamped value back as a drag).
             for trait, slider, text, box in self.rows():
                 box.description = "ceilings" if measured.get(trait) else "empirical"
                 box.tooltip = ("pressed: the " + ("ceilings given" if measured.get(trait)
@@ -202,9 +206,10 @@ class PeakControls:
                 if points is not None and len(points):
                     observed = largest_plausible(points, columns[trait])
                 low, high = peak_range(observed, slider.value, _main_peak(main, trait))
-                if low > slider.max:
-                    slider.max = high
-                slider.min, slider.max = low, high
+                with slider.hold_sync():  # one message: the range holds the value sent before
+                    if low > slider.max:
+                        slider.max = high
+                    slider.min, slider.max = low, high
 
     def _on_text(self, owner, trait: str, change) -> None:
         """A typed value: the trait takes it exactly (the slider's range widens to hold it)."""

@@ -11,6 +11,13 @@ transparent in the drawing mark (which still carries its hover and click) and
 as an outline in its colour in the SVG mark ``hollow`` under the SVG points
 (:mod:`~roofline_widget.widget.hollow_points`).
 
+A dense cloud is drawn with smaller markers (:func:`marker_look`): up to
+:data:`SVG_MAX_POINTS` points every marker has the widget's size
+(``POINT_SIZE``), beyond it the marker's area falls with the number of points
+down to :data:`DENSE_POINT_SIZE` (about 3 px across at 50,000 points).  Small
+markers overlap less, so a cloud of 50,000 reads as a density, and the browser
+rasterises a tenth of the pixels (software WebGL draws each marker's square).
+
 WebGL may be missing in a browser.  A figure whose first marks hold a
 ScatterGL then fails as a whole (a blank plot), a ScatterGL added to a figure
 already shown fails alone.  So the GL mark joins the figure's marks only once
@@ -24,6 +31,7 @@ mark leaves the figure and the points are drawn as SVG again
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 
 import bqplot as bq
@@ -36,7 +44,8 @@ from roofline_widget.look.markers import POINT_SIZE
 from roofline_widget.widget.hollow_points import UNSELECTED_OPACITY, HollowPoints
 from roofline_widget.widget.html import TOOLTIP_STYLE
 
-__all__ = ["SVG_MAX_POINTS", "WEBGL", "WEBGL_CHECK_SECONDS", "PointsMark"]
+__all__ = ["DENSE_POINT_SIZE", "POINT_STROKE_WIDTH", "SVG_MAX_POINTS", "WEBGL",
+           "WEBGL_CHECK_SECONDS", "PointsMark", "marker_look"]
 
 #: Most points drawn as SVG: the SVG mark draws up to this many, WebGL more; without
 #: WebGL it is the point budget (docs/performance.md: a filter costs about 1 s per
@@ -50,6 +59,35 @@ _SELECTED_STYLE = {"opacity": 1.0, "stroke": "black", "stroke-width": 2.5}
 #: ScatterGL draws fill, stroke and opacity of a style, not its stroke width.
 _GL_SELECTED_STYLE = {"opacity": 1.0, "stroke": "black"}
 _UNSELECTED_STYLE = {"opacity": UNSELECTED_OPACITY}
+#: The outline's width (px) of a point drawn at ``POINT_SIZE``.
+POINT_STROKE_WIDTH = 0.8
+#: The smallest marker area (px², bqplot's ``default_size``) of a dense cloud: about 3.2 px
+#: across in WebGL.
+DENSE_POINT_SIZE = 10
+#: How fast the marker's area falls beyond ``SVG_MAX_POINTS`` points: as ``count ** -0.75``.
+_DENSITY_EXPONENT = 0.75
+
+
+def marker_look(count: int) -> tuple[int, float]:
+    """The markers' area (px², bqplot's integer ``default_size``) and outline width (px)
+    for ``count`` points.
+
+    ``POINT_SIZE`` and ``POINT_STROKE_WIDTH`` up to :data:`SVG_MAX_POINTS` points;
+    beyond, the area falls as ``count ** -0.75`` down to :data:`DENSE_POINT_SIZE`, the
+    outline with the marker's diameter.
+
+    Examples
+    --------
+    >>> marker_look(50)
+    (90, 0.8)
+    >>> [marker_look(n)[0] for n in (5_000, 10_000, 50_000)]
+    [45, 27, 10]
+    """
+    if count <= SVG_MAX_POINTS:
+        return POINT_SIZE, POINT_STROKE_WIDTH
+    size = max(DENSE_POINT_SIZE,
+               round(POINT_SIZE * (SVG_MAX_POINTS / count) ** _DENSITY_EXPONENT))
+    return size, POINT_STROKE_WIDTH * math.sqrt(size / POINT_SIZE)
 
 
 class PointsMark:
@@ -92,7 +130,7 @@ class PointsMark:
         self._joined = False
         self.webgl = "unknown"
         self.threshold = SVG_MAX_POINTS
-        look = dict(default_size=POINT_SIZE, stroke=POINT_STROKE, stroke_width=0.8,
+        look = dict(default_size=POINT_SIZE, stroke=POINT_STROKE, stroke_width=POINT_STROKE_WIDTH,
                     unselected_style=dict(_UNSELECTED_STYLE))
         # A click selects through the kernel (``on_element_click``): bqplot's own "click":
         # "select" fails while bqplot-gl's copy of d3 serves the page (docs/webgl.md, 0).
@@ -105,10 +143,9 @@ class PointsMark:
         # No size scale while no sizes are given: ScatterGL would scale default_size too.
         self.gl = ScatterGL(x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
                             scales=dict(self._scales), selected_style=dict(_GL_SELECTED_STYLE),
-                            interactions={}, visible=False, **look)
+                            interactions={}, visible=False, _view_count=0, **look)
         self._hollow = HollowPoints({**self._scales, "size": self._size_scale})
         self.hollow = self._hollow.mark
-        self.gl._view_count = 0
         self.gl.observe(self._on_gl_views, names="_view_count")
         if plot._view_count is None:
             plot._view_count = 0
@@ -149,8 +186,11 @@ class PointsMark:
         gl = len(x) > self.threshold and self.webgl != "unavailable"
         draw, empty = (self.gl, self.svg) if gl else (self.svg, self.gl)
         self._hollow.flagged = flagged if flagged is not None and flagged.any() else None
+        size, stroke_width = marker_look(len(x))
         with draw.hold_sync():
             draw.x, draw.y = x, y
+            if (draw.default_size, draw.stroke_width) != (size, stroke_width):
+                draw.default_size, draw.stroke_width = size, stroke_width
             self._style(draw, colors, sizes)
             draw.selected = _selection(selected)
             self._show_looks(draw)
@@ -161,7 +201,7 @@ class PointsMark:
                 empty.size = empty.selected = None
                 empty.opacities = [1.0]
                 empty.visible = empty is self.svg
-        if self._hollow.draw(x, y, colors, sizes):
+        if self._hollow.draw(x, y, colors, sizes, size):
             self._on_marks()
         if gl:
             self._join()

@@ -29,6 +29,7 @@ from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_places import rank_places_of, resolve_ranks
 from roofline_widget.settings.rank_text import format_rank_text
 from roofline_widget.widget.html.controls import ranks_hint_html
+from roofline_widget.widget.shared_looks import SharedLooks
 from roofline_widget.widget.state import UpdateGuard
 
 if TYPE_CHECKING:
@@ -84,6 +85,8 @@ class RankControl:
         The widget's re-entrancy guard: the kernel writes to the field under it.
     max_choices : int, default MAX_PLACE_CHOICES
         The most host and socket names the menu lists (the text takes every name).
+    looks : SharedLooks, optional
+        The roofline widget's shared layouts and styles (None: looks of its own).
 
     Attributes
     ----------
@@ -101,31 +104,30 @@ class RankControl:
     """
 
     def __init__(self, sums: RegionSums, guard: UpdateGuard, *,
-                 max_choices: int = MAX_PLACE_CHOICES) -> None:
+                 max_choices: int = MAX_PLACE_CHOICES, looks: SharedLooks | None = None) -> None:
+        looks = looks or SharedLooks()
         self._sums = sums
         self._guard = guard
         self._all = list(sums.ranks)
         self._places = rank_places_of(sums)
         self._typing = False
         self.hint = ranks_hint(self._all, self._places)
-        self.text = widgets.Text(
-            value="", description="Ranks", continuous_update=False,
+        self.text = looks.make(
+            widgets.Text, value="", description="Ranks", continuous_update=False,
             placeholder="all: e.g. 0-71,144" + (f" or {next(iter(self._places))}"
                                                 if self._places else ""),
-            style={"description_width": "50px"}, layout=widgets.Layout(width="240px"))
-        self.text.add_class("roofline-ranks")
+            style={"description_width": "50px"}, layout={"width": "240px"}, css="roofline-ranks")
         names = list(self._places)[:max_choices]
         self._menu_names = frozenset(names)
-        self.place_choice = widgets.Dropdown(
-            options=[(_MENU_PROMPT, ""), *((name, name) for name in names)], value="",
-            layout=widgets.Layout(width="150px", display="" if names else "none"))
-        self.place_choice.add_class("roofline-rank-places")
-        self.hint_html = widgets.HTML(self._hint_html(), layout=widgets.Layout(
-            max_width="400px", margin="0 0 0 54px"))
-        self.hint_html.add_class("roofline-ranks-hint")
+        self.place_choice = looks.make(
+            widgets.Dropdown, options=[(_MENU_PROMPT, ""), *((name, name) for name in names)],
+            value="", layout={"width": "150px", **({} if names else {"display": "none"})},
+            css="roofline-rank-places")
+        self.hint_html = looks.html(self._hint_html(), max_width="400px", margin="0 0 0 54px",
+                                    css="roofline-ranks-hint")
         self.box = widgets.VBox(
-            [widgets.HBox([self.text, self.place_choice]), self.hint_html],
-            layout=widgets.Layout(display="" if len(self._all) > 1 else "none"))
+            [widgets.HBox([self.text, self.place_choice], layout=looks.layout()), self.hint_html],
+            layout=looks.layout(**({} if len(self._all) > 1 else {"display": "none"})))
 
     # ------------------------------------------------------------ showing
     def _hint_html(self, error: str = "") -> str:

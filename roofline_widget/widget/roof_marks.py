@@ -13,6 +13,7 @@ from roofline_widget.look.markers import CEILING_STROKE, ROOF_STROKE
 from roofline_widget.look.texts import LABEL_SIZE
 from roofline_widget.scene.parts import Label, RoofLine
 from roofline_widget.widget.html import TOOLTIP_STYLE, roof_tooltip_html
+from roofline_widget.widget.shared_looks import SharedLooks
 
 __all__ = ["LINE_VERTICES", "CeilingMarks"]
 
@@ -68,12 +69,12 @@ class CeilingMarks:
         The hover text of a ceiling (DOM class ``roofline-roof-tooltip``).
     """
 
-    def __init__(self, scales: dict, ridge_tooltip: widgets.HTML) -> None:
+    def __init__(self, scales: dict, ridge_tooltip: widgets.HTML, *,
+                 looks: SharedLooks | None = None) -> None:
         # The Lines' own labels sit at the line ends, clipped at the right edge: ``labels``
         # draws them on the lines instead.  bqplot 0.13 sends a Label's hover to no one: the
         # lines carry the ceilings' tooltip (the hovered line's ``name`` is its label).
-        self.roof_tooltip = widgets.HTML()
-        self.roof_tooltip.add_class("roofline-roof-tooltip")
+        self.roof_tooltip = (looks or SharedLooks()).html(css="roofline-roof-tooltip")
         self._rows: dict[str, dict] = {}
         self.ceilings = bq.Lines(
             x=np.ones((1, LINE_VERTICES)), y=np.ones((1, LINE_VERTICES)), scales=scales,

@@ -189,14 +189,14 @@ class RooflineWidget(RooflineTraits):
         # WebGL missing in the browser (or back): the points are selected again for its budget.
         self.figure.points.on_fallback(self._refresh.refresh_points)
         with self._guard.hold():  # no refresh while the traits get their first values
-            super().__init__(children=self.sweep_controls.placed(self.controls), **options)
+            super().__init__(children=self.controls.children, _dom_classes=("roofline-widget",),
+                             **options)
             for name in ("flops_metric", "bandwidth_metric", "include", "exclude"):
                 if getattr(self, name) is None:
                     setattr(self, name, None)  # the validator maps None (detect / no pattern)
             self.controls.link(self)
             self.sweep_controls.link(self)
             self.controls.add_level_toggles(self, self.available_levels)
-        self.add_class("roofline-widget")
         self.square_ranks = SquareRanks(self, guard=self._guard, pipeline=self._refresh)
         self.figure.layer("ranks").on_click = self.square_ranks.click
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).

@@ -56,10 +56,15 @@ def _padded(values: list[np.ndarray]) -> np.ndarray:
 class ScalingPanel:
     """The scaling figure of a sweep, its tooltip and the accordion it sits in.
 
+    The accordion is built with the panel, the figure and its marks when the accordion
+    is first opened (:meth:`open`, or a click in the browser): a sweep whose panel is
+    never opened sends none of them.
+
     Attributes
     ----------
-    figure : bqplot.Figure
-        Speed-up (or GFLOP/s) against threads (DOM class ``roofline-scaling``).
+    figure : bqplot.Figure or None
+        Speed-up (or GFLOP/s) against threads (DOM class ``roofline-scaling``); None until the
+        accordion is first opened, and with it the marks, scales, axes and tooltip below.
     lines : list of bqplot.Lines
         One mark per group of runs, one line per region (``lines[g].labels``: the regions).
     ideal : bqplot.Lines
@@ -71,8 +76,8 @@ class ScalingPanel:
     tooltip : ipywidgets.HTML
         A hovered point's region (escaped), group and value.
     box : ipywidgets.Accordion
-        "Scaling", collapsed at first (``box.selected_index = 0`` opens it); hidden without a
-        sweep (DOM class ``roofline-scaling-box``).
+        "Scaling", collapsed at first (:meth:`open`, or ``box.selected_index = 0``, opens it);
+        hidden without a sweep (DOM class ``roofline-scaling-box``).
     content : ipywidgets.VBox
         The accordion's child: the note, and the figure once the accordion was opened.
     view : ScalingLines or None
@@ -89,6 +94,22 @@ class ScalingPanel:
         self.table: pd.DataFrame | None = None
         self._point_regions: list[str] = []
         self._chosen_regions: list[str] = []
+        self.figure: bq.Figure | None = None
+        self.note_html = widgets.HTML()
+        # The figure joins the page when the accordion is first opened: a figure laid out in a
+        # collapsed box has no size (bqplot draws rectangles of negative width).
+        self.content = widgets.VBox([self.note_html])
+        self.box = widgets.Accordion(children=[self.content], selected_index=None,
+                                     titles=("Scaling",), layout=widgets.Layout(display="none"),
+                                     _dom_classes=("roofline-scaling-box",))
+        self.box.observe(self._opened, names="selected_index")
+
+    def open(self) -> None:
+        """Open the accordion (the figure is built and drawn the first time)."""
+        self.box.selected_index = 0
+
+    def _build_figure(self) -> None:
+        """The figure, its scales, axes, marks and tooltip."""
         self._scales = {"x": bq.LinearScale(), "y": bq.LinearScale()}
         self._log_scales = {"x": bq.LogScale(), "y": bq.LogScale()}
         self.x_axis = bq.Axis(scale=self._scales["x"], label="threads", grid_lines="dashed",
@@ -99,8 +120,7 @@ class ScalingPanel:
         self.ideal = bq.Lines(x=np.ones(2), y=np.ones(2), scales=self._scales, colors=[_IDEAL_COLOR],
                               line_style="dashed", stroke_width=1.5, labels=["ideal"],
                               display_legend=False, interactions={})
-        self.tooltip = widgets.HTML()
-        self.tooltip.add_class("roofline-scaling-tooltip")
+        self.tooltip = widgets.HTML(_dom_classes=("roofline-scaling-tooltip",))
         self.points = bq.Scatter(x=np.zeros(0), y=np.zeros(0), scales=self._scales, marker="circle",
                                  default_size=28, stroke="white", tooltip=self.tooltip,
                                  tooltip_style=dict(TOOLTIP_STYLE),
@@ -113,21 +133,17 @@ class ScalingPanel:
         self.figure = bq.Figure(marks=[self.ideal, self.points, self.chosen],
                                 axes=[self.x_axis, self.y_axis], title="",
                                 fig_margin={"top": 40, "bottom": 50, "left": 60, "right": 20},
-                                layout=widgets.Layout(width="680px", height="380px"))
-        self.figure.add_class("roofline-scaling")
-        self.note_html = widgets.HTML()
-        # The figure joins the page when the accordion is first opened: a figure laid out in a
-        # collapsed box has no size (bqplot draws rectangles of negative width).
-        self.content = widgets.VBox([self.note_html])
-        self.box = widgets.Accordion(children=[self.content], selected_index=None)
-        self.box.set_title(0, "Scaling")
-        self.box.add_class("roofline-scaling-box")
-        self.box.layout.display = "none"
-        self.box.observe(self._opened, names="selected_index")
+                                layout=widgets.Layout(width="680px", height="380px"),
+                                _dom_classes=("roofline-scaling",))
 
     def _opened(self, change) -> None:
-        if change.new is not None and self.figure not in self.content.children:
-            self.content.children = [self.figure, self.note_html]
+        if change.new is None or self.figure is not None:
+            return
+        self._build_figure()
+        if self.view is not None:
+            self._draw(self.view)
+            self.highlight(self._owner.highlight_region if self._owner is not None else "")
+        self.content.children = [self.figure, self.note_html]
 
     # ------------------------------------------------------------ linking
     def link(self, owner: RooflineWidget) -> None:
@@ -186,7 +202,11 @@ class ScalingPanel:
             self.note_html.value = scaling_failed_html(str(exc))
             self.box.layout.display = ""
             return
-        self._draw(self.view)
+        view = self.view
+        self.box.set_title(0, f"Scaling: {view.y_label} against {view.x_label.split(' (')[0]}")
+        self.note_html.value = self._note(view)
+        if self.figure is not None:
+            self._draw(view)
         self.box.layout.display = ""
         self.highlight(owner.highlight_region)
 
@@ -252,12 +272,11 @@ class ScalingPanel:
             scales["x"].min, scales["x"].max = float(x.min()) / 1.5, float(x.max()) * 1.5
         self.x_axis.scale, self.y_axis.scale = scales["x"], scales["y"]
         self.x_axis.label, self.y_axis.label = view.x_label, view.y_label
+        assert self.figure is not None  # drawn once built
         self.figure.title = view.title
         # a hidden mark still stretches its scales: the ideal line joins only when drawn
         ideal = [self.ideal] if self.ideal.visible else []
         self.figure.marks = [*self.lines, *ideal, self.points, self.chosen]
-        self.box.set_title(0, f"Scaling: {view.y_label} against {view.x_label.split(' (')[0]}")
-        self.note_html.value = self._note(view)
 
     @staticmethod
     def _note(view: ScalingLines) -> str:
@@ -281,14 +300,15 @@ class ScalingPanel:
     # ------------------------------------------------------------ highlighting
     def highlight(self, region: str) -> None:
         """Light ``region`` up in the panel and in the roofline's sweep ("": every region as drawn)."""
-        view = self.view
-        if view is None:
+        if self.view is None:
+            return
+        self._highlight_sweep(region)
+        if self.figure is None:  # the panel never opened: the roofline only
             return
         for mark in self.lines:
             mark.opacities = _faded(list(mark.labels or []), region, 1.0)
         self.points.opacities = _faded(self._point_regions, region) if region else []
         self.chosen.opacities = _faded(self._chosen_regions, region) if region else []
-        self._highlight_sweep(region)
 
     def _highlight_sweep(self, region: str) -> None:
         layer = self._owner.figure.layers.get("sweep") if self._owner is not None else None

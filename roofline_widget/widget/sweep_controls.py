@@ -1,7 +1,7 @@
 """The controls of a sweep: the run slider with play, "Group runs by", the colour bar, the details.
 
 :class:`SweepControls` is shown while a widget draws a chain of runs as a
-sweep (``RooflineWidget.chain_shown``).  The slider is linked to the widget's
+sweep (``RooflineWidget.chain_shown``), and built when first needed.  The slider is linked to the widget's
 ``sweep_step`` (``traitlets.link``: a step moves each path's ring), the play
 button to the slider in the browser (``ipywidgets.jslink``), the dropdown to
 ``group_runs_by`` (shown when the runs differ in more than one way).  The
@@ -37,6 +37,12 @@ PLAY_INTERVAL_MS = 700
 class SweepControls:
     """The run slider, play button, "Group runs by" dropdown, colour bar and details of a sweep.
 
+    Nothing is built until a sweep is first shown (:meth:`show`, :meth:`status`): a
+    widget of data that is no chain sends none of these widgets to the browser.
+    Once built they join the widget's children (the row and the scaling panel after
+    the figure, the details after the status line) and stay, hidden while no sweep
+    is drawn.
+
     Parameters
     ----------
     guard : UpdateGuard
@@ -45,6 +51,8 @@ class SweepControls:
 
     Attributes
     ----------
+    built : bool
+        Whether the widgets below exist (a sweep was shown).
     slider : ipywidgets.IntSlider
         The step ringed (DOM class ``roofline-sweep-step``), linked to ``sweep_step``.
     play : ipywidgets.Play
@@ -63,13 +71,17 @@ class SweepControls:
     scaling : ScalingPanel
         Speed-up against threads of the same runs, in the collapsed "Scaling" accordion after the row.
     row : ipywidgets.HBox
-        Slider, play, step, dropdown and colour bar (hidden until :meth:`show`).
+        Slider, play, step, dropdown and colour bar (hidden while no sweep is drawn).
     """
 
     def __init__(self, guard: UpdateGuard) -> None:
         self._guard = guard
         self._owner: RooflineWidget | None = None
         self._last = 0
+        self.built = False
+
+    def _build(self) -> None:
+        """Make the widgets, link them to the owner and join its children."""
         self.play = widgets.Play(min=0, max=0, step=1, interval=PLAY_INTERVAL_MS,
                                  description="Play the runs")
         self.play.add_class("roofline-sweep-play")
@@ -93,20 +105,30 @@ class SweepControls:
         self.row.add_class("roofline-sweep")
         self.details.layout.display = "none"
         self.scaling = ScalingPanel()
+        self.built = True
+        if self._owner is not None:
+            self._link(self._owner)
+            self._owner.children = self._placed(self._owner.children)
 
-    def placed(self, controls) -> list:
-        """The widget's ``controls.children`` with the row after the figure and the details
+    def _placed(self, children) -> list:
+        """``children`` with the row and the scaling panel after the figure and the details
         after the status line."""
+        status = self._owner.controls.status_html if self._owner is not None else None
         placed: list = []
-        for child in controls.children:
+        for child in children:
             placed.append(child)
             placed += [self.row, self.scaling.box] if isinstance(child, bq.Figure) else []
-            placed += [self.details] if child is controls.status_html else []
+            placed += [self.details] if child is status else []
         return placed
 
     def link(self, owner: RooflineWidget) -> None:
-        """Link the slider to ``owner.sweep_step`` and the dropdown to ``owner.group_runs_by``."""
+        """Link the slider to ``owner.sweep_step`` and the dropdown to ``owner.group_runs_by``
+        (once built: :meth:`show` builds them for the first sweep)."""
         self._owner = owner
+        if self.built:
+            self._link(owner)
+
+    def _link(self, owner: RooflineWidget) -> None:
         self.scaling.link(owner)
         traitlets.link((owner, "sweep_step"), (self.slider, "value"),
                        transform=(lambda step: step if step >= 0 else self._last, int))
@@ -119,6 +141,10 @@ class SweepControls:
 
     def show(self, part: SweepPart | None, runs: SweepRuns | None = None) -> None:
         """Show ``part``'s steps, key and grouping of ``runs`` (None: everything hidden)."""
+        if part is None and not self.built:
+            return
+        if not self.built:
+            self._build()
         choices = runs.choices if runs is not None else ()
         self.row.layout.display = "flex" if part is not None else "none"
         self.details.layout.display = "" if part is not None else "none"
@@ -141,7 +167,10 @@ class SweepControls:
                basis: pd.DataFrame | None) -> str:
         """The status line: ``full`` without a sweep; of a sweep two lines, ``full`` in the
         details (``roofline``: the ceilings drawn; ``basis``: the points they come from)."""
-        self.details_html.value = html.sweep_details_html(part, full) if part is not None else ""
+        if part is not None and not self.built:
+            self._build()
+        if self.built:
+            self.details_html.value = html.sweep_details_html(part, full) if part is not None else ""
         chain = self._owner.file_chain if self._owner is not None else None
         if part is None or chain is None:
             return full

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import bqplot as bq
-import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
@@ -75,8 +74,7 @@ class CompareMarks:
         self.x_scale, self.y_scale, self.plot = figure.x_scale, figure.y_scale, figure.plot
         self._scales = {"x": self.x_scale, "y": self.y_scale}
         self.part: ComparePart | None = None
-        self.tooltip = widgets.HTML()
-        self.tooltip.add_class("roofline-compare-tooltip")
+        self.tooltip = figure.looks.html(css="roofline-compare-tooltip")
         self.lines = bq.Lines(x=np.ones((1, 2)), y=np.ones((1, 2)), scales=self._scales,
                               line_style="dashed", stroke_width=2, opacities=[0.85],
                               labels_visibility="none", visible=False)

@@ -12,7 +12,6 @@ findings alone sends nothing.
 from __future__ import annotations
 
 import bqplot as bq
-import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
@@ -62,8 +61,7 @@ class LevelMarks:
         scales = {"x": figure.x_scale, "y": figure.y_scale}
         colors = bq.ColorScale(colors=list(PALETTE), min=0, max=len(PALETTE) - 1)
         self.part: LevelsPart | None = None
-        self.tooltip = widgets.HTML()
-        self.tooltip.add_class("roofline-level-tooltip")
+        self.tooltip = figure.looks.html(css="roofline-level-tooltip")
         self.dots = {}
         for level in LEVELS:
             dots = bq.Scatter(x=_EMPTY, y=_EMPTY, color=_EMPTY, marker=LEVEL_MARKERS[level].bqplot,
@@ -77,8 +75,7 @@ class LevelMarks:
         self.joins = bq.Lines(x=np.ones((1, 2)), y=np.ones((1, 2)), scales=scales,
                               colors=["#888888"], stroke_width=1.0, opacities=[0.7],
                               labels_visibility="none", visible=False)
-        self.ring_tooltip = widgets.HTML()
-        self.ring_tooltip.add_class("roofline-finding-tooltip")
+        self.ring_tooltip = figure.looks.html(css="roofline-finding-tooltip")
         self.rings = bq.Scatter(x=_EMPTY, y=_EMPTY, scales=scales, marker="circle", fill=False,
                                 colors=[FINDING_COLOR], stroke_width=RING_STROKE.bqplot,
                                 default_size=FINDING_RING.bqplot, tooltip=self.ring_tooltip,

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import bqplot as bq
-import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
@@ -56,8 +55,7 @@ class SpreadMarks:
         self.whiskers = bq.Lines(x=np.ones((1, 2)), y=np.ones((1, 2)), color=np.ones(1),
                                  scales=scales, stroke_width=WHISKER_STROKE.bqplot, visible=False,
                                  labels_visibility="none")
-        self.tooltip = widgets.HTML()
-        self.tooltip.add_class("roofline-spread-tooltip")
+        self.tooltip = figure.looks.html(css="roofline-spread-tooltip")
         self.medians = bq.Scatter(x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
                                   scales=scales, marker=SQUARE.bqplot,
                                   default_size=MEDIAN_DOT.bqplot, stroke=POINT_STROKE,

@@ -15,7 +15,6 @@ The paths, dots and rings are the scene's (:func:`~roofline_widget.scene.sweep.s
 from __future__ import annotations
 
 import bqplot as bq
-import ipywidgets as widgets
 import numpy as np
 
 from roofline_widget.look.colors import POINT_STROKE, SWEEP_COLORS
@@ -57,8 +56,7 @@ class SweepMarks:
         self.part: SweepPart | None = None
         self.paths: list[bq.Lines] = []
         self.color_scale = bq.ColorScale(colors=list(SWEEP_COLORS), min=0.0, max=1.0)
-        self.tooltip = widgets.HTML()
-        self.tooltip.add_class("roofline-sweep-tooltip")
+        self.tooltip = figure.looks.html(css="roofline-sweep-tooltip")
         self.runs = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
             scales={**self._scales, "color": self.color_scale}, marker="circle",

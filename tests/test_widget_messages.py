@@ -1,0 +1,153 @@
+"""What one widget sends to the browser: widgets built, comm messages, the points' marker size.
+
+Every ipywidget (a ``Layout`` and a ``*Style`` too) is opened in the browser
+with a comm message of its own, so the first draw's messages are counted
+here by the comms the widgets open and the messages they publish
+(``comm.create_comm`` replaced by a recording comm, as a kernel's would send
+them).  Counts, not times: the times are benchmarks/bench_browser_peers.py's.
+
+Counted for a points table of 5,000 points (625 ranks x 8 regions) on
+7 December 2026: 102 widgets and 129 messages for the build (201 and 273
+before the sweep controls were built lazily, the layouts and styles shared
+and the DOM classes given at construction); the bounds below leave room for a few controls more, not for a
+panel built while hidden.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from comm.base_comm import BaseComm
+from study_files import THREADS
+
+from roofline_widget import RooflineWidget
+from roofline_widget.look.markers import POINT_SIZE
+from roofline_widget.widget.points_mark import (
+    DENSE_POINT_SIZE,
+    POINT_STROKE_WIDTH,
+    SVG_MAX_POINTS,
+    marker_look,
+)
+
+#: Most widgets (comms) one build of a widget of data that is no chain may open.
+MAX_WIDGETS = 115
+#: Most comm messages of that build (opens and updates).
+MAX_MESSAGES = 145
+
+
+#: What the recording comms sent: (comm id, message type, state keys).
+_SENT: list[tuple] = []
+
+
+class _Recorded(BaseComm):
+    """A comm that keeps what it would send in ``_SENT``."""
+
+    def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
+        state = (data or {}).get("state", {})
+        _SENT.append((self.comm_id, msg_type, tuple(sorted(state))))
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """The messages the widgets send from now on (a list of (comm id, type, state keys))."""
+    import comm
+
+    monkeypatch.setattr(comm, "create_comm", lambda *args, **keys: _Recorded(*args, **keys))
+    _SENT.clear()
+    return _SENT
+
+
+def points_table(n: int, regions: int = 8, seed: int = 0) -> pd.DataFrame:
+    """``n`` points under a roof of 10 GB/s and 50 GFLOP/s, point i region i % regions of rank
+    i // regions (benchmarks/peer_widgets.py's points)."""
+    rng = np.random.default_rng(seed)
+    intensity = 10 ** rng.uniform(-2, 2, n)
+    performance = np.minimum(50.0, 10.0 * intensity) * 10 ** rng.uniform(-3, 0, n)
+    index = np.arange(n)
+    return pd.DataFrame({
+        "region": np.array([f"region_{r:03d}" for r in range(regions)])[index % regions],
+        "rank": index // regions, "performance_gflops": performance,
+        "arithmetic_intensity_flops_per_byte": intensity})
+
+
+def _opened(sent) -> set:
+    return {comm_id for comm_id, kind, _state in sent if kind == "comm_open"}
+
+
+def test_one_build_opens_a_bounded_number_of_widgets_and_no_sweep_controls(recorded):
+    w = RooflineWidget(points_table(5000))
+    opened = _opened(recorded)
+    assert 60 < len(opened) <= MAX_WIDGETS  # 102 on 7 December 2026 (201 before)
+    assert len(recorded) <= MAX_MESSAGES  # 129 (273 before)
+    # data that is no chain: no sweep controls, no scaling panel, none sent
+    assert not w.sweep_controls.built
+    classes = {name for child in w.children for name in child._dom_classes}
+    assert not classes & {"roofline-sweep", "roofline-scaling-box", "roofline-sweep-details"}
+    # the controls share their looks: one Layout and one style for the two metric choices
+    controls = w.controls
+    assert controls.flops_choice.layout is controls.bandwidth_choice.layout
+    assert controls.flops_choice.style is controls.color_choice.style
+    assert controls.include_text.style is controls.exclude_text.style
+    # a layout that changes (the message shown and hidden) is the message's own
+    layouts = [child.layout for child in w.children if child is not controls.message_html]
+    assert all(controls.message_html.layout is not layout for layout in layouts)
+    w.include = "(("  # an invalid pattern: the message is shown, nothing else moves
+    assert controls.message_html.layout.display == ""
+    assert controls.status_html.layout.display in (None, "")
+
+
+def test_a_filter_sends_the_points_once_and_only_what_changed(recorded):
+    w = RooflineWidget(points_table(5000))
+    w.figure.plot._view_count = w.figure.points.gl._view_count = 1  # shown, with WebGL
+    del recorded[:]
+    w.include = "region_00[0-3]"  # half the points
+    gl = w.figure.points.gl
+    points = [keys for comm_id, kind, keys in recorded if comm_id == gl.model_id]
+    assert len(gl.x) == 2500
+    assert len(points) == 1  # one message
+    assert {"x", "y", "color"} <= set(points[0])
+    assert not _opened(recorded)  # no widget made for a filter
+    assert len(recorded) <= 20  # the roofs, their labels, the ranges and the texts that changed
+    ids = [comm_id for comm_id, _kind, _keys in recorded]
+    assert len(ids) == len(set(ids))  # each widget once
+
+
+def test_a_sweep_builds_its_controls_when_shown_and_places_them(sweep_file, recorded):
+    w = RooflineWidget(sweep_file)
+    controls = w.sweep_controls
+    assert controls.built
+    children = list(w.children)
+    figure_at = children.index(w.figure.plot)
+    assert children[figure_at + 1: figure_at + 3] == [controls.row, controls.scaling.box]
+    assert children[children.index(w.controls.status_html) + 1] is controls.details
+    assert controls.row.layout.display == "flex"
+    # built lazily, they work: the slider moves the ring, the dropdown regroups
+    controls.slider.value = 4
+    assert w.sweep_step == 4
+    assert set(w.figure.scene.sweep.ring.rows["n_threads"]) == {THREADS[4]}
+    controls.group_choice.value = "threads"
+    assert w.group_runs_by == "threads"
+    # the chain replaced: hidden, kept
+    w.baseline = None
+    assert controls.row.layout.display == "none"
+    assert controls.details in w.children
+
+
+def test_dense_clouds_get_smaller_markers_small_ones_keep_the_look():
+    assert marker_look(50) == (POINT_SIZE, POINT_STROKE_WIDTH)
+    assert marker_look(SVG_MAX_POINTS) == (POINT_SIZE, POINT_STROKE_WIDTH)
+    # beyond SVG_MAX_POINTS: 90 * (2,000 / n) ** 0.75 px², e.g. 90 * 0.4 ** 0.75 = 45.3 at 5,000
+    sizes = [marker_look(n)[0] for n in (2001, 5000, 10_000, 20_000, 50_000, 10**6)]
+    assert sizes == [90, 45, 27, 16, DENSE_POINT_SIZE, DENSE_POINT_SIZE]
+    # the outline thins with the marker's diameter: 0.8 * sqrt(45 / 90)
+    assert marker_look(5000)[1] == pytest.approx(0.8 * (45 / 90) ** 0.5)
+    few = RooflineWidget(points_table(48))
+    assert few.figure.points.active.default_size == POINT_SIZE
+    many = RooflineWidget(points_table(5000))
+    many.figure.plot._view_count = many.figure.points.gl._view_count = 1
+    gl = many.figure.points.gl
+    assert many.figure.points.active is gl
+    assert gl.default_size == 45
+    many.include = "region_000"  # 625 points: SVG again, at the widget's size
+    assert many.figure.points.active.default_size == POINT_SIZE
