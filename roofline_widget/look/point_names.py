@@ -41,11 +41,19 @@ def group_place(rank_group: object) -> str:
     return "" if place == "all ranks" else place
 
 
+def _texts(column: pd.Series) -> np.ndarray:
+    """A column as ``str`` objects (``astype(str)``; of a categorical, each category once)."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and not column.hasnans:
+        texts = np.array([str(value) for value in column.cat.categories], dtype=object)
+        return texts[column.cat.codes.to_numpy()]
+    return column.astype(str).to_numpy(dtype=object) if len(column) else np.zeros(0, dtype=object)
+
+
 def _places(points: pd.DataFrame) -> np.ndarray:
     """Per point the place of its ``rank_group`` (each distinct label read once)."""
     if "rank_group" not in points:
         return np.full(len(points), "", dtype=object)
-    codes, labels = pd.factorize(points["rank_group"].astype(object), use_na_sentinel=False)
+    codes, labels = pd.factorize(points["rank_group"], use_na_sentinel=False)
     return np.array([group_place(label) for label in labels] + [""], dtype=object)[codes]
 
 
@@ -73,8 +81,7 @@ def point_names(points: pd.DataFrame) -> np.ndarray:
     >>> point_names(frame).tolist()
     ['f1', 'f2', 'f3']
     """
-    regions = points["region"].astype(str).to_numpy(dtype=object) if len(points) else \
-        np.zeros(0, dtype=object)
+    regions = _texts(points["region"])
     places = _places(points)
     placed = places != ""
     if not placed.any():

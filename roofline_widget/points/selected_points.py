@@ -20,7 +20,7 @@ from roofline_widget import schema
 from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
-from roofline_widget.points.rank_groups import format_ranks
+from roofline_widget.points.rank_groups import rank_label
 from roofline_widget.points.selection import Selection
 from roofline_widget.schema import FRAME_KEYS
 
@@ -48,7 +48,7 @@ def _rank_labels(ranks: np.ndarray) -> pd.Categorical:
     ``"all ranks"`` for rank -1, a sum read back from a points table)."""
     values, codes = np.unique(ranks, return_inverse=True)
     return pd.Categorical.from_codes(np.asarray(codes).ravel(),
-                                     categories=[format_ranks([value]) for value in values.tolist()])
+                                     categories=[rank_label(value) for value in values.tolist()])
 
 
 def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str], np.ndarray],

@@ -144,7 +144,7 @@ class RefreshPipeline:
         roofline = self._roofline()
         levels = parts.levels(points, roofline, budget)
         spread, points = parts.spread(points, budget)
-        selected = surviving_keys(owner.selected, points.keys)
+        selected = surviving_keys(owner.selected, points.keys) if owner.selected else []
         self.points, self.roofline = points, roofline
         scene = self._compose(self._dots(points), roofline, self._fitted(parts.extent(
             levels, comparison, spread, sweep)), levels=levels, comparison=comparison,
@@ -356,7 +356,9 @@ class RefreshPipeline:
 def legend_of(shown: pd.DataFrame, coloring, color_by: str) -> str:
     """The legend of the categories of the drawn points ``shown`` (escaped HTML; coloured by
     region, the points' names: a host's point its host's)."""
-    values = pd.unique(pd.Series(coloring.keys(shown)).astype(object))
+    keys = coloring.keys(shown)
+    values = (pd.unique(keys) if coloring.column == "region"  # point names: str objects
+              else pd.unique(pd.Series(keys).astype(object)))
     codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
     names = None
     if color_by == "rank":  # a socket's point is coloured as its lowest rank: named so
