@@ -126,8 +126,10 @@ def _aggregate_run(run: LikwidRun) -> RunAggregate:
     labelled["groups"] = (label_codes, labels)
     frame = pd.DataFrame({
         "rank": table["rank"].to_numpy(dtype=np.int64)[row_first],
-        **{name: texts[row_codes] for name, (row_codes, texts) in labelled.items()},
+        **{name: pd.Series(texts[row_codes], dtype=object, copy=False)
+           for name, (row_codes, texts) in labelled.items() if name != "groups"},
         "n_threads": n_threads, "runtime_s": columns[0], "call_count": columns[1],
+        "groups": pd.Series(labels).array.take(label_codes),  # labels inferred (str) once
         **dict(zip(metrics, columns[2:]))}, columns=[*SOURCE_KEYS, *metrics])
     categoricals = {name: sorted_categorical(row_codes, texts)
                     for name, (row_codes, texts) in labelled.items()}
