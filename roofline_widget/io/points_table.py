@@ -53,6 +53,7 @@ import pandas as pd
 from roofline_widget import schema
 from roofline_widget.errors import PointsTableError
 from roofline_widget.io.opener import PathOrBuffer, is_file_like, peek, read_bytes, source_name
+from roofline_widget.io.key_codes import duplicated, integer_codes
 from roofline_widget.io.parsed import key_table
 from roofline_widget.io.points_cells import (
     COUNT_COLUMNS,
@@ -220,12 +221,12 @@ def _rows_with(texts: pd.Categorical, test) -> np.ndarray:
 
 
 def _check_unique(points: _Points, source: str) -> None:
-    keys = pd.DataFrame({"file": points.files.codes, "rank": points.ranks,
-                         "region": points.regions.codes, "device": points.devices.codes})
-    again = np.flatnonzero(keys.duplicated(keep="first").to_numpy())
+    keys = [np.asarray(points.files.codes, dtype=np.int64), integer_codes(points.ranks),
+            *(np.asarray(texts.codes, dtype=np.int64) for texts in (points.regions, points.devices))]
+    again = np.flatnonzero(duplicated(keys))
     if len(again):
         twin = int(again[0])
-        first = int(np.flatnonzero((keys == keys.iloc[twin]).all(axis=1).to_numpy())[0])
+        first = int(np.flatnonzero(np.logical_and.reduce([key == key[twin] for key in keys]))[0])
         raise PointsTableError(source, int(twin) + 2, "one point per (file, rank, region, "
                                f"device); line {int(first) + 2} has this one",
                                f"region {points.regions[first]!r}, rank {points.ranks[first]} "

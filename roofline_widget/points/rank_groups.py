@@ -191,7 +191,9 @@ def split_runs(sums: RegionColumns, metrics: Sequence[str | None]) -> np.ndarray
     split = np.zeros(n_runs, dtype=bool)
     if not len(sums):
         return split
-    keys = pd.factorize(_region_keys(sums))[0]
+    keys = _region_keys(sums)  # dense: (runs x regions x devices) codes
+    if keys.max() > 4 * len(keys) + 1024:  # sparse: numbered
+        keys = pd.factorize(keys)[0]
     run_of_key = np.zeros(keys.max() + 1, dtype=np.int64)
     run_of_key[keys] = sums.label_codes("file")[0]
     for metric in metrics:

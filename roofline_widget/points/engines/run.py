@@ -22,9 +22,10 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.model import LikwidRun, device_family
-from roofline_widget.points.engines.codes import (
+from roofline_widget.io.key_codes import (
     column_codes,
     first_appearance,
+    integer_codes,
     first_rows,
     first_valid,
     sorted_categorical,
@@ -95,12 +96,13 @@ def _group_labels(group_codes: np.ndarray, names: np.ndarray, rows: np.ndarray,
 def _aggregate_run(run: LikwidRun) -> RunAggregate:
     """Per (rank, region, device) sums over threads; see the module docstring.
 
-    Grouped on the key columns' integer codes (:mod:`.codes`): keys are
+    Grouped on the key columns' integer codes (:mod:`~roofline_widget.io.key_codes`): keys are
     numbered in order of first appearance, as ``groupby(sort=False)``.
     """
     table = run.table
     metrics = run.metric_names
-    keys = {name: column_codes(table[name]) for name in _GROUP_KEYS}
+    keys = {name: column_codes(table[name]) for name in _GROUP_KEYS[1:]}
+    keys["rank"] = (integer_codes(table["rank"].to_numpy()), np.zeros(0, dtype=object))
     codes = first_appearance([keys[name][0] for name in _GROUP_KEYS])
     used = codes >= 0  # a row without a key (none in practice) belongs to no group
     order = np.flatnonzero(used)[np.argsort(codes[used], kind="stable")]

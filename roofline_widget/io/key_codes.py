@@ -7,9 +7,11 @@ themselves; these helpers work on each column's integer codes and turn only
 the distinct values into texts:
 
 * :func:`column_codes`: a column's codes and the values they stand for;
+  :func:`integer_codes` those of an integer column;
 * :func:`first_appearance`: per row a code of its tuple of codes, numbered in
   order of first appearance (as ``groupby(sort=False).ngroup()``);
-* :func:`first_rows`: where each such code first appears;
+* :func:`first_rows`: where each such code first appears; :func:`duplicated`
+  whether a row's codes appeared before;
 * :func:`first_valid`: per key the first value that is not NaN (as
   ``groupby(sort=False).first()``);
 * :func:`sorted_categorical`: ``pd.Categorical(values)`` built from codes.
@@ -20,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["column_codes", "first_appearance", "first_rows", "first_valid",
-           "sorted_categorical"]
+__all__ = ["column_codes", "duplicated", "first_appearance", "first_rows", "first_valid",
+           "integer_codes", "sorted_categorical"]
 
 
 def column_codes(column: pd.Series | pd.Categorical | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -37,23 +39,52 @@ def column_codes(column: pd.Series | pd.Categorical | np.ndarray) -> tuple[np.nd
     return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
 
 
+def integer_codes(values: np.ndarray) -> np.ndarray:
+    """Codes (0 or more) of an integer column to group by: ``values - min`` where the values
+    span at most a few times the rows (no hashing), else factorized."""
+    values = np.asarray(values, dtype=np.int64)
+    if not len(values):
+        return values
+    low, high = int(values.min()), int(values.max())
+    if high - low <= 4 * len(values) + 1024:
+        return values - low
+    return pd.factorize(values)[0].astype(np.int64, copy=False)
+
+
 def first_appearance(columns: list[np.ndarray]) -> np.ndarray:
     """Per row a code of its tuple of ``columns`` codes, numbered in order of first appearance.
 
     -1 for a row with a missing code (-1) in any column, as a groupby drops it.
+    The codes are combined as the digits of one integer (renumbered only
+    when it would not fit in 62 bits) and factorized once.
     """
     n = len(columns[0]) if columns else 0
     missing = np.zeros(n, dtype=bool)
     for codes in columns:
         missing |= codes < 0
-    kept = np.flatnonzero(~missing)
-    key = np.zeros(len(kept), dtype=np.int64)
-    for codes in columns:  # each step keeps key < rows: no overflow however many columns
+    kept = np.flatnonzero(~missing) if missing.any() else slice(None)
+    key = np.zeros(n - int(missing.sum()), dtype=np.int64)
+    span = 1
+    for codes in columns:
         part = codes[kept]
-        key = pd.factorize(key * (int(part.max()) + 1 if len(part) else 1) + part)[0]
+        size = int(part.max()) + 1 if len(part) else 1
+        if span * size >= 2**62:  # renumbered: key < rows again
+            key = pd.factorize(key)[0].astype(np.int64, copy=False)
+            span = int(key.max()) + 1 if len(key) else 1
+        key = key * size + part
+        span *= size
     out = np.full(n, -1, dtype=np.int64)
-    out[kept] = key
+    out[kept] = pd.factorize(key)[0]
     return out
+
+
+def duplicated(columns: list[np.ndarray]) -> np.ndarray:
+    """Per row whether an earlier row has the same codes in every column (``keep="first"``);
+    the columns have no missing code."""
+    codes = first_appearance(columns)
+    again = np.ones(len(codes), dtype=bool)
+    again[first_rows(codes)] = False
+    return again
 
 
 def first_rows(codes: np.ndarray) -> np.ndarray:
