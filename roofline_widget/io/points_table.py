@@ -52,8 +52,8 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import PointsTableError
-from roofline_widget.io.opener import PathOrBuffer, is_file_like, peek, read_bytes, source_name
 from roofline_widget.io.key_codes import duplicated, integer_codes
+from roofline_widget.io.opener import PathOrBuffer, is_file_like, peek, read_bytes, source_name
 from roofline_widget.io.parsed import key_table
 from roofline_widget.io.points_cells import (
     COUNT_COLUMNS,

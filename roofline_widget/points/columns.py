@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from roofline_widget.io.key_codes import column_codes, sorted_categorical
 from roofline_widget.model import GPU
 from roofline_widget.points.detection import channel_totals
-from roofline_widget.io.key_codes import column_codes, sorted_categorical
 from roofline_widget.points.engines.run import RankPlaces
 from roofline_widget.points.engines.source import RegionSource
 from roofline_widget.points.unmeasured import (

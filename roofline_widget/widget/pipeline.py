@@ -263,9 +263,7 @@ class RefreshPipeline:
 
     def legend(self) -> str:
         """The legend of the drawn categories (escaped HTML)."""
-        shown, dots = self.current.shown, self.scene.points if self.scene is not None else None
-        return legend_of(shown, self.parts.coloring(), self.owner.color_by,
-                         names=dots.names if dots is not None and dots.rows is shown else None)
+        return legend_of(self.current.shown, self.parts.coloring(), self.owner.color_by, self.scene)
 
     def status(self) -> str:
         """The status line (of a sweep two lines, the rest in ``SweepControls.details``)."""
@@ -355,11 +353,11 @@ class RefreshPipeline:
 
 
 
-def legend_of(shown: pd.DataFrame, coloring, color_by: str,
-              names: np.ndarray | None = None) -> str:
+def legend_of(shown: pd.DataFrame, coloring, color_by: str, scene: Scene | None = None) -> str:
     """The legend of the categories of the drawn points ``shown`` (escaped HTML; coloured by
-    region, the points' names: a host's point its host's; ``names``: those names if known)."""
-    keys = names if names is not None and coloring.column == "region" else coloring.keys(shown)
+    region, the points' names: a host's point its host's, those ``scene`` drew if it drew ``shown``)."""
+    drawn = scene.points.names if scene is not None and scene.points.rows is shown else None
+    keys = drawn if drawn is not None and coloring.column == "region" else coloring.keys(shown)
     values = (pd.unique(keys) if coloring.column == "region"  # point names: str objects
               else pd.unique(pd.Series(keys).astype(object)))
     codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])

@@ -21,15 +21,15 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from roofline_widget.model import LikwidRun, device_family
 from roofline_widget.io.key_codes import (
     column_codes,
     first_appearance,
-    integer_codes,
     first_rows,
     first_valid,
+    integer_codes,
     sorted_categorical,
 )
+from roofline_widget.model import LikwidRun, device_family
 from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
 from roofline_widget.roofs.hardware_bounds import run_thread_bound
