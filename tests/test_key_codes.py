@@ -71,7 +71,8 @@ def test_two_groups_of_a_region_give_one_row_each_metric_from_the_first_group_wi
     metrics = run.metric_names
     reference = table.groupby(KEYS, observed=True, sort=False)[metrics].sum(min_count=1)
     reference = reference.groupby(level=[0, 1, 2], observed=True, sort=False).first()
-    assert len(frame) == 5 and set(frame["groups"]) == {"MEM_DP+FLOPS_DP"}
+    assert len(frame) == 5
+    assert set(frame["groups"]) == {"MEM_DP+FLOPS_DP"}
     np.testing.assert_allclose(frame[metrics].to_numpy(), reference.to_numpy(), equal_nan=True)
 
 
@@ -85,7 +86,8 @@ def test_sorted_categorical_is_pd_categorical_of_the_texts():
     np.testing.assert_array_equal(ours.codes, theirs.codes)
     # a value no row has is no category
     only_b = sorted_categorical(np.array([1, 1]), np.array(["c", "b", "a"], dtype=object))
-    assert list(only_b.categories) == ["b"] and only_b.codes.tolist() == [0, 0]
+    assert list(only_b.categories) == ["b"]
+    assert only_b.codes.tolist() == [0, 0]
 
 
 def test_integer_codes_offset_dense_ranks_and_number_sparse_ones():
