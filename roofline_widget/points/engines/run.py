@@ -235,8 +235,10 @@ def _summed_groups(aggregate: RunAggregate, index: int) -> tuple[np.ndarray, np.
     """(frame rows, the group each row's sum of metric ``index`` comes from): the first group
     (file order) with a value."""
     candidates = np.flatnonzero(~np.isnan(aggregate.group_sums[index]))
-    rows, first = np.unique(aggregate.group_rows[candidates], return_index=True)
-    return rows, candidates[first]
+    first = np.full(len(aggregate.frame), len(aggregate.group_rows), dtype=np.int64)
+    np.minimum.at(first, aggregate.group_rows[candidates], candidates)  # the first in file order
+    rows = np.flatnonzero(first < len(aggregate.group_rows))
+    return rows, first[rows]
 
 
 def _thread_maxima(run: LikwidRun, aggregate: RunAggregate, metric: str) -> np.ndarray:
