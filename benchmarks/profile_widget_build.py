@@ -14,6 +14,10 @@ medians are printed as a tree, each step with the part of its parent that its
 children do not explain ("(rest)").  A step whose function no longer exists
 (the widget is being reworked) is reported as missing and left out.
 
+To compare with another tree, run that tree's own copy of this script
+(``_common.py`` puts the script's checkout first on ``sys.path``), or
+``bench_widget_build.py --base <tree>`` (fresh processes, interleaved).
+
 Also timed alone: ipywidgets' ``SelectMultiple`` of the 6,250 ranks given all
 of them as its value (what the ranks control does when the widget links it),
 and the same with a ``Dropdown``-like single value, for the phase-B rework of
@@ -37,6 +41,8 @@ STEPS = (
     ("RooflineWidget(data)", "roofline_widget.widget.roofline_widget", "RooflineWidget.__init__", 0),
     ("chained_sums: the data read and summed", "roofline_widget.widget.roofline_widget",
      "chained_sums", 1),
+    ("  of which the runs summed (RunSource: on integer codes)", "roofline_widget.points.engines.run",
+     "RunSource.__init__", 2),
     ("RooflineFigure() (bqplot marks)", "roofline_widget.widget.figure", "RooflineFigure.__init__", 1),
     ("WidgetGuidance()", "roofline_widget.widget.advice", "WidgetGuidance.__init__", 1),
     ("RooflineControls() (the ipywidgets)", "roofline_widget.widget.controls",

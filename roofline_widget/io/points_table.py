@@ -52,6 +52,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import PointsTableError
+from roofline_widget.io.key_codes import duplicated, integer_codes
 from roofline_widget.io.opener import PathOrBuffer, is_file_like, peek, read_bytes, source_name
 from roofline_widget.io.parsed import key_table
 from roofline_widget.io.points_cells import (
@@ -63,6 +64,7 @@ from roofline_widget.io.points_cells import (
     integer_cells,
     number_cells,
     point_rates,
+    relabeled,
     text_cells,
 )
 from roofline_widget.io.runs import RunInfo
@@ -161,13 +163,13 @@ def _file_frame(path_or_buffer: PathOrBuffer) -> tuple[pd.DataFrame, str]:
 class _Points:
     """The checked columns of a points table, one value per point."""
 
-    files: np.ndarray
-    regions: np.ndarray
+    files: pd.Categorical
+    regions: pd.Categorical
     ranks: np.ndarray
-    devices: np.ndarray
+    devices: pd.Categorical
     threads: np.ndarray
     call_counts: np.ndarray
-    groups: np.ndarray
+    groups: pd.Categorical
     run_numbers: np.ndarray | None
     rates: Rates
 
@@ -184,11 +186,12 @@ def _points(frame: pd.DataFrame, source: str, label: str) -> _Points:
                                "writes a row per level): pick one, table[table.level == 'MEM']",
                                "levels " + ", ".join(map(str, frame[level].unique()[:4])))
     regions = text_cells(frame, column_named(frame, ["region"]), "")
-    empty = np.flatnonzero(regions == "")
+    empty = np.flatnonzero(_rows_with(regions, lambda name: name == ""))
     if len(empty):
         raise PointsTableError(source, int(empty[0]) + 2, "a region name", "an empty cell")
-    devices = np.char.lower(text_cells(frame, column_named(frame, ["device"]), "cpu").astype(str))
-    bad = np.flatnonzero(~np.isin(devices, ["cpu", "gpu"]))
+    devices = text_cells(frame, column_named(frame, ["device"]), "cpu")
+    devices = relabeled(np.asarray(devices.codes), [name.lower() for name in devices.categories])
+    bad = np.flatnonzero(_rows_with(devices, lambda name: name not in ("cpu", "gpu")))
     if len(bad):
         raise PointsTableError(source, int(bad[0]) + 2, "device 'cpu' or 'gpu'",
                                str(devices[bad[0]]))
@@ -196,7 +199,7 @@ def _points(frame: pd.DataFrame, source: str, label: str) -> _Points:
     points = _Points(
         files=text_cells(frame, column_named(frame, ["file"]), label), regions=regions,
         ranks=integer_cells(frame, column_named(frame, ["rank"]), source, 0, schema.ALL_RANKS, 2**31 - 1),
-        devices=devices.astype(object),
+        devices=devices,
         threads=integer_cells(frame, column_named(frame, ["n_threads"]), source, 1, 1, MAX_THREAD_ROWS),
         call_counts=number_cells(frame, column_named(frame, ["call_count"]), source),
         groups=text_cells(frame, column_named(frame, ["groups"]), "points"),
@@ -211,23 +214,28 @@ def _points(frame: pd.DataFrame, source: str, label: str) -> _Points:
     return points
 
 
+def _rows_with(texts: pd.Categorical, test) -> np.ndarray:
+    """Per row whether its text passes ``test`` (tested once per distinct text)."""
+    passed = np.array([bool(test(text)) for text in texts.categories] + [False])
+    return passed[np.asarray(texts.codes)]
+
+
 def _check_unique(points: _Points, source: str) -> None:
-    keys = pd.DataFrame({"file": points.files, "rank": points.ranks, "region": points.regions,
-                         "device": points.devices})
-    again = np.flatnonzero(keys.duplicated(keep="first").to_numpy())
+    keys = [np.asarray(points.files.codes, dtype=np.int64), integer_codes(points.ranks),
+            *(np.asarray(texts.codes, dtype=np.int64) for texts in (points.regions, points.devices))]
+    again = np.flatnonzero(duplicated(keys))
     if len(again):
         twin = int(again[0])
-        first = int(np.flatnonzero((keys == keys.iloc[twin]).all(axis=1).to_numpy())[0])
+        first = int(np.flatnonzero(np.logical_and.reduce([key == key[twin] for key in keys]))[0])
         raise PointsTableError(source, int(twin) + 2, "one point per (file, rank, region, "
                                f"device); line {int(first) + 2} has this one",
                                f"region {points.regions[first]!r}, rank {points.ranks[first]} "
                                "again")
 
 
-def _codes(values: np.ndarray, rows: np.ndarray) -> pd.Categorical:
-    """``values[rows]`` as a categorical, each distinct value turned to text once."""
-    codes, uniques = pd.factorize(values)
-    return pd.Categorical.from_codes(codes[rows], categories=pd.Index(uniques, dtype=object))
+def _codes(values: pd.Categorical, rows: np.ndarray) -> pd.Categorical:
+    """``values[rows]`` as a categorical (the categories of the whole column kept)."""
+    return pd.Categorical.from_codes(np.asarray(values.codes)[rows], categories=values.categories)
 
 
 def _run_table(points: _Points, rows: np.ndarray, source: str) -> pd.DataFrame:
@@ -264,7 +272,7 @@ def _chain(labels: list[str], points: _Points) -> tuple[str, list[str]] | None:
         return None
     if points.run_numbers is not None:
         for label, number in zip(labels, numbers):
-            if set(points.run_numbers[points.files == label].tolist()) != {number}:
+            if set(points.run_numbers[np.asarray(points.files == label)].tolist()) != {number}:
                 return None
     return stems.pop(), [m["detail"] or "" for m in matches]  # type: ignore[index]
 
@@ -307,8 +315,9 @@ def points_table_runs(frame: pd.DataFrame, source: str = FRAME_SOURCE,
     """
     label = label or (Path(source).stem if source != FRAME_SOURCE else "points")
     points = _points(frame.reset_index(drop=True), source, label)
-    labels = list(pd.unique(points.files))
-    tables = [_run_table(points, np.flatnonzero(points.files == name), source) for name in labels]
+    labels = list(points.files.categories)  # in order of first appearance
+    tables = [_run_table(points, np.flatnonzero(points.files.codes == code), source)
+              for code in range(len(labels))]
     chain = _chain(labels, points)
     if chain is None:
         return [_run(table, name, source) for table, name in zip(tables, labels)]

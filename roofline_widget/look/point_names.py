@@ -41,12 +41,30 @@ def group_place(rank_group: object) -> str:
     return "" if place == "all ranks" else place
 
 
+def _texts(column: pd.Series) -> np.ndarray:
+    """A column as ``str`` objects (``astype(str)``; of a categorical, each category once)."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and not column.hasnans:
+        texts = np.array([str(value) for value in column.cat.categories], dtype=object)
+        return texts[column.cat.codes.to_numpy()]
+    return column.astype(str).to_numpy(dtype=object) if len(column) else np.zeros(0, dtype=object)
+
+
 def _places(points: pd.DataFrame) -> np.ndarray:
     """Per point the place of its ``rank_group`` (each distinct label read once)."""
     if "rank_group" not in points:
         return np.full(len(points), "", dtype=object)
-    codes, labels = pd.factorize(points["rank_group"].astype(object), use_na_sentinel=False)
-    return np.array([group_place(label) for label in labels] + [""], dtype=object)[codes]
+    column = points["rank_group"]
+    if isinstance(column.dtype, pd.CategoricalDtype):  # each category read once
+        codes, labels = column.cat.codes.to_numpy(), column.cat.categories
+    else:
+        codes, labels = pd.factorize(column, use_na_sentinel=False)
+    places = np.full(len(labels) + 1, "", dtype=object)  # a code -1 (no label): ""
+    if labels.dtype == object or isinstance(labels.dtype, pd.StringDtype):
+        # only a label ending in ")" names a place: "rank 3" is looked at no further
+        ends = pd.Series(labels, copy=False).str.endswith(")")
+        maybe = np.flatnonzero(ends.fillna(False).to_numpy(dtype=bool))
+        places[maybe] = [group_place(label) for label in labels[maybe]]
+    return places[codes]
 
 
 def point_names(points: pd.DataFrame) -> np.ndarray:
@@ -73,8 +91,7 @@ def point_names(points: pd.DataFrame) -> np.ndarray:
     >>> point_names(frame).tolist()
     ['f1', 'f2', 'f3']
     """
-    regions = points["region"].astype(str).to_numpy(dtype=object) if len(points) else \
-        np.zeros(0, dtype=object)
+    regions = _texts(points["region"])
     places = _places(points)
     placed = places != ""
     if not placed.any():

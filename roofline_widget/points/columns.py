@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
+from roofline_widget.io.key_codes import column_codes, sorted_categorical
 from roofline_widget.model import GPU
 from roofline_widget.points.detection import channel_totals
 from roofline_widget.points.engines.run import RankPlaces
@@ -28,6 +29,16 @@ from roofline_widget.schema import FRAME_KEYS
 from roofline_widget.units import Unit, UnitKind, parse_unit
 
 __all__ = ["RegionColumns"]
+
+
+def _joined_labels(parts: list[tuple[np.ndarray, np.ndarray]]) -> pd.Categorical:
+    """The (codes, values) of each source's labels as one categorical of the values present
+    (sorted categories, as ``pd.Categorical`` of the labels makes them)."""
+    if not parts:
+        return pd.Categorical(np.zeros(0, dtype=object))
+    offsets = np.cumsum([0] + [len(values) for _codes, values in parts])
+    codes = np.concatenate([codes + offset for (codes, _values), offset in zip(parts, offsets)])
+    return sorted_categorical(codes, np.concatenate([values for _codes, values in parts]))
 
 
 def _combined(columns: list):
@@ -165,18 +176,17 @@ class RegionColumns:
         row of family ``"gpu"``, its name ``""``.
         """
         if self._devices is None:
-            parts: dict[str, list[np.ndarray]] = {"device_family": [], "device_name": []}
+            parts: dict[str, list] = {"device_family": [], "device_name": []}
             for part in self.sources:
                 given = part.device_labels() if hasattr(part, "device_labels") else None
                 if given is None:
-                    devices = np.asarray(part.keys["device"], dtype=object).astype(str)
-                    given = {"device_family": np.where(devices == "gpu", "gpu", "cpu"),
+                    gpu = np.asarray(part.keys["device"], dtype=object) == GPU
+                    given = {"device_family": pd.Categorical.from_codes(gpu.astype(np.int8),
+                                                                        ["cpu", "gpu"]),
                              "device_name": np.full(len(part), "", dtype=object)}
                 for key, values in parts.items():
-                    values.append(np.asarray(given[key], dtype=object))
-            self._devices = {key: pd.Categorical(np.concatenate(values) if values
-                                                 else np.zeros(0, dtype=object))
-                             for key, values in parts.items()}
+                    values.append(column_codes(given[key]))
+            self._devices = {key: _joined_labels(values) for key, values in parts.items()}
         column = self._devices[name]
         return pd.Categorical.from_codes(column.codes[rows], categories=column.categories)
 

@@ -53,6 +53,7 @@ __all__ = [
     "check_group_ranks",
     "format_ranks",
     "rank_grouping",
+    "rank_label",
     "split_runs",
     "summed_ranks",
 ]
@@ -90,15 +91,19 @@ def format_ranks(ranks: Sequence[int]) -> str:
     ('24 ranks from 0 to 46', 'all ranks')
     """
     ranks = sorted(set(int(r) for r in ranks))
-    if ranks == [ALL_RANKS]:  # a point that sums every rank (read back from a points table)
-        return "all ranks"
     if len(ranks) == 1:
-        return f"rank {ranks[0]}"
+        return rank_label(ranks[0])
     if ranks and ranks[-1] - ranks[0] + 1 == len(ranks):
         return f"ranks {ranks[0]}-{ranks[-1]}"
     if len(ranks) <= _LISTED_RANKS:
         return "ranks " + ", ".join(str(r) for r in ranks)
     return f"{len(ranks)} ranks from {ranks[0]} to {ranks[-1]}"
+
+
+def rank_label(rank: int) -> str:
+    """``"rank 3"``: the label of one rank (``format_ranks([rank])``), ``"all ranks"`` for -1
+    (a point that sums every rank, read back from a points table)."""
+    return "all ranks" if rank == ALL_RANKS else f"rank {rank}"
 
 
 def summed_ranks(rank: SupportsInt, rank_group: object = None) -> str | None:
@@ -186,7 +191,9 @@ def split_runs(sums: RegionColumns, metrics: Sequence[str | None]) -> np.ndarray
     split = np.zeros(n_runs, dtype=bool)
     if not len(sums):
         return split
-    keys = pd.factorize(_region_keys(sums))[0]
+    keys = _region_keys(sums)  # dense: (runs x regions x devices) codes
+    if keys.max() > 4 * len(keys) + 1024:  # sparse: numbered
+        keys = pd.factorize(keys)[0]
     run_of_key = np.zeros(keys.max() + 1, dtype=np.int64)
     run_of_key[keys] = sums.label_codes("file")[0]
     for metric in metrics:

@@ -11,6 +11,7 @@ scope-profiler's point dicts without building any frame.
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -20,7 +21,7 @@ from roofline_widget import schema
 from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
-from roofline_widget.points.rank_groups import format_ranks
+from roofline_widget.points.rank_groups import rank_label
 from roofline_widget.points.selection import Selection
 from roofline_widget.schema import FRAME_KEYS
 
@@ -43,12 +44,29 @@ def _constant_column(value, n: int) -> pd.Categorical:
     return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
 
 
-def _rank_labels(ranks: np.ndarray) -> pd.Categorical:
-    """``"rank 3"`` per point of one rank (the ``rank_group`` of points kept per rank;
-    ``"all ranks"`` for rank -1, a sum read back from a points table)."""
-    values, codes = np.unique(ranks, return_inverse=True)
-    return pd.Categorical.from_codes(np.asarray(codes).ravel(),
-                                     categories=[format_ranks([value]) for value in values.tolist()])
+#: Per sums: each row's index into the labels of all its ranks, and those labels as a dtype.
+_RANK_LABELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _rank_labels(sums: RegionColumns, rows: np.ndarray) -> pd.Categorical:
+    """``"rank 3"`` per row of ``rows`` (the ``rank_group`` of points kept per rank; ``"all
+    ranks"`` for rank -1, a sum read back from a points table); categories: the ranks there,
+    ascending.  The labels of all the sums' ranks are made once."""
+    found = _RANK_LABELS.get(sums)
+    if found is None:
+        values, codes = np.unique(sums.key_numbers("rank"), return_inverse=True)
+        labels = pd.CategoricalDtype([rank_label(value) for value in values.tolist()])
+        found = _RANK_LABELS[sums] = (np.asarray(codes).ravel(), labels)
+    codes, labels = found
+    chosen = codes[rows]
+    present = np.zeros(len(labels.categories), dtype=bool)
+    present[chosen] = True
+    if present.all():
+        return pd.Categorical.from_codes(chosen, dtype=labels)
+    if not present.any():  # no row: no category (as a Categorical of no rank)
+        return pd.Categorical.from_codes(chosen, categories=[])
+    return pd.Categorical.from_codes((np.cumsum(present) - 1)[chosen],
+                                     categories=labels.categories[present])
 
 
 def _points_frame(sums: RegionColumns, rows: np.ndarray, numbers: Callable[[str], np.ndarray],
@@ -206,7 +224,7 @@ class SelectedPoints:
     def _rank_groups(self, placed: bool) -> pd.Categorical:
         """The ``rank_group`` column of the points (``placed``) or of the left-out rows."""
         if self._combined is None:
-            return _rank_labels(self._numbers("rank", placed))
+            return _rank_labels(self._sums, self._rows if placed else self._left_out_rows)
         groups, mask = self._combined
         labels = groups.labels(self._sums)
         return labels[mask if placed else ~mask]

@@ -80,7 +80,11 @@ class Coloring:
             codes = np.append(found, -1)[values.cat.codes.to_numpy()].astype(float)
         else:
             values = np.asarray(values, dtype=object if self.column != "rank" else None)
-            codes = self._index.get_indexer(values).astype(float)
+            if self.column == "region":  # point names (str each): each name looked up once
+                kinds, names = pd.factorize(values)
+                codes = np.append(self._index.get_indexer(names), -1)[kinds].astype(float)
+            else:
+                codes = self._index.get_indexer(values).astype(float)
         return np.where(codes >= 0, codes % len(self.palette), -1.0)
 
     @cached_property

@@ -144,7 +144,7 @@ class RefreshPipeline:
         roofline = self._roofline()
         levels = parts.levels(points, roofline, budget)
         spread, points = parts.spread(points, budget)
-        selected = surviving_keys(owner.selected, points.keys)
+        selected = surviving_keys(owner.selected, points.keys) if owner.selected else []
         self.points, self.roofline = points, roofline
         scene = self._compose(self._dots(points), roofline, self._fitted(parts.extent(
             levels, comparison, spread, sweep)), levels=levels, comparison=comparison,
@@ -263,7 +263,7 @@ class RefreshPipeline:
 
     def legend(self) -> str:
         """The legend of the drawn categories (escaped HTML)."""
-        return legend_of(self.current.shown, self.parts.coloring(), self.owner.color_by)
+        return legend_of(self.current.shown, self.parts.coloring(), self.owner.color_by, self.scene)
 
     def status(self) -> str:
         """The status line (of a sweep two lines, the rest in ``SweepControls.details``)."""
@@ -353,10 +353,13 @@ class RefreshPipeline:
 
 
 
-def legend_of(shown: pd.DataFrame, coloring, color_by: str) -> str:
+def legend_of(shown: pd.DataFrame, coloring, color_by: str, scene: Scene | None = None) -> str:
     """The legend of the categories of the drawn points ``shown`` (escaped HTML; coloured by
-    region, the points' names: a host's point its host's)."""
-    values = pd.unique(pd.Series(coloring.keys(shown)).astype(object))
+    region, the points' names: a host's point its host's, those ``scene`` drew if it drew ``shown``)."""
+    drawn = scene.points.names if scene is not None and scene.points.rows is shown else None
+    keys = drawn if drawn is not None and coloring.column == "region" else coloring.keys(shown)
+    values = (pd.unique(keys) if coloring.column == "region"  # point names: str objects
+              else pd.unique(pd.Series(keys).astype(object)))
     codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
     names = None
     if color_by == "rank":  # a socket's point is coloured as its lowest rank: named so

@@ -131,8 +131,8 @@ class RooflineTraits(widgets.VBox):
     @validate("selected")
     def _validate_selected(self, proposal):
         keys = list(dict.fromkeys(normalize_key(k) for k in proposal.value))
-        points = self.drawn_keys
-        if keys and points is not None:
+        points = self.drawn_keys if keys else None
+        if points is not None:
             known = pd.MultiIndex.from_tuples(keys).isin(points)
             if not known.all():
                 unknown = [k for k, ok in zip(keys, known) if not ok]

@@ -21,6 +21,14 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from roofline_widget.io.key_codes import (
+    column_codes,
+    first_appearance,
+    first_rows,
+    first_valid,
+    integer_codes,
+    sorted_categorical,
+)
 from roofline_widget.model import LikwidRun, device_family
 from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
@@ -52,6 +60,9 @@ class RunAggregate:
         (:class:`~roofline_widget.points.engines.threads.ThreadSums`).
     order, starts : numpy.ndarray
         The table rows sorted by group, and where each group starts in that order.
+    categoricals : dict of str to pandas.Categorical
+        The ``region``, ``device`` and ``groups`` columns of ``frame`` as
+        categoricals (the values present, sorted), built from codes.
     """
 
     frame: pd.DataFrame
@@ -60,47 +71,72 @@ class RunAggregate:
     unmeasured: np.ndarray
     order: np.ndarray
     starts: np.ndarray
+    categoricals: dict[str, pd.Categorical]
 
 
-def _group_labels(stage1: pd.DataFrame, group_id: np.ndarray, n_keys: int) -> np.ndarray:
-    """'MEM_DP+FLOPS_DP' per (rank, region, device), without a loop per region."""
-    names = pd.unique(stage1["group"].astype(object))
-    codes = pd.Categorical(stage1["group"].astype(object), categories=names).codes
-    present = np.zeros((n_keys, len(names)), dtype=bool)
-    present[group_id, codes] = True
-    patterns, inverse = np.unique(present, axis=0, return_inverse=True)
-    labels = np.array(["+".join(names[row]) for row in patterns], dtype=object)
-    return labels[np.asarray(inverse).ravel()]
+def _group_labels(group_codes: np.ndarray, names: np.ndarray, rows: np.ndarray,
+                  n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """'MEM_DP+FLOPS_DP' per (rank, region, device): (per row a code, the labels).
+
+    ``group_codes`` per (rank, region, device, group) its group's code into
+    ``names`` (numbered in file order), ``rows`` its (rank, region, device)
+    row; a label joins a row's groups in file order.
+    """
+    present = np.zeros((n_rows, len(names)), dtype=bool)
+    present[rows, group_codes] = True
+    if len(names) < 63:  # each row's set of groups as the bits of one integer
+        codes, patterns = pd.factorize(present @ (np.int64(1) << np.arange(len(names), dtype=np.int64)))
+        masks = (patterns[:, None] >> np.arange(len(names))) & 1 == 1
+    else:
+        masks, codes = np.unique(present, axis=0, return_inverse=True)
+    labels = np.array(["+".join(str(name) for name in names[mask]) for mask in masks], dtype=object)
+    return np.asarray(codes, dtype=np.int64).ravel(), labels
 
 
 def _aggregate_run(run: LikwidRun) -> RunAggregate:
-    """Per (rank, region, device) sums over threads; see the module docstring."""
+    """Per (rank, region, device) sums over threads; see the module docstring.
+
+    Grouped on the key columns' integer codes (:mod:`~roofline_widget.io.key_codes`): keys are
+    numbered in order of first appearance, as ``groupby(sort=False)``.
+    """
     table = run.table
     metrics = run.metric_names
-    codes = table.groupby(_GROUP_KEYS, observed=True, sort=False).ngroup().to_numpy()
+    keys = {name: column_codes(table[name]) for name in _GROUP_KEYS[1:]}
+    keys["rank"] = (integer_codes(table["rank"].to_numpy()), np.zeros(0, dtype=object))
+    codes = first_appearance([keys[name][0] for name in _GROUP_KEYS])
     used = codes >= 0  # a row without a key (none in practice) belongs to no group
     order = np.flatnonzero(used)[np.argsort(codes[used], kind="stable")]
     counts = np.bincount(codes[used], minlength=int(codes.max()) + 1 if used.any() else 0)
     starts = np.cumsum(counts) - counts
-    first_rows = order[starts]
+    group_first = order[starts]
     values = table[metrics].to_numpy(dtype=float).T[:, order] if metrics else np.zeros((0, len(order)))
     reduced = sum_over_segments(values, counts)
-    stage1 = table[_GROUP_KEYS].iloc[first_rows].reset_index(drop=True)
-    stage1 = pd.concat([stage1, pd.DataFrame(reduced.sums.T, columns=metrics)], axis=1)
-    stage1["n_threads"] = counts
-    for name in ("runtime_s", "call_count"):
-        stage1[name] = max_over_segments(table[name].to_numpy(dtype=float)[order], counts)
-    grouped2 = stage1.groupby(["rank", "region", "device"], observed=True, sort=False)
-    group_rows = grouped2.ngroup().to_numpy()
-    frame = grouped2[["runtime_s", "call_count", *metrics]].first()
-    frame.insert(0, "n_threads", grouped2["n_threads"].max())
-    frame = frame.reset_index()
-    frame.insert(frame.columns.get_loc("call_count") + 1, "groups",
-                 _group_labels(stage1, group_rows, len(frame)))
-    frame["region"] = frame["region"].astype(object)
-    frame["device"] = frame["device"].astype(object)
-    frame["rank"] = frame["rank"].astype(np.int64)
-    return RunAggregate(frame, group_rows, reduced.sums, reduced.unmeasured, order, starts)
+    maxima = np.array([max_over_segments(table[name].to_numpy(dtype=float)[order], counts)
+                       for name in ("runtime_s", "call_count")]).reshape(2, len(counts))
+    group_rows = first_appearance([keys[name][0][group_first] for name in _GROUP_KEYS[:3]])
+    n_rows = int(group_rows.max()) + 1 if len(group_rows) else 0
+    columns = np.concatenate([maxima, reduced.sums])
+    if n_rows < len(group_rows):  # several groups of a (rank, region, device): the first valued
+        columns = first_valid(columns, group_rows, n_rows)
+    n_threads = np.zeros(n_rows, dtype=np.int64)
+    np.maximum.at(n_threads, group_rows, counts)
+    row_first = group_first[first_rows(group_rows)]
+    group_codes, group_names = pd.factorize(keys["group"][0][group_first])
+    label_codes, labels = _group_labels(group_codes, keys["group"][1][group_names], group_rows,
+                                        n_rows)
+    labelled = {name: (keys[name][0][row_first], keys[name][1]) for name in ("region", "device")}
+    labelled["groups"] = (label_codes, labels)
+    frame = pd.DataFrame({
+        "rank": table["rank"].to_numpy(dtype=np.int64)[row_first],
+        **{name: pd.Series(texts[row_codes], dtype=object, copy=False)
+           for name, (row_codes, texts) in labelled.items() if name != "groups"},
+        "n_threads": n_threads, "runtime_s": columns[0], "call_count": columns[1],
+        "groups": pd.Series(labels).array.take(label_codes),  # labels inferred (str) once
+        **dict(zip(metrics, columns[2:]))}, columns=[*SOURCE_KEYS, *metrics])
+    categoricals = {name: sorted_categorical(row_codes, texts)
+                    for name, (row_codes, texts) in labelled.items()}
+    return RunAggregate(frame, group_rows, reduced.sums, reduced.unmeasured, order, starts,
+                        categoricals)
 
 
 def run_aggregate(run: LikwidRun) -> RunAggregate:
@@ -163,30 +199,46 @@ def rank_places(run: LikwidRun, ranks: np.ndarray) -> RankPlaces:
     its threads' cpus (``run.topology``), -1 if unknown or several.
     """
     table = run.table
-    pairs = table[["rank", "host", "cpu"]].drop_duplicates()
-    socket_of_cpu: dict[int, int] = {}
+    rank_codes, known = pd.factorize(table["rank"].to_numpy(dtype=np.int64))
+    host_codes, host_names = column_codes(table["host"])
+    texts = np.array(["" if host is None or host != host else str(host) for host in host_names]
+                     + [""], dtype=object)  # a missing host (code -1) is ""
+    hosts = texts[host_codes[first_rows(rank_codes)]]  # a rank's host: its first thread's
+    sockets = _cpu_sockets(run, table["cpu"].to_numpy(dtype=np.int64))
+    lowest = np.full(len(known), np.iinfo(np.int64).max)
+    highest = np.full(len(known), np.iinfo(np.int64).min)
+    np.minimum.at(lowest, rank_codes, sockets)
+    np.maximum.at(highest, rank_codes, sockets)
+    rank_sockets = np.where(lowest == highest, lowest, -1)  # -1: threads on several sockets
+    where = pd.Index(known).get_indexer(np.asarray(ranks, dtype=np.int64))
+    found = where >= 0
+    return RankPlaces(np.where(found, hosts[where], "").astype(object),
+                      np.where(found, rank_sockets[where], -1).astype(np.int64))
+
+
+def _cpu_sockets(run: LikwidRun, cpus: np.ndarray) -> np.ndarray:
+    """Per cpu its socket in the run's likwid-topology block; -1 where unknown."""
     topology = run.topology
+    socket_of_cpu: dict[int, int] = {}
     if topology is not None:
         for socket, threads in topology.socket_threads.items():
             socket_of_cpu.update(dict.fromkeys(threads, int(socket)))
-    host_of: dict[int, str] = {}
-    socket_of: dict[int, int] = {}
-    for rank, host, cpu in zip(pairs["rank"].tolist(), pairs["host"].astype(object).tolist(),
-                               pairs["cpu"].tolist()):
-        host_of.setdefault(rank, "" if host is None or host != host else str(host))
-        socket = socket_of_cpu.get(int(cpu), -1)
-        socket_of[rank] = socket if socket_of.get(rank, socket) == socket else -1
-    rank_list = np.asarray(ranks).tolist()
-    return RankPlaces(np.array([host_of.get(r, "") for r in rank_list], dtype=object),
-                      np.array([socket_of.get(r, -1) for r in rank_list], dtype=np.int64))
+    if not socket_of_cpu:
+        return np.full(len(cpus), -1, dtype=np.int64)
+    known = pd.Index(np.fromiter(socket_of_cpu, dtype=np.int64, count=len(socket_of_cpu)))
+    sockets = np.fromiter(socket_of_cpu.values(), dtype=np.int64, count=len(socket_of_cpu))
+    where = known.get_indexer(cpus)
+    return np.where(where >= 0, sockets[where], -1)
 
 
 def _summed_groups(aggregate: RunAggregate, index: int) -> tuple[np.ndarray, np.ndarray]:
     """(frame rows, the group each row's sum of metric ``index`` comes from): the first group
     (file order) with a value."""
     candidates = np.flatnonzero(~np.isnan(aggregate.group_sums[index]))
-    rows, first = np.unique(aggregate.group_rows[candidates], return_index=True)
-    return rows, candidates[first]
+    first = np.full(len(aggregate.frame), len(aggregate.group_rows), dtype=np.int64)
+    np.minimum.at(first, aggregate.group_rows[candidates], candidates)  # the first in file order
+    rows = np.flatnonzero(first < len(aggregate.group_rows))
+    return rows, first[rows]
 
 
 def _thread_maxima(run: LikwidRun, aggregate: RunAggregate, metric: str) -> np.ndarray:
@@ -262,24 +314,27 @@ class RunSource:
         self._aggregate = run_aggregate(run)
         frame = self._frame = self._aggregate.frame
         self.metric_names = list(frame.columns[len(SOURCE_KEYS):])
-        self.keys = {name: frame[name].to_numpy() for name in SOURCE_KEYS}
-        for name in ("region", "device", "groups"):
-            self.keys[name] = pd.Categorical(self.keys[name])
+        self.keys = {name: self._aggregate.categoricals.get(name, frame[name].to_numpy())
+                     for name in SOURCE_KEYS}
         self._maxima: dict[str, np.ndarray] = {}
         self._limits: np.ndarray | None = None
+        self._devices: dict[str, pd.Categorical] | None = None
+        self._places: RankPlaces | None = None
 
     @property
     def thread_limit(self) -> np.ndarray:
         """Per row the FLOP-rate bound of one unit of its device (a CPU's hardware thread, the
         GPU it names), GFLOP/s (worked out once per run and device)."""
         if self._limits is None:
-            devices = np.asarray(self.keys["device"], dtype=object).astype(str)
-            names = self.device_labels()["device_name"].astype(str)
-            limits = np.full(len(devices), np.nan)
-            for device, name in {(d, n if d == "gpu" else "") for d, n in zip(devices, names)}:
-                rows = (devices == device) & ((names == name) if device == "gpu" else True)
-                limits[rows] = run_thread_bound(self.run, device, name).gflops
-            self._limits = limits
+            devices, names = self.keys["device"], self.device_labels()["device_name"]
+            gpu = np.asarray(devices.categories == "gpu")[devices.codes]
+            # a row's bound depends on its device, and on a GPU's name
+            kinds = devices.codes * (len(names.categories) + 1) + np.where(gpu, names.codes, -1) + 1
+            kind_codes = pd.factorize(kinds)[0]
+            bounds = np.array([run_thread_bound(self.run, str(devices[row]),
+                                                str(names[row]) if gpu[row] else "").gflops
+                               for row in first_rows(kind_codes).tolist()], dtype=float)
+            self._limits = bounds[kind_codes]
         return self._limits
 
     def thread_maxima(self, metric: str) -> np.ndarray:
@@ -306,8 +361,8 @@ class RunSource:
         """
         return _unmeasured_threads(self.run, self._aggregate, metric)
 
-    def device_labels(self) -> dict[str, np.ndarray]:
-        """Per row its ``"device_family"`` and ``"device_name"``.
+    def device_labels(self) -> dict[str, pd.Categorical]:
+        """Per row its ``"device_family"`` and ``"device_name"`` (worked out once, from codes).
 
         The family from the row's device and groups and the run's layout
         (:func:`~roofline_widget.model.device_family`: an ``NCU`` row is NVIDIA's, a
@@ -316,18 +371,24 @@ class RunSource:
         one GPU profiler, else the CPU's), ``""`` elsewhere and in a run merged from files of
         several layouts.
         """
-        devices = np.asarray(self.keys["device"], dtype=object)
-        groups = np.asarray(self.keys["groups"], dtype=object)
-        pairs, inverse = np.unique(np.stack([devices.astype(str), groups.astype(str)]), axis=1,
-                                   return_inverse=True)
-        families = np.array([str(device_family(self.run.layout, d, g)) for d, g in pairs.T],
-                            dtype=object)[np.asarray(inverse).ravel()]
-        gpu_run = str(device_family(self.run.layout, "gpu")) != "gpu"
-        merged = " / " in str(self.run.layout)  # its cpu_name joins the files' names: whose?
-        named = (devices.astype(str) == ("gpu" if gpu_run else "cpu")) & (not merged)
-        names = np.where(named, self.run.cpu_name or "", "").astype(object)
-        return {"device_family": families, "device_name": names}
+        if self._devices is None:
+            devices, groups = self.keys["device"], self.keys["groups"]
+            pairs = devices.codes.astype(np.int64) * len(groups.categories) + groups.codes
+            pair_codes = pd.factorize(pairs)[0]
+            families = np.array([str(device_family(self.run.layout, str(devices[row]),
+                                                   str(groups[row])))
+                                 for row in first_rows(pair_codes).tolist()], dtype=object)
+            gpu_run = str(device_family(self.run.layout, "gpu")) != "gpu"
+            merged = " / " in str(self.run.layout)  # its cpu_name joins the files' names: whose?
+            named = np.asarray(devices.categories == ("gpu" if gpu_run else "cpu"))[devices.codes]
+            names = np.array(["", self.run.cpu_name or ""], dtype=object)
+            self._devices = {
+                "device_family": sorted_categorical(pair_codes, families),
+                "device_name": sorted_categorical((named & (not merged)).astype(np.int64), names)}
+        return self._devices
 
     def rank_places(self) -> RankPlaces:
-        """Per row the host and socket of its rank (see :class:`RankPlaces`)."""
-        return rank_places(self.run, self.keys["rank"])
+        """Per row the host and socket of its rank (see :class:`RankPlaces`; worked out once)."""
+        if self._places is None:
+            self._places = rank_places(self.run, self.keys["rank"])
+        return self._places

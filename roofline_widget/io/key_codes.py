@@ -1,0 +1,136 @@
+"""Integer codes of key columns: the sums engines group, label and look up with them, not with texts.
+
+A run's table has tens of thousands of rows but few distinct regions, devices,
+groups and hosts.  Sorting or hashing the texts of every row (``np.unique`` of
+strings, ``pd.Categorical`` of an object array) costs far more than the sums
+themselves; these helpers work on each column's integer codes and turn only
+the distinct values into texts:
+
+* :func:`column_codes`: a column's codes and the values they stand for;
+  :func:`integer_codes` those of an integer column;
+* :func:`first_appearance`: per row a code of its tuple of codes, numbered in
+  order of first appearance (as ``groupby(sort=False).ngroup()``);
+* :func:`first_rows`: where each such code first appears; :func:`duplicated`
+  whether a row's codes appeared before;
+* :func:`first_valid`: per key the first value that is not NaN (as
+  ``groupby(sort=False).first()``);
+* :func:`sorted_categorical`: ``pd.Categorical(values)`` built from codes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["column_codes", "duplicated", "first_appearance", "first_rows", "first_valid",
+           "integer_codes", "sorted_categorical"]
+
+
+def column_codes(column: pd.Series | pd.Categorical | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(per row the code of its value, the values): -1 for a missing value.
+
+    A categorical column gives its own codes and categories (nothing hashed);
+    any other is factorized in order of first appearance.
+    """
+    values = column.array if isinstance(column, pd.Series) else column
+    if isinstance(values, pd.Categorical):
+        return np.asarray(values.codes, dtype=np.int64), np.asarray(values.categories, dtype=object)
+    codes, uniques = pd.factorize(np.asarray(values))
+    return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
+
+
+def integer_codes(values: np.ndarray) -> np.ndarray:
+    """Codes (0 or more) of an integer column to group by: ``values - min`` where the values
+    span at most a few times the rows (no hashing), else factorized."""
+    values = np.asarray(values, dtype=np.int64)
+    if not len(values):
+        return values
+    low, high = int(values.min()), int(values.max())
+    if high - low <= 4 * len(values) + 1024:
+        return values - low
+    return pd.factorize(values)[0].astype(np.int64, copy=False)
+
+
+def first_appearance(columns: list[np.ndarray]) -> np.ndarray:
+    """Per row a code of its tuple of ``columns`` codes, numbered in order of first appearance.
+
+    -1 for a row with a missing code (-1) in any column, as a groupby drops it.
+    The codes are combined as the digits of one integer (renumbered only
+    when it would not fit in 62 bits) and factorized once.
+    """
+    n = len(columns[0]) if columns else 0
+    missing = np.zeros(n, dtype=bool)
+    for codes in columns:
+        missing |= codes < 0
+    kept = np.flatnonzero(~missing) if missing.any() else slice(None)
+    key = np.zeros(n - int(missing.sum()), dtype=np.int64)
+    span = 1
+    for codes in columns:
+        part = codes[kept]
+        size = int(part.max()) + 1 if len(part) else 1
+        if span * size >= 2**62:  # renumbered: key < rows again
+            key = pd.factorize(key)[0].astype(np.int64, copy=False)
+            span = int(key.max()) + 1 if len(key) else 1
+        key = key * size + part
+        span *= size
+    out = np.full(n, -1, dtype=np.int64)
+    out[kept] = pd.factorize(key)[0]
+    return out
+
+
+def duplicated(columns: list[np.ndarray]) -> np.ndarray:
+    """Per row whether an earlier row has the same codes in every column (``keep="first"``);
+    the columns have no missing code."""
+    codes = first_appearance(columns)
+    again = np.ones(len(codes), dtype=bool)
+    again[first_rows(codes)] = False
+    return again
+
+
+def first_rows(codes: np.ndarray) -> np.ndarray:
+    """Where each code of :func:`first_appearance` (no -1 among them) first appears, by code."""
+    if not len(codes):
+        return np.zeros(0, dtype=np.intp)
+    seen = np.maximum.accumulate(codes)
+    return np.flatnonzero(np.concatenate(([True], seen[1:] > seen[:-1])))
+
+
+def first_valid(values: np.ndarray, keys: np.ndarray, n_keys: int) -> np.ndarray:
+    """Per key (of ``n_keys``) the first value of ``values`` (rows in order) that is not NaN.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        (columns, rows), float.
+    keys : numpy.ndarray
+        Per row its key, 0 to ``n_keys - 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        (columns, n_keys): NaN where a key has no value.
+    """
+    out = np.full((values.shape[0], n_keys), np.nan)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    for column, row in zip(values, out):
+        ordered = column[order]
+        valid = np.flatnonzero(~np.isnan(ordered))
+        valid_keys = sorted_keys[valid]
+        first = np.concatenate(([True], valid_keys[1:] != valid_keys[:-1])) if len(valid) else valid
+        row[valid_keys[first]] = ordered[valid[first]]
+    return out
+
+
+def sorted_categorical(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
+    """``pd.Categorical(values[codes])`` (the values present as sorted categories), from codes.
+
+    Only the distinct values present are turned into a categorical (and
+    sorted); no text is built per row.  ``codes`` has no -1.
+    """
+    present = np.zeros(len(values), dtype=bool)
+    present[codes] = True
+    kinds = pd.Categorical(np.asarray(values, dtype=object)[present])
+    remap = np.zeros(len(values), dtype=np.int64)
+    remap[present] = kinds.codes
+    return pd.Categorical.from_codes(remap[codes], dtype=kinds.dtype)
