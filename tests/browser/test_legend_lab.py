@@ -19,9 +19,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import REPO
-from .test_run_chain_lab import LULESH_DOTS
-from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_for_count, wait_until_still
-from .ui import write_notebook as write_cell
+from .test_run_chain_lab import LULESH_DOTS, _open
 
 pytestmark = pytest.mark.browser
 
@@ -62,15 +60,6 @@ ENTRY_BOXES = """els => els.map(e => {
 #: The filled points' opacities (the rings and the runs' small dots are not filled circles
 #: of the points' size: the widget's points are the last ``count`` dots of the figure).
 OPACITIES = """els => els.map(e => parseFloat(getComputedStyle(e).opacity))"""
-
-
-def _open(lab, page, name: str, code: str, dots: int) -> None:
-    write_cell(lab, name, code)
-    open_in_lab(page, lab, name)
-    run_all_cells(page)
-    page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
-    assert wait_for_count(page, DOTS, dots) == dots
-    wait_until_still(page, DOTS)
 
 
 def test_the_legend_of_sample_23_is_titled_hosts(lab, page, artifacts_dir):
