@@ -254,3 +254,12 @@ def test_a_highlighted_region_fades_every_mark_of_the_others_the_last_run_s_poin
     w.highlight_region = ""
     assert list(points.active.opacities) == [1.0]
     assert list(layer.runs.opacities) == []
+
+
+def test_the_points_fade_no_more_once_the_sweep_is_gone(sweep_file):
+    w = RooflineWidget(sweep_file)
+    w.highlight_region = "CalcHourglass"
+    assert sorted(np.asarray(w.figure.points.active.opacities).tolist()) == [FADED, FADED, 1.0]
+    w.baseline = sweep_file  # compared with a baseline: the chain is no longer drawn as a sweep
+    assert w.figure.layers["sweep"].part is None
+    assert list(w.figure.points.active.opacities) == [1.0]

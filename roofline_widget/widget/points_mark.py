@@ -231,6 +231,8 @@ class PointsMark:
         it lasts until other points are drawn.
         """
         mark = self.active
+        if factors is None and self._dim is None:
+            return  # nothing dimmed: nothing to send
         self._dim = None if factors is None or len(factors) != len(mark.x) \
             else np.asarray(factors, dtype=float)
         with mark.hold_sync():

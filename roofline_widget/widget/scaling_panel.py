@@ -192,6 +192,8 @@ class ScalingPanel:
         if part is None or owner is None or owner.file_chain is None or not len(part.drawn):
             self.view = None
             self.box.layout.display = "none"
+            if owner is not None:  # no sweep: no region highlighted among the points
+                owner.figure.points.dim(None)
             return
         self._hook_sweep(owner)
         try:
