@@ -23,6 +23,7 @@ __all__ = [
     "POINT_KEYS",
     "RUNTIME",
     "SOURCE_KEYS",
+    "STUDY_KEYS",
 ]
 
 #: Attained performance of a point, GFLOP/s (the sum over its threads).
@@ -59,6 +60,10 @@ FRAME_KEYS = ("file", *SOURCE_KEYS, "run")
 #: ``"all"``); a point summing part of them (one socket or host of several) has its lowest
 #: rank.  Its ``rank_group`` column names the ranks either way.
 ALL_RANKS = -1
+
+#: What sets a study's runs apart, in this order (``analysis.study_keys``): a sweep's runs are
+#: grouped by these (``group_runs_by``).
+STUDY_KEYS = ("threads", "ranks", "size", "case")
 
 #: The values of the ``group_ranks=`` option: which ranks a point sums
 #: (:mod:`roofline_widget.points.rank_groups` has the rule).

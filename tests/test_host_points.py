@@ -91,7 +91,9 @@ def test_widget_on_sample_23_colours_names_and_tooltips_by_host():
     colors = w.figure.scene.coloring.colors(points.codes)
     legend = w.controls.legend_html.value
     for host, color in zip(HOSTS, colors):
-        assert f"background:{color};border:1px solid #222;margin-right:6px'></span>{host}<" in legend
+        entry = f"title='{host}' " + legend.split(f"title='{host}' ", 1)[1].split("</span></span>")[0]
+        assert f"background:{color};" in entry
+        assert entry.endswith(f">{host}")
     assert "(whole run)" not in legend
     w.figure.scatter._handle_custom_msgs(w.figure.scatter, {"event": "hover",
                                                             "data": {"index": 2}})

@@ -223,3 +223,43 @@ def test_the_panel_follows_the_region_filter_and_goes_with_the_chain(sweep):
     assert not sweep.chain_shown
     assert panel.box.layout.display == "none"
     assert panel.view is None
+
+
+def test_a_highlighted_region_fades_every_mark_of_the_others_the_last_run_s_points_too():
+    # sample 19: the current points are the last run's (350^3), 22 regions, one point each
+    w = RooflineWidget(LULESH_SIZES)
+    layer, points = w.figure.layers["sweep"], w.figure.points
+    region = "CalcHourglassControlForElems"
+
+    def faded_by_region(mark, rows) -> dict[str, set[float]]:
+        opacities = np.broadcast_to(np.asarray(mark.opacities, float), len(rows))
+        found: dict[str, set[float]] = {}
+        for name, opacity in zip(rows["region"].astype(str), opacities):
+            found.setdefault("lit" if name == region else "other", set()).add(float(opacity))
+        return found
+
+    w.highlight_region = region
+    current = w.figure.scene.point_rows
+    assert len(current) == 22
+    assert faded_by_region(points.active, current) == {"lit": {1.0}, "other": {FADED}}
+    assert faded_by_region(layer.runs, layer.part.runs.rows) == {"lit": {1.0}, "other": {FADED}}
+    assert faded_by_region(layer.ring, layer.part.ring.rows) == {"lit": {1.0}, "other": {FADED}}
+    w.sweep_step = 2  # the ring moves; the points stay faded
+    assert faded_by_region(points.active, current) == {"lit": {1.0}, "other": {FADED}}
+    assert faded_by_region(layer.ring, layer.part.ring.rows) == {"lit": {1.0}, "other": {FADED}}
+    w.include = "Calc"  # other points drawn: faded again as they are
+    current = w.figure.scene.point_rows
+    assert len(current) < 22
+    assert faded_by_region(points.active, current) == {"lit": {1.0}, "other": {FADED}}
+    w.highlight_region = ""
+    assert list(points.active.opacities) == [1.0]
+    assert list(layer.runs.opacities) == []
+
+
+def test_the_points_fade_no_more_once_the_sweep_is_gone(sweep_file):
+    w = RooflineWidget(sweep_file)
+    w.highlight_region = "CalcHourglass"
+    assert sorted(np.asarray(w.figure.points.active.opacities).tolist()) == [FADED, FADED, 1.0]
+    w.baseline = sweep_file  # compared with a baseline: the chain is no longer drawn as a sweep
+    assert w.figure.layers["sweep"].part is None
+    assert list(w.figure.points.active.opacities) == [1.0]

@@ -27,11 +27,12 @@ import pandas as pd
 
 from roofline_widget.io.runs import differing_words
 from roofline_widget.model import LikwidRun
+from roofline_widget.schema import STUDY_KEYS
 
 __all__ = ["KEYS", "SIZE_NAMES", "StudyKeys", "study_keys", "varying"]
 
 #: The keys a run may differ in, in the order a scaling table varies them by default.
-KEYS = ("threads", "ranks", "size", "case")
+KEYS = STUDY_KEYS
 #: Words that name a problem size where they stand before a differing word.
 SIZE_NAMES = frozenset({"size", "s", "n", "nx", "grid", "mesh", "elements", "problem", "dim",
                         "dims", "resolution", "points", "cells"})

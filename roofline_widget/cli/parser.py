@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from roofline_widget.errors import CommandLineError, SettingError
 from roofline_widget.metric_names import LEVELS
-from roofline_widget.schema import GROUP_RANKS_CHOICES
+from roofline_widget.schema import GROUP_RANKS_CHOICES, STUDY_KEYS
 from roofline_widget.settings import SETTINGS
 
 __all__ = ["EXIT_CODES", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "PROGRAM", "RANKS_HELP",
@@ -156,8 +156,6 @@ examples:
   {PROGRAM} scaling points.csv --include Calc --ranks 'f0702, 144' --json
 
 {EXIT_CODES}"""
-#: The keys ``scaling --group-by`` takes (:data:`roofline_widget.analysis.study_keys.KEYS`).
-STUDY_KEYS = ("threads", "ranks", "size", "case")
 #: The help of ``--ranks``.
 RANKS_HELP = ("MPI ranks to use: ranks and ranges, host and socket names, globs, e.g. "
               "'0-71,144' or 'f0702 socket 1' (default: all)")

@@ -14,15 +14,18 @@ keeps its colour whatever is selected.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["NAME_SEPARATOR", "group_place", "name_categories", "point_names"]
+__all__ = ["NAME_SEPARATOR", "group_place", "name_categories", "names_kind", "point_names"]
 
 #: Between a region and a place in a point's name (``"Solve · f0702"``).
 NAME_SEPARATOR = " \N{MIDDLE DOT} "
+#: A socket's place (``"f0472 socket 0"``, ``"socket 1"``; ``points.rank_places`` writes them).
+_SOCKET = re.compile(r"(?:^| )socket \d+$")
 
 
 def group_place(rank_group: object) -> str:
@@ -67,6 +70,22 @@ def _places(points: pd.DataFrame) -> np.ndarray:
     return places[codes]
 
 
+def _named(points: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The points' regions and places, which points are named by their place, and whether
+    the region stays in front (``points`` have several regions)."""
+    regions = _texts(points["region"])
+    places = _places(points)
+    placed = places != ""
+    if not placed.any():
+        return regions, places, placed, False
+    keys = [points[c].astype(str).to_numpy(dtype=object) for c in ("file", "region") if c in points]
+    owner = pd.MultiIndex.from_arrays(keys).factorize()[0] if keys else np.zeros(len(points), int)
+    pairs = pd.DataFrame({"owner": owner[placed], "place": places[placed]}).drop_duplicates()
+    split = pairs["owner"].value_counts()
+    named = placed & np.isin(owner, split.index[split.to_numpy() > 1].to_numpy())
+    return regions, places, named, bool(named.any()) and len(pd.unique(regions)) > 1
+
+
 def point_names(points: pd.DataFrame) -> np.ndarray:
     """Per point its name: its region, or where its region has points of several places, the place.
 
@@ -91,23 +110,35 @@ def point_names(points: pd.DataFrame) -> np.ndarray:
     >>> point_names(frame).tolist()
     ['f1', 'f2', 'f3']
     """
-    regions = _texts(points["region"])
-    places = _places(points)
-    placed = places != ""
-    if not placed.any():
-        return regions
-    keys = [points[c].astype(str).to_numpy(dtype=object) for c in ("file", "region") if c in points]
-    owner = pd.MultiIndex.from_arrays(keys).factorize()[0] if keys else np.zeros(len(points), int)
-    pairs = pd.DataFrame({"owner": owner[placed], "place": places[placed]}).drop_duplicates()
-    split = pairs["owner"].value_counts()
-    named = placed & np.isin(owner, split.index[split.to_numpy() > 1].to_numpy())
+    regions, places, named, several = _named(points)
     if not named.any():
         return regions
-    several = len(pd.unique(regions)) > 1
     names = regions.copy()
     names[named] = ([f"{r}{NAME_SEPARATOR}{p}" for r, p in zip(regions[named], places[named])]
                     if several else places[named])
     return names
+
+
+def names_kind(points: pd.DataFrame) -> str:
+    """What :func:`point_names` names ``points`` by: ``"region"``, ``"host"``, ``"socket"``,
+    or ``"region · host"`` / ``"region · socket"`` (the region in front of the place).
+
+    A legend's title says so (``"Hosts"``, not ``"Regions"``, for a run's hosts).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"file": ["a"] * 2, "region": ["(whole run)"] * 2,
+    ...                       "rank_group": ["f1 socket 0 (ranks 0-1)", "f1 socket 1 (ranks 2-3)"]})
+    >>> names_kind(frame), names_kind(frame.assign(rank_group=["f1 (rank 0)", "f2 (rank 1)"]))
+    ('socket', 'host')
+    >>> names_kind(frame.assign(region=["Solve", "Init"], rank_group=["f1 (rank 0)", "f2 (rank 1)"]))
+    'region'
+    """
+    _regions, places, named, several = _named(points)
+    if not named.any():
+        return "region"
+    place = "socket" if any(_SOCKET.search(str(p)) for p in pd.unique(places[named])) else "host"
+    return f"region{NAME_SEPARATOR}{place}" if several else place
 
 
 def name_categories(regions: Sequence[str], places: Sequence[str]) -> list[str]:

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from roofline_widget.errors import SelectionError, SettingError
-from roofline_widget.schema import GROUP_RANKS_CHOICES
+from roofline_widget.schema import GROUP_RANKS_CHOICES, STUDY_KEYS
 from roofline_widget.settings import rank_text, rules
 from roofline_widget.settings.patterns import compile_patterns
 
-__all__ = ["COLOR_CHOICES", "DEFAULT_MAX_POINTS", "MAX_POINTS", "PEAK_LIMITS", "RANK_VIEW_CHOICES",
-           "SELECTION", "SETTINGS", "SIZE_CHOICES", "UNMEASURED_CHOICES", "Setting", "check"]
+__all__ = ["COLOR_CHOICES", "DEFAULT_MAX_POINTS", "GROUP_RUNS_CHOICES", "MAX_POINTS", "MAX_SWEEP_STEP",
+           "PEAK_LIMITS", "RANK_VIEW_CHOICES", "SELECTION", "SETTINGS", "SIZE_CHOICES",
+           "UNMEASURED_CHOICES", "Setting", "check"]
 
 #: The range of a peak (or a ceiling's value) a user gives, in GFLOP/s or GB/s (1 kFLOP/s to
 #: 1 ZFLOP/s): every ridge point and axis limit of two such peaks is a finite number.
@@ -34,6 +35,11 @@ SIZE_CHOICES = ("none", "runtime")
 #: The values of ``rank_view``: a point per rank, the spread per region, or "spread" while
 #: more points than ``max_points`` come from several ranks.
 RANK_VIEW_CHOICES = ("points", "spread", "auto")
+#: The values of ``group_runs_by``: what a sweep's runs are grouped by ("": as
+#: ``scaling_table`` groups them); a widget takes those its runs differ in.
+GROUP_RUNS_CHOICES = ("", *STUDY_KEYS)
+#: The largest ``sweep_step`` (-1: the last step; a widget takes the steps its sweep has).
+MAX_SWEEP_STEP = 100_000
 #: The values of ``unmeasured``: leave out a row with a thread not measured, or keep it marked.
 UNMEASURED_CHOICES = ("leave_out", "keep")
 
@@ -141,6 +147,10 @@ SETTINGS: dict[str, Setting] = {setting.name: setting for setting in (
     Setting("levels", (), "memory levels drawn as a hierarchical roofline (L1, L2, L3, MEM)",
             rules.level_names),
     _choice("rank_view", "auto", "points: one per rank; spread: per region", RANK_VIEW_CHOICES),
+    Setting("sweep_step", -1, "the step of a sweep whose points are ringed (-1: the last)",
+            rules.integer(-1, MAX_SWEEP_STEP)),
+    _choice("group_runs_by", "", "the key a sweep's runs are grouped by ('': as scaling_table)",
+            GROUP_RUNS_CHOICES),
     Setting("fail_below", None, "the speed-up below which a region counts as a regression",
             rules.number(), optional=True),
 )}

@@ -315,7 +315,8 @@ def _bqplot_figure(scene):
     coloring = scene.coloring
     legend = widgets.HTML(legend_html(list(coloring.categories), list(coloring.palette),
                                       _LEGEND_KIND[coloring.column],
-                                      note=" ".join(filter(None, scene.notes))))
+                                      note=" ".join(filter(None, scene.notes)),
+                                      points=scene.points.rows))
     legend.add_class("roofline-legend")
     return figure, legend
 

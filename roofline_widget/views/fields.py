@@ -6,7 +6,8 @@ The fields that are settings (metrics, ranks, patterns, peaks, ``max_points``,
 colour and size) go through :data:`roofline_widget.settings.SETTINGS`, with
 the same sentence as the widget and the command line; ``include`` and
 ``exclude`` must also compile (:func:`~roofline_widget.settings.compile_patterns`).
-``levels`` is a :class:`~roofline_widget.Selection`'s (level -> metric).  The
+``sweep_step`` and ``group_runs_by`` (a sweep's ringed step and grouping) are
+settings too.  ``levels`` is a :class:`~roofline_widget.Selection`'s (level -> metric).  The
 view's own fields (``ceilings``, ``selected``, ``baseline``) are checked here.
 Each checker returns the normalised value or raises
 :class:`~roofline_widget.errors.SettingError` with a sentence naming the field.
@@ -159,7 +160,8 @@ def ceiling_document(roof: ComputeRoof | BandwidthRoof) -> dict:
 FIELD_CHECKS: dict[str, Callable[[object], object]] = {
     **{name: _setting(name) for name in ("flops_metric", "bandwidth_metric", "ranks",
                                          "group_ranks", "combine_ranks", "peak_flops",
-                                         "peak_bandwidth", "color_by", "size_by")},
+                                         "peak_bandwidth", "color_by", "size_by",
+                                         "sweep_step", "group_runs_by")},
     "include": _pattern("include"), "exclude": _pattern("exclude"),
     "max_points": _setting("max_points", optional=True), "ceilings": _ceilings,
     "levels": SELECTION["levels"].check, "selected": _selected, "baseline": _labels,

@@ -2,7 +2,7 @@
 
 A :class:`View` holds what a user chose (metrics, filters, ranks, peaks,
 ceilings with their provenance, memory levels, the selection, colour and size
-choices), never data.  The JSON form::
+choices, a sweep's ringed step and grouping), never data.  The JSON form::
 
     {"format": "roofline-widget view", "version": 1,
      "flops_metric": "DP [MFLOP/s]", "ranks": [0, 1], "peak_flops": 2048.0,
@@ -24,7 +24,9 @@ written by a newer roofline-widget (:mod:`.fields`, :mod:`.json_text`).
 regions of the selection), so the widget can show a message instead of a
 traceback; a pattern that takes too long on the data's region names (it
 backtracks catastrophically) is a ``ViewError`` there.  Keys left out of a
-hand-written view take the defaults below.
+hand-written view take the defaults below (a view written before ``sweep_step``
+and ``group_runs_by`` existed loads with -1 and ``""``: the last step, the
+default grouping).
 """
 
 from __future__ import annotations
@@ -89,6 +91,11 @@ class View:
         The selected points, by key.
     baseline : list of str or None
         The run labels of the baseline a widget compared with (None: none).
+    sweep_step : int
+        A sweep's ringed step (-1: the last).
+    group_runs_by : str
+        What a sweep's runs are grouped by (``"threads"``, ``"case"``, ...; ``""``:
+        as :func:`~roofline_widget.scaling_table` groups them).
 
     Raises
     ------
@@ -112,6 +119,8 @@ class View:
     max_points: int | None = None
     selected: list[tuple[str, int, str]] = field(default_factory=list)
     baseline: list[str] | None = None
+    sweep_step: int = -1
+    group_runs_by: str = ""
 
     def __post_init__(self) -> None:
         values, problems = checked({f.name: getattr(self, f.name) for f in fields(self)})
@@ -215,8 +224,8 @@ class View:
     def trait_values(self) -> dict:
         """The widget trait values of the view (``max_points`` only when set)."""
         names = ("flops_metric", "bandwidth_metric", "ranks", "group_ranks", "combine_ranks",
-                 "include",
-                 "exclude", "peak_flops", "peak_bandwidth", "color_by", "size_by")
+                 "include", "exclude", "peak_flops", "peak_bandwidth", "color_by", "size_by",
+                 "group_runs_by", "sweep_step")
         values = {name: getattr(self, name) for name in names}
         if self.max_points is not None:
             values["max_points"] = self.max_points

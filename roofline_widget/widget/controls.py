@@ -174,7 +174,8 @@ class RooflineControls:
                                          layout=widgets.Layout(display="none"),
                                          _dom_classes=("roofline-message",))
         self.status_html = looks.html(css="roofline-status")
-        self.legend_html = looks.html(width="100%", margin="0 0 0 70px")
+        # under the plot area (70 px in); its width ends at the widget's edge, never past it
+        self.legend_html = looks.html(width="calc(100% - 70px)", margin="0 0 0 70px")
         self.left_out_html = looks.html()
         self.left_out = widgets.Accordion(children=[self.left_out_html], layout=looks.layout(),
                                           titles=("Left out",), _dom_classes=("roofline-left-out",))

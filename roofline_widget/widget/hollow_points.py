@@ -73,11 +73,13 @@ class HollowPoints:
         return not was_drawn
 
     def show(self, points: bq.Scatter, selected: np.ndarray | None, styles: tuple[dict, dict],
-             svg: bool) -> None:
+             svg: bool, dim: np.ndarray | None = None) -> None:
         """The looks of the points' mark ``points`` and of the outlines for the rows ``selected``.
 
         ``styles``: the points' own (selected, unselected) styles, kept while no
         point is flagged (and on the WebGL mark, whose opacities they do not override).
+        ``dim``: per point a factor of its opacity (a highlighted region's points 1, the
+        others faded), outlines included; None: none dimmed.
         """
         flagged = self.flagged
         chosen, faded = styles
@@ -93,6 +95,12 @@ class HollowPoints:
                 faded = {}
                 if selected is not None:
                     opacities = np.where(flagged, 0.0, np.where(picked, 1.0, UNSELECTED_OPACITY))
+        if dim is not None:
+            opacities = np.asarray(opacities, dtype=float) * dim
+        if flagged is not None:
+            outline = [1.0] if dim is None else dim[flagged]
+            if not np.array_equal(np.asarray(self.mark.opacities), outline):
+                self.mark.opacities = outline
         if points.selected_style != chosen:
             points.selected_style = dict(chosen)
         if points.unselected_style != faded:

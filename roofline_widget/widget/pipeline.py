@@ -366,7 +366,7 @@ def legend_of(shown: pd.DataFrame, coloring, color_by: str, scene: Scene | None 
         first = shown.drop_duplicates(coloring.column).set_index(coloring.column)
         names = [html.rank_text(value, first.at[value, "rank_group"] if "rank_group" in first
                                 else None) for value in values[:html.LEGEND_ENTRIES_SHOWN]]
-    return html.legend_html(values, coloring.colors(codes), color_by, names=names)
+    return html.legend_html(values, coloring.colors(codes), color_by, names=names, points=shown)
 
 
 def svg_budget(owner: RooflineWidget, parts: SceneParts) -> int | None:

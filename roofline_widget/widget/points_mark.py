@@ -128,6 +128,7 @@ class PointsMark:
         self._scales = dict(scales)
         self._fallback: Callable[[], None] | None = None
         self._joined = False
+        self._dim: np.ndarray | None = None
         self.webgl = "unknown"
         self.threshold = SVG_MAX_POINTS
         look = dict(default_size=POINT_SIZE, stroke=POINT_STROKE, stroke_width=POINT_STROKE_WIDTH,
@@ -185,6 +186,8 @@ class PointsMark:
         """
         gl = len(x) > self.threshold and self.webgl != "unavailable"
         draw, empty = (self.gl, self.svg) if gl else (self.svg, self.gl)
+        if self._dim is not None and len(self._dim) != len(x):
+            self._dim = None  # other points: whoever dimmed them dims them again
         self._hollow.flagged = flagged if flagged is not None and flagged.any() else None
         size, stroke_width = marker_look(len(x))
         with draw.hold_sync():
@@ -221,11 +224,25 @@ class PointsMark:
             mark.selected = _selection(indices)
             self._show_looks(mark)
 
+    def dim(self, factors: np.ndarray | None) -> None:
+        """Multiply the drawn points' opacities by ``factors`` (one per point; None: none dimmed).
+
+        A highlighted region (``highlight_region``) fades the other regions' points so;
+        it lasts until other points are drawn.
+        """
+        mark = self.active
+        if factors is None and self._dim is None:
+            return  # nothing dimmed: nothing to send
+        self._dim = None if factors is None or len(factors) != len(mark.x) \
+            else np.asarray(factors, dtype=float)
+        with mark.hold_sync():
+            self._show_looks(mark)
+
     def _show_looks(self, mark: bq.Scatter) -> None:
         """The selection's looks of ``mark``, the flagged points' markers kept transparent."""
         svg = mark is self.svg
         styles = (_SELECTED_STYLE if svg else _GL_SELECTED_STYLE, _UNSELECTED_STYLE)
-        self._hollow.show(mark, mark.selected, styles, svg)
+        self._hollow.show(mark, mark.selected, styles, svg, self._dim)
 
     def _style(self, mark: bq.Scatter, colors: np.ndarray, sizes: np.ndarray | None) -> None:
         mark.color, mark.size = colors, sizes

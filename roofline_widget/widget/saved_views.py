@@ -3,7 +3,7 @@
 :func:`widget_view` reads the widget's choices into a
 :class:`~roofline_widget.views.View` (never data); :func:`apply_view`
 restores one all at once: what the data lacks (metrics, ranks, regions of the
-selection, memory levels, another baseline) is left out and named in one
+selection, memory levels, another baseline, a sweep's grouping or step) is left out and named in one
 :class:`~roofline_widget.ViewWarning`, the rest applied in one refresh, and
 every trait put back if applying fails.
 """
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from roofline_widget.analysis.levels import detect_levels
 from roofline_widget.errors import SelectionError, ViewWarning
 from roofline_widget.points.rank_places import resolve_ranks
+from roofline_widget.scene.sweep import SweepRuns
 from roofline_widget.views import View
 from roofline_widget.widget.point_keys import surviving_keys
 
@@ -47,7 +48,8 @@ def widget_view(widget: RooflineWidget, extra_ceilings=()) -> View:
                 peak_bandwidth=widget.peak_bandwidth, ceilings=list(extra_ceilings),
                 color_by=widget.color_by, size_by=widget.size_by, max_points=widget.max_points,
                 selected=list(widget.selected), baseline=_baseline_labels(widget),
-                levels=_shown_level_metrics(widget))
+                levels=_shown_level_metrics(widget), sweep_step=widget.sweep_step,
+                group_runs_by=widget.group_runs_by)
 
 
 def _shown_level_metrics(widget: RooflineWidget) -> dict[str, str] | None:
@@ -56,6 +58,24 @@ def _shown_level_metrics(widget: RooflineWidget) -> dict[str, str] | None:
         return None
     chosen, _notes = detect_levels(widget.sums.bandwidth_metrics)
     return {level: chosen[level] for level in widget.levels}
+
+
+def _sweep_problem(widget: RooflineWidget, view: View) -> str | None:
+    """Why this widget's sweep cannot take the view's ``group_runs_by`` and ``sweep_step``
+    (None: it can; the defaults, the last step grouped as ``scaling_table`` groups, always fit)."""
+    if not view.group_runs_by and view.sweep_step == -1:
+        return None
+    chain = widget.file_chain if widget.chain_shown else None
+    if chain is None:
+        return (f"the view shows a sweep (group_runs_by {view.group_runs_by!r}, sweep_step "
+                f"{view.sweep_step}); this widget draws none")
+    try:
+        steps = len(SweepRuns.of(chain.runs, chain.labels, view.group_runs_by or None).key())
+    except ValueError as exc:  # a key the runs do not differ in
+        return f"group_runs_by: {exc}"
+    if view.sweep_step >= steps:
+        return f"sweep_step {view.sweep_step}: the sweep has steps 0 to {steps - 1}"
+    return None
 
 
 def view_problems(widget: RooflineWidget, view: View, source: str = "View") -> list[str]:
@@ -78,7 +98,8 @@ def view_problems(widget: RooflineWidget, view: View, source: str = "View") -> l
     if missing:
         problems.append(f"memory level(s) {missing} are not measured in the data "
                         f"(levels: {available or 'none'})")
-    return problems
+    sweep = _sweep_problem(widget, view)
+    return problems if sweep is None else [*problems, sweep]
 
 
 def _applicable(widget: RooflineWidget, view: View) -> dict:
@@ -102,6 +123,8 @@ def _applicable(widget: RooflineWidget, view: View) -> dict:
         else:  # none of the view's ranks: keep the widget's
             del values["ranks"]
     values["levels"] = [level for level in view.levels or {} if level in widget.available_levels]
+    if _sweep_problem(widget, view) is not None:  # the widget's grouping and step kept
+        del values["group_runs_by"], values["sweep_step"]
     return values
 
 

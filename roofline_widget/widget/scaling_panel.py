@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.analysis.scaling import scaling_table
-from roofline_widget.scene.scaling import SPEEDUP, ScalingLines, path_regions, scaling_lines
+from roofline_widget.scene.scaling import SPEEDUP, ScalingLines, scaling_lines
 from roofline_widget.scene.sweep import SweepPart
 from roofline_widget.widget.html import TOOLTIP_STYLE
 from roofline_widget.widget.html.controls import (
@@ -36,14 +36,13 @@ from roofline_widget.widget.html.controls import (
     scaling_tooltip_html,
 )
 from roofline_widget.widget.layers.base import hover_index
+from roofline_widget.widget.layers.sweep import FADED, faded
 
 if TYPE_CHECKING:
     from roofline_widget.widget.roofline_widget import RooflineWidget
 
 __all__ = ["FADED", "ScalingPanel"]
 
-#: The opacity of the lines and points of every region but the highlighted one.
-FADED = 0.15
 _IDEAL_COLOR = "#555555"
 
 
@@ -193,6 +192,8 @@ class ScalingPanel:
         if part is None or owner is None or owner.file_chain is None or not len(part.drawn):
             self.view = None
             self.box.layout.display = "none"
+            if owner is not None:  # no sweep: no region highlighted among the points
+                owner.figure.points.dim(None)
             return
         self._hook_sweep(owner)
         try:
@@ -306,23 +307,14 @@ class ScalingPanel:
         if self.figure is None:  # the panel never opened: the roofline only
             return
         for mark in self.lines:
-            mark.opacities = _faded(list(mark.labels or []), region, 1.0)
-        self.points.opacities = _faded(self._point_regions, region) if region else []
-        self.chosen.opacities = _faded(self._chosen_regions, region) if region else []
+            mark.opacities = faded(list(mark.labels or []), region, 1.0)
+        self.points.opacities = faded(self._point_regions, region) if region else []
+        self.chosen.opacities = faded(self._chosen_regions, region) if region else []
 
     def _highlight_sweep(self, region: str) -> None:
-        layer = self._owner.figure.layers.get("sweep") if self._owner is not None else None
-        part = layer.part if layer is not None else None
-        if layer is None or part is None:
+        figure = self._owner.figure if self._owner is not None else None
+        layer = figure.layers.get("sweep") if figure is not None else None
+        if figure is None or layer is None:
             return
-        for mark, lines, regions in zip(layer.paths, part.paths, path_regions(part)):
-            mark.opacities = _faded(regions, region, lines.opacity)
-        for mark, dots in ((layer.runs, part.runs), (layer.ring, part.ring)):
-            rows = dots.rows
-            mark.opacities = [] if not region or rows is None else \
-                _faded(list(rows["region"].astype(str)), region)
-
-
-def _faded(regions: list[str], region: str, opacity: float = 1.0) -> list[float]:
-    """Per element of ``regions``: ``opacity`` where it is ``region`` (or none is named), else FADED."""
-    return [opacity if not region or name == region else FADED for name in regions]
+        scene = figure.scene
+        layer.highlight(region, (figure.points, scene.point_rows if scene is not None else None))

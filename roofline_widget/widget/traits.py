@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 import pandas as pd
-from traitlets import Any, Int, List, TraitError, TraitType, Unicode, validate
+from traitlets import Any, List, TraitError, TraitType, Unicode, validate
 
 from roofline_widget.errors import SelectionError, SettingError
 from roofline_widget.points import RegionSums
@@ -92,8 +92,8 @@ class RooflineTraits(widgets.VBox):
     message = Unicode("", read_only=True, help="error or remark shown with the plot")
     expanded_regions: List[str] = List(help="regions whose ranks the spread view shows as points")
     baseline = Any(None, allow_none=True, help="baseline run(s) the points are compared with")
-    sweep_step = Int(-1, help="the step of a sweep whose points are ringed (-1: the last)")
-    group_runs_by = Unicode("", help="the key a sweep's runs are grouped by ('': as scaling_table)")
+    sweep_step = _trait("sweep_step")
+    group_runs_by = _trait("group_runs_by")
     highlight_region = Unicode("", help="the region lit up in the roofline and the scaling panel")
 
     @property

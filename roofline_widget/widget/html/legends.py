@@ -5,37 +5,72 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+import pandas as pd
+
 from roofline_widget.look.colors import IMBALANCE_COLORS
 from roofline_widget.look.markers import CURRENT_MARKER, RUN_MARKERS, run_marker
+from roofline_widget.look.point_names import NAME_SEPARATOR, names_kind
 from roofline_widget.look.texts import CURRENT_RUN_LABEL, DEVICE_FAMILY_NAMES
 from roofline_widget.widget.html.values import rank_text
 
 __all__ = [
     "LEGEND_ENTRIES_SHOWN",
+    "LEGEND_NAME_WIDTH",
     "LEGEND_TITLES",
     "heading_html",
     "imbalance_legend_html",
     "legend_html",
+    "legend_title",
     "runs_legend_html",
 ]
 
 LEGEND_ENTRIES_SHOWN = 20
-#: The legend's title by what the points are coloured by.
-LEGEND_TITLES = {"region": "Regions", "run": "Runs", "rank": "Ranks", "device": "Devices"}
+#: The legend's title by what the points are coloured by, or coloured by region, by what
+#: names them (:func:`~roofline_widget.look.point_names.names_kind`: a run's hosts, sockets).
+LEGEND_TITLES = {"region": "Regions", "run": "Runs", "rank": "Ranks", "device": "Devices",
+                 "host": "Hosts", "socket": "Sockets",
+                 f"region{NAME_SEPARATOR}host": f"Regions{NAME_SEPARATOR}hosts",
+                 f"region{NAME_SEPARATOR}socket": f"Regions{NAME_SEPARATOR}sockets"}
+#: The widest a legend entry's name is drawn (longer ones end in an ellipsis; the entry's
+#: ``title`` holds the full name).
+LEGEND_NAME_WIDTH = "32em"
 _LEGEND_STYLE = ("display:flex;flex-wrap:wrap;align-items:center;column-gap:18px;"
-                 "row-gap:2px;line-height:1.5")
+                 "row-gap:2px;line-height:1.5;min-width:0;max-width:100%")
+_ENTRY_STYLE = "display:inline-flex;align-items:center;min-width:0;max-width:100%"
+_NAME_STYLE = (f"overflow:hidden;text-overflow:ellipsis;white-space:nowrap;"
+               f"max-width:{LEGEND_NAME_WIDTH}")
 
 
 def _legend_entry(color: str, name: str) -> str:
-    """One legend entry: a dot in the points' style and the escaped full name."""
-    dot = (f"<span style='display:inline-block;width:10px;height:10px;border-radius:50%;"
-           f"background:{html.escape(color)};border:1px solid #222;margin-right:6px'></span>")
-    return (f"<span title='{html.escape(name, quote=True)}' style='white-space:nowrap'>"
-            f"{dot}{html.escape(name)}</span>")
+    """One legend entry: a dot in the points' style and the escaped name (a long one cut
+    with an ellipsis; the full name is the entry's ``title``, its tooltip)."""
+    dot = (f"<span style='flex:none;display:inline-block;width:10px;height:10px;"
+           f"border-radius:50%;background:{html.escape(color)};border:1px solid #222;"
+           f"margin-right:6px'></span>")
+    return (f"<span class='roofline-legend-entry' title='{html.escape(name, quote=True)}' "
+            f"style='{_ENTRY_STYLE}'>{dot}<span style='{_NAME_STYLE}'>{html.escape(name)}"
+            f"</span></span>")
+
+
+def legend_title(color_by: str, points: pd.DataFrame | None = None) -> str:
+    """The legend's title: what the points' colours tell apart.
+
+    Coloured by region, what names the ``points`` drawn (``"Hosts"`` for a run's
+    hosts, ``"Sockets"``, ``"Regions"``); else ``"Runs"``, ``"Ranks"``, ``"Devices"``.
+
+    Examples
+    --------
+    >>> points = pd.DataFrame({"region": ["(whole run)"] * 2,
+    ...                        "rank_group": ["f0702 (ranks 0-71)", "f0703 (ranks 72-143)"]})
+    >>> legend_title("region", points), legend_title("region"), legend_title("rank", points)
+    ('Hosts', 'Regions', 'Ranks')
+    """
+    kind = names_kind(points) if color_by == "region" and points is not None else color_by
+    return LEGEND_TITLES[kind]
 
 
 def legend_html(values: Sequence, colors: Sequence[str], color_by: str, note: str = "",
-                names: Sequence[str] | None = None) -> str:
+                names: Sequence[str] | None = None, points: pd.DataFrame | None = None) -> str:
     """The legend of the drawn categories.
 
     Parameters
@@ -52,6 +87,9 @@ def legend_html(values: Sequence, colors: Sequence[str], color_by: str, note: st
     names : sequence of str, optional
         The entries' texts, one per value (escaped here); by default the
         values as text (ranks by :func:`~.values.rank_text`).
+    points : pandas.DataFrame, optional
+        The points drawn: coloured by region, what names them gives the title
+        (:func:`legend_title`: ``"Hosts"`` for a run's hosts); None: ``"Regions"``.
     """
     if names is None:
         name = rank_text if color_by == "rank" else (
@@ -66,7 +104,7 @@ def legend_html(values: Sequence, colors: Sequence[str], color_by: str, note: st
         entries.append(f"<span class='roofline-legend-note'>{html.escape(note)}</span>")
     if not entries:
         return ""
-    return (f"<div style='{_LEGEND_STYLE}'><b>{LEGEND_TITLES[color_by]}</b>"
+    return (f"<div style='{_LEGEND_STYLE}'><b>{legend_title(color_by, points)}</b>"
             f"{''.join(entries)}</div>")
 
 

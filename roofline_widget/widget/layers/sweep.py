@@ -10,6 +10,10 @@ The paths, dots and rings are the scene's (:func:`~roofline_widget.scene.sweep.s
 - ``ring``: a hollow ring in the region's colour over each path's point of
   the chosen step (the widget's ``sweep_step``): a step change redraws only
   the ring (``draw`` skips what is the same object as drawn).
+
+A highlighted region (the widget's ``highlight_region``, :meth:`SweepMarks.highlight`)
+keeps its paths, points and rings as drawn and fades every other region's to
+:data:`FADED`; the figure's current points fade with them.
 """
 
 from __future__ import annotations
@@ -19,11 +23,21 @@ import numpy as np
 
 from roofline_widget.look.colors import POINT_STROKE, SWEEP_COLORS
 from roofline_widget.look.markers import OUTLINE, PATH_STROKE, RING_STROKE, SWEEP_DOT, SWEEP_RING
+from roofline_widget.scene.scaling import path_regions
 from roofline_widget.scene.sweep import SweepPart
 from roofline_widget.widget.html import TOOLTIP_STYLE, sweep_tooltip_html
 from roofline_widget.widget.layers.base import draw_mark, hover_index
 
-__all__ = ["SweepMarks"]
+__all__ = ["FADED", "SweepMarks", "faded"]
+
+#: The opacity of the regions other than the highlighted one.
+FADED = 0.15
+
+
+def faded(regions, region: str, opacity: float = 1.0) -> list[float]:
+    """Per element of ``regions``: ``opacity`` where it is ``region`` (or none is named), else
+    :data:`FADED`."""
+    return [opacity if not region or name == region else FADED for name in regions]
 
 
 class SweepMarks:
@@ -95,6 +109,23 @@ class SweepMarks:
         draw_mark(self.ring, ring)
         if ring is not None and len(ring):
             self.ring.colors = list(ring.colors)
+
+    def highlight(self, region: str, points=None) -> None:
+        """Fade every region but ``region`` ("": each drawn as it is), in the paths, the runs'
+        points, the rings and ``points`` (the figure's ``PointsMark`` of the current run, its
+        ``rows`` the current points' records)."""
+        part = self.part
+        if part is None:
+            return
+        for mark, lines, regions in zip(self.paths, part.paths, path_regions(part)):
+            mark.opacities = faded(regions, region, lines.opacity)
+        for mark, dots in ((self.runs, part.runs), (self.ring, part.ring)):
+            mark.opacities = [] if not region or dots.rows is None else \
+                faded(dots.rows["region"].astype(str), region)
+        if points is not None:
+            mark, rows = points
+            mark.dim(None if not region or rows is None else
+                     np.asarray(faded(rows["region"].astype(str), region)))
 
     def _draw_paths(self, part: SweepPart) -> None:
         if len(part.paths) != len(self.paths):  # the figure takes the new marks

@@ -1,0 +1,101 @@
+"""The widget's legend: its title names what the points are, long names end in an ellipsis.
+
+Sample 23 (``SOMA_216``, 216 ranks on the hosts f0702, f0703, f0704, one region
+"(whole run)", memory counted on one rank per socket) draws one point per host by
+default: the legend is titled "Hosts" (not "Regions") with the entries f0702,
+f0703, f0704, in the widget and in ``plot_roofline(backend="bqplot")``'s legend.
+Coloured by rank the same points are titled "Ranks".
+
+Sample ``pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt`` (five regions
+named ``<function_a>`` ... on one thread) as a points table whose region names
+are made long, as users' code makes them: each legend entry keeps the full
+name, escaped, in its ``title`` and draws it in a box that ends in an ellipsis.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import warnings
+
+import pandas as pd
+import pytest
+from wild_samples import SOMA_216
+
+from roofline_widget import RooflineWidget, plot_roofline, points_dataframe, sample_path
+from roofline_widget.look.point_names import NAME_SEPARATOR, names_kind
+from roofline_widget.widget.html.legends import LEGEND_NAME_WIDTH, legend_html, legend_title
+
+HOSTS = ["f0702", "f0703", "f0704"]
+FIVE_REGIONS = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _title(legend: str) -> str:
+    return html.unescape(re.search(r"<b>(.*?)</b>", legend)[1])
+
+
+def _entries(legend: str) -> list[str]:
+    """The full names of the legend's entries (their ``title`` attributes), unescaped."""
+    return [html.unescape(t) for t in
+            re.findall(r"class='roofline-legend-entry' title='([^']*)'", legend)]
+
+
+def test_the_hosts_of_sample_23_are_titled_hosts_in_the_widget_and_the_static_legend():
+    w = RooflineWidget(SOMA_216)
+    legend = w.controls.legend_html.value
+    assert _title(legend) == "Hosts"
+    assert _entries(legend) == HOSTS
+    static = plot_roofline(SOMA_216, backend="bqplot", verbose=False)["legend"].value
+    assert _title(static) == "Hosts"
+    assert _entries(static) == HOSTS
+    w.color_by = "rank"  # the same points, coloured by rank (each host's lowest rank)
+    assert _title(w.controls.legend_html.value) == "Ranks"
+    assert _entries(w.controls.legend_html.value) == [
+        "f0702 (ranks 0-71)", "f0703 (ranks 72-143)", "f0704 (ranks 144-215)"]
+    w.color_by = "region"
+    w.group_ranks = "rank"  # one point per rank: each named by its region again
+    assert _title(w.controls.legend_html.value) == "Regions"
+    assert _entries(w.controls.legend_html.value) == ["(whole run)"]
+
+
+def test_regions_stay_regions_and_sockets_are_sockets():
+    regions = RooflineWidget(FIVE_REGIONS)
+    assert _title(regions.controls.legend_html.value) == "Regions"
+    sockets = pd.DataFrame({"file": ["a"] * 4, "region": ["Solve", "Solve", "Setup", "Setup"],
+                            "rank_group": ["f1 socket 0 (ranks 0-23)", "f1 socket 1 (ranks 24-47)"] * 2})
+    assert names_kind(sockets) == f"region{NAME_SEPARATOR}socket"
+    assert legend_title("region", sockets) == f"Regions{NAME_SEPARATOR}sockets"
+    assert legend_title("region", sockets[sockets["region"] == "Solve"]) == "Sockets"
+    assert legend_title("device", sockets) == "Devices"
+    assert legend_title("run") == "Runs"
+
+
+def test_long_region_names_end_in_an_ellipsis_with_the_full_name_as_title():
+    table = points_dataframe(FIVE_REGIONS)
+    long_name = "solver::<Stencil<double, 27>>::apply & 'smooth' " + "x" * 200
+    table["region"] = table["region"].astype(str).replace("<function_a>", long_name)
+    w = RooflineWidget(table)
+    legend = w.controls.legend_html.value
+    assert long_name in _entries(legend)
+    assert "<Stencil" not in legend  # escaped, quotes too
+    assert "'smooth'" not in legend
+    entry = re.search(r"<span class='roofline-legend-entry'[^>]*title='solver[^']*'.*?</span></span>",
+                      legend)[0]
+    name_box = re.search(r"<span style='([^']*)'>solver", entry)[1]
+    assert "text-overflow:ellipsis" in name_box
+    assert "overflow:hidden" in name_box
+    assert f"max-width:{LEGEND_NAME_WIDTH}" in name_box
+    assert html.escape(long_name) in entry  # the whole name is there; the browser cuts it
+
+
+def test_legend_html_of_given_names_keeps_its_title():
+    legend = legend_html(["a", "b"], ["#111111", "#222222"], "region")
+    assert _title(legend) == "Regions"
+    assert _entries(legend) == ["a", "b"]
