@@ -51,15 +51,21 @@ NOTES_GID = "roofline-notes"
 NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
 #: Font size (pt) of the ceiling labels.
 CEILING_LABEL_SIZE = 8.5
-#: The figure's size (inches) and its axes' box (figure fractions), fixed: the labels are
-#: placed for the axes' pixels at :data:`_DPI`; the file is cut to what is drawn (``static.exports``).
-_FIGSIZE = (10.0, 6.5)
-_AXES_BOX = (0.125, 0.11, 0.775, 0.77)
+#: The axes' box in pixels at :data:`_DPI`, fixed (the labels are placed for it): left of it and
+#: above it, and its width and height.
+_AXES_PX = (125.0, 78.0, 775.0, 500.5)
+#: The canvas (inches): the axes, room right of them for the colour bar and the legend and below
+#: them for the notes; the file is cut to what is drawn (``static.exports.image_writer``), on this
+#: canvas as it was laid out when it holds everything.
+_CANVAS = (18.0, 11.0)
 _DPI = 100.0
+_AXES_BOX = (_AXES_PX[0] / (_CANVAS[0] * _DPI),
+             1.0 - (_AXES_PX[1] + _AXES_PX[3]) / (_CANVAS[1] * _DPI),
+             _AXES_PX[2] / (_CANVAS[0] * _DPI), _AXES_PX[3] / (_CANVAS[1] * _DPI))
 _PX = _DPI / 72.0  # pixels per point
 #: What the static figure's ceiling labels are placed for: its axes, 8.5 pt text, turned slopes.
 STATIC_CANVAS = LabelCanvas(
-    PlotArea(min_width=_FIGSIZE[0] * _AXES_BOX[2] * _DPI, height=_FIGSIZE[1] * _AXES_BOX[3] * _DPI),
+    PlotArea(min_width=_AXES_PX[2], height=_AXES_PX[3]),
     font_px=CEILING_LABEL_SIZE * _PX, anchor_gap_px=2.0 * _PX, line_gap_px=2.5 * _PX,
     point_clearance_px=4.0 * _PX, turned=True, ridge_label=False)
 _LINESTYLES: dict[str, Any] = {"solid": "-", "dashed": "--", "dotted": ":"}
@@ -269,16 +275,23 @@ def plain_log_ticks(axes) -> None:
     minor tick of matplotlib is an artist of its own: two hundred of them cost a
     second to lay out).
     """
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
     from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
+    measure = TextToPath().get_text_width_height_descent
     for axis, (low, high) in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
         ticks = log_ticks(low, high)
         texts = [tick_text(value) for value in ticks]
         horizontal = axis is axes.xaxis
+        font = FontProperties(size=matplotlib.rcParams["xtick.labelsize" if horizontal
+                                                        else "ytick.labelsize"])
+        # a tick label's extent along its axis (px): its width on x, its height on y
+        extents = [measure(text, font, ismath=False)[0 if horizontal else 1] * axes.figure.dpi / 72
+                   for text in texts]
         shown = labelled_ticks(ticks, low, high,
-                               axes.bbox.width if horizontal else axes.bbox.height,
-                               [_label_extent(text, axis, horizontal, axes.figure.dpi)
-                                for text in texts])
+                               axes.bbox.width if horizontal else axes.bbox.height, extents)
         axis.set_major_locator(FixedLocator(ticks.tolist()))
         axis.set_major_formatter(FixedFormatter([text if keep else ""
                                                  for text, keep in zip(texts, shown)]))
@@ -289,21 +302,10 @@ def plain_log_ticks(axes) -> None:
     axes.grid(True, which="major", alpha=0.35)
 
 
-def _label_extent(text: str, axis, horizontal: bool, dpi: float) -> float:
-    """A tick label's extent along its axis in pixels: its width on x, its height on y."""
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import TextToPath
-
-    size = axis.get_major_ticks()[0].label1.get_fontsize() if axis.get_major_ticks() else 10.0
-    width, height, _ = TextToPath().get_text_width_height_descent(
-        text, FontProperties(size=size), ismath=False)
-    return (width if horizontal else height) * dpi / 72.0
-
-
 def draw(scene: Scene):
     """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas)."""
     _, Figure, FigureCanvasAgg = import_matplotlib()
-    figure = Figure(figsize=_FIGSIZE, dpi=_DPI)
+    figure = Figure(figsize=_CANVAS, dpi=_DPI)
     FigureCanvasAgg(figure)
     axes = figure.add_axes(_AXES_BOX)
     axes.set_xscale("log")

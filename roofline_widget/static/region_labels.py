@@ -48,6 +48,7 @@ _NOTE_NAMES = 30              # region names the note spells out
 _MARKER_RADIUS_PT = 4.0       # a point marker's radius (scatter s=36: 6 pt across)
 _PAD_PX = 1.0
 _LINE_STEP_PX = 2.0           # lines are obstacles sampled this densely
+_NOTE_GAP_PT = 5.0            # between the notes under the axes and the note of the unlabelled
 
 
 @dataclass
@@ -198,11 +199,13 @@ def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None
 
 
 def _under_notes(axes, renderer) -> float:
-    """The figure height (fraction) under the notes drawn below the axes (at most 0.0)."""
+    """Where (figure fraction) the text under the x axis and the notes drawn below the axes ends,
+    less a gap of :data:`_NOTE_GAP_PT`."""
     frame = axes.get_window_extent(renderer)
     boxes = [text.get_window_extent(renderer) for text in axes.texts if text.get_visible()]
     bottoms = [box.y0 for box in boxes if box.y1 <= frame.y0]
-    return min([0.0, *[y / axes.figure.bbox.height - 0.01 for y in bottoms]])
+    lowest = min([axes.xaxis.get_tightbbox(renderer).y0, *bottoms])
+    return (lowest - _NOTE_GAP_PT * axes.figure.dpi / 72) / axes.figure.bbox.height
 
 
 def _named(regions: list) -> str:
