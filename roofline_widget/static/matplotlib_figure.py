@@ -203,6 +203,7 @@ def _draw_sweep(axes, sweep: SweepPart, scene: Scene, proxies: list) -> None:
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import LinearSegmentedColormap, Normalize
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedFormatter
 
     drawn, named = sweep.drawn, set()
     for group, lines in zip(sweep.groups, sweep.paths):
@@ -229,9 +230,11 @@ def _draw_sweep(axes, sweep: SweepPart, scene: Scene, proxies: list) -> None:
     bar_axes = axes.figure.add_axes((box.x1 + 0.12 / width, box.y0, 0.14 / width, box.height))
     step = -(-len(sweep.key) // _BAR_TICKS)
     shown = sorted({*range(0, len(sweep.key), step), len(sweep.key) - 1})
-    bar = axes.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=bar_axes,
-                               ticks=[sweep.key.values[i] for i in shown])
-    bar.ax.set_yticklabels([matplotlib_text(sweep.key.labels[i]) for i in shown], fontsize=8)
+    bar = axes.figure.colorbar(  # the labels a formatter's (no tick made before the draw)
+        ScalarMappable(norm=norm, cmap=cmap), cax=bar_axes,
+        ticks=[sweep.key.values[i] for i in shown],
+        format=FixedFormatter([matplotlib_text(sweep.key.labels[i]) for i in shown]))
+    bar.ax.yaxis.set_tick_params(labelsize=8)
     bar.ax.minorticks_off()
     bar.set_label(matplotlib_text(_SWEEP_KEYS.get(sweep.key.name, sweep.key.name)), fontsize=9)
     bar.ax.set_gid(SWEEP_BAR_GID)
