@@ -276,7 +276,8 @@ def plain_log_ticks(axes) -> None:
     it would overlap another (:func:`~roofline_widget.look.log_axes.labelled_ticks`);
     the other decades and steps get a faint grid line each, two line collections (a
     minor tick of matplotlib is an artist of its own: two hundred of them cost a
-    second to lay out).
+    second to lay out).  The labels are measured in the tick labels' font
+    (``xtick.labelsize``, ``ytick.labelsize``), one per axis, before any tick is made.
     """
     import matplotlib
     from matplotlib.font_manager import FontProperties
@@ -306,7 +307,13 @@ def plain_log_ticks(axes) -> None:
 
 
 def draw(scene: Scene):
-    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas)."""
+    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas).
+
+    The figure is a canvas larger than what is drawn: the axes at fixed pixels, room right of
+    them for the colour bar and the legend and below them for the notes.  Files are cut to what
+    is drawn (:func:`~roofline_widget.static.exports.image_writer`; ``savefig`` with
+    ``bbox_inches="tight"`` does the same).
+    """
     _, Figure, FigureCanvasAgg = import_matplotlib()
     figure = Figure(figsize=_CANVAS, dpi=_DPI)
     FigureCanvasAgg(figure)
