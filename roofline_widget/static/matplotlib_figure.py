@@ -185,13 +185,14 @@ def _draw_points(axes, scene: Scene) -> None:
     x, y = points.x[scene.no_flop], points.y[scene.no_flop]
     # Pinned left (the usual case: intensity = GFLOP/s / bandwidth is tiny too), else down.
     markers = np.where(x < x_limits[0], "<", np.where(y < y_limits[0], "v", "o"))
-    labelled = set()
-    for code, marker, px, py in zip(codes[scene.no_flop].astype(int), markers,
-                                    pinned(x, x_limits), pinned(y, y_limits)):
+    x, y, pinned_codes = pinned(x, x_limits), pinned(y, y_limits), codes[scene.no_flop].astype(int)
+    labelled = set()  # one collection per colour and marker, in the order of their first point
+    for code, marker in dict.fromkeys(zip(pinned_codes.tolist(), markers.tolist())):
         key = categories[code] if code >= 0 else "other"
         label = None if key in labelled else f"{key} (almost no FLOPs: at the axis edge)"
         labelled.add(key)
-        axes.scatter([px], [py], marker=marker, s=60, facecolors="none",
+        mine = (pinned_codes == code) & (markers == marker)
+        axes.scatter(x[mine], y[mine], marker=marker, s=60, facecolors="none",
                      edgecolors=scene.coloring.colors([code]), linewidths=1.4, zorder=5,
                      clip_on=False, label=label)
 
