@@ -4,6 +4,8 @@
 cut to ``tight_box`` (no second renderer, no second layout of every text), when that box
 lies inside the canvas; what does not fit, and a user's ``savefig.*`` settings, go through
 ``savefig``.  Checked against ``savefig`` of the same box: the same pixels, the same size.
+The figure ``plot_roofline`` returns is then fitted to what it draws
+(``static.exports.fit_to_drawing``): its own ``savefig``, without a box, writes the file's picture.
 """
 
 from __future__ import annotations
@@ -91,3 +93,43 @@ def test_a_users_savefig_resolution_is_kept(tmp_path):
     small, large = _pixels(tmp_path / "at100.png"), _pixels(tmp_path / "at200.png")
     assert abs(large.shape[1] - 2 * small.shape[1]) <= 2
     assert abs(large.shape[0] - 2 * small.shape[0]) <= 2
+
+
+def _inside(figure) -> list[str]:
+    """What ``figure`` draws outside its own box (a legend, an axes with its labels, a text)."""
+    renderer = figure.canvas.get_renderer()
+    page = figure.bbox.padded(0.5)  # half a pixel of rounding
+    drawn = [("axes", axes.get_tightbbox(renderer)) for axes in figure.axes]
+    drawn += [("legend", axes.get_legend().get_window_extent(renderer))
+              for axes in figure.axes if axes.get_legend() is not None]
+    drawn += [("text", text.get_window_extent(renderer)) for text in figure.texts]
+    drawn += [("note", text.get_window_extent(renderer)) for axes in figure.axes
+              for text in axes.texts]
+    return [what for what, box in drawn
+            if box.x0 < page.x0 or box.y0 < page.y0 or box.x1 > page.x1 or box.y1 > page.y1]
+
+
+def test_the_returned_figure_saves_the_picture_of_the_file(tmp_path, sweep_file):
+    # the sweep: a colour bar right of the axes, the legend right of it, the notes under them
+    payload = plot_roofline(sweep_file, filepath=tmp_path / "plot.png", verbose=False)
+    figure = payload["figure"]
+    assert _inside(figure) == []
+    assert len(figure.axes) == 2  # the colour bar's axes checked too
+    figure.savefig(tmp_path / "own.png")  # no box: the figure as it is
+    ours, own = _pixels(tmp_path / "plot.png"), _pixels(tmp_path / "own.png")
+    assert own.shape == ours.shape
+    assert _same_picture(own, ours)
+    # the figure is what is drawn: about 12.9 x 6.9 inches at 100 dpi, not the 18 x 11 canvas
+    assert figure.get_size_inches() * 100 == pytest.approx(own.shape[1::-1], abs=0.01)
+
+
+def test_the_figure_without_a_file_is_cut_to_what_it_draws(tmp_path):
+    # PMGPU's legend reaches right of the axes, the notes below them, under those the note of
+    # the region outside the axes (<init_datastructures>, no FLOPs; a figure text): all inside
+    arguments = {"peak_flops": 2048.0, "peak_bandwidth": 204.8, "verbose": False}
+    figure = plot_roofline(PMGPU, **arguments)["figure"]
+    assert len(figure.texts) == 1
+    assert _inside(figure) == []
+    figure.savefig(tmp_path / "own.png")
+    plot_roofline(PMGPU, filepath=tmp_path / "plot.png", **arguments)
+    assert _same_picture(_pixels(tmp_path / "own.png"), _pixels(tmp_path / "plot.png"))

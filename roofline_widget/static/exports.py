@@ -26,6 +26,7 @@ __all__ = [
     "PLOT_DATA_FORMAT_VERSION",
     "check_arguments",
     "data_writer",
+    "fit_to_drawing",
     "image_writer",
     "import_matplotlib",
     "plain",
@@ -144,6 +145,45 @@ def tight_box(figure):
     dpi = figure.dpi
     return Bbox.from_extents(math.floor(box.x0 * dpi) / dpi, math.floor(box.y0 * dpi) / dpi,
                              math.ceil(box.x1 * dpi) / dpi, math.ceil(box.y1 * dpi) / dpi)
+
+
+def fit_to_drawing(figure) -> None:
+    """Resize ``figure`` to :func:`tight_box`, everything drawn at its place: the figure a user
+    gets back saves (``savefig`` without a box) and shows what the image file holds.
+
+    The axes (a colour bar's among them) and the figure's texts placed in figure fractions
+    are moved to the same inches from the box's corner; what is placed relative to the axes
+    (legend, notes, labels) follows them.  The texts keep their sizes (the resolution is
+    unchanged); nothing is drawn here.
+    """
+    from matplotlib.transforms import Bbox
+
+    box, dpi = tight_box(figure), figure.dpi
+    width, height = figure.get_size_inches()
+    # the new size in whole pixels (the box's edges are on pixels; Agg truncates a size)
+    new_width, new_height = (_inches(round(extent * dpi), dpi) for extent in (box.width, box.height))
+
+    def moved(x: float, y: float) -> tuple[float, float]:
+        return (x * width - box.x0) / new_width, (y * height - box.y0) / new_height
+
+    for axes in figure.axes:
+        position = axes.get_position(original=True)
+        x0, y0 = moved(position.x0, position.y0)
+        x1, y1 = moved(position.x1, position.y1)
+        axes.set_position(Bbox.from_extents(x0, y0, x1, y1))
+    for text in figure.texts:
+        if text.get_transform() == figure.transFigure:
+            text.set_position(moved(*text.get_position()))
+    figure.set_size_inches(new_width, new_height, forward=False)
+
+
+def _inches(pixels: int, dpi: float) -> float:
+    """The smallest size in inches at least ``pixels`` at ``dpi`` (in floats: the renderer
+    truncates a size of 1182.9999 pixels to 1182)."""
+    size = pixels / dpi
+    while size * dpi < pixels:
+        size = math.nextafter(size, math.inf)
+    return size
 
 
 def _saved_as_drawn() -> bool:

@@ -56,7 +56,8 @@ CEILING_LABEL_SIZE = 8.5
 _AXES_PX = (125.0, 78.0, 775.0, 500.5)
 #: The canvas (inches): the axes, room right of them for the colour bar and the legend and below
 #: them for the notes; the file is cut to what is drawn (``static.exports.image_writer``), on this
-#: canvas as it was laid out when it holds everything.
+#: canvas as it was laid out when it holds everything; then the figure is fitted to what it draws
+#: (``static.exports.fit_to_drawing``).
 _CANVAS = (18.0, 11.0)
 _DPI = 100.0
 _AXES_BOX = (_AXES_PX[0] / (_CANVAS[0] * _DPI),
@@ -313,7 +314,8 @@ def draw(scene: Scene):
     The figure is a canvas larger than what is drawn: the axes at fixed pixels, room right of
     them for the colour bar and the legend and below them for the notes.  Files are cut to what
     is drawn (:func:`~roofline_widget.static.exports.image_writer`; ``savefig`` with
-    ``bbox_inches="tight"`` does the same).
+    ``bbox_inches="tight"`` does the same); ``plot_roofline`` then fits the figure to it
+    (:func:`~roofline_widget.static.exports.fit_to_drawing`) before handing it back.
     """
     _, Figure, FigureCanvasAgg = import_matplotlib()
     figure = Figure(figsize=_CANVAS, dpi=_DPI)

@@ -41,6 +41,7 @@ from roofline_widget.static.exports import (
     DATA_FORMATS,
     check_arguments,
     data_writer,
+    fit_to_drawing,
     image_writer,
     records,
 )
@@ -192,7 +193,9 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         empirical ceilings and the axis ranges, drawn under the axes; ""
         when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`),
         ``beyond_hardware`` (per point, why it is beyond the hardware, "" for
-        a plausible one: the SVG hover titles of the command line) and ``figure``.  The axes
+        a plausible one: the SVG hover titles of the command line) and ``figure`` (with
+        matplotlib, the size of what it draws, legend and notes inside: its own ``savefig``
+        writes the picture of the image file).  The axes
         show what the widget's would (:func:`~roofline_widget.look.axis_ranges.axis_ranges`):
         the points, level dots and baseline points, every ridge point.
 
@@ -292,6 +295,8 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         data = targets[output_files.DATA]
         writes.append((data, data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
+    if backend == "matplotlib" and page_writer is None:  # the file was cut from the canvas
+        fit_to_drawing(figure)
     if verbose:
         _report(selected, roofline, [scene.notes[0], scene.notes[-1]], notes)
         if chained.chain is not None:
