@@ -147,9 +147,10 @@ def tight_box(figure):
                              math.ceil(box.x1 * dpi) / dpi, math.ceil(box.y1 * dpi) / dpi)
 
 
-def fit_to_drawing(figure) -> None:
-    """Resize ``figure`` to :func:`tight_box`, everything drawn at its place: the figure a user
-    gets back saves (``savefig`` without a box) and shows what the image file holds.
+def fit_to_drawing(figure, box=None) -> None:
+    """Resize ``figure`` to ``box`` (default :func:`tight_box`; the box its image file was cut
+    to: the figure's artists are measured once), everything drawn at its place: the figure a
+    user gets back saves (``savefig`` without a box) and shows what the image file holds.
 
     The axes (a colour bar's among them) and the figure's texts placed in figure fractions
     are moved to the same inches from the box's corner; what is placed relative to the axes
@@ -158,10 +159,11 @@ def fit_to_drawing(figure) -> None:
     """
     from matplotlib.transforms import Bbox
 
-    box, dpi = tight_box(figure), figure.dpi
+    box, dpi = tight_box(figure) if box is None else box, figure.dpi
     width, height = figure.get_size_inches()
     # the new size in whole pixels (the box's edges are on pixels; Agg truncates a size)
-    new_width, new_height = (_inches(round(extent * dpi), dpi) for extent in (box.width, box.height))
+    new_width, new_height = (_inches(round(extent * dpi), dpi)
+                             for extent in (box.width, box.height))
 
     def moved(x: float, y: float) -> tuple[float, float]:
         return (x * width - box.x0) / new_width, (y * height - box.y0) / new_height
@@ -196,10 +198,11 @@ def _saved_as_drawn() -> bool:
             and rc["savefig.edgecolor"] == "auto" and not rc["savefig.transparent"])
 
 
-def _write_png(figure, path) -> None:
-    """The PNG of ``figure`` cut to :func:`tight_box`: drawn once on the canvas the texts were
-    laid out on (their sizes measured once) and its pixels cut, when the box lies inside the
-    canvas; else (or with a user's ``savefig.*`` settings) by ``savefig``, as other formats.
+def _write_png(figure, box, path) -> None:
+    """The PNG of ``figure`` cut to ``box`` (:func:`tight_box`): drawn once on the canvas the
+    texts were laid out on (their sizes measured once) and its pixels cut, when the box lies
+    inside the canvas; else (or with a user's ``savefig.*`` settings) by ``savefig``, as other
+    formats.
 
     An opaque image is written as RGB (what ``savefig`` writes as RGBA, with the same pixels
     and metadata) at zlib level :data:`_PNG_COMPRESSION`: about half the encoding time of
@@ -208,7 +211,7 @@ def _write_png(figure, path) -> None:
     import matplotlib
     from PIL import Image, PngImagePlugin  # matplotlib's own image writer
 
-    box, dpi = tight_box(figure), figure.dpi
+    dpi = figure.dpi
     left, top = round(box.x0 * dpi), round(figure.bbox.height - box.y1 * dpi)
     width, height = round(box.width * dpi), round(box.height * dpi)
     if (not _saved_as_drawn() or left < 0 or top < 0 or left + width > figure.bbox.width
@@ -224,9 +227,14 @@ def _write_png(figure, path) -> None:
     image.save(path, format="png", dpi=(dpi, dpi), pnginfo=info, compress_level=_PNG_COMPRESSION)
 
 
-def image_writer(figure, image_format: str) -> Callable[[str], None]:
-    """``write(path)`` for the image file of a matplotlib ``figure``: drawn once, cut to its
-    artists (:func:`tight_box`); a PNG on the canvas its texts were laid out on."""
-    if image_format == "png":
-        return lambda path: _write_png(figure, path)
-    return lambda path: figure.savefig(path, format=image_format, bbox_inches=tight_box(figure))
+def image_writer(figure, image_format: str, box=None) -> Callable[[str], None]:
+    """``write(path)`` for the image file of a matplotlib ``figure``: drawn once, cut to
+    ``box`` (inches; default :func:`tight_box` when the file is written, the box around its
+    artists); a PNG on the canvas its texts were laid out on."""
+    def write(path) -> None:
+        cut = tight_box(figure) if box is None else box
+        if image_format == "png":
+            _write_png(figure, cut, path)
+        else:
+            figure.savefig(path, format=image_format, bbox_inches=cut)
+    return write

@@ -44,6 +44,7 @@ from roofline_widget.static.exports import (
     fit_to_drawing,
     image_writer,
     records,
+    tight_box,
 )
 from roofline_widget.static.matplotlib_figure import STATIC_CANVAS
 from roofline_widget.static.payload import (
@@ -286,17 +287,19 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         figure = roofline_figure.plot
         shown = _bqplot_view(figure, legend)
     payload["figure"] = figure
+    # the box around what the matplotlib figure draws: its file's, then its own size
+    box = tight_box(figure) if backend == "matplotlib" and page_writer is None else None
     writes = []
     if output_files.IMAGE in targets:
         image = targets[output_files.IMAGE]
-        writes.append((image, image_writer(figure, image.format) if page_writer is None
+        writes.append((image, image_writer(figure, image.format, box) if page_writer is None
                        else page_writer))
     if output_files.DATA in targets:
         data = targets[output_files.DATA]
         writes.append((data, data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
-    if backend == "matplotlib" and page_writer is None:  # the file was cut from the canvas
-        fit_to_drawing(figure)
+    if box is not None:  # after the file, cut from the canvas its texts were laid out on
+        fit_to_drawing(figure, box)
     if verbose:
         _report(selected, roofline, [scene.notes[0], scene.notes[-1]], notes)
         if chained.chain is not None:
