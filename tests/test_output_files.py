@@ -188,6 +188,7 @@ def test_a_writer_failing_midway_leaves_earlier_files_intact_and_no_temp_file(tm
 @pytest.mark.parametrize("name", ["f.png", "f.svg"])
 def test_a_failing_image_writer_creates_nothing(tmp_path, monkeypatch, name):
     from matplotlib.figure import Figure
+    from PIL import Image
 
     def broken(self, path, *args, **keywords):
         with open(path, "wb") as handle:
@@ -195,6 +196,7 @@ def test_a_failing_image_writer_creates_nothing(tmp_path, monkeypatch, name):
         raise RuntimeError("renderer crashed")
 
     monkeypatch.setattr(Figure, "savefig", broken)
+    monkeypatch.setattr(Image.Image, "save", broken)  # a PNG cut from the canvas (static.exports)
     with pytest.raises(RuntimeError, match="renderer crashed"):
         _plot(filepath=tmp_path / name, data_filepath=tmp_path / "points.csv")
     assert _listing(tmp_path) == []  # no file, no temporary file

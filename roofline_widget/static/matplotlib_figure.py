@@ -51,15 +51,22 @@ NOTES_GID = "roofline-notes"
 NO_FLOP_WHERE = "drawn as hollow triangles at the axis edge"
 #: Font size (pt) of the ceiling labels.
 CEILING_LABEL_SIZE = 8.5
-#: The figure's size (inches) and its axes' box (figure fractions), fixed: the labels are
-#: placed for the axes' pixels at :data:`_DPI`; the file is cut to what is drawn (``static.exports``).
-_FIGSIZE = (10.0, 6.5)
-_AXES_BOX = (0.125, 0.11, 0.775, 0.77)
+#: The axes' box in pixels at :data:`_DPI`, fixed (the labels are placed for it): left of it and
+#: above it, and its width and height.
+_AXES_PX = (125.0, 78.0, 775.0, 500.5)
+#: The canvas (inches): the axes, room right of them for the colour bar and the legend and below
+#: them for the notes; the file is cut to what is drawn (``static.exports.image_writer``), on this
+#: canvas as it was laid out when it holds everything; then the figure is fitted to what it draws
+#: (``static.exports.fit_to_drawing``).
+_CANVAS = (18.0, 11.0)
 _DPI = 100.0
+_AXES_BOX = (_AXES_PX[0] / (_CANVAS[0] * _DPI),
+             1.0 - (_AXES_PX[1] + _AXES_PX[3]) / (_CANVAS[1] * _DPI),
+             _AXES_PX[2] / (_CANVAS[0] * _DPI), _AXES_PX[3] / (_CANVAS[1] * _DPI))
 _PX = _DPI / 72.0  # pixels per point
 #: What the static figure's ceiling labels are placed for: its axes, 8.5 pt text, turned slopes.
 STATIC_CANVAS = LabelCanvas(
-    PlotArea(min_width=_FIGSIZE[0] * _AXES_BOX[2] * _DPI, height=_FIGSIZE[1] * _AXES_BOX[3] * _DPI),
+    PlotArea(min_width=_AXES_PX[2], height=_AXES_PX[3]),
     font_px=CEILING_LABEL_SIZE * _PX, anchor_gap_px=2.0 * _PX, line_gap_px=2.5 * _PX,
     point_clearance_px=4.0 * _PX, turned=True, ridge_label=False)
 _LINESTYLES: dict[str, Any] = {"solid": "-", "dashed": "--", "dotted": ":"}
@@ -179,13 +186,14 @@ def _draw_points(axes, scene: Scene) -> None:
     x, y = points.x[scene.no_flop], points.y[scene.no_flop]
     # Pinned left (the usual case: intensity = GFLOP/s / bandwidth is tiny too), else down.
     markers = np.where(x < x_limits[0], "<", np.where(y < y_limits[0], "v", "o"))
-    labelled = set()
-    for code, marker, px, py in zip(codes[scene.no_flop].astype(int), markers,
-                                    pinned(x, x_limits), pinned(y, y_limits)):
+    x, y, pinned_codes = pinned(x, x_limits), pinned(y, y_limits), codes[scene.no_flop].astype(int)
+    labelled = set()  # one collection per colour and marker, in the order of their first point
+    for code, marker in dict.fromkeys(zip(pinned_codes.tolist(), markers.tolist())):
         key = categories[code] if code >= 0 else "other"
         label = None if key in labelled else f"{key} (almost no FLOPs: at the axis edge)"
         labelled.add(key)
-        axes.scatter([px], [py], marker=marker, s=60, facecolors="none",
+        mine = (pinned_codes == code) & (markers == marker)
+        axes.scatter(x[mine], y[mine], marker=marker, s=60, facecolors="none",
                      edgecolors=scene.coloring.colors([code]), linewidths=1.4, zorder=5,
                      clip_on=False, label=label)
 
@@ -197,6 +205,7 @@ def _draw_sweep(axes, sweep: SweepPart, scene: Scene, proxies: list) -> None:
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import LinearSegmentedColormap, Normalize
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedFormatter
 
     drawn, named = sweep.drawn, set()
     for group, lines in zip(sweep.groups, sweep.paths):
@@ -223,9 +232,11 @@ def _draw_sweep(axes, sweep: SweepPart, scene: Scene, proxies: list) -> None:
     bar_axes = axes.figure.add_axes((box.x1 + 0.12 / width, box.y0, 0.14 / width, box.height))
     step = -(-len(sweep.key) // _BAR_TICKS)
     shown = sorted({*range(0, len(sweep.key), step), len(sweep.key) - 1})
-    bar = axes.figure.colorbar(ScalarMappable(norm=norm, cmap=cmap), cax=bar_axes,
-                               ticks=[sweep.key.values[i] for i in shown])
-    bar.ax.set_yticklabels([matplotlib_text(sweep.key.labels[i]) for i in shown], fontsize=8)
+    bar = axes.figure.colorbar(  # the labels a formatter's (no tick made before the draw)
+        ScalarMappable(norm=norm, cmap=cmap), cax=bar_axes,
+        ticks=[sweep.key.values[i] for i in shown],
+        format=FixedFormatter([matplotlib_text(sweep.key.labels[i]) for i in shown]))
+    bar.ax.yaxis.set_tick_params(labelsize=8)
     bar.ax.minorticks_off()
     bar.set_label(matplotlib_text(_SWEEP_KEYS.get(sweep.key.name, sweep.key.name)), fontsize=9)
     bar.ax.set_gid(SWEEP_BAR_GID)
@@ -267,18 +278,26 @@ def plain_log_ticks(axes) -> None:
     it would overlap another (:func:`~roofline_widget.look.log_axes.labelled_ticks`);
     the other decades and steps get a faint grid line each, two line collections (a
     minor tick of matplotlib is an artist of its own: two hundred of them cost a
-    second to lay out).
+    second to lay out).  The labels are measured in the tick labels' font
+    (``xtick.labelsize``, ``ytick.labelsize``), one per axis, before any tick is made.
     """
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
     from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
+    measure = TextToPath().get_text_width_height_descent
     for axis, (low, high) in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
         ticks = log_ticks(low, high)
         texts = [tick_text(value) for value in ticks]
         horizontal = axis is axes.xaxis
+        font = FontProperties(size=matplotlib.rcParams["xtick.labelsize" if horizontal
+                                                        else "ytick.labelsize"])
+        # a tick label's extent along its axis (px): its width on x, its height on y
+        extents = [measure(text, font, ismath=False)[0 if horizontal else 1] * axes.figure.dpi / 72
+                   for text in texts]
         shown = labelled_ticks(ticks, low, high,
-                               axes.bbox.width if horizontal else axes.bbox.height,
-                               [_label_extent(text, axis, horizontal, axes.figure.dpi)
-                                for text in texts])
+                               axes.bbox.width if horizontal else axes.bbox.height, extents)
         axis.set_major_locator(FixedLocator(ticks.tolist()))
         axis.set_major_formatter(FixedFormatter([text if keep else ""
                                                  for text, keep in zip(texts, shown)]))
@@ -289,21 +308,17 @@ def plain_log_ticks(axes) -> None:
     axes.grid(True, which="major", alpha=0.35)
 
 
-def _label_extent(text: str, axis, horizontal: bool, dpi: float) -> float:
-    """A tick label's extent along its axis in pixels: its width on x, its height on y."""
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import TextToPath
-
-    size = axis.get_major_ticks()[0].label1.get_fontsize() if axis.get_major_ticks() else 10.0
-    width, height, _ = TextToPath().get_text_width_height_descent(
-        text, FontProperties(size=size), ismath=False)
-    return (width if horizontal else height) * dpi / 72.0
-
-
 def draw(scene: Scene):
-    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas)."""
+    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas).
+
+    The figure is a canvas larger than what is drawn: the axes at fixed pixels, room right of
+    them for the colour bar and the legend and below them for the notes.  Files are cut to what
+    is drawn (:func:`~roofline_widget.static.exports.image_writer`; ``savefig`` with
+    ``bbox_inches="tight"`` does the same); ``plot_roofline`` then fits the figure to it
+    (:func:`~roofline_widget.static.exports.fit_to_drawing`) before handing it back.
+    """
     _, Figure, FigureCanvasAgg = import_matplotlib()
-    figure = Figure(figsize=_FIGSIZE, dpi=_DPI)
+    figure = Figure(figsize=_CANVAS, dpi=_DPI)
     FigureCanvasAgg(figure)
     axes = figure.add_axes(_AXES_BOX)
     axes.set_xscale("log")

@@ -41,8 +41,10 @@ from roofline_widget.static.exports import (
     DATA_FORMATS,
     check_arguments,
     data_writer,
+    fit_to_drawing,
     image_writer,
     records,
+    tight_box,
 )
 from roofline_widget.static.matplotlib_figure import STATIC_CANVAS
 from roofline_widget.static.payload import (
@@ -192,7 +194,9 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         empirical ceilings and the axis ranges, drawn under the axes; ""
         when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`),
         ``beyond_hardware`` (per point, why it is beyond the hardware, "" for
-        a plausible one: the SVG hover titles of the command line) and ``figure``.  The axes
+        a plausible one: the SVG hover titles of the command line) and ``figure`` (with
+        matplotlib, the size of what it draws, legend and notes inside: its own ``savefig``
+        writes the picture of the image file).  The axes
         show what the widget's would (:func:`~roofline_widget.look.axis_ranges.axis_ranges`):
         the points, level dots and baseline points, every ridge point.
 
@@ -283,15 +287,19 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         figure = roofline_figure.plot
         shown = _bqplot_view(figure, legend)
     payload["figure"] = figure
+    # the box around what the matplotlib figure draws: its file's, then its own size
+    box = tight_box(figure) if backend == "matplotlib" and page_writer is None else None
     writes = []
     if output_files.IMAGE in targets:
         image = targets[output_files.IMAGE]
-        writes.append((image, image_writer(figure, image.format) if page_writer is None
+        writes.append((image, image_writer(figure, image.format, box) if page_writer is None
                        else page_writer))
     if output_files.DATA in targets:
         data = targets[output_files.DATA]
         writes.append((data, data_writer(data.format, table, payload)))
     output_files.write_atomically(writes)
+    if box is not None:  # after the file, cut from the canvas its texts were laid out on
+        fit_to_drawing(figure, box)
     if verbose:
         _report(selected, roofline, [scene.notes[0], scene.notes[-1]], notes)
         if chained.chain is not None:

@@ -48,6 +48,7 @@ _NOTE_NAMES = 30              # region names the note spells out
 _MARKER_RADIUS_PT = 4.0       # a point marker's radius (scatter s=36: 6 pt across)
 _PAD_PX = 1.0
 _LINE_STEP_PX = 2.0           # lines are obstacles sampled this densely
+_NOTE_GAP_PT = 5.0            # between the notes under the axes and the note of the unlabelled
 
 
 @dataclass
@@ -93,13 +94,14 @@ def _anchors(points: pd.DataFrame, names: np.ndarray) -> pd.DataFrame:
     return anchors
 
 
-def _boxes_overlap(box, others: np.ndarray) -> bool:
-    """Whether the box ``(x0, y0, x1, y1)`` overlaps any row of ``others`` (n x 4)."""
+def _free(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Per row of ``boxes`` (m x 4, ``x0, y0, x1, y1``) whether it overlaps no row of ``others``
+    (n x 4): one m x n comparison."""
     if not len(others):
-        return False
-    x0, y0, x1, y1 = box
-    return bool(np.any((others[:, 0] < x1) & (x0 < others[:, 2])
-                       & (others[:, 1] < y1) & (y0 < others[:, 3])))
+        return np.ones(len(boxes), dtype=bool)
+    overlap = ((others[None, :, 0] < boxes[:, None, 2]) & (boxes[:, None, 0] < others[None, :, 2])
+               & (others[None, :, 1] < boxes[:, None, 3]) & (boxes[:, None, 1] < others[None, :, 3]))
+    return np.logical_not(overlap.any(axis=1))
 
 
 def _extent(artist, renderer) -> tuple:
@@ -183,13 +185,19 @@ def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None
     anchor = annotation.axes.transData.transform(annotation.xy)
     candidates = _candidate_boxes(anchor, (extent.width, extent.height), annotation.figure.dpi)
     boxes = np.asarray([box for box, *_ in candidates])
-    reach = (boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max())
-    near = blocked[(blocked[:, 0] < reach[2]) & (reach[0] < blocked[:, 2])
-                   & (blocked[:, 1] < reach[3]) & (reach[1] < blocked[:, 3])]
-    for box, offset, ha, va in candidates:
-        inside = (box[0] >= frame.x0 and box[2] <= frame.x1
-                  and box[1] >= frame.y0 and box[3] <= frame.y1)
-        if inside and not _boxes_overlap(box, near):  # what lies within reach of any candidate
+    inside = ((boxes[:, 0] >= frame.x0) & (boxes[:, 2] <= frame.x1)
+              & (boxes[:, 1] >= frame.y0) & (boxes[:, 3] <= frame.y1))
+    # the first candidate inside the axes that overlaps nothing: the candidates of one distance
+    # at once (most labels find room at the first), against the obstacles within their reach
+    step = len(CANDIDATE_OFFSETS)
+    for first in range(0, len(candidates), step):
+        group = boxes[first:first + step]
+        reach = (group[:, 0].min(), group[:, 1].min(), group[:, 2].max(), group[:, 3].max())
+        near = blocked[(blocked[:, 0] < reach[2]) & (reach[0] < blocked[:, 2])
+                       & (blocked[:, 1] < reach[3]) & (reach[1] < blocked[:, 3])]
+        free = np.flatnonzero(inside[first:first + step] & _free(group, near))
+        if len(free):
+            box, offset, ha, va = candidates[first + free[0]]
             annotation.xyann = offset
             annotation.set_ha(ha)
             annotation.set_va(va)
@@ -198,11 +206,13 @@ def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None
 
 
 def _under_notes(axes, renderer) -> float:
-    """The figure height (fraction) under the notes drawn below the axes (at most 0.0)."""
+    """Where (figure fraction) the text under the x axis and the notes drawn below the axes ends,
+    less a gap of :data:`_NOTE_GAP_PT`."""
     frame = axes.get_window_extent(renderer)
     boxes = [text.get_window_extent(renderer) for text in axes.texts if text.get_visible()]
     bottoms = [box.y0 for box in boxes if box.y1 <= frame.y0]
-    return min([0.0, *[y / axes.figure.bbox.height - 0.01 for y in bottoms]])
+    lowest = min([axes.xaxis.get_tightbbox(renderer).y0, *bottoms])
+    return (lowest - _NOTE_GAP_PT * axes.figure.dpi / 72) / axes.figure.bbox.height
 
 
 def _named(regions: list) -> str:
@@ -261,17 +271,18 @@ def place_region_labels(axes, points: pd.DataFrame, *, names: np.ndarray | None 
     blocked = _obstacles(axes, renderer, axes.transData.transform(xy))
     names = point_names(points) if names is None else names
     (x_low, x_high), (y_low, y_high) = sorted(axes.get_xlim()), sorted(axes.get_ylim())
-    for index, (_, row) in enumerate(_anchors(points, names).iterrows()):
-        region = str(row["name"])
-        if not (x_low <= row[schema.INTENSITY] <= x_high and y_low <= row[schema.PERFORMANCE] <= y_high):
+    anchors = _anchors(points, names)
+    for index, (region, x, y) in enumerate(zip(anchors["name"].astype(str),
+                                               anchors[schema.INTENSITY].to_numpy(float),
+                                               anchors[schema.PERFORMANCE].to_numpy(float))):
+        if not (x_low <= x <= x_high and y_low <= y <= y_high):
             placement.off_axes.append(region)
             continue
         if index >= max_labels:
             placement.unlabelled.append(region)
             continue
         annotation = axes.annotate(
-            matplotlib_text(label_text(region)), (row[schema.INTENSITY],
-                                 row[schema.PERFORMANCE]),
+            matplotlib_text(label_text(region)), (x, y),
             textcoords="offset points", xytext=(0, 0), fontsize=LABEL_FONT_SIZE,
             color="0.15", zorder=5, annotation_clip=False)
         box = _try_place(annotation, renderer, frame, blocked)
