@@ -126,11 +126,38 @@ def sorted_categorical(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
     """``pd.Categorical(values[codes])`` (the values present as sorted categories), from codes.
 
     Only the distinct values present are turned into a categorical (and
-    sorted); no text is built per row.  ``codes`` has no -1.
+    sorted); no text is built per row.  ``codes`` has no -1.  The dtype of a
+    set of values seen before is reused (:func:`_sorted_dtype`): the runs of a
+    sweep name the same regions, and pandas' inference of the categories
+    costs more than the rest of a small run's sums.
     """
     present = np.zeros(len(values), dtype=bool)
     present[codes] = True
-    kinds = pd.Categorical(np.asarray(values, dtype=object)[present])
+    dtype, kept_codes = _sorted_dtype(np.asarray(values, dtype=object)[present])
     remap = np.zeros(len(values), dtype=np.int64)
-    remap[present] = kinds.codes
-    return pd.Categorical.from_codes(remap[codes], dtype=kinds.dtype)
+    remap[present] = kept_codes
+    return pd.Categorical.from_codes(remap[codes], dtype=dtype)
+
+
+#: (the values present, each with its type) -> their sorted dtype and each value's code in it.
+_SORTED_DTYPES: dict[tuple, tuple[pd.CategoricalDtype, np.ndarray]] = {}
+_SORTED_DTYPES_KEPT = 256
+
+
+def _sorted_dtype(kept: np.ndarray) -> tuple[pd.CategoricalDtype, np.ndarray]:
+    """The dtype of ``pd.Categorical(kept)`` (distinct values) and the codes of ``kept`` in it,
+    worked out once per tuple of values (their types part of the key: ``1`` is not ``"1"``)."""
+    listed = kept.tolist()
+    key = (tuple(listed), tuple(type(value) for value in listed))
+    try:
+        found = _SORTED_DTYPES.get(key)
+    except TypeError:  # an unhashable value: nothing kept
+        key, found = None, None
+    if found is None:
+        kinds = pd.Categorical(kept)
+        found = (kinds.dtype, np.asarray(kinds.codes, dtype=np.int64))
+        if key is not None:
+            if len(_SORTED_DTYPES) >= _SORTED_DTYPES_KEPT:
+                _SORTED_DTYPES.clear()
+            _SORTED_DTYPES[key] = found
+    return found

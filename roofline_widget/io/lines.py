@@ -152,12 +152,26 @@ class Piece:
         self.ends = ends
         self.starts = np.concatenate(([0], ends[:-1] + 1)) if len(ends) else ends
         self.count = len(ends)
+        self._texts: list[str] | None = None
 
     def line(self, k: int) -> str:
         """Line ``k`` (0-based in the piece; -1 is the line before it)."""
         if k < 0:
             return self.before
+        if self._texts is None:
+            self._texts = self._decoded()
+        if self._texts:
+            return self._texts[k]
         return self.data[self.starts[k]:self.ends[k]].decode("utf-8", ERRORS)
+
+    def _decoded(self) -> list[str]:
+        """Every line as text, decoded at once (a line's bytes never hold a ``\n``: the same
+        texts as line by line); ``[]`` when some line cannot be decoded (then each line is
+        decoded when asked for, so that only a line read raises)."""
+        try:
+            return self.data.decode("utf-8", ERRORS).split("\n")[:self.count] if self.count else []
+        except UnicodeDecodeError:
+            return []
 
     def get(self, k: int) -> str | None:
         """Line ``k``, or None past the last line."""

@@ -22,6 +22,7 @@ import pandas as pd
 from roofline_widget.errors import LikwidFormatError, LikwidReadWarning
 from roofline_widget.io.blocks import STAT_COLUMNS, RegionBlock
 from roofline_widget.io.cells import ThreadColumn
+from roofline_widget.io.key_codes import column_codes, duplicated, integer_codes
 from roofline_widget.io.run_marks import RunMark
 from roofline_widget.io.runs import RunPlan, plan_runs
 from roofline_widget.model import Layout, LikwidRun
@@ -246,14 +247,28 @@ def check_unique_rows(table: pd.DataFrame, subset: list[str], expected: str,
     source : str, optional
         The file named in the message (default: the row's ``source``).
     """
-    duplicated = table.duplicated(subset=subset)
-    if duplicated.any():
-        row = table[duplicated].iloc[0]
+    again = _repeated_rows(table, subset)
+    if again.any():
+        row = table.iloc[int(np.flatnonzero(again)[0])]
         raise LikwidFormatError(
             row["source"] if source is None else source, int(row["line"]), expected,
             f"region {row['region']!r}, group {row['group']}, thread {row['thread']}, "
             f"rank {row['rank']} again",
         )
+
+
+def _repeated_rows(table: pd.DataFrame, subset: list[str]) -> np.ndarray:
+    """Per row whether an earlier row has the same ``subset`` values (``table.duplicated``, a
+    missing value equal to a missing one), from the columns' integer codes: nothing hashed per
+    row of text."""
+    columns = []
+    for name in subset:
+        column = table[name]
+        if pd.api.types.is_integer_dtype(column.dtype):
+            columns.append(integer_codes(column.to_numpy()))
+        else:  # a categorical gives its codes; -1 (missing) becomes a code of its own
+            columns.append(column_codes(column)[0] + 1)
+    return duplicated(columns) if len(table) else np.zeros(0, dtype=bool)
 
 
 def warn_passed_over(source, messages: Sequence[str], stacklevel: int = 2) -> None:
