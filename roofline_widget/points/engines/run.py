@@ -14,6 +14,7 @@ object; :class:`RunSource` serves it as a
 
 from __future__ import annotations
 
+import functools
 import weakref
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -33,7 +34,7 @@ from roofline_widget.model import LikwidRun, device_family
 from roofline_widget.points.engines.threads import max_over_segments, nonfinite_threads, sum_over_segments
 from roofline_widget.points.unmeasured import Unmeasured
 from roofline_widget.roofs.hardware_bounds import run_thread_bound
-from roofline_widget.schema import SOURCE_KEYS
+from roofline_widget.schema import KEY_COLUMNS, SOURCE_KEYS
 
 __all__ = ["RankPlaces", "RunAggregate", "RunSource", "cached_run_frame", "rank_places",
            "run_aggregate"]
@@ -46,13 +47,16 @@ _RUN_CACHE: dict[int, tuple] = {}
 
 @dataclass(frozen=True)
 class RunAggregate:
-    """A run's sums: the frame, and what names its unmeasured threads.
+    """A run's sums: their columns (a frame of them on first use), and what names its
+    unmeasured threads.
 
     Attributes
     ----------
-    frame : pandas.DataFrame
-        One row per (rank, region, device): the :data:`SOURCE_KEYS`, then one
-        column per metric (sum over threads, native unit).
+    columns : dict of str to array
+        One value per (rank, region, device) row: the :data:`SOURCE_KEYS`, then one
+        column per metric (sum over threads, native unit); the columns of :attr:`frame`.
+    metric_names : list of str
+        The metrics, in the run's order.
     group_rows : numpy.ndarray
         Per (rank, region, device, group), its row of ``frame``.
     group_sums, unmeasured : numpy.ndarray
@@ -65,13 +69,28 @@ class RunAggregate:
         categoricals (the values present, sorted), built from codes.
     """
 
-    frame: pd.DataFrame
+    columns: dict[str, np.ndarray]
+    metric_names: list[str]
     group_rows: np.ndarray
     group_sums: np.ndarray
     unmeasured: np.ndarray
     order: np.ndarray
     starts: np.ndarray
     categoricals: dict[str, pd.Categorical]
+
+    def __len__(self) -> int:
+        """The number of (rank, region, device) rows."""
+        return len(self.columns["rank"])
+
+    @functools.cached_property
+    def frame(self) -> pd.DataFrame:
+        """The :attr:`columns` as one DataFrame (built on first use: the sums engine reads the
+        arrays; a frame costs more than a small run's sums)."""
+        data = dict(self.columns)
+        for name in ("region", "device"):
+            data[name] = pd.Series(data[name], dtype=object, copy=False)
+        data["groups"] = pd.Series(data["groups"]).array  # labels inferred (str)
+        return pd.DataFrame(data, columns=[*SOURCE_KEYS, *self.metric_names])
 
 
 def _group_labels(group_codes: np.ndarray, names: np.ndarray, rows: np.ndarray,
@@ -109,15 +128,17 @@ def _aggregate_run(run: LikwidRun) -> RunAggregate:
     counts = np.bincount(codes[used], minlength=int(codes.max()) + 1 if used.any() else 0)
     starts = np.cumsum(counts) - counts
     group_first = order[starts]
-    values = table[metrics].to_numpy(dtype=float).T[:, order] if metrics else np.zeros((0, len(order)))
+    # the metric columns by position (``table[metrics]`` looks each name up: costlier than the sums)
+    values = (table.iloc[:, len(KEY_COLUMNS):].to_numpy(dtype=float).T[:, order] if metrics
+              else np.zeros((0, len(order))))
     reduced = sum_over_segments(values, counts)
     maxima = np.array([max_over_segments(table[name].to_numpy(dtype=float)[order], counts)
                        for name in ("runtime_s", "call_count")]).reshape(2, len(counts))
     group_rows = first_appearance([keys[name][0][group_first] for name in _GROUP_KEYS[:3]])
     n_rows = int(group_rows.max()) + 1 if len(group_rows) else 0
-    columns = np.concatenate([maxima, reduced.sums])
+    numbers = np.concatenate([maxima, reduced.sums])
     if n_rows < len(group_rows):  # several groups of a (rank, region, device): the first valued
-        columns = first_valid(columns, group_rows, n_rows)
+        numbers = first_valid(numbers, group_rows, n_rows)
     n_threads = np.zeros(n_rows, dtype=np.int64)
     np.maximum.at(n_threads, group_rows, counts)
     row_first = group_first[first_rows(group_rows)]
@@ -126,17 +147,15 @@ def _aggregate_run(run: LikwidRun) -> RunAggregate:
                                         n_rows)
     labelled = {name: (keys[name][0][row_first], keys[name][1]) for name in ("region", "device")}
     labelled["groups"] = (label_codes, labels)
-    frame = pd.DataFrame({
+    columns = {
         "rank": table["rank"].to_numpy(dtype=np.int64)[row_first],
-        **{name: pd.Series(texts[row_codes], dtype=object, copy=False)
-           for name, (row_codes, texts) in labelled.items() if name != "groups"},
-        "n_threads": n_threads, "runtime_s": columns[0], "call_count": columns[1],
-        "groups": pd.Series(labels).array.take(label_codes),  # labels inferred (str) once
-        **dict(zip(metrics, columns[2:]))}, columns=[*SOURCE_KEYS, *metrics])
+        **{name: texts[row_codes] for name, (row_codes, texts) in labelled.items()},
+        "n_threads": n_threads, "runtime_s": numbers[0], "call_count": numbers[1],
+        **dict(zip(metrics, numbers[2:]))}
     categoricals = {name: sorted_categorical(row_codes, texts)
                     for name, (row_codes, texts) in labelled.items()}
-    return RunAggregate(frame, group_rows, reduced.sums, reduced.unmeasured, order, starts,
-                        categoricals)
+    return RunAggregate(columns, list(metrics), group_rows, reduced.sums, reduced.unmeasured,
+                        order, starts, categoricals)
 
 
 def run_aggregate(run: LikwidRun) -> RunAggregate:
@@ -235,7 +254,7 @@ def _summed_groups(aggregate: RunAggregate, index: int) -> tuple[np.ndarray, np.
     """(frame rows, the group each row's sum of metric ``index`` comes from): the first group
     (file order) with a value."""
     candidates = np.flatnonzero(~np.isnan(aggregate.group_sums[index]))
-    first = np.full(len(aggregate.frame), len(aggregate.group_rows), dtype=np.int64)
+    first = np.full(len(aggregate), len(aggregate.group_rows), dtype=np.int64)
     np.minimum.at(first, aggregate.group_rows[candidates], candidates)  # the first in file order
     rows = np.flatnonzero(first < len(aggregate.group_rows))
     return rows, first[rows]
@@ -248,7 +267,7 @@ def _thread_maxima(run: LikwidRun, aggregate: RunAggregate, metric: str) -> np.n
     values = run.table[metric].to_numpy(dtype=float)[aggregate.order]
     counts = np.diff(np.append(aggregate.starts, len(aggregate.order)))
     per_group = max_over_segments(values, counts)
-    out = np.full(len(aggregate.frame), np.nan)
+    out = np.full(len(aggregate), np.nan)
     rows, groups = _summed_groups(aggregate, index)
     out[rows] = per_group[groups]
     return out
@@ -265,7 +284,7 @@ def _unmeasured_threads(run: LikwidRun, aggregate: RunAggregate, metric: str) ->
     """
     index = run.metric_names.index(metric)
     group_counts = aggregate.unmeasured[index]
-    counts = np.zeros(len(aggregate.frame), dtype=np.int64)
+    counts = np.zeros(len(aggregate), dtype=np.int64)
     if not group_counts.any():
         return Unmeasured(counts, {})
     values = run.table[metric].to_numpy(dtype=float)
@@ -312,9 +331,9 @@ class RunSource:
         self.label = run.label
         self.run_number = 1 if run.run_info is None else int(run.run_info.number)
         self._aggregate = run_aggregate(run)
-        frame = self._frame = self._aggregate.frame
-        self.metric_names = list(frame.columns[len(SOURCE_KEYS):])
-        self.keys = {name: self._aggregate.categoricals.get(name, frame[name].to_numpy())
+        columns = self._columns = self._aggregate.columns
+        self.metric_names = list(self._aggregate.metric_names)
+        self.keys = {name: self._aggregate.categoricals.get(name, columns[name])
                      for name in SOURCE_KEYS}
         self._maxima: dict[str, np.ndarray] = {}
         self._limits: np.ndarray | None = None
@@ -346,11 +365,11 @@ class RunSource:
 
     def __len__(self) -> int:
         """The number of (rank, region, device) rows."""
-        return len(self._frame)
+        return len(self._aggregate)
 
     def sums(self, metric: str) -> np.ndarray:
         """Per row the sum over threads of ``metric`` (native unit); NaN where not measured."""
-        return self._frame[metric].to_numpy(dtype=float)
+        return np.asarray(self._columns[metric], dtype=float)
 
     def unmeasured(self, metric: str) -> Unmeasured:
         """Per row the threads whose ``metric`` is not finite, named as the table prints them.
