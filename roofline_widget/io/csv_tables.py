@@ -78,6 +78,26 @@ class CsvLines:
             raise EOFError  # the piece ends before the text does
         return self.piece.get(k)
 
+    def rows_from(self, index: int) -> list[str]:
+        """The lines from ``index`` up to the first :func:`is_boundary` one or the end of the
+        text (as :meth:`get` line by line, without a call per line).
+
+        Raises :class:`EOFError` where the piece ends first and is not the last.
+        """
+        texts = self.piece.texts()
+        k = index - self.piece.first
+        if not texts:  # a line that cannot be decoded: line by line, so that it raises
+            rows: list[str] = []
+            while (line := self.get(index + len(rows))) is not None and not is_boundary(line):
+                rows.append(line)
+            return rows
+        end, count = k, self.piece.count
+        while end < count and not is_boundary(texts[end]):
+            end += 1
+        if end >= count and not self.piece.last:
+            raise EOFError  # the piece ends before the text does
+        return texts[k:end]
+
     def has(self, index: int) -> bool:
         return self.get(index) is not None
 
@@ -226,9 +246,7 @@ class CsvTableReader:
                   declared: int) -> int:
         """Read data rows until the next block; return the index after them."""
         width = n_labels + len(table.columns)
-        rows: list[str] = []
-        while (line := lines.get(index + len(rows))) is not None and not is_boundary(line):
-            rows.append(line)
+        rows = lines.rows_from(index)
         cursor = index + len(rows) if self._at_once(table, rows, n_labels, width) else \
             self._row_by_row(lines, table, index, n_labels, width, declared)
         at_end = not lines.has(cursor)

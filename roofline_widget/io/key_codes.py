@@ -152,12 +152,15 @@ def _sorted_dtype(kept: np.ndarray) -> tuple[pd.CategoricalDtype, np.ndarray]:
     try:
         found = _SORTED_DTYPES.get(key)
     except TypeError:  # an unhashable value: nothing kept
-        key, found = None, None
+        return _dtype_of(kept)
     if found is None:
-        kinds = pd.Categorical(kept)
-        found = (kinds.dtype, np.asarray(kinds.codes, dtype=np.int64))
-        if key is not None:
-            if len(_SORTED_DTYPES) >= _SORTED_DTYPES_KEPT:
-                _SORTED_DTYPES.clear()
-            _SORTED_DTYPES[key] = found
+        found = _dtype_of(kept)
+        if len(_SORTED_DTYPES) >= _SORTED_DTYPES_KEPT:
+            _SORTED_DTYPES.clear()
+        _SORTED_DTYPES[key] = found
     return found
+
+
+def _dtype_of(kept: np.ndarray) -> tuple[pd.CategoricalDtype, np.ndarray]:
+    kinds = pd.Categorical(kept)
+    return kinds.dtype, np.asarray(kinds.codes, dtype=np.int64)

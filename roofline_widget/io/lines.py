@@ -158,10 +158,9 @@ class Piece:
         """Line ``k`` (0-based in the piece; -1 is the line before it)."""
         if k < 0:
             return self.before
-        if self._texts is None:
-            self._texts = self._decoded()
-        if self._texts:
-            return self._texts[k]
+        texts = self.texts()
+        if texts:
+            return texts[k]
         return self.data[self.starts[k]:self.ends[k]].decode("utf-8", ERRORS)
 
     def _decoded(self) -> list[str]:
@@ -176,6 +175,13 @@ class Piece:
     def get(self, k: int) -> str | None:
         """Line ``k``, or None past the last line."""
         return self.line(k) if k < self.count else None
+
+    def texts(self) -> list[str]:
+        """Every line of the piece as text (decoded once; ``[]`` when some line cannot be
+        decoded: then read them with :meth:`line`)."""
+        if self._texts is None:
+            self._texts = self._decoded()
+        return self._texts
 
     def first_bytes(self) -> np.ndarray:
         """Per line its first byte (``\\n``, 10, for an empty line)."""

@@ -158,12 +158,16 @@ def _runs_of(run: LikwidRun, plan: RunPlan) -> tuple[LikwidRun, ...]:
                          count=len(plan.blocks))
     offsets = np.concatenate([[0], np.cumsum(counts)])
     stat_lines = run.stats["line"].to_numpy() if len(run.stats) else np.zeros(0, dtype=np.int64)
+    run_codes = len(plan.bounds) + np.arange(len(run.table), dtype=np.int64)  # runs checked at once
+    for number, (first, stop) in enumerate(plan.bounds):
+        run_codes[int(offsets[first]):int(offsets[stop])] = number
+    check_unique_rows(run.table, ["source", "rank", "region", "group", "thread"],
+                      "each (rank, region, group, thread) once in a run", run.sources[0],
+                      within=run_codes)
     runs = []
     for (first, stop), info in zip(plan.bounds, plan.infos):
         rows = slice(int(offsets[first]), int(offsets[stop]))
         table = run.table.iloc[rows].reset_index(drop=True)
-        check_unique_rows(table, ["source", "rank", "region", "group", "thread"],
-                          "each (rank, region, group, thread) once in a run", run.sources[0])
         in_run = (stat_lines >= info.first_line) & (stat_lines <= info.last_line)
         runs.append(LikwidRun(
             label=info.label_for(run.label), sources=run.sources, table=table,
@@ -233,7 +237,7 @@ def check_table_rows(blocks, source: str) -> None:
 
 
 def check_unique_rows(table: pd.DataFrame, subset: list[str], expected: str,
-                      source: str | None = None) -> None:
+                      source: str | None = None, within: np.ndarray | None = None) -> None:
     """Raise :class:`LikwidFormatError` for the first row repeating ``subset``.
 
     Parameters
@@ -246,8 +250,11 @@ def check_unique_rows(table: pd.DataFrame, subset: list[str], expected: str,
         What the message says was expected.
     source : str, optional
         The file named in the message (default: the row's ``source``).
+    within : numpy.ndarray, optional
+        Per row a code (0 or more): a row repeats only a row of the same code (the runs of a
+        file, checked in one pass); the first repeated row in table order is named.
     """
-    again = _repeated_rows(table, subset)
+    again = _repeated_rows(table, subset, within)
     if again.any():
         row = table.iloc[int(np.flatnonzero(again)[0])]
         raise LikwidFormatError(
@@ -257,11 +264,12 @@ def check_unique_rows(table: pd.DataFrame, subset: list[str], expected: str,
         )
 
 
-def _repeated_rows(table: pd.DataFrame, subset: list[str]) -> np.ndarray:
+def _repeated_rows(table: pd.DataFrame, subset: list[str],
+                   within: np.ndarray | None = None) -> np.ndarray:
     """Per row whether an earlier row has the same ``subset`` values (``table.duplicated``, a
     missing value equal to a missing one), from the columns' integer codes: nothing hashed per
     row of text."""
-    columns = []
+    columns = [] if within is None else [np.asarray(within, dtype=np.int64)]
     for name in subset:
         column = table[name]
         if pd.api.types.is_integer_dtype(column.dtype):
