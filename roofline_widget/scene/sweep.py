@@ -331,19 +331,29 @@ def _codes(rows: pd.DataFrame, coloring: Coloring) -> np.ndarray:
 
 
 def _paths(drawn: pd.DataFrame, groups: list[str], coloring: Coloring) -> tuple[Polylines, ...]:
-    """Per group, its paths as lines of equal length (a shorter one repeats its last vertex)."""
+    """Per group, its paths as lines of equal length (a shorter one repeats its last vertex).
+
+    With arrays: a group's rows ordered by path (stable: a path's vertices in row order), each
+    line's vertices taken through one index matrix.
+    """
+    group_of = drawn["sweep_group"].to_numpy(dtype=object)
+    path_of = drawn["sweep_path"].to_numpy()
+    xs, ys = drawn[_X].to_numpy(float), drawn[_Y].to_numpy(float)
     lines = []
     for number, group in enumerate(groups):
-        rows = drawn[drawn["sweep_group"] == group]
-        paths = [path for _, path in rows.groupby("sweep_path", sort=True)]
-        length = max((len(path) for path in paths), default=0)
-        x = np.array([np.pad(p[_X].to_numpy(float), (0, length - len(p)), mode="edge")
-                      for p in paths]).reshape(len(paths), length)
-        y = np.array([np.pad(p[_Y].to_numpy(float), (0, length - len(p)), mode="edge")
-                      for p in paths]).reshape(len(paths), length)
-        firsts = pd.DataFrame([p.iloc[0] for p in paths]) if paths else rows.iloc[:0]
-        colors = tuple(coloring.colors(_codes(firsts, coloring))) if paths else ()
-        lines.append(Polylines(PATH_GID, x, y, colors, style=PATH_STYLES[number % len(PATH_STYLES)],
+        rows = np.flatnonzero(group_of == group)
+        order = rows[np.argsort(path_of[rows], kind="stable")]
+        ids = path_of[order]
+        starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1]))) if len(ids) else \
+            np.zeros(0, dtype=np.intp)
+        counts = np.diff(np.append(starts, len(order)))
+        length = int(counts.max()) if len(counts) else 0
+        vertex = np.minimum(np.arange(length)[None, :], counts[:, None] - 1)
+        index = order[starts[:, None] + vertex].reshape(len(starts), length)
+        firsts = drawn.iloc[order[starts]]
+        colors = tuple(coloring.colors(_codes(firsts, coloring))) if len(starts) else ()
+        lines.append(Polylines(PATH_GID, xs[index], ys[index], colors,
+                               style=PATH_STYLES[number % len(PATH_STYLES)],
                                stroke=PATH_STROKE, opacity=0.75, z=3))
     return tuple(lines)
 
