@@ -263,7 +263,7 @@ def _summed_groups(aggregate: RunAggregate, index: int) -> tuple[np.ndarray, np.
 def _thread_maxima(run: LikwidRun, aggregate: RunAggregate, metric: str) -> np.ndarray:
     """Per frame row the largest value of ``metric`` among the threads its sum adds up
     (the group the sum comes from); NaN where it has none."""
-    index = run.metric_names.index(metric)
+    index = aggregate.metric_names.index(metric)
     values = run.table[metric].to_numpy(dtype=float)[aggregate.order]
     counts = np.diff(np.append(aggregate.starts, len(aggregate.order)))
     per_group = max_over_segments(values, counts)
@@ -282,7 +282,7 @@ def _unmeasured_threads(run: LikwidRun, aggregate: RunAggregate, metric: str) ->
     the header as printed).  A group without any finite value does not give
     the sum, so it adds nothing.
     """
-    index = run.metric_names.index(metric)
+    index = aggregate.metric_names.index(metric)
     group_counts = aggregate.unmeasured[index]
     counts = np.zeros(len(aggregate), dtype=np.int64)
     if not group_counts.any():
