@@ -63,7 +63,8 @@ def test_opening_shows_what_the_state_makes(widget):
     assert left == current_left_out(widget)
     assert table == current_ceilings(widget)
     assert left.count("<td>region_00") == 4
-    assert "L2 &lt;b&gt;" in table and "<b>" not in table
+    assert "L2 &lt;b&gt;" in table
+    assert "<b>" not in table
     assert table.count("<tr>") == 3  # the header and two ceilings
 
 
@@ -103,7 +104,8 @@ def test_saved_page_holds_the_tables_of_closed_sections(widget, tmp_path):
     widget.include = "region_00[0-3]"
     widget.save_html(str(path))
     page = path.read_text()  # the sections' HTML in the page's JSON
-    assert "<td>region_001</td>" in page and "<td>region_003</td>" in page
+    assert "<td>region_001</td>" in page
+    assert "<td>region_003</td>" in page
     assert "<td>region_005</td>" not in page  # filtered out: no longer left out
     assert "Left out (2)" in page
     assert "L2 &lt;b&gt;</td>" in page
