@@ -113,6 +113,8 @@ def test_a_filter_sends_the_points_once_and_only_what_changed(recorded):
     assert len(recorded) <= 20  # the roofs, their labels, the ranges and the texts that changed
     ids = [comm_id for comm_id, _kind, _keys in recorded]
     assert len(ids) == len(set(ids))  # each widget once
+    # no mark shown and hidden again in one message (the rooflines' marks set once)
+    assert ("visible",) not in [keys for _id, _kind, keys in recorded]
 
 
 def test_closed_sections_and_the_drag_outline_cost_no_message_until_needed(recorded):
