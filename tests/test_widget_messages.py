@@ -142,6 +142,25 @@ def test_closed_sections_and_the_drag_outline_cost_no_message_until_needed(recor
     assert "80 GFLOP/s" in controls.ceilings_html.value
 
 
+def test_webgl_points_are_sent_as_float32_the_numbers_stay_float64():
+    table = points_table(5000)
+    w = RooflineWidget(table, rank_view="points")
+    w.figure.plot._view_count = w.figure.points.gl._view_count = 1
+    w.include = "region_00[0-3]"  # drawn again, now with WebGL
+    gl = w.figure.points.gl
+    assert w.figure.points.active is gl
+    assert gl.x.dtype == np.float32  # 4 bytes a coordinate on the wire, as WebGL draws them
+    assert gl.y.dtype == np.float32
+    frame = w.to_dataframe()
+    assert frame["arithmetic_intensity_flops_per_byte"].dtype == np.float64
+    drawn = w.figure.scene.points
+    assert drawn.x.dtype == np.float64  # what the pointer and the tooltips read
+    # the export keeps the table's exact numbers (not rounded through float32)
+    chosen = table[table["region"].str.match("region_00[0-3]")]
+    assert sorted(frame["performance_gflops"]) == sorted(chosen["performance_gflops"])
+    assert np.array_equal(gl.x, drawn.x.astype(np.float32))
+
+
 def test_a_sweep_builds_its_controls_when_shown_and_places_them(sweep_file, recorded):
     w = RooflineWidget(sweep_file)
     controls = w.sweep_controls
