@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_widget_messages.py                # 50,000 points
     python benchmarks/bench_widget_messages.py --points 5000
+    python benchmarks/bench_widget_messages.py --left-out-every 97   # some points left out
     PYTHONPATH=/tmp/old python benchmarks/bench_widget_messages.py   # another tree's package
 
 Load-independent counts (no browser): every ipywidget (a ``Layout`` and a
@@ -57,6 +58,9 @@ def totals(sent: list) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, default=50_000, help="a multiple of 8")
+    parser.add_argument("--left-out-every", type=int, default=0, metavar="N",
+                        help="every N-th point without its intensity: its region is left out "
+                             "(the 'Left out' section has rows); 0: none")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     comm.create_comm = RecordingComm
@@ -64,6 +68,8 @@ def main() -> None:
     from roofline_widget import RooflineWidget
 
     points = roofline_points(args.points, REGIONS)
+    if args.left_out_every:
+        points.loc[::args.left_out_every, "arithmetic_intensity_flops_per_byte"] = float("nan")
     RooflineWidget(roofline_points(80, REGIONS))  # imports, first-use caches: not counted
     SENT.clear()
     OPENED.clear()

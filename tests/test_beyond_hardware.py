@@ -270,6 +270,7 @@ def test_chain_of_runs_keeps_broken_baseline_points_out_of_roofs_and_axes(tmp_pa
     assert widget.figure.y_scale.max == pytest.approx(3 * PLAUSIBLE_PEAK)
     # drawn as a sweep: the status line counts them, its details name the worst
     assert "<b>5 beyond the hardware</b>" in widget.controls.status_html.value
+    widget.sweep_controls.details.selected_index = 0  # opened: made now
     assert (f"{SENTENCE}: not used for the empirical peak or the empirical bandwidth; the "
             "axes follow the other "
             "points (see sanity_check)") in widget.sweep_controls.details_html.value

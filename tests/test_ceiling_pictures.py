@@ -284,6 +284,7 @@ def test_widget_roof_tooltip_and_ceilings_section_give_the_provenance(widget):
     section = widget.controls.ceilings_section
     assert section.get_title(0) == "Ceilings (6)"  # four roofs and the two peaks
     assert section.selected_index is None  # collapsed
+    widget.controls.ceilings_section.selected_index = 0  # opened: made now
     table = widget.controls.ceilings_html.value
     for text in FOUR_LABELS:
         assert f"<td style='text-align:left'>{text}</td>" in table
@@ -299,6 +300,7 @@ def test_a_hostile_roof_name_is_escaped_in_the_table_and_tooltip(runs):
     hostile = "<img src=x onerror=alert(1)>"
     w = RooflineWidget(runs, ceilings=[BandwidthRoof(hostile, 50.0, "user <b>")],
                        peak_flops=100.0, peak_bandwidth=20.0)
+    w.controls.ceilings_section.selected_index = 0  # opened: made now
     table = w.controls.ceilings_html.value
     assert hostile not in table
     assert "&lt;img src=x onerror=alert(1)&gt;" in table

@@ -391,6 +391,7 @@ def test_texts_name_the_socket_and_escape_the_host(tmp_path):
     assert ">24<" not in widget.controls.legend_html.value
     # left out per socket (no FLOP metric in CACHES alone): the table names both sockets
     caches = RooflineWidget(str(_two_sockets(tmp_path, host)[0]))
+    caches.controls.left_out.selected_index = 0  # opened: made now
     left = caches.controls.left_out_html.value
     assert "&lt;b&gt;n&amp;1 socket 0 (ranks 0-23), &lt;b&gt;n&amp;1 socket 1 (ranks 24-47)" in left
     assert "<b>" not in left

@@ -115,6 +115,7 @@ def test_the_status_line_names_the_sweep_and_the_details_the_chain():
     status = _status(w)
     assert "<b>7 runs</b> of lulesh_icx8360y_MEM_D…enated.csv as a sweep: 22 paths" in status
     assert "drawn as a chain" not in status
+    w.sweep_controls.details.selected_index = 0  # opened: made now
     details = w.sweep_controls.details_html.value
     assert (f"<b>7 runs of {LULESH}.csv drawn as a chain: #1 (size 30^3) → #2 (size 60^3) → "
             "#3 (size 90^3) → … → #7 (size 350^3)</b>") in details

@@ -305,6 +305,7 @@ def test_left_out_list_names_the_device_of_a_gpu_region():
     assert w.controls.left_out.selected_index is None
     groups = w.left_out_dataframe()
     assert sorted(zip(groups["region"], groups["device"])) == [("saxpy", "cpu"), ("saxpy", "gpu")]
+    w.controls.left_out.selected_index = 0  # opened: made now
     table = w.controls.left_out_html.value
     assert "<th>device</th>" in table
     assert table.count("<td>saxpy</td>") == 2
@@ -330,6 +331,7 @@ def test_no_plottable_region_shows_empty_plot_with_message(mpirun):
     assert w.message.endswith('Open "Left out" below for the list.')
     # 48 rows, two reasons: ranks 0 and 24 measure the uncore (one thread per socket of
     # the two-socket CLX nodes) and have a non-zero bandwidth; every other rank reads 0.
+    w.controls.left_out.selected_index = 0  # opened: made now
     table = w.controls.left_out_html.value
     assert table.count("</tr>") == 3  # the header and one row per reason
     assert "<td>0, 24</td>" in table
@@ -511,6 +513,7 @@ def test_region_names_are_escaped_in_tooltip_legend_and_left_out_table(pmgpu):
     assert "<img" not in tooltip
     for field in ("region", "rank", "GFLOP/s", "FLOP/byte", "bound"):  # compact
         assert f">{field}<" in tooltip
+    w.controls.left_out.selected_index = 0  # opened: made now
     table = w.controls.left_out_html.value
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in table
     assert "<script>" not in table
@@ -708,6 +711,7 @@ def test_sum_over_ranks_by_hand():
     assert point(w.to_dataframe(), "solve")["performance_gflops"] == pytest.approx(1.0)
     left = w.left_out_dataframe()
     assert left[["region", "rank"]].values.tolist() == [[EVIL, -1]]
+    w.controls.left_out.selected_index = 0  # opened: made now
     assert "all ranks" in w.controls.left_out_html.value
     assert "&lt;img" in w.controls.left_out_html.value
 

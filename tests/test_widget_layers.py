@@ -27,13 +27,14 @@ def test_layer_marks_sit_between_ceilings_and_points(levels):
     figure = levels.figure
     marks = figure.plot.marks
     # the ceilings' marks, the ranks layer (made by the widget), the levels, then the points'
-    # marks: the selection outline, the hover proxy, the SVG points
+    # marks: the hover proxy, the SVG points (the selection outline is made at the first drag)
     assert list(figure.layers) == ["ranks", "levels"]
     layer_marks = [*figure.layers["ranks"].marks, *figure.layers["levels"].marks]
     start = len(figure.roof_marks)
     assert marks[:start] == list(figure.roof_marks)
     assert marks[start:start + len(layer_marks)] == layer_marks
-    assert marks[-3:] == [figure.pointer.outline, figure.pointer.proxy, figure.scatter]
+    assert figure.pointer.outline is None
+    assert marks[start + len(layer_marks):] == [figure.pointer.proxy, figure.scatter]
     assert figure.layer("levels") is figure.layers["levels"]  # made once
 
 

@@ -7,9 +7,11 @@ here by the comms the widgets open and the messages they publish
 them).  Counts, not times: the times are benchmarks/bench_browser_peers.py's.
 
 Counted for a points table of 5,000 points (625 ranks x 8 regions) on
-7 December 2026: 102 widgets and 129 messages for the build (201 and 273
+7 December 2026: 101 widgets and 126 messages for the build (201 and 273
 before the sweep controls were built lazily, the layouts and styles shared
-and the DOM classes given at construction); the bounds below leave room for a few controls more, not for a
+and the DOM classes given at construction; 102 and 129 before the collapsed
+sections were filled when opened and the brush outline made at the first drag);
+the bounds below leave room for a few controls more, not for a
 panel built while hidden.
 """
 
@@ -78,8 +80,8 @@ def _opened(sent) -> set:
 def test_one_build_opens_a_bounded_number_of_widgets_and_no_sweep_controls(recorded):
     w = RooflineWidget(points_table(5000))
     opened = _opened(recorded)
-    assert 60 < len(opened) <= MAX_WIDGETS  # 102 on 7 December 2026 (201 before)
-    assert len(recorded) <= MAX_MESSAGES  # 129 (273 before)
+    assert 60 < len(opened) <= MAX_WIDGETS  # 101 on 7 December 2026 (201 before)
+    assert len(recorded) <= MAX_MESSAGES  # 126 (273 before)
     # data that is no chain: no sweep controls, no scaling panel, none sent
     assert not w.sweep_controls.built
     classes = {name for child in w.children for name in child._dom_classes}
@@ -111,6 +113,52 @@ def test_a_filter_sends_the_points_once_and_only_what_changed(recorded):
     assert len(recorded) <= 20  # the roofs, their labels, the ranges and the texts that changed
     ids = [comm_id for comm_id, _kind, _keys in recorded]
     assert len(ids) == len(set(ids))  # each widget once
+    # no mark shown and hidden again in one message (the rooflines' marks set once)
+    assert ("visible",) not in [keys for _id, _kind, keys in recorded]
+
+
+def test_closed_sections_and_the_drag_outline_cost_no_message_until_needed(recorded):
+    # built and filtered with the "Ceilings" and "Left out" sections closed: their tables are
+    # never sent (only their titles' counts) and no brush outline mark exists; opening a
+    # section sends its table once
+    table = points_table(5000)
+    table.loc[::100, "arithmetic_intensity_flops_per_byte"] = np.nan  # some rows left out
+    w = RooflineWidget(table)
+    w.figure.plot._view_count = w.figure.points.gl._view_count = 1
+    w.include = "region_00[0-3]"
+    w.peak_flops = 80.0
+    controls = w.controls
+    contents = {controls.ceilings_html.model_id, controls.left_out_html.model_id}
+    sent = [(kind, keys) for comm_id, kind, keys in recorded if comm_id in contents]
+    assert sent == [("comm_open", keys) for _kind, keys in sent]  # opened, never updated
+    assert controls.left_out.get_title(0).startswith("Left out (")
+    assert controls.left_out.get_title(0) != "Left out (0)"
+    assert w.figure.pointer.outline is None
+    del recorded[:]
+    controls.ceilings_section.selected_index = 0  # the user opens it
+    updates = [keys for comm_id, _kind, keys in recorded
+               if comm_id == controls.ceilings_html.model_id]
+    assert updates == [("value",)]
+    assert "80 GFLOP/s" in controls.ceilings_html.value
+
+
+def test_webgl_points_are_sent_as_float32_the_numbers_stay_float64():
+    table = points_table(5000)
+    w = RooflineWidget(table, rank_view="points")
+    w.figure.plot._view_count = w.figure.points.gl._view_count = 1
+    w.include = "region_00[0-3]"  # drawn again, now with WebGL
+    gl = w.figure.points.gl
+    assert w.figure.points.active is gl
+    assert gl.x.dtype == np.float32  # 4 bytes a coordinate on the wire, as WebGL draws them
+    assert gl.y.dtype == np.float32
+    frame = w.to_dataframe()
+    assert frame["arithmetic_intensity_flops_per_byte"].dtype == np.float64
+    drawn = w.figure.scene.points
+    assert drawn.x.dtype == np.float64  # what the pointer and the tooltips read
+    # the export keeps the table's exact numbers (not rounded through float32)
+    chosen = table[table["region"].str.match("region_00[0-3]")]
+    assert sorted(frame["performance_gflops"]) == sorted(chosen["performance_gflops"])
+    assert np.array_equal(gl.x, drawn.x.astype(np.float32))
 
 
 def test_a_sweep_builds_its_controls_when_shown_and_places_them(sweep_file, recorded):

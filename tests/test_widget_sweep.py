@@ -214,12 +214,13 @@ def test_the_status_of_a_chain_keeps_to_two_lines(which, request):
     assert "as a sweep" in text
     assert "details below" in text
     # the full status (metrics, ceilings, notes) is in the collapsed details
+    assert w.sweep_controls.details.selected_index is None
+    w.sweep_controls.details.selected_index = 0  # opened: made now
     details = w.sweep_controls.details_html.value
     assert "FLOP rate" in details
     if which == "lulesh":  # and what the paths leave out
         assert "5 of the runs&#x27; 154 points not on the paths (5 beyond the hardware" in details
     assert "drawn as a chain" in details
-    assert w.sweep_controls.details.selected_index is None
     assert w.sweep_controls.details in w.children
 
 

@@ -210,9 +210,12 @@ def test_brush_selects_the_points_inside_in_the_kernel(quickstart_runs):
     start, end = pixels(w, 1.0, 10.0), pixels(w, 20.0, 1.0)
     pointer = w.figure.pointer
     pointer.handle(event("mousedown", start, 1))
+    assert pointer.outline is None  # made at the first drag, not with the widget
     middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
     pointer.handle(event("mousemove", middle, 1))
     assert pointer.outline.visible
+    marks = w.figure.plot.marks  # drawn under the points and the hover proxy
+    assert marks.index(pointer.outline) == marks.index(pointer.proxy) - 1
     assert w.selected == []  # nothing is selected before the release
     pointer.handle(event("mouseup", end))
     assert regions(w) == ["Setup", "Solve"]
@@ -334,10 +337,11 @@ def test_hover_on_svg_points_is_left_to_bqplot(quickstart_runs):
 def test_peak_change_with_webgl_points_leaves_the_pointer_alone(many):
     w = shown(RooflineWidget(many, rank_view="points"))
     touched = []
-    for mark in (w.figure.points.gl, w.figure.pointer.proxy, w.figure.pointer.outline):
+    for mark in (w.figure.points.gl, *w.figure.pointer.marks):  # no outline before a drag
         mark.observe(lambda change: touched.append(change.name), names=["x", "y", "color"])
     w.peak_flops = 1e5
     assert touched == []
+    assert w.figure.pointer.outline is None
 
 
 def test_spread_view_expanded_ranks_are_webgl_points_that_hover_and_click(many):

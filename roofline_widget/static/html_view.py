@@ -121,11 +121,10 @@ class WidgetPicture:
                   else np.zeros(len(dots)))
         sizes = None if dots is None or dots.sizes is None else np.asarray(dots.sizes)
         flagged = None if dots is None else dots.flagged
-        skipped = (*figure.points.marks, figure.points.hollow, figure.pointer.outline,
-                   figure.pointer.proxy)
+        skipped = (*figure.points.marks, figure.points.hollow, *figure.pointer.marks)
         texts = {"message": controls.message_html.value, "legend": controls.legend_html.value,
-                 "status": controls.status_html.value, "ceilings": controls.ceilings_html.value,
-                 "left_out": controls.left_out_html.value,
+                 "status": controls.status_html.value,
+                 "ceilings": controls.ceilings_panel.html(), "left_out": controls.left_out_panel.html(),
                  "ceilings_title": controls.ceilings_section.get_title(0),
                  "left_out_title": controls.left_out.get_title(0)}
         guidance = (page_guidance(widget.to_dataframe(), points)

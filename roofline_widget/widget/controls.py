@@ -9,6 +9,7 @@ linked to the traits of a :class:`~roofline_widget.RooflineWidget` by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import ipywidgets as widgets
@@ -20,6 +21,7 @@ from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.settings import COLOR_CHOICES
 from roofline_widget.widget.figure import INTERACTIONS, RooflineFigure
 from roofline_widget.widget.html import details_html, heading_html
+from roofline_widget.widget.lazy_section import LazySection
 from roofline_widget.widget.peak_controls import DESCRIPTION_WIDTH, PEAK_TRAITS, PeakControls
 from roofline_widget.widget.rank_control import RankControl
 from roofline_widget.widget.state import UpdateGuard
@@ -95,12 +97,19 @@ class RooflineControls:
     left_out : ipywidgets.Accordion
         Holds ``left_out_html`` (DOM class ``roofline-left-out``); collapsed until the
         user opens it, its title counts the rows left out.
+    left_out_panel : LazySection
+        ``left_out`` and ``left_out_html``: the list is made when the section is open
+        (:mod:`~roofline_widget.widget.lazy_section`; ``left_out_panel.html()``
+        makes it without opening).
     ceilings_html : ipywidgets.HTML
         The ceilings table: each roof's label, kind, what it bounds (level, device,
-        precision), full name and where its number came from, in full.
+        precision), full name and where its number came from, in full (made when the
+        section is open).
     ceilings_section : ipywidgets.Accordion
         Holds ``ceilings_html`` (DOM class ``roofline-ceilings``), collapsed, its
         title counts the ceilings.
+    ceilings_panel : LazySection
+        ``ceilings_section`` and ``ceilings_html``, filled when opened.
     children : list
         The widget's children, top to bottom (the figure among them).
     """
@@ -176,13 +185,14 @@ class RooflineControls:
         self.status_html = looks.html(css="roofline-status")
         # under the plot area (70 px in); its width ends at the widget's edge, never past it
         self.legend_html = looks.html(width="calc(100% - 70px)", margin="0 0 0 70px")
-        self.left_out_html = looks.html()
-        self.left_out = widgets.Accordion(children=[self.left_out_html], layout=looks.layout(),
-                                          titles=("Left out",), _dom_classes=("roofline-left-out",))
-        self.ceilings_html = looks.html(max_width="100%", overflow="auto")
-        self.ceilings_section = widgets.Accordion(
-            children=[self.ceilings_html], layout=looks.layout(), titles=("Ceilings",),
-            _dom_classes=("roofline-ceilings",))
+        # collapsed: filled when opened (lazy_section)
+        self.left_out_panel = LazySection(looks.html(), "Left out", looks.layout(),
+                                          "roofline-left-out")
+        self.left_out, self.left_out_html = self.left_out_panel.box, self.left_out_panel.content
+        self.ceilings_panel = LazySection(looks.html(max_width="100%", overflow="auto"),
+                                          "Ceilings", looks.layout(), "roofline-ceilings")
+        self.ceilings_section, self.ceilings_html = (self.ceilings_panel.box,
+                                                     self.ceilings_panel.content)
 
     def _row(self, *children, margin: str = "0 0 2px 0", css: str = "") -> widgets.HBox:
         """A row of the panel (DOM class ``css``): it wraps on narrow screens instead of overflowing."""
@@ -261,20 +271,21 @@ class RooflineControls:
                                    "group_ranks", "combine_ranks"])
 
     # ------------------------------------------------------------ showing state
-    def show_texts(self, *, message_html: str, left_out_html: str, left_out_count: int,
-                   legend_html: str, status_html: str) -> None:
-        """Show the message, left-out list, legend and status line (already escaped HTML)."""
+    def show_texts(self, *, message_html: str, left_out_html: Callable[[], str],
+                   left_out_count: int, legend_html: str, status_html: str) -> None:
+        """Show the message, legend and status line (already escaped HTML), count the rows
+        left out in their section's title; ``left_out_html()`` makes their list when the
+        section is open (``left_out_panel``)."""
         self.message_html.value = message_html
         self.message_html.layout.display = "" if message_html else "none"
-        self.left_out_html.value = left_out_html
-        self.left_out.set_title(0, f"Left out ({left_out_count:,})")
+        self.left_out_panel.show(f"Left out ({left_out_count:,})", left_out_html)
         self.legend_html.value = legend_html
         self.status_html.value = status_html
 
-    def show_ceilings(self, table_html: str, count: int) -> None:
-        """Show the ceilings table (escaped HTML) and count the ceilings in its title."""
-        self.ceilings_html.value = table_html
-        self.ceilings_section.set_title(0, f"Ceilings ({count:,})")
+    def show_ceilings(self, table_html: Callable[[], str], count: int) -> None:
+        """Count the ceilings in their section's title; ``table_html()`` makes their table
+        (escaped HTML) when the section is open (``ceilings_panel``)."""
+        self.ceilings_panel.show(f"Ceilings ({count:,})", table_html)
 
     # ------------------------------------------------------------ memory levels
     def add_level_toggles(self, owner: RooflineWidget, levels: list) -> None:

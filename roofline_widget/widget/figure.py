@@ -153,7 +153,7 @@ class RooflineFigure:
         self.points = PointsMark({"x": self.x_scale, "y": self.y_scale, "color": self.color_scale},
                                  self.tooltip, self.plot, on_marks=self._update_marks)
         self.scatter = self.points.svg
-        self.pointer = PointerTool(self)
+        self.pointer = PointerTool(self, on_new_mark=self._update_marks)
         self._update_marks()
         self.scatter.on_hover(self._on_hover)
         for scale in (self.x_scale, self.y_scale):
@@ -188,8 +188,8 @@ class RooflineFigure:
         layer_marks = [mark for layer in self.layers.values() for mark in layer.marks]
         *gl, svg = self.points.marks
         hollow = [self.points.hollow] if len(self.points.hollow.x) else []
-        return [*self.roof_marks, *layer_marks, self.pointer.outline, *gl, self.pointer.proxy,
-                *hollow, svg]
+        *outline, proxy = self.pointer.marks  # the outline once a drag made it
+        return [*self.roof_marks, *layer_marks, *outline, *gl, proxy, *hollow, svg]
 
     def _update_marks(self) -> None:
         if hasattr(self, "pointer") and self.plot.marks != self.marks:

@@ -328,7 +328,7 @@ class RefreshPipeline:
     def show_ceilings(self) -> None:
         """The "Ceilings" section: every roof drawn, with where its number came from."""
         rows = ceiling_rows(self.roofline) if self.roofline is not None else []
-        self.owner.controls.show_ceilings(html.ceilings_table_html(rows), len(rows))
+        self.owner.controls.show_ceilings(lambda: html.ceilings_table_html(rows), len(rows))
 
     def show_peaks(self) -> None:
         """The peak sliders, text boxes and 'empirical' buttons in step with the peak traits."""
@@ -344,7 +344,7 @@ class RefreshPipeline:
         self.owner.controls.show_texts(
             message_html=html.message_html(self.owner.message,
                                            bool(points.error) or not len(points.points)),
-            left_out_html=html.left_out_html(points.left_out),
+            left_out_html=lambda: html.left_out_html(points.left_out),
             left_out_count=len(points.left_out),
             legend_html=self.legend(), status_html=self.status())
         self.owner.sweep_controls.show(self._drawn().sweep, self.parts.sweep_runs())

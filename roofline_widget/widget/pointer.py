@@ -67,8 +67,8 @@ class PointerTool:
     ----------
     events : ipyevents.Event
         The mouse events of ``figure.plot``.
-    outline : bqplot.Lines
-        The brush rectangle or the lasso path (hidden until a drag).
+    outline : bqplot.Lines or None
+        The brush rectangle or the lasso path, made at the first drag (None until then).
     proxy : bqplot.Scatter
         One dot over the hovered WebGL point (no dot otherwise: the tests count the
         figure's ``.dot`` elements), with the figure's tooltip.
@@ -84,8 +84,9 @@ class PointerTool:
         the current one.
     """
 
-    def __init__(self, figure: RooflineFigure) -> None:
+    def __init__(self, figure: RooflineFigure, on_new_mark: Callable[[], None]) -> None:
         self._figure = figure
+        self._on_new_mark = on_new_mark
         self._select: Callable[[np.ndarray, bool], None] | None = None
         self._pixels: tuple | None = None
         self.mode = "inspect"
@@ -93,11 +94,8 @@ class PointerTool:
         self.path: list[tuple[float, float]] = []
         self.adding = False
         self._drawn_at = 0.0
+        self.outline: bq.Lines | None = None
         scales = {"x": figure.x_scale, "y": figure.y_scale}
-        self.outline = bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales,
-                                colors=[SELECTION_COLOR], fill="inside",
-                                fill_colors=[SELECTION_COLOR], fill_opacities=[0.12],
-                                stroke_width=1.5, visible=False, labels_visibility="none")
         self.proxy = bq.Scatter(
             x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
             scales={**scales, "color": figure.color_scale}, default_size=POINT_SIZE,
@@ -110,8 +108,8 @@ class PointerTool:
 
     @property
     def marks(self) -> tuple:
-        """The outline (under the points) and the proxy."""
-        return self.outline, self.proxy
+        """The outline (under the points; once made) and the proxy."""
+        return (self.proxy,) if self.outline is None else (self.outline, self.proxy)
 
     def on_select(self, callback: Callable[[np.ndarray, bool], None]) -> None:
         """Call ``callback(indices, adding)`` (rows of the drawn points; :attr:`adding`) after a
@@ -179,6 +177,14 @@ class PointerTool:
 
     def _draw_outline(self, frame) -> None:
         x, y = frame.to_data(*self._outline_pixels().T)
+        if self.outline is None:  # the first drag: no mark for it before
+            figure = self._figure
+            self.outline = bq.Lines(x=x, y=y, scales={"x": figure.x_scale, "y": figure.y_scale},
+                                    colors=[SELECTION_COLOR], fill="inside",
+                                    fill_colors=[SELECTION_COLOR], fill_opacities=[0.12],
+                                    stroke_width=1.5, labels_visibility="none")
+            self._on_new_mark()
+            return
         with self.outline.hold_sync():
             self.outline.x, self.outline.y = x, y
             self.outline.visible = True

@@ -109,7 +109,9 @@ class PointsMark:
     svg : bqplot.Scatter
         The SVG points (DOM ``.dot`` elements); a click on one is an element click.
     gl : bqplot_gl.ScatterGL
-        The WebGL points.
+        The WebGL points; their ``x`` and ``y`` are sent as float32 (half the bytes: WebGL
+        draws float32 positions, bqplot-gl converts any array to them; the tooltips, the
+        pointer and the exports read the scene's float64 numbers).
     hollow : bqplot.Scatter
         The outlines of the flagged points (no fill, no hover: the points' own
         transparent markers above it carry the tooltip); in the figure only
@@ -129,6 +131,7 @@ class PointsMark:
         self._fallback: Callable[[], None] | None = None
         self._joined = False
         self._dim: np.ndarray | None = None
+        self._xy = (np.zeros(0), np.zeros(0))  # the drawn points' float64 positions
         self.webgl = "unknown"
         self.threshold = SVG_MAX_POINTS
         look = dict(default_size=POINT_SIZE, stroke=POINT_STROKE, stroke_width=POINT_STROKE_WIDTH,
@@ -190,8 +193,13 @@ class PointsMark:
             self._dim = None  # other points: whoever dimmed them dims them again
         self._hollow.flagged = flagged if flagged is not None and flagged.any() else None
         size, stroke_width = marker_look(len(x))
+        self._xy = (x, y)
         with draw.hold_sync():
-            draw.x, draw.y = x, y
+            if draw is self.gl:  # what WebGL draws: float32 positions
+                draw.x, draw.y = (np.asarray(x, dtype=np.float32),
+                                  np.asarray(y, dtype=np.float32))
+            else:
+                draw.x, draw.y = x, y
             if (draw.default_size, draw.stroke_width) != (size, stroke_width):
                 draw.default_size, draw.stroke_width = size, stroke_width
             self._style(draw, colors, sizes)
@@ -215,7 +223,7 @@ class PointsMark:
         with mark.hold_sync():
             self._style(mark, colors, sizes)
         if self._hollow.flagged is not None:
-            self._hollow.draw(np.asarray(mark.x), np.asarray(mark.y), colors, sizes)
+            self._hollow.draw(*self._xy, colors, sizes)
 
     def show_selected(self, indices: np.ndarray | None) -> None:
         """Show the rows ``indices`` as selected (None or empty: no selection)."""

@@ -107,9 +107,12 @@ class CeilingMarks:
     def draw(self, roofs: tuple[RoofLine, ...], labels: tuple[Label, ...]) -> None:
         """Draw a scene's ``roofs`` and ``labels`` (none: hide every mark)."""
         visible = bool(roofs)
-        for mark in self.marks:
+        # the rooflines' marks: shown by _draw_rooflines (set twice in one hold_sync, a mark
+        # would send ``visible`` unchanged)
+        for mark in (self.ceilings, self.labels, self.labels_start, self.ridge):
             mark.visible = visible
         if not visible:
+            self.roof.visible = self.theoretical_roof.visible = False
             return
         ceilings = [roof for roof in roofs if roof.roof is not None]
         self.ceilings.x, self.ceilings.y = _padded(ceilings, "x"), _padded(ceilings, "y")

@@ -22,6 +22,7 @@ from roofline_widget.roofs.hardware_bounds import beyond_hardware
 from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.sweep import SweepPart, SweepRuns
 from roofline_widget.widget import html
+from roofline_widget.widget.lazy_section import LazySection
 from roofline_widget.widget.scaling_panel import ScalingPanel
 from roofline_widget.widget.state import UpdateGuard
 
@@ -65,9 +66,11 @@ class SweepControls:
     key_html : ipywidgets.HTML
         The colour bar of the shade and the groups' line styles (DOM class ``roofline-sweep-key``).
     details_html : ipywidgets.HTML
-        The full status of the points.
+        The full status of the points (made when ``details`` is open).
     details : ipywidgets.Accordion
         "Sweep details", collapsed (DOM class ``roofline-sweep-details``).
+    details_panel : LazySection
+        ``details`` and ``details_html`` (:mod:`~roofline_widget.widget.lazy_section`).
     scaling : ScalingPanel
         Speed-up against threads of the same runs, in the collapsed "Scaling" accordion after the row.
     row : ipywidgets.HBox
@@ -95,15 +98,14 @@ class SweepControls:
                                              layout=widgets.Layout(width="210px"))
         self.group_choice.add_class("roofline-sweep-group")
         self.key_html = widgets.HTML()
-        self.details_html = widgets.HTML()
-        self.details = widgets.Accordion(children=[self.details_html], selected_index=None)
-        self.details.set_title(0, "Sweep details")
-        self.details.add_class("roofline-sweep-details")
+        # filled when opened (lazy_section); shown while a sweep is drawn
+        self.details_panel = LazySection(widgets.HTML(), "Sweep details",
+                                         widgets.Layout(display="none"), "roofline-sweep-details")
+        self.details, self.details_html = self.details_panel.box, self.details_panel.content
         self.row = widgets.HBox([self.play, self.slider, self.step_html, self.group_choice,
                                  self.key_html], layout=widgets.Layout(
             flex_flow="row wrap", align_items="center", display="none"))
         self.row.add_class("roofline-sweep")
-        self.details.layout.display = "none"
         self.scaling = ScalingPanel()
         self.built = True
         if self._owner is not None:
@@ -170,7 +172,8 @@ class SweepControls:
         if part is not None and not self.built:
             self._build()
         if self.built:
-            self.details_html.value = html.sweep_details_html(part, full) if part is not None else ""
+            self.details_panel.show("Sweep details", lambda: html.sweep_details_html(part, full)
+                                    if part is not None else "")
         chain = self._owner.file_chain if self._owner is not None else None
         if part is None or chain is None:
             return full

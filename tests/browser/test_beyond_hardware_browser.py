@@ -52,12 +52,23 @@ def test_status_names_the_broken_counter_and_the_axes_follow_the_real_points(lul
     # a sweep's status is two lines; the full one (ceilings, notes) is in the collapsed details
     status = page.locator(".roofline-status").inner_text()
     assert "5 beyond the hardware" in status
-    details = page.locator(".roofline-sweep-details").first.evaluate("e => e.textContent")
+    box = page.locator(".roofline-sweep-details").first
+    assert "Empirical peak" not in box.evaluate("e => e.textContent")  # made when opened
+    page.get_by_text("Sweep details").first.click()
+    box.get_by_text("Empirical peak 7.829 GFLOP/s").first.wait_for(timeout=RENDER_TIMEOUT_MS)
+    details = box.evaluate("e => e.textContent")
     assert "Empirical peak 7.829 GFLOP/s" in details
     assert " ".join(SENTENCE.split()) in " ".join(details.split())
     y_ticks = page.locator(f"{FIGURE} .axis").nth(1).locator(".tick text").evaluate_all(
         "els => els.map(e => e.textContent)")
     values = [float(text) for text in y_ticks if text.strip()]
     assert max(values) == 10  # decade ticks; the axis ends at 23.49: 3 x 7.8285323 GFLOP/s
+    # the collapsed "Ceilings" section: its table arrives when the user opens it
+    ceilings = page.locator(".roofline-ceilings").first
+    assert ceilings.locator(".roofline-ceilings-table").count() == 0
+    page.get_by_text("Ceilings (").first.click()
+    table = ceilings.locator(".roofline-ceilings-table").first
+    table.wait_for(timeout=RENDER_TIMEOUT_MS)
+    assert "Empirical peak" in table.inner_text()
     page.locator(".roofline-widget").screenshot(
         path=str(artifacts_dir / "screenshot-beyond-hardware.png"))

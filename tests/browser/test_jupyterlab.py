@@ -114,7 +114,7 @@ def test_hover_shows_the_points_numbers(quickstart, page):
     assert set(fields) == {"region", "rank", "GFLOP/s", "FLOP/byte", "bound"}, "compact"
 
 
-def test_brush_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):
+def test_brush_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page, artifacts_dir):
     # x is the log of the arithmetic intensity, so the two right-most dots are the two
     # regions of highest intensity: GMGPolar's Solve (8.5 FLOP/byte) and Setup (3.6).
     points = expected_points().sort_values("arithmetic_intensity_flops_per_byte")
@@ -130,9 +130,17 @@ def test_brush_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):
     right = max(b["x"] + b["width"] for b in inside) + margin
     top = min(b["y"] for b in inside) - margin
     bottom = max(b["y"] + b["height"] for b in inside) + margin
+    # the rectangle's mark is made at the first drag: no filled outline before it
+    outlines = f"{FIGURE} path.area"
+    filled = "els => els.filter(e => getComputedStyle(e).fill === 'rgb(70, 130, 180)').length"
+    assert page.locator(outlines).evaluate_all(filled) == 0
     drag(page, (left, top), (right, bottom), steps=15)
     state = read_json_when(lab.state_file, lambda s: s["selected_regions"] == wanted)
     assert state["selected_regions"] == ["Setup", "Solve"]
+    expect(page.locator(outlines)).not_to_have_count(0)
+    page.wait_for_function(f"() => ({filled})([...document.querySelectorAll("
+                           f"'{FIGURE} path.area')]) === 1", timeout=RENDER_TIMEOUT_MS)
+    page.locator(FIGURE).screenshot(path=str(artifacts_dir / "screenshot-brush-outline.png"))
 
 
 def test_lasso_selects_the_enclosed_points_in_the_kernel(quickstart, lab, page):

@@ -1,0 +1,81 @@
+"""``LazySection``: a collapsed accordion whose HTML is made when the user opens it.
+
+A section the user must open (the "Ceilings" table, the "Left out" list)
+shows its title at once (with a count) but its content only when opened: a
+refresh hands :meth:`LazySection.show` the title and a function that makes
+the content (escaped HTML) from that refresh's state.  The function runs when
+the section is open, or later when it is opened, and never for a state that
+is no longer current: the browser is sent the content the user sees, once per
+opening or per refresh while open, and a closed section is never half updated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import ipywidgets as widgets
+
+__all__ = ["LazySection"]
+
+
+class LazySection:
+    """One collapsed ``Accordion`` with one HTML child, filled when opened.
+
+    Parameters
+    ----------
+    content : ipywidgets.HTML
+        The section's content (empty until the section is first opened).
+    title : str
+        The first title.
+    layout : ipywidgets.Layout
+        The accordion's layout.
+    css : str
+        The accordion's DOM class.
+
+    Attributes
+    ----------
+    box : ipywidgets.Accordion
+        The section (``box.selected_index = 0`` opens it, as the user's click does).
+    content : ipywidgets.HTML
+        Its content: the current state's HTML while the section is open.
+    """
+
+    def __init__(self, content: widgets.HTML, title: str, layout: widgets.Layout,
+                 css: str) -> None:
+        self.content = content
+        self.box = widgets.Accordion(children=[content], titles=(title,), layout=layout,
+                                     selected_index=None, _dom_classes=(css,))
+        self._make: Callable[[], str] | None = None
+        self.box.observe(lambda _change: self._fill_if_open(), names="selected_index")
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the user (or the code) opened the section."""
+        return self.box.selected_index is not None
+
+    def show(self, title: str, make: Callable[[], str]) -> None:
+        """The new title now; the content ``make()`` (escaped HTML) now if open, else when opened.
+
+        ``make`` must read a state that does not change after this call (the
+        refresh's), so that a later opening shows what this refresh shows.
+        """
+        self.box.set_title(0, title)  # the same title: no message
+        self._make = make
+        self._fill_if_open()
+
+    def html(self) -> str:
+        """The content of the current state, made now if the section has not been opened since
+        (what opening the section would show; the section stays closed)."""
+        self._fill()
+        return self.content.value
+
+    def _fill_if_open(self) -> None:
+        if self.is_open:
+            self._fill()
+
+    def _fill(self) -> None:
+        if self._make is not None:
+            value = self._make()
+            self._make = None
+            if self.content.value != value:
+                self.content.value = value
