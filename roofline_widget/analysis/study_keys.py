@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from roofline_widget.io.runs import differing_words
@@ -84,8 +85,16 @@ def _counts(run: LikwidRun) -> tuple[int, int]:
     table = run.table
     if not len(table):
         return 0, 0
-    per_rank = table.groupby("rank", observed=True)["thread"].nunique()
-    return int(per_rank.max()), len(per_rank)
+    ranks, rank_values = pd.factorize(table["rank"])  # -1: no rank
+    threads = pd.factorize(table["thread"])[0]  # -1: no thread (nunique leaves it out)
+    if (ranks < 0).any():  # rows without a rank: pandas' grouping leaves them out
+        per_rank = table.groupby("rank", observed=True)["thread"].nunique()
+        return int(per_rank.max()), len(per_rank)
+    measured = threads >= 0
+    width = int(threads.max()) + 1 if measured.any() else 1
+    pairs = np.unique(ranks[measured].astype(np.int64) * width + threads[measured])
+    per_rank = np.bincount(pairs // width, minlength=len(rank_values))  # distinct threads a rank
+    return int(per_rank.max()), len(rank_values)
 
 
 def _text(run: LikwidRun) -> str:

@@ -268,7 +268,7 @@ class CsvTableReader:
 
     def _at_once(self, table: CsvTable, rows: list[str], n_labels: int, width: int) -> bool:
         """Read plain rows (``width`` cells, padding, numbers) at once; False for any other."""
-        if not rows or any("\t" in row for row in rows):
+        if not rows or "\t" in "".join(rows):  # one scan, not a generator step per row
             return False
         labels, cells = [], []
         for row in rows:
@@ -278,7 +278,7 @@ class CsvTableReader:
                 end -= 1
             if end != width:
                 return False
-            labels.append(tuple(part.strip() for part in parts[:n_labels]))
+            labels.append(tuple(map(str.strip, parts[:n_labels])))
             cells += parts[n_labels:end]
         if ",".join(cells).translate(_NUMERIC):
             return False
