@@ -284,3 +284,19 @@ def test_a_point_beyond_the_hardware_is_hollow_on_the_page():
     assert list(points.opacities) == [0.0, 1.0, 1.0]
     assert points.names[0].startswith("f0702\nf0702 (ranks 0-71)")  # named by its host
     assert points.interactions == {"hover": "tooltip"}
+
+
+def test_a_sweeps_colour_bar_is_on_the_page_and_nothing_else_has_one(tmp_path, pmgpu_widget):
+    from wild_samples import LULESH_SIZES
+
+    # the LULESH sweep: seven problem sizes 30^3 ... 350^3 (the runs' "size" key), shaded light to dark
+    sweep = RooflineWidget(LULESH_SIZES)
+    state = _state(sweep.save_html(tmp_path / "sweep.html").read_text(encoding="utf-8"))
+    keys = [m["value"] for m in _models(state, "HTMLModel") if "roofline-sweep-key" in m["value"]]
+    assert len(keys) == 1
+    assert "shade: size 30^3" in keys[0]
+    assert keys[0].endswith("350^3</span>")
+    assert "linear-gradient(to right, #e3e3e3" in keys[0]
+    # no sweep drawn: no key
+    state = _state(pmgpu_widget.save_html(tmp_path / "pmgpu.html").read_text(encoding="utf-8"))
+    assert not [m for m in _models(state, "HTMLModel") if "roofline-sweep-key" in m["value"]]

@@ -92,7 +92,8 @@ class WidgetPicture:
         The ceilings.
     texts : dict
         Escaped HTML shown with the figure: ``message``, ``legend``, ``status``,
-        ``ceilings`` and ``left_out`` (tables), and the two tables' titles.
+        ``ceilings`` and ``left_out`` (tables), the two tables' titles, and ``sweep_key``
+        (a drawn sweep's colour bar and line styles, ``""`` without one).
     guidance : list of str or None
         Per point its guidance (:func:`page_guidance`); None where the page
         draws no hover texts (more than :data:`HTML_SVG_MAX_POINTS` points).
@@ -126,7 +127,8 @@ class WidgetPicture:
                  "status": controls.status_html.value,
                  "ceilings": controls.ceilings_panel.html(), "left_out": controls.left_out_panel.html(),
                  "ceilings_title": controls.ceilings_section.get_title(0),
-                 "left_out_title": controls.left_out.get_title(0)}
+                 "left_out_title": controls.left_out.get_title(0),
+                 "sweep_key": _sweep_key(widget.sweep_controls)}
         guidance = (page_guidance(widget.to_dataframe(), points)
                     if 0 < len(points) <= HTML_SVG_MAX_POINTS else None)
         return cls(figure.plot, figure.points.active, skipped, points, colors, sizes, flagged,
@@ -202,7 +204,8 @@ def shared_view(widget) -> widgets.VBox:
     parts = [
         widgets.HBox([toolbar, _html(_toolbar_hint(webgl))], layout=widgets.Layout(
             align_items="center")),
-        _html(picture.texts["message"]), figure, _html(picture.texts["legend"]),
+        _html(picture.texts["message"]), figure, _html(picture.texts["sweep_key"]),
+        _html(picture.texts["legend"]),
         widgets.HBox(toggles, layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start")),
         _html(picture.texts["status"]),
         _html(_heading(picture.texts["ceilings_title"]) + picture.texts["ceilings"]),
@@ -298,6 +301,13 @@ def _region_boxes(picture: WidgetPicture, groups, marks, hollows) -> widgets.Box
         flex_flow="row wrap", align_items="center", max_width="900px"))
     container.add_class("roofline-shared-regions")
     return container
+
+
+def _sweep_key(sweep_controls) -> str:
+    """The colour bar of the sweep the widget draws (its HTML, escaped where it was made), or ""."""
+    if not sweep_controls.built or sweep_controls.row.layout.display == "none":
+        return ""
+    return sweep_controls.key_html.value
 
 
 def _html(value: str) -> widgets.HTML | None:
