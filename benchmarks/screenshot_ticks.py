@@ -141,7 +141,7 @@ def live(out: Path, work: Path) -> int:
     from playwright.sync_api import sync_playwright
 
     (work / "notebooks").mkdir()
-    cells = [SETUP + "print('ticks-setup-done')", "None"]
+    cells = [SETUP + "print('ticks-setup-done')", "None", "None"]
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                        "language": "python"}
@@ -171,8 +171,9 @@ def live(out: Path, work: Path) -> int:
     return pairs
 
 
-def _run(page, code: str) -> None:
-    editor = page.locator(".jp-CodeCell").nth(1).locator(".cm-content")
+def _run(page, code: str, cell: int = 1) -> None:
+    """Replace the code of the notebook's ``cell`` (1: the widget's, 2: changes to it), run it."""
+    editor = page.locator(".jp-CodeCell").nth(cell).locator(".cm-content")
     editor.click()
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(code)
@@ -192,7 +193,7 @@ def _live_case(page, case: str, out: Path, wait_until_still) -> int:
         page.locator(f".{tag} .roofline-interaction button", has_text="pan-zoom").first.click()
 
     pairs += zoom(page, figure, pan_zoom, [-300, 900], f"{case}-live", out)
-    _run(page, "w.peak_flops = 1e6")  # the ridge far right: both ranges move
+    _run(page, "w.peak_flops = 1e6", cell=2)  # the ridge far right: both ranges move
     page.wait_for_timeout(2500)
     return pairs + report(page, figure, f"{case}-live-peak1e6", out)
 
@@ -201,13 +202,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--live", action="store_true", help="also the widgets in JupyterLab")
+    parser.add_argument("--no-pages", action="store_true", help="not the saved pages")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     import roofline_widget
 
     print(f"roofline_widget from {Path(roofline_widget.__file__).parent}")
     with tempfile.TemporaryDirectory(prefix="screenshot-ticks-") as tmp:
-        pairs = pages(args.out, Path(tmp))
+        pairs = 0 if args.no_pages else pages(args.out, Path(tmp))
         if args.live:
             pairs += live(args.out, Path(tmp))
     print(f"touching label pairs in all views: {pairs}; screenshots in {args.out}")

@@ -330,11 +330,11 @@ class RooflineFigure:
         bqplot keeps free at each end of a scale for the marks.
         """
         area, padding = self.plot_area(), mark_padding(self.plot.marks)
-        for axis, limits, length in ((self.x_axis, x_range, area.min_width),
-                                     (self.y_axis, y_range, area.height)):
+        for axis, (low, high), length in ((self.x_axis, x_range, area.min_width),
+                                          (self.y_axis, y_range, area.height)):
             with axis.hold_sync():  # format and labels in one message
-                axis.tick_format = tick_format(*limits)
-                set_log_tick_labels(axis, *limits, max(length - 2 * padding, 1.0))
+                axis.tick_format = tick_format(low, high)
+                set_log_tick_labels(axis, low, high, max(length - 2 * padding, 1.0))
 
     # ------------------------------------------------------------ browser events
     def _on_hover(self, mark, content: dict) -> None:
