@@ -34,13 +34,16 @@ from pathlib import Path
 from _common import ROOT
 
 sys.path.insert(0, str(ROOT / "tests"))
+from browser.ui import tick_labels
 
 CHROMIUM = os.environ.get("ROOFLINE_CHROMIUM", "/usr/lib/chromium/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-#: Window widths: the figure's plot area about 630 px and 1300 px wide.
+#: Window widths: the figure's plot area about 630 px and 1300 px wide (the page).
 WIDTHS = (720, 1400)
+#: The window's width in JupyterLab: the plot area about 600 px wide beside Lab's side bar.
+LAB_WIDTH = 1000
 #: Two labels closer than this (px, along their axis) count as touching.
 GAP_PX = 2.0
 TIMEOUT_MS = 120_000
@@ -59,26 +62,9 @@ CASES = {{
     "soma-empirical": lambda: RooflineWidget(str(SOMA_216)),
 }}
 """
-#: Per axis of the figure (x, y): the texts shown and how many neighbours are closer than the gap.
-MEASURE = """([figure, gap]) => {
-    const fig = document.querySelector(figure);
-    return [...fig.querySelectorAll('g.axis')].slice(0, 2).map((axis, index) => {
-        const boxes = [...axis.querySelectorAll('.tick text')]
-            .filter(t => t.textContent.trim()).map(t => [t.textContent, t.getBoundingClientRect()]);
-        const along = index === 0 ? b => [b.left, b.right] : b => [b.top, b.bottom];
-        const spans = boxes.map(([text, b]) => [text, ...along(b)]).sort((p, q) => p[1] - q[1]);
-        let touching = [];
-        for (let i = 1; i < spans.length; i++) {
-            if (spans[i][1] - spans[i - 1][2] < gap) touching.push(spans[i - 1][0] + '|' + spans[i][0]);
-        }
-        return {texts: spans.map(s => s[0]), touching};
-    });
-}"""
-
-
 def report(page, figure: str, name: str, out: Path) -> int:
     """Print the labels of ``figure`` and the touching pairs; screenshot it; the number of pairs."""
-    axes = page.evaluate(MEASURE, [figure, GAP_PX])
+    axes = tick_labels(page, figure, GAP_PX)
     pairs = 0
     for axis, found in zip("xy", axes):
         pairs += len(found["touching"])
@@ -88,10 +74,10 @@ def report(page, figure: str, name: str, out: Path) -> int:
     return pairs
 
 
-def launch(playwright, profile: Path):
+def launch(playwright, profile: Path, width: int = WIDTHS[0]):
     return playwright.chromium.launch_persistent_context(
         str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-        viewport={"width": WIDTHS[0], "height": 1100})
+        viewport={"width": width, "height": 1100})
 
 
 def zoom(page, figure: str, toggle, steps: list[int], name: str, out: Path) -> int:
@@ -157,7 +143,7 @@ def live(out: Path, work: Path) -> int:
     pairs = 0
     try:
         with sync_playwright() as playwright:
-            context = launch(playwright, work / "profile-lab")
+            context = launch(playwright, work / "profile-lab", LAB_WIDTH)
             context.set_default_timeout(TIMEOUT_MS)
             page = context.new_page()
             open_in_lab(page, server, "ticks.ipynb")
