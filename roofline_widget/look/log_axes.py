@@ -4,7 +4,10 @@ those read.
 Ticks read as plain numbers (0.05, 1, 10, 100) in every view: the widget's
 axes take d3's ``"~g"`` format (:data:`TICK_FORMAT`), the static plot writes
 the same text (:func:`tick_text`) at the ticks bqplot's log axis shows
-(:func:`log_ticks`).
+(:func:`log_ticks`).  Labels never overlap: :func:`labelled_ticks` is the one
+rule of which ticks keep their label on an axis of a given length; the static
+plot applies it to its ticks, the widget to every tick bqplot may show as the
+view pans (:func:`spaced_labels`).
 
 Also the one clipping rule: which part of a straight line is inside a box
 (:func:`clip_segment`; :func:`visible_part` on log axes).
@@ -12,14 +15,16 @@ Also the one clipping rule: which part of a straight line is inside a box
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["TICK_FORMAT", "TICK_PRECISION", "clip_segment", "labelled_ticks", "log_ranges",
-           "log_ticks", "padded_range", "positive", "showable", "tick_format", "tick_text", "visible_part"]
+__all__ = ["TICK_FORMAT", "TICK_PRECISION", "bqplot_shows", "clip_segment", "decade_steps",
+           "labelled_ticks", "log_ranges", "log_ticks", "padded_range", "positive", "showable",
+           "spaced_labels", "tick_format", "tick_text", "visible_part"]
 
 #: d3 format of every log axis' tick labels in the widget: plain numbers, 6 significant
 #: digits, trailing zeros dropped (``0.05``, ``1``, ``2``, ``100000``; ``1e+6`` and ``1e-7``
@@ -90,25 +95,45 @@ def tick_text(value: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def log_ticks(low: float, high: float) -> np.ndarray:
-    """The tick values bqplot's log axis shows between ``low`` and ``high``.
+def decade_steps(low: float, high: float) -> np.ndarray:
+    """Every ``m x 10^k`` (``m`` = 1..9) from ``low`` to ``high``, as d3's log scale makes them.
 
-    Under 2 decades every 1..9 x 10^k, under 7 decades 1, 2 and 5 x 10^k,
-    from 7 decades on the powers of ten (every ``round(decades / 10)``-th);
-    the static plot labels the same values.
+    d3 (the version bqplot bundles) multiplies the power of ten, parsed from
+    ``"1e<k>"``, by the step: ``3 x 10^-1`` is ``0.30000000000000004`` there and
+    here, so the values equal those of the browser's ticks bit for bit.
     """
     if not (0 < low < high and math.isfinite(high)):
         return np.zeros(0)
-    decades = math.log10(high / low)
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    if decades >= 7:
-        every = max(round(decades / 10), 1)
-        values = [10.0 ** power for power in range(first, last + 1) if power % every == 0]
-    else:
-        steps = range(1, 10) if decades < 2 else (1, 2, 5)
-        values = [step * 10.0 ** power for power in range(first, last + 1) for step in steps]
-    ticks = np.array(sorted(values))
-    return ticks[(ticks >= low * (1 - 1e-12)) & (ticks <= high * (1 + 1e-12))]
+    values = np.array([float(f"1e{power}") * step for power in range(first, last + 1)
+                       for step in range(1, 10)])
+    return values[(values >= low * (1 - 1e-12)) & (values <= high * (1 + 1e-12))]
+
+
+def bqplot_shows(values: ArrayLike, decades: float) -> np.ndarray:
+    """Which of ``values`` (:func:`decade_steps`) bqplot's log axis shows on an axis ``decades`` long.
+
+    Under 2 decades every 1..9 x 10^k, under 7 decades 1, 2 and 5 x 10^k,
+    from 7 decades on the powers of ten (every ``round(decades / 10)``-th), as a mask.
+    """
+    values = np.asarray(values, dtype=float)
+    powers = np.floor(np.log10(values) + 1e-9)
+    steps = np.round(values / 10.0 ** powers).astype(int)
+    if decades < 2:
+        return np.ones(len(values), dtype=bool)
+    if decades < 7:
+        return np.isin(steps, (1, 2, 5))
+    every = max(round(decades / 10), 1)
+    return (steps == 1) & (powers.astype(int) % every == 0)
+
+
+def log_ticks(low: float, high: float) -> np.ndarray:
+    """The tick values bqplot's log axis shows between ``low`` and ``high`` (:func:`bqplot_shows`).
+
+    The static plot labels the same values.
+    """
+    values = decade_steps(low, high)
+    return values[bqplot_shows(values, math.log10(high / low))] if len(values) else values
 
 
 #: Labels are kept at least this far apart (pixels) beyond their half extents.
@@ -153,15 +178,71 @@ def labelled_ticks(ticks: ArrayLike, low: float, high: float, length_px: float,
     positions = length_px * np.log(ticks / low) / math.log(high / low)
     mantissas = np.round(ticks / 10.0 ** np.floor(np.log10(ticks) + 1e-9)).astype(int)
     ranks = np.where(mantissas == 1, 0, np.where(np.isin(mantissas, (2, 5)), 1, 2))
+    reach = (extents + _LABEL_GAP_PX) / 2  # two labels fit when their reaches do not overlap
+    at_px, reach_px = positions.tolist(), reach.tolist()
+    placed: list[float] = []  # the labels placed, by position: a new one need only fit its neighbours
     chosen: list[int] = []
     for rank in range(3):
-        for index in np.flatnonzero(ranks == rank):
-            if all(abs(positions[index] - positions[other])
-                   >= (extents[index] + extents[other]) / 2 + _LABEL_GAP_PX for other in chosen):
-                chosen.append(int(index))
+        for index in np.flatnonzero(ranks == rank).tolist():
+            at = bisect.bisect(placed, at_px[index])
+            if all(abs(at_px[index] - at_px[other]) >= reach_px[index] + reach_px[other]
+                   for other in chosen[max(at - 1, 0):at + 1]):
+                placed.insert(at, at_px[index])
+                chosen.insert(at, index)
     mask = np.zeros(len(ticks), dtype=bool)
     mask[chosen] = True
     return mask
+
+
+def spaced_labels(low: float, high: float, length_px: float,
+                  extent_px: Callable[[float], float]) -> tuple[np.ndarray, np.ndarray]:
+    """Every tick bqplot may show around ``low`` to ``high``, and which carry a label that fits.
+
+    For a front end that picks its ticks itself as the user pans (a page
+    without a kernel): every ``m x 10^k`` from ``reach`` decades below ``low``
+    to ``reach`` above ``high`` (``reach``: the axis' span, at least 2 decades,
+    whole decades), at the axis' pixels per decade.  A label goes where
+    :func:`labelled_ticks` places one among the ticks bqplot shows at this span
+    (:func:`bqplot_shows`); every other tick, and every step bqplot only shows
+    on a shorter span, has none: labels kept apart here stay apart when the
+    view pans or zooms in, which only spreads them.
+
+    Parameters
+    ----------
+    low, high : float
+        The axis' limits, ``0 < low < high``.
+    length_px : float
+        The pixels from ``low`` to ``high`` (the axis' smallest length: labels
+        apart there are apart on any longer axis).
+    extent_px : callable
+        ``extent_px(value)``: the extent of a tick's label along the axis (px).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The ticks (:func:`decade_steps`) and a mask of those with a label.
+
+    Examples
+    --------
+    5.5 decades on 360 px (65.5 px a decade), 7 px a character: "2" and "5"
+    fit between "1" and "10" (19.7 px from each, 15 and 18.5 needed), "20" does
+    not fit beside "10" (19.7 px, 22 needed):
+
+    >>> ticks, labelled = spaced_labels(0.083, 26132.0, 360.0, lambda v: 7.0 * len(tick_text(v)))
+    >>> [tick_text(t) for t in ticks[labelled] if 0.083 <= t <= 26132.0]
+    ['0.1', '1', '2', '5', '10', '100', '1000', '10000']
+    """
+    decades = math.log10(high / low)
+    reach = max(math.ceil(decades), 2)
+    wide_low = 10.0 ** (math.floor(math.log10(low)) - reach)
+    wide_high = 10.0 ** (math.ceil(math.log10(high)) + reach)
+    ticks = decade_steps(wide_low, wide_high)
+    shown = np.flatnonzero(bqplot_shows(ticks, decades))
+    wide_px = length_px * math.log10(wide_high / wide_low) / decades
+    labelled = np.zeros(len(ticks), dtype=bool)
+    labelled[shown] = labelled_ticks(ticks[shown], wide_low, wide_high, wide_px,
+                                     [extent_px(value) for value in ticks[shown]])
+    return ticks, labelled
 
 
 def log_ranges(x_scale, y_scale) -> tuple | None:

@@ -8,6 +8,8 @@ scene's.  A part of the scene that is the same object as the one drawn is not
 sent again (a peak drag sends the roofs, the labels and the ranges, no point
 arrays).  Only a pan or zoom in the browser moves the labels here: they are
 placed again for the new ranges (:func:`~roofline_widget.scene.build.roof_part`).
+The axes' tick labels follow every new range, kept apart
+(:mod:`~roofline_widget.widget.axes`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from roofline_widget.look.plot_area import (
 from roofline_widget.look.texts import X_LABEL, Y_LABEL
 from roofline_widget.scene.build import roof_part
 from roofline_widget.scene.parts import Scene
+from roofline_widget.widget.axes import set_log_tick_labels
 from roofline_widget.widget.html import TOOLTIP_CLASS, tooltip_css_html, tooltip_html
 from roofline_widget.widget.layers.compare import CompareMarks
 from roofline_widget.widget.layers.levels import LevelMarks
@@ -318,11 +321,20 @@ class RooflineFigure:
     def _set_ranges(self, x_range, y_range) -> None:
         self.x_scale.min, self.x_scale.max = x_range
         self.y_scale.min, self.y_scale.max = y_range
-        self._set_tick_formats(x_range, y_range)
+        self._set_ticks(x_range, y_range)
 
-    def _set_tick_formats(self, x_range, y_range) -> None:
-        self.x_axis.tick_format = tick_format(*x_range)
-        self.y_axis.tick_format = tick_format(*y_range)
+    def _set_ticks(self, x_range, y_range) -> None:
+        """Both axes' tick format and labels for the ranges (:mod:`~roofline_widget.widget.axes`).
+
+        The labels are kept apart on the plot's smallest area, less the pixels
+        bqplot keeps free at each end of a scale for the marks.
+        """
+        area, padding = self.plot_area(), mark_padding(self.plot.marks)
+        for axis, (low, high), length in ((self.x_axis, x_range, area.min_width),
+                                          (self.y_axis, y_range, area.height)):
+            with axis.hold_sync():  # format and labels in one message
+                axis.tick_format = tick_format(low, high)
+                set_log_tick_labels(axis, low, high, max(length - 2 * padding, 1.0))
 
     # ------------------------------------------------------------ browser events
     def _on_hover(self, mark, content: dict) -> None:
@@ -336,13 +348,16 @@ class RooflineFigure:
                                           name=scene.points.name_of(index))
 
     def _on_zoom(self, change) -> None:
-        """A scale's range changed (pan/zoom in the browser): new ticks, labels placed again."""
+        """A scale's range changed (pan/zoom in the browser): new ticks, labels placed again.
+
+        A range the figure sets itself (:meth:`draw`) gets its ticks there, once both scales are set.
+        """
         ranges = self.scale_ranges()
-        if ranges is None:
+        if ranges is None or self._guard.active:
             return
-        self._set_tick_formats(*ranges)
+        self._set_ticks(*ranges)
         scene = self.scene
-        if self._guard.active or scene is None or scene.roofline is None:
+        if scene is None or scene.roofline is None:
             return
         x_range, y_range = ranges
         roofs, labels, _ridge = roof_part(scene.roofline, x_range, y_range, self.canvas(),

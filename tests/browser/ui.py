@@ -276,3 +276,27 @@ def assert_labels_inside_and_apart(figure, width: int, tolerance_px: float = 0.5
             assert not _overlap(box, other_box), (
                 f"at {width} px the labels {text!r} {box} and {other!r} {other_box} overlap")
     return [text for text, _box in labels]
+
+
+#: Per axis of a figure (x, then y): its tick labels shown, in order along the axis, and the
+#: neighbours closer than ``gap`` px (overlapping or touching).
+_TICK_LABELS = """([fig, gap]) => [...fig.querySelectorAll('g.axis')].slice(0, 2).map((axis, index) => {
+    const along = index === 0 ? b => [b.left, b.right] : b => [b.top, b.bottom];
+    const spans = [...axis.querySelectorAll('.tick text')].filter(t => t.textContent.trim())
+        .map(t => [t.textContent, ...along(t.getBoundingClientRect())]).sort((p, q) => p[1] - q[1]);
+    const touching = [];
+    for (let i = 1; i < spans.length; i++) {
+        if (spans[i][1] - spans[i - 1][2] < gap) touching.push(spans[i - 1][0] + '|' + spans[i][0]);
+    }
+    return {texts: spans.map(s => s[0]), touching};
+})"""
+
+
+def tick_labels(page, figure: str, gap_px: float = 2.0) -> list[dict]:
+    """The x and y axes' tick labels of the bqplot ``figure`` (a selector) as the page draws them.
+
+    Each axis: ``texts``, the labels shown in order along it, and ``touching``, the
+    neighbours less than ``gap_px`` apart (``"0.001|0.002"``).
+    """
+    return page.evaluate(f"([selector, gap]) => ({_TICK_LABELS})([document.querySelector(selector), gap])",
+                         [figure, gap_px])

@@ -1,0 +1,73 @@
+"""The widget's log axes: tick labels kept apart, in the axes' state (``Axis.tick_labels``).
+
+bqplot picks a log axis' ticks in the browser (every 1..9 x 10^k under 2
+decades, 1, 2 and 5 x 10^k under 7, powers of ten beyond) whatever the width
+of their text; its ``num_ticks`` does not help (with it, bqplot spaces the
+ticks evenly in data, not in decades).  The kernel leaves the choice of ticks
+to the browser, so that they follow a pan or zoom made there (a saved page has
+no kernel), and writes an empty label for every tick whose text would come too
+close to another's (:func:`~roofline_widget.look.log_axes.spaced_labels`, for
+the plot's smallest size): the axis keeps the tick and its grid line.  The
+labels are decided again whenever the kernel learns of new ranges (a filter,
+a peak, a pan or zoom in a notebook).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from roofline_widget.look.label_boxes import WIDGET_CANVAS
+from roofline_widget.look.log_axes import spaced_labels, tick_text
+
+__all__ = ["js_number_text", "set_log_tick_labels", "tick_extent_px", "tick_labels"]
+
+
+def js_number_text(value: float) -> str:
+    """``String(value)`` in JavaScript: the key bqplot looks a tick's label up by.
+
+    The shortest digits that read back as ``value`` (as Python's ``repr``), in
+    positional notation from 1e-6 up to 1e21 and as ``1e-7``, ``1.5e+21`` beyond.
+
+    Examples
+    --------
+    >>> [js_number_text(v) for v in (100.0, 0.002, 3 * 0.1, 1e-6, 2e-7, 1e20, 1e21)]
+    ['100', '0.002', '0.30000000000000004', '0.000001', '2e-7', '100000000000000000000', '1e+21']
+    """
+    if 1e-4 <= abs(value) < 1e16:  # where Python's repr is positional too
+        text = repr(float(value))
+        return text.removesuffix(".0")
+    if value != 0 and (abs(value) < 1e-6 or abs(value) >= 1e21):
+        return np.format_float_scientific(value, unique=True, trim="-", exp_digits=1)
+    return np.format_float_positional(value, unique=True, trim="-")
+
+
+def tick_extent_px(value: float, vertical: bool) -> float:
+    """The extent of a tick's label along its axis (px): its text's width on x, its font size on y.
+
+    bqplot writes tick labels in its ``--bq-font``, 12 px sans-serif, the size of
+    the ceiling labels (``WIDGET_CANVAS``), whose width estimate this is; a
+    number's digits stand about 9 px of the 12 px high.
+    """
+    return WIDGET_CANVAS.font_px if vertical else WIDGET_CANVAS.text_px(tick_text(value))
+
+
+def tick_labels(low: float, high: float, length_px: float, vertical: bool) -> dict[str, str]:
+    """``Axis.tick_labels`` of a log axis over ``low`` to ``high``: an empty text where none fits.
+
+    Keys are the ticks bqplot may show as the view pans (:func:`js_number_text`
+    of :func:`~roofline_widget.look.log_axes.spaced_labels`' ticks); the ticks
+    not listed keep the axis' ``tick_format``.
+    """
+    ticks, labelled = spaced_labels(low, high, length_px,
+                                    lambda value: tick_extent_px(value, vertical))
+    return {js_number_text(value): "" for value in ticks[~labelled]}
+
+
+def set_log_tick_labels(axis, low: float, high: float, length_px: float) -> None:
+    """Give the bqplot ``axis`` the :func:`tick_labels` of ``low`` to ``high`` (sent when they changed).
+
+    ``length_px``: the pixels from ``low`` to ``high`` at the plot's smallest size.
+    """
+    labels = tick_labels(low, high, length_px, vertical=axis.side in ("left", "right"))
+    if axis.tick_labels != labels:
+        axis.tick_labels = labels
