@@ -308,6 +308,14 @@ def plain_log_ticks(axes) -> None:
     axes.grid(True, which="major", alpha=0.35)
 
 
+def _title_height() -> float:
+    """The title's height in axes coordinates: ``axes.titley``, 1.0 (the top) when unset."""
+    import matplotlib
+
+    height = matplotlib.rcParams["axes.titley"]
+    return 1.0 if height is None else float(height)
+
+
 def draw(scene: Scene):
     """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas).
 
@@ -345,7 +353,9 @@ def draw(scene: Scene):
                   va="top", fontsize=8, color="0.2", gid=NOTES_GID)
     axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
-    axes.set_title(scene.title)
+    # where matplotlib would put it (nothing of the axes is drawn above them: no top ticks or
+    # offset text), fixed: its automatic placement lays the y axis out again at every measure
+    axes.set_title(scene.title, y=_title_height())
     draw_legend(axes, proxies)
     # after everything they keep clear of; the arrows (whose boxes span their lines) over them
     place_region_labels(axes, scene.point_rows, names=scene.points.names)
