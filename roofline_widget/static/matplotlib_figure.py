@@ -122,13 +122,21 @@ def _draw_dots(axes, dots: Dots, scene: Scene, proxies: list) -> None:
                                                       "markeredgecolor": "black"})))
 
 
+def _add_line(axes, x, y, **style) -> None:
+    """A ``Line2D`` through ``x``, ``y`` on ``axes``: what ``axes.plot(x, y, **style)`` adds
+    on axes whose limits are set (no format string, no colour cycle, no autoscaling to do)."""
+    from matplotlib.lines import Line2D
+
+    axes.add_line(Line2D(x, y, **style))
+
+
 def _draw_lines(axes, lines: Polylines, scene: Scene) -> None:
     """Polylines; with ``heads``, one arrow per line (cut at the axes)."""
     colors = _colors(lines, scene)
     style = _LINESTYLES[lines.style]
     for x, y, color in zip(lines.x, lines.y, colors):
         if not lines.heads:
-            axes.plot(x, y, color=color, linestyle=style, linewidth=lines.stroke.matplotlib,
+            _add_line(axes, x, y, color=color, linestyle=style, linewidth=lines.stroke.matplotlib,
                       alpha=lines.opacity, zorder=lines.z)
             continue
         arrow = axes.annotate("", xy=(x[-1], y[-1]), xytext=(x[0], y[0]), zorder=lines.z,
@@ -146,10 +154,10 @@ def _draw_roofs(axes, scene: Scene) -> None:
     order = [row["label"] for row in ceiling_rows(scene.roofline)] if scene.roofline else []
     for roof in scene.roofs:
         if roof.roof is None:
-            axes.plot(roof.x, roof.y, color=roof.color, linewidth=ROOF_STROKE.matplotlib,
+            _add_line(axes, roof.x, roof.y, color=roof.color, linewidth=ROOF_STROKE.matplotlib,
                       linestyle=_LINESTYLES[roof.style], label=roof.label, zorder=3)
             continue
-        axes.plot(roof.x, roof.y, color=roof.color, linewidth=CEILING_STROKE.matplotlib,
+        _add_line(axes, roof.x, roof.y, color=roof.color, linewidth=CEILING_STROKE.matplotlib,
                   linestyle=_LINESTYLES[roof.style], zorder=2,
                   gid=f"{CEILING_GID}-{order.index(roof.label)}")
     for roof, label in zip((r for r in scene.roofs if r.roof is not None), scene.ceiling_labels):
@@ -208,13 +216,17 @@ def _draw_sweep(axes, sweep: SweepPart, scene: Scene, proxies: list) -> None:
     from matplotlib.ticker import FixedFormatter
 
     drawn, named = sweep.drawn, set()
+    group_of = drawn["sweep_group"].to_numpy(dtype=object)
+    path_of, region_of = drawn["sweep_path"].to_numpy(), drawn["region"].to_numpy(dtype=object)
     for group, lines in zip(sweep.groups, sweep.paths):
         style = _LINESTYLES[lines.style]
-        rows = drawn[drawn["sweep_group"] == group]
-        regions = rows.groupby("sweep_path", sort=True)["region"].first().astype(str)
+        mine = group_of == group
+        # each path's region (its first row's), the paths in the order of their numbers
+        _, first = np.unique(path_of[mine], return_index=True)
+        regions = [str(region) for region in region_of[mine][first]]
         for x, y, color, region in zip(lines.x, lines.y, _colors(lines, scene), regions):
-            axes.plot(x, y, color=color, linewidth=lines.stroke.matplotlib, alpha=lines.opacity,
-                      linestyle=style, zorder=lines.z, gid=lines.name,
+            _add_line(axes, x, y, color=color, linewidth=lines.stroke.matplotlib,
+                      alpha=lines.opacity, linestyle=style, zorder=lines.z, gid=lines.name,
                       label=f"_{region}" if region in named else region)
             named.add(region)
         if len(sweep.groups) > 1:
