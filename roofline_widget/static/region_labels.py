@@ -11,7 +11,6 @@ under the axes instead, so every region is either labelled or named.
 
 from __future__ import annotations
 
-import itertools
 import textwrap
 from dataclasses import dataclass, field
 
