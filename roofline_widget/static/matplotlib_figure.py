@@ -320,12 +320,22 @@ def plain_log_ticks(axes) -> None:
     axes.grid(True, which="major", alpha=0.35)
 
 
-def _title_height() -> float:
-    """The title's height in axes coordinates: ``axes.titley``, 1.0 (the top) when unset."""
+def _title_height(axes) -> float | None:
+    """The title's height in axes coordinates: where matplotlib's automatic placement puts it
+    when nothing of the axes is drawn above them (1.0, the top; ``axes.titley`` when set), None
+    (automatic) when the x axis has ticks or its label at the top.
+
+    Fixed, the title is not placed again at every measure and draw, which lays the y axis out
+    once more (its tick labels measured twice) to look for an offset text this figure never has.
+    """
     import matplotlib
 
     height = matplotlib.rcParams["axes.titley"]
-    return 1.0 if height is None else float(height)
+    if height is not None:
+        return float(height)
+    top = (axes.xaxis.get_ticks_position() in ("top", "unknown")
+           or axes.xaxis.get_label_position() == "top")
+    return None if top else 1.0
 
 
 def draw(scene: Scene):
@@ -365,9 +375,7 @@ def draw(scene: Scene):
                   va="top", fontsize=8, color="0.2", gid=NOTES_GID)
     axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
-    # where matplotlib would put it (nothing of the axes is drawn above them: no top ticks or
-    # offset text), fixed: its automatic placement lays the y axis out again at every measure
-    axes.set_title(scene.title, y=_title_height())
+    axes.set_title(scene.title, y=_title_height(axes))
     draw_legend(axes, proxies)
     # after everything they keep clear of; the arrows (whose boxes span their lines) over them
     place_region_labels(axes, scene.point_rows, names=scene.points.names)
