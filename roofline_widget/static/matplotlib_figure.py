@@ -122,13 +122,21 @@ def _draw_dots(axes, dots: Dots, scene: Scene, proxies: list) -> None:
                                                       "markeredgecolor": "black"})))
 
 
+def _add_line(axes, x, y, **style) -> None:
+    """A ``Line2D`` through ``x``, ``y`` on ``axes``: what ``axes.plot(x, y, **style)`` adds
+    on axes whose limits are set (no format string, no colour cycle, no autoscaling to do)."""
+    from matplotlib.lines import Line2D
+
+    axes.add_line(Line2D(x, y, **style))
+
+
 def _draw_lines(axes, lines: Polylines, scene: Scene) -> None:
     """Polylines; with ``heads``, one arrow per line (cut at the axes)."""
     colors = _colors(lines, scene)
     style = _LINESTYLES[lines.style]
     for x, y, color in zip(lines.x, lines.y, colors):
         if not lines.heads:
-            axes.plot(x, y, color=color, linestyle=style, linewidth=lines.stroke.matplotlib,
+            _add_line(axes, x, y, color=color, linestyle=style, linewidth=lines.stroke.matplotlib,
                       alpha=lines.opacity, zorder=lines.z)
             continue
         arrow = axes.annotate("", xy=(x[-1], y[-1]), xytext=(x[0], y[0]), zorder=lines.z,
@@ -146,10 +154,10 @@ def _draw_roofs(axes, scene: Scene) -> None:
     order = [row["label"] for row in ceiling_rows(scene.roofline)] if scene.roofline else []
     for roof in scene.roofs:
         if roof.roof is None:
-            axes.plot(roof.x, roof.y, color=roof.color, linewidth=ROOF_STROKE.matplotlib,
+            _add_line(axes, roof.x, roof.y, color=roof.color, linewidth=ROOF_STROKE.matplotlib,
                       linestyle=_LINESTYLES[roof.style], label=roof.label, zorder=3)
             continue
-        axes.plot(roof.x, roof.y, color=roof.color, linewidth=CEILING_STROKE.matplotlib,
+        _add_line(axes, roof.x, roof.y, color=roof.color, linewidth=CEILING_STROKE.matplotlib,
                   linestyle=_LINESTYLES[roof.style], zorder=2,
                   gid=f"{CEILING_GID}-{order.index(roof.label)}")
     for roof, label in zip((r for r in scene.roofs if r.roof is not None), scene.ceiling_labels):
@@ -208,13 +216,17 @@ def _draw_sweep(axes, sweep: SweepPart, scene: Scene, proxies: list) -> None:
     from matplotlib.ticker import FixedFormatter
 
     drawn, named = sweep.drawn, set()
+    group_of = drawn["sweep_group"].to_numpy(dtype=object)
+    path_of, region_of = drawn["sweep_path"].to_numpy(), drawn["region"].to_numpy(dtype=object)
     for group, lines in zip(sweep.groups, sweep.paths):
         style = _LINESTYLES[lines.style]
-        rows = drawn[drawn["sweep_group"] == group]
-        regions = rows.groupby("sweep_path", sort=True)["region"].first().astype(str)
+        mine = group_of == group
+        # each path's region (its first row's), the paths in the order of their numbers
+        _, first = np.unique(path_of[mine], return_index=True)
+        regions = [str(region) for region in region_of[mine][first]]
         for x, y, color, region in zip(lines.x, lines.y, _colors(lines, scene), regions):
-            axes.plot(x, y, color=color, linewidth=lines.stroke.matplotlib, alpha=lines.opacity,
-                      linestyle=style, zorder=lines.z, gid=lines.name,
+            _add_line(axes, x, y, color=color, linewidth=lines.stroke.matplotlib,
+                      alpha=lines.opacity, linestyle=style, zorder=lines.z, gid=lines.name,
                       label=f"_{region}" if region in named else region)
             named.add(region)
         if len(sweep.groups) > 1:
@@ -308,6 +320,24 @@ def plain_log_ticks(axes) -> None:
     axes.grid(True, which="major", alpha=0.35)
 
 
+def _title_height(axes) -> float | None:
+    """The title's height in axes coordinates: where matplotlib's automatic placement puts it
+    when nothing of the axes is drawn above them (1.0, the top; ``axes.titley`` when set), None
+    (automatic) when the x axis has ticks or its label at the top.
+
+    Fixed, the title is not placed again at every measure and draw, which lays the y axis out
+    once more (its tick labels measured twice) to look for an offset text this figure never has.
+    """
+    import matplotlib
+
+    height = matplotlib.rcParams["axes.titley"]
+    if height is not None:
+        return float(height)
+    top = (axes.xaxis.get_ticks_position() in ("top", "unknown")
+           or axes.xaxis.get_label_position() == "top")
+    return None if top else 1.0
+
+
 def draw(scene: Scene):
     """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas).
 
@@ -345,7 +375,7 @@ def draw(scene: Scene):
                   va="top", fontsize=8, color="0.2", gid=NOTES_GID)
     axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
-    axes.set_title(scene.title)
+    axes.set_title(scene.title, y=_title_height(axes))
     draw_legend(axes, proxies)
     # after everything they keep clear of; the arrows (whose boxes span their lines) over them
     place_region_labels(axes, scene.point_rows, names=scene.points.names)

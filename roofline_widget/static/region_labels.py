@@ -11,7 +11,6 @@ under the axes instead, so every region is either labelled or named.
 
 from __future__ import annotations
 
-import itertools
 import textwrap
 from dataclasses import dataclass, field
 
@@ -111,14 +110,28 @@ def _extent(artist, renderer) -> tuple:
 
 def _line_samples(axes, step_px: float = _LINE_STEP_PX) -> np.ndarray:
     """Points every ``step_px`` along every drawn line of ``axes`` (display space, n x 2)."""
-    samples = [np.zeros((0, 2))]
+    segments = [np.zeros((0, 2, 2))]
     for line in axes.get_lines():
         if not line.get_visible():
             continue
         xy = axes.transData.transform(np.column_stack(line.get_data()).astype(float))
         xy = xy[np.all(np.isfinite(xy), axis=1)]
-        samples += [_samples(start, end, step_px) for start, end in itertools.pairwise(xy)]
-    return np.vstack(samples)
+        segments.append(np.stack([xy[:-1], xy[1:]], axis=1))
+    return _segment_samples(np.concatenate(segments), step_px)
+
+
+def _segment_samples(segments: np.ndarray, step_px: float = _LINE_STEP_PX) -> np.ndarray:
+    """Points every ``step_px`` along each segment (``segments``: n x 2 ends x 2), both ends
+    included, as :func:`_samples` of each segment in turn (display space, m x 2)."""
+    starts, ends = segments[:, 0], segments[:, 1]
+    counts = np.maximum(np.hypot(*(ends - starts).T) // step_px, 1).astype(np.intp) + 1
+    segment = np.repeat(np.arange(len(segments)), counts)
+    # each sample's fraction along its segment as numpy.linspace(0, 1, k) has it: i * (1 / (k - 1)),
+    # the last exactly 1
+    last = np.cumsum(counts) - 1
+    fraction = (np.arange(len(segment)) - (last - counts + 1)[segment]) * (1.0 / (counts - 1))[segment]
+    fraction[last] = 1.0
+    return starts[segment] + fraction[:, None] * (ends - starts)[segment]
 
 
 def _squares(centres: np.ndarray, radius: float) -> np.ndarray:
@@ -187,15 +200,16 @@ def _try_place(annotation, renderer, frame, blocked: np.ndarray) -> tuple | None
     boxes = np.asarray([box for box, *_ in candidates])
     inside = ((boxes[:, 0] >= frame.x0) & (boxes[:, 2] <= frame.x1)
               & (boxes[:, 1] >= frame.y0) & (boxes[:, 3] <= frame.y1))
-    # the first candidate inside the axes that overlaps nothing: the candidates of one distance
-    # at once (most labels find room at the first), against the obstacles within their reach
+    # the first candidate inside the axes that overlaps nothing: the obstacles within reach of
+    # any candidate found once, then the candidates of one distance at once (most labels find
+    # room at the first)
+    reach = (boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max())
+    near = blocked[(blocked[:, 0] < reach[2]) & (reach[0] < blocked[:, 2])
+                   & (blocked[:, 1] < reach[3]) & (reach[1] < blocked[:, 3])]
     step = len(CANDIDATE_OFFSETS)
     for first in range(0, len(candidates), step):
-        group = boxes[first:first + step]
-        reach = (group[:, 0].min(), group[:, 1].min(), group[:, 2].max(), group[:, 3].max())
-        near = blocked[(blocked[:, 0] < reach[2]) & (reach[0] < blocked[:, 2])
-                       & (blocked[:, 1] < reach[3]) & (reach[1] < blocked[:, 3])]
-        free = np.flatnonzero(inside[first:first + step] & _free(group, near))
+        free = np.flatnonzero(inside[first:first + step]
+                              & _free(boxes[first:first + step], near))
         if len(free):
             box, offset, ha, va = candidates[first + free[0]]
             annotation.xyann = offset
