@@ -175,6 +175,14 @@ class RunMarks:
             if header is not None and context and context[-1] == header.strip():
                 context.pop()
 
+    def block_starts(self, header: str) -> None:
+        """A LIKWID block starts at the line ``header``, given to neither :meth:`context` nor
+        :meth:`end_context` before: both at once (kept, then dropped again as the block's
+        header, unless it is the last line kept)."""
+        if self.context_left == 1 and is_context(header):
+            self._marks[-1][3].append(header.strip())
+        self.context_left = 0
+
     def run_marks(self) -> list[RunMark]:
         """The marks read so far."""
         return [RunMark(line, kind, text, tuple(context))
