@@ -11,7 +11,7 @@ read with string methods, in time linear in the line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["CONTEXT_LINES", "CPU_FIELDS", "RunMark", "RunMarks", "command_of", "is_context",
            "separator_text"]
@@ -31,9 +31,9 @@ _HEADER_PREFIXES = ("CPU name:", "CPU type:", "CPU clock:", "CPU stepping:", "IN
 
 
 
-@dataclass(frozen=True)
-class RunMark:
-    """A line where a new measurement may start.
+class RunMark(NamedTuple):
+    """A line where a new measurement may start (a named tuple: a file may print one per
+    region, 50,000 of them).
 
     Attributes
     ----------
