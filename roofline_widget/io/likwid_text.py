@@ -189,6 +189,9 @@ class _TextReader:
                     if k + 1 >= count and not last:
                         raise EOFError  # the piece ends before the text does
                     i = self._region_line(piece, k, line)
+                    while (found := tables.get(i)) is not None:  # its tables, read at once
+                        add(found[0])
+                        i = found[1]
                 else:
                     i = self._line(piece, k, line)
             except EOFError:  # read again with the next piece
@@ -258,10 +261,10 @@ class _TextReader:
         index = piece.first + i
         match = _REGION_41.match(line)
         if match:  # LIKWID 4.1 to 5.x, the header of most files
-            gid, group = int(match["gid"]), match["group"]
+            tag, gid, group = match.groups()
             self.marks.block_starts(line)
-            self.blocks.start(match["tag"], gid, group, index + 1, "4.1", line)
-            self.group_names.setdefault(gid, group)
+            self.blocks.start(tag, int(gid), group, index + 1, "4.1", line)
+            self.group_names.setdefault(int(gid), group)
             return i + 1
         if self.marks.context_left:
             self.marks.context(line)
