@@ -35,7 +35,7 @@ from roofline_widget.io.run_marks import CPU_FIELDS, RunMarks, is_context
 from roofline_widget.io.text_tables import TableReader, read_tables
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
-__all__ = ["cpu_header", "cpu_line", "parse_text"]
+__all__ = ["CpuHeader", "cpu_header", "cpu_line", "parse_text"]
 
 _REGION_41 = re.compile(r"Region (?P<tag>.*), Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
 _REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*)$", re.ASCII)
@@ -316,7 +316,7 @@ class _TextReader:
         (see :class:`CpuHeader`), else None: read it line by line."""
         if line.strip("-"):
             return None
-        names = []
+        names: list[tuple[int, str]] = []
         for k in range(i + 1, min(i + 2 + _HEADER_LINES, piece.count)):
             text = piece.sparse_line(k)
             if text and not text.strip("-") and k > i + 1:  # the closing line of '-'
