@@ -5,14 +5,19 @@ Usage::
     python benchmarks/bench_text_read.py                    # this tree, 5 rounds
     python benchmarks/bench_text_read.py --base 33e1f7e     # and the reader of commit 33e1f7e
     python benchmarks/bench_text_read.py --quick            # smaller files, 3 rounds
+    python benchmarks/bench_text_read.py --files headers    # one of the files
 
-Two files, written once to ``/tmp`` by ``bench_read.py``'s generator (likwid-perfctr 5.x
-marker output, LIKWID's table layout and number formats):
+Three files, written once to ``/tmp`` (likwid-perfctr 5.x marker output, LIKWID's table layout
+and number formats):
 
 * ``wide``: 16 ranks x 200 regions x 16 threads, 55 MB: few regions, wide tables (the file of
   ``bench_read.py``); target >= 60 MB/s;
-* ``many``: 1 rank x 50,000 regions x 1 thread, 131 MB: 50,000 regions of one thread, three
-  small tables each; target <= 5x the time Python takes to split its lines.
+* ``many``: 1 rank x 50,000 regions x 1 thread, 131 MB (``bench_read.py``'s generator):
+  50,000 regions of one thread, three small tables each; target <= 5x the time Python takes
+  to split its lines;
+* ``headers``: 50,000 regions of one thread, 105 MB, the CPU header printed before every
+  region (``generate.py``'s ``generate_perfctr(50000, 1)``, the file of ``profile_read.py``);
+  target <= 5x the line split too.
 
 Each measurement runs in its own subprocess: first the line split (``open(path, "rb").read()
 .decode().splitlines()``), then ``read_likwid(path)`` (read, decode, parse, build the run,
@@ -38,8 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RATE_TARGET = 60.0   # MB/s on the wide file
 SPLIT_TARGET = 5.0   # read / line split on the file of many regions
-FILES = {"wide": (16, 200, 16), "many": (1, 50_000, 1)}
-QUICK = {"wide": (4, 100, 16), "many": (1, 5_000, 1)}
+FILES = {"wide": (16, 200, 16), "many": (1, 50_000, 1), "headers": (1, 50_000, 1)}
+QUICK = {"wide": (4, 100, 16), "many": (1, 5_000, 1), "headers": (1, 5_000, 1)}
 
 
 def child(path: str) -> None:
@@ -63,13 +68,18 @@ def child(path: str) -> None:
 
 
 def _file(name: str, size: tuple) -> Path:
-    path = Path("/tmp") / f"roofline_bench_perfctr_{size[0]}x{size[1]}x{size[2]}.txt"
+    kind = "_headers" if name == "headers" else ""
+    path = Path("/tmp") / f"roofline_bench_perfctr{kind}_{size[0]}x{size[1]}x{size[2]}.txt"
     if not path.exists():
         sys.path.insert(0, str(ROOT / "benchmarks"))
         from bench_read import generate
+        from generate import generate_perfctr
 
         start = time.perf_counter()
-        generate(path.with_suffix(".tmp"), *size)
+        if name == "headers":  # a CPU header before every region (likwid-perfctr -o)
+            path.with_suffix(".tmp").write_text(generate_perfctr(size[1], size[2]))
+        else:
+            generate(path.with_suffix(".tmp"), *size)
         path.with_suffix(".tmp").rename(path)
         print(f"generated {path} in {time.perf_counter() - start:.1f} s")
     return path
@@ -91,6 +101,8 @@ def main(argv=None) -> int:
     parser.add_argument("--base", help="a commit whose reader is measured beside this tree's")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--files", nargs="+", choices=sorted(FILES), default=list(FILES),
+                        help="the files measured (default: all three)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -100,7 +112,8 @@ def main(argv=None) -> int:
 
     rounds = 3 if args.quick else args.rounds
     print(f"command: {command_line()}")
-    files = {name: _file(name, size) for name, size in (QUICK if args.quick else FILES).items()}
+    files = {name: _file(name, size) for name, size in (QUICK if args.quick else FILES).items()
+             if name in args.files}
     with tempfile.TemporaryDirectory() as temp:
         trees = {"this tree": ROOT}
         if args.base:

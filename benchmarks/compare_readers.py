@@ -64,8 +64,8 @@ def _child(tree: str, listing: str, out: str) -> None:
 
 def _summary(run) -> dict:
     """What a read gave, for comparing: frames, attributes, the runs of a file of several."""
-    parts = [(part.label, part.run_info, part.table, part.events, part.stats)
-             for part in run.runs]
+    parts = [(part.label, repr(part.run_info), part.table, part.events, part.stats)
+             for part in run.runs]  # its repr: the trees' classes may differ (a RunMark)
     return {"table": run.table, "events": run.events, "stats": run.stats,
             "attributes": (run.label, run.sources, str(run.layout), run.cpu_name, run.cpu_type,
                            run.cpu_clock, run.likwid_version, list(run.warnings),

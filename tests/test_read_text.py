@@ -654,3 +654,22 @@ def test_samples_read_alike_with_either_number_parser(monkeypatch, name):
     for attribute in ("table", "events", "stats"):
         pd.testing.assert_frame_equal(getattr(fast, attribute), getattr(plain, attribute),
                                       check_exact=True)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_read_leaves_the_cycle_collector_as_it_found_it(enabled):
+    # read_likwid pauses Python's cycle collector while it parses (issue 33): after a read and
+    # after a read that fails it runs again if it ran before, and stays off if it was off.
+    import gc
+    import io
+
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        read_likwid(sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt"))
+        assert gc.isenabled() is enabled
+        with pytest.raises(LikwidFormatError):
+            read_likwid(io.BytesIO(b"Region a, Group 1: MEM_DP\n+-----+\n| Event |\n"))
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -38,6 +38,8 @@ _NO_ROWS.flags.writeable = _NO_STATS.flags.writeable = False
 #: likwid-mpirun's call count row of an Event table, and the runtime row LIKWID 3.x prints there.
 _CALLS_EVENT = "Region calls:CTR"
 _RUNTIME_EVENT = "Runtime (RDTSC) [s]:TSC"
+#: The rows of a Region Info table a block keeps: its runtime and call count per thread.
+_INFO_RUNTIME, _INFO_CALLS = "RDTSC Runtime [s]", "call count"
 
 
 def event_names(events: Sequence[str], counters: Sequence[str]) -> list[str]:
@@ -244,7 +246,7 @@ class TextBlocks:
             header) or thread columns that differ from the block's first table's.
         """
         line, shape, names, counters, values, top = table
-        role, current = shape.role, self.current
+        role, current, labels = shape.role, self.current, shape.value_header
         if role == "event":
             if current is None:  # LIKWID 3.x wrapper mode: an Event table without a header
                 current = self.current = _OpenBlock(RegionBlock(
@@ -252,7 +254,8 @@ class TextBlocks:
                     "implicit", top)
             elif current.has_events:
                 raise self._error(line, "a region header before this second Event table")
-            self._threads(current, line, shape.value_header, "Event")
+            if current.labels is not labels:
+                self._threads(current, line, labels, "Event")
             current.has_events = True
             block = current.block
             block.event_names, calls, runtime, kept, _ = self._names(names, counters, role)
@@ -266,7 +269,8 @@ class TextBlocks:
             if current is None or current.has_metrics:
                 raise self._error(line, "a region header and an Event table before this "
                                   "Metric table")
-            self._threads(current, line, shape.value_header, "Metric")
+            if current.labels is not labels:
+                self._threads(current, line, labels, "Metric")
             current.has_metrics = True
             current.block.metric_names = self._names(names, counters, role)[0]
             current.block.metrics = values
@@ -274,13 +278,14 @@ class TextBlocks:
             if current is None or current.has_info or current.has_events or current.has_metrics:
                 raise self._error(line, "a 'Region <tag>, Group <n>: <GROUP>' line before this "
                                   "Region Info table")
-            self._threads(current, line, shape.value_header, "Region Info")
+            if current.labels is not labels:
+                self._threads(current, line, labels, "Region Info")
             current.has_info = True
-            for name, row in zip(names, values):
-                if name == "RDTSC Runtime [s]":
-                    current.block.runtime = row
-                elif name == "call count":
-                    current.block.call_count = row
+            _, calls, runtime, _, _ = self._names(names, counters, role)
+            if runtime is not None:
+                current.block.runtime = values[runtime]
+            if calls is not None:
+                current.block.call_count = values[calls]
         else:
             if current is None or not (current.has_events or current.has_metrics):
                 raise self._error(line, "an Event table of a region block before this STAT "
@@ -299,12 +304,17 @@ class TextBlocks:
 
     def _names(self, names: list, counters: list | None, role: str) -> tuple:
         """The names a table gives its block, and the rows of the call count, the runtime
-        and the others (Event tables), computed once per list of names."""
+        and the others (Event and Region Info tables), computed once per list of names."""
         key = (id(names), id(counters), role)
         found = self._rows.get(key)
         if found is not None and found[-1] is names:
             return found
         given = names
+        if role == "info":  # the rows it gives (of a name printed twice, the last)
+            rows = {name: k for k, name in enumerate(names)}
+            found = self._rows[key] = (names, rows.get(_INFO_CALLS), rows.get(_INFO_RUNTIME),
+                                       None, given)
+            return found
         if role.startswith("stat-"):
             names = [n[:-5] if n.endswith(" STAT") else n for n in names]
         if counters is not None and role != "metric":

@@ -23,9 +23,11 @@ it is read.  Adding a format is adding one record (an Nsight Compute layout, roc
 
 from __future__ import annotations
 
+import gc
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from roofline_widget.errors import LikwidFormatError
@@ -118,12 +120,32 @@ def _likwid_run(parse: Callable) -> Callable[[TextFile, Scan], LikwidRun]:
     """The reader of a LIKWID text format: the parser's blocks made a run, with the
     likwid-topology block of the same file (a job log), if any."""
     def read(file: TextFile, scan: Scan) -> LikwidRun:
-        run = run_from(parse(file.pieces(scan), file.name), source=file.name)
+        with _no_cycle_collection():
+            run = run_from(parse(file.pieces(scan), file.name), source=file.name)
         run.topology = _topology(scan, file.name, run.warnings)
         for part in run.runs:
             part.topology = run.topology
         return run
     return read
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused (if it runs) while a large file is read.
+
+    A read makes a few objects per region (its block, its lists of names) and keeps them all
+    (no cycles among them); the collector, run every few hundred new objects, went through
+    every object kept so far again and again: up to a quarter of a first read of 50,000
+    regions (``benchmarks/profile_read.py``).  Cycles made meanwhile (an error's traceback)
+    are collected once it runs again.
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _topology(scan: Scan, source: str, warnings: list):

@@ -23,6 +23,7 @@ where a new run may start kept by :class:`~roofline_widget.io.runs.RunMarks`.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,11 +31,11 @@ from roofline_widget.io.blocks import TextBlocks
 from roofline_widget.io.cells import SharedLists
 from roofline_widget.io.lines import Piece, Pieces, read_in_pieces
 from roofline_widget.io.parsed import ParsedLikwid
-from roofline_widget.io.run_marks import CPU_FIELDS, RunMarks
+from roofline_widget.io.run_marks import CPU_FIELDS, RunMarks, is_context
 from roofline_widget.io.text_tables import TableReader, read_tables
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
-__all__ = ["cpu_header", "cpu_line", "parse_text"]
+__all__ = ["CpuHeader", "cpu_header", "cpu_line", "parse_text"]
 
 _REGION_41 = re.compile(r"Region (?P<tag>.*), Group (?P<gid>\d+): (?P<group>\S+)\s*$", re.ASCII)
 _REGION_40 = re.compile(r"Group (?P<gid>\d+) (?P<group>\S+): Region (?P<tag>.*)$", re.ASCII)
@@ -50,6 +51,8 @@ _LOOKED_AT[np.frombuffer(b"+RGCM#=*~-", dtype=np.uint8)] = True
 _COMMAND = re.compile(rb"likwid-")
 #: ``"CPU name:"`` -> ``"cpu_name"`` (the line's first 9 characters, 10 for ``CPU clock:``).
 _CPU_PREFIXES = {f"{name}:": field for name, field in CPU_FIELDS.items()}
+#: The most CPU lines of a header read at once (LIKWID prints 3).
+_HEADER_LINES = 8
 
 
 def cpu_line(line: str) -> tuple[str, str] | None:
@@ -116,6 +119,32 @@ def parse_text(text: str | Pieces, source: str) -> ParsedLikwid:
     return reader.result(pieces.notes)
 
 
+class CpuHeader(NamedTuple):
+    """A CPU header that tells nothing new, read at once.
+
+    likwid-perfctr prints its CPU header (a line of ``-``, ``CPU name:``, ``CPU type:``,
+    ``CPU clock:``, a line of ``-``) before every region of some outputs.  Read line by line,
+    such a header whose values were all read before finishes the open block, marks a run at
+    its ``CPU name:`` line and changes nothing else: its lines are no program output (no
+    context), no separator, no command, and no value differs (no warning).  The reader keeps
+    the last one found as bytes, so that the next one printed alike is told by one
+    comparison and read with the same effect.
+
+    Attributes
+    ----------
+    text : bytes
+        Its lines, each with its line end.
+    names : tuple of (int, str)
+        Per ``CPU name:`` line its offset from the first line and its value.
+    lines : int
+        How many lines it has.
+    """
+
+    text: bytes
+    names: tuple[tuple[int, str], ...]
+    lines: int
+
+
 class _TextReader:
     """The pass over a text: header lines here, tables and blocks in their own classes."""
 
@@ -127,6 +156,7 @@ class _TextReader:
         self.tables = TableReader(source, self.warnings)
         self.labels: dict = {}  # the label columns of the tables read at once -> names
         self.blocks = TextBlocks(SharedLists(source))
+        self._header: CpuHeader | None = None  # the last CPU header read at once
 
     def read(self, piece: Piece) -> int:
         """Read the lines of ``piece`` it can finish; return how many (see
@@ -136,26 +166,32 @@ class _TextReader:
         if b"likwid-" in piece.data:  # the lines a likwid-perfctr or likwid-mpirun command may be on
             looked_at[np.searchsorted(piece.ends, [m.start() for m in
                                                    _COMMAND.finditer(piece.data)])] = True
-        add, marks, line_of = self.blocks.add_table, self.marks, piece.line
+        add, marks, line_of = self.blocks.add_table, self.marks, piece.sparse_line
+        data, starts = piece.data, piece.starts
         i, last, count = 0, piece.last, piece.count
         for k in np.flatnonzero(looked_at).tolist():
             if k < i:
-                continue  # inside a table
-            if marks.context_left:
+                continue  # inside a table or a CPU header
+            if marks.context_left and i < k:
                 self._context(piece, i, k)
             found = tables.get(k)
             if found is not None:
                 add(found[0])
                 i = found[1]
                 continue
+            header = self._header
+            if header is not None and data.startswith(header.text, starts[k]):
+                i = self._header_again(piece, k, header)
+                continue
             try:
                 line = line_of(k)
                 if line[:1] == "R":  # a region header (its "Group:" line may come next)
                     if k + 1 >= count and not last:
                         raise EOFError  # the piece ends before the text does
-                    if marks.context_left:
-                        marks.context(line)
                     i = self._region_line(piece, k, line)
+                    while (found := tables.get(i)) is not None:  # its tables, read at once
+                        add(found[0])
+                        i = found[1]
                 else:
                     i = self._line(piece, k, line)
             except EOFError:  # read again with the next piece
@@ -167,7 +203,7 @@ class _TextReader:
     def _context(self, piece: Piece, i: int, stop: int) -> None:
         """Lines ``i`` to ``stop - 1`` (no table, no header): output after a run mark."""
         for k in range(i, stop):
-            line = piece.line(k)
+            line = piece.sparse_line(k)
             if line[:1] not in "+|":
                 self.marks.context(line)
                 if not self.marks.context_left:
@@ -181,6 +217,11 @@ class _TextReader:
             if table is not None:
                 self.blocks.add_table(table)
             return end
+        if first == "-":
+            header = self._cpu_header_at(piece, i, line)
+            if header is not None:
+                self._header = header
+                return self._header_again(piece, i, header)
         if self.marks.context_left and first not in "+|":
             self.marks.context(line)
         index = piece.first + i
@@ -219,19 +260,23 @@ class _TextReader:
     def _region_line(self, piece: Piece, i: int, line: str) -> int:
         index = piece.first + i
         match = _REGION_41.match(line)
-        if match:
-            self._start(match["tag"], int(match["gid"]), match["group"], index, "4.1", line)
-            self.group_names.setdefault(int(match["gid"]), match["group"])
+        if match:  # LIKWID 4.1 to 5.x, the header of most files
+            tag, gid, group = match.groups()
+            self.marks.block_starts(line)
+            self.blocks.start(tag, int(gid), group, index + 1, "4.1", line)
+            self.group_names.setdefault(int(gid), group)
             return i + 1
+        if self.marks.context_left:
+            self.marks.context(line)
         if not line.startswith("Region: "):
             return i + 1
-        previous = piece.line(i - 1)
+        previous = piece.sparse_line(i - 1)
         if previous.startswith("=====") and not previous.strip("="):
             # LIKWID 3.x prints "Region: %s \n" between lines of '='
             tag = line[8:-1] if line.endswith(" ") else line[8:]
             self._start(tag, 1, self.blocks.measuring_group or "Group 1", index, "3.x", line)
             return i + 1
-        match = _GROUP_MPIRUN.match(piece.get(i + 1) or "")
+        match = _GROUP_MPIRUN.match(piece.sparse_line(i + 1) if i + 1 < piece.count else "")
         if match:
             gid = int(match["gid"])
             self._start(line[8:], gid, self.group_names.get(gid, f"Group {gid}"), index,
@@ -257,6 +302,36 @@ class _TextReader:
             gid = int(match["gid"])
             self._start(WHOLE_RUN_REGION, gid, self.group_names.get(gid, f"Group {gid}"),
                         index, "mpirun", line)
+
+    def _header_again(self, piece: Piece, i: int, header: CpuHeader) -> int:
+        """Read the CPU header at line ``i`` of ``piece`` at once (see :class:`CpuHeader`);
+        return the index of the line after it."""
+        self.blocks.finish()  # raises as the header's first CPU line would
+        for offset, name in header.names:
+            self.marks.mark(piece.first + i + offset, "header", name)
+        return i + header.lines
+
+    def _cpu_header_at(self, piece: Piece, i: int, line: str) -> CpuHeader | None:
+        """The CPU header at line ``i`` (``line``, a line of ``-``) if it tells nothing new
+        (see :class:`CpuHeader`), else None: read it line by line."""
+        if line.strip("-"):
+            return None
+        names: list[tuple[int, str]] = []
+        for k in range(i + 1, min(i + 2 + _HEADER_LINES, piece.count)):
+            text = piece.sparse_line(k)
+            if text and not text.strip("-") and k > i + 1:  # the closing line of '-'
+                end = int(piece.ends[k])
+                if end >= len(piece.data):
+                    return None  # the text ends without a line end
+                return CpuHeader(piece.data[int(piece.starts[i]):end + 1], tuple(names),
+                                 k - i + 1)
+            found = cpu_line(text)
+            if found is None or self.cpu.get(found[0]) != found[1] or "likwid-" in text \
+                    or is_context(text):
+                return None
+            if found[0] == "cpu_name":
+                names.append((k - i, found[1]))
+        return None
 
     def _cpu_line(self, index: int, line: str) -> None:
         found = cpu_line(line)

@@ -78,7 +78,7 @@ class Pieces:
                         break
                 if b"\r" in data:
                     data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-                if _BOM in data:
+                if b"\xef" in data and _BOM in data:  # a byte's search first: much faster
                     data = data.replace(_BOM, b"")
                 yield data
         yield held.replace(b"\r", b"\n")  # a last '\r' ends a line
@@ -163,6 +163,15 @@ class Piece:
             return texts[k]
         return self.data[self.starts[k]:self.ends[k]].decode("utf-8", ERRORS)
 
+    def sparse_line(self, k: int) -> str:
+        """Line ``k`` (as :meth:`line`) without decoding the whole piece: for a reader that
+        looks at a few lines of it (a region header, not every row of its tables)."""
+        if k < 0:
+            return self.before
+        if self._texts:
+            return self._texts[k]
+        return self.data[self.starts[k]:self.ends[k]].decode("utf-8", ERRORS)
+
     def _decoded(self) -> list[str]:
         """Every line as text, decoded at once (a line's bytes never hold a ``\n``: the same
         texts as line by line); ``[]`` when some line cannot be decoded (then each line is
@@ -209,7 +218,7 @@ def read_in_pieces(pieces: Iterable[bytes], read: Callable[[Piece], int]) -> int
         piece = Piece(buffer, first, before, last=False)
         done = read(piece)
         if done:
-            before = piece.line(done - 1)
+            before = piece.sparse_line(done - 1)
             first += done
             rest = buffer[piece.offset(done):]
             parts, size, need = [rest] if rest else [], len(rest), 0

@@ -11,7 +11,7 @@ read with string methods, in time linear in the line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["CONTEXT_LINES", "CPU_FIELDS", "RunMark", "RunMarks", "command_of", "is_context",
            "separator_text"]
@@ -31,9 +31,9 @@ _HEADER_PREFIXES = ("CPU name:", "CPU type:", "CPU clock:", "CPU stepping:", "IN
 
 
 
-@dataclass(frozen=True)
-class RunMark:
-    """A line where a new measurement may start.
+class RunMark(NamedTuple):
+    """A line where a new measurement may start (a named tuple: a file may print one per
+    region, 50,000 of them).
 
     Attributes
     ----------
@@ -174,6 +174,14 @@ class RunMarks:
             context = self._marks[-1][3]
             if header is not None and context and context[-1] == header.strip():
                 context.pop()
+
+    def block_starts(self, header: str) -> None:
+        """A LIKWID block starts at the line ``header``, given to neither :meth:`context` nor
+        :meth:`end_context` before: both at once (kept, then dropped again as the block's
+        header, unless it is the last line kept)."""
+        if self.context_left == 1 and is_context(header):
+            self._marks[-1][3].append(header.strip())
+        self.context_left = 0
 
     def run_marks(self) -> list[RunMark]:
         """The marks read so far."""

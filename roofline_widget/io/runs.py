@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
+from roofline_widget.io.key_codes import duplicated, integer_codes
 from roofline_widget.io.run_marks import RunMark
 
 if TYPE_CHECKING:
@@ -225,25 +226,28 @@ def _codes(lists: list, what=lambda item: item) -> list[int]:
 
 def _nothing_repeats(blocks: list) -> bool:
     """Whether no block, table or row repeats another's (rules 1 to 3 then find one run): told
-    with pandas, not block by block."""
+    with integer codes, not block by block."""
     if not blocks:
         return False
-    threads = _codes([b.threads for b in blocks], lambda t: t.label)
-    regions = [b.region for b in blocks]
-    groups = [b.group for b in blocks]
-    counts = [len(b.threads) for b in blocks]
-    tables = pd.DataFrame({
-        "threads": threads * 2, "names": _codes([b.event_names for b in blocks]
-                                                + [b.metric_names for b in blocks]),
-        "numbers": [hash(b.events.tobytes()) for b in blocks]
-        + [hash(b.metrics.tobytes()) for b in blocks], "kind": [0] * len(blocks) * 2})
-    tables.loc[len(blocks):, "kind"] = 1
-    rows = pd.DataFrame({"region": np.repeat(np.array(regions, dtype=object), counts),
-                         "group": np.repeat(np.array(groups, dtype=object), counts),
-                         "thread": [t.label for b in blocks for t in b.threads]})
-    keys = pd.DataFrame({"region": regions, "group": groups, "threads": threads,
-                         "index": [b.group_index for b in blocks]})
-    return not (keys.duplicated().any() or rows.duplicated().any() or tables.duplicated().any())
+    threads = np.array(_codes([b.threads for b in blocks], lambda t: t.label), dtype=np.int64)
+    regions = _text_codes([b.region for b in blocks])
+    groups = _text_codes([b.group for b in blocks])
+    counts = np.array([len(b.threads) for b in blocks], dtype=np.intp)
+    names = np.array(_codes([b.event_names for b in blocks] + [b.metric_names for b in blocks]),
+                     dtype=np.int64)
+    numbers = integer_codes(np.array([hash(b.events.tobytes()) for b in blocks]
+                                     + [hash(b.metrics.tobytes()) for b in blocks], dtype=np.int64))
+    kinds = np.repeat(np.arange(2, dtype=np.int64), len(blocks))
+    labels = _text_codes([t.label for b in blocks for t in b.threads])
+    indices = integer_codes(np.array([b.group_index for b in blocks], dtype=np.int64))
+    return not (duplicated([regions, groups, threads, indices]).any()
+                or duplicated([np.repeat(regions, counts), np.repeat(groups, counts), labels]).any()
+                or duplicated([np.tile(threads, 2), names, numbers, kinds]).any())
+
+
+def _text_codes(texts: list[str]) -> np.ndarray:
+    """One code (0 or more) per distinct text."""
+    return pd.factorize(np.array(texts, dtype=object))[0].astype(np.int64, copy=False)
 
 
 def _cuts(blocks: list, marks: Sequence[RunMark]) -> list[int]:

@@ -161,7 +161,7 @@ class TableReader:
         """Line ``k``; :class:`EOFError` past the end of a piece that is not the last."""
         if k >= piece.count and not piece.last:
             raise EOFError  # the piece ends before the text does
-        return piece.get(k)
+        return piece.sparse_line(k) if k < piece.count else None
 
     def read(self, piece: Piece, i: int) -> tuple[TextTable | None, int]:
         """Read the table whose top border is line ``i`` of ``piece``.
@@ -180,7 +180,7 @@ class TableReader:
         EOFError
             If the table may run past the end of the piece (read it with the next).
         """
-        border = piece.line(i).rstrip()
+        border = piece.sparse_line(i).rstrip()
         columns = border_columns(border)
         below = self._line(piece, i + 1) or ""
         if columns is None or not below.startswith("|"):
@@ -215,7 +215,7 @@ class TableReader:
         shape = self.shapes.get((border, below))
         if shape is None:
             shape = self.shapes[border, below] = Shape(border, columns, tuple(header))
-        return self._rows(piece, start, shape, i + 3, j, piece.line(i)), end
+        return self._rows(piece, start, shape, i + 3, j, piece.sparse_line(i)), end
 
     def _misaligned(self, piece: Piece, k: int, cells: int, what: str, row: str
                     ) -> LikwidFormatError:
@@ -228,7 +228,7 @@ class TableReader:
         names, counters = [], []
         values = np.empty((stop - first, len(shape.columns) - 1 - labels))
         for k in range(first, stop):
-            row = piece.line(k)
+            row = piece.sparse_line(k)
             cells = _cut(row.rstrip(), shape.columns)
             if cells is None:
                 raise self._misaligned(piece, k, len(shape.columns) - 1, "a table row", row)
