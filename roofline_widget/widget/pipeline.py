@@ -225,7 +225,8 @@ class RefreshPipeline:
         points the roofs depend on (:func:`~roofline_widget.widget.roofs.roof_basis`)."""
         basis, keys = self._roofs_of
         if drag and basis is self._roof_basis:
-            self._roofs_of = basis, keys = roof_basis(basis, keys)
+            few, keys = roof_basis(basis, keys)
+            self._roofs_of = basis, keys = keep_flags(few, within=basis), keys  # judged: basis
         return rooflines(self.owner.peak_flops, self.owner.peak_bandwidth, basis, self.extra, keys)
 
     def _fitted(self, extent) -> tuple:
