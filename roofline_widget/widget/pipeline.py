@@ -92,7 +92,7 @@ class RefreshPipeline:
         self.parts = SceneParts(owner)
         self.extra = check_ceilings(ceilings)
         self.ceiling_notes = warn_ceilings(owner.sums, self.extra, stacklevel=4)
-        self._size_range = runtime_log_range(owner.sums)
+        self._size_range: tuple[float, float] | None = None  # sized by runtime: worked out then
         self._no_flop = np.zeros(0, dtype=bool)
         self._budget_used = 0
         # per selection: the points empirical roofs come from, and the points' roof keys
@@ -235,9 +235,11 @@ class RefreshPipeline:
         return axis_ranges(points.points, self.roofline, extent, bulk=points.flop_split[0])
 
     def _dots(self, points: PointState):
-        owner = self.owner
+        size_by = self.owner.size_by
+        if size_by != "none" and self._size_range is None:  # the data's runtimes: once
+            self._size_range = runtime_log_range(self.owner.sums)
         return point_dots(points.shown, self.parts.coloring(),
-                          marker_sizes(points.shown, owner.size_by, self._size_range))
+                          marker_sizes(points.shown, size_by, self._size_range or (0.0, 1.0)))
 
     def _compose(self, dots, roofline, ranges, **parts) -> Scene:
         if self.scene is None or dots.x is not self.scene.points.x:  # points new: which do no FLOPs
