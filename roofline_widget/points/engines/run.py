@@ -354,7 +354,7 @@ class RunSource:
         GPU it names), GFLOP/s (worked out once per run and device)."""
         if self._limits is None:
             devices, names = self.keys["device"], self.device_labels()["device_name"]
-            gpu = self._columns["device"] == "gpu"  # per row (texts: no string-array compare)
+            gpu = np.asarray(devices == "gpu")  # per row, on the categorical's codes
             # a row's bound depends on its device, and on a GPU's name
             kinds = devices.codes * (len(names.categories) + 1) + np.where(gpu, names.codes, -1) + 1
             kind_codes = pd.factorize(kinds)[0]
@@ -407,7 +407,7 @@ class RunSource:
                                  for row in first_rows(pair_codes).tolist()], dtype=object)
             gpu_run = str(device_family(self.run.layout, "gpu")) != "gpu"
             merged = " / " in str(self.run.layout)  # its cpu_name joins the files' names: whose?
-            named = self._columns["device"] == ("gpu" if gpu_run else "cpu")
+            named = np.asarray(devices == ("gpu" if gpu_run else "cpu"))  # on codes
             names = np.array(["", self.run.cpu_name or ""], dtype=object)
             self._devices = {
                 "device_family": sorted_categorical(pair_codes, families),
