@@ -221,12 +221,10 @@ class RefreshPipeline:
         return self.scene
 
     def _roofline(self, drag: bool = False) -> Roofline | None:
-        """The roofline of the peaks; on a drag (a selection's second roofline on), of the few
-        points the roofs depend on (:func:`~roofline_widget.widget.roofs.roof_basis`)."""
+        """The roofline of the peaks; on a drag, of the few points the roofs depend on."""
         basis, keys = self._roofs_of
         if drag and basis is self._roof_basis:
-            few, keys = roof_basis(basis, keys)
-            self._roofs_of = basis, keys = keep_flags(few, within=basis), keys  # judged: basis
+            self._roofs_of = basis, keys = roof_basis(basis, keys)
         return rooflines(self.owner.peak_flops, self.owner.peak_bandwidth, basis, self.extra, keys)
 
     def _fitted(self, extent) -> tuple:
@@ -235,11 +233,10 @@ class RefreshPipeline:
         return axis_ranges(points.points, self.roofline, extent, bulk=points.flop_split[0])
 
     def _dots(self, points: PointState):
-        size_by = self.owner.size_by
-        if size_by != "none" and self._size_range is None:  # the data's runtimes: once
+        if self.owner.size_by != "none" and self._size_range is None:  # the runtimes: once
             self._size_range = runtime_log_range(self.owner.sums)
-        return point_dots(points.shown, self.parts.coloring(),
-                          marker_sizes(points.shown, size_by, self._size_range or (0.0, 1.0)))
+        return point_dots(points.shown, self.parts.coloring(), marker_sizes(
+            points.shown, self.owner.size_by, self._size_range or (0.0, 1.0)))
 
     def _compose(self, dots, roofline, ranges, **parts) -> Scene:
         if self.scene is None or dots.x is not self.scene.points.x:  # points new: which do no FLOPs
