@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/count_widget_build.py --base /tmp/before          # 50,000 points
-    python benchmarks/count_widget_build.py --base /tmp/before --points 5000 --rounds 9
+    python benchmarks/count_widget_build.py --base /tmp/before --points 5000 --processes 9
 
 The machine is shared: wall times move with the other engineers' load.  What
 the kernel *does* does not: per side (one fresh process each, its package
@@ -19,7 +19,9 @@ first on ``sys.path``) the widget of ``bench_widget_build.py`` is built on
 * widgets opened and comm messages (a recording comm, as
   ``bench_widget_messages.py``);
 * CPU time of the process (``time.process_time``: what the build used of a
-  core, not what it waited), the median of ``--rounds`` builds and filters.
+  core, not what it waited): ``--processes`` fresh processes per side, base
+  and this tree in turn, each the median of ``--rounds`` builds and filters;
+  printed, the median of those.
 """
 
 from __future__ import annotations
@@ -118,7 +120,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", type=Path, help="the tree to compare with (required)")
     parser.add_argument("--points", type=int, default=50_000, help="a multiple of 8")
-    parser.add_argument("--rounds", type=int, default=7, help="builds timed in CPU time")
+    parser.add_argument("--rounds", type=int, default=3, help="builds timed per process")
+    parser.add_argument("--processes", type=int, default=5, help="fresh processes per side")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -127,12 +130,20 @@ def main() -> None:
     if args.base is None:
         parser.error("--base is required")
     load = load_average()
-    sides = {"base": run_side(args.base.resolve(), args.points, args.rounds),
-             "this tree": run_side(TREE, args.points, args.rounds)}
+    trees = {"base": args.base.resolve(), "this tree": TREE}
+    runs: dict = {side: [] for side in trees}
+    for _ in range(args.processes):  # fresh processes, in turn: both sides see the same load
+        for side, tree in trees.items():
+            runs[side].append(run_side(tree, args.points, args.rounds))
+    sides = {side: found[0] for side, found in runs.items()}
+    for side, found in runs.items():
+        for step in ("build", "filter"):
+            sides[side][step]["cpu"] = statistics.median(run[step]["cpu"] for run in found)
     print(f"load average before (1, 5, 15 min): {load}; after: "
           f"{load_average()}")
     print(f"\n{args.points:,} points in {args.points // 8:,} ranks x 8 regions; counts of one "
-          f"build and one filter, CPU time the median of {args.rounds}")
+          f"build and one filter; CPU time: the median over {args.processes} fresh processes "
+          f"per side, taken in turn, of each one's median of {args.rounds}")
     rows = (("function calls", "calls", "{:,}"), ("rate judgements", "judged", "{:,}"),
             ("sums tables built", "tables", "{:,}"), ("widgets opened", "widgets", "{:,}"),
             ("comm messages", "messages", "{:,}"), ("CPU time", "cpu", "{:.1f}"))
