@@ -27,6 +27,9 @@ once untimed, then, per round and in turn, builds it
   measures, without the server and the browser), also counting the
   messages, their bytes and the time spent in ``Session.send``;
 
+and after each build its filter (``peer_widgets.FILTERS``: regions 0-3),
+printed as dummy / kernel comms;
+
 and jupyter-scatter the same way when installed (``--no-peer``: not).  Prints
 the medians, the ratios, and the load average before and after.
 """
@@ -50,7 +53,7 @@ import gc, json, time, warnings
 import comm
 from comm.base_comm import BaseComm
 warnings.simplefilter("ignore")
-from peer_widgets import BUILDERS, roofline_points
+from peer_widgets import BUILDERS, FILTERS, roofline_points
 KERNEL_COMM = comm.create_comm
 
 
@@ -77,6 +80,7 @@ def timed_send(stream, msg_or_type, content=None, *args, **keywords):
 
 session.send = timed_send
 POINTS = roofline_points({points}, 8)
+HALF = (POINTS.index.to_numpy() % 8) < 4
 BUILDERS["{builder}"](roofline_points(800, 8)).close()
 BUILDERS["{builder}"](POINTS).close()
 """
@@ -90,10 +94,13 @@ start = time.perf_counter()
 widget = BUILDERS["{builder}"](POINTS)
 seconds = time.perf_counter() - start
 sent = list(SENT)
+start = time.perf_counter()
+FILTERS["{builder}"](widget, HALF, POINTS)
+filtered = time.perf_counter() - start
 widget.close()
 comm.create_comm = KERNEL_COMM
 print(json.dumps({{"build": seconds, "messages": len(sent), "send": sum(s for s, _ in sent),
-                  "binary": sum(b for _, b in sent)}}))
+                  "binary": sum(b for _, b in sent), "filter": filtered}}))
 """
 
 
@@ -161,12 +168,13 @@ def report(kernels: dict, samples: dict, args) -> None:
     print(f"\n{args.points:,} points in {args.points // 8:,} ranks x 8 regions, one ipykernel per "
           f"side (no server, no browser), medians of {args.rounds} builds per mode (interleaved)")
     print(f"{'side':<17} {'dummy comms':>12} {'kernel comms':>13} {'difference':>11} "
-          f"{'messages':>9} {'in send':>9} {'binary':>9}  package")
+          f"{'messages':>9} {'in send':>9} {'binary':>9} {'filter':>19}  package")
     for name, kernel in kernels.items():
         dummy, real = med(name, False, "build"), med(name, True, "build")
         print(f"{name:<17} {dummy * 1e3:>9.1f} ms {real * 1e3:>10.1f} ms "
               f"{(real - dummy) * 1e3:>8.1f} ms {med(name, True, 'messages'):>9.0f} "
               f"{med(name, True, 'send') * 1e3:>6.1f} ms {med(name, True, 'binary') / 1e6:>6.2f} MB"
+              f" {med(name, False, 'filter') * 1e3:>7.1f} / {med(name, True, 'filter') * 1e3:>5.1f} ms"
               f"  {kernel.package if kernel.builder == 'roofline-widget' else kernel.builder}")
     if "jupyter-scatter" in kernels:
         peer = med("jupyter-scatter", True, "build")
