@@ -147,3 +147,25 @@ def quiet():
 
 def command_line() -> str:
     return " ".join([Path(sys.executable).as_posix(), *sys.argv])
+
+
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages of the machine, as /proc/loadavg prints them."""
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def side_by_side_arguments(parser, rounds: int) -> None:
+    """The options of a benchmark that measures this tree beside ``--base`` and jupyter-scatter."""
+    parser.add_argument("--base", type=Path, help="the tree to compare with (e.g. /tmp/before)")
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--points", type=int, default=50_000, help="a multiple of 8")
+    parser.add_argument("--no-peer", action="store_true", help="leave jupyter-scatter out")
+
+
+def has_jscatter() -> bool:
+    """Whether jupyter-scatter (the ``bench`` extra) is installed."""
+    try:
+        import jscatter  # noqa: F401
+    except ImportError:
+        return False
+    return True

@@ -36,6 +36,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from _common import has_jscatter, load_average, side_by_side_arguments
 
 HERE = Path(__file__).resolve().parent
 TREE = HERE.parent
@@ -77,24 +78,9 @@ def run_side(side: str, tree: Path, points: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def load_average() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-
-
-def has_peer() -> bool:
-    try:
-        import jscatter  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", type=Path, help="the tree to compare with (e.g. /work/main)")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--points", type=int, default=50_000, help="a multiple of 8")
-    parser.add_argument("--no-peer", action="store_true", help="leave jupyter-scatter out")
+    side_by_side_arguments(parser, rounds=5)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--tree", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -104,7 +90,7 @@ def main() -> None:
     sides = {"this tree": TREE}
     if args.base is not None:
         sides = {"base": args.base.resolve(), **sides}
-    if not args.no_peer and has_peer():
+    if not args.no_peer and has_jscatter():
         sides[PEER] = TREE
     print(f"load average before (1, 5, 15 min): {load_average()}", flush=True)
     samples: dict[str, list[dict]] = {side: [] for side in sides}

@@ -376,3 +376,84 @@ def test_kept_flags_are_worked_out_once_and_only_for_the_kept_frame():
     # a frame not kept is worked out on every call: a change in place is seen
     copy.loc[1, "performance_gflops"] = 50.0
     assert beyond_hardware(copy, "performance_gflops").tolist() == [False, False]
+
+
+def _counting_limits(monkeypatch) -> list:
+    """Record each rate column judged (``hardware_limits`` is called once per column judged)."""
+    from roofline_widget.roofs import hardware_bounds
+
+    judged: list = []
+    original = hardware_bounds.hardware_limits
+
+    def counted(points, column):
+        judged.append((len(points), column))
+        return original(points, column)
+
+    monkeypatch.setattr(hardware_bounds, "hardware_limits", counted)
+    return judged
+
+
+def test_each_rate_of_a_kept_frame_is_judged_once_and_either_is_their_union(monkeypatch):
+    judged = _counting_limits(monkeypatch)
+    # 10 GFLOP/s fine; 5,000 GFLOP/s beyond 1,000 a thread; 30,000 GB/s beyond 20,000 a thread
+    frame = keep_flags(pd.DataFrame({"performance_gflops": [10.0, 5000.0, 10.0],
+                                     "bandwidth_gbs": [1.0, 1.0, 30000.0],
+                                     "n_threads": [1, 1, 1], "device": ["cpu"] * 3}))
+    assert beyond_hardware(frame).tolist() == [False, True, True]
+    assert beyond_hardware(frame, "performance_gflops").tolist() == [False, True, False]
+    assert beyond_hardware(frame, "bandwidth_gbs").tolist() == [False, False, True]
+    assert largest_plausible(frame, "performance_gflops") == 10.0
+    assert judged == [(3, "performance_gflops"), (3, "bandwidth_gbs")]  # nothing judged twice
+
+
+def test_a_kept_part_takes_its_flags_from_the_whole_and_rows_pick_the_same_largest(monkeypatch):
+    judged = _counting_limits(monkeypatch)
+    # a GPU point at 2,000 GFLOP/s is fine (a GPU's bound is 5e7), a CPU point at 2,000 is not
+    whole = keep_flags(pd.DataFrame({"performance_gflops": [10.0, 2000.0, 2000.0, 40.0],
+                                     "bandwidth_gbs": [1.0, 2.0, 3.0, 4.0],
+                                     "n_threads": [1, 1, 1, 1],
+                                     "device": ["cpu", "cpu", "gpu", "cpu"]}))
+    part = keep_flags(whole[whole["performance_gflops"] > 20.0], within=whole)  # rows 1-3
+    assert beyond_hardware(part).tolist() == [True, False, False]
+    assert judged == [(4, "performance_gflops"), (4, "bandwidth_gbs")]  # of the whole, once
+    assert beyond_hardware(part) is beyond_hardware(part)  # kept
+    cpu = (whole["device"] == "cpu").to_numpy()
+    # CPU rows: 10 and 40 plausible, 2,000 beyond: the CPU's empirical peak is 40
+    assert largest_plausible(whole, "performance_gflops", cpu) == 40.0
+    assert largest_plausible(whole, "performance_gflops", ~cpu) == 2000.0  # the GPU's
+    assert len(judged) == 2
+    assert largest_plausible(whole[cpu], "performance_gflops") == 40.0  # the same, judged apart
+    # a part of a frame not kept is judged on its own
+    loose = pd.DataFrame(whole.to_dict("list"))
+    assert beyond_hardware(keep_flags(loose.iloc[1:], within=loose)).tolist() == [True, False, False]
+
+
+def test_the_widget_judges_each_selection_once_and_again_after_a_change(monkeypatch):
+    # 40 one-thread points of 4 regions: region_003's rank 2 reports 5,000 GFLOP/s (beyond a
+    # CPU thread's 1,000), so the empirical peak is the largest of the others, 4 x 10 = 40
+    n = 40
+    frame = pd.DataFrame({"region": [f"region_{i % 4:03d}" for i in range(n)],
+                          "rank": [i // 4 for i in range(n)],
+                          "performance_gflops": [1.0 + (i % 4) * 10 for i in range(n)],
+                          "bandwidth_gbs": [1.0 + i for i in range(n)]})
+    frame.loc[(frame["region"] == "region_003") & (frame["rank"] == 2), "performance_gflops"] = 5000.0
+    widget = _quiet(RooflineWidget, frame)
+    judged = _counting_limits(monkeypatch)
+    widget.include = "region_00[0-2]"  # region_003 (with the broken point) filtered out
+    assert judged == [(30, "performance_gflops"), (30, "bandwidth_gbs")]  # one selection, once
+    assert widget.roofline.compute[0].gflops == 21.0  # region_002: 1 + 2 x 10
+    assert widget.roofline.bandwidth[0].gbs == 39.0  # rank 9's region_002: 1 + 38
+    judged.clear()
+    widget.include = ""  # a new selection: judged again, the broken point passed over
+    assert judged == [(40, "performance_gflops"), (40, "bandwidth_gbs")]
+    assert widget.roofline.compute[0].gflops == 31.0
+    assert "beyond any CPU" in widget.controls.status_html.value
+    judged.clear()
+    widget.peak_flops = 25.0  # a peak: the same selection's flags, no judging again
+    assert judged == []
+    assert [roof.gflops for roof in widget.roofline.compute] == [25.0]
+    widget.peak_flops = None
+    assert widget.roofline.compute[0].gflops == 31.0
+    widget.ranks = [0, 1]  # another selection of 8 points: judged once
+    assert judged == [(8, "performance_gflops"), (8, "bandwidth_gbs")]
+    assert widget.roofline.compute[0].gflops == 31.0  # rank 0's region_003

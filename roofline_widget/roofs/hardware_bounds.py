@@ -309,17 +309,20 @@ def hardware_limits(points: pd.DataFrame, column: str) -> np.ndarray:
         return np.where(units > 0, limits * units, np.nan)
 
 
-#: The flags of the frames given to :func:`keep_flags`, by ``id``: (a weak
-#: reference to the frame, {column or "either": read-only mask}).
-_KEPT: dict[int, tuple[weakref.ref, dict]] = {}
+#: The flags of the frames given to :func:`keep_flags`, by ``id``: (a weak reference to
+#: the frame, {column or "either": read-only mask}, None or (a weak reference to the frame
+#: it is part of, its rows' positions there)).
+_KEPT: dict[int, tuple[weakref.ref, dict, tuple | None]] = {}
 
 
-def keep_flags(frame: pd.DataFrame) -> pd.DataFrame:
+def keep_flags(frame: pd.DataFrame, within: pd.DataFrame | None = None) -> pd.DataFrame:
     """Remember :func:`beyond_hardware`'s flags of ``frame`` once worked out; returns ``frame``.
 
-    Only for a frame that is never changed in place: the widget's points of
-    one selection, which every peak change checks again (the axes, the
-    empirical roofs, the status line).  The memory goes with the frame.
+    Only for a frame never changed in place (the widget's points of one selection, which
+    every refresh and peak change checks again): each rate is judged once per frame; the
+    memory goes with the frame.  ``within``: a kept frame with the default index that
+    ``frame`` is a part of (``within[mask]``, its index the rows' positions there): the
+    flags are taken from ``within``'s (a point's flag depends on its own row only).
     """
     key = id(frame)
     entry = _KEPT.get(key)
@@ -327,13 +330,39 @@ def keep_flags(frame: pd.DataFrame) -> pd.DataFrame:
         def forget(_gone: weakref.ref) -> None:
             _KEPT.pop(key, None)
 
-        _KEPT[key] = (weakref.ref(frame, forget), {})
+        whole = within is not None and _kept(within) is not None and within.index.equals(
+            pd.RangeIndex(len(within)))
+        _KEPT[key] = (weakref.ref(frame, forget), {},
+                      (weakref.ref(within), frame.index.to_numpy()) if whole else None)
     return frame
 
 
 def _kept(frame: pd.DataFrame) -> dict | None:
     entry = _KEPT.get(id(frame))
     return entry[1] if entry is not None and entry[0]() is frame else None
+
+
+def _column_flags(points: pd.DataFrame, column: str) -> np.ndarray:
+    """:func:`beyond_hardware` of one rate column; kept (read-only) for a kept frame."""
+    kept = _kept(points)
+    if kept is not None and column in kept:
+        return kept[column]
+    part = _KEPT[id(points)][2] if kept is not None else None
+    whole = part[0]() if part is not None else None
+    if whole is not None and _kept(whole) is not None:
+        flagged = _column_flags(whole, column)[part[1]]  # type: ignore[index]
+    else:
+        flagged = np.zeros(len(points), dtype=bool)
+        if column in points.columns and len(points):
+            with np.errstate(invalid="ignore"):
+                flagged |= _numbers(points[column]) > hardware_limits(points, column)
+                if THREAD_COLUMNS[column] in points.columns:
+                    flagged |= (_numbers(points[THREAD_COLUMNS[column]])
+                                > thread_limits(points, column))
+    if kept is not None:
+        flagged.flags.writeable = False
+        kept[column] = flagged
+    return flagged
 
 
 _CLOCK_METRIC = re.compile(r"^Clock \[(MHz|GHz)\]$")
@@ -405,35 +434,36 @@ def beyond_hardware(points: pd.DataFrame, column: str | None = None) -> np.ndarr
         or the point's rate above :func:`hardware_limits`.  False where the
         limits are NaN (no ``n_threads``, no thread rates) or the rates are NaN.
     """
+    if column is not None:
+        return _column_flags(points, column)
     kept = _kept(points)
-    if kept is not None and (column or "either") in kept:
-        return kept[column or "either"]
+    if kept is not None and "either" in kept:
+        return kept["either"]
     flagged = np.zeros(len(points), dtype=bool)
-    for name in ((column,) if column is not None else RATE_COLUMNS):
-        if name not in points.columns or not len(points):
-            continue
-        values = _numbers(points[name])
-        with np.errstate(invalid="ignore"):
-            flagged |= values > hardware_limits(points, name)
-            if THREAD_COLUMNS[name] in points.columns:
-                flagged |= _numbers(points[THREAD_COLUMNS[name]]) > thread_limits(points, name)
+    for name in RATE_COLUMNS:
+        flagged |= _column_flags(points, name)
     if kept is not None:
         flagged.flags.writeable = False
-        kept[column or "either"] = flagged
+        kept["either"] = flagged
     return flagged
 
 
-def largest_plausible(points: pd.DataFrame, column: str) -> float | None:
+def largest_plausible(points: pd.DataFrame, column: str,
+                      rows: np.ndarray | None = None) -> float | None:
     """The largest positive finite ``column`` among the points within the hardware bound.
 
     The largest observation a roof or an axis may follow: points
     :func:`beyond_hardware` in either rate are passed over as a whole (a
     broken FLOP counter makes the point's bandwidth no ceiling either),
     unless no other point has a positive finite value (then the largest of
-    all).  None when no point has one.
+    all).  None when no point has one.  ``rows`` (booleans): only these rows, as
+    ``largest_plausible(points[rows], column)`` but with the flags of a kept frame
+    (:func:`keep_flags`) worked out once for all its rows.
     """
     values = _numbers(points[column])
     usable = np.isfinite(values) & (values > 0)
+    if rows is not None:
+        usable &= rows
     plausible = usable & ~beyond_hardware(points)
     values = values[plausible if plausible.any() else usable]
     return float(values.max()) if values.size else None

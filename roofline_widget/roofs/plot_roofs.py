@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
@@ -68,10 +69,11 @@ def empirical_roofs(kind: str, points: pd.DataFrame | None, keys: RoofKeys, owne
     by_family = len({family for device, family in owners if device == "gpu"}) > 1
     roofs = []
     for device, family in owners:
-        rows = points if device is None else points[keys.device == device]
+        rows = None if device is None else np.asarray(keys.device == device)
         if family is not None and keys.family is not None:
-            rows = rows[keys.family[keys.device == device] == family]
-        value = largest_plausible(rows, column)
+            of_family = np.asarray(keys.family == family)
+            rows = of_family if rows is None else rows & of_family
+        value = largest_plausible(points, column, rows)  # the flags of all points, judged once
         if value is None:
             continue
         whose = _FAMILY_NAMES.get(family or "") if by_family else None

@@ -92,7 +92,7 @@ class RefreshPipeline:
         self.parts = SceneParts(owner)
         self.extra = check_ceilings(ceilings)
         self.ceiling_notes = warn_ceilings(owner.sums, self.extra, stacklevel=4)
-        self._size_range = runtime_log_range(owner.sums)
+        self._size_range: tuple[float, float] | None = None  # sized by runtime: worked out then
         self._no_flop = np.zeros(0, dtype=bool)
         self._budget_used = 0
         # per selection: the points empirical roofs come from, and the points' roof keys
@@ -221,8 +221,7 @@ class RefreshPipeline:
         return self.scene
 
     def _roofline(self, drag: bool = False) -> Roofline | None:
-        """The roofline of the peaks; on a drag (a selection's second roofline on), of the few
-        points the roofs depend on (:func:`~roofline_widget.widget.roofs.roof_basis`)."""
+        """The roofline of the peaks; on a drag, of the few points the roofs depend on."""
         basis, keys = self._roofs_of
         if drag and basis is self._roof_basis:
             self._roofs_of = basis, keys = roof_basis(basis, keys)
@@ -234,9 +233,10 @@ class RefreshPipeline:
         return axis_ranges(points.points, self.roofline, extent, bulk=points.flop_split[0])
 
     def _dots(self, points: PointState):
-        owner = self.owner
-        return point_dots(points.shown, self.parts.coloring(),
-                          marker_sizes(points.shown, owner.size_by, self._size_range))
+        if self.owner.size_by != "none" and self._size_range is None:  # the runtimes: once
+            self._size_range = runtime_log_range(self.owner.sums)
+        return point_dots(points.shown, self.parts.coloring(), marker_sizes(
+            points.shown, self.owner.size_by, self._size_range or (0.0, 1.0)))
 
     def _compose(self, dots, roofline, ranges, **parts) -> Scene:
         if self.scene is None or dots.x is not self.scene.points.x:  # points new: which do no FLOPs

@@ -14,6 +14,7 @@ from roofline_widget.roofs.hardware_bounds import (
     THREAD_COLUMNS,
     THREAD_LIMIT_COLUMN,
     beyond_hardware,
+    keep_flags,
 )
 from roofline_widget.roofs.roofline import JUDGED_COLUMNS, BandwidthRoof, ComputeRoof, RoofKeys, Roofline
 
@@ -64,7 +65,9 @@ def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, Roof
     a point beyond the hardware in either rate is passed over as a whole), with the
     columns that judge a point beyond the hardware:
     :meth:`Roofline.from_ceilings` gives the same roofs for them as for every
-    point, and a peak drag works out the roofs of a few rows, not of 32,000.
+    point, and a peak drag works out the roofs of a few rows, not of 32,000 (their
+    beyond-hardware flags those of ``points`` where it is kept:
+    :func:`~roofline_widget.roofs.hardware_bounds.keep_flags`).
     """
     order, group_of = keys.groups
     first = np.full(len(order), len(points), dtype=np.intp)
@@ -87,7 +90,7 @@ def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, Roof
     columns = [points.columns.get_loc(c) for c in (
         *RATE_COLUMNS, *THREAD_COLUMNS.values(), THREAD_LIMIT_COLUMN, "n_threads", "device",
         "device_family") if c in points.columns]
-    return (points.iloc[kept, columns],
+    return (keep_flags(points.iloc[kept, columns], within=points),  # judged: the points' flags
             RoofKeys(keys.level[kept], keys.device[kept], keys.precision[kept],
                      None if keys.family is None else keys.family[kept]))
 

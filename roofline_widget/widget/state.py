@@ -71,7 +71,7 @@ class PointState:
         ranges and the status note of every peak change reuse it.
         """
         bulk, no_flop = split_flop_work(self.points)
-        return keep_flags(bulk), no_flop
+        return keep_flags(bulk, within=self.points), no_flop  # its flags: the points'
 
     @cached_property
     def keys(self) -> pd.MultiIndex:

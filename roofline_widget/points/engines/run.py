@@ -218,10 +218,13 @@ def rank_places(run: LikwidRun, ranks: np.ndarray) -> RankPlaces:
     its threads' cpus (``run.topology``), -1 if unknown or several.
     """
     table = run.table
-    rank_codes, known = pd.factorize(table["rank"].to_numpy(dtype=np.int64))
     host_codes, host_names = column_codes(table["host"])
     texts = np.array(["" if host is None or host != host else str(host) for host in host_names]
                      + [""], dtype=object)  # a missing host (code -1) is ""
+    if not texts.astype(bool).any() and not _socket_of_cpu(run):  # no place named (a points
+        return RankPlaces(np.full(len(ranks), "", dtype=object),  # table, likwid-perfctr)
+                          np.full(len(ranks), -1, dtype=np.int64))
+    rank_codes, known = pd.factorize(table["rank"].to_numpy(dtype=np.int64))
     hosts = texts[host_codes[first_rows(rank_codes)]]  # a rank's host: its first thread's
     sockets = _cpu_sockets(run, table["cpu"].to_numpy(dtype=np.int64))
     lowest = np.full(len(known), np.iinfo(np.int64).max)
@@ -235,13 +238,18 @@ def rank_places(run: LikwidRun, ranks: np.ndarray) -> RankPlaces:
                       np.where(found, rank_sockets[where], -1).astype(np.int64))
 
 
+def _socket_of_cpu(run: LikwidRun) -> dict[int, int]:
+    """The socket of each cpu the run's likwid-topology block places (empty: none)."""
+    socket_of_cpu: dict[int, int] = {}
+    if run.topology is not None:
+        for socket, threads in run.topology.socket_threads.items():
+            socket_of_cpu.update(dict.fromkeys(threads, int(socket)))
+    return socket_of_cpu
+
+
 def _cpu_sockets(run: LikwidRun, cpus: np.ndarray) -> np.ndarray:
     """Per cpu its socket in the run's likwid-topology block; -1 where unknown."""
-    topology = run.topology
-    socket_of_cpu: dict[int, int] = {}
-    if topology is not None:
-        for socket, threads in topology.socket_threads.items():
-            socket_of_cpu.update(dict.fromkeys(threads, int(socket)))
+    socket_of_cpu = _socket_of_cpu(run)
     if not socket_of_cpu:
         return np.full(len(cpus), -1, dtype=np.int64)
     known = pd.Index(np.fromiter(socket_of_cpu, dtype=np.int64, count=len(socket_of_cpu)))
@@ -346,7 +354,7 @@ class RunSource:
         GPU it names), GFLOP/s (worked out once per run and device)."""
         if self._limits is None:
             devices, names = self.keys["device"], self.device_labels()["device_name"]
-            gpu = self._columns["device"] == "gpu"  # per row (texts: no string-array compare)
+            gpu = np.asarray(devices == "gpu")  # per row, on the categorical's codes
             # a row's bound depends on its device, and on a GPU's name
             kinds = devices.codes * (len(names.categories) + 1) + np.where(gpu, names.codes, -1) + 1
             kind_codes = pd.factorize(kinds)[0]
@@ -399,7 +407,7 @@ class RunSource:
                                  for row in first_rows(pair_codes).tolist()], dtype=object)
             gpu_run = str(device_family(self.run.layout, "gpu")) != "gpu"
             merged = " / " in str(self.run.layout)  # its cpu_name joins the files' names: whose?
-            named = self._columns["device"] == ("gpu" if gpu_run else "cpu")
+            named = np.asarray(devices == ("gpu" if gpu_run else "cpu"))  # on codes
             names = np.array(["", self.run.cpu_name or ""], dtype=object)
             self._devices = {
                 "device_family": sorted_categorical(pair_codes, families),
