@@ -26,24 +26,33 @@ def levels():
 def test_layer_marks_sit_between_ceilings_and_points(levels):
     figure = levels.figure
     marks = figure.plot.marks
-    # the ceilings' marks, the ranks layer (made by the widget), the levels, then the points'
-    # marks: the hover proxy, the SVG points (the selection outline is made at the first drag)
-    assert list(figure.layers) == ["ranks", "levels"]
-    layer_marks = [*figure.layers["ranks"].marks, *figure.layers["levels"].marks]
+    # the ceilings' marks, the levels, then the points' marks: the SVG points (the rank spread's
+    # marks are made when first drawn, the hover proxy at the first hover, the selection
+    # outline at the first drag)
+    assert list(figure.layers) == ["levels"]
+    layer_marks = list(figure.layers["levels"].marks)
     start = len(figure.roof_marks)
     assert marks[:start] == list(figure.roof_marks)
     assert marks[start:start + len(layer_marks)] == layer_marks
     assert figure.pointer.outline is None
-    assert marks[start + len(layer_marks):] == [figure.pointer.proxy, figure.scatter]
+    assert marks[start + len(layer_marks):] == [figure.scatter]
     assert figure.layer("levels") is figure.layers["levels"]  # made once
+    # the spread's marks, once made (here: read), come first among the layers'
+    spread = figure.layers["ranks"]
+    assert list(figure.layers) == ["levels", "ranks"]
+    layer_marks = [*spread.marks, *figure.layers["levels"].marks]
+    marks = figure.plot.marks
+    assert marks[start:start + len(layer_marks)] == layer_marks
+    # the square's click was handed to the layer when it was made
+    assert spread.on_click == levels.square_ranks.click
 
 
 def test_a_layer_is_made_when_a_scene_first_has_its_part(widget):
-    assert list(widget.figure.layers) == ["ranks"]
+    assert list(widget.figure.layers) == []  # the points view: no spread made
     assert widget.figure.scene.levels is None
     assert widget.figure.scene.comparison is None
     widget.baseline = read_likwid(sample_path(SAMPLE.replace(".txt", "_take.txt")))
-    assert list(widget.figure.layers) == ["ranks", "baseline"]
+    assert list(widget.figure.layers) == ["baseline"]
     assert all(mark in widget.figure.plot.marks for mark in widget.baseline_layer.marks)
 
 

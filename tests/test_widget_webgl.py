@@ -125,7 +125,11 @@ def test_svg_up_to_the_threshold_webgl_above_it(many):
     assert points.gl not in w.figure.plot.marks  # still not shown
     w.figure.plot._view_count = 1  # shown: the GL mark joins, under the SVG marks
     marks = w.figure.plot.marks
-    assert marks.index(points.gl) < marks.index(w.figure.pointer.proxy) < marks.index(points.svg)
+    assert marks.index(points.gl) < marks.index(points.svg)
+    assert w.figure.pointer.proxy_marks == ()  # the hover proxy: made at the first hover
+    proxy = w.figure.pointer.proxy  # made when read, joined between the GL and SVG points
+    marks = w.figure.plot.marks
+    assert marks.index(points.gl) < marks.index(proxy) < marks.index(points.svg)
     assert "WebGL draws the points" in w.controls.status_html.value
     # the same colour codes in both marks: code i is PALETTE[i]
     assert points.gl.scales["color"] is points.svg.scales["color"]
@@ -214,8 +218,9 @@ def test_brush_selects_the_points_inside_in_the_kernel(quickstart_runs):
     middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
     pointer.handle(event("mousemove", middle, 1))
     assert pointer.outline.visible
+    proxy = pointer.proxy  # made when read (no hover yet)
     marks = w.figure.plot.marks  # drawn under the points and the hover proxy
-    assert marks.index(pointer.outline) == marks.index(pointer.proxy) - 1
+    assert marks.index(pointer.outline) == marks.index(proxy) - 1
     assert w.selected == []  # nothing is selected before the release
     pointer.handle(event("mouseup", end))
     assert regions(w) == ["Setup", "Solve"]

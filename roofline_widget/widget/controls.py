@@ -89,7 +89,9 @@ class RooflineControls:
     rank_view_choice : ipywidgets.ToggleButtons
         points / spread / auto (linked to ``rank_view``; DOM class ``roofline-rank-view``).
     message_html, status_html, legend_html, left_out_html : ipywidgets.HTML
-        DOM classes ``roofline-message`` and ``roofline-status`` for the first two.
+        DOM classes ``roofline-message`` and ``roofline-status`` for the first two; the
+        message box is made when first needed and joins :attr:`children` under the control
+        panel with the first message.
     detail_html : ipywidgets.HTML
         Below the figure (DOM class ``roofline-detail``): the full record of the one
         selected point (a click), or a table of the selected points, numbers rounded
@@ -111,13 +113,15 @@ class RooflineControls:
     ceilings_panel : LazySection
         ``ceilings_section`` and ``ceilings_html``, filled when opened.
     children : list
-        The widget's children, top to bottom (the figure among them).
+        The widget's children, top to bottom (the figure among them; the message box once
+        a message was shown).
     """
 
     def __init__(self, sums: RegionSums, figure: RooflineFigure, guard: UpdateGuard) -> None:
         self._guard = guard
         self._sums = sums
         self._figure = figure
+        self._owner: RooflineWidget | None = None
         self._looks = figure.looks
         self._build_choices(sums)
         self.peaks = PeakControls(guard, looks=self._looks)
@@ -178,10 +182,7 @@ class RooflineControls:
 
     def _build_texts(self) -> None:
         looks = self._looks
-        # its own layout: shown and hidden (show_texts)
-        self.message_html = widgets.HTML(style=looks.style(widgets.HTML),
-                                         layout=widgets.Layout(display="none"),
-                                         _dom_classes=("roofline-message",))
+        self._message_html: widgets.HTML | None = None  # made for the first message
         self.status_html = looks.html(css="roofline-status")
         # under the plot area (70 px in); its width ends at the widget's edge, never past it
         self.legend_html = looks.html(width="calc(100% - 70px)", margin="0 0 0 70px")
@@ -193,6 +194,30 @@ class RooflineControls:
                                           "Ceilings", looks.layout(), "roofline-ceilings")
         self.ceilings_section, self.ceilings_html = (self.ceilings_panel.box,
                                                      self.ceilings_panel.content)
+
+    @property
+    def message_html(self) -> widgets.HTML:
+        """The message box, made when first read; it joins :attr:`children` (and the
+        owner's) under the control panel when a message is first shown (:meth:`show_texts`)."""
+        if self._message_html is None:
+            # its own layout: shown and hidden (show_texts)
+            self._message_html = widgets.HTML(style=self._looks.style(widgets.HTML),
+                                              layout=widgets.Layout(display="none"),
+                                              _dom_classes=("roofline-message",))
+        return self._message_html
+
+    def _place_message(self) -> None:
+        """The message box under the control panel, in :attr:`children` and the owner's."""
+        box = self.message_html
+        if any(child is box for child in self.children):
+            return
+        panel = self.children[0]
+        self.children.insert(1, box)
+        if self._owner is not None:
+            children = list(self._owner.children)
+            at = next((i for i, child in enumerate(children) if child is panel), -1)
+            children.insert(at + 1, box)
+            self._owner.children = children
 
     def _row(self, *children, margin: str = "0 0 2px 0", css: str = "") -> widgets.HBox:
         """A row of the panel (DOM class ``css``): it wraps on narrow screens instead of overflowing."""
@@ -212,12 +237,14 @@ class RooflineControls:
             row(self.color_choice, self.size_choice, self.interaction_choice,
                 self.reset_button, self.rank_view_choice),
         ], layout=looks.layout(padding="6px 4px", margin="0 0 6px 0", border="1px solid #e0e0e0"))
-        return [panel, self.message_html, figure.plot, self.legend_html, self.detail_html,
-                self.status_html, self.ceilings_section, self.left_out]
+        # the message box joins them with the first message (message_html)
+        return [panel, figure.plot, self.legend_html, self.detail_html, self.status_html,
+                self.ceilings_section, self.left_out]
 
     # ------------------------------------------------------------ links
     def link(self, owner: RooflineWidget) -> None:
         """Link the controls to ``owner``'s traits (both ways) and the reset button."""
+        self._owner = owner
         link = traitlets.link
         for trait, control in (("flops_metric", self.flops_choice),
                                ("bandwidth_metric", self.bandwidth_choice),
@@ -276,8 +303,12 @@ class RooflineControls:
         """Show the message, legend and status line (already escaped HTML), count the rows
         left out in their section's title; ``left_out_html()`` makes their list when the
         section is open (``left_out_panel``)."""
-        self.message_html.value = message_html
-        self.message_html.layout.display = "" if message_html else "none"
+        if message_html or self._message_html is not None:  # no box made for no message
+            box = self.message_html
+            box.value = message_html
+            box.layout.display = "" if message_html else "none"
+            if message_html:
+                self._place_message()
         self.left_out_panel.show(f"Left out ({left_out_count:,})", left_out_html)
         self.legend_html.value = legend_html
         self.status_html.value = status_html

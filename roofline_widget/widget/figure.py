@@ -14,7 +14,7 @@ The axes' tick labels follow every new range, kept apart
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 
 import bqplot as bq
@@ -52,7 +52,7 @@ from roofline_widget.widget.roofs import classify
 from roofline_widget.widget.shared_looks import SharedLooks
 from roofline_widget.widget.state import UpdateGuard
 
-__all__ = ["INTERACTIONS", "RooflineFigure"]
+__all__ = ["INTERACTIONS", "Interactions", "LazyLayers", "RooflineFigure"]
 
 #: Figure interactions by name; "inspect" is none (bqplot's PanZoom swallows hover and
 #: click, bqplot issue #1352), so it gives tooltips and click selection; "brush" and
@@ -115,12 +115,15 @@ class RooflineFigure:
     tooltip_css : ipywidgets.HTML
         ``html.TOOLTIP_CSS`` in a hidden ``<style>``, the never shown tooltip of
         ``ridge``: every tooltip of the figure lets clicks through to the marks.
-    interactions : dict
-        bqplot interactions by name (``INTERACTIONS``; None where the kernel does it).
+    interactions : Mapping
+        bqplot interactions by name (``INTERACTIONS``; None where the kernel does it); the
+        pan-zoom interaction is made when first asked for (:class:`Interactions`).
     layers : dict
         The marks of the scene's layers by name (``"ranks"``:
         :class:`~roofline_widget.widget.layers.ranks.SpreadMarks`, ``"levels"``,
-        ``"baseline"``, ``"sweep"``), made when first needed (:meth:`layer`), drawn in that order.
+        ``"baseline"``, ``"sweep"``), made when first needed (:meth:`layer`, or
+        ``layers[name]`` read; what to do with a layer's marks once made:
+        :meth:`when_made`), the spread first, the others in the order they were made.
     scene : Scene or None
         What is drawn.
     looks : SharedLooks
@@ -135,18 +138,15 @@ class RooflineFigure:
         self.looks = looks or SharedLooks()
         self.scene: Scene | None = None
         self.guidance_line: Callable[..., str] = lambda _row: ""
-        self.layers: dict = {}
+        self.layers: dict = LazyLayers(self.layer)
+        self._layer_setup: dict[str, list[Callable]] = {}
         self._build_marks()
         self.x_axis = bq.Axis(scale=self.x_scale, label=X_LABEL, tick_format="~g",
                               grid_color=AXIS_GRID_COLOR, label_offset="36px")
         self.y_axis = bq.Axis(scale=self.y_scale, label=Y_LABEL, side="left",
                               tick_format="~g", grid_color=AXIS_GRID_COLOR, label_offset="52px")
-        self.interactions = {
-            "inspect": None,
-            "pan-zoom": PanZoom(scales={"x": [self.x_scale], "y": [self.y_scale]}),
-            "brush": None,
-            "lasso": None,
-        }
+        self.interactions = Interactions(
+            lambda: PanZoom(scales={"x": [self.x_scale], "y": [self.y_scale]}))
         self.plot = bq.Figure(
             marks=[], axes=[self.x_axis, self.y_axis], interaction=None,
             fig_margin=dict(FIG_MARGIN), layout=widgets.Layout(
@@ -188,11 +188,13 @@ class RooflineFigure:
         WebGL points (whose canvas is always under the SVG marks) and under the SVG ones, the
         flagged points' outlines under the SVG points (whose transparent markers take the hover).
         """
-        layer_marks = [mark for layer in self.layers.values() for mark in layer.marks]
+        made = sorted(self.layers, key=lambda name: name != "ranks")  # the spread first
+        layer_marks = [mark for name in made for mark in self.layers[name].marks]
         *gl, svg = self.points.marks
-        hollow = [self.points.hollow] if len(self.points.hollow.x) else []
-        *outline, proxy = self.pointer.marks  # the outline once a drag made it
-        return [*self.roof_marks, *layer_marks, *outline, *gl, proxy, *hollow, svg]
+        pointer = self.pointer  # the outline once a drag made it, the proxy once a hover did
+        outline = [pointer.outline] if pointer.outline is not None else []
+        return [*self.roof_marks, *layer_marks, *outline, *gl, *pointer.proxy_marks,
+                *self.points.hollow_marks, svg]
 
     def _update_marks(self) -> None:
         if hasattr(self, "pointer") and self.plot.marks != self.marks:
@@ -262,8 +264,18 @@ class RooflineFigure:
         and joined to the figure (after those made before) when first asked for."""
         if name not in self.layers:
             self.layers[name] = _LAYERS[name][1](self)
+            for setup in self._layer_setup.pop(name, ()):
+                setup(self.layers[name])
             self._update_marks()
         return self.layers[name]
+
+    def when_made(self, name: str, setup: Callable[..., None]) -> None:
+        """Call ``setup(marks)`` with the marks of the layer ``name`` once they are made
+        (now if they are): a layer nothing draws is never made for it."""
+        if name in self.layers:
+            setup(self.layers[name])
+        else:
+            self._layer_setup.setdefault(name, []).append(setup)
 
     def _draw_layers(self, scene: Scene, previous: Scene | None) -> None:
         """Each layer's marks draw their part of ``scene`` (a part drawn already is skipped)."""
@@ -364,6 +376,60 @@ class RooflineFigure:
                                           scene.obstacles)
         with self._guard.hold(), holding(*self.roof_marks):
             self.ceiling_marks.draw(roofs, labels)
+
+
+class LazyLayers(dict):
+    """The figure's layers by name: a layer not made yet is made when read (``layers["ranks"]``).
+
+    ``name in layers``, ``layers.get(name)`` and iterating see the layers made so far.
+
+    Parameters
+    ----------
+    make : callable
+        ``make(name)`` makes the layer ``name`` and joins it to the figure
+        (:meth:`RooflineFigure.layer`).
+    """
+
+    def __init__(self, make: Callable[[str], object]) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, name: str):
+        if name not in _LAYERS:
+            raise KeyError(name)
+        return self._make(name)
+
+
+class Interactions(Mapping):
+    """The figure's bqplot interactions by name (``INTERACTIONS``), None where the kernel does it.
+
+    The pan-zoom interaction is made when first asked for (the user picks it):
+    a figure that is never panned sends none to the browser.
+
+    Parameters
+    ----------
+    pan_zoom : callable
+        ``pan_zoom()`` makes the figure's ``bqplot.interacts.PanZoom``.
+    """
+
+    def __init__(self, pan_zoom: Callable[[], PanZoom]) -> None:
+        self._make = pan_zoom
+        self._pan_zoom: PanZoom | None = None
+
+    def __getitem__(self, name: str) -> PanZoom | None:
+        if name not in INTERACTIONS:
+            raise KeyError(name)
+        if name != "pan-zoom":
+            return None
+        if self._pan_zoom is None:
+            self._pan_zoom = self._make()
+        return self._pan_zoom
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(INTERACTIONS)
+
+    def __len__(self) -> int:
+        return len(INTERACTIONS)
 
 
 #: Each layer's part of the scene and its marks, in drawing order.

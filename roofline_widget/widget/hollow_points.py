@@ -37,18 +37,32 @@ class HollowPoints:
     Attributes
     ----------
     mark : bqplot.Scatter
-        The outlines (no fill, no hover: the transparent markers above carry the tooltip).
+        The outlines (no fill, no hover: the transparent markers above carry the tooltip);
+        made when first points are flagged (or when first read).
     flagged : numpy.ndarray or None
         Per drawn point, whether it is hollow (None: none is).
     """
 
     def __init__(self, scales: dict) -> None:
         self.flagged: np.ndarray | None = None
-        self.mark = bq.Scatter(
-            x=np.zeros(0), y=np.zeros(0), color=np.zeros(0), scales=dict(scales),
-            default_size=POINT_SIZE, fill=False, stroke_width=FLAGGED_STROKE.bqplot,
-            selected_style=dict(_OUTLINE_SELECTED), unselected_style=dict(_OUTLINE_UNSELECTED),
-            interactions={}, visible=False)
+        self._scales = dict(scales)
+        self._mark: bq.Scatter | None = None
+
+    @property
+    def mark(self) -> bq.Scatter:
+        """The outlines' mark, made when first needed."""
+        if self._mark is None:
+            self._mark = bq.Scatter(
+                x=np.zeros(0), y=np.zeros(0), color=np.zeros(0), scales=self._scales,
+                default_size=POINT_SIZE, fill=False, stroke_width=FLAGGED_STROKE.bqplot,
+                selected_style=dict(_OUTLINE_SELECTED),
+                unselected_style=dict(_OUTLINE_UNSELECTED), interactions={}, visible=False)
+        return self._mark
+
+    @property
+    def drawn(self) -> bool:
+        """True while the mark draws outlines (it belongs in the figure)."""
+        return self._mark is not None and bool(len(self._mark.x))
 
     def draw(self, x: np.ndarray, y: np.ndarray, colors: np.ndarray,
              sizes: np.ndarray | None, default_size: float | None = None) -> bool:
@@ -56,8 +70,10 @@ class HollowPoints:
 
         ``default_size``: the points' marker area (None: as it was).
         """
-        flagged, mark = self.flagged, self.mark
-        was_drawn = bool(len(mark.x))
+        flagged, was_drawn = self.flagged, self.drawn
+        if flagged is None and not was_drawn:
+            return False  # nothing drawn, nothing to draw: no mark made for it
+        mark = self.mark
         with mark.hold_sync():
             if flagged is None:
                 if was_drawn:

@@ -62,6 +62,9 @@ class PointerTool:
     ----------
     figure : RooflineFigure
         Its scales, drawn points (``figure.scene.points``) and :meth:`~RooflineFigure.frame`.
+    on_new_mark : callable
+        ``on_new_mark()`` when a mark was made (the outline, the proxy): the figure takes
+        :attr:`marks` again.
 
     Attributes
     ----------
@@ -71,7 +74,8 @@ class PointerTool:
         The brush rectangle or the lasso path, made at the first drag (None until then).
     proxy : bqplot.Scatter
         One dot over the hovered WebGL point (no dot otherwise: the tests count the
-        figure's ``.dot`` elements), with the figure's tooltip.
+        figure's ``.dot`` elements), with the figure's tooltip; made and joined to the
+        figure at the first hover over a WebGL point (or when first read).
     mode : str
         The figure's interaction (``figure.INTERACTIONS``); only "inspect",
         "brush" and "lasso" use the mouse here.
@@ -95,21 +99,34 @@ class PointerTool:
         self.adding = False
         self._drawn_at = 0.0
         self.outline: bq.Lines | None = None
-        scales = {"x": figure.x_scale, "y": figure.y_scale}
-        self.proxy = bq.Scatter(
-            x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
-            scales={**scales, "color": figure.color_scale}, default_size=POINT_SIZE,
-            stroke="black", stroke_width=1.5, tooltip=figure.tooltip,
-            tooltip_style=dict(TOOLTIP_STYLE), interactions={"hover": "tooltip"})
-        self.proxy.on_element_click(lambda _mark, _content: self._click_hovered())
+        self._proxy: bq.Scatter | None = None
         self.events = Event(source=figure.plot, watched_events=list(_EVENTS), wait=MOVE_WAIT_MS,
                             throttle_or_debounce="throttle")
         self.events.on_dom_event(self.handle)
 
     @property
     def marks(self) -> tuple:
-        """The outline (under the points; once made) and the proxy."""
-        return (self.proxy,) if self.outline is None else (self.outline, self.proxy)
+        """The outline (under the points) and the proxy, those made so far."""
+        return (*(() if self.outline is None else (self.outline,)), *self.proxy_marks)
+
+    @property
+    def proxy_marks(self) -> tuple:
+        """The proxy once made (the first hover over a WebGL point, or :attr:`proxy` read)."""
+        return () if self._proxy is None else (self._proxy,)
+
+    @property
+    def proxy(self) -> bq.Scatter:
+        """The hover proxy, made (and joined to the figure) when first needed."""
+        if self._proxy is None:
+            figure = self._figure
+            self._proxy = bq.Scatter(
+                x=np.zeros(0), y=np.zeros(0), color=np.zeros(0),
+                scales={"x": figure.x_scale, "y": figure.y_scale, "color": figure.color_scale},
+                default_size=POINT_SIZE, stroke="black", stroke_width=1.5, tooltip=figure.tooltip,
+                tooltip_style=dict(TOOLTIP_STYLE), interactions={"hover": "tooltip"})
+            self._proxy.on_element_click(lambda _mark, _content: self._click_hovered())
+            self._on_new_mark()
+        return self._proxy
 
     def on_select(self, callback: Callable[[np.ndarray, bool], None]) -> None:
         """Call ``callback(indices, adding)`` (rows of the drawn points; :attr:`adding`) after a
@@ -242,7 +259,7 @@ class PointerTool:
 
     def _hide_proxy(self) -> None:
         self.hovered = None
-        if len(self.proxy.x):
+        if self._proxy is not None and len(self._proxy.x):
             with self.proxy.hold_sync():
                 self.proxy.x = self.proxy.y = self.proxy.color = np.zeros(0)
 

@@ -115,7 +115,7 @@ class PointsMark:
     hollow : bqplot.Scatter
         The outlines of the flagged points (no fill, no hover: the points' own
         transparent markers above it carry the tooltip); in the figure only
-        while there are some.
+        while there are some (:attr:`hollow_marks`), made when first points are flagged.
     webgl : str
         One of :data:`WEBGL`.
     threshold : int
@@ -149,7 +149,6 @@ class PointsMark:
                             scales=dict(self._scales), selected_style=dict(_GL_SELECTED_STYLE),
                             interactions={}, visible=False, _view_count=0, **look)
         self._hollow = HollowPoints({**self._scales, "size": self._size_scale})
-        self.hollow = self._hollow.mark
         self.gl.observe(self._on_gl_views, names="_view_count")
         if plot._view_count is None:
             plot._view_count = 0
@@ -160,6 +159,16 @@ class PointsMark:
     def marks(self) -> list:
         """The marks in the figure: the GL one (once joined), then the SVG one (on top)."""
         return [self.gl, self.svg] if self._joined else [self.svg]
+
+    @property
+    def hollow(self) -> bq.Scatter:
+        """The flagged points' outlines (made now if no point was flagged before)."""
+        return self._hollow.mark
+
+    @property
+    def hollow_marks(self) -> list:
+        """``[hollow]`` while it draws outlines, else none (the figure's marks)."""
+        return [self._hollow.mark] if self._hollow.drawn else []
 
     @property
     def uses_webgl(self) -> bool:
