@@ -21,7 +21,7 @@ from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.settings import COLOR_CHOICES
 from roofline_widget.widget.figure import INTERACTIONS, RooflineFigure
 from roofline_widget.widget.html import details_html, heading_html
-from roofline_widget.widget.lazy_section import LazySection
+from roofline_widget.widget.lazy_section import LazySection, LazyWidget
 from roofline_widget.widget.peak_controls import DESCRIPTION_WIDTH, PEAK_TRAITS, PeakControls
 from roofline_widget.widget.rank_control import RankControl
 from roofline_widget.widget.state import UpdateGuard
@@ -67,7 +67,8 @@ class RooflineControls:
         ``roofline-group-ranks``): which ranks a point sums.  It shows the grouping in
         effect, ``check_group_ranks(group_ranks, combine_ranks)``: "all" is
         ``combine_ranks=True`` (the former "sum over ranks" box), any other choice
-        sets ``group_ranks`` and clears ``combine_ranks``.  Hidden for data of one rank.
+        sets ``group_ranks`` and clears ``combine_ranks``.  For data of one rank hidden, made
+        only when read (not in the panel, nothing sent for it).
     include_text, exclude_text : ipywidgets.Text
         DOM classes ``roofline-include`` and ``roofline-exclude``.
     peaks : PeakControls
@@ -150,12 +151,10 @@ class RooflineControls:
                                         description="Bandwidth",
                                         disabled=not sums.bandwidth_metrics)
         self.rank_control = RankControl(sums, self._guard, looks=looks)
-        self.group_choice = looks.make(
-            widgets.Dropdown, options=GROUP_CHOICE_LABELS, value="auto", description="Group ranks",
-            tooltip="which ranks a point sums (auto: by socket where memory is "
-                    "counted on some ranks only)",
-            layout={"width": "250px", **({"display": "none"} if len(sums.ranks) < 2 else {})},
-            style={"description_width": DESCRIPTION_WIDTH}, css="roofline-group-ranks")
+        # one rank: never shown, made only when read
+        self._group = LazyWidget(self._new_group_choice)
+        if len(sums.ranks) > 1:
+            self._group.widget  # noqa: B018 (shown: made now)
         self.include_text = control(widgets.Text, description="Include",
                                     placeholder="regex, e.g. function_", css="roofline-include")
         self.exclude_text = control(widgets.Text, description="Exclude", placeholder="regex",
@@ -171,6 +170,19 @@ class RooflineControls:
         self.reset_button = looks.make(widgets.Button, description="Reset view", icon="home",
                                        layout={"width": "110px"})
 
+    @property
+    def group_choice(self) -> widgets.Dropdown:
+        """The "Group ranks" dropdown; for data of one rank hidden, and made when first read."""
+        return self._group.widget
+
+    def _new_group_choice(self) -> widgets.Dropdown:
+        return self._looks.make(
+            widgets.Dropdown, options=GROUP_CHOICE_LABELS, value="auto", description="Group ranks",
+            tooltip="which ranks a point sums (auto: by socket where memory is "
+                    "counted on some ranks only)",
+            layout={"width": "250px", **({"display": "none"} if len(self._sums.ranks) < 2 else {})},
+            style={"description_width": DESCRIPTION_WIDTH}, css="roofline-group-ranks")
+
     # ------------------------------------------------------------ ranks view
     def _build_rank_view(self, sums: RegionSums) -> None:
         """``rank_view_choice``: points / spread / auto (DOM class ``roofline-rank-view``)."""
@@ -182,7 +194,10 @@ class RooflineControls:
 
     def _build_texts(self) -> None:
         looks = self._looks
-        self._message_html: widgets.HTML | None = None  # made for the first message
+        # made for the first message; its own layout: shown and hidden (show_texts)
+        self._message = LazyWidget(lambda: widgets.HTML(
+            style=looks.style(widgets.HTML), layout=widgets.Layout(display="none"),
+            _dom_classes=("roofline-message",)))
         self.status_html = looks.html(css="roofline-status")
         # under the plot area (70 px in); its width ends at the widget's edge, never past it
         self.legend_html = looks.html(width="calc(100% - 70px)", margin="0 0 0 70px")
@@ -199,12 +214,7 @@ class RooflineControls:
     def message_html(self) -> widgets.HTML:
         """The message box, made when first read; it joins :attr:`children` (and the
         owner's) under the control panel when a message is first shown (:meth:`show_texts`)."""
-        if self._message_html is None:
-            # its own layout: shown and hidden (show_texts)
-            self._message_html = widgets.HTML(style=self._looks.style(widgets.HTML),
-                                              layout=widgets.Layout(display="none"),
-                                              _dom_classes=("roofline-message",))
-        return self._message_html
+        return self._message.widget
 
     def _place_message(self) -> None:
         """The message box under the control panel, in :attr:`children` and the owner's."""
@@ -231,7 +241,7 @@ class RooflineControls:
         panel = widgets.VBox([
             row(self.flops_choice, self.bandwidth_choice),
             row(self.include_text, self.exclude_text),
-            row(self.rank_control.box, self.group_choice),
+            row(self.rank_control.box, *((self.group_choice,) if self._group.made else ())),
             row(*(row(slider, text, box, margin="0 12px 0 0")
                   for _t, slider, text, box in self.peaks.rows())),
             row(self.color_choice, self.size_choice, self.interaction_choice,
@@ -254,7 +264,7 @@ class RooflineControls:
         self.rank_control.link(owner)
         self._link_grouping(owner)
         self.peaks.link(owner)
-        self._link_detail(owner)
+        _link_detail(self.detail_html, owner, self._guard)
         self.reset_button.on_click(lambda _: owner.reset_view())
         link((owner, "rank_view"), (self.rank_view_choice, "value"))
 
@@ -262,7 +272,7 @@ class RooflineControls:
         """``group_choice`` shows the grouping in effect and sets the two traits."""
         def show(_change=None):
             value = check_group_ranks(owner.group_ranks, owner.combine_ranks)
-            if self.group_choice.value != value:
+            if self._group.made and self.group_choice.value != value:
                 with self._guard.hold():
                     self.group_choice.value = value
 
@@ -274,28 +284,17 @@ class RooflineControls:
                 if change.new != "all":
                     owner.group_ranks = change.new
 
+        def linked(choice: widgets.Dropdown) -> None:
+            choice.observe(pick, names="value")
+            show()
+
         owner.observe(show, names=["group_ranks", "combine_ranks"])
-        self.group_choice.observe(pick, names="value")
-        show()
+        self._group.when_made(linked)
 
     # ------------------------------------------------------------ detail panel
     def _build_detail(self) -> None:
         self.detail_html = self._looks.html(details_html(pd.DataFrame()), margin="2px 0 2px 70px",
                                             max_width="100%", overflow="auto", css="roofline-detail")
-
-    def _link_detail(self, owner: RooflineWidget) -> None:
-        """The panel follows the selection (and the traits that change its numbers)."""
-        def show(_change=None):
-            if not self._guard.active:
-                # Nothing selected: the hint, without classifying an empty frame on every
-                # peak drag (about 2 ms of pandas).
-                # a card (and its guidance) for one point; the table of many needs none
-                selected = (owner.selection_dataframe(guidance=len(owner.selected) == 1)
-                            if owner.selected else pd.DataFrame())
-                self.detail_html.value = details_html(selected)
-
-        owner.observe(show, names=["selected", *PEAK_TRAITS, "flops_metric", "bandwidth_metric",
-                                   "group_ranks", "combine_ranks"])
 
     # ------------------------------------------------------------ showing state
     def show_texts(self, *, message_html: str, left_out_html: Callable[[], str],
@@ -303,7 +302,7 @@ class RooflineControls:
         """Show the message, legend and status line (already escaped HTML), count the rows
         left out in their section's title; ``left_out_html()`` makes their list when the
         section is open (``left_out_panel``)."""
-        if message_html or self._message_html is not None:  # no box made for no message
+        if message_html or self._message.made:  # no box made for no message
             box = self.message_html
             box.value = message_html
             box.layout.display = "" if message_html else "none"
@@ -342,3 +341,18 @@ class RooflineControls:
                     {*owner.levels, lv} if checked else set(owner.levels) - {lv})]))
         panel = self.children[0]
         panel.children = (*panel.children, row)
+
+
+def _link_detail(detail: widgets.HTML, owner: RooflineWidget, guard: UpdateGuard) -> None:
+    """The panel follows the selection (and the traits that change its numbers)."""
+    def show(_change=None):
+        if not guard.active:
+            # Nothing selected: the hint, without classifying an empty frame on every
+            # peak drag (about 2 ms of pandas).
+            # a card (and its guidance) for one point; the table of many needs none
+            selected = (owner.selection_dataframe(guidance=len(owner.selected) == 1)
+                        if owner.selected else pd.DataFrame())
+            detail.value = details_html(selected)
+
+    owner.observe(show, names=["selected", *PEAK_TRAITS, "flops_metric", "bandwidth_metric",
+                               "group_ranks", "combine_ranks"])

@@ -123,7 +123,7 @@ class RooflineFigure:
         :class:`~roofline_widget.widget.layers.ranks.SpreadMarks`, ``"levels"``,
         ``"baseline"``, ``"sweep"``), made when first needed (:meth:`layer`, or
         ``layers[name]`` read; what to do with a layer's marks once made:
-        :meth:`when_made`), the spread first, the others in the order they were made.
+        :meth:`LazyLayers.when_made`), the spread first, the others in the order they were made.
     scene : Scene or None
         What is drawn.
     looks : SharedLooks
@@ -138,8 +138,7 @@ class RooflineFigure:
         self.looks = looks or SharedLooks()
         self.scene: Scene | None = None
         self.guidance_line: Callable[..., str] = lambda _row: ""
-        self.layers: dict = LazyLayers(self.layer)
-        self._layer_setup: dict[str, list[Callable]] = {}
+        self.layers = LazyLayers(self.layer)
         self._build_marks()
         self.x_axis = bq.Axis(scale=self.x_scale, label=X_LABEL, tick_format="~g",
                               grid_color=AXIS_GRID_COLOR, label_offset="36px")
@@ -263,19 +262,9 @@ class RooflineFigure:
         """The marks of the layer ``name`` (``"ranks"``, ``"levels"``, ``"baseline"``), made
         and joined to the figure (after those made before) when first asked for."""
         if name not in self.layers:
-            self.layers[name] = _LAYERS[name][1](self)
-            for setup in self._layer_setup.pop(name, ()):
-                setup(self.layers[name])
+            self.layers.add(name, _LAYERS[name][1](self))
             self._update_marks()
         return self.layers[name]
-
-    def when_made(self, name: str, setup: Callable[..., None]) -> None:
-        """Call ``setup(marks)`` with the marks of the layer ``name`` once they are made
-        (now if they are): a layer nothing draws is never made for it."""
-        if name in self.layers:
-            setup(self.layers[name])
-        else:
-            self._layer_setup.setdefault(name, []).append(setup)
 
     def _draw_layers(self, scene: Scene, previous: Scene | None) -> None:
         """Each layer's marks draw their part of ``scene`` (a part drawn already is skipped)."""
@@ -387,17 +376,32 @@ class LazyLayers(dict):
     ----------
     make : callable
         ``make(name)`` makes the layer ``name`` and joins it to the figure
-        (:meth:`RooflineFigure.layer`).
+        (:meth:`RooflineFigure.layer`, which :meth:`add` s it).
     """
 
     def __init__(self, make: Callable[[str], object]) -> None:
         super().__init__()
         self._make = make
+        self._setup: dict[str, list[Callable]] = {}
 
     def __missing__(self, name: str):
         if name not in _LAYERS:
             raise KeyError(name)
         return self._make(name)
+
+    def add(self, name: str, marks) -> None:
+        """The layer ``name``'s marks, just made: each :meth:`when_made` callback gets them."""
+        self[name] = marks
+        for setup in self._setup.pop(name, ()):
+            setup(marks)
+
+    def when_made(self, name: str, setup: Callable[..., None]) -> None:
+        """Call ``setup(marks)`` with the marks of the layer ``name`` once they are made
+        (now if they are): a layer nothing draws is never made for it."""
+        if name in self:
+            setup(self[name])
+        else:
+            self._setup.setdefault(name, []).append(setup)
 
 
 class Interactions(Mapping):

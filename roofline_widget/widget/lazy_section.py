@@ -7,15 +7,61 @@ the content (escaped HTML) from that refresh's state.  The function runs when
 the section is open, or later when it is opened, and never for a state that
 is no longer current: the browser is sent the content the user sees, once per
 opening or per refresh while open, and a closed section is never half updated.
+
+:class:`LazyWidget` is the same rule for a widget not shown at the first draw
+(a message box before the first message, a dropdown hidden for the data):
+made when first read, so that nothing is sent for it until then.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Generic, TypeVar
 
 import ipywidgets as widgets
 
-__all__ = ["LazySection"]
+__all__ = ["LazySection", "LazyWidget"]
+
+W = TypeVar("W", bound=widgets.Widget)
+
+
+class LazyWidget(Generic[W]):
+    """A widget made when first read (:attr:`widget`), and what to do with it then.
+
+    Parameters
+    ----------
+    make : callable
+        ``make()`` returns the widget (called once, at the first read).
+
+    Attributes
+    ----------
+    made : bool
+        Whether the widget was made (read) yet.
+    """
+
+    def __init__(self, make: Callable[[], W]) -> None:
+        self._make = make
+        self._widget: W | None = None
+        self._then: list[Callable[[W], None]] = []
+
+    @property
+    def made(self) -> bool:
+        return self._widget is not None
+
+    @property
+    def widget(self) -> W:
+        """The widget, made now if it was not (then each :meth:`when_made` callback runs)."""
+        if self._widget is None:
+            self._widget = self._make()
+            for then in self._then:
+                then(self._widget)
+        return self._widget
+
+    def when_made(self, then: Callable[[W], None]) -> None:
+        """Call ``then(widget)`` once the widget is made (now if it is)."""
+        self._then.append(then)
+        if self._widget is not None:
+            then(self._widget)
 
 
 class LazySection:

@@ -29,6 +29,7 @@ from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_places import rank_places_of, resolve_ranks
 from roofline_widget.settings.rank_text import format_rank_text
 from roofline_widget.widget.html.controls import ranks_hint_html
+from roofline_widget.widget.lazy_section import LazyWidget
 from roofline_widget.widget.shared_looks import SharedLooks
 from roofline_widget.widget.state import UpdateGuard
 
@@ -95,7 +96,8 @@ class RankControl:
         Read when the user presses Enter or leaves the field.
     place_choice : ipywidgets.Dropdown
         The data's hosts and sockets (DOM class ``roofline-rank-places``): a
-        pick writes its name into the text.  Hidden for data without hosts.
+        pick writes its name into the text.  For data without hosts hidden, made only
+        when read (not in the box, nothing sent for it).
     hint_html : ipywidgets.HTML
         What the data has (:func:`ranks_hint`), or the error of a text that
         does not read (DOM class ``roofline-ranks-hint``).
@@ -119,15 +121,22 @@ class RankControl:
             style={"description_width": "50px"}, layout={"width": "240px"}, css="roofline-ranks")
         names = list(self._places)[:max_choices]
         self._menu_names = frozenset(names)
-        self.place_choice = looks.make(
+        # no hosts: never shown, made only when read
+        self._place = LazyWidget(lambda: looks.make(
             widgets.Dropdown, options=[(_MENU_PROMPT, ""), *((name, name) for name in names)],
             value="", layout={"width": "150px", **({} if names else {"display": "none"})},
-            css="roofline-rank-places")
+            css="roofline-rank-places"))
+        shown = (self._place.widget,) if names else ()
         self.hint_html = looks.html(self._hint_html(), max_width="400px", margin="0 0 0 54px",
                                     css="roofline-ranks-hint")
         self.box = widgets.VBox(
-            [widgets.HBox([self.text, self.place_choice], layout=looks.layout()), self.hint_html],
+            [widgets.HBox([self.text, *shown], layout=looks.layout()), self.hint_html],
             layout=looks.layout(**({} if len(self._all) > 1 else {"display": "none"})))
+
+    @property
+    def place_choice(self) -> widgets.Dropdown:
+        """The menu of hosts and sockets; for data without hosts hidden, made when first read."""
+        return self._place.widget
 
     # ------------------------------------------------------------ showing
     def _hint_html(self, error: str = "") -> str:
@@ -151,8 +160,9 @@ class RankControl:
         with self._guard.hold():
             if not (keep_text or self._typing):
                 self.text.value = self.text_of(ranks)
-            self.place_choice.value = (self.text.value if self.text.value in self._menu_names
-                                       else "")
+            if self._place.made:
+                self.place_choice.value = (self.text.value if self.text.value in self._menu_names
+                                           else "")
             self.hint_html.value = self._hint_html()
 
     # ------------------------------------------------------------ reading
@@ -183,5 +193,5 @@ class RankControl:
 
         owner.observe(lambda change: self.show(change.new), names="ranks")
         self.text.observe(typed, names="value")
-        self.place_choice.observe(picked, names="value")
+        self._place.when_made(lambda choice: choice.observe(picked, names="value"))
         self.show(owner.ranks)

@@ -198,8 +198,8 @@ class RooflineWidget(RooflineTraits):
             self.sweep_controls.link(self)
             self.controls.add_level_toggles(self, self.available_levels)
         self.square_ranks = SquareRanks(self, guard=self._guard, pipeline=self._refresh)
-        self.figure.when_made("ranks", lambda marks: setattr(marks, "on_click",
-                                                             self.square_ranks.click))
+        self.figure.layers.when_made("ranks", lambda marks: setattr(marks, "on_click",
+                                                                    self.square_ranks.click))
         # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
         self.figure.on_select(lambda rows, adding: setattr(
             self, "selected", with_keys(self.selected, self._refresh.keys_of(rows), adding)))
