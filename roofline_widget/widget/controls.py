@@ -151,8 +151,7 @@ class RooflineControls:
                                         description="Bandwidth",
                                         disabled=not sums.bandwidth_metrics)
         self.rank_control = RankControl(sums, self._guard, looks=looks)
-        # one rank: never shown, made only when read
-        self._group = LazyWidget(self._new_group_choice)
+        self._group = LazyWidget(self._new_group_choice)  # one rank: made only when read
         if len(sums.ranks) > 1:
             self._group.widget  # noqa: B018 (shown: made now)
         self.include_text = control(widgets.Text, description="Include",
@@ -201,14 +200,19 @@ class RooflineControls:
         self.status_html = looks.html(css="roofline-status")
         # under the plot area (70 px in); its width ends at the widget's edge, never past it
         self.legend_html = looks.html(width="calc(100% - 70px)", margin="0 0 0 70px")
-        # collapsed: filled when opened (lazy_section)
-        self.left_out_panel = LazySection(looks.html(), "Left out", looks.layout(),
-                                          "roofline-left-out")
-        self.left_out, self.left_out_html = self.left_out_panel.box, self.left_out_panel.content
-        self.ceilings_panel = LazySection(looks.html(max_width="100%", overflow="auto"),
-                                          "Ceilings", looks.layout(), "roofline-ceilings")
-        self.ceilings_section, self.ceilings_html = (self.ceilings_panel.box,
-                                                     self.ceilings_panel.content)
+        # collapsed, their content made when opened (lazy_section): till then one placeholder
+        placeholder = looks.html()
+        self.left_out_panel = LazySection(looks.html, "Left out", looks.layout(),
+                                          "roofline-left-out", placeholder)
+        self.ceilings_panel = LazySection(
+            lambda value: looks.html(value, max_width="100%", overflow="auto"), "Ceilings",
+            looks.layout(), "roofline-ceilings", placeholder)
+        self.left_out, self.ceilings_section = self.left_out_panel.box, self.ceilings_panel.box
+
+    left_out_html = property(lambda self: self.left_out_panel.content,
+                             doc="The left-out list (made when opened or read).")
+    ceilings_html = property(lambda self: self.ceilings_panel.content,
+                             doc="The ceilings table (made when opened or read).")
 
     @property
     def message_html(self) -> widgets.HTML:
@@ -218,16 +222,13 @@ class RooflineControls:
 
     def _place_message(self) -> None:
         """The message box under the control panel, in :attr:`children` and the owner's."""
-        box = self.message_html
-        if any(child is box for child in self.children):
-            return
-        panel = self.children[0]
-        self.children.insert(1, box)
-        if self._owner is not None:
-            children = list(self._owner.children)
-            at = next((i for i, child in enumerate(children) if child is panel), -1)
-            children.insert(at + 1, box)
-            self._owner.children = children
+        box, panel = self.message_html, self.children[0]
+        if box not in self.children:
+            self.children.insert(1, box)
+            if self._owner is not None:
+                children = list(self._owner.children)
+                children.insert(children.index(panel) + 1, box)
+                self._owner.children = children
 
     def _row(self, *children, margin: str = "0 0 2px 0", css: str = "") -> widgets.HBox:
         """A row of the panel (DOM class ``css``): it wraps on narrow screens instead of overflowing."""

@@ -254,6 +254,7 @@ class RooflineFigure:
             self._set_ranges(scene.x_range, scene.y_range)
             self.ceiling_marks.draw(scene.roofs, scene.labels)
             self._draw_layers(scene, previous)
+            self._update_marks()  # a first theoretical roofline brings its mark
         if moved:
             self.pointer.forget_points()
         self.plot.title = scene.title

@@ -69,30 +69,53 @@ class LazySection:
 
     Parameters
     ----------
-    content : ipywidgets.HTML
-        The section's content (empty until the section is first opened).
+    content : ipywidgets.HTML or callable
+        The section's content (empty until the section is first opened), or
+        ``content(value)`` making it of the HTML ``value`` when first needed (opened,
+        or :attr:`content` read): until then the accordion holds ``placeholder``.
     title : str
         The first title.
     layout : ipywidgets.Layout
         The accordion's layout.
     css : str
         The accordion's DOM class.
+    placeholder : ipywidgets.Widget, optional
+        The child of the closed accordion while ``content`` is not made (an
+        accordion shows the titles of its children only; several sections may
+        share one).  Required when ``content`` is a callable.
 
     Attributes
     ----------
     box : ipywidgets.Accordion
         The section (``box.selected_index = 0`` opens it, as the user's click does).
     content : ipywidgets.HTML
-        Its content: the current state's HTML while the section is open.
+        Its content: the current state's HTML while the section is open (made now,
+        and put in the accordion, if it was not).
     """
 
-    def __init__(self, content: widgets.HTML, title: str, layout: widgets.Layout,
-                 css: str) -> None:
-        self.content = content
-        self.box = widgets.Accordion(children=[content], titles=(title,), layout=layout,
-                                     selected_index=None, _dom_classes=(css,))
+    def __init__(self, content: widgets.HTML | Callable[[str], widgets.HTML], title: str,
+                 layout: widgets.Layout, css: str,
+                 placeholder: widgets.Widget | None = None) -> None:
+        if isinstance(content, widgets.Widget):
+            made, given = True, content
+            self._content = LazyWidget(lambda: given)
+        elif placeholder is None:
+            raise ValueError("a content made later needs a placeholder")
+        else:
+            made, make = False, content
+            self._content = LazyWidget(lambda: make(self._value))
+        self._value = ""  # the content's value, made or not
+        self.box = widgets.Accordion(children=[self._content.widget if made else placeholder],
+                                     titles=(title,), layout=layout, selected_index=None,
+                                     _dom_classes=(css,))
+        if not made:
+            self._content.when_made(self._join)
         self._make: Callable[[], str] | None = None
         self.box.observe(lambda _change: self._fill_if_open(), names="selected_index")
+
+    @property
+    def content(self) -> widgets.HTML:
+        return self._content.widget
 
     @property
     def is_open(self) -> bool:
@@ -112,16 +135,23 @@ class LazySection:
     def html(self) -> str:
         """The content of the current state, made now if the section has not been opened since
         (what opening the section would show; the section stays closed)."""
-        self._fill()
-        return self.content.value
+        self._fill(shown=False)
+        return self._value
+
+    def _join(self, content: widgets.HTML) -> None:
+        """The content, just made (of the current value), into the accordion."""
+        self.box.children = [content]
 
     def _fill_if_open(self) -> None:
         if self.is_open:
-            self._fill()
+            self._fill(shown=True)
 
-    def _fill(self) -> None:
+    def _fill(self, shown: bool) -> None:
+        """Make the current state's HTML (if not made yet); ``shown``: into the content,
+        made now if need be (else only into a content made before)."""
         if self._make is not None:
-            value = self._make()
-            self._make = None
-            if self.content.value != value:
-                self.content.value = value
+            self._value, self._make = self._make(), None
+        if shown or self._content.made:
+            content = self.content
+            if content.value != self._value:
+                content.value = self._value

@@ -13,6 +13,7 @@ from roofline_widget.look.markers import CEILING_STROKE, ROOF_STROKE
 from roofline_widget.look.texts import LABEL_SIZE
 from roofline_widget.scene.parts import Label, RoofLine
 from roofline_widget.widget.html import TOOLTIP_STYLE, roof_tooltip_html
+from roofline_widget.widget.lazy_section import LazyWidget
 from roofline_widget.widget.shared_looks import SharedLooks
 
 __all__ = ["LINE_VERTICES", "CeilingMarks"]
@@ -40,6 +41,12 @@ def _draw_rooflines(mark: bq.Lines, rooflines: list[RoofLine]) -> None:
     mark.colors = [roof.color for roof in rooflines]
 
 
+def _roof_lines(scales: dict, style: str) -> bq.Lines:
+    """A hidden roofline mark (``style``: "solid" or "dashed")."""
+    return bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
+                    stroke_width=ROOF_STROKE.bqplot, line_style=style, visible=False)
+
+
 class CeilingMarks:
     """The marks drawn from the ceilings: lines, their labels, the roofline and the ridge.
 
@@ -62,7 +69,8 @@ class CeilingMarks:
         The main roofline (one line per device with roofs of its own).
     theoretical_roof : bqplot.Lines
         The rooflines whose compute roof is theoretical, dashed (bqplot's
-        ``line_style`` is a mark's): no measurement reached them.
+        ``line_style`` is a mark's): no measurement reached them.  Made for the first
+        such roofline (in :attr:`marks` from then on).
     ridge : bqplot.Label
         The ridge point's label.
     roof_tooltip : ipywidgets.HTML
@@ -83,10 +91,9 @@ class CeilingMarks:
             tooltip=self.roof_tooltip, tooltip_style=dict(TOOLTIP_STYLE),
             interactions={"hover": "tooltip"})
         self.ceilings.on_hover(self._on_hover)
-        self.roof, self.theoretical_roof = (bq.Lines(
-            x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
-            stroke_width=ROOF_STROKE.bqplot, line_style=style, visible=False)
-            for style in ("solid", "dashed"))
+        self.roof = _roof_lines(scales, "solid")
+        # dashed: made for the first theoretical roofline drawn (or when read)
+        self._theoretical = LazyWidget(lambda: _roof_lines(scales, "dashed"))
         # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
         self.labels, self.labels_start = (bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=LABEL_SIZE,
@@ -99,10 +106,15 @@ class CeilingMarks:
             tooltip=ridge_tooltip, enable_hover=False)
 
     @property
+    def theoretical_roof(self) -> bq.Lines:
+        """The theoretical rooflines' dashed mark (made now if none was drawn before)."""
+        return self._theoretical.widget
+
+    @property
     def marks(self) -> tuple:
-        """The marks, in drawing order."""
-        return (self.ceilings, self.roof, self.theoretical_roof, self.labels, self.labels_start,
-                self.ridge)
+        """The marks, in drawing order (the dashed roof's once made)."""
+        dashed = (self.theoretical_roof,) if self._theoretical.made else ()
+        return (self.ceilings, self.roof, *dashed, self.labels, self.labels_start, self.ridge)
 
     def draw(self, roofs: tuple[RoofLine, ...], labels: tuple[Label, ...]) -> None:
         """Draw a scene's ``roofs`` and ``labels`` (none: hide every mark)."""
@@ -112,7 +124,8 @@ class CeilingMarks:
         for mark in (self.ceilings, self.labels, self.labels_start, self.ridge):
             mark.visible = visible
         if not visible:
-            self.roof.visible = self.theoretical_roof.visible = False
+            for mark in (self.roof, *((self.theoretical_roof,) if self._theoretical.made else ())):
+                mark.visible = False
             return
         ceilings = [roof for roof in roofs if roof.roof is not None]
         self.ceilings.x, self.ceilings.y = _padded(ceilings, "x"), _padded(ceilings, "y")
@@ -128,9 +141,12 @@ class CeilingMarks:
             mark.colors = [roof.color for roof in ceilings]
         self._rows = {roof.label: ceiling_row(roof.roof) for roof in ceilings
                       if roof.roof is not None}
-        for mark, dashed in ((self.roof, False), (self.theoretical_roof, True)):
-            _draw_rooflines(mark, [roof for roof in roofs if roof.roof is None
-                                   and (roof.style == "dashed") == dashed])
+        rooflines = [roof for roof in roofs if roof.roof is None]
+        _draw_rooflines(self.roof, [roof for roof in rooflines if roof.style != "dashed"])
+        theoretical = [roof for roof in rooflines if roof.style == "dashed"]
+        if theoretical or self._theoretical.made:
+            with self.theoretical_roof.hold_sync():  # made now: its first lines in one message
+                _draw_rooflines(self.theoretical_roof, theoretical)
         ridge = next((label for label in labels if label.kind == "ridge"), None)
         if ridge is not None:
             self.ridge.x, self.ridge.y = np.array([ridge.x]), np.array([ridge.y])
