@@ -239,6 +239,9 @@ def test_a_theoretical_roofline_is_dashed_in_both_until_a_peak_replaces_it():
     # the static figure's notes say the clock (the widget's status line does, test_theoretical)
     assert any("theoretical peak at 2.6 GHz" in note for note in static["scene"].notes[1:-1])
     marks = widget.figure.ceiling_marks
+    # made for the first theoretical roofline, and drawn (a widget without one has no such mark)
+    assert marks.marks[2] is marks.theoretical_roof
+    assert marks.theoretical_roof in widget.figure.plot.marks
     assert marks.theoretical_roof.visible
     assert marks.theoretical_roof.line_style == "dashed"
     assert not marks.roof.visible

@@ -7,15 +7,19 @@ here by the comms the widgets open and the messages they publish
 them).  Counts, not times: the times are benchmarks/bench_browser_peers.py's.
 
 Counted for a points table of 5,000 points (625 ranks x 8 regions) on
-7 December 2026: 101 widgets and 126 messages for the build (201 and 273
-before the sweep controls were built lazily, the layouts and styles shared
-and the DOM classes given at construction; 102 and 129 before the collapsed
-sections were filled when opened and the brush outline made at the first drag);
-the bounds below leave room for a few controls more, not for a
-panel built while hidden.
+7 December 2026: 87 widgets and 112 messages for the build (101 and 126 before
+the widgets hidden or unused at the first draw were made when first needed:
+pan-zoom, hover proxy, flagged outlines, rank spread, dashed roof, message box,
+section contents, hidden menus; 201 and 273 before the sweep controls were
+built lazily, the layouts and styles shared and the DOM classes given at
+construction; 102 and 129 before the collapsed sections were filled when opened
+and the brush outline made at the first drag); the bounds below leave room for
+a few controls more, not for a panel built while hidden.
 """
 
 from __future__ import annotations
+
+import collections
 
 import numpy as np
 import pandas as pd
@@ -33,13 +37,15 @@ from roofline_widget.widget.points_mark import (
 )
 
 #: Most widgets (comms) one build of a widget of data that is no chain may open.
-MAX_WIDGETS = 115
+MAX_WIDGETS = 93
 #: Most comm messages of that build (opens and updates).
-MAX_MESSAGES = 145
+MAX_MESSAGES = 118
 
 
 #: What the recording comms sent: (comm id, message type, state keys).
 _SENT: list[tuple] = []
+#: The model name of each comm opened (comm id -> ``_model_name``).
+_MODELS: dict[str, str] = {}
 
 
 class _Recorded(BaseComm):
@@ -47,6 +53,8 @@ class _Recorded(BaseComm):
 
     def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
         state = (data or {}).get("state", {})
+        if msg_type == "comm_open":
+            _MODELS[self.comm_id] = state.get("_model_name", "?")
         _SENT.append((self.comm_id, msg_type, tuple(sorted(state))))
 
 
@@ -57,6 +65,7 @@ def recorded(monkeypatch):
 
     monkeypatch.setattr(comm, "create_comm", lambda *args, **keys: _Recorded(*args, **keys))
     _SENT.clear()
+    _MODELS.clear()
     return _SENT
 
 
@@ -80,8 +89,8 @@ def _opened(sent) -> set:
 def test_one_build_opens_a_bounded_number_of_widgets_and_no_sweep_controls(recorded):
     w = RooflineWidget(points_table(5000))
     opened = _opened(recorded)
-    assert 60 < len(opened) <= MAX_WIDGETS  # 101 on 7 December 2026 (201 before)
-    assert len(recorded) <= MAX_MESSAGES  # 126 (273 before)
+    assert 60 < len(opened) <= MAX_WIDGETS  # 87 on 7 December 2026 (101, 201 before)
+    assert len(recorded) <= MAX_MESSAGES  # 112 (126, 273 before)
     # data that is no chain: no sweep controls, no scaling panel, none sent
     assert not w.sweep_controls.built
     classes = {name for child in w.children for name in child._dom_classes}
@@ -97,6 +106,81 @@ def test_one_build_opens_a_bounded_number_of_widgets_and_no_sweep_controls(recor
     w.include = "(("  # an invalid pattern: the message is shown, nothing else moves
     assert controls.message_html.layout.display == ""
     assert controls.status_html.layout.display in (None, "")
+
+
+def _kinds(sent) -> collections.Counter:
+    """The widgets opened in ``sent`` by model name."""
+    return collections.Counter(_MODELS[comm_id] for comm_id in _opened(sent))
+
+
+def test_what_the_first_draw_does_not_show_is_made_when_first_needed(recorded):
+    # 5,000 points in 625 ranks (WebGL draws them): 87 widgets, 112 messages (101 and 126
+    # while the widgets below were made with the first draw)
+    w = RooflineWidget(points_table(5000))
+    figure, controls = w.figure, w.controls
+    kinds = _kinds(recorded)
+    assert kinds["PanZoomModel"] == 0  # made when the user picks pan-zoom
+    # Scatter: the SVG points only (no hover proxy, no outlines of flagged points, no spread
+    # medians); Lines: the ceilings and the roofline (no dashed theoretical roof, no whiskers)
+    assert kinds["ScatterModel"] == 1
+    assert kinds["LinesModel"] == 2
+    assert kinds["ColorScaleModel"] == 1  # the points'; the spread's is made with the spread
+    assert list(figure.layers) == []
+    assert figure.pointer.proxy_marks == ()
+    assert figure.points.hollow_marks == []
+    # no message box; both closed sections hold one placeholder (their contents not made)
+    assert not [child for child in w.children if "roofline-message" in child._dom_classes]
+    placeholder = controls.left_out.children[0]
+    assert controls.ceilings_section.children[0] is placeholder
+    assert placeholder.value == ""
+    # no host in the data: the host menu is not made (nor sent)
+    assert list(controls.rank_control.box.children[0].children) == [controls.rank_control.text]
+    assert len(_opened(recorded)) <= MAX_WIDGETS
+    assert len(recorded) <= MAX_MESSAGES
+
+    # each is made when the user first needs it
+    del recorded[:]
+    controls.interaction_choice.value = "pan-zoom"
+    assert _kinds(recorded)["PanZoomModel"] == 1
+    assert figure.plot.interaction is figure.interactions["pan-zoom"]
+    controls.interaction_choice.value = "inspect"
+    controls.interaction_choice.value = "pan-zoom"  # the same one again
+    assert _kinds(recorded)["PanZoomModel"] == 1
+    w.include = "(("  # a message: its box made and placed under the control panel
+    assert w.children[1] is controls.message_html
+    assert controls.message_html.layout.display == ""
+    assert "((" in controls.message_html.value
+    w.include = ""
+    assert controls.message_html.layout.display == "none"  # kept, hidden
+    assert list(w.children).count(controls.message_html) == 1
+    controls.ceilings_section.selected_index = 0  # opened: its table made, in one message
+    table = controls.ceilings_section.children[0]
+    assert table is controls.ceilings_html is not placeholder
+    assert "GFLOP/s" in table.value
+    assert [kind for comm_id, kind, _keys in recorded if comm_id == table.model_id] == [
+        "comm_open"]
+    assert controls.left_out.children[0] is placeholder  # still closed
+    w.rank_view = "spread"  # the spread drawn: its marks made and joined to the figure
+    spread = figure.layers["ranks"]
+    assert spread.active
+    assert all(mark in figure.plot.marks for mark in spread.marks)
+    assert spread.on_click == w.square_ranks.click
+
+
+def test_data_of_one_rank_makes_no_group_menu(recorded):
+    w = RooflineWidget(points_table(8))  # 8 regions of rank 0
+    controls = w.controls
+    assert controls.rank_control.box.layout.display == "none"
+    row = controls.children[0].children[2]  # the ranks' row: the (hidden) rank field only
+    assert list(row.children) == [controls.rank_control.box]
+    assert _kinds(recorded)["DropdownModel"] == 4  # metrics, colour and size: no group menu
+    choice = controls.group_choice  # read: made hidden, and linked both ways
+    assert choice.layout.display == "none"
+    assert choice.value == "auto"
+    choice.value = "all"
+    assert w.combine_ranks is True
+    w.combine_ranks = False
+    assert choice.value == "auto"
 
 
 def test_a_filter_sends_the_points_once_and_only_what_changed(recorded):
