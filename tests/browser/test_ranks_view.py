@@ -63,8 +63,8 @@ def test_spread_toggle_draws_medians_and_a_click_expands_a_region(ranks_notebook
 
     page.locator(f"{WIDGET} .roofline-rank-view button", has_text="spread").click()
     assert wait_for_count(page, DOTS, REGIONS) == REGIONS  # one square per region
-    # the whisker mark, hidden in the points view, held one placeholder line there
-    whiskers = lines_before - 1 + 2 * REGIONS
+    # the whisker mark is made with the spread (none in the points view): its lines join
+    whiskers = lines_before + 2 * REGIONS
     assert wait_for_count(page, LINES, whiskers) == whiskers
     status = page.locator(f"{WIDGET} .roofline-status").inner_text()
     assert f"ranks view: {REGIONS} region(s)" in status
