@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from roofline_widget.io.key_codes import column_codes
 from roofline_widget.io.runs import differing_words
 from roofline_widget.model import LikwidRun
 from roofline_widget.schema import STUDY_KEYS
@@ -86,7 +87,7 @@ def _counts(run: LikwidRun) -> tuple[int, int]:
     if not len(table):
         return 0, 0
     ranks, rank_values = pd.factorize(table["rank"])  # -1: no rank
-    threads = pd.factorize(table["thread"])[0]  # -1: no thread (nunique leaves it out)
+    threads = column_codes(table["thread"])[0]  # -1: no thread (nunique leaves it out)
     if (ranks < 0).any():  # rows without a rank: pandas' grouping leaves them out
         per_rank = table.groupby("rank", observed=True)["thread"].nunique()
         return int(per_rank.max()), len(per_rank)
@@ -188,5 +189,4 @@ def study_keys(runs: Sequence[LikwidRun], labels: Sequence[str] | None = None) -
 
 def varying(keys: Sequence[StudyKeys]) -> list[str]:
     """The keys of :data:`KEYS` whose values differ between the runs, in that order."""
-    frame = pd.DataFrame([{key: k.value(key) for key in KEYS} for k in keys])
-    return [key for key in KEYS if len(keys) and frame[key].nunique(dropna=False) > 1]
+    return [key for key in KEYS if len({k.value(key) for k in keys}) > 1]  # None: a value too

@@ -127,6 +127,8 @@ def _same_numbers(a, b) -> bool:
     def equal(x, y) -> bool:
         if x is None or y is None:
             return x is y
+        if np.shape(x) != np.shape(y) or not np.size(x):  # two empty tables (a -O file's) are equal
+            return np.shape(x) == np.shape(y)
         return np.array_equal(x, y, equal_nan=True)
 
     return (a.event_names == b.event_names and a.metric_names == b.metric_names
@@ -138,7 +140,8 @@ def _same_numbers(a, b) -> bool:
 def _same_counts(a, b) -> bool:
     """Whether two blocks hold the same Event table, one that tells a measurement (enough
     distinct non-zero counts: see :data:`TELLING_NUMBERS`)."""
-    if a.event_names != b.event_names or a.events.shape != b.events.shape:
+    if a.event_names != b.event_names or a.events.shape != b.events.shape \
+            or a.events.size < TELLING_NUMBERS:  # too few numbers to tell (a -O file's: none)
         return False
     return (np.array_equal(a.events, b.events, equal_nan=True)  # the cheaper test first
             and len(np.unique(a.events[np.isfinite(a.events) & (a.events != 0)])) >= TELLING_NUMBERS)
@@ -151,6 +154,8 @@ def _row_keys(block) -> list[tuple]:
 def _telling(values: np.ndarray) -> bool:
     """Whether a table holds at least :data:`TELLING_NUMBERS` distinct non-zero numbers (fewer
     cannot tell two regions apart: two empty regions print the same zeros)."""
+    if values.size < TELLING_NUMBERS:  # an empty table (a -O file's blocks hold none)
+        return False
     telling = values[np.isfinite(values) & (values != 0)]
     return len(telling) >= TELLING_NUMBERS and len(np.unique(telling)) >= TELLING_NUMBERS
 

@@ -68,6 +68,7 @@ shows: the usual cause.
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 from dataclasses import dataclass
@@ -85,33 +86,12 @@ from roofline_widget.cpu_cores import (
 from roofline_widget.gpu_specs import find_gpu
 
 __all__ = [
-    "BOUNDS",
-    "COUNTER_WRAPS",
-    "COUNTER_WRAP_TOLERANCE",
-    "GPU_PEAK_MARGIN",
-    "MAX_CORE_GHZ",
-    "MAX_CPU_GBS_PER_THREAD",
-    "MAX_CPU_GFLOPS_PER_THREAD",
-    "MAX_GPU_GBS",
-    "MAX_GPU_GFLOPS",
-    "RATE_COLUMNS",
-    "THREAD_CLOCK_MARGIN",
-    "THREAD_COLUMNS",
-    "THREAD_LIMIT_COLUMN",
-    "TURBO_MARGIN",
-    "HardwareBound",
-    "ThreadBound",
-    "beyond_hardware",
-    "counters_near_wrap",
-    "gpu_bound",
-    "hardware_bound",
-    "hardware_limits",
-    "keep_flags",
-    "largest_plausible",
-    "measured_clock_ghz",
-    "run_thread_bound",
-    "thread_bound",
-    "thread_limits",
+    "BOUNDS", "COUNTER_WRAPS", "COUNTER_WRAP_TOLERANCE", "GPU_PEAK_MARGIN", "MAX_CORE_GHZ",
+    "MAX_CPU_GBS_PER_THREAD", "MAX_CPU_GFLOPS_PER_THREAD", "MAX_GPU_GBS", "MAX_GPU_GFLOPS",
+    "RATE_COLUMNS", "THREAD_CLOCK_MARGIN", "THREAD_COLUMNS", "THREAD_LIMIT_COLUMN", "TURBO_MARGIN",
+    "HardwareBound", "ThreadBound", "beyond_hardware", "counters_near_wrap", "cpu_header_terms",
+    "gpu_bound", "hardware_bound", "hardware_limits", "keep_flags", "largest_plausible",
+    "measured_clock_ghz", "run_thread_bound", "thread_bound", "thread_limits",
 ]
 
 #: GFLOP/s no CPU hardware thread reaches in any precision (see the module docstring).
@@ -212,18 +192,13 @@ def thread_bound(cpu_name: str | None, cpu_type: str | None, cpu_clock: str | No
     >>> thread_bound(None, None, measured_ghz=2.4).basis
     '128 FLOP/cycle (the widest core of the table: the CPU type is not known) x 1.5 x 2.4 GHz measured clock'
     """
-    core = find_core(cpu_type, cpu_name)
-    per_cycle = core.max_flops_per_cycle() if core is not None else widest_flops_per_cycle()
-    what = core.row.name if core is not None else \
-        "the widest core of the table: the CPU type is not known"
-    stated = max(filter(None, (printed_clock_ghz(cpu_clock), base_clock_ghz(cpu_name))),
-                 default=None)
+    known, per_cycle, what, stated = cpu_header_terms(cpu_name, cpu_type, cpu_clock)
     if measured_ghz is not None and 0 < measured_ghz < 100:
         clock, how = THREAD_CLOCK_MARGIN * measured_ghz, (f"{THREAD_CLOCK_MARGIN:g} x "
                                                           f"{measured_ghz:.4g} GHz measured clock")
     elif stated is not None:
         clock, how = TURBO_MARGIN * stated, f"{TURBO_MARGIN:g} x {stated:.4g} GHz base clock"
-    elif core is not None:
+    elif known:
         clock, how = MAX_CORE_GHZ, f"{MAX_CORE_GHZ:g} GHz (no clock printed)"
     else:
         return ThreadBound(MAX_CPU_GFLOPS_PER_THREAD, "neither the CPU nor its clock is known")
@@ -232,6 +207,18 @@ def thread_bound(cpu_name: str | None, cpu_type: str | None, cpu_clock: str | No
         return ThreadBound(MAX_CPU_GFLOPS_PER_THREAD, f"at most {MAX_CPU_GFLOPS_PER_THREAD:,.0f} "
                                                       "GFLOP/s a thread")
     return ThreadBound(float(bound), f"{per_cycle:g} FLOP/cycle ({what}) x {how}")
+
+
+@functools.lru_cache(maxsize=256)  # the runs of a sweep print the same header: parsed once
+def cpu_header_terms(cpu_name: str | None, cpu_type: str | None,
+                     cpu_clock: str | None) -> tuple[bool, float, str, float | None]:
+    """What :func:`thread_bound` reads of a CPU header: (core known, FLOP/cycle, the core, the
+    stated clock in GHz or None), worked out once per header (the last 256 kept)."""
+    core = find_core(cpu_type, cpu_name)
+    what = core.row.name if core is not None else "the widest core of the table: the CPU type is not known"
+    stated = max(filter(None, (printed_clock_ghz(cpu_clock), base_clock_ghz(cpu_name))), default=None)
+    return (core is not None, core.max_flops_per_cycle() if core is not None
+            else widest_flops_per_cycle(), what, stated)
 
 
 def gpu_bound(gpu_name: str | None) -> ThreadBound:

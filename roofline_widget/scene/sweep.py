@@ -36,6 +36,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.analysis.study_keys import StudyKeys, study_keys, varying
+from roofline_widget.io.key_codes import column_codes, first_appearance
 from roofline_widget.look.colors import SWEEP_COLORS
 from roofline_widget.look.markers import (
     CIRCLE,
@@ -255,7 +256,9 @@ def sweep_rows(points: pd.DataFrame, runs: SweepRuns) -> pd.DataFrame:
     rows["sweep_step"] = steps[run]
     rows["sweep_value"] = values[steps[run]]
     keys = ["sweep_group", "region", "rank", "device"]
-    rows["sweep_path"] = rows.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
+    paths = first_appearance([column_codes(rows[key])[0] for key in keys])  # groupby's numbers
+    rows["sweep_path"] = paths if (paths >= 0).all() else \
+        rows.groupby(keys, sort=False, observed=True).ngroup().to_numpy()  # a key missing: NaN
     x, y = rows[_X].to_numpy(float), rows[_Y].to_numpy(float)
     drawn = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0) & ~beyond_hardware(rows)
     largest = largest_plausible(rows, _Y)

@@ -353,8 +353,12 @@ class RunSource:
         """Per row the FLOP-rate bound of one unit of its device (a CPU's hardware thread, the
         GPU it names), GFLOP/s (worked out once per run and device)."""
         if self._limits is None:
-            devices, names = self.keys["device"], self.device_labels()["device_name"]
+            devices = self.keys["device"]
             gpu = np.asarray(devices == "gpu")  # per row, on the categorical's codes
+            if not gpu.any():  # every row a CPU's (any device but a GPU): the run's one bound
+                self._limits = np.full(len(gpu), run_thread_bound(self.run).gflops)
+                return self._limits
+            names = self.device_labels()["device_name"]
             # a row's bound depends on its device, and on a GPU's name
             kinds = devices.codes * (len(names.categories) + 1) + np.where(gpu, names.codes, -1) + 1
             kind_codes = pd.factorize(kinds)[0]
