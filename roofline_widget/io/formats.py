@@ -139,12 +139,12 @@ def _no_cycle_collection() -> Iterator[None]:
     regions (``benchmarks/profile_read.py``).  Cycles made meanwhile (an error's traceback)
     are collected once it runs again.
     """
-    paused = gc.isenabled()
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if paused:
+        if was_enabled:
             gc.enable()
 
 

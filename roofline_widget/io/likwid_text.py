@@ -31,7 +31,7 @@ from roofline_widget.io.blocks import TextBlocks
 from roofline_widget.io.cells import SharedLists
 from roofline_widget.io.lines import Piece, Pieces, read_in_pieces
 from roofline_widget.io.parsed import ParsedLikwid
-from roofline_widget.io.run_marks import CPU_FIELDS, RunMarks, is_context
+from roofline_widget.io.run_marks import CPU_FIELDS, RunMarks
 from roofline_widget.io.text_tables import TableReader, read_tables
 from roofline_widget.model import WHOLE_RUN_REGION, Layout
 
@@ -326,8 +326,7 @@ class _TextReader:
                 return CpuHeader(piece.data[int(piece.starts[i]):end + 1], tuple(names),
                                  k - i + 1)
             found = cpu_line(text)
-            if found is None or self.cpu.get(found[0]) != found[1] or "likwid-" in text \
-                    or is_context(text):
+            if found is None or self.cpu.get(found[0]) != found[1] or "likwid-" in text:
                 return None
             if found[0] == "cpu_name":
                 names.append((k - i, found[1]))

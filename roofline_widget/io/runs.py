@@ -41,10 +41,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from roofline_widget.errors import LikwidFormatError
-from roofline_widget.io.key_codes import duplicated, integer_codes
+from roofline_widget.io.key_codes import column_codes, duplicated, integer_codes
 from roofline_widget.io.run_marks import RunMark
 
 if TYPE_CHECKING:
@@ -251,8 +250,8 @@ def _nothing_repeats(blocks: list) -> bool:
 
 
 def _text_codes(texts: list[str]) -> np.ndarray:
-    """One code (0 or more) per distinct text."""
-    return pd.factorize(np.array(texts, dtype=object))[0].astype(np.int64, copy=False)
+    """One code (0 or more) per distinct text (:func:`column_codes`)."""
+    return column_codes(np.array(texts, dtype=object))[0]
 
 
 def _cuts(blocks: list, marks: Sequence[RunMark]) -> list[int]:

@@ -147,9 +147,9 @@ def tight_box(figure):
                              math.ceil(box.x1 * dpi) / dpi, math.ceil(box.y1 * dpi) / dpi)
 
 
-def fit_to_drawing(figure, box=None) -> None:
-    """Resize ``figure`` to ``box`` (default :func:`tight_box`; the box its image file was cut
-    to: the figure's artists are measured once), everything drawn at its place: the figure a
+def fit_to_drawing(figure, box) -> None:
+    """Resize ``figure`` to ``box`` (:func:`tight_box`, the box its image file was cut to: the
+    figure's artists are measured once), everything drawn at its place: the figure a
     user gets back saves (``savefig`` without a box) and shows what the image file holds.
 
     The axes (a colour bar's among them) and the figure's texts placed in figure fractions
@@ -159,7 +159,7 @@ def fit_to_drawing(figure, box=None) -> None:
     """
     from matplotlib.transforms import Bbox
 
-    box, dpi = tight_box(figure) if box is None else box, figure.dpi
+    dpi = figure.dpi
     width, height = figure.get_size_inches()
     # the new size in whole pixels (the box's edges are on pixels; Agg truncates a size)
     new_width, new_height = (_inches(round(extent * dpi), dpi)

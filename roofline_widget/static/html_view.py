@@ -122,8 +122,8 @@ class WidgetPicture:
                   else np.zeros(len(dots)))
         sizes = None if dots is None or dots.sizes is None else np.asarray(dots.sizes)
         flagged = None if dots is None else dots.flagged
-        skipped = (*figure.points.marks, figure.points.hollow, *figure.pointer.marks)
-        texts = {"message": controls.message_html.value, "legend": controls.legend_html.value,
+        skipped = (*figure.points.marks, *figure.points.hollow_marks, *figure.pointer.marks)
+        texts = {"message": controls.message_text, "legend": controls.legend_html.value,
                  "status": controls.status_html.value,
                  "ceilings": controls.ceilings_panel.html(), "left_out": controls.left_out_panel.html(),
                  "ceilings_title": controls.ceilings_section.get_title(0),

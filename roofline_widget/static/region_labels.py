@@ -122,7 +122,7 @@ def _line_samples(axes, step_px: float = _LINE_STEP_PX) -> np.ndarray:
 
 def _segment_samples(segments: np.ndarray, step_px: float = _LINE_STEP_PX) -> np.ndarray:
     """Points every ``step_px`` along each segment (``segments``: n x 2 ends x 2), both ends
-    included, as :func:`_samples` of each segment in turn (display space, m x 2)."""
+    included (display space, m x 2)."""
     starts, ends = segments[:, 0], segments[:, 1]
     counts = np.maximum(np.hypot(*(ends - starts).T) // step_px, 1).astype(np.intp) + 1
     segment = np.repeat(np.arange(len(segments)), counts)
@@ -139,13 +139,6 @@ def _squares(centres: np.ndarray, radius: float) -> np.ndarray:
                             centres[:, 0] + radius, centres[:, 1] + radius])
 
 
-def _samples(start, end, step_px: float = _LINE_STEP_PX) -> np.ndarray:
-    """Points every ``step_px`` from ``start`` to ``end`` (display space, n x 2)."""
-    start, end = np.asarray(start, dtype=float), np.asarray(end, dtype=float)
-    count = max(int(np.hypot(*(end - start)) // step_px), 1) + 1
-    return start + np.linspace(0, 1, count)[:, None] * (end - start)
-
-
 def _text_boxes(text, renderer) -> np.ndarray:
     """Boxes covering a text: its extent, or squares along a rotated line of text.
 
@@ -159,7 +152,7 @@ def _text_boxes(text, renderer) -> np.ndarray:
     x0, y0, x1, y1 = box
     start, end = ((x0, y0), (x1, y1)) if angle < 90 else ((x0, y1), (x1, y0))
     height = 1.3 * text.get_fontsize() * text.figure.dpi / 72
-    return _squares(_samples(start, end), height / 2)
+    return _squares(_segment_samples(np.array([[start, end]], dtype=float)), height / 2)
 
 
 def _obstacles(axes, renderer, xy_px: np.ndarray) -> np.ndarray:

@@ -14,6 +14,8 @@ a peak, a pan or zoom in a notebook).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from roofline_widget.look.label_boxes import WIDGET_CANVAS
@@ -58,9 +60,16 @@ def tick_labels(low: float, high: float, length_px: float, vertical: bool) -> di
     of :func:`~roofline_widget.look.log_axes.spaced_labels`' ticks); the ticks
     not listed keep the axis' ``tick_format``.
     """
+    return dict.fromkeys(_blanked_ticks(low, high, length_px, vertical), "")
+
+
+@lru_cache(maxsize=64)
+def _blanked_ticks(low: float, high: float, length_px: float, vertical: bool) -> tuple[str, ...]:
+    """The keys :func:`tick_labels` blanks, worked out once per range (a redraw that keeps the
+    ranges, such as most peak-slider steps, costs a lookup)."""
     ticks, labelled = spaced_labels(low, high, length_px,
                                     lambda value: tick_extent_px(value, vertical))
-    return {js_number_text(value): "" for value in ticks[~labelled]}
+    return tuple(js_number_text(value) for value in ticks[~labelled])
 
 
 def set_log_tick_labels(axis, low: float, high: float, length_px: float) -> None:

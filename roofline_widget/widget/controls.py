@@ -92,7 +92,7 @@ class RooflineControls:
     message_html, status_html, legend_html, left_out_html : ipywidgets.HTML
         DOM classes ``roofline-message`` and ``roofline-status`` for the first two; the
         message box is made when first needed and joins :attr:`children` under the control
-        panel with the first message.
+        panel with the first message; ``message_text`` is its text, "" while none was shown.
     detail_html : ipywidgets.HTML
         Below the figure (DOM class ``roofline-detail``): the full record of the one
         selected point (a click), or a table of the selected points, numbers rounded
@@ -214,11 +214,11 @@ class RooflineControls:
     ceilings_html = property(lambda self: self.ceilings_panel.content,
                              doc="The ceilings table (made when opened or read).")
 
-    @property
-    def message_html(self) -> widgets.HTML:
-        """The message box, made when first read; it joins :attr:`children` (and the
-        owner's) under the control panel when a message is first shown (:meth:`show_texts`)."""
-        return self._message.widget
+    message_html = property(lambda self: self._message.widget, doc=(
+        "The message box, made when first read; it joins the children under the control panel "
+        "when a message is first shown (show_texts)."))
+    message_text = property(lambda self: self._message.widget.value if self._message.made else "",
+                            doc="The message shown, \"\" while none was (no box made for it).")
 
     def _place_message(self) -> None:
         """The message box under the control panel, in :attr:`children` and the owner's."""

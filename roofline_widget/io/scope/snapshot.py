@@ -9,7 +9,7 @@ under one label, or a cache serves numbers the file no longer holds.
 :func:`file_version` pins what the path names now: device, inode, size,
 modification and status-change times and a hash of every byte
 (:class:`FileVersion`; a write through ``mmap`` may move no timestamp, so the
-bytes are what decides).  `read_one_version` runs a read between two
+bytes are what decides).  :func:`read_one_version` runs a read between two
 such versions and accepts it only when both are equal: the file held the same
 bytes under the same name when the read started and when it ended.  A read
 that saw a change is done again (:data:`ATTEMPTS` times in all), then refused

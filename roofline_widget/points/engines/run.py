@@ -221,12 +221,13 @@ def rank_places(run: LikwidRun, ranks: np.ndarray) -> RankPlaces:
     host_codes, host_names = column_codes(table["host"])
     texts = np.array(["" if host is None or host != host else str(host) for host in host_names]
                      + [""], dtype=object)  # a missing host (code -1) is ""
-    if not texts.astype(bool).any() and not _socket_of_cpu(run):  # no place named (a points
+    socket_of_cpu = _socket_of_cpu(run)
+    if not texts.astype(bool).any() and not socket_of_cpu:  # no place named (a points
         return RankPlaces(np.full(len(ranks), "", dtype=object),  # table, likwid-perfctr)
                           np.full(len(ranks), -1, dtype=np.int64))
     rank_codes, known = pd.factorize(table["rank"].to_numpy(dtype=np.int64))
     hosts = texts[host_codes[first_rows(rank_codes)]]  # a rank's host: its first thread's
-    sockets = _cpu_sockets(run, table["cpu"].to_numpy(dtype=np.int64))
+    sockets = _cpu_sockets(socket_of_cpu, table["cpu"].to_numpy(dtype=np.int64))
     lowest = np.full(len(known), np.iinfo(np.int64).max)
     highest = np.full(len(known), np.iinfo(np.int64).min)
     np.minimum.at(lowest, rank_codes, sockets)
@@ -247,9 +248,8 @@ def _socket_of_cpu(run: LikwidRun) -> dict[int, int]:
     return socket_of_cpu
 
 
-def _cpu_sockets(run: LikwidRun, cpus: np.ndarray) -> np.ndarray:
-    """Per cpu its socket in the run's likwid-topology block; -1 where unknown."""
-    socket_of_cpu = _socket_of_cpu(run)
+def _cpu_sockets(socket_of_cpu: dict[int, int], cpus: np.ndarray) -> np.ndarray:
+    """Per cpu its socket (``socket_of_cpu``: :func:`_socket_of_cpu`); -1 where unknown."""
     if not socket_of_cpu:
         return np.full(len(cpus), -1, dtype=np.int64)
     known = pd.Index(np.fromiter(socket_of_cpu, dtype=np.int64, count=len(socket_of_cpu)))
