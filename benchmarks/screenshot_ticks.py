@@ -20,8 +20,9 @@ its figure's layout fixed at 1200 px (``FIXED_WIDTH``: the labels spaced for
 it), and LULESH's Scaling panel (GFLOP/s against the problem size on log
 axes, its figure alone on a page, ``--panel`` only that); the live mode shows the
 same widgets in JupyterLab, then zooms in and out with the wheel (pan-zoom)
-and changes a peak, and looks again.  For every view it prints, per axis, the
-labels shown and the pairs of neighbouring labels less than ``GAP_PX`` apart
+and changes a peak, and looks again, then fixes the figure's width at
+``FIXED_WIDTH`` (the labels spaced again for it).  For every view it prints,
+per axis, the labels shown and the pairs of neighbouring labels less than ``GAP_PX`` apart
 (0: none touch), and writes ``<case>-<view>.png`` into ``--out``.  To picture
 another tree (before / after), copy this script into that tree's ``benchmarks/``
 and run it there: ``_common`` puts the script's own tree first on ``sys.path``.
@@ -209,7 +210,10 @@ def _live_case(page, case: str, out: Path, wait_until_still) -> int:
     pairs += zoom(page, figure, pan_zoom, [-300, 900], f"{case}-live", out)
     _run(page, "w.peak_flops = 1e6", cell=2)  # the ridge far right: both ranges move
     page.wait_for_timeout(2500)
-    return pairs + report(page, figure, f"{case}-live-peak1e6", out)
+    pairs += report(page, figure, f"{case}-live-peak1e6", out)
+    _run(page, f"w.figure.plot.layout.width = {FIXED_WIDTH!r}", cell=2)  # labels re-spaced
+    page.wait_for_timeout(2500)
+    return pairs + report(page, figure, f"{case}-live-layout-{FIXED_WIDTH}", out)
 
 
 def main() -> None:
