@@ -15,12 +15,17 @@ DDR4-3200 = 204.8 GB/s: 2.9 decades) and with its empirical ceilings (1.95
 decades: every 1..9 x 10^k is a tick).
 
 Each case's ``save_html`` page is opened offline at two window widths
-(``WIDTHS``: the plot about 630 px and 1300 px wide); the live mode shows the
+(``WIDTHS``: the plot about 630 px and 1300 px wide); then the GPT-2 case with
+its figure's layout fixed at 1200 px (``FIXED_WIDTH``: the labels spaced for
+it), and LULESH's Scaling panel (GFLOP/s against the problem size on log
+axes, its figure alone on a page, ``--panel`` only that); the live mode shows the
 same widgets in JupyterLab, then zooms in and out with the wheel (pan-zoom)
-and changes a peak, and looks again.  For every view it prints, per axis, the
-labels shown and the pairs of neighbouring labels less than ``GAP_PX`` apart
-(0: none touch), and writes ``<case>-<view>.png`` into ``--out``.  Run it
-with ``PYTHONPATH`` at another tree to picture that tree (before / after).
+and changes a peak, and looks again, then fixes the figure's width at
+``FIXED_WIDTH`` (the labels spaced again for it).  For every view it prints,
+per axis, the labels shown and the pairs of neighbouring labels less than ``GAP_PX`` apart
+(0: none touch), and writes ``<case>-<view>.png`` into ``--out``.  To picture
+another tree (before / after), copy this script into that tree's ``benchmarks/``
+and run it there: ``_common`` puts the script's own tree first on ``sys.path``.
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ WIDTHS = (720, 1400)
 LAB_WIDTH = 1000
 #: Two labels closer than this (px, along their axis) count as touching.
 GAP_PX = 2.0
+#: The figure's layout width of the fixed-width case.
+FIXED_WIDTH = "1200px"
 TIMEOUT_MS = 120_000
 GPT2 = "/work/shared/samples/ncu/gpt2_ampere_ncu_old_header_thousands.csv"
 SETUP = f"""\
@@ -93,7 +100,28 @@ def zoom(page, figure: str, toggle, steps: list[int], name: str, out: Path) -> i
     return pairs
 
 
-def pages(out: Path, work: Path) -> int:
+def fixed_and_panel(page, namespace: dict, out: Path, work: Path) -> int:
+    """The GPT-2 page at a fixed figure width, and LULESH's Scaling panel; the touching pairs."""
+    from roofline_widget.static.html_page import page_html
+
+    page.set_viewport_size({"width": WIDTHS[1], "height": 1100})
+    widget = namespace["CASES"]["gpt2-a100"]()
+    widget.figure.plot.layout.width = FIXED_WIDTH
+    page.goto(widget.save_html(work / "gpt2-fixed.html").as_uri())
+    figure = ".roofline-shared .roofline-figure"
+    page.wait_for_selector(f"{figure} .dot", state="attached")
+    page.wait_for_timeout(800)
+    pairs = report(page, figure, f"gpt2-a100-page-layout-{FIXED_WIDTH}", out)
+    panel = namespace["CASES"]["lulesh"]().sweep_controls.scaling
+    panel.open()
+    (work / "panel.html").write_text(page_html(panel.figure, "Scaling panel", ""), encoding="utf-8")
+    page.goto((work / "panel.html").as_uri())
+    page.wait_for_selector(".roofline-scaling .dot", state="attached")
+    page.wait_for_timeout(800)
+    return pairs + report(page, ".roofline-scaling", "lulesh-scaling-panel", out)
+
+
+def pages(out: Path, work: Path, panel_only: bool = False) -> int:
     from playwright.sync_api import sync_playwright
 
     namespace: dict = {}
@@ -103,7 +131,7 @@ def pages(out: Path, work: Path) -> int:
         context = launch(playwright, work / "profile")
         context.set_default_timeout(TIMEOUT_MS)
         page = context.new_page()
-        for case, make in namespace["CASES"].items():
+        for case, make in ({} if panel_only else namespace["CASES"]).items():
             path = make().save_html(work / f"{case}.html")
             page.goto(path.as_uri())
             figure = ".roofline-shared .roofline-figure"
@@ -116,6 +144,7 @@ def pages(out: Path, work: Path) -> int:
             page.wait_for_timeout(800)
             button = page.locator(".roofline-shared-toolbar button").first
             pairs += zoom(page, figure, button.click, [-300, 900], f"{case}-page", out)
+        pairs += fixed_and_panel(page, namespace, out, work)
         context.close()
     return pairs
 
@@ -181,7 +210,10 @@ def _live_case(page, case: str, out: Path, wait_until_still) -> int:
     pairs += zoom(page, figure, pan_zoom, [-300, 900], f"{case}-live", out)
     _run(page, "w.peak_flops = 1e6", cell=2)  # the ridge far right: both ranges move
     page.wait_for_timeout(2500)
-    return pairs + report(page, figure, f"{case}-live-peak1e6", out)
+    pairs += report(page, figure, f"{case}-live-peak1e6", out)
+    _run(page, f"w.figure.plot.layout.width = {FIXED_WIDTH!r}", cell=2)  # labels re-spaced
+    page.wait_for_timeout(2500)
+    return pairs + report(page, figure, f"{case}-live-layout-{FIXED_WIDTH}", out)
 
 
 def main() -> None:
@@ -189,13 +221,15 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--live", action="store_true", help="also the widgets in JupyterLab")
     parser.add_argument("--no-pages", action="store_true", help="not the saved pages")
+    parser.add_argument("--panel", action="store_true",
+                        help="only the fixed-width page and the Scaling panel")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     import roofline_widget
 
     print(f"roofline_widget from {Path(roofline_widget.__file__).parent}")
     with tempfile.TemporaryDirectory(prefix="screenshot-ticks-") as tmp:
-        pairs = 0 if args.no_pages else pages(args.out, Path(tmp))
+        pairs = 0 if args.no_pages else pages(args.out, Path(tmp), args.panel)
         if args.live:
             pairs += live(args.out, Path(tmp))
     print(f"touching label pairs in all views: {pairs}; screenshots in {args.out}")

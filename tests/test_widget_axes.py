@@ -1,4 +1,4 @@
-"""The widget's log-axis tick labels: apart on the plot's smallest size, in the axes' state.
+"""The widget's log-axis tick labels: apart at the plot's known width, in the axes' state.
 
 bqplot picks the ticks in the browser (``look.log_axes.log_ticks`` is its rule); the
 widget's axes carry ``tick_labels``, an empty text for every tick whose label would
@@ -8,8 +8,12 @@ the axes' ``tick_labels`` and the saved page's embedded widget state.
 Sample N2 (``tests/data/gpt2_ampere_ncu_old_header_thousands.csv``, GPT-2 attention on
 an Ampere GPU, no machine ceilings): the axes run from 0.0832 to 26132 FLOP/byte
 (5.5 decades) and from 0.994 to 13521 GFLOP/s (4.13 decades).  The plot's smallest
-area is 360 x 426 px (``MIN_PLOT_PX``, ``PLOT_HEIGHT_PX``), of which bqplot keeps
-sqrt(64) / 2 + 1.74 = 5.74 px free at each end for the points (``mark_padding``).
+area is 360 x 426 px (``MIN_PLOT_PX``, ``PLOT_HEIGHT_PX``: the figure's ``min_width``
+446 px and height 500 px less its margins, 70 + 16 and 24 + 50), of which bqplot keeps
+2.5 % free at each end of y (its ``padding_y``, 10.65 px) and sqrt(64) / 2 + 1.74 = 5.74 px
+at each end of both for the points (``mark_padding``).  The figure is ``width: 100%``:
+the browser may draw it wider, but never tells the kernel, so the labels are spaced
+for the 360 px; a width the layout fixes in px (a user's) is known, and used.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import pytest
 
 from roofline_widget import RooflineWidget, read_ncu
 from roofline_widget.look.log_axes import log_ticks, spaced_labels, tick_text
-from roofline_widget.widget.axes import js_number_text
+from roofline_widget.widget.axes import js_number_text, tick_lengths
 
 DATA = Path(__file__).parent / "data"
 N2 = DATA / "gpt2_ampere_ncu_old_header_thousands.csv"
@@ -66,8 +70,8 @@ def n2_widget():
         return RooflineWidget(read_ncu(str(N2)))
 
 
-#: The axes' smallest lengths: 360 - 2 x 5.74 = 348.5 px across, 426 - 2 x 5.74 = 414.5 px up.
-LENGTHS = (360 - 2 * 5.743, 426 - 2 * 5.743)
+#: The axes' smallest lengths: 360 - 2 x 5.74 = 348.5 px across, 426 x 0.95 - 2 x 5.74 = 393.2 px up.
+LENGTHS = (360 - 2 * 5.743, 426 * 0.95 - 2 * 5.743)
 
 
 def test_javascript_writes_tick_values_as_this():
@@ -92,7 +96,7 @@ def test_the_axes_of_sample_n2_show_labels_apart(n2_widget):
     # 10 -> 20 is 19.1 px, 23.4 needed; 0.1 -> 0.2, 28.2 needed (0.1 is 20.2 px wide)
     assert shown_labels(f.x_axis, f.x_scale) == ["0.1", "1", "2", "10", "100", "1000", "10000"]
     assert assert_apart(f.x_axis, f.x_scale, width, vertical=False)
-    # y: 414.5 px / 4.134 decades = 100.3 px a decade; 1 -> 2 (and 5 -> 10) 30.2 px, labels
+    # y: 393.2 px / 4.134 decades = 95.1 px a decade; 1 -> 2 (and 5 -> 10) 28.6 px, labels
     # 12 px high (their boxes 14 px in Chromium): 20 needed: every 1, 2 and 5 keeps its label
     assert shown_labels(f.y_axis, f.y_scale) == [
         "1", "2", "5", "10", "20", "50", "100", "200", "500", "1000", "2000", "5000", "10000"]
@@ -136,15 +140,51 @@ def test_labels_follow_a_filter_a_peak_and_a_zoom(n2_widget):
     # 0.6 is 14.5 px from 0.5 (28.2 needed), 6 14.5 px from 5 (15.7), 40 22.9 from 30 (23.4)
     assert assert_apart(f.x_axis, f.x_scale, width, vertical=False) == [
         "0.5", "1", "2", "3", "4", "5", "7", "10", "20", "30"]
-    # 1 decade up, 414.5 px: 90 -> 100 is 19.0 px, 20 needed (100 is placed first, 80 -> 90 is 21.2)
+    # 1 decade up, 393.2 px: 90 -> 100 is 18.0 px, 20 needed (100 is placed first, 80 -> 90 is 20.1)
     f.y_scale.min, f.y_scale.max = 20.0, 200.0
     assert assert_apart(f.y_axis, f.y_scale, height, vertical=True) == [
         "20", "30", "40", "50", "60", "70", "80", "100", "200"]
-    # 5.6 decades up: 74.0 px a decade, 1 -> 2 and 5 -> 10 22.3 px: every 1, 2 and 5 x 10^k
+    # 5.6 decades up: 70.2 px a decade, 1 -> 2 and 5 -> 10 21.1 px: every 1, 2 and 5 x 10^k
     f.y_scale.min, f.y_scale.max = 2.0, 800000.0
     shown = assert_apart(f.y_axis, f.y_scale, height, vertical=True)
     assert shown == [tick_text(v) for v in log_ticks(2.0, 800000.0)]
     assert len(shown) == 17  # 2, 5, 10, ..., 500000
+
+
+def test_a_width_the_layout_fixes_spaces_the_labels_for_it(n2_widget):
+    f = n2_widget.figure
+    assert tick_lengths(f.plot) == pytest.approx(LENGTHS, abs=0.01)
+    narrow = dict(f.x_axis.tick_labels)
+    assert shown_labels(f.x_axis, f.x_scale) == ["0.1", "1", "2", "10", "100", "1000", "10000"]
+    # a user's fixed width: 1200 - 70 - 16 - 2 x 5.74 = 1102.5 px, 200.6 px a decade:
+    # 10000 -> 20000 is 60.4 px, 38.4 + 8 needed: every 1, 2 and 5 x 10^k keeps its label
+    f.plot.layout.width = "1200px"
+    assert tick_lengths(f.plot) == pytest.approx((1102.5, LENGTHS[1]), abs=0.1)
+    assert assert_apart(f.x_axis, f.x_scale, 1102.5, vertical=False) == [
+        tick_text(value) for value in log_ticks(f.x_scale.min, f.x_scale.max)]
+    assert len(shown_labels(f.x_axis, f.x_scale)) == 17
+    # 800 px: 702.5 px, 127.8 px a decade; 1000 -> 2000 and 5000 -> 10000 are 38.5 px apart,
+    # 38.7 and 42.6 needed ("1000" and "5000" 30.7 px wide, "10000" 38.4): 2000, 5000 and
+    # 20000 lose theirs; 500 -> 1000 needs 34.9
+    f.plot.layout.width = "800px"
+    at_800 = ["0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50", "100", "200", "500",
+              "1000", "10000"]
+    assert assert_apart(f.x_axis, f.x_scale, 702.5, vertical=False) == at_800
+    # CSS: max-width wins over width; min-width over both
+    f.plot.layout.width, f.plot.layout.max_width = "1200px", "800px"
+    assert shown_labels(f.x_axis, f.x_scale) == at_800
+    f.plot.layout.min_width = "1200px"
+    assert len(shown_labels(f.x_axis, f.x_scale)) == 17
+    # width 100% again: the browser's width unknown, the labels of min_width (446 px) again
+    f.plot.layout.width, f.plot.layout.max_width, f.plot.layout.min_width = "100%", None, "446px"
+    assert f.x_axis.tick_labels == narrow
+    # wider margins leave less: the plot 446 - 270 - 16 = 160 px, 148.5 px of scale, 27.0 px a
+    # decade: 0.1 -> 1 needs 21.9, 1 -> 10 19.5, 10 -> 100 27.2 (no), 10 -> 1000 (54 px) 31,
+    # 1000 -> 10000 42.6 (no)
+    f.plot.fig_margin = {**f.plot.fig_margin, "left": 270}
+    assert tick_lengths(f.plot)[0] == pytest.approx(160 - 2 * 5.743, abs=0.01)
+    assert assert_apart(f.x_axis, f.x_scale, 160 - 2 * 5.743, vertical=False) == [
+        "0.1", "1", "10", "1000"]
 
 
 def test_labels_stay_apart_as_the_view_pans_without_a_kernel():

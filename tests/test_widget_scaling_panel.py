@@ -24,10 +24,12 @@ import html
 import numpy as np
 import pytest
 from study_files import CASES, THREADS
+from test_widget_axes import assert_apart
 from wild_samples import LULESH_SIZES
 
 from roofline_widget import RooflineWidget, sample_path, scaling_table
 from roofline_widget.scene.scaling import GFLOPS, SPEEDUP, size_value
+from roofline_widget.widget.axes import tick_lengths
 from roofline_widget.widget.scaling_panel import FADED
 
 
@@ -190,6 +192,39 @@ def test_sample_19_varies_in_size_so_the_panel_shows_gflops_and_says_why(lulesh)
     table = scaling_table(LULESH_SIZES)
     rows = table[(table["region"] == "InitStressTermsForElems") & ~table["beyond_hardware"]]
     assert stress.y == pytest.approx(rows["performance_gflops"].to_numpy())
+
+
+def test_the_panels_log_axes_keep_their_tick_labels_apart_at_its_width():
+    # sample 19 on log axes: x from 27,000 / 1.5 = 18,000 to 42,875,000 x 1.5 = 64,312,500
+    # elements (3.55 decades), y the drawn points' GFLOP/s, 0.00002 to 7.83 (5.59 decades)
+    panel = RooflineWidget(LULESH_SIZES).sweep_controls.scaling
+    panel.open()
+    x_scale, y_scale = panel.x_axis.scale, panel.y_axis.scale
+    assert (x_scale.min, x_scale.max) == pytest.approx((18000.0, 64312500.0))
+    assert (y_scale.min, y_scale.max) == (min(panel.points.y), max(panel.points.y))
+    assert y_scale.min == pytest.approx(2e-5)
+    # the 680 x 380 px figure less its margins (60 + 20, 40 + 50), bqplot's 2.5 % at each end
+    # of y and sqrt(110) / 2 + 1 = 6.24 px at each end for the rings: 587.5 x 263.0 px
+    assert tick_lengths(panel.figure) == pytest.approx((587.5, 263.0), abs=0.05)
+    # y: 47.0 px a decade; 1 -> 2 is 14.2 px, 20 needed for 12 px labels: powers of ten only
+    # (bqplot printed 1, 2 and 5 x 10^k, 11 pairs touching in Chromium)
+    assert assert_apart(panel.y_axis, y_scale, 263.0, vertical=True) == [
+        "0.0001", "0.001", "0.01", "0.1", "1"]
+    # x: 165.4 px a decade; 20000 -> 50000 is 65.8 px, 50000 -> 100000 49.8 px ("100000"
+    # 46.1 px, "50000" 38.4: 50.2 needed), 200000 is 49.8 px from 100000 too
+    assert assert_apart(panel.x_axis, x_scale, 587.5, vertical=False) == [
+        "20000", "100000", "500000", "1e+6", "2e+6", "5e+6", "1e+7", "2e+7", "5e+7"]
+    assert panel.x_axis.tick_format == panel.y_axis.tick_format == "~g"
+    # the panel made narrower: 400 - 80 - 12.5 = 307.5 px, 86.5 px a decade, the labels again
+    panel.figure.layout.width = "400px"
+    assert assert_apart(panel.x_axis, x_scale, 307.5, vertical=False) == ["100000", "1e+6", "1e+7"]
+
+
+def test_the_panels_linear_axes_keep_bqplots_labels(sweep):
+    panel = sweep.sweep_controls.scaling
+    panel.open()
+    assert not panel.view.log  # 1 ... 18 threads
+    assert panel.x_axis.tick_labels == panel.y_axis.tick_labels == {}
 
 
 def test_no_panel_for_a_single_run():

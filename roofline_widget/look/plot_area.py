@@ -11,7 +11,9 @@ here only:
 - :func:`scale_size`: the width and height over which the x and y scales
   are drawn at the figure's width (assumed :data:`ASSUMED_FIGURE_WIDTH_PX`
   while it is not given in px), for directions on screen
-  (:mod:`roofline_widget.look.arrows`);
+  (:mod:`roofline_widget.look.arrows`); at :func:`least_width`, the
+  narrowest the figure's layout lets the browser draw it, for the tick
+  labels (:mod:`roofline_widget.widget.axes`);
 - :func:`plot_frame`: where the log scales lie inside a figure element of a
   size the browser reported (a mouse event's box), so that a mouse position
   becomes data (:class:`PlotFrame`); with :func:`mark_padding`, the pixels
@@ -40,6 +42,7 @@ __all__ = [
     "css_px",
     "figure_px",
     "label_area",
+    "least_width",
     "mark_padding",
     "plot_frame",
     "scale_size",
@@ -130,6 +133,31 @@ def label_area(plot) -> PlotArea:
                     height=max(height - margin["top"] - margin["bottom"], 1.0))
 
 
+def least_width(plot) -> float:
+    """The narrowest (px) the browser draws a figure, as far as its layout tells the kernel.
+
+    Its ``width`` when given in px (a user's, or a panel's fixed width) kept
+    within ``max_width`` and at least ``min_width`` (CSS's order, each when in
+    px); else its ``min_width`` in px (a ``width: 100%`` figure is drawn at
+    least that wide, how much wider only the browser knows); else the widget's
+    smallest figure (:data:`MIN_PLOT_PX` plus :data:`FIG_MARGIN`).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Stub
+    >>> [least_width(Stub(layout=Stub(width=w, min_width="446px", max_width=m)))
+    ...  for w, m in (("100%", None), ("1200px", None), ("300px", None), ("1200px", "900px"))]
+    [446.0, 1200.0, 446.0, 900.0]
+    """
+    layout = getattr(plot, "layout", None)
+    least = css_px(getattr(layout, "min_width", None))
+    width = css_px(getattr(layout, "width", None))
+    if width is None:
+        return least or float(figure_px(MIN_PLOT_PX, "left", "right"))
+    most = css_px(getattr(layout, "max_width", None))
+    return max(min(width, most or width), least or 0.0)
+
+
 def _drawn_box(plot, width: float, height: float) -> tuple[float, float]:
     """The figure's box once bqplot kept it within its aspect-ratio limits."""
     low, high = _trait(plot, "min_aspect_ratio"), _trait(plot, "max_aspect_ratio")
@@ -140,7 +168,7 @@ def _drawn_box(plot, width: float, height: float) -> tuple[float, float]:
     return width, height
 
 
-def scale_size(plot) -> tuple[float, float]:
+def scale_size(plot, width: float | None = None) -> tuple[float, float]:
     """The size (px) over which a figure's x and y scales are drawn, as the front end lays it out.
 
     Parameters
@@ -152,6 +180,8 @@ def scale_size(plot) -> tuple[float, float]:
         ``min_aspect_ratio``..``max_aspect_ratio``, less ``fig_margin``, less
         ``padding_x``/``padding_y`` (fractions of the plot area, each side).
         None: the assumed size, the widget figure's margins, bqplot's defaults.
+    width : float, optional
+        The figure's width (px) to take instead (:func:`least_width`).
 
     Returns
     -------
@@ -159,7 +189,7 @@ def scale_size(plot) -> tuple[float, float]:
         Width and height (px).
     """
     layout = getattr(plot, "layout", None)
-    width = css_px(getattr(layout, "width", None)) or ASSUMED_FIGURE_WIDTH_PX
+    width = width or css_px(getattr(layout, "width", None)) or ASSUMED_FIGURE_WIDTH_PX
     height = css_px(getattr(layout, "height", None)) or ASSUMED_FIGURE_HEIGHT_PX
     width, height = _drawn_box(plot, width, height)
     margin = _margins(plot)

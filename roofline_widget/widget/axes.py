@@ -1,4 +1,4 @@
-"""The widget's log axes: tick labels kept apart, in the axes' state (``Axis.tick_labels``).
+"""Log axes of the widget's figures: tick labels kept apart, in the axes' state (``Axis.tick_labels``).
 
 bqplot picks a log axis' ticks in the browser (every 1..9 x 10^k under 2
 decades, 1, 2 and 5 x 10^k under 7, powers of ten beyond) whatever the width
@@ -6,22 +6,40 @@ of their text; its ``num_ticks`` does not help (with it, bqplot spaces the
 ticks evenly in data, not in decades).  The kernel leaves the choice of ticks
 to the browser, so that they follow a pan or zoom made there (a saved page has
 no kernel), and writes an empty label for every tick whose text would come too
-close to another's (:func:`~roofline_widget.look.log_axes.spaced_labels`, for
-the plot's smallest size): the axis keeps the tick and its grid line.  The
-labels are decided again whenever the kernel learns of new ranges (a filter,
-a peak, a pan or zoom in a notebook).
+close to another's (:func:`~roofline_widget.look.log_axes.spaced_labels`): the
+axis keeps the tick and its grid line.
+
+The labels are spaced for the narrowest the figure is drawn as far as the
+kernel knows (:func:`tick_lengths`): bqplot never tells the kernel the size
+the browser gave a figure, so a figure of ``width: 100%`` (the roofline's) is
+spaced for its ``min_width``, and one whose layout fixes its width in px (the
+scaling panel's, or a user's ``figure.plot.layout.width = "1200px"``) for that
+width.  They are decided again whenever the kernel learns of new ranges (a
+filter, a peak, a pan or zoom in a notebook) and when the figure's layout or
+margins change (:func:`follow_plot_size`).  Both the roofline
+(:class:`~roofline_widget.widget.figure.RooflineFigure`) and the scaling panel
+label their log axes here (:func:`label_log_axes`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
 
 from roofline_widget.look.label_boxes import WIDGET_CANVAS
-from roofline_widget.look.log_axes import spaced_labels, tick_text
+from roofline_widget.look.log_axes import spaced_labels, tick_format, tick_text
+from roofline_widget.look.plot_area import least_width, mark_padding, scale_size
 
-__all__ = ["js_number_text", "set_log_tick_labels", "tick_extent_px", "tick_labels"]
+__all__ = ["PLOT_SIZE_TRAITS", "follow_plot_size", "js_number_text", "label_log_axes",
+           "set_log_tick_labels", "tick_extent_px", "tick_labels", "tick_lengths"]
+
+#: The traits of a bqplot Figure (``"layout"``: its layout replaced) and of its layout that
+#: :func:`tick_lengths` reads.
+PLOT_SIZE_TRAITS = {"figure": ("layout", "fig_margin", "padding_x", "padding_y",
+                               "min_aspect_ratio", "max_aspect_ratio"),
+                    "layout": ("width", "min_width", "max_width", "height")}
 
 
 def js_number_text(value: float) -> str:
@@ -80,3 +98,65 @@ def set_log_tick_labels(axis, low: float, high: float, length_px: float) -> None
     labels = tick_labels(low, high, length_px, vertical=axis.side in ("left", "right"))
     if axis.tick_labels != labels:
         axis.tick_labels = labels
+
+
+def tick_lengths(plot) -> tuple[float, float]:
+    """The pixels over which ``plot``'s x and y scales run, at the narrowest the kernel knows it drawn.
+
+    The figure's :func:`~roofline_widget.look.plot_area.least_width` and its
+    height (its layout's, in px), less ``fig_margin``, bqplot's ``padding_x`` and
+    ``padding_y`` (:func:`~roofline_widget.look.plot_area.scale_size`) and the
+    pixels kept free at each end for the marks
+    (:func:`~roofline_widget.look.plot_area.mark_padding`).
+
+    Parameters
+    ----------
+    plot : bqplot.Figure
+        The figure (its layout, margins, paddings and marks).
+
+    Returns
+    -------
+    (float, float)
+        The x and y lengths (px), each at least 1.
+    """
+    width, height = scale_size(plot, width=least_width(plot))
+    padding = 2 * mark_padding(plot.marks)
+    return max(width - padding, 1.0), max(height - padding, 1.0)
+
+
+def label_log_axes(plot, x_range: tuple[float, float], y_range: tuple[float, float]) -> None:
+    """Give each axis of ``plot`` the tick format and labels of its log range, at :func:`tick_lengths`.
+
+    Parameters
+    ----------
+    plot : bqplot.Figure
+        Its ``axes``: a ``left`` or ``right`` one takes ``y_range``, any other ``x_range``.
+    x_range, y_range : (float, float)
+        The log scales' limits, ``0 < low < high``.
+    """
+    lengths = tick_lengths(plot)
+    for axis in plot.axes:
+        vertical = axis.side in ("left", "right")
+        low, high = y_range if vertical else x_range
+        with axis.hold_sync():  # format and labels in one message
+            axis.tick_format = tick_format(low, high)
+            set_log_tick_labels(axis, low, high, lengths[vertical])
+
+
+def follow_plot_size(plot, callback: Callable[[], None]) -> None:
+    """Call ``callback()`` whenever what :func:`tick_lengths` reads of ``plot`` changes.
+
+    The figure's :data:`PLOT_SIZE_TRAITS` (its margins, paddings, aspect-ratio
+    limits; its layout replaced) and its layout's sizes, the replacing layout's from then on.
+    """
+    def changed(_change=None) -> None:
+        callback()
+
+    def new_layout(change) -> None:
+        if change.old is not None:
+            change.old.unobserve(changed, names=list(PLOT_SIZE_TRAITS["layout"]))
+        change.new.observe(changed, names=list(PLOT_SIZE_TRAITS["layout"]))
+
+    plot.layout.observe(changed, names=list(PLOT_SIZE_TRAITS["layout"]))
+    plot.observe(new_layout, names="layout")
+    plot.observe(changed, names=list(PLOT_SIZE_TRAITS["figure"]))

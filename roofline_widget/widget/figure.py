@@ -24,7 +24,7 @@ from bqplot.interacts import PanZoom
 
 from roofline_widget.look.ceiling_labels import WIDGET_CANVAS, LabelCanvas
 from roofline_widget.look.colors import AXIS_GRID_COLOR, PALETTE
-from roofline_widget.look.log_axes import log_ranges, tick_format
+from roofline_widget.look.log_axes import log_ranges
 from roofline_widget.look.plot_area import (
     FIG_MARGIN,
     MIN_PLOT_PX,
@@ -39,7 +39,7 @@ from roofline_widget.look.plot_area import (
 from roofline_widget.look.texts import X_LABEL, Y_LABEL
 from roofline_widget.scene.build import roof_part
 from roofline_widget.scene.parts import Scene
-from roofline_widget.widget.axes import set_log_tick_labels
+from roofline_widget.widget.axes import follow_plot_size, label_log_axes
 from roofline_widget.widget.html import TOOLTIP_CLASS, tooltip_css_html, tooltip_html
 from roofline_widget.widget.layers.compare import CompareMarks
 from roofline_widget.widget.layers.levels import LevelMarks
@@ -160,6 +160,7 @@ class RooflineFigure:
         self.scatter.on_hover(self._on_hover)
         for scale in (self.x_scale, self.y_scale):
             scale.observe(self._on_zoom, names=["min", "max"])
+        follow_plot_size(self.plot, lambda: self._on_zoom(None))  # a new width: labels re-spaced
 
     def _build_marks(self) -> None:
         self.x_scale = bq.LogScale()
@@ -326,17 +327,9 @@ class RooflineFigure:
         self._set_ticks(x_range, y_range)
 
     def _set_ticks(self, x_range, y_range) -> None:
-        """Both axes' tick format and labels for the ranges (:mod:`~roofline_widget.widget.axes`).
-
-        The labels are kept apart on the plot's smallest area, less the pixels
-        bqplot keeps free at each end of a scale for the marks.
-        """
-        area, padding = self.plot_area(), mark_padding(self.plot.marks)
-        for axis, (low, high), length in ((self.x_axis, x_range, area.min_width),
-                                          (self.y_axis, y_range, area.height)):
-            with axis.hold_sync():  # format and labels in one message
-                axis.tick_format = tick_format(low, high)
-                set_log_tick_labels(axis, low, high, max(length - 2 * padding, 1.0))
+        """Both axes' tick format and labels for the ranges, kept apart at the figure's known
+        width (:func:`~roofline_widget.widget.axes.label_log_axes`)."""
+        label_log_axes(self.plot, x_range, y_range)
 
     # ------------------------------------------------------------ browser events
     def _on_hover(self, mark, content: dict) -> None:

@@ -15,6 +15,10 @@ The panel and the roofline are linked through the widget's public trait
 it, hovering a point in the roofline (a run's point on a path, or a current
 point) or selecting points there (``selected``) sets it too, and a change lights the region up in both figures
 (every other line and point faded).
+
+On log axes (a sweep over more than a 64-fold range) the tick labels follow the
+roofline's rule: bqplot's ticks, the labels that would crowd another left
+empty, for the panel's width (:func:`~roofline_widget.widget.axes.label_log_axes`).
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.analysis.scaling import scaling_table
+from roofline_widget.look.log_axes import log_ranges
 from roofline_widget.scene.scaling import SPEEDUP, ScalingLines, scaling_lines
 from roofline_widget.scene.sweep import SweepPart
+from roofline_widget.widget.axes import follow_plot_size, label_log_axes
 from roofline_widget.widget.html import TOOLTIP_STYLE
 from roofline_widget.widget.html.controls import (
     scaling_failed_html,
@@ -44,6 +50,11 @@ if TYPE_CHECKING:
 __all__ = ["FADED", "ScalingPanel"]
 
 _IDEAL_COLOR = "#555555"
+
+
+def _extent(values: np.ndarray) -> tuple[float, float] | None:
+    """Smallest to largest of ``values``; None when empty."""
+    return (float(values.min()), float(values.max())) if len(values) else None
 
 
 def _padded(values: list[np.ndarray]) -> np.ndarray:
@@ -134,6 +145,7 @@ class ScalingPanel:
                                 fig_margin={"top": 40, "bottom": 50, "left": 60, "right": 20},
                                 layout=widgets.Layout(width="680px", height="380px"),
                                 _dom_classes=("roofline-scaling",))
+        follow_plot_size(self.figure, self._label_axes)
 
     def _opened(self, change) -> None:
         if change.new is None or self.figure is not None:
@@ -268,9 +280,12 @@ class ScalingPanel:
                 self.ideal.x, self.ideal.y = view.ideal_x, view.ideal_y
             elif len(self.points.x):  # hidden, it still stretches its scales: onto a point
                 self.ideal.x, self.ideal.y = self.points.x[:1], self.points.y[:1]
-        x = np.asarray(self.points.x, float)
-        if view.log and len(x):  # the log axis holds the points with a margin, nothing else
-            scales["x"].min, scales["x"].max = float(x.min()) / 1.5, float(x.max()) * 1.5
+        x = _extent(np.asarray(self.points.x, float))
+        if view.log and x is not None:  # the log axis holds the points with a margin, nothing else
+            scales["x"].min, scales["x"].max = x[0] / 1.5, x[1] * 1.5
+        y = _extent(np.concatenate([self.points.y, self.ideal.y if self.ideal.visible else []]))
+        if view.log:  # what bqplot would fit, set here: the labels' range (one value: bqplot's)
+            scales["y"].min, scales["y"].max = y if y is not None and y[0] < y[1] else (None, None)
         self.x_axis.scale, self.y_axis.scale = scales["x"], scales["y"]
         self.x_axis.label, self.y_axis.label = view.x_label, view.y_label
         assert self.figure is not None  # drawn once built
@@ -278,6 +293,16 @@ class ScalingPanel:
         # a hidden mark still stretches its scales: the ideal line joins only when drawn
         ideal = [self.ideal] if self.ideal.visible else []
         self.figure.marks = [*self.lines, *ideal, self.points, self.chosen]
+        self._label_axes()
+
+    def _label_axes(self) -> None:
+        """Log axes: the roofline's tick-label rule at the figure's width; linear: bqplot's labels."""
+        ranges = log_ranges(*self._log_scales.values()) if self.view and self.view.log else None
+        if ranges is not None:
+            label_log_axes(self.figure, *ranges)
+            return
+        for axis in (self.x_axis, self.y_axis):
+            axis.tick_labels = {}
 
     @staticmethod
     def _note(view: ScalingLines) -> str:

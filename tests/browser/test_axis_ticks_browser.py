@@ -5,7 +5,8 @@ single-precision datasheet roofs: 0.083 to 26132 FLOP/byte (5.5 decades), 0.99 t
 58500 GFLOP/s.  bqplot shows 1, 2 and 5 x 10^k on both axes; before, "5000", "10000"
 and "20000" ran into each other across a 630 px plot.  The page has no kernel: the
 labels come from the axes' saved ``tick_labels`` as bqplot picks the ticks, at the
-page's width, after a zoom in and a pan.
+page's width, after a zoom in and a pan.  A figure whose layout fixes its width (1200 px) has its
+labels spaced for that width: every 1, 2 and 5 x 10^k across, still apart.
 """
 
 from __future__ import annotations
@@ -72,3 +73,22 @@ def test_the_saved_pages_tick_labels_keep_apart(page, tmp_path, artifacts_dir):
     page.wait_for_timeout(800)
     _labels_apart(page)
     assert offline.problems() == []
+
+
+def test_a_fixed_width_page_labels_every_decade_step_apart(page, tmp_path, artifacts_dir):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        widget = RooflineWidget(read_ncu(str(N2)),
+                                ceilings=gpu_ceilings(gpu="A100-SXM4-40GB", precision="SP"))
+    widget.figure.plot.layout.width = "1200px"  # the plot 1200 - 86 = 1114 px wide
+    path = widget.save_html(tmp_path / "n2-1200px.html")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(path.as_uri())
+    page.wait_for_selector(f"{FIGURE} .dot", state="attached", timeout=LOAD_TIMEOUT_MS)
+    page.wait_for_timeout(800)
+    plot = page.locator(f"{FIGURE} .plotarea_background").first.bounding_box()
+    assert plot["width"] == pytest.approx(1114, abs=2)
+    x_texts, _ = _labels_apart(page)
+    assert x_texts == ["0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50", "100", "200", "500",
+                       "1000", "2000", "5000", "10000", "20000"]
+    page.locator(FIGURE).first.screenshot(path=str(artifacts_dir / "axis-ticks-page-1200px.png"))

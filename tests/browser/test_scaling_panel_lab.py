@@ -8,7 +8,8 @@ the other two regions' paths, three cases each, in the roofline and in the panel
 goes to the artifacts directory (``screenshot-scaling-panel.png``; docs/guide/scaling.md shows it).
 
 Sample 19 (seven problem sizes) opens on GFLOP/s against the size, log axes, no ideal line
-(``screenshot-scaling-panel-sizes.png``).
+(``screenshot-scaling-panel-sizes.png``); their tick labels keep apart (before, bqplot's 1, 2 and
+5 x 10^k over 5.6 decades of GFLOP/s on the panel's 263 px touched: 11 pairs).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from study_files import REGIONS
 
 from .test_run_chain_lab import CODE, LULESH_DOTS, SWEEP_CODE, SWEEP_DOTS, _open
-from .ui import RENDER_TIMEOUT_MS, wait_for_count, wait_until_still
+from .ui import RENDER_TIMEOUT_MS, tick_labels, wait_for_count, wait_until_still
 
 pytestmark = pytest.mark.browser
 
@@ -70,6 +71,11 @@ def test_sample_19_panel_shows_gflops_against_size(lab, page, artifacts_dir):
     wait_until_still(page, PANEL_DOTS)
     title = page.locator(".roofline-scaling .mainheading").first.text_content()
     assert title == "GFLOP/s, not speed-up: the runs differ in size (different work)"
+    x_axis, y_axis = tick_labels(page, ".roofline-scaling")
+    assert x_axis["touching"] == y_axis["touching"] == []
+    # powers of ten up (bqplot shows 10 above the highest point, in the pixels kept for the marks)
+    assert y_axis["texts"] == ["10", "1", "0.1", "0.01", "0.001", "0.0001"]
+    assert "1e+6" in x_axis["texts"]
     panel = page.locator(".roofline-scaling-box").first
     panel.scroll_into_view_if_needed()
     panel.screenshot(path=str(artifacts_dir / "screenshot-scaling-panel-sizes.png"))
