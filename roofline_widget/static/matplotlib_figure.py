@@ -347,9 +347,9 @@ def draw(scene: Scene):
     ``bbox_inches="tight"`` does the same); ``plot_roofline`` then fits the figure to it
     (:func:`~roofline_widget.static.exports.fit_to_drawing`) before handing it back.
     """
-    _, Figure, FigureCanvasAgg = import_matplotlib()
+    _, Figure, Canvas = import_matplotlib()
     figure = Figure(figsize=_CANVAS, dpi=_DPI)
-    FigureCanvasAgg(figure)
+    Canvas(figure)
     axes = figure.add_axes(_AXES_BOX)
     axes.set_xscale("log")
     axes.set_yscale("log")
