@@ -376,9 +376,11 @@ def draw(scene: Scene):
     axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
     axes.set_title(scene.title, y=_title_height(axes))
-    draw_legend(axes, proxies)
-    # after everything they keep clear of; the arrows (whose boxes span their lines) over them
+    # after everything they keep clear of (the legend, right of the axes, is no obstacle to a
+    # label inside them: placed first, it is laid out once less); the arrows (whose boxes span
+    # their lines) over them
     place_region_labels(axes, scene.point_rows, names=scene.points.names)
+    draw_legend(axes, proxies)
     for mark in marks:
         if isinstance(mark, Polylines) and mark.heads:
             _draw_lines(axes, mark, scene)
