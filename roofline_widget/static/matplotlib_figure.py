@@ -339,7 +339,8 @@ def _title_height(axes) -> float | None:
 
 
 def draw(scene: Scene):
-    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas).
+    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas:
+    :func:`~roofline_widget.static.agg_text.canvas_class`'s, matplotlib's pixels).
 
     The figure is a canvas larger than what is drawn: the axes at fixed pixels, room right of
     them for the colour bar and the legend and below them for the notes.  Files are cut to what
