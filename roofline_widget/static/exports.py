@@ -43,21 +43,16 @@ _NOT_EXPORTED = ("figure", "roofline_figure", "legend", "scene", "widget")
 
 
 def import_matplotlib() -> tuple:
-    """``(matplotlib, Figure, canvas class)``, or an ImportError naming the extra to install.
-
-    The canvas class is an Agg canvas: :func:`~roofline_widget.static.agg_text.canvas_class`
-    (matplotlib's pixels, its text drawn with less work a glyph where it can).
-    """
+    """``(matplotlib, Figure, FigureCanvasAgg)``, or an ImportError naming the extra to install."""
     try:
         import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-
-        from roofline_widget.static.agg_text import canvas_class
     except ImportError as exc:
         raise ImportError(
             "plot_roofline(backend='matplotlib') needs matplotlib, an optional extra: "
             "pip install 'roofline-widget[static]' (or use backend='bqplot')") from exc
-    return matplotlib, Figure, canvas_class()
+    return matplotlib, Figure, FigureCanvasAgg
 
 
 def check_arguments(backend: str, filepath, data_filepath, data_format: str) -> dict:

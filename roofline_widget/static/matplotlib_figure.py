@@ -339,8 +339,7 @@ def _title_height(axes) -> float | None:
 
 
 def draw(scene: Scene):
-    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas:
-    :func:`~roofline_widget.static.agg_text.canvas_class`'s, matplotlib's pixels).
+    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on matplotlib's Agg canvas).
 
     The figure is a canvas larger than what is drawn: the axes at fixed pixels, room right of
     them for the colour bar and the legend and below them for the notes.  Files are cut to what
@@ -348,9 +347,9 @@ def draw(scene: Scene):
     ``bbox_inches="tight"`` does the same); ``plot_roofline`` then fits the figure to it
     (:func:`~roofline_widget.static.exports.fit_to_drawing`) before handing it back.
     """
-    _, Figure, Canvas = import_matplotlib()
+    _, Figure, FigureCanvasAgg = import_matplotlib()
     figure = Figure(figsize=_CANVAS, dpi=_DPI)
-    Canvas(figure)
+    FigureCanvasAgg(figure)
     axes = figure.add_axes(_AXES_BOX)
     axes.set_xscale("log")
     axes.set_yscale("log")

@@ -142,14 +142,14 @@ def scaling_figure(table: pd.DataFrame):
         those left out), the legend right of the panels naming at most
         :data:`REGIONS_LABELLED` regions.
     """
-    _, Figure, Canvas = import_matplotlib()
+    _, Figure, FigureCanvasAgg = import_matplotlib()
     groups = list(pd.unique(table["group"])) or [""]
     shown = groups[:MAX_PANELS]
     varies = str(table["varies"].iloc[0]) if len(table) else ""
     columns = min(len(shown), PANEL_COLUMNS)
     rows = -(-len(shown) // columns)
     figure = Figure(figsize=(PANEL_INCHES[0] * columns + 2.5, PANEL_INCHES[1] * rows + 0.6))
-    Canvas(figure)
+    FigureCanvasAgg(figure)
     grid = figure.subplots(rows, columns, sharex=True, sharey=True, squeeze=False)
     panels = list(grid.ravel())
     for spare in panels[len(shown):]:
