@@ -11,7 +11,10 @@ points) appended to one log: ``plot_roofline`` draws it as a chain (a sweep on t
 Each round runs one process per tree (``PYTHONPATH`` the tree), which, after one untimed plot of
 a small file and one untimed bare scatter (matplotlib's first-use costs), times ``REPEATS``
 times, interleaved (bare, plot, bare, plot, ...: both see the same machine noise; nothing is
-cached between plots, the file is read and aggregated each time):
+cached between plots, the file is read and aggregated each time; before each timed call the
+garbage of the calls before it is collected, untimed: a call pays for the collections its own
+objects trigger, not for a full collection of the figures the others left, about 90 ms that
+fell on either side at random every third or fourth plot):
 
 * ``plot_roofline(sweep, filepath=<png>)``: what a user waits for; inside it, the time
   writing the file (``output_files.write_atomically``: the figure drawn, cut and encoded) and
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import os
 import statistics
@@ -74,6 +78,7 @@ def bare_scatter(points_file: Path, png: Path, log: bool,
 
     data = np.load(points_file, allow_pickle=True)
     x, y, regions = data["x"], data["y"], data["region"]
+    gc.collect()  # the garbage of the calls before collected before the clock starts
     start, cpu = time.perf_counter(), time.process_time()
     figure = Figure(figsize=(10.0, 6.5))
     FigureCanvasAgg(figure)
@@ -118,6 +123,7 @@ def child(sweep: Path, points_file: Path, repeats: int) -> None:
             result["bare_cpu"].append(cpu)
             loaded = set(sys.modules)
             with counted(output_files) as counts:
+                gc.collect()
                 start, cpu = time.perf_counter(), time.process_time()
                 plot_roofline(str(sweep), filepath=str(folder / "sweep.png"), verbose=False)
                 result["plot"].append(time.perf_counter() - start)

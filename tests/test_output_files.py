@@ -17,6 +17,7 @@ import pytest
 import roofline_widget
 from roofline_widget import plot_roofline, sample_path
 from roofline_widget.errors import OutputPathError
+from roofline_widget.static import exports
 from roofline_widget.static.output_files import (
     DATA_SUFFIXES,
     check_targets,
@@ -195,8 +196,12 @@ def test_a_failing_image_writer_creates_nothing(tmp_path, monkeypatch, name):
             handle.write(PNG_MAGIC)
         raise RuntimeError("renderer crashed")
 
+    def broken_encoder(*args, **keywords):  # the file is open: a PNG cut from the canvas
+        raise RuntimeError("renderer crashed")
+
     monkeypatch.setattr(Figure, "savefig", broken)
-    monkeypatch.setattr(Image.Image, "save", broken)  # a PNG cut from the canvas (static.exports)
+    monkeypatch.setattr(Image.Image, "save", broken)
+    monkeypatch.setattr(exports, "png_bytes", broken_encoder)  # (static.exports)
     with pytest.raises(RuntimeError, match="renderer crashed"):
         _plot(filepath=tmp_path / name, data_filepath=tmp_path / "points.csv")
     assert _listing(tmp_path) == []  # no file, no temporary file

@@ -19,6 +19,7 @@ from PIL import Image
 
 from roofline_widget import plot_roofline, sample_path
 from roofline_widget.static.exports import image_writer, tight_box
+from roofline_widget.static.png_file import png_bytes
 
 PMGPU = sample_path("pmgpu_zen2_epyc7702_MEM_DP+FLOPS_DP_5regions_1t.txt")
 
@@ -133,3 +134,29 @@ def test_the_figure_without_a_file_is_cut_to_what_it_draws(tmp_path):
     figure.savefig(tmp_path / "own.png")
     plot_roofline(PMGPU, filepath=tmp_path / "plot.png", **arguments)
     assert _same_picture(_pixels(tmp_path / "own.png"), _pixels(tmp_path / "plot.png"))
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+def test_a_png_of_unfiltered_rows_holds_the_pixels_it_was_given(tmp_path, channels):
+    # a real figure's pixels (the legend, notes and points of PMGPU), RGB and with an alpha
+    # channel: Pillow reads back every pixel, the resolution and the Software text
+    figure = plot_roofline(PMGPU, verbose=False)["figure"]
+    figure.canvas.draw()
+    pixels = np.asarray(figure.canvas.buffer_rgba())[:, :, :channels].copy()
+    if channels == 4:
+        pixels[::7, ::5, 3] = 128  # some half-transparent pixels
+    path = tmp_path / "rows.png"
+    path.write_bytes(png_bytes(pixels, 100.0, {"Software": "roofline-widget test"}))
+    image = Image.open(path)
+    assert image.mode == ("RGB" if channels == 3 else "RGBA")
+    assert image.info["Software"] == "roofline-widget test"
+    assert image.info["dpi"] == pytest.approx((100, 100), abs=0.01)
+    assert np.array_equal(np.asarray(image), pixels)
+    assert 1000 < path.stat().st_size < pixels.nbytes / 4  # compressed: flat colours
+
+
+def test_a_png_is_written_of_8_bit_rgb_or_rgba_only():
+    with pytest.raises(ValueError, match="height x width x 3 or 4 uint8"):
+        png_bytes(np.zeros((4, 4, 2), dtype=np.uint8), 100.0)
+    with pytest.raises(ValueError, match="float64"):
+        png_bytes(np.zeros((4, 4, 3)), 100.0)

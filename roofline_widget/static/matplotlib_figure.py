@@ -339,7 +339,7 @@ def _title_height(axes) -> float | None:
 
 
 def draw(scene: Scene):
-    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on the Agg canvas).
+    """The static roofline figure of ``scene`` (a matplotlib ``Figure`` on matplotlib's Agg canvas).
 
     The figure is a canvas larger than what is drawn: the axes at fixed pixels, room right of
     them for the colour bar and the legend and below them for the notes.  Files are cut to what
@@ -376,9 +376,11 @@ def draw(scene: Scene):
     axes.set_xlabel(matplotlib_text(scene.x_label))
     axes.set_ylabel(Y_LABEL)
     axes.set_title(scene.title, y=_title_height(axes))
-    draw_legend(axes, proxies)
-    # after everything they keep clear of; the arrows (whose boxes span their lines) over them
+    # after everything they keep clear of (the legend, right of the axes, is no obstacle to a
+    # label inside them: placed first, it is laid out once less); the arrows (whose boxes span
+    # their lines) over them
     place_region_labels(axes, scene.point_rows, names=scene.points.names)
+    draw_legend(axes, proxies)
     for mark in marks:
         if isinstance(mark, Polylines) and mark.heads:
             _draw_lines(axes, mark, scene)
