@@ -16,11 +16,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["NAME_SEPARATOR", "group_place", "name_categories", "names_kind", "point_names"]
+__all__ = [
+    "NAME_SEPARATOR",
+    "PointNaming",
+    "group_place",
+    "name_categories",
+    "names_kind",
+    "point_names",
+    "point_naming",
+]
 
 #: Between a region and a place in a point's name (``"Solve · f0702"``).
 NAME_SEPARATOR = " \N{MIDDLE DOT} "
@@ -44,18 +54,22 @@ def group_place(rank_group: object) -> str:
     return "" if place == "all ranks" else place
 
 
-def _texts(column: pd.Series) -> np.ndarray:
-    """A column as ``str`` objects (``astype(str)``; of a categorical, each category once)."""
+def _texts(column: pd.Series) -> tuple[np.ndarray, np.ndarray | None]:
+    """A column as ``str`` objects (``astype(str)``), and of a categorical column without
+    missing values the text of each category (read once; else None)."""
     if isinstance(column.dtype, pd.CategoricalDtype) and not column.hasnans:
         texts = np.array([str(value) for value in column.cat.categories], dtype=object)
-        return texts[column.cat.codes.to_numpy()]
-    return column.astype(str).to_numpy(dtype=object) if len(column) else np.zeros(0, dtype=object)
+        return texts[column.cat.codes.to_numpy()], texts
+    texts = (column.astype(str).to_numpy(dtype=object) if len(column)
+             else np.zeros(0, dtype=object))
+    return texts, None
 
 
-def _places(points: pd.DataFrame) -> np.ndarray:
-    """Per point the place of its ``rank_group`` (each distinct label read once)."""
+def _label_places(points: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The place of each distinct ``rank_group`` label (each read once, ``""`` last: no label)
+    and each point's label code (-1: none)."""
     if "rank_group" not in points:
-        return np.full(len(points), "", dtype=object)
+        return np.full(1, "", dtype=object), np.full(len(points), -1, dtype=np.intp)
     column = points["rank_group"]
     if isinstance(column.dtype, pd.CategoricalDtype):  # each category read once
         codes, labels = column.cat.codes.to_numpy(), column.cat.categories
@@ -67,23 +81,75 @@ def _places(points: pd.DataFrame) -> np.ndarray:
         ends = pd.Series(labels, copy=False).str.endswith(")")
         maybe = np.flatnonzero(ends.fillna(False).to_numpy(dtype=bool))
         places[maybe] = [group_place(label) for label in labels[maybe]]
-    return places[codes]
+    return places, codes
 
 
-def _named(points: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
-    """The points' regions and places, which points are named by their place, and whether
-    the region stays in front (``points`` have several regions)."""
+def _named(points: pd.DataFrame) -> tuple[tuple, np.ndarray | None, np.ndarray, bool]:
+    """The points' regions (texts, and their categories' texts or None), places (None: no
+    point names one), which points are named by their place, and whether the region stays
+    in front (``points`` have several regions)."""
     regions = _texts(points["region"])
-    places = _places(points)
+    label_places, codes = _label_places(points)
+    if not (label_places != "").any():
+        return regions, None, np.zeros(len(points), dtype=bool), False
+    places = label_places[codes]
     placed = places != ""
-    if not placed.any():
-        return regions, places, placed, False
     keys = [points[c].astype(str).to_numpy(dtype=object) for c in ("file", "region") if c in points]
     owner = pd.MultiIndex.from_arrays(keys).factorize()[0] if keys else np.zeros(len(points), int)
     pairs = pd.DataFrame({"owner": owner[placed], "place": places[placed]}).drop_duplicates()
     split = pairs["owner"].value_counts()
     named = placed & np.isin(owner, split.index[split.to_numpy() > 1].to_numpy())
-    return regions, places, named, bool(named.any()) and len(pd.unique(regions)) > 1
+    return regions, places, named, bool(named.any()) and len(pd.unique(regions[0])) > 1
+
+
+@dataclass(frozen=True)
+class PointNaming:
+    """What names each point (:func:`point_naming`), and the names drawn in order.
+
+    Attributes
+    ----------
+    names : numpy.ndarray
+        One ``str`` per point (object array): :func:`point_names`.
+    kind : str
+        What names them: :func:`names_kind`.
+    region_texts, region_codes : numpy.ndarray or None
+        Where the points are named by their categorical region: the text of each
+        category and each point's category code (:attr:`distinct` works on them).
+    """
+
+    names: np.ndarray
+    kind: str
+    region_texts: np.ndarray | None = field(default=None, repr=False, compare=False)
+    region_codes: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def distinct(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the distinct names in order of first appearance (``pandas.unique``), each point's
+        index among them); of points named by their categorical region, worked out on its codes."""
+        texts, codes = self.region_texts, self.region_codes
+        if texts is not None and codes is not None and len(set(texts)) == len(texts):
+            inverse, first = pd.factorize(codes)
+            return texts[first], inverse
+        inverse, found = pd.factorize(self.names)
+        return np.asarray(found, dtype=object), inverse
+
+
+def point_naming(points: pd.DataFrame) -> PointNaming:
+    """The names of ``points`` (:func:`point_names`) and what names them (:func:`names_kind`),
+    worked out together (one pass: the widget's dots and legend share it).
+
+    ``points`` need a ``region`` column; ``file`` and ``rank_group`` are read
+    where present.  Returns a :class:`PointNaming`.
+    """
+    (regions, texts), places, named, several = _named(points)
+    if places is None or not named.any():
+        codes = points["region"].cat.codes.to_numpy() if texts is not None else None
+        return PointNaming(regions, "region", texts, codes)
+    names = regions.copy()
+    names[named] = ([f"{r}{NAME_SEPARATOR}{p}" for r, p in zip(regions[named], places[named])]
+                    if several else places[named])
+    place = "socket" if any(_SOCKET.search(str(p)) for p in pd.unique(places[named])) else "host"
+    return PointNaming(names, f"region{NAME_SEPARATOR}{place}" if several else place)
 
 
 def point_names(points: pd.DataFrame) -> np.ndarray:
@@ -110,13 +176,7 @@ def point_names(points: pd.DataFrame) -> np.ndarray:
     >>> point_names(frame).tolist()
     ['f1', 'f2', 'f3']
     """
-    regions, places, named, several = _named(points)
-    if not named.any():
-        return regions
-    names = regions.copy()
-    names[named] = ([f"{r}{NAME_SEPARATOR}{p}" for r, p in zip(regions[named], places[named])]
-                    if several else places[named])
-    return names
+    return point_naming(points).names
 
 
 def names_kind(points: pd.DataFrame) -> str:
@@ -134,11 +194,7 @@ def names_kind(points: pd.DataFrame) -> str:
     >>> names_kind(frame.assign(region=["Solve", "Init"], rank_group=["f1 (rank 0)", "f2 (rank 1)"]))
     'region'
     """
-    _regions, places, named, several = _named(points)
-    if not named.any():
-        return "region"
-    place = "socket" if any(_SOCKET.search(str(p)) for p in pd.unique(places[named])) else "host"
-    return f"region{NAME_SEPARATOR}{place}" if several else place
+    return point_naming(points).kind
 
 
 def name_categories(regions: Sequence[str], places: Sequence[str]) -> list[str]:
