@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -55,11 +55,12 @@ def group_place(rank_group: object) -> str:
 
 
 def _texts(column: pd.Series) -> tuple[np.ndarray, np.ndarray | None]:
-    """A column as ``str`` objects (``astype(str)``), and of a categorical column without
-    missing values the text of each category (read once; else None)."""
+    """``(texts, codes)`` of a column as ``str`` objects (``astype(str)``): of a categorical
+    column without missing values the text of each category (each read once) and each row's
+    code, else each row's text and None."""
     if isinstance(column.dtype, pd.CategoricalDtype) and not column.hasnans:
         texts = np.array([str(value) for value in column.cat.categories], dtype=object)
-        return texts[column.cat.codes.to_numpy()], texts
+        return texts, column.cat.codes.to_numpy()
     texts = (column.astype(str).to_numpy(dtype=object) if len(column)
              else np.zeros(0, dtype=object))
     return texts, None
@@ -84,22 +85,16 @@ def _label_places(points: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return places, codes
 
 
-def _named(points: pd.DataFrame) -> tuple[tuple, np.ndarray | None, np.ndarray, bool]:
-    """The points' regions (texts, and their categories' texts or None), places (None: no
-    point names one), which points are named by their place, and whether the region stays
-    in front (``points`` have several regions)."""
-    regions = _texts(points["region"])
-    label_places, codes = _label_places(points)
-    if not (label_places != "").any():
-        return regions, None, np.zeros(len(points), dtype=bool), False
-    places = label_places[codes]
+def _named(points: pd.DataFrame, regions: np.ndarray, places: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Which points are named by their place (``places``: one each, ``""`` for none), and
+    whether the region stays in front (the points have several ``regions``)."""
     placed = places != ""
     keys = [points[c].astype(str).to_numpy(dtype=object) for c in ("file", "region") if c in points]
     owner = pd.MultiIndex.from_arrays(keys).factorize()[0] if keys else np.zeros(len(points), int)
     pairs = pd.DataFrame({"owner": owner[placed], "place": places[placed]}).drop_duplicates()
     split = pairs["owner"].value_counts()
     named = placed & np.isin(owner, split.index[split.to_numpy() > 1].to_numpy())
-    return regions, places, named, bool(named.any()) and len(pd.unique(regions[0])) > 1
+    return named, bool(named.any()) and len(pd.unique(regions)) > 1
 
 
 @dataclass(frozen=True)
@@ -108,28 +103,39 @@ class PointNaming:
 
     Attributes
     ----------
-    names : numpy.ndarray
-        One ``str`` per point (object array): :func:`point_names`.
     kind : str
-        What names them: :func:`names_kind`.
-    region_texts, region_codes : numpy.ndarray or None
-        Where the points are named by their categorical region: the text of each
-        category and each point's category code (:attr:`distinct` works on them).
+        What names the points: :func:`names_kind`.
+    texts : numpy.ndarray
+        The points' names (object array of ``str``), or with ``codes`` the name each code
+        picks (the categories of a categorical ``region`` column).
+    codes : numpy.ndarray or None
+        Each point's code into ``texts`` (None: ``texts`` are the names); the names are then
+        built only when read (:attr:`names`).
     """
 
-    names: np.ndarray
     kind: str
-    region_texts: np.ndarray | None = field(default=None, repr=False, compare=False)
-    region_codes: np.ndarray | None = field(default=None, repr=False, compare=False)
+    texts: np.ndarray
+    codes: np.ndarray | None = None
+
+    @cached_property
+    def names(self) -> np.ndarray:
+        """One ``str`` per point (object array): :func:`point_names`."""
+        return self.texts if self.codes is None else self.texts[self.codes]
+
+    def __len__(self) -> int:
+        return len(self.texts if self.codes is None else self.codes)
+
+    def name_of(self, index: int) -> str:
+        """Point ``index``'s name."""
+        return str(self.texts[index] if self.codes is None else self.texts[self.codes[index]])
 
     @cached_property
     def distinct(self) -> tuple[np.ndarray, np.ndarray]:
         """(the distinct names in order of first appearance (``pandas.unique``), each point's
         index among them); of points named by their categorical region, worked out on its codes."""
-        texts, codes = self.region_texts, self.region_codes
-        if texts is not None and codes is not None and len(set(texts)) == len(texts):
-            inverse, first = pd.factorize(codes)
-            return texts[first], inverse
+        if self.codes is not None and len(set(self.texts)) == len(self.texts):
+            inverse, first = pd.factorize(self.codes)
+            return self.texts[first], inverse
         inverse, found = pd.factorize(self.names)
         return np.asarray(found, dtype=object), inverse
 
@@ -141,15 +147,20 @@ def point_naming(points: pd.DataFrame) -> PointNaming:
     ``points`` need a ``region`` column; ``file`` and ``rank_group`` are read
     where present.  Returns a :class:`PointNaming`.
     """
-    (regions, texts), places, named, several = _named(points)
-    if places is None or not named.any():
-        codes = points["region"].cat.codes.to_numpy() if texts is not None else None
-        return PointNaming(regions, "region", texts, codes)
+    texts, codes = _texts(points["region"])
+    label_places, label_codes = _label_places(points)
+    if not (label_places != "").any():  # no point names a place: named by their regions
+        return PointNaming("region", texts, codes)
+    regions = texts if codes is None else texts[codes]
+    places = label_places[label_codes]
+    named, several = _named(points, regions, places)
+    if not named.any():
+        return PointNaming("region", regions)
     names = regions.copy()
     names[named] = ([f"{r}{NAME_SEPARATOR}{p}" for r, p in zip(regions[named], places[named])]
                     if several else places[named])
     place = "socket" if any(_SOCKET.search(str(p)) for p in pd.unique(places[named])) else "host"
-    return PointNaming(names, f"region{NAME_SEPARATOR}{place}" if several else place)
+    return PointNaming(f"region{NAME_SEPARATOR}{place}" if several else place, names)
 
 
 def point_names(points: pd.DataFrame) -> np.ndarray:

@@ -129,7 +129,7 @@ def point_dots(points: pd.DataFrame, coloring: Coloring, sizes: np.ndarray | Non
     return Dots("roofline-points", points[schema.INTENSITY].to_numpy(dtype=float),
                 points[schema.PERFORMANCE].to_numpy(dtype=float), codes=codes,
                 sizes=sizes, flagged=flagged if flagged.any() else None, rows=points,
-                names=naming.names)
+                naming=naming)
 
 
 def scene_extent(levels: LevelsPart | None = None, comparison: ComparePart | None = None,
