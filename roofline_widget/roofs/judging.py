@@ -14,7 +14,6 @@ its :attr:`Judgement.missing` text (``"no MEM roof"``) is its bound.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -123,11 +122,12 @@ class RoofKeys:
         """Whether the points' device families are known (:attr:`family` is not None)."""
         return self._coded["family"] is not None
 
-    def rows_where(self, chosen: Callable[[tuple], bool]) -> np.ndarray | None:
-        """Which points' (level, device, precision, family) key is ``chosen``: booleans, or
-        None when every point's is (worked out once per distinct key)."""
+    def rows_of(self, device, family=None, *, of_family: bool = False) -> np.ndarray | None:
+        """Which points are of ``device`` (and with ``of_family``, of ``family``; None: unknown):
+        booleans, or None when every point is (worked out once per distinct key)."""
         distinct, inverse = self.groups
-        picked = np.array([bool(chosen(key)) for key in distinct], dtype=bool)
+        picked = np.array([key[1] == device and (not of_family or key[3] == family)
+                           for key in distinct], dtype=bool)
         return None if picked.all() else picked[inverse]
 
     @cached_property
@@ -136,7 +136,7 @@ class RoofKeys:
         point's index among them), worked out once on the columns' codes."""
         n = len(self)
         combined, size = np.zeros(n, dtype=np.int64), 1
-        columns = []  # per column: its values, and its one code or None (codes vary)
+        columns: list[tuple[np.ndarray, int | None]] = []  # values; one code or None (varied)
         for name in _KEY_NAMES:
             values, codes = self._coded[name] or (np.full(1, None, dtype=object), np.zeros(n))
             if not n or codes.min() == codes.max():  # one code for every point
@@ -173,7 +173,9 @@ _KEY_NAMES = ("level", "device", "precision", "family")
 def _coded(values) -> tuple[np.ndarray, np.ndarray]:
     """``(distinct values and None, codes)`` of one key per point (None and NaN: code -1)."""
     codes, found = pd.factorize(np.asarray(values, dtype=object))
-    return np.append(np.asarray(found, dtype=object), None), codes
+    distinct = np.full(len(found) + 1, None, dtype=object)  # the last: code -1's
+    distinct[:-1] = found
+    return distinct, codes
 
 
 def _known(value) -> str | None:

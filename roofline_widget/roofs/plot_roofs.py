@@ -68,10 +68,8 @@ def empirical_roofs(kind: str, points: pd.DataFrame | None, keys: RoofKeys, owne
     by_family = len({family for device, family in owners if device == "gpu"}) > 1
     roofs = []
     for device, family in owners:
-        of_family = family is not None and keys.knows_family
-        rows = None if device is None else keys.rows_where(
-            lambda key, device=device, family=family, of_family=of_family:
-            key[1] == device and (not of_family or key[3] == family))
+        rows = None if device is None else keys.rows_of(
+            device, family, of_family=family is not None and keys.knows_family)
         value = largest_plausible(points, column, rows)  # the flags of all points, judged once
         if value is None:
             continue

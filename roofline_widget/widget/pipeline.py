@@ -27,7 +27,6 @@ from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.no_flop import below_flop_work
-from roofline_widget.look.point_names import PointNaming, point_naming
 from roofline_widget.points.rank_groups import check_group_ranks
 from roofline_widget.roofs.hardware_bounds import keep_flags, largest_plausible
 from roofline_widget.roofs.judging import unjudged_points_notes
@@ -100,7 +99,6 @@ class RefreshPipeline:
         self._roof_basis: pd.DataFrame | None = None
         self._roofs_of: tuple = (None, None)  # the few rows the roofs depend on, their keys
         self._point_keys: RoofKeys | None = None
-        self._naming: tuple = (None, None)  # the drawn points' frame and their names
 
     @property
     def current(self) -> PointState:
@@ -238,14 +236,7 @@ class RefreshPipeline:
         if self.owner.size_by != "none" and self._size_range is None:  # the runtimes: once
             self._size_range = runtime_log_range(self.owner.sums)
         return point_dots(points.shown, self.parts.coloring(), marker_sizes(
-            points.shown, self.owner.size_by, self._size_range or (0.0, 1.0)),
-            naming=self._names_of(points.shown))
-
-    def _names_of(self, shown: pd.DataFrame) -> PointNaming:
-        """The names of the drawn points ``shown`` (worked out once per selection)."""
-        if self._naming[0] is not shown:
-            self._naming = (shown, point_naming(shown))
-        return self._naming[1]
+            points.shown, self.owner.size_by, self._size_range or (0.0, 1.0)))
 
     def _compose(self, dots, roofline, ranges, **parts) -> Scene:
         if self.scene is None or dots.x is not self.scene.points.x:  # points new: which do no FLOPs
@@ -272,9 +263,7 @@ class RefreshPipeline:
 
     def legend(self) -> str:
         """The legend of the drawn categories (escaped HTML)."""
-        shown = self.current.shown
-        return legend_of(shown, self.parts.coloring(), self.owner.color_by, self.scene,
-                         naming=self._names_of(shown))
+        return legend_of(self.current.shown, self.parts.coloring(), self.owner.color_by, self.scene)
 
     def status(self) -> str:
         """The status line (of a sweep two lines, the rest in ``SweepControls.details``)."""
@@ -364,17 +353,16 @@ class RefreshPipeline:
 
 
 
-def legend_of(shown: pd.DataFrame, coloring, color_by: str, scene: Scene | None = None,
-              naming: PointNaming | None = None) -> str:
+def legend_of(shown: pd.DataFrame, coloring, color_by: str, scene: Scene | None = None) -> str:
     """The legend of the categories of the drawn points ``shown`` (escaped HTML; coloured by
-    region, the points' names: a host's point its host's, those ``scene`` drew if it drew ``shown``;
-    ``naming``: the names of ``shown``, :func:`~roofline_widget.look.point_names.point_naming`,
-    if known)."""
+    region, the points' names: a host's point its host's, those ``scene`` drew if it drew ``shown``,
+    worked out once for its dots and this legend)."""
+    naming = scene.points.naming if scene is not None and scene.points.rows is shown else None
     if naming is not None and coloring.column == "region":  # the title: what names them
         values = naming.distinct[0]
         codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
-        return html.legend_html(values, coloring.colors(codes), naming.kind)
-    drawn = scene.points.names if scene is not None and scene.points.rows is shown else None
+        return html.legend_html(list(values), coloring.colors(codes), naming.kind)
+    drawn = naming.names if naming is not None else None
     keys = drawn if drawn is not None and coloring.column == "region" else coloring.keys(shown)
     values = (pd.unique(keys) if coloring.column == "region"  # point names: str objects
               else pd.unique(pd.Series(keys).astype(object)))

@@ -74,11 +74,11 @@ def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, Roof
     np.minimum.at(first, group_of, np.arange(len(points)))
     rows = set(first.tolist())
     every = np.ones(len(points), dtype=bool)
-    owners = [every if device is None else _rows(keys.rows_where(
-        lambda key, device=device: key[1] == device), every) for device in keys.devices]
+    owners = [every if device is None else _rows(keys.rows_of(device), every)
+              for device in keys.devices]
     if keys.knows_family:
-        owners += [_rows(keys.rows_where(lambda key, pair=pair: (key[1], key[3]) == pair), every)
-                   for pair in {(key[1], key[3]) for key in order}]
+        owners += [_rows(keys.rows_of(device, family, of_family=True), every)
+                   for device, family in {(key[1], key[3]) for key in order}]
     broken = beyond_hardware(points)
     for column in RATE_COLUMNS:
         values = points[column].to_numpy(dtype=float, na_value=np.nan)
@@ -96,7 +96,7 @@ def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, Roof
 
 
 def _rows(rows: np.ndarray | None, every: np.ndarray) -> np.ndarray:
-    """``rows`` (of :meth:`RoofKeys.rows_where`), ``every`` for None (all points)."""
+    """``rows`` (of :meth:`RoofKeys.rows_of`), ``every`` for None (all points)."""
     return every if rows is None else rows
 
 
