@@ -70,18 +70,22 @@ class RoofKeys:
 
     @cached_property
     def level(self) -> np.ndarray:
+        """Each point's memory level (object array of str or None)."""
         return self._array("level")  # type: ignore[return-value]
 
     @cached_property
     def device(self) -> np.ndarray:
+        """Each point's device (object array of str or None)."""
         return self._array("device")  # type: ignore[return-value]
 
     @cached_property
     def precision(self) -> np.ndarray:
+        """Each point's FLOP metric's precision (object array of str or None)."""
         return self._array("precision")  # type: ignore[return-value]
 
     @cached_property
     def family(self) -> np.ndarray | None:
+        """Each point's device family (object array), None when no point's is known."""
         return self._array("family")
 
     def __len__(self) -> int:
