@@ -213,3 +213,28 @@ def test_the_level_and_comparison_tooltips_let_clicks_through():
         assert len(hovered) >= 2  # the main scatter and the layer's marks
         for mark in hovered:
             assert mark.tooltip_style.get("pointer-events") == "none", mark
+
+
+def test_point_rows_count_what_the_whole_array_counts():
+    # The label placement counts the points under a box on rows of pixels (PointRows): the
+    # counts equal those of every point compared (TextBox.covers on the (n, 2) array), for
+    # boxes inside, across and outside the points, with points on the boxes' edges.
+    from roofline_widget.look.label_boxes import PointRows, TextBox
+
+    rng = np.random.default_rng(7)
+    pixels = np.column_stack([rng.uniform(-50, 650, 20_000), rng.uniform(-30, 430, 20_000)])
+    pixels[:200] = np.round(pixels[:200])  # whole pixels: on the edges of whole-pixel boxes
+    pixels[200] = (np.nan, 5.0)  # no box holds a point that is not finite
+    rows = PointRows(pixels)
+    assert len(rows) == 20_000 - 1
+    checked = 0
+    for _ in range(300):
+        left, bottom = rng.uniform(-100, 700), rng.uniform(-60, 460)
+        box = TextBox(float(np.round(left)), float(np.round(left + rng.uniform(1, 300))),
+                      float(np.round(bottom)), float(np.round(bottom + rng.uniform(1, 40))))
+        reach = float(rng.choice([0.0, 3.5]))
+        expected = box.covers(pixels, reach)
+        assert box.covers(rows, reach) == expected
+        checked += expected > 0
+    assert checked > 100  # most boxes hold points: the counts compared are not all 0
+    assert PointRows(np.zeros((0, 2))).count(-1e9, 1e9, -1e9, 1e9) == 0

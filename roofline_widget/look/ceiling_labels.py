@@ -50,6 +50,7 @@ from roofline_widget.look.label_boxes import (
     LabelCanvas,
     LogPoints,
     PlotPixels,
+    PointRows,
     TextBox,
 )
 from roofline_widget.look.log_axes import visible_part
@@ -189,7 +190,7 @@ class _Obstacles:
     canvas: LabelCanvas
     lines: list
     placed: list
-    points: np.ndarray   # (n, 2) pixel centres
+    points: PointRows    # the pixel centres
     higher: tuple = ()   # boxes of the labels of higher lines of the same kind
 
     def out_of_order(self, box: TextBox) -> int:
@@ -376,7 +377,7 @@ def place_labels(ceilings: Sequence[CeilingLine], segments: Sequence[dict],
     canvas = area if isinstance(area, LabelCanvas) else WIDGET_CANVAS.with_area(area)
     axes = PlotPixels(x_range, y_range, canvas.area)
     lines = _line_pixels(segments, axes)
-    pixels = axes.points(points)
+    pixels = PointRows(axes.points(points))
     ridge = ridge if canvas.ridge_label else None
     layout, overlaps = _placed(ceilings, ridge, axes, canvas, lines, pixels, ridge_first=False)
     if overlaps and ridge is not None:
@@ -395,7 +396,7 @@ def _shortened(layout: LabelLayout, ceilings: Sequence[CeilingLine]) -> int:
 
 
 def _placed(ceilings: Sequence[CeilingLine], ridge: tuple[float, float] | None,
-            axes: PlotPixels, canvas: LabelCanvas, lines: list, pixels: np.ndarray, *,
+            axes: PlotPixels, canvas: LabelCanvas, lines: list, pixels: PointRows, *,
             ridge_first: bool) -> tuple[LabelLayout, int]:
     """The labels placed one after the other (the ridge's first or last), and how many overlap."""
     placed: list[TextBox] = []

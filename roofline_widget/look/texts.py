@@ -12,6 +12,7 @@ a roof's tooltip, the ceilings table, the data export).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -180,6 +181,7 @@ _EM_WIDTHS = ((" .,:;/()[]'|-!ijlrtIf", 0.4), ("0123456789", 0.64),
 _CHAR_EM = {char: width for chars, width in _EM_WIDTHS for char in chars}
 
 
+@functools.lru_cache(maxsize=1024)  # the label placement measures each text many times
 def text_px(text: str) -> float:
     """Width in pixels a label (``LABEL_SIZE`` px sans-serif) takes at most (an estimate).
 

@@ -34,12 +34,14 @@ __all__ = ["Judgement", "RoofKeys", "judge", "judge_keys", "missing_notes", "roo
            "unjudged_notes", "unjudged_points_notes"]
 
 
-@dataclass(frozen=True)
 class RoofKeys:
     """What picks the roofs of each point: its memory level, device, precision and device
     family (None: unknown).
 
-    Attributes
+    Made by :func:`roof_keys` from the columns' codes: the arrays are built only when read
+    (:attr:`groups` and :meth:`rows_of` work on the codes).
+
+    Parameters
     ----------
     level, device, precision : numpy.ndarray
         One entry per point (object arrays of str or None).
@@ -48,10 +50,51 @@ class RoofKeys:
         no point's family is known.
     """
 
-    level: np.ndarray
-    device: np.ndarray
-    precision: np.ndarray
-    family: np.ndarray | None = None
+    def __init__(self, level, device, precision, family=None) -> None:
+        self._coded: dict[str, tuple[np.ndarray, np.ndarray] | None] = {
+            name: None if values is None else _coded(values)
+            for name, values in zip(_KEY_NAMES, (level, device, precision, family))}
+
+    @classmethod
+    def coded(cls, columns: dict) -> RoofKeys:
+        """Keys given per column as ``(values, codes)``: point ``i``'s key is
+        ``values[codes[i]]`` (``codes`` -1 for the last of ``values``); a column None: unknown
+        (the family only)."""
+        keys = cls.__new__(cls)
+        keys._coded = {name: columns.get(name) for name in _KEY_NAMES}
+        return keys
+
+    def _array(self, name: str) -> np.ndarray | None:
+        coded = self._coded[name]
+        return None if coded is None else coded[0][coded[1]]
+
+    @cached_property
+    def level(self) -> np.ndarray:
+        """Each point's memory level (object array of str or None)."""
+        return self._array("level")  # type: ignore[return-value]
+
+    @cached_property
+    def device(self) -> np.ndarray:
+        """Each point's device (object array of str or None)."""
+        return self._array("device")  # type: ignore[return-value]
+
+    @cached_property
+    def precision(self) -> np.ndarray:
+        """Each point's FLOP metric's precision (object array of str or None)."""
+        return self._array("precision")  # type: ignore[return-value]
+
+    @cached_property
+    def family(self) -> np.ndarray | None:
+        """Each point's device family (object array), None when no point's is known."""
+        return self._array("family")
+
+    def __len__(self) -> int:
+        return len(self._coded["level"][1])  # type: ignore[index]
+
+    def take(self, rows: np.ndarray) -> RoofKeys:
+        """The keys of the points ``rows`` (indices)."""
+        return RoofKeys.coded({name: None if coded is None else (coded[0], coded[1][rows])
+                               for name, coded in self._coded.items()})
 
     def first(self) -> tuple:
         """(level, device, precision) of a plot's points: the first level and precision
@@ -78,27 +121,65 @@ class RoofKeys:
                         if owner[0] in DEVICES else len(DEVICES))
         return owners or [(None, None)]
 
+    @property
+    def knows_family(self) -> bool:
+        """Whether the points' device families are known (:attr:`family` is not None)."""
+        return self._coded["family"] is not None
+
+    def rows_of(self, device, family=None, *, of_family: bool = False) -> np.ndarray | None:
+        """Which points are of ``device`` (and with ``of_family``, of ``family``; None: unknown):
+        booleans, or None when every point is (worked out once per distinct key)."""
+        distinct, inverse = self.groups
+        picked = np.array([key[1] == device and (not of_family or key[3] == family)
+                           for key in distinct], dtype=bool)
+        return None if picked.all() else picked[inverse]
+
     @cached_property
     def groups(self) -> tuple[list[tuple], np.ndarray]:
         """(the distinct (level, device, precision, family) keys in order of appearance, each
-        point's index among them), worked out once."""
-        n = len(self.level)
-        combined = np.zeros(n, dtype=np.int64)
-        uniques = []
-        family = self.family if self.family is not None else np.full(n, None, dtype=object)
-        for values in (self.level, self.device, self.precision, family):
-            codes, found = pd.factorize(np.asarray(values, dtype=object))
-            combined = combined * (len(found) + 1) + (codes + 1)  # code -1 (None) -> 0
-            uniques.append([None, *found])
-        codes, distinct_codes = pd.factorize(combined)
-        distinct = []
-        for code in distinct_codes:
+        point's index among them), worked out once on the columns' codes."""
+        n = len(self)
+        combined, size = np.zeros(n, dtype=np.int64), 1
+        columns: list[tuple[np.ndarray, int | None]] = []  # values; one code or None (varied)
+        for name in _KEY_NAMES:
+            values, codes = self._coded[name] or (np.full(1, None, dtype=object), np.zeros(n))
+            if not n or codes.min() == codes.max():  # one code for every point
+                columns.append((values, int(codes[0]) if n else 0))
+                continue
+            if size * len(values) > 2 ** 40:  # number the combinations found so far
+                combined, found = pd.factorize(combined)
+                combined, size = combined.astype(np.int64), len(found)
+            combined = combined * len(values) + codes.astype(np.int64) % len(values)  # -1: last
+            size *= len(values)
+            columns.append((values, None))
+        inverse, found = (pd.factorize(combined) if size > 1
+                          else (np.zeros(n, dtype=np.intp), np.zeros(min(n, 1), dtype=np.int64)))
+        decoded = []
+        for code in found.tolist():
             key = []
-            for found in reversed(uniques):
-                code, index = divmod(int(code), len(found))
-                key.append(_known(found[index]))
-            distinct.append(tuple(reversed(key)))
-        return distinct, codes
+            for values, fixed in reversed(columns):
+                if fixed is None:
+                    code, fixed = divmod(code, len(values))
+                key.append(_known(values[fixed]))
+            decoded.append(tuple(reversed(key)))
+        # codes of equal values (two DRAM metrics: "MEM" both) make one key
+        number: dict[tuple, int] = {}
+        renumbered = np.array([number.setdefault(key, len(number)) for key in decoded], dtype=np.intp)
+        if len(number) < len(decoded):
+            inverse = renumbered[inverse]
+        return list(number), inverse
+
+
+#: The columns of the keys, in the order of a key.
+_KEY_NAMES = ("level", "device", "precision", "family")
+
+
+def _coded(values) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct values and None, codes)`` of one key per point (None and NaN: code -1)."""
+    codes, found = pd.factorize(np.asarray(values, dtype=object))
+    distinct = np.full(len(found) + 1, None, dtype=object)  # the last: code -1's
+    distinct[:-1] = found
+    return distinct, codes
 
 
 def _known(value) -> str | None:
@@ -110,11 +191,13 @@ def _level_of(name: str) -> str | None:
     return None if found is None else found.level
 
 
-def _keys_column(points: pd.DataFrame | None, name: str, convert) -> np.ndarray:
-    """``convert`` of each value of column ``name`` (once per distinct value), None if missing."""
+def _keys_column(points: pd.DataFrame | None, name: str,
+                 convert) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, codes)``: ``convert`` of each distinct value of column ``name`` (None for
+    a missing one, the last of ``values``) and each row's code; all None if no such column."""
     n = 0 if points is None else len(points)
     if points is None or name not in points:
-        return np.full(n, None, dtype=object)
+        return np.full(1, None, dtype=object), np.zeros(n, dtype=np.intp)
     column = points[name]
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes, uniques = column.cat.codes.to_numpy(), column.cat.categories
@@ -122,7 +205,7 @@ def _keys_column(points: pd.DataFrame | None, name: str, convert) -> np.ndarray:
         codes, uniques = pd.factorize(column.to_numpy(dtype=object))
     converted = np.empty(len(uniques) + 1, dtype=object)  # the last: a missing value's (code -1)
     converted[:-1] = [None if _known(value) is None else convert(str(value)) for value in uniques]
-    return converted[codes]
+    return converted, codes
 
 
 def roof_keys(points: pd.DataFrame | None) -> RoofKeys:
@@ -142,8 +225,9 @@ def roof_keys(points: pd.DataFrame | None) -> RoofKeys:
         level = _keys_column(points, "bandwidth_metric", _level_of)
     family = (_keys_column(points, "device_family", str)
               if points is not None and "device_family" in points else None)
-    return RoofKeys(level, _keys_column(points, "device", str),
-                    _keys_column(points, "flops_metric", flops_precision), family)
+    return RoofKeys.coded({"level": level, "device": _keys_column(points, "device", str),
+                           "precision": _keys_column(points, "flops_metric", flops_precision),
+                           "family": family})
 
 
 def _missing(what: str, device, family=None) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
@@ -69,10 +68,8 @@ def empirical_roofs(kind: str, points: pd.DataFrame | None, keys: RoofKeys, owne
     by_family = len({family for device, family in owners if device == "gpu"}) > 1
     roofs = []
     for device, family in owners:
-        rows = None if device is None else np.asarray(keys.device == device)
-        if family is not None and keys.family is not None:
-            of_family = np.asarray(keys.family == family)
-            rows = of_family if rows is None else rows & of_family
+        rows = None if device is None else keys.rows_of(
+            device, family, of_family=family is not None and keys.knows_family)
         value = largest_plausible(points, column, rows)  # the flags of all points, judged once
         if value is None:
             continue

@@ -41,7 +41,7 @@ from roofline_widget.look.ceiling_labels import (
 from roofline_widget.look.ceiling_lines import ceiling_lines
 from roofline_widget.look.colors import RIDGE_COLOR, line_color
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
-from roofline_widget.look.point_names import point_names
+from roofline_widget.look.point_names import PointNaming, point_naming
 from roofline_widget.look.texts import X_LABEL, figure_title
 from roofline_widget.points import RegionSums, Selection
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
@@ -113,18 +113,23 @@ def roof_part(roofline: Roofline | None, x_range: tuple[float, float],
     return tuple(roofs), tuple(labels), ridge
 
 
-def point_dots(points: pd.DataFrame, coloring: Coloring, sizes: np.ndarray | None = None) -> Dots:
+def point_dots(points: pd.DataFrame, coloring: Coloring, sizes: np.ndarray | None = None,
+               naming: PointNaming | None = None) -> Dots:
     """The points as dots coloured by ``coloring`` (``sizes``: a size in [0, 1] each, or None),
     each named (:func:`~roofline_widget.look.point_names.point_names`: a host's point by its
-    host); those beyond what their hardware can do ``flagged`` (drawn hollow)."""
+    host; ``naming``: the points' :func:`~roofline_widget.look.point_names.point_naming`, if
+    known); those beyond what their hardware can do ``flagged`` (drawn hollow)."""
     flagged = beyond_hardware(points)
-    names = point_names(points)
+    naming = point_naming(points) if naming is None else naming
+    if coloring.column == "region":  # each distinct name looked up once
+        distinct, inverse = naming.distinct
+        codes = coloring.codes(distinct)[inverse]
+    else:
+        codes = coloring.codes(points[coloring.column])
     return Dots("roofline-points", points[schema.INTENSITY].to_numpy(dtype=float),
-                points[schema.PERFORMANCE].to_numpy(dtype=float),
-                codes=coloring.codes(names if coloring.column == "region"
-                                     else points[coloring.column]),
+                points[schema.PERFORMANCE].to_numpy(dtype=float), codes=codes,
                 sizes=sizes, flagged=flagged if flagged.any() else None, rows=points,
-                names=names)
+                naming=naming)
 
 
 def scene_extent(levels: LevelsPart | None = None, comparison: ComparePart | None = None,

@@ -27,7 +27,7 @@ import pandas as pd
 from roofline_widget.look.colors import OTHER_COLOR
 from roofline_widget.look.label_boxes import LogPoints
 from roofline_widget.look.markers import CIRCLE, JOIN_STROKE, OUTLINE, POINT, Marker, Size
-from roofline_widget.look.point_names import point_names
+from roofline_widget.look.point_names import PointNaming, point_names
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 
 if TYPE_CHECKING:
@@ -203,9 +203,9 @@ class Dots:
         One row per dot: what its tooltip shows.
     legend : str
         Its legend entry ("" for none).
-    names : numpy.ndarray or None
-        Per dot its name in legends, labels and titles
-        (:func:`~roofline_widget.look.point_names.point_names`), None: its row's region.
+    naming : PointNaming or None
+        What names each dot in legends, labels and titles
+        (:func:`~roofline_widget.look.point_names.point_naming`), None: its row's region.
     """
 
     name: str
@@ -225,15 +225,20 @@ class Dots:
     z: float = 5.0
     rows: pd.DataFrame | None = None
     legend: str = ""
-    names: np.ndarray | None = None
+    naming: PointNaming | None = None
 
     def __len__(self) -> int:
         return len(self.x)
 
+    @property
+    def names(self) -> np.ndarray | None:
+        """Per dot its name (:attr:`PointNaming.names`), None without a ``naming``."""
+        return None if self.naming is None else self.naming.names
+
     def name_of(self, index: int) -> str:
-        """Dot ``index``'s name: ``names``, else its row's region, else ``""``."""
-        if self.names is not None:
-            return str(self.names[index])
+        """Dot ``index``'s name: its ``naming``'s, else its row's region, else ``""``."""
+        if self.naming is not None:
+            return self.naming.name_of(index)
         if self.rows is not None and "region" in self.rows:
             return str(self.rows["region"].iloc[index])
         return ""

@@ -355,8 +355,14 @@ class RefreshPipeline:
 
 def legend_of(shown: pd.DataFrame, coloring, color_by: str, scene: Scene | None = None) -> str:
     """The legend of the categories of the drawn points ``shown`` (escaped HTML; coloured by
-    region, the points' names: a host's point its host's, those ``scene`` drew if it drew ``shown``)."""
-    drawn = scene.points.names if scene is not None and scene.points.rows is shown else None
+    region, the points' names: a host's point its host's, those ``scene`` drew if it drew ``shown``,
+    worked out once for its dots and this legend)."""
+    naming = scene.points.naming if scene is not None and scene.points.rows is shown else None
+    if naming is not None and coloring.column == "region":  # the title: what names them
+        values = naming.distinct[0]
+        codes = coloring.codes(values[:html.LEGEND_ENTRIES_SHOWN])
+        return html.legend_html(list(values), coloring.colors(codes), naming.kind)
+    drawn = naming.names if naming is not None else None
     keys = drawn if drawn is not None and coloring.column == "region" else coloring.keys(shown)
     values = (pd.unique(keys) if coloring.column == "region"  # point names: str objects
               else pd.unique(pd.Series(keys).astype(object)))

@@ -73,10 +73,11 @@ def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, Roof
     first = np.full(len(order), len(points), dtype=np.intp)
     np.minimum.at(first, group_of, np.arange(len(points)))
     rows = set(first.tolist())
-    owners = [np.ones(len(points), dtype=bool) if device is None else keys.device == device
+    every = np.ones(len(points), dtype=bool)
+    owners = [every if device is None else _rows(keys.rows_of(device), every)
               for device in keys.devices]
-    if keys.family is not None:
-        owners += [(keys.device == device) & (keys.family == family)
+    if keys.knows_family:
+        owners += [_rows(keys.rows_of(device, family, of_family=True), every)
                    for device, family in {(key[1], key[3]) for key in order}]
     broken = beyond_hardware(points)
     for column in RATE_COLUMNS:
@@ -91,8 +92,12 @@ def roof_basis(points: pd.DataFrame, keys: RoofKeys) -> tuple[pd.DataFrame, Roof
         *RATE_COLUMNS, *THREAD_COLUMNS.values(), THREAD_LIMIT_COLUMN, "n_threads", "device",
         "device_family") if c in points.columns]
     return (keep_flags(points.iloc[kept, columns], within=points),  # judged: the points' flags
-            RoofKeys(keys.level[kept], keys.device[kept], keys.precision[kept],
-                     None if keys.family is None else keys.family[kept]))
+            keys.take(kept))
+
+
+def _rows(rows: np.ndarray | None, every: np.ndarray) -> np.ndarray:
+    """``rows`` (of :meth:`RoofKeys.rows_of`), ``every`` for None (all points)."""
+    return every if rows is None else rows
 
 
 def classify(points: pd.DataFrame, roofline: Roofline | None) -> pd.DataFrame:
