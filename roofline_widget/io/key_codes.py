@@ -56,7 +56,9 @@ def first_appearance(columns: list[np.ndarray]) -> np.ndarray:
 
     -1 for a row with a missing code (-1) in any column, as a groupby drops it.
     The codes are combined as the digits of one integer (renumbered only
-    when it would not fit in 62 bits) and factorized once.
+    when it would not fit in 62 bits), then numbered once: counted where the
+    integers span at most a few times the rows (a run's ranks x regions),
+    else factorized.
     """
     n = len(columns[0]) if columns else 0
     missing = np.zeros(n, dtype=bool)
@@ -74,8 +76,25 @@ def first_appearance(columns: list[np.ndarray]) -> np.ndarray:
         key = key * size + part
         span *= size
     out = np.full(n, -1, dtype=np.int64)
-    out[kept] = pd.factorize(key)[0]
+    out[kept] = _numbered(key, span)
     return out
+
+
+def _numbered(key: np.ndarray, span: int) -> np.ndarray:
+    """``pd.factorize(key)[0]`` of keys from 0 to ``span - 1``: counted, not hashed, where the
+    span is at most a few times the keys (all distinct: numbered as the rows are)."""
+    n = len(key)
+    if not n or span > 4 * n + 1024:
+        return pd.factorize(key)[0].astype(np.int64, copy=False)
+    counts = np.bincount(key, minlength=span)
+    if int(counts.max()) <= 1:  # every key once: the n-th row is the n-th key
+        return np.arange(n, dtype=np.int64)
+    first = np.full(span, n, dtype=np.int64)
+    np.minimum.at(first, key, np.arange(n, dtype=np.int64))
+    present = np.flatnonzero(counts)
+    code_of_key = np.zeros(span, dtype=np.int64)
+    code_of_key[present[np.argsort(first[present], kind="stable")]] = np.arange(len(present))
+    return code_of_key[key]
 
 
 def duplicated(columns: list[np.ndarray]) -> np.ndarray:
