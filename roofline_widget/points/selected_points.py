@@ -19,9 +19,10 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
+from roofline_widget.io.key_codes import text_dtype, unique_integers
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
-from roofline_widget.points.rank_groups import rank_label
+from roofline_widget.points.rank_groups import rank_labels
 from roofline_widget.points.selection import Selection
 from roofline_widget.schema import FRAME_KEYS
 
@@ -39,9 +40,10 @@ def note_warning(note: str) -> type[UserWarning]:
     return SelectionWarning if isinstance(note, SelectionNote) else MetricChoiceWarning
 
 
-def _constant_column(value, n: int) -> pd.Categorical:
-    categories = [] if value is None else [value]
-    return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
+def _constant_column(value: str | None, n: int) -> pd.Categorical:
+    if value is None:
+        return pd.Categorical.from_codes(np.full(n, -1, dtype=np.int8), categories=[])
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=text_dtype((value,)))
 
 
 #: Per sums: each row's index into the labels of all its ranks, and those labels as a dtype.
@@ -54,9 +56,8 @@ def _rank_labels(sums: RegionColumns, rows: np.ndarray) -> pd.Categorical:
     ascending.  The labels of all the sums' ranks are made once."""
     found = _RANK_LABELS.get(sums)
     if found is None:
-        values, codes = np.unique(sums.key_numbers("rank"), return_inverse=True)
-        labels = pd.CategoricalDtype([rank_label(value) for value in values.tolist()])
-        found = _RANK_LABELS[sums] = (np.asarray(codes).ravel(), labels)
+        values, codes = unique_integers(sums.key_numbers("rank"))
+        found = _RANK_LABELS[sums] = (codes, pd.CategoricalDtype(rank_labels(values.tolist())))
     codes, labels = found
     chosen = codes[rows]
     present = np.zeros(len(labels.categories), dtype=bool)
