@@ -147,7 +147,11 @@ def _aggregate_run(run: LikwidRun) -> RunAggregate:
     maxima = np.array([max_over_segments(_in_order(table[name].to_numpy(dtype=float), order,
                                                    in_order), counts)
                        for name in ("runtime_s", "call_count")]).reshape(2, len(counts))
-    group_rows = first_appearance([keys[name][0][group_first] for name in _GROUP_KEYS[:3]])
+    group_keys = keys["group"][0]
+    if len(group_keys) and int(group_keys.min()) == int(group_keys.max()) >= 0:
+        group_rows = np.arange(len(group_first))  # one group: a (rank, region, device) per key
+    else:
+        group_rows = first_appearance([keys[name][0][group_first] for name in _GROUP_KEYS[:3]])
     n_rows = int(group_rows.max()) + 1 if len(group_rows) else 0
     numbers = np.concatenate([maxima, reduced.sums])
     if n_rows < len(group_rows):  # several groups of a (rank, region, device): the first valued
