@@ -171,7 +171,8 @@ def test_unique_integers_is_np_unique_with_its_inverse():
     np.testing.assert_array_equal(values[codes], ranks)
     sparse = np.array([10**12, -1, 10**12, 3])  # the span is far wider than the rows: sorted
     values, codes = unique_integers(sparse)
-    assert values.tolist() == [-1, 3, 10**12] and codes.tolist() == [2, 0, 2, 1]
+    assert values.tolist() == [-1, 3, 10**12]
+    assert codes.tolist() == [2, 0, 2, 1]
     assert unique_integers(np.zeros(0, dtype=np.int64))[0].tolist() == []
 
 
@@ -196,7 +197,8 @@ def test_a_points_table_of_one_thread_per_point_sums_to_its_own_rates():
     np.testing.assert_array_equal(frame["FLOP rate [GFLOP/s]"],
                                   [1.0, 2.0, np.nan, 4.0, 5.0, np.nan])
     np.testing.assert_array_equal(frame["runtime_s"], table["runtime_seconds"])
-    assert frame["n_threads"].tolist() == [1] * 6 and set(frame["groups"]) == {"points"}
+    assert frame["n_threads"].tolist() == [1] * 6
+    assert set(frame["groups"]) == {"points"}
     # pandas' own groupby of the per-thread table gives the same sums
     reference = run.table.groupby(KEYS, observed=True, sort=False)["Memory bandwidth [GBytes/s]"]
     np.testing.assert_array_equal(frame["Memory bandwidth [GBytes/s]"], reference.sum().to_numpy())

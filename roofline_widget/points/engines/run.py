@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import weakref
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -369,8 +369,8 @@ class RunSource:
         columns = self._columns = self._aggregate.columns
         self.metric_names = list(self._aggregate.metric_names)
         categoricals = self._aggregate.categoricals
-        self.keys = {name: categoricals[name] if name in categoricals else columns[name]
-                     for name in SOURCE_KEYS}
+        self.keys: dict[str, Any] = {name: categoricals[name] if name in categoricals
+                                     else columns[name] for name in SOURCE_KEYS}
         self._maxima: dict[str, np.ndarray] = {}
         self._limits: np.ndarray | None = None
         self._devices: dict[str, pd.Categorical] | None = None
