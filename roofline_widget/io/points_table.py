@@ -233,7 +233,7 @@ def _check_unique(points: _Points, source: str) -> None:
                                "again")
 
 
-def _codes(values: pd.Categorical, rows: np.ndarray) -> pd.Categorical:
+def _codes(values: pd.Categorical, rows: np.ndarray | slice) -> pd.Categorical:
     """``values[rows]`` as a categorical (the categories of the whole column kept)."""
     return pd.Categorical.from_codes(np.asarray(values.codes)[rows], dtype=values.dtype)
 
@@ -253,20 +253,23 @@ def _run_table(points: _Points, rows: np.ndarray, source: str) -> pd.DataFrame:
     offsets = (np.zeros(len(rows), dtype=np.int64) if one_each else
                np.arange(len(expanded)) - np.repeat(np.cumsum(threads) - threads, threads))
     share = 1.0 if one_each else 1.0 / np.repeat(threads, threads).astype(float)
+    # every point once, in order (the rows of a table of one file): its columns as they are
+    # (the frame copies them), not copied first
+    pick = slice(None) if one_each and len(rows) == len(points.threads) else expanded
     rates = points.rates
     widest = int(threads.max()) if len(threads) else 0
     table = key_table(
-        source=source, total=len(expanded), line=expanded + 2, rank=points.ranks[expanded],
-        region=_codes(points.regions, expanded), group_index=np.ones(len(expanded), np.int64),
-        group=_codes(points.groups, expanded),
+        source=source, total=len(expanded), line=expanded + 2, rank=points.ranks[pick],
+        region=_codes(points.regions, pick), group_index=np.ones(len(expanded), np.int64),
+        group=_codes(points.groups, pick),
         thread=pd.Categorical.from_codes(offsets, dtype=_thread_dtype(widest)),
         host=pd.Categorical.from_codes(np.zeros(len(expanded), np.int8), dtype=text_dtype(("",))),
-        cpu=np.full(len(expanded), -1), device=_codes(points.devices, expanded),
-        call_count=points.call_counts[expanded], runtime_s=rates.runtime[expanded])
+        cpu=np.full(len(expanded), -1), device=_codes(points.devices, pick),
+        call_count=points.call_counts[pick], runtime_s=rates.runtime[pick])
     flops_to_native = 1.0 / parse_unit(rates.flops_metric).to_giga
     bytes_to_native = 1.0 / parse_unit(rates.bandwidth_metric).to_giga
-    table[rates.flops_metric] = rates.performance[expanded] * share * flops_to_native
-    table[rates.bandwidth_metric] = rates.bandwidth[expanded] * share * bytes_to_native
+    table[rates.flops_metric] = rates.performance[pick] * share * flops_to_native
+    table[rates.bandwidth_metric] = rates.bandwidth[pick] * share * bytes_to_native
     return table
 
 

@@ -144,14 +144,20 @@ def _aggregate_run(run: LikwidRun) -> RunAggregate:
     values = (table.iloc[:, len(KEY_COLUMNS):].to_numpy(dtype=float).T if metrics
               else np.zeros((0, len(order))))
     reduced = sum_over_segments(values if in_order else values[:, order], counts)
-    maxima = np.array([max_over_segments(_in_order(table[name].to_numpy(dtype=float), order,
-                                                   in_order), counts)
+    # the largest over a group's threads (over one thread: its own value)
+    maxima = np.array([table[name].to_numpy(dtype=float) if in_order
+                       else max_over_segments(table[name].to_numpy(dtype=float)[order], counts)
                        for name in ("runtime_s", "call_count")]).reshape(2, len(counts))
     group_keys = keys["group"][0]
     if len(group_keys) and int(group_keys.min()) == int(group_keys.max()) >= 0:
-        group_rows = np.arange(len(group_first))  # one group: a (rank, region, device) per key
+        # one group: a (rank, region, device) per key, every key of that group
+        group_rows = np.arange(len(group_first))
+        group_codes = np.zeros(len(group_first), dtype=np.int64)
+        group_names = group_keys[:1 if len(group_first) else 0]
     else:
         group_rows = first_appearance([keys[name][0][group_first] for name in _GROUP_KEYS[:3]])
+        group_codes = first_appearance([group_keys[group_first]])
+        group_names = group_keys[group_first[first_rows(group_codes)]]
     n_rows = int(group_rows.max()) + 1 if len(group_rows) else 0
     numbers = np.concatenate([maxima, reduced.sums])
     if n_rows < len(group_rows):  # several groups of a (rank, region, device): the first valued
@@ -159,8 +165,6 @@ def _aggregate_run(run: LikwidRun) -> RunAggregate:
     n_threads = np.zeros(n_rows, dtype=np.int64)
     np.maximum.at(n_threads, group_rows, counts)
     row_first = group_first[first_rows(group_rows)]
-    group_codes = first_appearance([keys["group"][0][group_first]])
-    group_names = keys["group"][0][group_first[first_rows(group_codes)]]
     label_codes, labels = _group_labels(group_codes, keys["group"][1][group_names], group_rows,
                                         n_rows)
     labelled = {name: (keys[name][0][row_first], keys[name][1]) for name in ("region", "device")}
@@ -173,11 +177,6 @@ def _aggregate_run(run: LikwidRun) -> RunAggregate:
                     for name, (row_codes, texts) in labelled.items()}
     return RunAggregate(columns, list(metrics), group_rows, reduced.sums, reduced.unmeasured,
                         order, starts, categoricals)
-
-
-def _in_order(values: np.ndarray, order: np.ndarray, in_order: bool) -> np.ndarray:
-    """``values[order]``; ``values`` itself when the order is the rows' own."""
-    return values if in_order else values[order]
 
 
 def run_aggregate(run: LikwidRun) -> RunAggregate:
