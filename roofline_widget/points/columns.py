@@ -179,8 +179,14 @@ class RegionColumns:
         ``"device_family"`` and ``"device_name"``, as
         :class:`~roofline_widget.points.engines.run.RunSource` does from the rows' groups and
         the run's layout and ``cpu_name``); without it a CPU row is of family ``"cpu"``, a GPU
-        row of family ``"gpu"``, its name ``""``.
+        row of family ``"gpu"``, its name ``""``.  A source's labels are categoricals of the
+        values present, sorted (as ``pd.Categorical`` of the texts): one such source's are
+        taken as they are.
         """
+        if self._devices is None and len(self.sources) == 1 \
+                and hasattr(self.sources[0], "device_labels"):
+            given = self.sources[0].device_labels()
+            self._devices = None if given is None else dict(given)
         if self._devices is None:
             parts: dict[str, list] = {"device_family": [], "device_name": []}
             for part in self.sources:

@@ -420,7 +420,8 @@ class RunSource:
         return _unmeasured_threads(self.run, self._aggregate, metric)
 
     def device_labels(self) -> dict[str, pd.Categorical]:
-        """Per row its ``"device_family"`` and ``"device_name"`` (worked out once, from codes).
+        """Per row its ``"device_family"`` and ``"device_name"`` (worked out once, from codes;
+        categoricals of the values present, sorted).
 
         The family from the row's device and groups and the run's layout
         (:func:`~roofline_widget.model.device_family`: an ``NCU`` row is NVIDIA's, a
