@@ -117,6 +117,8 @@ def relabeled(codes: np.ndarray, texts: list[str]) -> pd.Categorical:
 def integer_cells(frame: pd.DataFrame, column: str | None, source: str, default: int, low: int,
               high: int) -> np.ndarray:
     """An integer column from ``low`` to ``high`` (``default`` where missing)."""
+    if column is None and low <= default <= high:
+        return np.full(len(frame), default, dtype=np.int64)
     values = number_cells(frame, column, source, low=-np.inf)
     values = np.where(np.isnan(values), default, values)
     bad = np.flatnonzero((values != np.round(values)) | (values < low) | (values > high))

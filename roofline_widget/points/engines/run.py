@@ -296,6 +296,9 @@ def _thread_maxima(run: LikwidRun, aggregate: RunAggregate, metric: str) -> np.n
     (the group the sum comes from); NaN where it has none."""
     index = aggregate.metric_names.index(metric)
     values = run.table[metric].to_numpy(dtype=float)
+    if len(aggregate.order) == len(aggregate.starts) == len(aggregate.group_rows) \
+            == len(aggregate):  # a thread per group, a group per row: where its sum is a value
+        return np.where(np.isnan(aggregate.group_sums[index]), np.nan, values[aggregate.order])
     if len(aggregate.order) == len(aggregate.starts) == len(values):  # a thread per group
         per_group = values[aggregate.order]  # the largest of one: itself
     else:
