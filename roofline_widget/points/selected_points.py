@@ -50,7 +50,7 @@ def _constant_column(value: str | None, n: int) -> pd.Categorical:
 _RANK_LABELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _rank_labels(sums: RegionColumns, rows: np.ndarray) -> pd.Categorical:
+def _rank_labels(sums: RegionColumns, rows: np.ndarray | slice) -> pd.Categorical:
     """``"rank 3"`` per row of ``rows`` (the ``rank_group`` of points kept per rank; ``"all
     ranks"`` for rank -1, a sum read back from a points table); categories: the ranks there,
     ascending.  The labels of all the sums' ranks are made once."""
@@ -199,6 +199,8 @@ class SelectedPoints:
                  unmeasured_threads: np.ndarray | None = None) -> None:
         self._sums = sums
         self._rows, self._performance, self._bandwidth = rows, performance, bandwidth
+        # every row of the sums placed, in order (rows ascend): their columns read as they are
+        self._placed_at: np.ndarray | slice = slice(None) if len(rows) == len(sums) else rows
         self._left_out_rows, self._reasons = left_out_rows, reasons
         # (CombinedRanks, placed mask over its groups) when the ranks were summed
         self._combined = combined
@@ -218,14 +220,14 @@ class SelectedPoints:
         """A numeric key column (rank, runtime_s, n_threads, call_count) of the points
         (``placed``) or of the left-out rows."""
         if self._combined is None:
-            return self._sums.key_numbers(name)[self._rows if placed else self._left_out_rows]
+            return self._sums.key_numbers(name)[self._placed_at if placed else self._left_out_rows]
         groups, mask = self._combined
         return groups.column(self._sums, name)[mask if placed else ~mask]
 
     def _rank_groups(self, placed: bool) -> pd.Categorical:
         """The ``rank_group`` column of the points (``placed``) or of the left-out rows."""
         if self._combined is None:
-            return _rank_labels(self._sums, self._rows if placed else self._left_out_rows)
+            return _rank_labels(self._sums, self._placed_at if placed else self._left_out_rows)
         groups, mask = self._combined
         labels = groups.labels(self._sums)
         return labels[mask if placed else ~mask]
@@ -233,7 +235,7 @@ class SelectedPoints:
     def _placed_max(self, values: np.ndarray) -> np.ndarray:
         """Per placed point the largest of ``values`` (one per row of the sums) it covers."""
         if self._combined is None:
-            return values[self._rows]
+            return values[self._placed_at]
         groups, mask = self._combined
         return groups.max(values[groups.rows])[mask]
 
