@@ -72,9 +72,10 @@ def giga_rates(sums: RegionColumns, metric: str | None, role: str, expected_kind
     if problem is not None or metric is None:
         return np.full(n, np.nan), np.ones(n, dtype=np.intp), ["", str(problem)], {}
     raw = sums.sums(metric)
-    values = raw[rows] if groups is None else groups.sum(raw[rows])
+    every = groups is None and len(rows) == len(raw)  # every row (rows ascend): none picked
+    values = raw if every else raw[rows] if groups is None else groups.sum(raw[rows])
     values = values * unit.to_giga
-    gpu = sums.gpu_rows[rows if groups is None else groups.first_rows]
+    gpu = sums.gpu_rows if every else sums.gpu_rows[rows if groups is None else groups.first_rows]
     # "measured on CPUs only": no GPU row has a value, some CPU row has (a LIKWID GPU group
     # without memory traffic); a GPU metric that is NaN on every GPU row is "not measured"
     gpu_metric = bool(np.isfinite(raw[sums.gpu_rows]).any()
