@@ -100,6 +100,8 @@ def first_appearance(columns: list[np.ndarray]) -> np.ndarray:
     for codes in columns:
         part = codes[kept]
         size = int(part.max()) + 1 if len(part) else 1
+        if size == 1:  # one value (code 0) in every kept row: no digit to add
+            continue
         if span * size >= 2**62:  # renumbered: key < rows again
             key = pd.factorize(key)[0].astype(np.int64, copy=False)
             span = int(key.max()) + 1 if len(key) else 1
