@@ -108,7 +108,7 @@ def first_appearance(columns: list[np.ndarray]) -> np.ndarray:
         key = key * size + part
         span *= size
     out = np.full(n, -1, dtype=np.int64)
-    out[kept] = _numbered(key, span)
+    out[kept] = 0 if span == 1 else _numbered(key, span)  # one key: code 0 in every kept row
     return out
 
 
