@@ -133,6 +133,8 @@ def duplicated(columns: list[np.ndarray]) -> np.ndarray:
     """Per row whether an earlier row has the same codes in every column (``keep="first"``);
     the columns have no missing code."""
     codes = first_appearance(columns)
+    if not len(codes) or int(codes.max()) == len(codes) - 1:
+        return np.zeros(len(codes), dtype=bool)  # every row a new key: numbered as the rows are
     again = np.ones(len(codes), dtype=bool)
     again[first_rows(codes)] = False
     return again
