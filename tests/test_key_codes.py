@@ -23,6 +23,8 @@ from roofline_widget.io.key_codes import (
     first_valid,
     integer_codes,
     sorted_categorical,
+    text_dtype,
+    unique_integers,
 )
 from roofline_widget.io.points_table import read_points_table
 from roofline_widget.points.engines.run import RunSource, cached_run_frame
@@ -134,3 +136,72 @@ def test_numbers_as_region_names_stay_apart_as_texts():
     table = pd.DataFrame({"region": pd.Series([1, 1.0], dtype=object),
                           "performance_gflops": [2.0, 4.0], "bandwidth_gbs": [1.0, 1.0]})
     assert read_points_table(table).regions == ["1", "1.0"]
+
+
+def _groupby_numbers(columns: list[np.ndarray]) -> np.ndarray:
+    """pandas' numbering of the rows' tuples (first appearance), -1 where a code is missing."""
+    frame = pd.DataFrame({i: column for i, column in enumerate(columns)})
+    frame = frame.where(frame >= 0)
+    numbers = frame.groupby(list(frame.columns), sort=False, dropna=True).ngroup().to_numpy()
+    return np.where(frame.isna().any(axis=1).to_numpy(), -1, numbers)
+
+
+def test_first_appearance_counts_a_small_span_as_groupby_numbers_it():
+    # SONATA: 48 ranks x 3 regions x 1 group: (rank, region) spans 48 x 3 = 144 keys for
+    # the 48 x 3 x 4 thread rows, so the keys are counted (no hashing); the same groups.
+    table = read_likwid(SONATA).table
+    columns = _codes(table, ["rank", "region"])
+    np.testing.assert_array_equal(first_appearance(columns), _groupby_numbers(columns))
+    # the rows reversed, every second one dropped, a missing code: still groupby's numbers
+    reordered = [column[::-2].copy() for column in columns]
+    reordered[1][3] = -1
+    np.testing.assert_array_equal(first_appearance(reordered), _groupby_numbers(reordered))
+    # every key once (a points table's rows): numbered as the rows are
+    distinct = [np.array([3, 0, 2, 1]), np.array([0, 0, 1, 1])]
+    assert first_appearance(distinct).tolist() == [0, 1, 2, 3]
+    # a span far larger than the rows is hashed: the same numbering
+    wide = [np.array([10**9, 5, 10**9, 7]), np.array([0, 0, 0, 0])]
+    assert first_appearance(wide).tolist() == [0, 1, 0, 2]
+
+
+def test_unique_integers_is_np_unique_with_its_inverse():
+    ranks = read_likwid(SONATA).table["rank"].to_numpy()[::-1]  # 47 .. 0, 12 rows each
+    values, codes = unique_integers(ranks)
+    assert values.tolist() == list(range(48))
+    np.testing.assert_array_equal(values[codes], ranks)
+    sparse = np.array([10**12, -1, 10**12, 3])  # the span is far wider than the rows: sorted
+    values, codes = unique_integers(sparse)
+    assert values.tolist() == [-1, 3, 10**12]
+    assert codes.tolist() == [2, 0, 2, 1]
+    assert unique_integers(np.zeros(0, dtype=np.int64))[0].tolist() == []
+
+
+def test_text_dtype_is_made_once_and_is_pandas_own():
+    assert text_dtype(("FLOP rate [GFLOP/s]",)) is text_dtype(("FLOP rate [GFLOP/s]",))
+    assert text_dtype(("a", "b")) == pd.CategoricalDtype(["a", "b"])
+    assert text_dtype(("a",)).categories.dtype == pd.CategoricalDtype(["a"]).categories.dtype
+    assert text_dtype(("a",), as_objects=True).categories.dtype == object
+
+
+def test_a_points_table_of_one_thread_per_point_sums_to_its_own_rates():
+    # 3 ranks x 2 regions, one thread each: every (rank, region) row its own group, so the
+    # sums are the table's numbers (infinite GFLOP/s is not a measurement: NaN, as a thread)
+    table = pd.DataFrame({"region": ["b", "a"] * 3, "rank": [2, 2, 0, 0, 1, 1],
+                          "performance_gflops": [1.0, 2.0, np.inf, 4.0, 5.0, np.nan],
+                          "bandwidth_gbs": [0.5, 1.0, 1.5, 2.0, 2.5, 3.0],
+                          "runtime_seconds": [6.0, 5.0, 4.0, 3.0, 2.0, 1.0]})
+    run = read_points_table(table)
+    frame = cached_run_frame(run)
+    assert frame["rank"].tolist() == [2, 2, 0, 0, 1, 1]
+    assert frame["region"].tolist() == ["b", "a"] * 3
+    np.testing.assert_array_equal(frame["FLOP rate [GFLOP/s]"],
+                                  [1.0, 2.0, np.nan, 4.0, 5.0, np.nan])
+    np.testing.assert_array_equal(frame["runtime_s"], table["runtime_seconds"])
+    assert frame["n_threads"].tolist() == [1] * 6
+    assert set(frame["groups"]) == {"points"}
+    # pandas' own groupby of the per-thread table gives the same sums
+    reference = run.table.groupby(KEYS, observed=True, sort=False)["Memory bandwidth [GBytes/s]"]
+    np.testing.assert_array_equal(frame["Memory bandwidth [GBytes/s]"], reference.sum().to_numpy())
+    source = RunSource(run)
+    np.testing.assert_array_equal(source.thread_maxima("Memory bandwidth [GBytes/s]"),
+                                  table["bandwidth_gbs"])

@@ -16,6 +16,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import PointsTableError
+from roofline_widget.io.key_codes import text_dtype
 from roofline_widget.units import UnitKind, parse_unit
 
 __all__ = [
@@ -88,7 +89,7 @@ def text_cells(frame: pd.DataFrame, column: str | None, default: str) -> pd.Cate
     """
     if column is None:
         return pd.Categorical.from_codes(np.zeros(len(frame), dtype=np.int8),
-                                         categories=pd.Index([default], dtype=object))
+                                         dtype=text_dtype((default,), as_objects=True))
     codes, uniques = pd.factorize(frame[column])
     if not all(isinstance(value, str) for value in uniques):
         # numbers (1 and 1.0 are one key to factorize, two texts): each cell as text
@@ -100,8 +101,15 @@ def text_cells(frame: pd.DataFrame, column: str | None, default: str) -> pd.Cate
 
 def relabeled(codes: np.ndarray, texts: list[str]) -> pd.Categorical:
     """Per row ``texts[code]`` (code -1: the last text) as a categorical, texts in order of
-    first appearance (equal texts merged)."""
+    first appearance (equal texts merged).
+
+    ``codes`` are numbered in order of first appearance themselves (a factorize's).
+    """
     merged, distinct = pd.factorize(np.array(texts, dtype=object))
+    if len(distinct) == len(texts) and (not len(codes) or int(codes.min()) >= 0):
+        # nothing merged, no default: the codes as they are, the texts used
+        used = np.arange(int(codes.max()) + 1 if len(codes) else 0)
+        return pd.Categorical.from_codes(codes, categories=pd.Index(distinct[used], dtype=object))
     row_codes, used = pd.factorize(merged[codes])
     return pd.Categorical.from_codes(row_codes, categories=pd.Index(distinct[used], dtype=object))
 
@@ -109,6 +117,8 @@ def relabeled(codes: np.ndarray, texts: list[str]) -> pd.Categorical:
 def integer_cells(frame: pd.DataFrame, column: str | None, source: str, default: int, low: int,
               high: int) -> np.ndarray:
     """An integer column from ``low`` to ``high`` (``default`` where missing)."""
+    if column is None and low <= default <= high:
+        return np.full(len(frame), default, dtype=np.int64)
     values = number_cells(frame, column, source, low=-np.inf)
     values = np.where(np.isnan(values), default, values)
     bad = np.flatnonzero((values != np.round(values)) | (values < low) | (values > high))

@@ -52,7 +52,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import PointsTableError
-from roofline_widget.io.key_codes import duplicated, integer_codes
+from roofline_widget.io.key_codes import duplicated, integer_codes, text_dtype
 from roofline_widget.io.opener import PathOrBuffer, is_file_like, peek, read_bytes, source_name
 from roofline_widget.io.parsed import key_table
 from roofline_widget.io.points_cells import (
@@ -233,31 +233,43 @@ def _check_unique(points: _Points, source: str) -> None:
                                "again")
 
 
-def _codes(values: pd.Categorical, rows: np.ndarray) -> pd.Categorical:
+def _codes(values: pd.Categorical, rows: np.ndarray | slice) -> pd.Categorical:
     """``values[rows]`` as a categorical (the categories of the whole column kept)."""
-    return pd.Categorical.from_codes(np.asarray(values.codes)[rows], categories=values.categories)
+    return pd.Categorical.from_codes(np.asarray(values.codes)[rows], dtype=values.dtype)
+
+
+def _thread_dtype(widest: int) -> pd.CategoricalDtype:
+    """The dtype of the ``thread`` labels ``thread 0`` .. ``thread <widest - 1>`` (the usual
+    few made once)."""
+    labels = tuple(f"thread {i}" for i in range(widest))
+    return text_dtype(labels) if widest <= 256 else pd.CategoricalDtype(list(labels))
 
 
 def _run_table(points: _Points, rows: np.ndarray, source: str) -> pd.DataFrame:
     """The per-thread rows of the points at ``rows``: each point's rates shared by its threads."""
     threads = points.threads[rows]
-    expanded = np.repeat(rows, threads)
-    offsets = np.arange(len(expanded)) - np.repeat(np.cumsum(threads) - threads, threads)
-    share = 1.0 / np.repeat(threads, threads).astype(float)
+    one_each = not len(threads) or int(threads.max()) == 1  # a thread row per point
+    expanded = rows if one_each else np.repeat(rows, threads)
+    offsets = (np.zeros(len(rows), dtype=np.int64) if one_each else
+               np.arange(len(expanded)) - np.repeat(np.cumsum(threads) - threads, threads))
+    share = 1.0 if one_each else 1.0 / np.repeat(threads, threads).astype(float)
+    # every point once, in order (the rows of a table of one file): its columns as they are
+    # (the frame copies them), not copied first
+    pick = slice(None) if one_each and len(rows) == len(points.threads) else expanded
     rates = points.rates
     widest = int(threads.max()) if len(threads) else 0
     table = key_table(
-        source=source, total=len(expanded), line=expanded + 2, rank=points.ranks[expanded],
-        region=_codes(points.regions, expanded), group_index=np.ones(len(expanded), np.int64),
-        group=_codes(points.groups, expanded),
-        thread=pd.Categorical.from_codes(offsets, [f"thread {i}" for i in range(widest)]),
-        host=pd.Categorical.from_codes(np.zeros(len(expanded), np.int8), [""]),
-        cpu=np.full(len(expanded), -1), device=_codes(points.devices, expanded),
-        call_count=points.call_counts[expanded], runtime_s=rates.runtime[expanded])
+        source=source, total=len(expanded), line=expanded + 2, rank=points.ranks[pick],
+        region=_codes(points.regions, pick), group_index=np.ones(len(expanded), np.int64),
+        group=_codes(points.groups, pick),
+        thread=pd.Categorical.from_codes(offsets, dtype=_thread_dtype(widest)),
+        host=pd.Categorical.from_codes(np.zeros(len(expanded), np.int8), dtype=text_dtype(("",))),
+        cpu=np.full(len(expanded), -1), device=_codes(points.devices, pick),
+        call_count=points.call_counts[pick], runtime_s=rates.runtime[pick])
     flops_to_native = 1.0 / parse_unit(rates.flops_metric).to_giga
     bytes_to_native = 1.0 / parse_unit(rates.bandwidth_metric).to_giga
-    table[rates.flops_metric] = rates.performance[expanded] * share * flops_to_native
-    table[rates.bandwidth_metric] = rates.bandwidth[expanded] * share * bytes_to_native
+    table[rates.flops_metric] = rates.performance[pick] * share * flops_to_native
+    table[rates.bandwidth_metric] = rates.bandwidth[pick] * share * bytes_to_native
     return table
 
 

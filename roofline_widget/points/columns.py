@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from roofline_widget.io.key_codes import column_codes, sorted_categorical
+from roofline_widget.io.key_codes import column_codes, sorted_categorical, text_dtype, unique_integers
 from roofline_widget.model import GPU
 from roofline_widget.points.detection import channel_totals
 from roofline_widget.points.engines.run import RankPlaces
@@ -103,15 +103,17 @@ class RegionColumns:
         self.bandwidth_metrics = [m for m in self.metrics if self.units[m].kind == UnitKind.BYTE_RATE]
         lengths = [len(part) for part in self.sources]
         file_codes = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
-        self._keys = {"file": pd.Categorical.from_codes(file_codes, categories=self.files),
+        self._keys = {"file": pd.Categorical.from_codes(file_codes,
+                                                        dtype=text_dtype(tuple(self.files))),
                       "run": np.repeat(np.array([getattr(part, "run_number", 1) for part in
                                                  self.sources], dtype=np.int64), lengths)}
         self._frame = None
-        self.ranks = np.unique(self.key("rank")).astype(int).tolist()
+        self.ranks = unique_integers(self.key_numbers("rank"))[0].tolist()
         self.regions = list(self.label_codes("region")[1])
         self.region_codes = self.label_codes("region")[0]
         device_codes, devices = self.label_codes("device")
-        self.gpu_rows = np.asarray(devices == GPU)[device_codes] if len(devices) else \
+        self.gpu_rows = np.asarray(devices.to_numpy(dtype=object) == GPU)[device_codes] \
+            if len(devices) else \
             np.zeros(len(file_codes), dtype=bool)
         self._metric_values: dict[str, np.ndarray] = {}
         self._unmeasured: dict[str, Unmeasured] = {}
@@ -148,17 +150,21 @@ class RegionColumns:
         dtype = np.int64 if name in ("rank", "n_threads", "run") else float
         return np.asarray(self.key(name), dtype=dtype)
 
-    def label_codes(self, name: str) -> tuple[np.ndarray, pd.Index]:
-        """(codes, categories) of a categorical key column (``file, region, device, groups``)."""
+    def _labels(self, name: str) -> pd.Categorical:
         column = self.key(name)
         if not isinstance(column, pd.Categorical):
             raise TypeError(f"key column {name!r} is not categorical")
+        return column
+
+    def label_codes(self, name: str) -> tuple[np.ndarray, pd.Index]:
+        """(codes, categories) of a categorical key column (``file, region, device, groups``)."""
+        column = self._labels(name)
         return np.asarray(column.codes), column.categories
 
     def label_column(self, name: str, rows: np.ndarray) -> pd.Categorical:
         """A categorical key column at ``rows`` (the categories of all rows kept)."""
-        codes, categories = self.label_codes(name)
-        return pd.Categorical.from_codes(codes[rows], categories=categories)
+        column = self._labels(name)
+        return pd.Categorical.from_codes(np.asarray(column.codes)[rows], dtype=column.dtype)
 
     def plain_labels(self, name: str, rows: np.ndarray) -> list[str]:
         """A categorical key column at ``rows`` as plain ``str`` (converted once per category)."""
@@ -173,8 +179,14 @@ class RegionColumns:
         ``"device_family"`` and ``"device_name"``, as
         :class:`~roofline_widget.points.engines.run.RunSource` does from the rows' groups and
         the run's layout and ``cpu_name``); without it a CPU row is of family ``"cpu"``, a GPU
-        row of family ``"gpu"``, its name ``""``.
+        row of family ``"gpu"``, its name ``""``.  A source's labels are categoricals of the
+        values present, sorted (as ``pd.Categorical`` of the texts): one such source's are
+        taken as they are.
         """
+        if self._devices is None and len(self.sources) == 1 \
+                and hasattr(self.sources[0], "device_labels"):
+            given = self.sources[0].device_labels()
+            self._devices = None if given is None else dict(given)
         if self._devices is None:
             parts: dict[str, list] = {"device_family": [], "device_name": []}
             for part in self.sources:
@@ -188,7 +200,7 @@ class RegionColumns:
                     values.append(column_codes(given[key]))
             self._devices = {key: _joined_labels(values) for key, values in parts.items()}
         column = self._devices[name]
-        return pd.Categorical.from_codes(column.codes[rows], categories=column.categories)
+        return pd.Categorical.from_codes(column.codes[rows], dtype=column.dtype)
 
     def sums(self, metric: str) -> np.ndarray:
         """The sums of one metric (a name of :attr:`metrics`) over all rows, kept.

@@ -72,18 +72,22 @@ def giga_rates(sums: RegionColumns, metric: str | None, role: str, expected_kind
     if problem is not None or metric is None:
         return np.full(n, np.nan), np.ones(n, dtype=np.intp), ["", str(problem)], {}
     raw = sums.sums(metric)
-    values = raw[rows] if groups is None else groups.sum(raw[rows])
+    every = groups is None and len(rows) == len(raw)  # every row (rows ascend): none picked
+    values = raw if every else raw[rows] if groups is None else groups.sum(raw[rows])
     values = values * unit.to_giga
-    gpu = sums.gpu_rows[rows if groups is None else groups.first_rows]
+    gpu = sums.gpu_rows if every else sums.gpu_rows[rows if groups is None else groups.first_rows]
     # "measured on CPUs only": no GPU row has a value, some CPU row has (a LIKWID GPU group
     # without memory traffic); a GPU metric that is NaN on every GPU row is "not measured"
     gpu_metric = bool(np.isfinite(raw[sums.gpu_rows]).any()
                       or not np.isfinite(raw[~sums.gpu_rows]).any())
     missing = _unmeasured_names(sums, metric, rows, groups)
+    with np.errstate(invalid="ignore"):
+        usable = values > 0  # False for NaN
+    usable &= ~np.isinf(values)
     partial = np.zeros(n, dtype=bool)
     partial[list(missing)] = True
     with np.errstate(invalid="ignore"):
-        conditions = [
+        conditions = [] if usable.all() else [  # every value a positive number: no reason
             np.isnan(values) & gpu & (not gpu_metric),
             np.isnan(values),
             np.isinf(values),
@@ -100,7 +104,8 @@ def giga_rates(sums: RegionColumns, metric: str | None, role: str, expected_kind
         f"{metric!r} is zero on every thread",
         f"{metric!r} is negative",
     ]
-    codes = np.select(conditions, np.arange(1, len(texts)), default=0)
+    codes = (np.select(conditions, np.arange(1, len(texts)), default=0) if conditions
+             else np.zeros(n, dtype=np.int64))
     if not keep and missing:
         # not measured on some thread: that is the reason, whatever the other threads say
         index: dict[str, int] = {}

@@ -54,6 +54,7 @@ __all__ = [
     "format_ranks",
     "rank_grouping",
     "rank_label",
+    "rank_labels",
     "split_runs",
     "summed_ranks",
 ]
@@ -103,7 +104,18 @@ def format_ranks(ranks: Sequence[int]) -> str:
 def rank_label(rank: int) -> str:
     """``"rank 3"``: the label of one rank (``format_ranks([rank])``), ``"all ranks"`` for -1
     (a point that sums every rank, read back from a points table)."""
-    return "all ranks" if rank == ALL_RANKS else f"rank {rank}"
+    return rank_labels([rank])[0]
+
+
+def rank_labels(ranks: Sequence[int]) -> list[str]:
+    """:func:`rank_label` of each of ``ranks`` (one pass over thousands of ranks).
+
+    Examples
+    --------
+    >>> rank_labels([-1, 0, 7])
+    ['all ranks', 'rank 0', 'rank 7']
+    """
+    return ["all ranks" if rank == ALL_RANKS else f"rank {rank}" for rank in ranks]
 
 
 def summed_ranks(rank: SupportsInt, rank_group: object = None) -> str | None:

@@ -239,7 +239,10 @@ class RegionSums(RegionColumns):
         shown = rows if groups is None else groups.first_rows
         missing = unmeasured_union(flops_missing, bw_missing, np.flatnonzero(placed))
         used = replace(chosen, flops_metric=flops_metric, bandwidth_metric=bandwidth_metric)
-        return SelectedPoints(self, shown[placed], performance[placed], bandwidth[placed],
-                              shown[~placed], reasons, used, notes,
+        left_out_rows = shown[~placed]
+        if not placed.all():  # (every one placed: the arrays as they are)
+            shown, performance, bandwidth = shown[placed], performance[placed], bandwidth[placed]
+        return SelectedPoints(self, shown, performance, bandwidth, left_out_rows, reasons, used,
+                              notes,
                               combined=None if groups is None else (groups, placed),
                               unmeasured_threads=missing)

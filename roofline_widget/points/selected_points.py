@@ -19,9 +19,10 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
+from roofline_widget.io.key_codes import text_dtype, unique_integers
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
-from roofline_widget.points.rank_groups import rank_label
+from roofline_widget.points.rank_groups import rank_labels
 from roofline_widget.points.selection import Selection
 from roofline_widget.schema import FRAME_KEYS
 
@@ -39,24 +40,24 @@ def note_warning(note: str) -> type[UserWarning]:
     return SelectionWarning if isinstance(note, SelectionNote) else MetricChoiceWarning
 
 
-def _constant_column(value, n: int) -> pd.Categorical:
-    categories = [] if value is None else [value]
-    return pd.Categorical.from_codes(np.full(n, 0 if categories else -1), categories=categories)
+def _constant_column(value: str | None, n: int) -> pd.Categorical:
+    if value is None:
+        return pd.Categorical.from_codes(np.full(n, -1, dtype=np.int8), categories=[])
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=text_dtype((value,)))
 
 
 #: Per sums: each row's index into the labels of all its ranks, and those labels as a dtype.
 _RANK_LABELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _rank_labels(sums: RegionColumns, rows: np.ndarray) -> pd.Categorical:
+def _rank_labels(sums: RegionColumns, rows: np.ndarray | slice) -> pd.Categorical:
     """``"rank 3"`` per row of ``rows`` (the ``rank_group`` of points kept per rank; ``"all
     ranks"`` for rank -1, a sum read back from a points table); categories: the ranks there,
     ascending.  The labels of all the sums' ranks are made once."""
     found = _RANK_LABELS.get(sums)
     if found is None:
-        values, codes = np.unique(sums.key_numbers("rank"), return_inverse=True)
-        labels = pd.CategoricalDtype([rank_label(value) for value in values.tolist()])
-        found = _RANK_LABELS[sums] = (np.asarray(codes).ravel(), labels)
+        values, codes = unique_integers(sums.key_numbers("rank"))
+        found = _RANK_LABELS[sums] = (codes, pd.CategoricalDtype(rank_labels(values.tolist())))
     codes, labels = found
     chosen = codes[rows]
     present = np.zeros(len(labels.categories), dtype=bool)
@@ -198,6 +199,8 @@ class SelectedPoints:
                  unmeasured_threads: np.ndarray | None = None) -> None:
         self._sums = sums
         self._rows, self._performance, self._bandwidth = rows, performance, bandwidth
+        # every row of the sums placed, in order (rows ascend): their columns read as they are
+        self._placed_at: np.ndarray | slice = slice(None) if len(rows) == len(sums) else rows
         self._left_out_rows, self._reasons = left_out_rows, reasons
         # (CombinedRanks, placed mask over its groups) when the ranks were summed
         self._combined = combined
@@ -217,14 +220,14 @@ class SelectedPoints:
         """A numeric key column (rank, runtime_s, n_threads, call_count) of the points
         (``placed``) or of the left-out rows."""
         if self._combined is None:
-            return self._sums.key_numbers(name)[self._rows if placed else self._left_out_rows]
+            return self._sums.key_numbers(name)[self._placed_at if placed else self._left_out_rows]
         groups, mask = self._combined
         return groups.column(self._sums, name)[mask if placed else ~mask]
 
     def _rank_groups(self, placed: bool) -> pd.Categorical:
         """The ``rank_group`` column of the points (``placed``) or of the left-out rows."""
         if self._combined is None:
-            return _rank_labels(self._sums, self._rows if placed else self._left_out_rows)
+            return _rank_labels(self._sums, self._placed_at if placed else self._left_out_rows)
         groups, mask = self._combined
         labels = groups.labels(self._sums)
         return labels[mask if placed else ~mask]
@@ -232,7 +235,7 @@ class SelectedPoints:
     def _placed_max(self, values: np.ndarray) -> np.ndarray:
         """Per placed point the largest of ``values`` (one per row of the sums) it covers."""
         if self._combined is None:
-            return values[self._rows]
+            return values[self._placed_at]
         groups, mask = self._combined
         return groups.max(values[groups.rows])[mask]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import weakref
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -53,8 +53,10 @@ class RunAggregate:
     Attributes
     ----------
     columns : dict of str to array
-        One value per (rank, region, device) row: the :data:`SOURCE_KEYS`, then one
-        column per metric (sum over threads, native unit); the columns of :attr:`frame`.
+        One value per (rank, region, device) row: the numeric :data:`SOURCE_KEYS`
+        (``region``, ``device`` and ``groups`` are :attr:`categoricals`), then one
+        column per metric (sum over threads, native unit); with those, the columns of
+        :attr:`frame`.
     metric_names : list of str
         The metrics, in the run's order.
     group_rows : numpy.ndarray
@@ -87,9 +89,11 @@ class RunAggregate:
         """The :attr:`columns` as one DataFrame (built on first use: the sums engine reads the
         arrays; a frame costs more than a small run's sums)."""
         data = dict(self.columns)
+        texts = {name: np.asarray(self.categoricals[name], dtype=object)
+                 for name in ("region", "device", "groups")}
         for name in ("region", "device"):
-            data[name] = pd.Series(data[name], dtype=object, copy=False)
-        data["groups"] = pd.Series(data["groups"]).array  # labels inferred (str)
+            data[name] = pd.Series(texts[name], dtype=object, copy=False)
+        data["groups"] = pd.Series(texts["groups"]).array  # labels inferred (str)
         return pd.DataFrame(data, columns=[*SOURCE_KEYS, *self.metric_names])
 
 
@@ -101,6 +105,8 @@ def _group_labels(group_codes: np.ndarray, names: np.ndarray, rows: np.ndarray,
     ``names`` (numbered in file order), ``rows`` its (rank, region, device)
     row; a label joins a row's groups in file order.
     """
+    if len(names) == 1:  # one group (every row's): no pattern to find
+        return np.zeros(n_rows, dtype=np.int64), np.array([str(names[0])], dtype=object)
     present = np.zeros((n_rows, len(names)), dtype=bool)
     present[rows, group_codes] = True
     if len(names) < 63:  # each row's set of groups as the bits of one integer
@@ -124,17 +130,34 @@ def _aggregate_run(run: LikwidRun) -> RunAggregate:
     keys["rank"] = (integer_codes(table["rank"].to_numpy()), np.zeros(0, dtype=object))
     codes = first_appearance([keys[name][0] for name in _GROUP_KEYS])
     used = codes >= 0  # a row without a key (none in practice) belongs to no group
-    order = np.flatnonzero(used)[np.argsort(codes[used], kind="stable")]
-    counts = np.bincount(codes[used], minlength=int(codes.max()) + 1 if used.any() else 0)
-    starts = np.cumsum(counts) - counts
-    group_first = order[starts]
+    n_groups = int(codes.max()) + 1 if used.any() else 0
+    in_order = n_groups == len(codes)  # every row a group of its own, numbered as the rows are
+    if in_order:
+        order = starts = group_first = np.arange(n_groups)
+        counts = np.ones(n_groups, dtype=np.int64)
+    else:
+        order = np.flatnonzero(used)[np.argsort(codes[used], kind="stable")]
+        counts = np.bincount(codes[used], minlength=n_groups)
+        starts = np.cumsum(counts) - counts
+        group_first = order[starts]
     # the metric columns by position (``table[metrics]`` looks each name up: costlier than the sums)
-    values = (table.iloc[:, len(KEY_COLUMNS):].to_numpy(dtype=float).T[:, order] if metrics
+    values = (table.iloc[:, len(KEY_COLUMNS):].to_numpy(dtype=float).T if metrics
               else np.zeros((0, len(order))))
-    reduced = sum_over_segments(values, counts)
-    maxima = np.array([max_over_segments(table[name].to_numpy(dtype=float)[order], counts)
+    reduced = sum_over_segments(values if in_order else values[:, order], counts)
+    # the largest over a group's threads (over one thread: its own value)
+    maxima = np.array([table[name].to_numpy(dtype=float) if in_order
+                       else max_over_segments(table[name].to_numpy(dtype=float)[order], counts)
                        for name in ("runtime_s", "call_count")]).reshape(2, len(counts))
-    group_rows = first_appearance([keys[name][0][group_first] for name in _GROUP_KEYS[:3]])
+    group_keys = keys["group"][0]
+    if len(group_keys) and int(group_keys.min()) == int(group_keys.max()) >= 0:
+        # one group: a (rank, region, device) per key, every key of that group
+        group_rows = np.arange(len(group_first))
+        group_codes = np.zeros(len(group_first), dtype=np.int64)
+        group_names = group_keys[:1 if len(group_first) else 0]
+    else:
+        group_rows = first_appearance([keys[name][0][group_first] for name in _GROUP_KEYS[:3]])
+        group_codes = first_appearance([group_keys[group_first]])
+        group_names = group_keys[group_first[first_rows(group_codes)]]
     n_rows = int(group_rows.max()) + 1 if len(group_rows) else 0
     numbers = np.concatenate([maxima, reduced.sums])
     if n_rows < len(group_rows):  # several groups of a (rank, region, device): the first valued
@@ -142,14 +165,12 @@ def _aggregate_run(run: LikwidRun) -> RunAggregate:
     n_threads = np.zeros(n_rows, dtype=np.int64)
     np.maximum.at(n_threads, group_rows, counts)
     row_first = group_first[first_rows(group_rows)]
-    group_codes, group_names = pd.factorize(keys["group"][0][group_first])
     label_codes, labels = _group_labels(group_codes, keys["group"][1][group_names], group_rows,
                                         n_rows)
     labelled = {name: (keys[name][0][row_first], keys[name][1]) for name in ("region", "device")}
     labelled["groups"] = (label_codes, labels)
     columns = {
         "rank": table["rank"].to_numpy(dtype=np.int64)[row_first],
-        **{name: texts[row_codes] for name, (row_codes, texts) in labelled.items()},
         "n_threads": n_threads, "runtime_s": numbers[0], "call_count": numbers[1],
         **dict(zip(metrics, numbers[2:]))}
     categoricals = {name: sorted_categorical(row_codes, texts)
@@ -262,6 +283,8 @@ def _summed_groups(aggregate: RunAggregate, index: int) -> tuple[np.ndarray, np.
     """(frame rows, the group each row's sum of metric ``index`` comes from): the first group
     (file order) with a value."""
     candidates = np.flatnonzero(~np.isnan(aggregate.group_sums[index]))
+    if len(aggregate.group_rows) == len(aggregate):  # a group per row: the row's own
+        return candidates, candidates
     first = np.full(len(aggregate), len(aggregate.group_rows), dtype=np.int64)
     np.minimum.at(first, aggregate.group_rows[candidates], candidates)  # the first in file order
     rows = np.flatnonzero(first < len(aggregate.group_rows))
@@ -272,9 +295,15 @@ def _thread_maxima(run: LikwidRun, aggregate: RunAggregate, metric: str) -> np.n
     """Per frame row the largest value of ``metric`` among the threads its sum adds up
     (the group the sum comes from); NaN where it has none."""
     index = aggregate.metric_names.index(metric)
-    values = run.table[metric].to_numpy(dtype=float)[aggregate.order]
-    counts = np.diff(np.append(aggregate.starts, len(aggregate.order)))
-    per_group = max_over_segments(values, counts)
+    values = run.table[metric].to_numpy(dtype=float)
+    if len(aggregate.order) == len(aggregate.starts) == len(aggregate.group_rows) \
+            == len(aggregate):  # a thread per group, a group per row: where its sum is a value
+        return np.where(np.isnan(aggregate.group_sums[index]), np.nan, values[aggregate.order])
+    if len(aggregate.order) == len(aggregate.starts) == len(values):  # a thread per group
+        per_group = values[aggregate.order]  # the largest of one: itself
+    else:
+        counts = np.diff(np.append(aggregate.starts, len(aggregate.order)))
+        per_group = max_over_segments(values[aggregate.order], counts)
     out = np.full(len(aggregate), np.nan)
     rows, groups = _summed_groups(aggregate, index)
     out[rows] = per_group[groups]
@@ -341,8 +370,9 @@ class RunSource:
         self._aggregate = run_aggregate(run)
         columns = self._columns = self._aggregate.columns
         self.metric_names = list(self._aggregate.metric_names)
-        self.keys = {name: self._aggregate.categoricals.get(name, columns[name])
-                     for name in SOURCE_KEYS}
+        categoricals = self._aggregate.categoricals
+        self.keys: dict[str, Any] = {name: categoricals[name] if name in categoricals
+                                     else columns[name] for name in SOURCE_KEYS}
         self._maxima: dict[str, np.ndarray] = {}
         self._limits: np.ndarray | None = None
         self._devices: dict[str, pd.Categorical] | None = None
@@ -393,7 +423,8 @@ class RunSource:
         return _unmeasured_threads(self.run, self._aggregate, metric)
 
     def device_labels(self) -> dict[str, pd.Categorical]:
-        """Per row its ``"device_family"`` and ``"device_name"`` (worked out once, from codes).
+        """Per row its ``"device_family"`` and ``"device_name"`` (worked out once, from codes;
+        categoricals of the values present, sorted).
 
         The family from the row's device and groups and the run's layout
         (:func:`~roofline_widget.model.device_family`: an ``NCU`` row is NVIDIA's, a
@@ -404,8 +435,8 @@ class RunSource:
         """
         if self._devices is None:
             devices, groups = self.keys["device"], self.keys["groups"]
-            pairs = devices.codes.astype(np.int64) * len(groups.categories) + groups.codes
-            pair_codes = pd.factorize(pairs)[0]
+            pair_codes = first_appearance([np.asarray(devices.codes, dtype=np.int64),
+                                           np.asarray(groups.codes, dtype=np.int64)])
             families = np.array([str(device_family(self.run.layout, str(devices[row]),
                                                    str(groups[row])))
                                  for row in first_rows(pair_codes).tolist()], dtype=object)
