@@ -133,8 +133,9 @@ def test_what_the_first_draw_does_not_show_is_made_when_first_needed(recorded):
     placeholder = controls.left_out.children[0]
     assert controls.ceilings_section.children[0] is placeholder
     assert placeholder.value == ""
-    # no host in the data: the host menu is not made (nor sent)
-    assert list(controls.rank_control.box.children[0].children) == [controls.rank_control.text]
+    # no host in the data: the host menu is not made (nor sent), nor a row for the field and it
+    assert list(controls.rank_control.box.children) == [controls.rank_control.text,
+                                                        controls.rank_control.hint_html]
     assert len(_opened(recorded)) <= MAX_WIDGETS
     assert len(recorded) <= MAX_MESSAGES
 

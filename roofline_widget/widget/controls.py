@@ -230,24 +230,29 @@ class RooflineControls:
                 children.insert(children.index(panel) + 1, box)
                 self._owner.children = children
 
-    def _row(self, *children, margin: str = "0 0 2px 0", css: str = "") -> widgets.HBox:
-        """A row of the panel (DOM class ``css``): it wraps on narrow screens instead of overflowing."""
+    def _row(self, *children, width: str = "100%", margin: str = "0 0 2px 0",
+             css: str = "") -> widgets.HBox:
+        """A row of the panel (DOM class ``css``), the panel's width (a line of its own): it
+        wraps on narrow screens instead of overflowing."""
         return widgets.HBox(list(children), layout=self._looks.layout(
-            flex_flow="row wrap", align_items="center", margin=margin),
-            _dom_classes=(css,) if css else ())
+            flex_flow="row wrap", align_items="center", margin=margin,
+            **({"width": width} if width else {})), _dom_classes=(css,) if css else ())
 
     def _layout(self, figure: RooflineFigure) -> list:
         row, looks = self._row, self._looks
-        # the metric choices and patterns are a column's width each: two columns, no box around
-        panel = widgets.VBox([
+        # The panel's lines wrap: each row fills one; the two peaks' groups (slider, text
+        # box, button) share one where both fit, and wrap as groups (no row around them).
+        # The metric choices and patterns are a column's width each: two columns, no box around.
+        panel = widgets.HBox([
             row(self.flops_choice, self.bandwidth_choice),
             row(self.include_text, self.exclude_text),
             row(self.rank_control.box, *((self.group_choice,) if self._group.made else ())),
-            row(*(row(slider, text, box, margin="0 12px 0 0")
-                  for _t, slider, text, box in self.peaks.rows())),
+            *(row(slider, text, box, width="", margin="0 12px 2px 0")
+              for _t, slider, text, box in self.peaks.rows()),
             row(self.color_choice, self.size_choice, self.interaction_choice,
                 self.reset_button, self.rank_view_choice),
-        ], layout=looks.layout(padding="6px 4px", margin="0 0 6px 0", border="1px solid #e0e0e0"))
+        ], layout=looks.layout(flex_flow="row wrap", padding="6px 4px", margin="0 0 6px 0",
+                               border="1px solid #e0e0e0"))
         # the message box joins them with the first message (message_html)
         return [panel, figure.plot, self.legend_html, self.detail_html, self.status_html,
                 self.ceilings_section, self.left_out]

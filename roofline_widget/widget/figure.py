@@ -86,6 +86,8 @@ class RooflineFigure:
     plot : bqplot.Figure
         The figure widget (DOM class ``roofline-figure``).
     x_scale, y_scale : bqplot.LogScale
+    unit_scale : bqplot.LinearScale
+        From 0 to 1: the figure's ``scale_x`` and ``scale_y`` and the points' size scale.
     x_axis, y_axis : bqplot.Axis
     points : PointsMark
         The points' marks: SVG up to ``points.threshold`` points, WebGL above
@@ -148,11 +150,13 @@ class RooflineFigure:
             lambda: PanZoom(scales={"x": [self.x_scale], "y": [self.y_scale]}))
         self.plot = bq.Figure(
             marks=[], axes=[self.x_axis, self.y_axis], interaction=None,
+            scale_x=self.unit_scale, scale_y=self.unit_scale,
             fig_margin=dict(FIG_MARGIN), layout=widgets.Layout(
                 width="100%", min_width=f"{figure_px(MIN_PLOT_PX, 'left', 'right')}px",
                 height=f"{figure_px(PLOT_HEIGHT_PX, 'top', 'bottom')}px"),
             _dom_classes=("roofline-figure",), _view_count=0)  # views tracked: PointsMark
-        self.points = PointsMark({"x": self.x_scale, "y": self.y_scale, "color": self.color_scale},
+        self.points = PointsMark({"x": self.x_scale, "y": self.y_scale, "color": self.color_scale,
+                                  "size": self.unit_scale},
                                  self.tooltip, self.plot, on_marks=self._update_marks)
         self.scatter = self.points.svg
         self.pointer = PointerTool(self, on_new_mark=self._update_marks)
@@ -167,6 +171,9 @@ class RooflineFigure:
         # A fixed scale (code i is the palette's i-th colour): only the points' codes change
         # with ``color_by``, in one message, so the browser never mixes old codes and new colours.
         self.color_scale = bq.ColorScale(colors=list(PALETTE), min=0, max=len(PALETTE) - 1)
+        # [0, 1] to pixels (the figure's own scales: each view of it gets its range) and to
+        # marker areas (the points' sizes): one widget, not bqplot's default two plus one
+        self.unit_scale = bq.LinearScale(min=0, max=1, allow_padding=False)
         self.tooltip = self.looks.html(css=TOOLTIP_CLASS)
         # A <style> element applies wherever it is in the page, shown or not; this one is
         # in the page as long as the figure is: bqplot renders a mark's tooltip with the
