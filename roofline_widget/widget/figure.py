@@ -104,8 +104,8 @@ class RooflineFigure:
     ceiling_labels, ceiling_labels_start : bqplot.Label
         The ceilings' names and values, on their lines inside the plot: the
         labels that end at their anchor, and those that start there (a label
-        below a slope starts on it); each mark holds every ceiling, the other
-        mark's texts empty.
+        below a slope starts on it; that mark made for the first such label);
+        each mark holds every ceiling, the other mark's texts empty.
     roof_tooltip : ipywidgets.HTML
         The hover text of a ceiling (DOM class ``roofline-roof-tooltip``).
     roof : bqplot.Lines
@@ -183,7 +183,7 @@ class RooflineFigure:
                                           self.tooltip_css, looks=self.looks)
         marks = self.ceiling_marks
         self.ceilings, self.roof, self.roof_tooltip = marks.ceilings, marks.roof, marks.roof_tooltip
-        self.ceiling_labels, self.ceiling_labels_start = marks.labels, marks.labels_start
+        self.ceiling_labels = marks.labels
         self.ridge = marks.ridge
 
     @property
@@ -205,6 +205,11 @@ class RooflineFigure:
     def _update_marks(self) -> None:
         if hasattr(self, "pointer") and self.plot.marks != self.marks:
             self.plot.marks = self.marks
+
+    @property
+    def ceiling_labels_start(self) -> bq.Label:
+        """The ceilings' labels that start at their anchor (made when first needed)."""
+        return self.ceiling_marks.labels_start
 
     @property
     def roof_marks(self) -> tuple:
@@ -373,6 +378,7 @@ class RooflineFigure:
                                           scene.obstacles)
         with self._guard.hold(), holding(*self.roof_marks):
             self.ceiling_marks.draw(roofs, labels)
+            self._update_marks()  # the first starting label brings its mark
 
 
 class LazyLayers(dict):
