@@ -136,7 +136,8 @@ def test_each_widget_is_opened_once_with_its_first_draw_after_the_widgets_it_nam
     assert [kind for _id, kind, _keys in recorded] == ["comm_open"] * len(_opened(recorded))
     assert _UNKNOWN == {}  # the browser knows every model before a message names it
     figure, controls = w.figure, w.controls
-    assert figure.x_scale.min > 0 and len(figure.points.gl.x) == 5000
+    assert figure.x_scale.min > 0
+    assert len(figure.points.gl.x) == 5000
     assert controls.status_html.value.startswith("<b>5,000 points</b>")
     # the shared looks: one [0, 1] scale for the figure's two and the points' sizes; the
     # dropdowns, the number boxes and the text boxes of one description width, one style

@@ -71,10 +71,17 @@ def test_nested_blocks_open_at_the_outermost_end(sent):
     assert inner.model_id in {comm_id for comm_id, _kind, _state in sent}
 
 
-def test_a_block_that_raises_sends_nothing_and_closes_what_it_made(sent):
-    with pytest.raises(ValueError, match="broken"), opened_at_exit():
-        made = widgets.IntSlider(value=3)
+def _build_and_fail(made: list) -> None:
+    with opened_at_exit():
+        made.append(widgets.IntSlider(value=3))
         raise ValueError("broken")
+
+
+def test_a_block_that_raises_sends_nothing_and_closes_what_it_made(sent):
+    widgets_made: list = []
+    with pytest.raises(ValueError, match="broken"):
+        _build_and_fail(widgets_made)
+    made, = widgets_made
     assert sent == []
     assert made.comm is None  # closed: never opened, nothing to tell the browser
     later = widgets.IntSlider()  # and widgets open at once again
