@@ -125,8 +125,7 @@ class RooflineControls:
         self._owner: RooflineWidget | None = None
         self._looks = figure.looks
         self._build_choices(sums)
-        self.peaks = PeakControls(guard, looks=self._looks)
-        peaks = self.peaks
+        self.peaks = peaks = PeakControls(guard, looks=self._looks)
         self.flops_slider, self.flops_text, self.flops_empirical = (
             peaks.flops_slider, peaks.flops_text, peaks.flops_empirical)
         self.bandwidth_slider, self.bandwidth_text, self.bandwidth_empirical = (
@@ -230,24 +229,20 @@ class RooflineControls:
                 children.insert(children.index(panel) + 1, box)
                 self._owner.children = children
 
-    def _row(self, *children, width: str = "100%", margin: str = "0 0 2px 0",
-             css: str = "") -> widgets.HBox:
-        """A row of the panel (DOM class ``css``), the panel's width (a line of its own): it
-        wraps on narrow screens instead of overflowing."""
+    def _row(self, *children, width="100%", margin="0 0 2px 0", css="") -> widgets.HBox:
+        """A row of the panel (DOM class ``css``; width 100 %: a line of its own), wrapping."""
         return widgets.HBox(list(children), layout=self._looks.layout(
-            flex_flow="row wrap", align_items="center", margin=margin,
-            **({"width": width} if width else {})), _dom_classes=(css,) if css else ())
+            flex_flow="row wrap", align_items="center", width=width, margin=margin),
+            _dom_classes=(css,) if css else ())
 
     def _layout(self, figure: RooflineFigure) -> list:
         row, looks = self._row, self._looks
-        # The panel's lines wrap: each row fills one; the two peaks' groups (slider, text
-        # box, button) share one where both fit, and wrap as groups (no row around them).
-        # The metric choices and patterns are a column's width each: two columns, no box around.
+        # Rows fill a line each, the peaks' groups (slider, text, button) share one if both fit
         panel = widgets.HBox([
             row(self.flops_choice, self.bandwidth_choice),
             row(self.include_text, self.exclude_text),
             row(self.rank_control.box, *((self.group_choice,) if self._group.made else ())),
-            *(row(slider, text, box, width="", margin="0 12px 2px 0")
+            *(row(slider, text, box, width=None, margin="0 12px 2px 0")
               for _t, slider, text, box in self.peaks.rows()),
             row(self.color_choice, self.size_choice, self.interaction_choice,
                 self.reset_button, self.rank_view_choice),

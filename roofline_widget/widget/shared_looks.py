@@ -50,8 +50,8 @@ class SharedLooks:
         self._made: dict[tuple, widgets.Widget] = {}
         self._styles: dict[tuple, list[widgets.Style]] = {}
 
-    def layout(self, **traits: str) -> widgets.Layout:
-        """The shared ``Layout`` of these CSS properties (none: the plain one)."""
+    def layout(self, **traits: str | None) -> widgets.Layout:
+        """The shared ``Layout`` of these CSS properties (none: the plain one; None: not set)."""
         key = ("layout", *sorted(traits.items()))
         if key not in self._made:
             self._made[key] = widgets.Layout(**traits)
