@@ -242,7 +242,7 @@ class RooflineControls:
             row(self.flops_choice, self.bandwidth_choice),
             row(self.include_text, self.exclude_text),
             row(self.rank_control.box, *((self.group_choice,) if self._group.made else ())),
-            *(row(slider, text, box, width=None, margin="0 12px 2px 0")
+            *(row(slider, text, box, width=None, margin="0 12px 1px 0")  # wrapped: 2 px in all
               for _t, slider, text, box in self.peaks.rows()),
             row(self.color_choice, self.size_choice, self.interaction_choice,
                 self.reset_button, self.rank_view_choice),
