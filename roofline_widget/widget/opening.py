@@ -2,7 +2,7 @@
 
 ipywidgets opens a widget's comm when the widget is made (a ``comm_open``
 message holding its whole state) and sends each later change of a synced
-trait as a message of its own.  A roofline widget makes some 70 widgets and
+trait as a message of its own.  A roofline widget makes some 80 widgets and
 then draws its first refresh into them (points, ranges, texts, peaks): every
 value set after an open would be one more message for the kernel to
 serialize and sign, and for the browser to apply, before the first draw.
@@ -18,7 +18,9 @@ ipywidgets would have), under the same id, with the state it has then: one
 refers to (a box after its children, a mark after its scales), so that the
 browser knows every model before one names it.  If the block raises, the
 pending widgets are closed unopened: nothing is sent for them.  Widgets made
-later (made when first needed) are opened as ipywidgets does, when made.
+later (made when first needed) are opened as ipywidgets does, when made.  A
+widget opened before the block must not be given one made in it before the
+block ends (the browser would be told of a model it does not know yet).
 """
 
 from __future__ import annotations
