@@ -7,7 +7,11 @@ here by the comms the widgets open and the messages they publish
 them).  Counts, not times: the times are benchmarks/bench_browser_peers.py's.
 
 Counted for a points table of 5,000 points (625 ranks x 8 regions) on
-7 December 2026: 87 widgets and 112 messages for the build (101 and 126 before
+7 December 2026: 80 widgets and 80 messages for the build, each widget opened
+once with its first draw in it (87 and 112 before the widgets were opened at
+the end of the build, a unit scale and the description styles shared, the rank
+field's row and the peaks' row dropped and the starting labels' mark made when
+first needed; 101 and 126 before
 the widgets hidden or unused at the first draw were made when first needed:
 pan-zoom, hover proxy, flagged outlines, rank spread, dashed roof, message box,
 section contents, hidden menus; 201 and 273 before the sweep controls were
@@ -24,6 +28,7 @@ import collections
 import numpy as np
 import pandas as pd
 import pytest
+import traitlets
 from comm.base_comm import BaseComm
 from study_files import THREADS
 
@@ -37,9 +42,9 @@ from roofline_widget.widget.points_mark import (
 )
 
 #: Most widgets (comms) one build of a widget of data that is no chain may open.
-MAX_WIDGETS = 93
-#: Most comm messages of that build (opens and updates).
-MAX_MESSAGES = 118
+MAX_WIDGETS = 84
+#: Most comm messages of that build: one per widget (its open, no update after it).
+MAX_MESSAGES = MAX_WIDGETS
 
 
 #: What the recording comms sent: (comm id, message type, state keys).
@@ -48,11 +53,27 @@ _SENT: list[tuple] = []
 _MODELS: dict[str, str] = {}
 
 
+#: The widgets each message named before the widget was opened (comm id -> model ids).
+_UNKNOWN: dict[str, set] = {}
+
+
+def _named(value) -> set:
+    """The model ids a state names (``"IPY_MODEL_<id>"``, in lists and dicts too)."""
+    if isinstance(value, str):
+        return {value[len("IPY_MODEL_"):]} if value.startswith("IPY_MODEL_") else set()
+    items = value.values() if isinstance(value, dict) else value if isinstance(
+        value, (list, tuple)) else ()
+    return set().union(*map(_named, items))
+
+
 class _Recorded(BaseComm):
     """A comm that keeps what it would send in ``_SENT``."""
 
     def publish_msg(self, msg_type, data=None, metadata=None, buffers=None, **keys):
         state = (data or {}).get("state", {})
+        unknown = _named(state) - set(_MODELS)
+        if unknown:
+            _UNKNOWN[self.comm_id] = unknown
         if msg_type == "comm_open":
             _MODELS[self.comm_id] = state.get("_model_name", "?")
         _SENT.append((self.comm_id, msg_type, tuple(sorted(state))))
@@ -66,6 +87,7 @@ def recorded(monkeypatch):
     monkeypatch.setattr(comm, "create_comm", lambda *args, **keys: _Recorded(*args, **keys))
     _SENT.clear()
     _MODELS.clear()
+    _UNKNOWN.clear()
     return _SENT
 
 
@@ -89,8 +111,8 @@ def _opened(sent) -> set:
 def test_one_build_opens_a_bounded_number_of_widgets_and_no_sweep_controls(recorded):
     w = RooflineWidget(points_table(5000))
     opened = _opened(recorded)
-    assert 60 < len(opened) <= MAX_WIDGETS  # 87 on 7 December 2026 (101, 201 before)
-    assert len(recorded) <= MAX_MESSAGES  # 112 (126, 273 before)
+    assert 60 < len(opened) <= MAX_WIDGETS  # 80 on 7 December 2026 (87, 101, 201 before)
+    assert len(recorded) <= MAX_MESSAGES  # 80 (112, 126, 273 before)
     # data that is no chain: no sweep controls, no scaling panel, none sent
     assert not w.sweep_controls.built
     classes = {name for child in w.children for name in child._dom_classes}
@@ -108,13 +130,46 @@ def test_one_build_opens_a_bounded_number_of_widgets_and_no_sweep_controls(recor
     assert controls.status_html.layout.display in (None, "")
 
 
+def test_each_widget_is_opened_once_with_its_first_draw_after_the_widgets_it_names(recorded):
+    w = RooflineWidget(points_table(5000))
+    # one message per widget, its open: no value set after it (ranges, texts, points, peaks)
+    assert [kind for _id, kind, _keys in recorded] == ["comm_open"] * len(_opened(recorded))
+    assert _UNKNOWN == {}  # the browser knows every model before a message names it
+    figure, controls = w.figure, w.controls
+    assert figure.x_scale.min > 0
+    assert len(figure.points.gl.x) == 5000
+    assert controls.status_html.value.startswith("<b>5,000 points</b>")
+    # the shared looks: one [0, 1] scale for the figure's two and the points' sizes; the
+    # dropdowns, the number boxes and the text boxes of one description width, one style
+    assert figure.plot.scale_x is figure.plot.scale_y is figure.unit_scale
+    assert figure.scatter.scales["size"] is figure.unit_scale
+    assert controls.flops_choice.style is controls.include_text.style is controls.flops_text.style
+    # no start-aligned ceiling label here: that mark is not made; made, it is opened with
+    # its texts in one message and joins the figure
+    assert figure.ceiling_marks.marks == (figure.ceilings, figure.roof, figure.ceiling_labels,
+                                          figure.ridge)
+    del recorded[:]
+    w.include = "region_000"  # 625 points: the bandwidth's label now starts at its anchor
+    start = figure.ceiling_labels_start
+    assert [text for text in start.text if text] == ["Empirical bandwidth 9.994 GB/s"]
+    assert start in figure.plot.marks
+    assert [kind for comm_id, kind, _keys in recorded if comm_id == start.model_id] == [
+        "comm_open"]
+
+
+def test_a_build_that_fails_sends_nothing(recorded):
+    with pytest.raises(traitlets.TraitError, match="nope"):
+        RooflineWidget(points_table(5000), flops_metric="nope")
+    assert recorded == []
+
+
 def _kinds(sent) -> collections.Counter:
     """The widgets opened in ``sent`` by model name."""
     return collections.Counter(_MODELS[comm_id] for comm_id in _opened(sent))
 
 
 def test_what_the_first_draw_does_not_show_is_made_when_first_needed(recorded):
-    # 5,000 points in 625 ranks (WebGL draws them): 87 widgets, 112 messages (101 and 126
+    # 5,000 points in 625 ranks (WebGL draws them): 80 widgets, 80 messages (101 and 126
     # while the widgets below were made with the first draw)
     w = RooflineWidget(points_table(5000))
     figure, controls = w.figure, w.controls
@@ -133,8 +188,9 @@ def test_what_the_first_draw_does_not_show_is_made_when_first_needed(recorded):
     placeholder = controls.left_out.children[0]
     assert controls.ceilings_section.children[0] is placeholder
     assert placeholder.value == ""
-    # no host in the data: the host menu is not made (nor sent)
-    assert list(controls.rank_control.box.children[0].children) == [controls.rank_control.text]
+    # no host in the data: the host menu is not made (nor sent), nor a row for the field and it
+    assert list(controls.rank_control.box.children) == [controls.rank_control.text,
+                                                        controls.rank_control.hint_html]
     assert len(_opened(recorded)) <= MAX_WIDGETS
     assert len(recorded) <= MAX_MESSAGES
 

@@ -27,7 +27,8 @@ points, the fallback without WebGL), ``pointer`` (:class:`PointerTool`: brush,
 lasso, hover and click on WebGL points, in the kernel), ``controls`` (:class:`RooflineControls`: child
 widgets, layout, links), ``roof_marks`` and ``layers/`` (the marks of the
 scene's roofs, levels, baseline arrows, rank whiskers), ``saved_views`` (the widget's choices to a View and
-back), ``state`` (:class:`PointState`, :class:`UpdateGuard`), ``point_keys``,
+back), ``opening`` (the widgets of a build opened at its end, one message each with its
+first draw), ``state`` (:class:`PointState`, :class:`UpdateGuard`), ``point_keys``,
 ``point_style`` and ``roofs`` (what is computed before anything is assigned)
 and ``html`` (every HTML snippet, escaped).
 """

@@ -125,8 +125,7 @@ class RooflineControls:
         self._owner: RooflineWidget | None = None
         self._looks = figure.looks
         self._build_choices(sums)
-        self.peaks = PeakControls(guard, looks=self._looks)
-        peaks = self.peaks
+        self.peaks = peaks = PeakControls(guard, looks=self._looks)
         self.flops_slider, self.flops_text, self.flops_empirical = (
             peaks.flops_slider, peaks.flops_text, peaks.flops_empirical)
         self.bandwidth_slider, self.bandwidth_text, self.bandwidth_empirical = (
@@ -230,24 +229,25 @@ class RooflineControls:
                 children.insert(children.index(panel) + 1, box)
                 self._owner.children = children
 
-    def _row(self, *children, margin: str = "0 0 2px 0", css: str = "") -> widgets.HBox:
-        """A row of the panel (DOM class ``css``): it wraps on narrow screens instead of overflowing."""
+    def _row(self, *children, width="100%", margin="0 0 2px 0", css="") -> widgets.HBox:
+        """A row of the panel (DOM class ``css``; width 100 %: a line of its own), wrapping."""
         return widgets.HBox(list(children), layout=self._looks.layout(
-            flex_flow="row wrap", align_items="center", margin=margin),
+            flex_flow="row wrap", align_items="center", width=width, margin=margin),
             _dom_classes=(css,) if css else ())
 
     def _layout(self, figure: RooflineFigure) -> list:
         row, looks = self._row, self._looks
-        # the metric choices and patterns are a column's width each: two columns, no box around
-        panel = widgets.VBox([
+        # Rows fill a line each, the peaks' groups (slider, text, button) share one if both fit
+        panel = widgets.HBox([
             row(self.flops_choice, self.bandwidth_choice),
             row(self.include_text, self.exclude_text),
             row(self.rank_control.box, *((self.group_choice,) if self._group.made else ())),
-            row(*(row(slider, text, box, margin="0 12px 0 0")
-                  for _t, slider, text, box in self.peaks.rows())),
+            *(row(slider, text, box, width=None, margin="0 12px 1px 0")  # wrapped: 2 px in all
+              for _t, slider, text, box in self.peaks.rows()),
             row(self.color_choice, self.size_choice, self.interaction_choice,
                 self.reset_button, self.rank_view_choice),
-        ], layout=looks.layout(padding="6px 4px", margin="0 0 6px 0", border="1px solid #e0e0e0"))
+        ], layout=looks.layout(flex_flow="row wrap", padding="6px 4px", margin="0 0 6px 0",
+                               border="1px solid #e0e0e0"))
         # the message box joins them with the first message (message_html)
         return [panel, figure.plot, self.legend_html, self.detail_html, self.status_html,
                 self.ceilings_section, self.left_out]

@@ -85,7 +85,8 @@ class RooflineFigure:
     ----------
     plot : bqplot.Figure
         The figure widget (DOM class ``roofline-figure``).
-    x_scale, y_scale : bqplot.LogScale
+    x_scale, y_scale, unit_scale : bqplot.LogScale, bqplot.LogScale, bqplot.LinearScale
+        ``unit_scale``: from 0 to 1, the figure's ``scale_x`` and ``scale_y`` and the points' sizes.
     x_axis, y_axis : bqplot.Axis
     points : PointsMark
         The points' marks: SVG up to ``points.threshold`` points, WebGL above
@@ -100,10 +101,9 @@ class RooflineFigure:
         ceilings' labels, not drawn); hovering one shows where its number came
         from (``roof_tooltip``).
     ceiling_labels, ceiling_labels_start : bqplot.Label
-        The ceilings' names and values, on their lines inside the plot: the
-        labels that end at their anchor, and those that start there (a label
-        below a slope starts on it); each mark holds every ceiling, the other
-        mark's texts empty.
+        The ceilings' names and values, on their lines inside the plot: the labels
+        that end at their anchor, and those that start there (a label below a slope
+        starts on it; made for the first one); each holds every ceiling, the other's texts "".
     roof_tooltip : ipywidgets.HTML
         The hover text of a ceiling (DOM class ``roofline-roof-tooltip``).
     roof : bqplot.Lines
@@ -148,12 +148,14 @@ class RooflineFigure:
             lambda: PanZoom(scales={"x": [self.x_scale], "y": [self.y_scale]}))
         self.plot = bq.Figure(
             marks=[], axes=[self.x_axis, self.y_axis], interaction=None,
+            scale_x=self.unit_scale, scale_y=self.unit_scale,
             fig_margin=dict(FIG_MARGIN), layout=widgets.Layout(
                 width="100%", min_width=f"{figure_px(MIN_PLOT_PX, 'left', 'right')}px",
                 height=f"{figure_px(PLOT_HEIGHT_PX, 'top', 'bottom')}px"),
             _dom_classes=("roofline-figure",), _view_count=0)  # views tracked: PointsMark
-        self.points = PointsMark({"x": self.x_scale, "y": self.y_scale, "color": self.color_scale},
-                                 self.tooltip, self.plot, on_marks=self._update_marks)
+        self.points = PointsMark({"x": self.x_scale, "y": self.y_scale, "color": self.color_scale,
+                                  "size": self.unit_scale}, self.tooltip, self.plot,
+                                 on_marks=self._update_marks)
         self.scatter = self.points.svg
         self.pointer = PointerTool(self, on_new_mark=self._update_marks)
         self._update_marks()
@@ -163,22 +165,21 @@ class RooflineFigure:
         follow_plot_size(self.plot, lambda: self._on_zoom(None))  # a new width: labels re-spaced
 
     def _build_marks(self) -> None:
-        self.x_scale = bq.LogScale()
-        self.y_scale = bq.LogScale()
+        self.x_scale, self.y_scale = bq.LogScale(), bq.LogScale()
         # A fixed scale (code i is the palette's i-th colour): only the points' codes change
         # with ``color_by``, in one message, so the browser never mixes old codes and new colours.
         self.color_scale = bq.ColorScale(colors=list(PALETTE), min=0, max=len(PALETTE) - 1)
+        # the figure's two (each view gets its pixel range) and the sizes': one widget, not 3
+        self.unit_scale = bq.LinearScale(min=0, max=1, allow_padding=False)
         self.tooltip = self.looks.html(css=TOOLTIP_CLASS)
-        # A <style> element applies wherever it is in the page, shown or not; this one is
-        # in the page as long as the figure is: bqplot renders a mark's tooltip with the
-        # mark, into the figure's tooltip container (the ridge label carries it, never shown).
+        # A <style> applies wherever it is in the page, shown or not; this one is there as long
+        # as the figure: bqplot renders a mark's tooltip with the mark (the ridge's, never shown).
         self.tooltip_css = self.looks.html(tooltip_css_html(), display="none")
         self.ceiling_marks = CeilingMarks({"x": self.x_scale, "y": self.y_scale},
                                           self.tooltip_css, looks=self.looks)
         marks = self.ceiling_marks
         self.ceilings, self.roof, self.roof_tooltip = marks.ceilings, marks.roof, marks.roof_tooltip
-        self.ceiling_labels, self.ceiling_labels_start = marks.labels, marks.labels_start
-        self.ridge = marks.ridge
+        self.ceiling_labels, self.ridge = marks.labels, marks.ridge
 
     @property
     def marks(self) -> list:
@@ -199,6 +200,9 @@ class RooflineFigure:
     def _update_marks(self) -> None:
         if hasattr(self, "pointer") and self.plot.marks != self.marks:
             self.plot.marks = self.marks
+
+    ceiling_labels_start = property(lambda self: self.ceiling_marks.labels_start, doc=(
+        "The ceilings' labels that start at their anchor (made when first needed)."))
 
     @property
     def roof_marks(self) -> tuple:
@@ -224,11 +228,8 @@ class RooflineFigure:
         (:func:`~roofline_widget.look.plot_area.plot_frame`).
         """
         ranges = self.scale_ranges()
-        if ranges is None:
-            return None
-        x_range, y_range = ranges
-        return plot_frame(self.plot, width, height, x_range, y_range,
-                          padding_px=mark_padding(self.plot.marks))
+        return None if ranges is None else plot_frame(
+            self.plot, width, height, ranges[0], ranges[1], padding_px=mark_padding(self.plot.marks))
 
     # ------------------------------------------------------------ drawing
     def draw(self, scene: Scene, selected: np.ndarray | None = None) -> None:
@@ -359,6 +360,7 @@ class RooflineFigure:
                                           scene.obstacles)
         with self._guard.hold(), holding(*self.roof_marks):
             self.ceiling_marks.draw(roofs, labels)
+            self._update_marks()  # the first starting label brings its mark
 
 
 class LazyLayers(dict):

@@ -95,7 +95,9 @@ def _peak_row(label: str, css: str, looks: SharedLooks) -> tuple:
                         step=SLIDER_STEP, description=label, readout_format=".4g",
                         style={"description_width": DESCRIPTION_WIDTH}, layout={"width": "400px"},
                         css=css)
+    # no description (none shown): the dropdowns' style, of their description width
     text = looks.make(widgets.FloatText, value=1.0, step=None, layout={"width": "96px"},
+                      style={"description_width": DESCRIPTION_WIDTH},
                       tooltip="type an exact value, e.g. from the spec sheet", css=f"{css}-text")
     empirical = looks.make(
         widgets.ToggleButton, value=True, description="empirical", layout={"width": "100px"},

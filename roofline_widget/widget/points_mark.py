@@ -96,7 +96,8 @@ class PointsMark:
     Parameters
     ----------
     scales : dict
-        ``x``, ``y`` (log) and ``color`` scales of the figure.
+        ``x``, ``y`` (log) and ``color`` scales of the figure, and ``size`` (from 0 to 1; not
+        given: one of its own).
     tooltip : ipywidgets.HTML
         The SVG points' hover text.
     plot : bqplot.Figure
@@ -126,8 +127,9 @@ class PointsMark:
                  on_marks: Callable[[], None]) -> None:
         self._plot = plot
         self._on_marks = on_marks
-        self._size_scale = bq.LinearScale(min=0, max=1)
-        self._scales = dict(scales)
+        self._scales = {name: scale for name, scale in scales.items() if name != "size"}
+        size = scales.get("size")
+        self._size_scale = bq.LinearScale(min=0, max=1) if size is None else size
         self._fallback: Callable[[], None] | None = None
         self._joined = False
         self._dim: np.ndarray | None = None

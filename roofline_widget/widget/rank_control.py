@@ -102,7 +102,8 @@ class RankControl:
         What the data has (:func:`ranks_hint`), or the error of a text that
         does not read (DOM class ``roofline-ranks-hint``).
     box : ipywidgets.VBox
-        The three, for the control panel; hidden for data of one rank.
+        The three, for the control panel (the field and its menu in a row; without hosts the
+        field alone); hidden for data of one rank.
     """
 
     def __init__(self, sums: RegionSums, guard: UpdateGuard, *,
@@ -129,8 +130,10 @@ class RankControl:
         shown = (self._place.widget,) if names else ()
         self.hint_html = looks.html(self._hint_html(), max_width="400px", margin="0 0 0 54px",
                                     css="roofline-ranks-hint")
+        # the field beside its menu; without hosts the field alone (no row around it)
+        field = widgets.HBox([self.text, *shown], layout=looks.layout()) if shown else self.text
         self.box = widgets.VBox(
-            [widgets.HBox([self.text, *shown], layout=looks.layout()), self.hint_html],
+            [field, self.hint_html],
             layout=looks.layout(**({} if len(self._all) > 1 else {"display": "none"})))
 
     @property

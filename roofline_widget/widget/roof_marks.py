@@ -14,6 +14,7 @@ from roofline_widget.look.texts import LABEL_SIZE
 from roofline_widget.scene.parts import Label, RoofLine
 from roofline_widget.widget.html import TOOLTIP_STYLE, roof_tooltip_html
 from roofline_widget.widget.lazy_section import LazyWidget
+from roofline_widget.widget.opening import opened_at_exit
 from roofline_widget.widget.shared_looks import SharedLooks
 
 __all__ = ["LINE_VERTICES", "CeilingMarks"]
@@ -41,6 +42,21 @@ def _draw_rooflines(mark: bq.Lines, rooflines: list[RoofLine]) -> None:
     mark.colors = [roof.color for roof in rooflines]
 
 
+def _ceiling_labels(scales: dict, align: str, offset: float) -> bq.Label:
+    """A hidden mark of the ceilings' labels aligned at ``align`` ("end", "start") of their
+    anchor, ``offset`` px from it."""
+    return bq.Label(x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=LABEL_SIZE,
+                    font_weight="normal", align=align, x_offset=offset, y_offset=0, visible=False)
+
+
+def _draw_texts(mark: bq.Label, texts: list[Label], ceilings: list[RoofLine]) -> None:
+    """Every ceiling's label on ``mark``, its text "" where it has the other alignment."""
+    mark.x = np.array([label.x for label in texts])
+    mark.y = np.array([label.y for label in texts])
+    mark.text = [label.text if label.align == mark.align else "" for label in texts]
+    mark.colors = [roof.color for roof in ceilings]
+
+
 def _roof_lines(scales: dict, style: str) -> bq.Lines:
     """A hidden roofline mark (``style``: "solid" or "dashed")."""
     return bq.Lines(x=np.ones(2), y=np.ones(2), scales=scales, colors=[ROOF_COLOR],
@@ -64,7 +80,8 @@ class CeilingMarks:
         ``roof_tooltip`` with where its number came from.
     labels, labels_start : bqplot.Label
         The ceilings' texts on their lines: those ending at their anchor, and
-        those starting there (each mark holds every ceiling, the other's texts empty).
+        those starting there (each mark holds every ceiling, the other's texts empty);
+        ``labels_start`` is made for the first label that starts (in :attr:`marks` from then on).
     roof : bqplot.Lines
         The main roofline (one line per device with roofs of its own).
     theoretical_roof : bqplot.Lines
@@ -95,10 +112,9 @@ class CeilingMarks:
         # dashed: made for the first theoretical roofline drawn (or when read)
         self._theoretical = LazyWidget(lambda: _roof_lines(scales, "dashed"))
         # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
-        self.labels, self.labels_start = (bq.Label(
-            x=np.ones(1), y=np.ones(1), text=[""], scales=scales, default_size=LABEL_SIZE,
-            font_weight="normal", align=align, x_offset=offset, y_offset=0, visible=False)
-            for align, offset in (("end", -LABEL_GAP_PX), ("start", LABEL_GAP_PX)))
+        self.labels = _ceiling_labels(scales, "end", -LABEL_GAP_PX)
+        # made for the first label that starts at its anchor (or when read)
+        self._start = LazyWidget(lambda: _ceiling_labels(scales, "start", LABEL_GAP_PX))
         self.ridge = bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, colors=[RIDGE_COLOR],
             default_size=LABEL_SIZE, font_weight="normal", align="start",
@@ -111,17 +127,24 @@ class CeilingMarks:
         return self._theoretical.widget
 
     @property
+    def labels_start(self) -> bq.Label:
+        """The labels starting at their anchor (made now if none was drawn before)."""
+        return self._start.widget
+
+    @property
     def marks(self) -> tuple:
-        """The marks, in drawing order (the dashed roof's once made)."""
+        """The marks, in drawing order (the dashed roof's and the starting labels' once made)."""
         dashed = (self.theoretical_roof,) if self._theoretical.made else ()
-        return (self.ceilings, self.roof, *dashed, self.labels, self.labels_start, self.ridge)
+        start = (self.labels_start,) if self._start.made else ()
+        return (self.ceilings, self.roof, *dashed, self.labels, *start, self.ridge)
 
     def draw(self, roofs: tuple[RoofLine, ...], labels: tuple[Label, ...]) -> None:
         """Draw a scene's ``roofs`` and ``labels`` (none: hide every mark)."""
         visible = bool(roofs)
         # the rooflines' marks: shown by _draw_rooflines (set twice in one hold_sync, a mark
         # would send ``visible`` unchanged)
-        for mark in (self.ceilings, self.labels, self.labels_start, self.ridge):
+        start = (self.labels_start,) if self._start.made else ()
+        for mark in (self.ceilings, self.labels, *start, self.ridge):
             mark.visible = visible
         if not visible:
             for mark in (self.roof, *((self.theoretical_roof,) if self._theoretical.made else ())):
@@ -133,19 +156,21 @@ class CeilingMarks:
         self.ceilings.colors = [roof.color for roof in ceilings]
         texts = [label for label in labels if label.kind == "ceiling"]
         # one Label mark per alignment (bqplot's ``align`` is the mark's): each holds every
-        # ceiling, its text "" where the other mark draws it
-        for mark in (self.labels, self.labels_start):
-            mark.x = np.array([label.x for label in texts])
-            mark.y = np.array([label.y for label in texts])
-            mark.text = [label.text if label.align == mark.align else "" for label in texts]
-            mark.colors = [roof.color for roof in ceilings]
+        # ceiling, its text "" where the other mark draws it; the starting one once a label
+        # starts (made now: opened with its first texts, in one message)
+        if self._start.made or any(label.align == "start" for label in texts):
+            with opened_at_exit(), self.labels_start.hold_sync():
+                self.labels_start.visible = True
+                _draw_texts(self.labels_start, texts, ceilings)
+        _draw_texts(self.labels, texts, ceilings)
         self._rows = {roof.label: ceiling_row(roof.roof) for roof in ceilings
                       if roof.roof is not None}
         rooflines = [roof for roof in roofs if roof.roof is None]
         _draw_rooflines(self.roof, [roof for roof in rooflines if roof.style != "dashed"])
         theoretical = [roof for roof in rooflines if roof.style == "dashed"]
         if theoretical or self._theoretical.made:
-            with self.theoretical_roof.hold_sync():  # made now: its first lines in one message
+            # made now: opened with its first lines, in one message
+            with opened_at_exit(), self.theoretical_roof.hold_sync():
                 _draw_rooflines(self.theoretical_roof, theoretical)
         ridge = next((label for label in labels if label.kind == "ridge"), None)
         if ridge is not None:

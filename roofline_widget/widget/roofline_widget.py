@@ -28,6 +28,7 @@ from roofline_widget.widget.advice import WidgetGuidance
 from roofline_widget.widget.controls import RooflineControls
 from roofline_widget.widget.figure import RooflineFigure
 from roofline_widget.widget.layers.compare import CompareMarks
+from roofline_widget.widget.opening import opened_at_exit
 from roofline_widget.widget.peak_controls import PEAK_TRAITS
 from roofline_widget.widget.pipeline import RefreshPipeline
 from roofline_widget.widget.point_keys import with_keys
@@ -173,41 +174,42 @@ class RooflineWidget(RooflineTraits):
 
     def __init__(self, data, *, ceilings=(), match=None, view=None, engine: str = "auto",
                  chain: bool = True, theoretical: bool = False, **options) -> None:
-        self._guard = UpdateGuard()
-        drawn = chained_sums(data, baseline=options.get("baseline"), chain=chain, engine=engine)
-        self.sums, self.file_chain = drawn.sums, drawn.chain
-        self._chain_baseline = drawn.baseline if drawn.chain is not None else None
-        if drawn.chain is not None:
-            options["baseline"] = drawn.baseline
-        ceilings = with_theoretical(self.sums, ceilings, options) if theoretical else ceilings
-        self.figure = RooflineFigure(self._guard)
-        self._advice = WidgetGuidance(self.sums)  # the tooltip's last line, the panel's card
-        self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)
-        self.controls = RooflineControls(self.sums, self.figure, self._guard)
-        self.sweep_controls = SweepControls(self._guard)
-        self._refresh = RefreshPipeline(self, self._guard, ceilings)
-        # WebGL missing in the browser (or back): the points are selected again for its budget.
-        self.figure.points.on_fallback(self._refresh.refresh_points)
-        with self._guard.hold():  # no refresh while the traits get their first values
-            super().__init__(children=self.controls.children, _dom_classes=("roofline-widget",),
-                             **options)
-            for name in ("flops_metric", "bandwidth_metric", "include", "exclude"):
-                if getattr(self, name) is None:
-                    setattr(self, name, None)  # the validator maps None (detect / no pattern)
-            self.controls.link(self)
-            self.sweep_controls.link(self)
-            self.controls.add_level_toggles(self, self.available_levels)
-        self.square_ranks = SquareRanks(self, guard=self._guard, pipeline=self._refresh)
-        self.figure.layers.when_made("ranks", lambda marks: setattr(marks, "on_click",
-                                                                    self.square_ranks.click))
-        # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
-        self.figure.on_select(lambda rows, adding: setattr(
-            self, "selected", with_keys(self.selected, self._refresh.keys_of(rows), adding)))
-        self._refresh.parts.set_baseline(self.baseline, match)
-        self._refresh.refresh_points()
-        self.controls.peaks.fit(self._refresh.roofline, self._refresh.current.points)
-        if view is not None:
-            self.load_view(view)
+        with opened_at_exit():  # each widget opened once, with the first draw in it
+            self._guard = UpdateGuard()
+            drawn = chained_sums(data, baseline=options.get("baseline"), chain=chain, engine=engine)
+            self.sums, self.file_chain = drawn.sums, drawn.chain
+            self._chain_baseline = drawn.baseline if drawn.chain is not None else None
+            if drawn.chain is not None:
+                options["baseline"] = drawn.baseline
+            ceilings = with_theoretical(self.sums, ceilings, options) if theoretical else ceilings
+            self.figure = RooflineFigure(self._guard)
+            self._advice = WidgetGuidance(self.sums)  # the tooltip's last line, the panel's card
+            self.figure.guidance_line = lambda row: self._advice.line(row, self._refresh.points, self.roofline)
+            self.controls = RooflineControls(self.sums, self.figure, self._guard)
+            self.sweep_controls = SweepControls(self._guard)
+            self._refresh = RefreshPipeline(self, self._guard, ceilings)
+            # WebGL missing in the browser (or back): the points are selected again for its budget.
+            self.figure.points.on_fallback(self._refresh.refresh_points)
+            with self._guard.hold():  # no refresh while the traits get their first values
+                super().__init__(children=self.controls.children, _dom_classes=("roofline-widget",),
+                                 **options)
+                for name in ("flops_metric", "bandwidth_metric", "include", "exclude"):
+                    if getattr(self, name) is None:
+                        setattr(self, name, None)  # the validator maps None (detect / no pattern)
+                self.controls.link(self)
+                self.sweep_controls.link(self)
+                self.controls.add_level_toggles(self, self.available_levels)
+            self.square_ranks = SquareRanks(self, guard=self._guard, pipeline=self._refresh)
+            self.figure.layers.when_made("ranks", lambda marks: setattr(marks, "on_click",
+                                                                        self.square_ranks.click))
+            # The browser selected drawn points: ``selected`` by key (_on_trait mirrors it back).
+            self.figure.on_select(lambda rows, adding: setattr(
+                self, "selected", with_keys(self.selected, self._refresh.keys_of(rows), adding)))
+            self._refresh.parts.set_baseline(self.baseline, match)
+            self._refresh.refresh_points()
+            self.controls.peaks.fit(self._refresh.roofline, self._refresh.current.points)
+            if view is not None:
+                self.load_view(view)
 
     # ------------------------------------------------------------ where a change goes
     @observe(*SELECTION_TRAITS, *PEAK_TRAITS, *SWEEP_TRAITS, "color_by", "size_by", "selected",

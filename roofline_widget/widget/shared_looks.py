@@ -7,6 +7,11 @@ its layout and its style).  Most controls of a roofline widget look like others
 :class:`SharedLooks` makes each distinct look once per roofline widget and hands
 the same instance to every control that asks for it.
 
+Controls of different kinds share a style where one kind's style is the
+other's: a ``TextStyle`` is a ``DescriptionStyle`` (its colours unset), so the
+dropdowns and number boxes take the text boxes' style of the same description
+width (:data:`SHARED_STYLE_KINDS`).
+
 A shared look is never changed after it is made: a control whose look changes
 while the widget is shown (a message shown and hidden) gets a ``Layout`` of its
 own, as ipywidgets makes by default.
@@ -17,8 +22,15 @@ from __future__ import annotations
 from typing import Any
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget_description import DescriptionStyle
+from ipywidgets.widgets.widget_string import TextStyle
 
-__all__ = ["SharedLooks"]
+__all__ = ["SHARED_STYLE_KINDS", "SharedLooks"]
+
+#: The style made for a control whose style is the key: one that controls of other kinds take
+#: too (a ``Dropdown``'s ``DescriptionStyle`` is made as a ``TextStyle``, which a ``Text``
+#: takes as well).
+SHARED_STYLE_KINDS: dict[type, type] = {DescriptionStyle: TextStyle}
 
 
 class SharedLooks:
@@ -30,27 +42,35 @@ class SharedLooks:
     >>> looks.layout(width="400px") is looks.layout(width="400px")
     True
     >>> looks.style(widgets.Dropdown, description_width="100px") is looks.style(
-    ...     widgets.Dropdown, description_width="100px")
+    ...     widgets.Text, description_width="100px")
     True
     """
 
     def __init__(self) -> None:
         self._made: dict[tuple, widgets.Widget] = {}
+        self._styles: dict[tuple, list[widgets.Style]] = {}
 
-    def layout(self, **traits: str) -> widgets.Layout:
-        """The shared ``Layout`` of these CSS properties (none: the plain one)."""
+    def layout(self, **traits: str | None) -> widgets.Layout:
+        """The shared ``Layout`` of these CSS properties (none: the plain one; None: not set)."""
         key = ("layout", *sorted(traits.items()))
         if key not in self._made:
             self._made[key] = widgets.Layout(**traits)
         return self._made[key]
 
     def style(self, control: type[widgets.DOMWidget], **traits: str) -> widgets.Style:
-        """The shared style of ``control``'s kind (``Dropdown``: ``DescriptionStyle``) with ``traits``."""
+        """The shared style of ``control``'s kind (``Dropdown``: a ``DescriptionStyle``) with ``traits``.
+
+        A style made for another kind serves when it is one of ``control``'s kind
+        (:data:`SHARED_STYLE_KINDS`).
+        """
         kind = control.class_traits()["style"].klass
-        key = (kind, *sorted(traits.items()))
-        if key not in self._made:
-            self._made[key] = kind(**traits)
-        return self._made[key]
+        key = ("style", *sorted(traits.items()))
+        for made in self._styles.setdefault(key, []):
+            if isinstance(made, kind):
+                return made
+        made = SHARED_STYLE_KINDS.get(kind, kind)(**traits)
+        self._styles[key].append(made)
+        return made
 
     def make(self, control: type[widgets.DOMWidget], *, layout: dict | None = None, style: dict | None = None,
              css: str = "", **options: Any):
