@@ -99,3 +99,19 @@ def test_legend_html_of_given_names_keeps_its_title():
     legend = legend_html(["a", "b"], ["#111111", "#222222"], "region")
     assert _title(legend) == "Regions"
     assert _entries(legend) == ["a", "b"]
+
+
+def test_a_points_table_with_sums_of_every_rank_is_coloured_by_rank():
+    # rank -1 in a points table is a sum of every rank, the widget's own "all ranks" value:
+    # colouring by rank gave it two categories (and pandas refused the index); it is one,
+    # last, so ranks 0 and 1 keep the first two colours of the palette
+    table = pd.DataFrame({"region": ["solve", "solve", "solve"], "rank": [0, 1, -1],
+                          "performance_gflops": [2.0, 3.0, 5.0],
+                          "arithmetic_intensity_flops_per_byte": [0.5, 1.0, 0.75]})
+    w = RooflineWidget(table, group_ranks="rank")
+    w.color_by = "rank"
+    shown = w.to_dataframe()["rank"].tolist()
+    assert sorted(shown) == [-1, 0, 1]
+    codes = dict(zip(shown, w.figure.scatter.color.tolist(), strict=True))
+    assert codes == {0: 0.0, 1: 1.0, -1: 2.0}
+    assert _title(w.controls.legend_html.value) == "Ranks"

@@ -47,8 +47,10 @@ def color_categories(sums: RegionSums, color_by: str, combine_ranks: bool) -> li
     if color_by == "device":
         return list(DEVICE_FAMILY_ORDER)
     # a sum of a run's every rank is -1: last, so a rank keeps its colour (a socket's or
-    # host's point has its lowest rank's number and colour)
-    return [ALL_RANKS] if combine_ranks else [*sums.ranks, ALL_RANKS]
+    # host's point has its lowest rank's number and colour); a points table may hold such
+    # sums itself (rank -1): one category still
+    ranks = [] if combine_ranks else [rank for rank in sums.ranks if rank != ALL_RANKS]
+    return [*ranks, ALL_RANKS]
 
 
 def runtime_log_range(sums: RegionSums) -> tuple[float, float]:
