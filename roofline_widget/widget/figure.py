@@ -202,7 +202,7 @@ class RooflineFigure:
             self.plot.marks = self.marks
 
     ceiling_labels_start = property(lambda self: self.ceiling_marks.labels_start, doc=(
-        "The ceilings' labels that start at their anchor (made when first needed)."))
+        "The ceilings' labels that start at their anchor."))
 
     @property
     def roof_marks(self) -> tuple:

@@ -80,8 +80,9 @@ class CeilingMarks:
         ``roof_tooltip`` with where its number came from.
     labels, labels_start : bqplot.Label
         The ceilings' texts on their lines: those ending at their anchor, and
-        those starting there (each mark holds every ceiling, the other's texts empty);
-        ``labels_start`` is made for the first label that starts (in :attr:`marks` from then on).
+        those starting there (each mark holds every ceiling, the other's texts empty).
+        Both are made with the figure: a mark added to a figure later makes the browser
+        draw every mark of it again (the WebGL points twice in a frame).
     roof : bqplot.Lines
         The main roofline (one line per device with roofs of its own).
     theoretical_roof : bqplot.Lines
@@ -113,8 +114,7 @@ class CeilingMarks:
         self._theoretical = LazyWidget(lambda: _roof_lines(scales, "dashed"))
         # Labels, not Scatters: the browser tests count the points' ``.dot`` elements.
         self.labels = _ceiling_labels(scales, "end", -LABEL_GAP_PX)
-        # made for the first label that starts at its anchor (or when read)
-        self._start = LazyWidget(lambda: _ceiling_labels(scales, "start", LABEL_GAP_PX))
+        self.labels_start = _ceiling_labels(scales, "start", LABEL_GAP_PX)
         self.ridge = bq.Label(
             x=np.ones(1), y=np.ones(1), text=[""], scales=scales, colors=[RIDGE_COLOR],
             default_size=LABEL_SIZE, font_weight="normal", align="start",
@@ -127,24 +127,17 @@ class CeilingMarks:
         return self._theoretical.widget
 
     @property
-    def labels_start(self) -> bq.Label:
-        """The labels starting at their anchor (made now if none was drawn before)."""
-        return self._start.widget
-
-    @property
     def marks(self) -> tuple:
-        """The marks, in drawing order (the dashed roof's and the starting labels' once made)."""
+        """The marks, in drawing order (the dashed roof's once made)."""
         dashed = (self.theoretical_roof,) if self._theoretical.made else ()
-        start = (self.labels_start,) if self._start.made else ()
-        return (self.ceilings, self.roof, *dashed, self.labels, *start, self.ridge)
+        return (self.ceilings, self.roof, *dashed, self.labels, self.labels_start, self.ridge)
 
     def draw(self, roofs: tuple[RoofLine, ...], labels: tuple[Label, ...]) -> None:
         """Draw a scene's ``roofs`` and ``labels`` (none: hide every mark)."""
         visible = bool(roofs)
         # the rooflines' marks: shown by _draw_rooflines (set twice in one hold_sync, a mark
         # would send ``visible`` unchanged)
-        start = (self.labels_start,) if self._start.made else ()
-        for mark in (self.ceilings, self.labels, *start, self.ridge):
+        for mark in (self.ceilings, self.labels, self.labels_start, self.ridge):
             mark.visible = visible
         if not visible:
             for mark in (self.roof, *((self.theoretical_roof,) if self._theoretical.made else ())):
@@ -156,13 +149,9 @@ class CeilingMarks:
         self.ceilings.colors = [roof.color for roof in ceilings]
         texts = [label for label in labels if label.kind == "ceiling"]
         # one Label mark per alignment (bqplot's ``align`` is the mark's): each holds every
-        # ceiling, its text "" where the other mark draws it; the starting one once a label
-        # starts (made now: opened with its first texts, in one message)
-        if self._start.made or any(label.align == "start" for label in texts):
-            with opened_at_exit(), self.labels_start.hold_sync():
-                self.labels_start.visible = True
-                _draw_texts(self.labels_start, texts, ceilings)
-        _draw_texts(self.labels, texts, ceilings)
+        # ceiling, its text "" where the other mark draws it
+        for mark in (self.labels, self.labels_start):
+            _draw_texts(mark, texts, ceilings)
         self._rows = {roof.label: ceiling_row(roof.roof) for roof in ceilings
                       if roof.roof is not None}
         rooflines = [roof for roof in roofs if roof.roof is None]
