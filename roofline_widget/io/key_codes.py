@@ -43,6 +43,13 @@ def column_codes(column: pd.Series | pd.Categorical | np.ndarray) -> tuple[np.nd
     return codes.astype(np.int64, copy=False), np.asarray(uniques, dtype=object)
 
 
+def _countable(span: int, n: int) -> bool:
+    """Whether ``n`` integers ``span`` apart at most are worked on in a table of their span
+    (at most a few times ``n``: a run's ranks, its ranks x regions) rather than sorted or
+    hashed."""
+    return span <= 4 * n + 1024
+
+
 def integer_codes(values: np.ndarray) -> np.ndarray:
     """Codes (0 or more) of an integer column to group by: ``values - min`` where the values
     span at most a few times the rows (no hashing), else factorized."""
@@ -50,7 +57,7 @@ def integer_codes(values: np.ndarray) -> np.ndarray:
     if not len(values):
         return values
     low, high = int(values.min()), int(values.max())
-    if high - low <= 4 * len(values) + 1024:
+    if _countable(high - low, len(values)):
         return values - low
     return pd.factorize(values)[0].astype(np.int64, copy=False)
 
@@ -72,7 +79,7 @@ def unique_integers(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not len(values):
         return values, np.zeros(0, dtype=np.int64)
     low, high = int(values.min()), int(values.max())
-    if high - low > 4 * len(values) + 1024:
+    if not _countable(high - low, len(values)):
         distinct, codes = np.unique(values, return_inverse=True)
         return distinct, np.asarray(codes, dtype=np.int64).ravel()
     present = np.zeros(high - low + 1, dtype=bool)
@@ -116,7 +123,7 @@ def _numbered(key: np.ndarray, span: int) -> np.ndarray:
     """``pd.factorize(key)[0]`` of keys from 0 to ``span - 1``: counted, not hashed, where the
     span is at most a few times the keys (all distinct: numbered as the rows are)."""
     n = len(key)
-    if not n or span > 4 * n + 1024:
+    if not n or not _countable(span, n):
         return pd.factorize(key)[0].astype(np.int64, copy=False)
     counts = np.bincount(key, minlength=span)
     if int(counts.max()) <= 1:  # every key once: the n-th row is the n-th key

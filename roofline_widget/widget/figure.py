@@ -103,7 +103,7 @@ class RooflineFigure:
     ceiling_labels, ceiling_labels_start : bqplot.Label
         The ceilings' names and values, on their lines inside the plot: the labels
         that end at their anchor, and those that start there (a label below a slope
-        starts on it; made for the first one); each holds every ceiling, the other's texts "".
+        starts on it); each holds every ceiling, the other's texts "".
     roof_tooltip : ipywidgets.HTML
         The hover text of a ceiling (DOM class ``roofline-roof-tooltip``).
     roof : bqplot.Lines
@@ -179,7 +179,8 @@ class RooflineFigure:
                                           self.tooltip_css, looks=self.looks)
         marks = self.ceiling_marks
         self.ceilings, self.roof, self.roof_tooltip = marks.ceilings, marks.roof, marks.roof_tooltip
-        self.ceiling_labels, self.ridge = marks.labels, marks.ridge
+        self.ceiling_labels, self.ceiling_labels_start = marks.labels, marks.labels_start
+        self.ridge = marks.ridge
 
     @property
     def marks(self) -> list:
@@ -200,9 +201,6 @@ class RooflineFigure:
     def _update_marks(self) -> None:
         if hasattr(self, "pointer") and self.plot.marks != self.marks:
             self.plot.marks = self.marks
-
-    ceiling_labels_start = property(lambda self: self.ceiling_marks.labels_start, doc=(
-        "The ceilings' labels that start at their anchor."))
 
     @property
     def roof_marks(self) -> tuple:
@@ -360,7 +358,6 @@ class RooflineFigure:
                                           scene.obstacles)
         with self._guard.hold(), holding(*self.roof_marks):
             self.ceiling_marks.draw(roofs, labels)
-            self._update_marks()  # the first starting label brings its mark
 
 
 class LazyLayers(dict):
