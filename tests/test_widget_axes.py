@@ -47,7 +47,7 @@ def _width(text: str) -> float:
 
 def shown_labels(axis, scale) -> list[str]:
     """The texts of the ticks bqplot shows on ``axis`` (its own rule) that keep their label."""
-    return [tick_text(value) for value in log_ticks(scale.min, scale.max)
+    return [tick_text(value, axis.tick_format) for value in log_ticks(scale.min, scale.max)
             if js_number_text(value) not in axis.tick_labels]
 
 
@@ -56,11 +56,12 @@ def assert_apart(axis, scale, length_px: float, vertical: bool) -> list[str]:
     ticks = [value for value in log_ticks(scale.min, scale.max)
              if js_number_text(value) not in axis.tick_labels]
     px_per_decade = length_px / math.log10(scale.max / scale.min)
+    texts = {value: tick_text(value, axis.tick_format) for value in ticks}
     for low, high in itertools.pairwise(ticks):
         distance = math.log10(high / low) * px_per_decade
-        extents = (14.0, 14.0) if vertical else (_width(tick_text(low)), _width(tick_text(high)))
-        assert distance >= sum(extents) / 2 + GAP_PX, (tick_text(low), tick_text(high), distance)
-    return [tick_text(value) for value in ticks]
+        extents = (14.0, 14.0) if vertical else (_width(texts[low]), _width(texts[high]))
+        assert distance >= sum(extents) / 2 + GAP_PX, (texts[low], texts[high], distance)
+    return list(texts.values())
 
 
 @pytest.fixture

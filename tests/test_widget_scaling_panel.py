@@ -210,14 +210,19 @@ def test_the_panels_log_axes_keep_their_tick_labels_apart_at_its_width():
     # (bqplot printed 1, 2 and 5 x 10^k, 11 pairs touching in Chromium)
     assert assert_apart(panel.y_axis, y_scale, 263.0, vertical=True) == [
         "0.0001", "0.001", "0.01", "0.1", "1"]
-    # x: 165.4 px a decade; 20000 -> 50000 is 65.8 px, 50000 -> 100000 49.8 px ("100000"
-    # 46.1 px, "50000" 38.4: 50.2 needed), 200000 is 49.8 px from 100000 too
+    # x, from 18,000 up past a million: SI prefixes ("~s"), never "500000" next to "1e+6"
+    # (d3's "~g" wrote both on this axis); y starts below 1, where a prefix would read as
+    # a unit ("100m"): plain numbers
+    assert panel.x_axis.tick_format == "~s"
+    assert panel.y_axis.tick_format == "~g"
+    # x: 165.4 px a decade; 1 -> 2 x 10^k is 49.8 px, the widest pair ("100k", "200k",
+    # 33.8 px each) needs 37.8: every 1, 2 and 5 x 10^k keeps its label
     assert assert_apart(panel.x_axis, x_scale, 587.5, vertical=False) == [
-        "20000", "100000", "500000", "1e+6", "2e+6", "5e+6", "1e+7", "2e+7", "5e+7"]
-    assert panel.x_axis.tick_format == panel.y_axis.tick_format == "~g"
-    # the panel made narrower: 400 - 80 - 12.5 = 307.5 px, 86.5 px a decade, the labels again
+        "20k", "50k", "100k", "200k", "500k", "1M", "2M", "5M", "10M", "20M", "50M"]
+    # the panel made narrower: 400 - 80 - 12.5 = 307.5 px, 86.5 px a decade, 1 -> 2 x 10^k
+    # 26.0 px: the powers of ten only
     panel.figure.layout.width = "400px"
-    assert assert_apart(panel.x_axis, x_scale, 307.5, vertical=False) == ["100000", "1e+6", "1e+7"]
+    assert assert_apart(panel.x_axis, x_scale, 307.5, vertical=False) == ["100k", "1M", "10M"]
 
 
 def test_the_panels_linear_axes_keep_bqplots_labels(sweep):

@@ -1,13 +1,14 @@
 """Log axes: what they can show, how their limits are padded, which ticks they show and how
 those read.
 
-Ticks read as plain numbers (0.05, 1, 10, 100) in every view: the widget's
-axes take d3's ``"~g"`` format (:data:`TICK_FORMAT`), the static plot writes
-the same text (:func:`tick_text`) at the ticks bqplot's log axis shows
-(:func:`log_ticks`).  Labels never overlap: :func:`labelled_ticks` is the one
-rule of which ticks keep their label on an axis of a given length; the static
-plot applies it to its ticks, the widget to every tick bqplot may show as the
-view pans (:func:`spaced_labels`).
+Ticks read as plain numbers (0.05, 1, 10, 100) in every view, or with an SI
+prefix (500k, 1M, 2M) on an axis of counts that reaches a million, never both
+forms on one axis: the widget's axes take d3's format of the range
+(:func:`tick_format`), the static plot writes the same text (:func:`tick_text`)
+at the ticks bqplot's log axis shows (:func:`log_ticks`).  Labels never
+overlap: :func:`labelled_ticks` is the one rule of which ticks keep their label
+on an axis of a given length; the static plot applies it to its ticks, the
+widget to every tick bqplot may show as the view pans (:func:`spaced_labels`).
 
 Also the one clipping rule: which part of a straight line is inside a box
 (:func:`clip_segment`; :func:`visible_part` on log axes).
@@ -22,16 +23,21 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["TICK_FORMAT", "TICK_PRECISION", "bqplot_shows", "clip_segment", "decade_steps",
-           "labelled_ticks", "log_ranges", "log_ticks", "padded_range", "positive", "showable",
+__all__ = ["PREFIX_TICK_FORMAT", "TICK_FORMAT", "TICK_PRECISION", "bqplot_shows", "clip_segment",
+           "decade_steps", "labelled_ticks", "log_ranges", "log_ticks", "padded_range", "positive", "showable",
            "spaced_labels", "tick_format", "tick_text", "visible_part"]
 
 #: d3 format of every log axis' tick labels in the widget: plain numbers, 6 significant
 #: digits, trailing zeros dropped (``0.05``, ``1``, ``2``, ``100000``; ``1e+6`` and ``1e-7``
 #: beyond, as JavaScript's ``toPrecision``).
 TICK_FORMAT = "~g"
-#: The significant digits of :data:`TICK_FORMAT` (d3's default precision).
+#: d3 format of a log axis from 1 up past a million (problem sizes, element counts): an SI
+#: prefix, 6 significant digits, trailing zeros dropped (``20k``, ``500k``, ``1M``, ``50M``).
+PREFIX_TICK_FORMAT = "~s"
+#: The significant digits of both formats (d3's default precision).
 TICK_PRECISION = 6
+#: d3's SI prefixes from 10^0 to 10^24, a step of 10^3 each.
+_PREFIXES = ("", "k", "M", "G", "T", "P", "E", "Z", "Y")
 
 
 def showable(values: ArrayLike) -> np.ndarray:
@@ -66,25 +72,42 @@ def padded_range(values: ArrayLike, margin: float,
 
 
 def tick_format(low: float, high: float) -> str:
-    """d3 format of a log axis' ticks over ``low`` to ``high``: plain numbers at any range.
+    """d3 format of a log axis' ticks over ``low`` to ``high``: one form for every tick.
 
-    The ticks bqplot shows thin out as the range widens (:func:`log_ticks`), so
-    the labels stay apart without powers of ten; :func:`tick_text` is the same
+    Plain numbers (:data:`TICK_FORMAT`), except on an axis from 1 up past a
+    million, where ``"~g"`` would write ``500000`` next to ``1e+6``: there an SI
+    prefix (:data:`PREFIX_TICK_FORMAT`: ``500k``, ``1M``).  Below 1 a prefix
+    would read as a unit (``m``, ``µ``), so a range that starts below 1 keeps
+    plain numbers.  The ticks bqplot shows thin out as the range widens
+    (:func:`log_ticks`), so the labels stay apart; :func:`tick_text` is the same
     text in Python.
+
+    Examples
+    --------
+    >>> tick_format(0.01, 1e4), tick_format(2e4, 5e7), tick_format(0.5, 5e7)
+    ('~g', '~s', '~g')
     """
-    return TICK_FORMAT
+    return PREFIX_TICK_FORMAT if low >= 1 and high >= 1e6 else TICK_FORMAT
 
 
-def tick_text(value: float) -> str:
-    """A tick's label as d3's ``"~g"`` writes it (JavaScript ``toPrecision(6)``, zeros trimmed).
+def tick_text(value: float, tick_format: str = TICK_FORMAT) -> str:
+    """A tick's label as d3 writes it in ``tick_format`` (:func:`tick_format`'s two).
+
+    ``"~g"`` is JavaScript's ``toPrecision(6)``, zeros trimmed; ``"~s"`` the
+    value in thousands, millions, ... with 6 significant digits, zeros trimmed,
+    and the prefix (values from 1 up).
 
     Examples
     --------
     >>> [tick_text(v) for v in (0.05, 0.1, 1.0, 2.0, 100.0, 25000.0, 1e6, 2e-7)]
     ['0.05', '0.1', '1', '2', '100', '25000', '1e+6', '2e-7']
+    >>> [tick_text(v, "~s") for v in (1.0, 20.0, 1500.0, 500000.0, 1e6, 5e7)]
+    ['1', '20', '1.5k', '500k', '1M', '50M']
     """
     if value == 0 or not math.isfinite(value):
         return f"{value:g}"
+    if tick_format == PREFIX_TICK_FORMAT and value >= 1:
+        return _prefixed_text(value)
     mantissa, exponent_text = f"{value:.{TICK_PRECISION - 1}e}".split("e")
     exponent = int(exponent_text)
     if exponent < -6 or exponent >= TICK_PRECISION:
@@ -93,6 +116,17 @@ def tick_text(value: float) -> str:
     digits = max(TICK_PRECISION - 1 - exponent, 0)
     text = f"{value:.{digits}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _prefixed_text(value: float) -> str:
+    """``value`` (at least 1) as d3's ``"~s"`` writes it: 6 significant digits over an SI prefix."""
+    exponent = int(f"{value:.{TICK_PRECISION - 1}e}".split("e")[1])
+    step = min(exponent // 3, len(_PREFIXES) - 1)
+    digits = max(TICK_PRECISION - 1 - (exponent - 3 * step), 0)
+    text = f"{value / 1000 ** step:.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text + _PREFIXES[step]
 
 
 def decade_steps(low: float, high: float) -> np.ndarray:

@@ -26,7 +26,7 @@ from roofline_widget.escaping import matplotlib_text
 from roofline_widget.look.ceiling_labels import LabelCanvas
 from roofline_widget.look.ceiling_lines import ceiling_rows
 from roofline_widget.look.colors import OTHER_COLOR, POINT_STROKE
-from roofline_widget.look.log_axes import labelled_ticks, log_ticks, tick_text
+from roofline_widget.look.log_axes import labelled_ticks, log_ticks, tick_format, tick_text
 from roofline_widget.look.markers import CEILING_STROKE, FLAGGED_STROKE, ROOF_STROKE
 from roofline_widget.look.no_flop import pinned
 from roofline_widget.look.plot_area import PlotArea
@@ -286,7 +286,8 @@ def plain_log_ticks(axes) -> None:
 
     The major ticks are :func:`~roofline_widget.look.log_axes.log_ticks` of
     the limits, their text :func:`~roofline_widget.look.log_axes.tick_text` (d3's
-    ``"~g"``, as the widget's axes), with the major grid, a label left out where
+    format of the range, :func:`~roofline_widget.look.log_axes.tick_format`, as the
+    widget's axes), with the major grid, a label left out where
     it would overlap another (:func:`~roofline_widget.look.log_axes.labelled_ticks`);
     the other decades and steps get a faint grid line each, two line collections (a
     minor tick of matplotlib is an artist of its own: two hundred of them cost a
@@ -301,7 +302,8 @@ def plain_log_ticks(axes) -> None:
     measure = TextToPath().get_text_width_height_descent
     for axis, (low, high) in ((axes.xaxis, axes.get_xlim()), (axes.yaxis, axes.get_ylim())):
         ticks = log_ticks(low, high)
-        texts = [tick_text(value) for value in ticks]
+        text_format = tick_format(low, high)
+        texts = [tick_text(value, text_format) for value in ticks]
         horizontal = axis is axes.xaxis
         font = FontProperties(size=matplotlib.rcParams["xtick.labelsize" if horizontal
                                                         else "ytick.labelsize"])

@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from roofline_widget.look.label_boxes import WIDGET_CANVAS
-from roofline_widget.look.log_axes import spaced_labels, tick_format, tick_text
+from roofline_widget.look.log_axes import TICK_FORMAT, spaced_labels, tick_format, tick_text
 from roofline_widget.look.plot_area import least_width, mark_padding, scale_size
 
 __all__ = ["PLOT_SIZE_TRAITS", "follow_plot_size", "js_number_text", "label_log_axes",
@@ -61,14 +61,16 @@ def js_number_text(value: float) -> str:
     return np.format_float_positional(value, unique=True, trim="-")
 
 
-def tick_extent_px(value: float, vertical: bool) -> float:
+def tick_extent_px(value: float, vertical: bool, text_format: str = TICK_FORMAT) -> float:
     """The extent of a tick's label along its axis (px): its text's width on x, its font size on y.
 
-    bqplot writes tick labels in its ``--bq-font``, 12 px sans-serif, the size of
-    the ceiling labels (``WIDGET_CANVAS``), whose width estimate this is; a
-    number's digits stand about 9 px of the 12 px high.
+    bqplot writes tick labels (in ``text_format``) in its ``--bq-font``, 12 px
+    sans-serif, the size of the ceiling labels (``WIDGET_CANVAS``), whose width
+    estimate this is; a number's digits stand about 9 px of the 12 px high.
     """
-    return WIDGET_CANVAS.font_px if vertical else WIDGET_CANVAS.text_px(tick_text(value))
+    if vertical:
+        return WIDGET_CANVAS.font_px
+    return WIDGET_CANVAS.text_px(tick_text(value, text_format))
 
 
 def tick_labels(low: float, high: float, length_px: float, vertical: bool) -> dict[str, str]:
@@ -85,8 +87,9 @@ def tick_labels(low: float, high: float, length_px: float, vertical: bool) -> di
 def _blanked_ticks(low: float, high: float, length_px: float, vertical: bool) -> tuple[str, ...]:
     """The keys :func:`tick_labels` blanks, worked out once per range (a redraw that keeps the
     ranges, such as most peak-slider steps, costs a lookup)."""
+    text_format = tick_format(low, high)
     ticks, labelled = spaced_labels(low, high, length_px,
-                                    lambda value: tick_extent_px(value, vertical))
+                                    lambda value: tick_extent_px(value, vertical, text_format))
     return tuple(js_number_text(value) for value in ticks[~labelled])
 
 
