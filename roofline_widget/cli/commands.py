@@ -140,6 +140,7 @@ def plot(args: argparse.Namespace) -> Outcome:
             "empirical_ceilings": payload["empirical_ceilings"],
             "left_out": payload["left_out"], "no_flop_note": payload["no_flop_note"],
             "beyond_hardware_note": payload["beyond_hardware_note"],
+            "above_roofs_note": payload["above_roofs_note"],
             "level_findings": payload.get("level_findings", []), "hover_titles": None,
             "ceiling_notes": payload["ceiling_notes"],
             "chain": payload["chain"]}
@@ -163,7 +164,8 @@ def plot(args: argparse.Namespace) -> Outcome:
                     "(give --peak-flops/--peak-bandwidth or --ceilings)")
     text += _left_out_lines(pd.DataFrame(payload["left_out"], columns=["file", "region", "rank",
                                                                        "reason"]))
-    text += [payload[key] for key in ("beyond_hardware_note", "no_flop_note") if payload[key]]
+    text += [payload[key] for key in ("beyond_hardware_note", "above_roofs_note", "no_flop_note")
+             if payload[key]]
     text += payload["ceiling_notes"]  # ceilings of another machine, a theoretical roof's clock
     return Outcome(data, text)
 

@@ -145,9 +145,10 @@ def ceiling_titles(payload: dict) -> dict[str, str]:
 
 def note_titles(payload: dict) -> dict[str, str]:
     """The title of the notes under the axes (their text, which the SVG draws as glyphs): the
-    points beyond the hardware, the ceilings' notes (another machine, a theoretical roof's
-    clock), the points doing almost no FLOPs."""
-    notes = [payload.get("beyond_hardware_note"), *payload.get("ceiling_notes", []),
+    points beyond the hardware, those above their roofs, the ceilings' notes (another machine,
+    a theoretical roof's clock), the points doing almost no FLOPs."""
+    notes = [payload.get("beyond_hardware_note"), payload.get("above_roofs_note"),
+             *payload.get("ceiling_notes", []),
              payload.get("no_flop_note")]
     text = "\n".join(note for note in notes if note)
     return {NOTES_GID: text} if text else {}

@@ -277,6 +277,12 @@ class Judgement:
         return labels
 
 
+    def above(self, intensity: np.ndarray, performance: np.ndarray) -> np.ndarray:
+        """Which points are above their roofs: ``performance`` beyond :meth:`attainable` by more
+        than ``ROOF_TOLERANCE`` (False without a roof or a number)."""
+        with np.errstate(invalid="ignore"):
+            return performance > self.attainable(intensity) * (1.0 + ROOF_TOLERANCE)
+
     def columns(self, intensity: np.ndarray, performance: np.ndarray) -> dict:
         """The verdicts of :meth:`Roofline.classify <roofline_widget.roofs.roofline.Roofline.classify>`
         by column name (``attainable_gflops``, ``efficiency_percent``, ...)."""
@@ -285,7 +291,7 @@ class Judgement:
             return {"attainable_gflops": attainable,
                     "efficiency_percent": 100.0 * performance / attainable,
                     "bound": self.bound(intensity),
-                    "above_roof": performance > attainable * (1.0 + ROOF_TOLERANCE),
+                    "above_roof": self.above(intensity, performance),
                     "ridge_flops_per_byte": self.ridge,
                     "compute_roof": self.compute_names,
                     "bandwidth_roof": self.bandwidth_names}

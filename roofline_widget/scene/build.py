@@ -29,6 +29,7 @@ from roofline_widget import schema
 from roofline_widget.analysis.ceiling_checks import ceiling_notes, warn_ceilings
 from roofline_widget.analysis.compare_summary import before_points
 from roofline_widget.io.chain import FileChain
+from roofline_widget.look.above_roofs import above_roofs_text
 from roofline_widget.look.axis_ranges import axis_ranges
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.ceiling_labels import (
@@ -277,7 +278,8 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
                          bulk=bulk)
     machine = (warn_ceilings(sums, roofline, stacklevel=strict + 1) if strict
                else ceiling_notes(sums, roofline))
-    notes = (beyond_hardware_text(basis, roofline), *notes, *machine,
+    notes = (beyond_hardware_text(basis, roofline), above_roofs_text(points, roofline),
+             *notes, *machine,
              no_flop_work_text(no_flop, no_flop_where))
     return compose_scene(point_dots(table, coloring), roofline, ranges, coloring=coloring,
                          no_flop=table.index.isin(no_flop.index), canvas=canvas,

@@ -406,7 +406,8 @@ class Scene:
     title, x_label : str
     notes : tuple of str
         Plain-text notes under the axes: the points beyond the hardware first,
-        the points doing almost no FLOPs last, between them the notes on the
+        then the points above their roofs, the points doing almost no FLOPs
+        last, between them the notes on the
         ceilings (a theoretical roof's clock, why there is none, a run of
         another machine); "" where there is nothing to say.
     obstacles : LogPoints

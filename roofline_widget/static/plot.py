@@ -193,6 +193,9 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
         (the note on points whose rates no hardware reaches: left out of the
         empirical ceilings and the axis ranges, drawn under the axes; ""
         when there are none, :func:`~roofline_widget.look.beyond_hardware.beyond_hardware_text`),
+        ``above_roofs_note`` (the note on points above their roofs: a ceiling set
+        too low or a FLOP metric of another precision; "" when there are none,
+        :func:`~roofline_widget.look.above_roofs.above_roofs_text`),
         ``beyond_hardware`` (per point, why it is beyond the hardware, "" for
         a plausible one: the SVG hover titles of the command line) and ``figure`` (with
         matplotlib, the size of what it draws, legend and notes inside: its own ``savefig``
@@ -253,12 +256,13 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     roofline, table = scene.roofline, scene.point_rows
     if roofline is None:  # pragma: no cover - Roofline.from_ceilings raises instead
         raise ValueError("no ceilings")
-    # the scene's notes: beyond the hardware first, no FLOP work last, the ceilings' between
-    notes = [*unjudged_notes(table), *scene.notes[1:-1]]
+    # the scene's notes: beyond the hardware, above the roofs, the ceilings', no FLOP work last
+    notes = [*unjudged_notes(table), *scene.notes[2:-1]]
     payload = build_payload(sums, selected, roofline, table, table[scene.no_flop],
                             scene.notes[-1], scene.x_range, cmap, coloring)
     payload["ceiling_notes"] = notes
     payload["beyond_hardware_note"] = scene.notes[0]
+    payload["above_roofs_note"] = scene.notes[1]
     payload["beyond_hardware"] = point_flag_texts(table)  # per point: an SVG title's line
     payload["chain"] = list(chained.chain.labels) if chained.chain is not None else []
     payload["scene"] = scene
@@ -301,7 +305,7 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     if box is not None:  # after the file, cut from the canvas its texts were laid out on
         fit_to_drawing(figure, box)
     if verbose:
-        _report(selected, roofline, [scene.notes[0], scene.notes[-1]], notes)
+        _report(selected, roofline, [*scene.notes[:2], scene.notes[-1]], notes)
         if chained.chain is not None:
             _say(chained.chain.summary())
     if show:

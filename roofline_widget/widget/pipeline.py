@@ -272,7 +272,7 @@ class RefreshPipeline:
 
     def _full_status(self) -> str:
         """The points, metrics, ceilings, the points' notes and each layer's note."""
-        owner, points = self.owner, self.current
+        owner, points, keys = self.owner, self.current, self._point_keys
         scene = self._drawn()
         spread = scene.spread
         if spread is not None:  # the spread view hides rank points on purpose
@@ -282,7 +282,7 @@ class RefreshPipeline:
                                       owner.group_ranks, owner.combine_ranks) == "all",
                                   n_selected=len(owner.selected))
         judged = ([] if self.roofline is None
-                  else unjudged_points_notes(self.roofline, points.points, self._point_keys))
+                  else unjudged_points_notes(self.roofline, points.points, keys))
         budget = svg_budget(self.owner, self.parts)
         if budget is not None and len(points.points) <= budget:
             budget = None  # a budget nothing reaches is not worth a note
@@ -294,7 +294,7 @@ class RefreshPipeline:
                  html.points_mark_html(owner.figure.points.webgl, owner.figure.points.uses_webgl,
                                        owner.max_points, budget, bool(owner.levels)),
                  html.ceiling_notes_html([*judged, *self.ceiling_notes]),
-                 html.point_notes_html(points, self._roof_basis, self.roofline), hint,
+                 html.point_notes_html(points, self._roof_basis, self.roofline, keys), hint,
                  *html.layer_notes_html(scene.levels, scene.comparison, spread)]
         return " ".join([status, *filter(None, notes)])
 

@@ -8,9 +8,11 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.analysis.compare_summary import speedup_summary
+from roofline_widget.look.above_roofs import above_roofs_text
 from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.look.texts import CURRENT_RUN_LABEL, roof_label
+from roofline_widget.roofs.judging import RoofKeys
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.scene.parts import ComparePart, LevelsPart, SpreadPart
 from roofline_widget.widget.html.legends import imbalance_legend_html, runs_legend_html
@@ -22,6 +24,7 @@ from roofline_widget.widget.state import PointState
 __all__ = [
     "NAMES_SHOWN",
     "NO_FLOP_WHERE",
+    "above_roofs_html",
     "beyond_hardware_html",
     "ceiling_notes_html",
     "chain_status_html",
@@ -135,9 +138,22 @@ def beyond_hardware_html(points: pd.DataFrame, roofline: Roofline | None) -> str
     return f"<div class='roofline-beyond-hardware'><b>{html.escape(note)}</b></div>" if note else ""
 
 
+def above_roofs_html(points: pd.DataFrame, roofline: Roofline | None,
+                     keys: RoofKeys | None = None) -> str:
+    """The status note on points above their roofs, escaped ("" when there are none).
+
+    :func:`~roofline_widget.look.above_roofs.above_roofs_text` of the current
+    points (``keys``: theirs, when known).
+    """
+    note = above_roofs_text(points, roofline, keys)
+    return (f"<div class='roofline-above-roofs' style='color:#8a4b00'>{html.escape(note)}</div>"
+            if note else "")
+
+
 def point_notes_html(points: PointState, basis: pd.DataFrame | None,
-                     roofline: Roofline | None) -> str:
-    """The status notes on the points: those beyond any hardware, those doing no FLOPs (escaped).
+                     roofline: Roofline | None, keys: RoofKeys | None = None) -> str:
+    """The status notes on the points: beyond any hardware, above their roofs, doing no FLOPs
+    (escaped).
 
     Parameters
     ----------
@@ -146,11 +162,14 @@ def point_notes_html(points: PointState, basis: pd.DataFrame | None,
     basis : pandas.DataFrame or None
         The points the empirical roofs come from (with a baseline's); None: the current points.
     roofline : Roofline or None
-        The roofs drawn (:func:`beyond_hardware_html`).
+        The roofs drawn (:func:`beyond_hardware_html`, :func:`above_roofs_html`).
+    keys : RoofKeys, optional
+        The current points' roof keys, when known.
     """
     beyond = beyond_hardware_html(points.points if basis is None else basis, roofline)
+    above = above_roofs_html(points.points, roofline, keys)
     no_flop = no_flop_work_html(points.points, no_flop=points.flop_split[1])
-    return " ".join(filter(None, [beyond, no_flop]))
+    return " ".join(filter(None, [beyond, above, no_flop]))
 
 
 def no_flop_work_html(points: pd.DataFrame, *, no_flop: pd.DataFrame | None = None) -> str:
