@@ -115,3 +115,23 @@ def test_a_points_table_with_sums_of_every_rank_is_coloured_by_rank():
     codes = dict(zip(shown, w.figure.scatter.color.tolist(), strict=True))
     assert codes == {0: 0.0, 1: 1.0, -1: 2.0}
     assert _title(w.controls.legend_html.value) == "Ranks"
+
+
+def test_the_ranks_of_sample_23_drawn_one_by_one_have_six_different_colours():
+    # Sample 23's "Memory bandwidth [MBytes/s]" row is 0 on every rank but 0, 36, 72, 108,
+    # 144 and 180 (24336.2989, 23046.8986, 23864.1357, 23093.7938, 23471.6888, 23016.9690:
+    # one rank per socket counts the memory), so per rank only these six have a point.
+    # Their colour codes were their positions among all 216 ranks, repeating every 20
+    # colours: 0, 16, 12, 8, 4 and 0 again (rank 180 = 9 * 20 drew in rank 0's blue). The
+    # ranks that can have a point come first now: codes 0-5, six colours.
+    w = RooflineWidget(SOMA_216, group_ranks="rank")
+    w.color_by = "rank"
+    shown = w.to_dataframe()["rank"].tolist()
+    assert sorted(shown) == [0, 36, 72, 108, 144, 180]
+    codes = dict(zip(shown, w.figure.scatter.color.tolist(), strict=True))
+    assert codes == {0: 0.0, 36: 1.0, 72: 2.0, 108: 3.0, 144: 4.0, 180: 5.0}
+    colours = re.findall(r"background:\s*(#[0-9a-fA-F]{6})", w.controls.legend_html.value)
+    assert len(set(colours)) == 6, w.controls.legend_html.value
+    w.ranks = "0-100"  # a narrower selection keeps each rank's colour
+    codes = dict(zip(w.to_dataframe()["rank"].tolist(), w.figure.scatter.color.tolist(), strict=True))
+    assert codes == {0: 0.0, 36: 1.0, 72: 2.0}

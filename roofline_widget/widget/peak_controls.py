@@ -29,6 +29,7 @@ __all__ = [
     "PEAK_HEADROOM",
     "PEAK_RANGE_ABOVE",
     "PEAK_RANGE_BELOW",
+    "PEAK_TEXT_WIDTH",
     "PEAK_TRAITS",
     "SLIDER_STEP",
     "PeakControls",
@@ -39,6 +40,9 @@ __all__ = [
 #: Peak sliders' step in decades (0.023 %).
 SLIDER_STEP = 0.0001
 PEAK_TRAITS = ("peak_flops", "peak_bandwidth")
+#: Width of a peak's text box: it shows the peak exactly, up to the 17 significant digits of a
+#: float (``41.265564999999995``, the median of two likwid-bench runs in GB/s) uncut.
+PEAK_TEXT_WIDTH = "160px"
 #: Width of a control's description (the controls' common column).
 DESCRIPTION_WIDTH = "100px"
 #: A peak slider's range: from this fraction of the smallest value it holds ...
@@ -96,7 +100,7 @@ def _peak_row(label: str, css: str, looks: SharedLooks) -> tuple:
                         style={"description_width": DESCRIPTION_WIDTH}, layout={"width": "400px"},
                         css=css)
     # no description (none shown): the dropdowns' style, of their description width
-    text = looks.make(widgets.FloatText, value=1.0, step=None, layout={"width": "96px"},
+    text = looks.make(widgets.FloatText, value=1.0, step=None, layout={"width": PEAK_TEXT_WIDTH},
                       style={"description_width": DESCRIPTION_WIDTH},
                       tooltip="type an exact value, e.g. from the spec sheet", css=f"{css}-text")
     empirical = looks.make(

@@ -24,8 +24,8 @@ from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_places import rank_places_of
 from roofline_widget.schema import ALL_RANKS
 
-__all__ = ["COLOR_COLUMN", "DEVICE_FAMILY_ORDER", "color_categories", "marker_sizes",
-           "runtime_log_range"]
+__all__ = ["COLOR_COLUMN", "DEVICE_FAMILY_ORDER", "color_categories", "drawable_ranks",
+           "marker_sizes", "runtime_log_range"]
 
 #: Which points-frame column each ``color_by`` value colours by.
 COLOR_COLUMN = {"region": "region", "run": "file", "rank": "rank", "device": "device_family"}
@@ -49,8 +49,29 @@ def color_categories(sums: RegionSums, color_by: str, combine_ranks: bool) -> li
     # a sum of a run's every rank is -1: last, so a rank keeps its colour (a socket's or
     # host's point has its lowest rank's number and colour); a points table may hold such
     # sums itself (rank -1): one category still
+    # the ranks that can have a point come first: their colours differ up to the palette's size
+    # (the other ranks' would take the first colours again past its end)
     ranks = [] if combine_ranks else [rank for rank in sums.ranks if rank != ALL_RANKS]
-    return [*ranks, ALL_RANKS]
+    drawable = set(drawable_ranks(sums))
+    return [*sorted(ranks, key=lambda rank: rank not in drawable), ALL_RANKS]
+
+
+def drawable_ranks(sums: RegionSums) -> list[int]:
+    """The ranks with a row that a FLOP metric and a bandwidth metric measured (each above 0).
+
+    A rank whose every bandwidth is 0 or missing (LIKWID counts the memory of a socket
+    on one of its ranks) never has a point, whatever metrics are chosen.
+    """
+    def measured(metrics: list[str]) -> np.ndarray:
+        found = np.zeros(len(sums), dtype=bool)
+        for metric in metrics:
+            values = np.asarray(sums.sums(metric), dtype=float)
+            with np.errstate(invalid="ignore"):
+                found |= np.isfinite(values) & (values > 0)
+        return found
+
+    rows = measured(sums.flop_metrics) & measured(sums.bandwidth_metrics)
+    return np.unique(np.asarray(sums.key_numbers("rank"))[rows]).tolist()
 
 
 def runtime_log_range(sums: RegionSums) -> tuple[float, float]:

@@ -10,14 +10,13 @@ clears the note.  The screenshot goes to the artifacts directory (``screenshot-a
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 from conftest import PMGPU
 from playwright.sync_api import expect
 
 from roofline_widget import sample_path
 
-from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_until_still
+from .ui import RENDER_TIMEOUT_MS, open_widget_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -28,18 +27,9 @@ NOTE = ".roofline-above-roofs"
 
 @pytest.fixture
 def pmgpu_page(lab, page, browser_tmp):
-    quickstart = nbformat.read(browser_tmp / "notebooks" / "quickstart.ipynb", as_version=4)
-    nb = nbformat.v4.new_notebook(metadata=quickstart.metadata)
-    nb.cells = [nbformat.v4.new_code_cell(
-        "from roofline_widget import RooflineWidget\n"
-        f"w = RooflineWidget({sample_path(PMGPU)!r}, peak_flops=2.0, peak_bandwidth=16.0)\nw")]
-    nbformat.write(nb, browser_tmp / "notebooks" / NOTEBOOK)
-    open_in_lab(page, lab, NOTEBOOK)
-    run_all_cells(page)
-    page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
-    page.set_viewport_size({"width": page.viewport_size["width"], "height": 1400})
-    page.locator(".roofline-widget").scroll_into_view_if_needed()
-    wait_until_still(page, DOTS)
+    code = ("from roofline_widget import RooflineWidget\n"
+            f"w = RooflineWidget({sample_path(PMGPU)!r}, peak_flops=2.0, peak_bandwidth=16.0)\nw")
+    open_widget_notebook(lab, page, browser_tmp, NOTEBOOK, code, DOTS)
     return page
 
 

@@ -11,11 +11,10 @@ point sat at the bottom.
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 from wild_samples import LULESH_SIZES
 
-from .ui import RENDER_TIMEOUT_MS, open_in_lab, run_all_cells, wait_until_still
+from .ui import RENDER_TIMEOUT_MS, open_widget_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -31,18 +30,9 @@ SENTENCE = ("5 points report rates beyond any CPU, the largest CalcPressureForEl
 
 @pytest.fixture
 def lulesh_page(lab, page, browser_tmp):
-    quickstart = nbformat.read(browser_tmp / "notebooks" / "quickstart.ipynb", as_version=4)
-    nb = nbformat.v4.new_notebook(metadata=quickstart.metadata)
-    nb.cells = [nbformat.v4.new_code_cell(
-        "from roofline_widget import RooflineWidget\n"
-        f"w = RooflineWidget({str(LULESH_SIZES)!r})\nw")]
-    nbformat.write(nb, browser_tmp / "notebooks" / NOTEBOOK)
-    open_in_lab(page, lab, NOTEBOOK)
-    run_all_cells(page)
-    page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
-    page.set_viewport_size({"width": page.viewport_size["width"], "height": 1400})
-    page.locator(".roofline-widget").scroll_into_view_if_needed()
-    wait_until_still(page, DOTS)
+    code = ("from roofline_widget import RooflineWidget\n"
+            f"w = RooflineWidget({str(LULESH_SIZES)!r})\nw")
+    open_widget_notebook(lab, page, browser_tmp, NOTEBOOK, code, DOTS)
     return page
 
 

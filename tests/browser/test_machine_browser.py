@@ -13,13 +13,12 @@ transparent, the two other hosts fade to the unselected opacity (0.45).
 
 from __future__ import annotations
 
-import nbformat
 import pytest
 from wild_samples import WRAPPED_RANK
 
 from roofline_widget.widget.hollow_points import UNSELECTED_OPACITY
 
-from .ui import RENDER_TIMEOUT_MS, box_centre, open_in_lab, run_all_cells, wait_until_still
+from .ui import RENDER_TIMEOUT_MS, box_centre, open_widget_notebook
 
 pytestmark = pytest.mark.browser
 
@@ -39,16 +38,7 @@ w"""
 
 @pytest.fixture
 def sample23_page(lab, page, browser_tmp):
-    quickstart = nbformat.read(browser_tmp / "notebooks" / "quickstart.ipynb", as_version=4)
-    nb = nbformat.v4.new_notebook(metadata=quickstart.metadata)
-    nb.cells = [nbformat.v4.new_code_cell(CODE)]
-    nbformat.write(nb, browser_tmp / "notebooks" / NOTEBOOK)
-    open_in_lab(page, lab, NOTEBOOK)
-    run_all_cells(page)
-    page.wait_for_selector(DOTS, timeout=RENDER_TIMEOUT_MS)
-    page.set_viewport_size({"width": page.viewport_size["width"], "height": 1400})
-    page.locator(".roofline-widget").scroll_into_view_if_needed()
-    wait_until_still(page, DOTS)
+    open_widget_notebook(lab, page, browser_tmp, NOTEBOOK, CODE, DOTS)
     return page
 
 

@@ -300,3 +300,19 @@ def tick_labels(page, figure: str, gap_px: float = 2.0) -> list[dict]:
     """
     return page.evaluate(f"([selector, gap]) => ({_TICK_LABELS})([document.querySelector(selector), gap])",
                          [figure, gap_px])
+
+
+def open_widget_notebook(lab, page, browser_tmp: Path, notebook: str, code: str,
+                         dots: str) -> None:
+    """Write a one-cell notebook of ``code`` (the quickstart's kernel), open it in JupyterLab,
+    run it and wait until the widget's ``dots`` are drawn and still (page 1400 px high)."""
+    quickstart = nbformat.read(browser_tmp / "notebooks" / "quickstart.ipynb", as_version=4)
+    nb = nbformat.v4.new_notebook(metadata=quickstart.metadata)
+    nb.cells = [nbformat.v4.new_code_cell(code)]
+    nbformat.write(nb, browser_tmp / "notebooks" / notebook)
+    open_in_lab(page, lab, notebook)
+    run_all_cells(page)
+    page.wait_for_selector(dots, timeout=RENDER_TIMEOUT_MS)
+    page.set_viewport_size({"width": page.viewport_size["width"], "height": 1400})
+    page.locator(".roofline-widget").scroll_into_view_if_needed()
+    wait_until_still(page, dots)
