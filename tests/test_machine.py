@@ -2,7 +2,7 @@
 
 import pytest
 from likwid_render import bench, perfctr_header, perfctr_region, topology
-from wild_samples import BENCH_REPS, MILAN
+from wild_samples import BENCH_REPS, MILAN, MILAN_LOGS
 
 from roofline_widget import CeilingWarning, machine_roofline, plot_roofline, read_likwid_bench, sample_path
 from roofline_widget.analysis.bench_levels import kernel_isa
@@ -244,3 +244,19 @@ def test_bench_reader_reads_every_repetition_inside_the_csv():
     assert len(results) == 20
     assert {(r.kernel, r.threads, r.work_groups) for r in results} == {("triad_avx", 24, 4)}
     assert results[0].gbs == 100.4447  # line 69: MByte/s: 100444.70
+
+
+def test_a_median_ceiling_reads_as_the_logs_numbers_not_a_float_s_last_bit():
+    # milan_mem1_16c.log 41272.67 and milan_mem2_16c.log 41258.46 MByte/s: the median
+    # 41265.565 MB/s is 41.265565 GB/s exactly as a decimal; a float sum, halving and
+    # division by 1000 may land a bit off (41.265564999999995): the roof keeps 15 digits
+    from roofline_widget.roofs.roof import BandwidthRoof, ComputeRoof, decimal_value
+
+    roofs = machine_roofline(MILAN_LOGS, label="EPYC 7763")
+    memory = next(roof for roof in roofs.bandwidth if roof.level == "MEM")
+    assert repr(memory.gbs) == "41.265565"
+    assert repr(roofs.peak_flops) == "820.02222"  # 820022.22 MFlops/s
+    assert repr(decimal_value(931.3109 / 1000)) == "0.9313109"  # 0.9313108999999999 unrounded
+    assert BandwidthRoof("b", 41.265564999999995, source="s").gbs == 41.265565
+    assert ComputeRoof("p", 0.1 + 0.2, source="s").gflops == 0.3
+    assert ComputeRoof("p", 0.1 + 0.2, source="user").gflops == 0.1 + 0.2  # kept as given

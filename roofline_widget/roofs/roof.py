@@ -35,7 +35,7 @@ from roofline_widget.model import Device, DeviceFamily
 from roofline_widget.settings.rules import number
 
 __all__ = ["DEVICES", "DEVICE_FAMILIES", "DEVICE_NAMES", "EMPIRICAL", "ROOF_TOLERANCE", "THEORETICAL",
-           "USER", "BandwidthRoof", "ComputeRoof", "positive_finite"]
+           "USER", "BandwidthRoof", "ComputeRoof", "decimal_value", "positive_finite"]
 
 EMPIRICAL = "empirical"
 #: The source of a roof worked out from the CPU table (drawn dashed).
@@ -55,6 +55,24 @@ def positive_finite(value, what: str) -> float:
     """``value`` as a positive finite float; a ``SettingError`` (a ValueError) naming ``what``
     otherwise (the rule of :func:`roofline_widget.settings.rules.number`)."""
     return number()(what, value)
+
+
+def decimal_value(value: float) -> float:
+    """``value`` at 15 significant digits: a number worked out from decimal ones without its
+    binary noise.
+
+    A rate converted from LIKWID's units or a median of two runs is a decimal
+    number with a last-bit error (41272.67 and 41258.46 MB/s give
+    41.265564999999995 GB/s); every decimal of up to 15 digits survives a float
+    exactly, so the ceiling reads as the numbers it came from.  Every roof's
+    value but the user's (source :data:`USER`, kept as given) goes through it.
+
+    Examples
+    --------
+    >>> decimal_value((41272.67 + 41258.46) / 2 / 1000), decimal_value(931.3109 / 1000)
+    (41.265565, 0.9313109)
+    """
+    return float(f"{value:.15g}")
 
 
 def _check_text(value, what: str) -> None:
@@ -86,7 +104,8 @@ class _Roof:
         _check_text(self.name, "roof name")
         _check_text(self.source, "roof source")
         value = positive_finite(getattr(self, self._field), f"{self.kind} roof {self.name!r}")
-        object.__setattr__(self, self._field, value)
+        # a measured or worked-out ceiling reads as its numbers; the user's is kept as given
+        object.__setattr__(self, self._field, value if self.source == USER else decimal_value(value))
         object.__setattr__(self, "device", _checked_choice(self.device, DEVICES,
                                                             f"device of roof {self.name!r}"))
         family = _checked_choice(self.family, DEVICE_FAMILIES, f"family of roof {self.name!r}")

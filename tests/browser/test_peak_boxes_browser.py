@@ -3,11 +3,12 @@
 The EPYC 7763 ceilings from the bundled likwid-bench logs (``machine_milan_epyc7763_16c``):
 the memory roof is the median of two runs, ``milan_mem1_16c.log`` 41272.67 MByte/s and
 ``milan_mem2_16c.log`` 41258.46 MByte/s: (41272.67 + 41258.46) / 2 = 41265.565 MB/s =
-41.265565 GB/s, a float that prints as ``41.265564999999995`` (18 characters); the compute
-roof is ``milan_flops_dp_avx_fma_16c.log``'s 820022.22 MFlops/s = 820.02222 GFLOP/s.  The
-data is the likwid.jl sample of the same CPU.  A box 96 px wide showed ``41.2655649`` and
-cut the rest; each box must now hold its whole text (the input's scroll width is not larger
-than its visible width).  The screenshot goes to the artifacts directory
+41.265565 GB/s (worked out in floats it was ``41.265564999999995``, 18 characters, which a
+box 96 px wide cut to ``41.2655649``; a roof now keeps 15 significant digits,
+``roofs.roof.decimal_value``, so it reads as the logs' numbers); the compute roof is
+``milan_flops_dp_avx_fma_16c.log``'s 820022.22 MFlops/s = 820.02222 GFLOP/s.  The data is
+sample 23, the 216-rank SOMA run.  Each box must hold its whole text (the input's scroll
+width is not larger than its visible width).  The screenshot goes to the artifacts directory
 (``screenshot-peak-boxes.png``).
 """
 
@@ -39,7 +40,7 @@ w"""
 def test_the_peak_boxes_show_the_ceilings_whole(lab, page, browser_tmp, artifacts_dir):
     open_widget_notebook(lab, page, browser_tmp, NOTEBOOK, CODE, DOTS)
     boxes = {"820.02222": page.locator(".roofline-peak-flops-text input"),
-             "41.265564999999995": page.locator(".roofline-peak-bandwidth-text input")}
+             "41.265565": page.locator(".roofline-peak-bandwidth-text input")}
     for value, box in boxes.items():
         expect(box).to_have_value(value, timeout=RENDER_TIMEOUT_MS)
         scroll, client = box.evaluate("e => [e.scrollWidth, e.clientWidth]")
