@@ -205,6 +205,30 @@ def test_plot_levels_against_the_machines_ceilings(tmp_path):
     assert "finding (intensity order): intensity falls from 0.2639" in "".join(ring.itertext())
 
 
+def test_plot_levels_text_names_the_level_dots_and_the_ringed_finding(tmp_path):
+    """The figure rings a level dot with a sanity finding; the text says which and why.
+
+    Rendered L2/L3/MEM_DP runs, region stencil<3d>: DP 3040 MFLOP/s (MEM_DP STAT Sum), L2
+    bandwidth 11520 MBytes/s, L3 bandwidth 22400 MBytes/s.  Intensity at L2 3040 / 11520 =
+    0.2639, at L3 3040 / 22400 = 0.1357: 1 - 11520 / 22400 = 48.6 % lower, the L3 traffic
+    22400 / 11520 = 1.94x the L2's.  2 regions x 3 levels = 6 level dots.
+    """
+    done = run("plot", *RENDERED, "--levels", "L2", "L3", "MEM", "-o", "levels.png", cwd=tmp_path)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[1] == ("  and 6 memory-level dot(s) (L2, L3, MEM), each against its level's "
+                        "bandwidth metric")
+    at = lines.index("sanity finding(s), ringed in the figure (1):")
+    assert lines[at + 1].startswith(
+        "  stencil<3d>, L3: intensity order: intensity falls from 0.2639 FLOP/byte at L2 to "
+        "0.1357 at L3 (48.6 % lower): L3 traffic (22.4 GB/s, L3 bandwidth [MBytes/s]) is 1.94x "
+        "the L2 traffic (11.52 GB/s, L2 bandwidth [MBytes/s])")
+    assert len(lines) == at + 2  # the finding is the last thing said
+    plain = run("plot", GIVE, "-o", "plain.png", cwd=tmp_path).stdout  # no levels, no findings
+    assert "memory-level dot" not in plain
+    assert "sanity finding" not in plain
+
+
 # --------------------------------------------------------------------------
 # compare
 # --------------------------------------------------------------------------

@@ -100,6 +100,17 @@ def _left_out_lines(left_out: pd.DataFrame) -> list[str]:
         for row in left_out.to_dict("records")]
 
 
+def _finding_lines(findings: list[dict]) -> list[str]:
+    """One line per sanity finding: where (region, rank, level), the check and its detail."""
+    several = len({row["rank"] for row in findings}) > 1
+    lines = []
+    for row in findings:
+        level = f", {row['level']}" if isinstance(row["level"], str) else ""
+        lines.append(f"  {_where(row, several)}{level}: {row['check']}: "
+                     f"{printable(row['detail'])}")
+    return lines
+
+
 def _ceiling_lines(ceilings: list[dict], ridge_point: float) -> list[str]:
     lines = [f"ceilings (ridge point {ridge_point:.4g} FLOP/byte):"]
     for roof in ceilings:
@@ -146,6 +157,10 @@ def plot(args: argparse.Namespace) -> Outcome:
             "chain": payload["chain"]}
     text = [f"wrote {args.output}: {len(payload['points'])} point(s), FLOP metric "
             f"{payload['flops_metric']!r}, bandwidth metric {payload['bandwidth_metric']!r}"]
+    if payload.get("levels"):  # a hierarchical roofline: the level dots besides the points
+        levels = ", ".join(dict.fromkeys(dot["level"] for dot in payload["levels"]))
+        text.append(f"  and {len(payload['levels'])} memory-level dot(s) ({levels}), each "
+                    "against its level's bandwidth metric")
     if payload["chain"]:
         text.append(f"  the last run's points, drawn as a chain of the file's "
                     f"{len(payload['chain'])} runs: {' → '.join(payload['chain'])} "
@@ -167,6 +182,9 @@ def plot(args: argparse.Namespace) -> Outcome:
     text += [payload[key] for key in ("beyond_hardware_note", "above_roofs_note", "no_flop_note")
              if payload[key]]
     text += payload["ceiling_notes"]  # ceilings of another machine, a theoretical roof's clock
+    if data["level_findings"]:  # what the rings over level dots in the figure flag
+        text.append(f"sanity finding(s), ringed in the figure ({len(data['level_findings'])}):")
+        text += _finding_lines(data["level_findings"])
     return Outcome(data, text)
 
 
@@ -278,10 +296,7 @@ def check(args: argparse.Namespace) -> Outcome:
         text.append("sanity checks: no findings")
     else:
         text.append(f"sanity checks: {len(findings)} finding(s):")
-        several = findings["rank"].nunique() > 1
-        for row in findings.to_dict("records"):
-            level = f", {row['level']}" if isinstance(row["level"], str) else ""
-            text.append(f"  {_where(row, several)}{level}: {row['check']}: {printable(row['detail'])}")
+        text += _finding_lines(findings.to_dict("records"))
     text.append(f"guidance ({len(advice)} point(s); advice, not findings):" if len(advice)
                 else "guidance: no point placed")
     text += guidance_lines(advice, indent="  ")
