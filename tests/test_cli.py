@@ -368,6 +368,25 @@ def test_damaged_file_names_file_and_line(tmp_path):
     assert not (tmp_path / "roofline.png").exists()
 
 
+def test_a_run_without_a_metric_is_told_in_words_never_none(tmp_path):
+    """Sample 6 is a FLOPS_DP run only: 'DP [MFLOP/s]' 1.0774 on its one thread, no bandwidth row.
+    Sample 15 is an L3 run only: 'L3 bandwidth [MBytes/s]', no FLOP rate.  Neither places a
+    point; the error names the metric found and says which one the data lacks (not "None")."""
+    flops_only = sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")
+    line = one_error_line(run("plot", flops_only, cwd=tmp_path), "plot")
+    assert line.startswith(
+        "roofline-widget plot: error: No LIKWID roofline points found with FLOP metric "
+        "'DP [MFLOP/s]' (detected) and no bandwidth metric: 1 region/rank row(s) left out of the "
+        "roofline (FLOP metric 'DP [MFLOP/s]', no bandwidth metric): 1 x no bandwidth metric in "
+        "the data.")
+    l3_only = sample_path("pylikwid_readme_haswell_i7-4770_lw40_L3_marker_python.txt")
+    done = run("plot", l3_only, cwd=tmp_path)
+    line = one_error_line(done, "plot")
+    assert "found with no FLOP metric and bandwidth metric 'L3 bandwidth [MBytes/s]' (detected):" \
+        in line
+    assert "None" not in done.stderr
+
+
 def test_bad_options(tmp_path):
     done = run("plot", PMGPU, "--ranks", "3-1", cwd=tmp_path)
     assert done.returncode == 2
