@@ -149,15 +149,20 @@ def test_long_region_names_are_shortened_and_all_fit():
     assert placement.note is None
 
 
+def pmgpu_plotted(path, peak_flops: float, peak_bandwidth: float) -> dict:
+    """plot_roofline's result for pmgpu (sample 5) under the given peaks, saved to ``path``."""
+    run = read_likwid(sample_path(SAMPLES[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return plot_roofline(run, peak_flops=peak_flops, peak_bandwidth=peak_bandwidth,
+                             filepath=path, verbose=False)
+
+
 def test_bandwidth_label_runs_along_its_slope_above_it(tmp_path):
     # pmgpu with the quickstart's peaks: the label sat horizontally at the foot of the
     # rising roof, which crossed it. Now it is rotated to the slope's angle on screen and
     # its anchor lies above the line.
-    run = read_likwid(sample_path(SAMPLES[0]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        payload = plot_roofline(run, peak_flops=2048, peak_bandwidth=204.8,
-                                filepath=tmp_path / "r.png", verbose=False)
+    payload = pmgpu_plotted(tmp_path / "r.png", 2048, 204.8)
     axes = payload["figure"].axes[0]
     (label,) = [t for t in axes.texts if t.get_text() == "Peak bandwidth 204.8 GB/s"]
     slope = next(line for line in payload["lines"] if line["kind"] == "bandwidth")
@@ -175,11 +180,7 @@ def test_a_point_pinned_to_the_axis_edge_is_named_once_never_as_outside(tmp_path
     # pmgpu's <init_datastructures> does 6.864286e-06 MFLOP/s = 6.9e-9 GFLOP/s, below 1e-6 of the
     # largest (<function_a>, 2134.1472 MFLOP/s = 2.134 GFLOP/s): drawn as a hollow triangle AT the
     # axis edge, and said so in its note. The labels' note called it "outside the axes" as well.
-    run = read_likwid(sample_path(SAMPLES[0]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        payload = plot_roofline(run, peak_flops=32, peak_bandwidth=190,
-                                filepath=tmp_path / "r.png", verbose=False)
+    payload = pmgpu_plotted(tmp_path / "r.png", 32, 190)
     figure = payload["figure"]
     # the notes are wrapped to the axes' width: compared with their line breaks as blanks
     texts = [" ".join(t.get_text().split()) for t in [*figure.texts, *figure.axes[0].texts]]
