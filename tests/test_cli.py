@@ -373,12 +373,14 @@ def test_a_run_without_a_metric_is_told_in_words_never_none(tmp_path):
     Sample 15 is an L3 run only: 'L3 bandwidth [MBytes/s]', no FLOP rate.  Neither places a
     point; the error names the metric found and says which one the data lacks (not "None")."""
     flops_only = sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")
-    line = one_error_line(run("plot", flops_only, cwd=tmp_path), "plot")
-    assert line.startswith(
+    done = run("plot", flops_only, cwd=tmp_path)
+    # the reasons are the warning's, printed once; the error names the metrics and points to it
+    assert one_error_line(done, "plot") == (
         "roofline-widget plot: error: No LIKWID roofline points found with FLOP metric "
-        "'DP [MFLOP/s]' (detected) and no bandwidth metric: 1 region/rank row(s) left out of the "
-        "roofline (FLOP metric 'DP [MFLOP/s]', no bandwidth metric): 1 x no bandwidth metric in "
-        "the data.")
+        "'DP [MFLOP/s]' (detected) and no bandwidth metric: see the warning above")
+    assert ("RegionsLeftOutWarning: 1 region/rank row(s) left out of the roofline (FLOP metric "
+            "'DP [MFLOP/s]', no bandwidth metric): 1 x no bandwidth metric in the data.") \
+        in done.stderr
     l3_only = sample_path("pylikwid_readme_haswell_i7-4770_lw40_L3_marker_python.txt")
     done = run("plot", l3_only, cwd=tmp_path)
     line = one_error_line(done, "plot")
@@ -397,9 +399,9 @@ def test_bad_options(tmp_path):
     both = run("points", PMGPU, "--csv", "--json", cwd=tmp_path)
     assert both.returncode == 2
     assert "choose one" in both.stderr
-    unknown = one_error_line(run("plot", PMGPU, "--flops-metric", "SP [MFLOP/s]", cwd=tmp_path),
-                             "plot")
-    assert "5 x no metric 'SP [MFLOP/s]' in the data" in unknown
+    unknown = run("plot", PMGPU, "--flops-metric", "SP [MFLOP/s]", cwd=tmp_path)
+    assert one_error_line(unknown, "plot").endswith("(detected): see the warning above")
+    assert "5 x no metric 'SP [MFLOP/s]' in the data" in unknown.stderr  # the warning's, once
 
 
 def test_unwritable_output_and_debug_traceback(tmp_path):

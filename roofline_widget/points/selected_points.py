@@ -18,7 +18,12 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
+from roofline_widget.errors import (
+    LEFT_OUT_LIST,
+    MetricChoiceWarning,
+    RegionsLeftOutWarning,
+    SelectionWarning,
+)
 from roofline_widget.io.key_codes import text_dtype, unique_integers
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
@@ -347,6 +352,5 @@ class SelectedPoints:
             reasons += f"; and {len(counts) - limit} other reason(s)"
         return (f"{len(self._left_out_rows)} region/rank row(s) left out of the roofline "
                 f"({metric_text('FLOP', self.flops_metric)}, "
-                f"{metric_text('bandwidth', self.bandwidth_metric)}): {reasons}. "
-                "See left_out_regions() for the list.")
+                f"{metric_text('bandwidth', self.bandwidth_metric)}): {reasons}. {LEFT_OUT_LIST}")
 
