@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "LEFT_OUT_LIST",
     "CeilingFileError",
     "CeilingWarning",
     "CommandLineError",
@@ -315,6 +316,11 @@ class StatSumMismatchWarning(RooflineWarning):
 
 class RegionsLeftOutWarning(RooflineWarning):
     """Some selected regions could not be placed on the roofline."""
+
+
+#: The last sentence of a :class:`RegionsLeftOutWarning` (and of the error when nothing is
+#: placed): where the Python user finds the list.  The command line names its own instead.
+LEFT_OUT_LIST = "See left_out_regions() for the list."
 
 
 class MetricChoiceWarning(RooflineWarning):

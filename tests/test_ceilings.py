@@ -192,7 +192,10 @@ def test_empirical_is_labelled_in_lines():
     points = pd.DataFrame({"performance_gflops": [5.0], "bandwidth_gbs": [2.0],
                            "arithmetic_intensity_flops_per_byte": [2.5]})
     lines = Roofline.from_peaks(None, 10.0, points).lines(0.1, 10.0)
-    assert lines[-1]["name"] == "Empirical roofline"
+    # the peak (5 GFLOP/s, the point's) is empirical, the 10 GB/s given is not
+    assert lines[-1]["name"] == "Roofline with empirical peak"
+    assert Roofline.from_peaks(None, None, points).lines(0.1, 10.0)[-1]["name"] == (
+        "Empirical roofline")
     assert lines[-1]["empirical"]
     assert "empirical" in lines[-1]["source"]
     compute = next(line for line in lines if line["kind"] == "compute")

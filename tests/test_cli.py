@@ -205,6 +205,30 @@ def test_plot_levels_against_the_machines_ceilings(tmp_path):
     assert "finding (intensity order): intensity falls from 0.2639" in "".join(ring.itertext())
 
 
+def test_plot_levels_text_names_the_level_dots_and_the_ringed_finding(tmp_path):
+    """The figure rings a level dot with a sanity finding; the text says which and why.
+
+    Rendered L2/L3/MEM_DP runs, region stencil<3d>: DP 3040 MFLOP/s (MEM_DP STAT Sum), L2
+    bandwidth 11520 MBytes/s, L3 bandwidth 22400 MBytes/s.  Intensity at L2 3040 / 11520 =
+    0.2639, at L3 3040 / 22400 = 0.1357: 1 - 11520 / 22400 = 48.6 % lower, the L3 traffic
+    22400 / 11520 = 1.94x the L2's.  2 regions x 3 levels = 6 level dots.
+    """
+    done = run("plot", *RENDERED, "--levels", "L2", "L3", "MEM", "-o", "levels.png", cwd=tmp_path)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[1] == ("  and 6 memory-level dot(s) (L2, L3, MEM), each against its level's "
+                        "bandwidth metric")
+    at = lines.index("sanity finding(s), ringed in the figure (1):")
+    assert lines[at + 1].startswith(
+        "  stencil<3d>, L3: intensity order: intensity falls from 0.2639 FLOP/byte at L2 to "
+        "0.1357 at L3 (48.6 % lower): L3 traffic (22.4 GB/s, L3 bandwidth [MBytes/s]) is 1.94x "
+        "the L2 traffic (11.52 GB/s, L2 bandwidth [MBytes/s])")
+    assert len(lines) == at + 2  # the finding is the last thing said
+    plain = run("plot", GIVE, "-o", "plain.png", cwd=tmp_path).stdout  # no levels, no findings
+    assert "memory-level dot" not in plain
+    assert "sanity finding" not in plain
+
+
 # --------------------------------------------------------------------------
 # compare
 # --------------------------------------------------------------------------
@@ -344,6 +368,27 @@ def test_damaged_file_names_file_and_line(tmp_path):
     assert not (tmp_path / "roofline.png").exists()
 
 
+def test_a_run_without_a_metric_is_told_in_words_never_none(tmp_path):
+    """Sample 6 is a FLOPS_DP run only: 'DP [MFLOP/s]' 1.0774 on its one thread, no bandwidth row.
+    Sample 15 is an L3 run only: 'L3 bandwidth [MBytes/s]', no FLOP rate.  Neither places a
+    point; the error names the metric found and says which one the data lacks (not "None")."""
+    flops_only = sample_path("likwidjl_zen3_epyc7763_FLOPS_DP_1region_1t.txt")
+    done = run("plot", flops_only, cwd=tmp_path)
+    # the reasons are the warning's, printed once; the error names the metrics and points to it
+    assert one_error_line(done, "plot") == (
+        "roofline-widget plot: error: No LIKWID roofline points found with FLOP metric "
+        "'DP [MFLOP/s]' (detected) and no bandwidth metric: see the warning above")
+    assert ("RegionsLeftOutWarning: 1 region/rank row(s) left out of the roofline (FLOP metric "
+            "'DP [MFLOP/s]', no bandwidth metric): 1 x no bandwidth metric in the data.") \
+        in done.stderr
+    l3_only = sample_path("pylikwid_readme_haswell_i7-4770_lw40_L3_marker_python.txt")
+    done = run("plot", l3_only, cwd=tmp_path)
+    line = one_error_line(done, "plot")
+    assert "found with no FLOP metric and bandwidth metric 'L3 bandwidth [MBytes/s]' (detected):" \
+        in line
+    assert "None" not in done.stderr
+
+
 def test_bad_options(tmp_path):
     done = run("plot", PMGPU, "--ranks", "3-1", cwd=tmp_path)
     assert done.returncode == 2
@@ -354,9 +399,9 @@ def test_bad_options(tmp_path):
     both = run("points", PMGPU, "--csv", "--json", cwd=tmp_path)
     assert both.returncode == 2
     assert "choose one" in both.stderr
-    unknown = one_error_line(run("plot", PMGPU, "--flops-metric", "SP [MFLOP/s]", cwd=tmp_path),
-                             "plot")
-    assert "5 x no metric 'SP [MFLOP/s]' in the data" in unknown
+    unknown = run("plot", PMGPU, "--flops-metric", "SP [MFLOP/s]", cwd=tmp_path)
+    assert one_error_line(unknown, "plot").endswith("(detected): see the warning above")
+    assert "5 x no metric 'SP [MFLOP/s]' in the data" in unknown.stderr  # the warning's, once
 
 
 def test_unwritable_output_and_debug_traceback(tmp_path):

@@ -64,9 +64,9 @@ def test_titles_and_axis_labels_are_shared():
     data = sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt")
     axes = plot_roofline(data, verbose=False)["figure"].axes[0]
     figure = plot_roofline(data, verbose=False, backend="bqplot")["figure"]
-    assert axes.get_title() == figure.title == figure_title(True) == (
+    assert axes.get_title() == figure.title == figure_title("empirical ceilings") == (
         "Roofline analysis (empirical ceilings)")
-    assert figure_title(False) == "Roofline analysis"
+    assert figure_title("") == "Roofline analysis"
     widget = RooflineWidget(data)
     assert [a.label for a in widget.figure.plot.axes] == [a.label for a in figure.axes] == [
         X_LABEL, Y_LABEL]

@@ -72,7 +72,8 @@ def test_real_sample_labels_do_not_overlap_and_every_region_is_named(plotted):
     assert len(ceiling_texts) == 2, [t.get_text() for t in others]
     labelled = {by_text[t.get_text()] for t in labels}
     assert len(labels) == len(labelled), "one label per region"
-    notes = " ".join(t.get_text() for t in figure.texts)
+    # the figure's notes, and the one naming the points pinned to the axis edge (no FLOPs)
+    notes = " ".join([*(t.get_text() for t in figure.texts), payload["no_flop_note"]])
     for region in regions:
         assert region in labelled or region in notes, region
     label_boxes = boxes(labels, renderer)
@@ -148,15 +149,20 @@ def test_long_region_names_are_shortened_and_all_fit():
     assert placement.note is None
 
 
+def pmgpu_plotted(path, peak_flops: float, peak_bandwidth: float) -> dict:
+    """plot_roofline's result for pmgpu (sample 5) under the given peaks, saved to ``path``."""
+    run = read_likwid(sample_path(SAMPLES[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return plot_roofline(run, peak_flops=peak_flops, peak_bandwidth=peak_bandwidth,
+                             filepath=path, verbose=False)
+
+
 def test_bandwidth_label_runs_along_its_slope_above_it(tmp_path):
     # pmgpu with the quickstart's peaks: the label sat horizontally at the foot of the
     # rising roof, which crossed it. Now it is rotated to the slope's angle on screen and
     # its anchor lies above the line.
-    run = read_likwid(sample_path(SAMPLES[0]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        payload = plot_roofline(run, peak_flops=2048, peak_bandwidth=204.8,
-                                filepath=tmp_path / "r.png", verbose=False)
+    payload = pmgpu_plotted(tmp_path / "r.png", 2048, 204.8)
     axes = payload["figure"].axes[0]
     (label,) = [t for t in axes.texts if t.get_text() == "Peak bandwidth 204.8 GB/s"]
     slope = next(line for line in payload["lines"] if line["kind"] == "bandwidth")
@@ -168,3 +174,20 @@ def test_bandwidth_label_runs_along_its_slope_above_it(tmp_path):
     ax, ay = label.get_window_extent(renderer).x0, label.get_window_extent(renderer).y0
     line_y = y0 + (ax - x0) * (y1 - y0) / (x1 - x0)
     assert ay > line_y  # the text's lowest corner is above the slope where it starts
+
+
+def test_a_point_pinned_to_the_axis_edge_is_named_once_never_as_outside(tmp_path):
+    # pmgpu's <init_datastructures> does 6.864286e-06 MFLOP/s = 6.9e-9 GFLOP/s, below 1e-6 of the
+    # largest (<function_a>, 2134.1472 MFLOP/s = 2.134 GFLOP/s): drawn as a hollow triangle AT the
+    # axis edge, and said so in its note. The labels' note called it "outside the axes" as well.
+    payload = pmgpu_plotted(tmp_path / "r.png", 32, 190)
+    figure = payload["figure"]
+    # the notes are wrapped to the axes' width: compared with their line breaks as blanks
+    texts = [" ".join(t.get_text().split()) for t in [*figure.texts, *figure.axes[0].texts]]
+    assert not [t for t in texts if "Not labelled" in t]
+    assert sum("<init_datastructures>" in t for t in texts) == 1
+    assert any("<init_datastructures> — drawn as hollow triangles at the axis edge" in t
+               for t in texts)
+    # the four regions doing FLOPs are labelled next to their points
+    assert {"<function_d>", "<function_b>", "<function_a>", "<function_c>"} <= {
+        t.get_text() for t in figure.axes[0].texts}

@@ -55,7 +55,7 @@ from roofline_widget.roofs.roof import THEORETICAL
 from roofline_widget.roofs.roofline import ComputeRoof
 
 __all__ = ["BASE_CLOCK_TOLERANCE", "MachineFacts", "TheoreticalRoofs", "machine_facts",
-           "theoretical_roofline"]
+           "theoretical_roofline", "with_theoretical_ceilings"]
 
 #: How close LIKWID's printed clock must be to the clock the CPU name states to be that clock.
 BASE_CLOCK_TOLERANCE = 0.02
@@ -359,3 +359,23 @@ def theoretical_ceilings(data, points: pd.DataFrame | None,
     except MachineError as exc:
         return [], f"no theoretical roof: {exc}"
     return [roofs.simd_fma for roofs in found], found[0].notes[0]
+
+
+def with_theoretical_ceilings(data, points: pd.DataFrame | None,
+                              ceilings=None) -> tuple[list, list[str]]:
+    """``ceilings`` and the theoretical roof (``theoretical=True``, ``--theoretical``) where
+    none of them is a compute roof of the CPU: what a plot draws and the advice rests on.
+
+    Parameters
+    ----------
+    data, points, ceilings
+        As for :func:`theoretical_ceilings`.
+
+    Returns
+    -------
+    (list of roofs, list of str)
+        The roofs given, then :func:`theoretical_ceilings`' roofs; and why there is no
+        theoretical roof (``[]`` when there is one, or a given roof serves the CPU).
+    """
+    extra, why = theoretical_ceilings(data, points, ceilings)
+    return [*(ceilings or ()), *extra], [why] if why and not extra else []

@@ -62,7 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (RooflineError, OSError, ValueError, ImportError) as exc:
             if args.debug:
                 traceback.print_exc()
-            print(error_line(args.command, exc), file=sys.stderr)
+            print(error_line(args.command, exc, [item["message"] for item in log.items]),
+                  file=sys.stderr)
             return EXIT_USAGE
     emit(outcome, as_json=args.json, warnings=log.items, stream=sys.stdout)
     return outcome.exit_code

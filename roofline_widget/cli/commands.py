@@ -100,6 +100,17 @@ def _left_out_lines(left_out: pd.DataFrame) -> list[str]:
         for row in left_out.to_dict("records")]
 
 
+def _finding_lines(findings: list[dict]) -> list[str]:
+    """One line per sanity finding: where (region, rank, level), the check and its detail."""
+    several = len({row["rank"] for row in findings}) > 1
+    lines = []
+    for row in findings:
+        level = f", {row['level']}" if isinstance(row["level"], str) else ""
+        lines.append(f"  {_where(row, several)}{level}: {row['check']}: "
+                     f"{printable(row['detail'])}")
+    return lines
+
+
 def _ceiling_lines(ceilings: list[dict], ridge_point: float) -> list[str]:
     lines = [f"ceilings (ridge point {ridge_point:.4g} FLOP/byte):"]
     for roof in ceilings:
@@ -146,6 +157,10 @@ def plot(args: argparse.Namespace) -> Outcome:
             "chain": payload["chain"]}
     text = [f"wrote {args.output}: {len(payload['points'])} point(s), FLOP metric "
             f"{payload['flops_metric']!r}, bandwidth metric {payload['bandwidth_metric']!r}"]
+    if payload.get("levels"):  # a hierarchical roofline: the level dots besides the points
+        levels = ", ".join(dict.fromkeys(dot["level"] for dot in payload["levels"]))
+        text.append(f"  and {len(payload['levels'])} memory-level dot(s) ({levels}), each "
+                    "against its level's bandwidth metric")
     if payload["chain"]:
         text.append(f"  the last run's points, drawn as a chain of the file's "
                     f"{len(payload['chain'])} runs: {' → '.join(payload['chain'])} "
@@ -167,6 +182,9 @@ def plot(args: argparse.Namespace) -> Outcome:
     text += [payload[key] for key in ("beyond_hardware_note", "above_roofs_note", "no_flop_note")
              if payload[key]]
     text += payload["ceiling_notes"]  # ceilings of another machine, a theoretical roof's clock
+    if data["level_findings"]:  # what the rings over level dots in the figure flag
+        text.append(f"sanity finding(s), ringed in the figure ({len(data['level_findings'])}):")
+        text += _finding_lines(data["level_findings"])
     return Outcome(data, text)
 
 
@@ -220,12 +238,36 @@ def _check_ceilings(args: argparse.Namespace) -> Roofline | None:
             level="MEM").with_peaks(args.peak_flops, args.peak_bandwidth)
     if args.peak_flops is None and args.peak_bandwidth is None:
         return None
+    if args.peak_flops is None and args.theoretical:
+        return None  # the compute roof is the CPU's theoretical one: advice only (_advice_ceilings)
     if args.peak_flops is None or args.peak_bandwidth is None:
         raise ValueError("check against peaks needs both --peak-flops and --peak-bandwidth "
-                         "(or --ceilings with likwid-bench logs)")
+                         "(or --ceilings with likwid-bench logs, or --theoretical for the "
+                         "compute roof)")
     # the peak bandwidth a user gives is the memory's
     return Roofline([ComputeRoof("Peak", args.peak_flops)],
                     [BandwidthRoof("Peak bandwidth", args.peak_bandwidth, level="MEM")])
+
+
+def _advice_ceilings(args: argparse.Namespace, run: LikwidRun,
+                     ceilings: Roofline | None) -> tuple[Roofline | list | None, list[str]]:
+    """The roofs the advice rests on: ``ceilings`` (:func:`_check_ceilings`) and, with
+    --theoretical and no --peak-flops, the CPU's theoretical roof where no compute roof serves
+    it, as ``plot`` draws it (:func:`~roofline_widget.analysis.theoretical.with_theoretical_ceilings`);
+    and why there is no theoretical roof.  The roofs a kind lacks are empirical."""
+    if not args.theoretical or args.peak_flops is not None:
+        return ceilings, []
+    from roofline_widget import BandwidthRoof, points_dataframe
+    from roofline_widget.analysis.theoretical import with_theoretical_ceilings
+
+    given = (list(ceilings) if ceilings is not None
+             else [BandwidthRoof("Peak bandwidth", args.peak_bandwidth, level="MEM")]
+             if args.peak_bandwidth is not None else [])
+    roofs, missing = with_theoretical_ceilings(run, points_dataframe(run, **_selection(args)),
+                                               given)
+    if ceilings is not None and len(roofs) == len(given):  # a measured compute roof serves
+        return ceilings, missing
+    return roofs or None, missing
 
 
 def _sanity(run: LikwidRun, args: argparse.Namespace, ceilings) -> tuple[pd.DataFrame, str | None]:
@@ -254,12 +296,13 @@ def check(args: argparse.Namespace) -> Outcome:
     mismatches = comparisons[~comparisons["agree"].astype(bool)] if len(comparisons) else comparisons
     ceilings = _check_ceilings(args)
     findings, skipped = _sanity(run, args, ceilings)
-    advice = guidance_table(run, ceilings, _selection(args))
+    judging, missing = _advice_ceilings(args, run, ceilings)
+    advice = guidance_table(run, judging, _selection(args))
     data = {"files": list(run.sources),
             "stat_sums": {"compared": len(comparisons), "mismatches": records(mismatches)},
             "sanity": {"ran": skipped is None, "not_run_because": skipped,
                        "findings": records(findings)},
-            "guidance": guidance_records(advice)}
+            "guidance": guidance_records(advice), "ceiling_notes": missing}
     if not len(comparisons):
         text = ["STAT sums: none to compare (LIKWID prints STAT tables only for more than one "
                 "thread)"]
@@ -278,12 +321,10 @@ def check(args: argparse.Namespace) -> Outcome:
         text.append("sanity checks: no findings")
     else:
         text.append(f"sanity checks: {len(findings)} finding(s):")
-        several = findings["rank"].nunique() > 1
-        for row in findings.to_dict("records"):
-            level = f", {row['level']}" if isinstance(row["level"], str) else ""
-            text.append(f"  {_where(row, several)}{level}: {row['check']}: {printable(row['detail'])}")
+        text += _finding_lines(findings.to_dict("records"))
     text.append(f"guidance ({len(advice)} point(s); advice, not findings):" if len(advice)
                 else "guidance: no point placed")
+    text += missing  # why there is no theoretical roof
     text += guidance_lines(advice, indent="  ")
     found = len(mismatches) + len(findings)
     return Outcome(data, text, EXIT_FINDINGS if found else EXIT_OK)
@@ -373,8 +414,12 @@ def explain(args: argparse.Namespace) -> Outcome:
     """``roofline-widget explain``: what limits each region and what to try."""
     from roofline_widget.cli.explain import explain_run
 
-    return explain_run(args.region, read_run(args.files, args.format), _check_ceilings(args),
-                       _selection(args))
+    run = read_run(args.files, args.format)
+    ceilings, missing = _advice_ceilings(args, run, _check_ceilings(args))
+    outcome = explain_run(args.region, run, ceilings, _selection(args))
+    outcome.data["ceiling_notes"] = missing
+    outcome.text += missing  # why there is no theoretical roof
+    return outcome
 
 
 # --------------------------------------------------------------------------

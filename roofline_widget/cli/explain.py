@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -90,7 +91,7 @@ def guidance_records(table: pd.DataFrame) -> list[dict]:
     return json.loads(frame.to_json(orient="records", double_precision=15))
 
 
-def guidance_table(run, ceilings: Roofline | None, selection: dict) -> pd.DataFrame:
+def guidance_table(run, ceilings: Roofline | Sequence | None, selection: dict) -> pd.DataFrame:
     """The points of ``run`` with the columns of :func:`~roofline_widget.guidance`, in order."""
     points = points_dataframe(run, **selection)
     found = guidance(run, ceilings, **selection)
@@ -99,9 +100,11 @@ def guidance_table(run, ceilings: Roofline | None, selection: dict) -> pd.DataFr
                      axis=1)
 
 
-def explain_run(region: str | None, run, ceilings: Roofline | None, selection: dict) -> Outcome:
+def explain_run(region: str | None, run, ceilings: Roofline | Sequence | None,
+                selection: dict) -> Outcome:
     """``roofline-widget explain``: the guidance of every point of ``run`` (of ``region`` only,
-    if given), judged against ``ceilings`` (None: empirical roofs).
+    if given), judged against ``ceilings`` (a Roofline, or roofs: empirical where a kind lacks
+    one; None: empirical roofs).
 
     Raises
     ------

@@ -294,6 +294,7 @@ def _add_selection(parser: argparse.ArgumentParser, *, bandwidth: bool = True,
 
 
 def _add_ceilings(parser: argparse.ArgumentParser) -> None:
+    """--ceilings, --peak-flops, --peak-bandwidth, --theoretical: the roofs of plot, check, explain."""
     group = parser.add_argument_group("ceilings")
     group.add_argument("--ceilings", nargs="+", metavar="LOGS_OR_DIR",
                        help="likwid-bench logs (or a directory of them): compute roofs and one "
@@ -302,6 +303,10 @@ def _add_ceilings(parser: argparse.ArgumentParser) -> None:
                        help="peak compute in GFLOP/s (replaces the top compute roof)")
     group.add_argument("--peak-bandwidth", type=setting_type("peak_bandwidth"), metavar="GBS",
                        help="peak memory bandwidth in GB/s (replaces the top bandwidth roof)")
+    group.add_argument("--theoretical", action="store_true",
+                       help="without a compute roof from --ceilings or --peak-flops: the "
+                            "theoretical SIMD FMA peak of the CPU LIKWID names (the table of "
+                            "cores x clock x the cores used; plot draws it dashed)")
 
 
 def _subparser(commands, name: str, **more) -> argparse.ArgumentParser:
@@ -355,10 +360,6 @@ def build_parser(bench_suffixes: tuple[str, ...] = ()) -> argparse.ArgumentParse
     plot.add_argument("--cmap", default="tab20", help="matplotlib colormap of the points")
     _add_format(plot)
     _add_ceilings(plot)
-    plot.add_argument("--theoretical", action="store_true",
-                      help="without a compute roof from --ceilings or --peak-flops: the "
-                           "theoretical SIMD FMA peak of the CPU LIKWID names (the table of "
-                           "cores x clock x the cores used), drawn dashed")
     _add_selection(plot)
     _add_common(plot)
 

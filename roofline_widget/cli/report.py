@@ -18,10 +18,14 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget.cli.parser import EXIT_OK, PROGRAM
+from roofline_widget.errors import LEFT_OUT_LIST
 from roofline_widget.escaping import terminal_text
 
-__all__ = ["Outcome", "WarningLog", "emit", "error_line", "one_line", "printable",
-           "printable_lines", "records", "table_text"]
+__all__ = ["CLI_LEFT_OUT_LIST", "Outcome", "WarningLog", "cli_text", "emit", "error_line",
+           "one_line", "printable", "printable_lines", "records", "table_text"]
+
+#: Where a command-line user finds the regions left out (the API's text names left_out_regions()).
+CLI_LEFT_OUT_LIST = f"'{PROGRAM} points' lists them (with --json: \"left_out\")."
 
 
 @dataclass
@@ -84,10 +88,28 @@ def one_line(exc: BaseException) -> str:
     return printable(text.strip()) or type(exc).__name__
 
 
-def error_line(command: str | None, exc: BaseException) -> str:
-    """``"roofline-widget plot: error: <message>"``."""
+def cli_text(message: str) -> str:
+    """A message of the package as the command line says it: the list of the regions left out
+    is where the command line has it (:data:`CLI_LEFT_OUT_LIST`), not ``left_out_regions()``.
+
+    Examples
+    --------
+    >>> print(cli_text("2 x no bandwidth metric in the data. See left_out_regions() for the list."))
+    2 x no bandwidth metric in the data. 'roofline-widget points' lists them (with --json: "left_out").
+    """
+    return message.replace(LEFT_OUT_LIST, CLI_LEFT_OUT_LIST)
+
+
+def error_line(command: str | None, exc: BaseException, shown: list[str] | tuple = ()) -> str:
+    """``"roofline-widget plot: error: <message>"`` (:func:`cli_text`); a warning ``shown``
+    already (its message) is not said again: the error points to it."""
     where = f"{PROGRAM} {command}" if command else PROGRAM
-    return f"{where}: error: {one_line(exc)}"
+    text = cli_text(one_line(exc))
+    for message in shown:
+        said = printable(message)
+        if said and said in text:
+            text = text.replace(said, "see the warning above")
+    return f"{where}: error: {text}"
 
 
 def table_text(frame: pd.DataFrame, columns: dict[str, str], *, digits: int = 4) -> list[str]:
@@ -109,7 +131,8 @@ class WarningLog:
     """Every warning of a command: printed on stderr as it comes, kept for the JSON output.
 
     Install it as :func:`warnings.showwarning` inside :func:`warnings.catch_warnings`.
-    A warning repeated with the same text (two calls reading one run) is shown once.
+    A warning repeated with the same text (two calls reading one run) is shown once; its text
+    is the command line's (:func:`cli_text`).
     """
 
     def __init__(self, stream: TextIO | None = None):
@@ -117,12 +140,12 @@ class WarningLog:
         self.items: list[dict] = []
 
     def show(self, message, category, filename, lineno, file=None, line=None) -> None:
-        item = {"category": category.__name__, "message": str(message)}
+        item = {"category": category.__name__, "message": cli_text(str(message))}
         if item in self.items:
             return
         self.items.append(item)
         stream = self.stream or sys.stderr
-        print(f"{PROGRAM}: warning: {category.__name__}: {printable_lines(str(message))}",
+        print(f"{PROGRAM}: warning: {category.__name__}: {printable_lines(item['message'])}",
               file=stream)
 
 

@@ -47,9 +47,21 @@ Y_LABEL = "Attained performance [GFLOP/s]"
 LABEL_SIZE = 12
 
 
-def figure_title(empirical: bool) -> str:
-    """The static figure's title; it says when the ceilings are empirical."""
-    return "Roofline analysis" + (" (empirical ceilings)" if empirical else "")
+def figure_title(empirical: str = "") -> str:
+    """The static figure's title; it says which ceilings are empirical.
+
+    Parameters
+    ----------
+    empirical : str
+        :func:`~roofline_widget.roofs.lines.empirical_words` of the roofs drawn
+        (``""``: none is empirical).
+
+    Examples
+    --------
+    >>> figure_title("empirical bandwidth")
+    'Roofline analysis (empirical bandwidth)'
+    """
+    return "Roofline analysis" + (f" ({empirical})" if empirical else "")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,12 @@ import numpy as np
 import pandas as pd
 
 from roofline_widget import schema
-from roofline_widget.errors import MetricChoiceWarning, RegionsLeftOutWarning, SelectionWarning
+from roofline_widget.errors import (
+    LEFT_OUT_LIST,
+    MetricChoiceWarning,
+    RegionsLeftOutWarning,
+    SelectionWarning,
+)
 from roofline_widget.io.key_codes import text_dtype, unique_integers
 from roofline_widget.points.columns import RegionColumns
 from roofline_widget.points.combined_ranks import CombinedRanks
@@ -26,13 +31,19 @@ from roofline_widget.points.rank_groups import rank_labels
 from roofline_widget.points.selection import Selection
 from roofline_widget.schema import FRAME_KEYS
 
-__all__ = ["SelectedPoints", "SelectionNote", "note_warning"]
+__all__ = ["SelectedPoints", "SelectionNote", "metric_text", "note_warning"]
 
 _LABEL_KEYS = ("file", "region", "device", "groups")
 
 
 class SelectionNote(str):
     """A note on the ``ranks``/``include`` arguments (warned as :class:`SelectionWarning`)."""
+
+
+def metric_text(role: str, metric: str | None) -> str:
+    """How a message names the ``role`` ("FLOP", "bandwidth") metric: ``"FLOP metric 'DP
+    [MFLOP/s]'"``, or ``"no bandwidth metric"`` when the data has none (never ``None``)."""
+    return f"{role} metric {metric!r}" if metric is not None else f"no {role} metric"
 
 
 def note_warning(note: str) -> type[UserWarning]:
@@ -340,6 +351,6 @@ class SelectedPoints:
         if len(counts) > limit:
             reasons += f"; and {len(counts) - limit} other reason(s)"
         return (f"{len(self._left_out_rows)} region/rank row(s) left out of the roofline "
-                f"(FLOP metric {self.flops_metric!r}, bandwidth metric "
-                f"{self.bandwidth_metric!r}): {reasons}. See left_out_regions() for the list.")
+                f"({metric_text('FLOP', self.flops_metric)}, "
+                f"{metric_text('bandwidth', self.bandwidth_metric)}): {reasons}. {LEFT_OUT_LIST}")
 

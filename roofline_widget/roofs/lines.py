@@ -7,7 +7,8 @@ with its device's main bandwidth slope to the right edge; then one ``"roof"``
 polyline per other device or device family (``"GPU roofline"``, ``"AMD GPU
 roofline"``) and, last, the main roofline, which passes exactly through its
 ridge point.  Every segment names the ``device`` and ``family`` of its roofs,
-for the renderers' colours.
+for the renderers' colours.  :func:`empirical_words` says which of the roofs
+are empirical (the main roofline's name, the figure's title).
 """
 
 from __future__ import annotations
@@ -21,7 +22,31 @@ _FAMILY_NAMES = {"nvidia": "NVIDIA GPU", "amd": "AMD GPU"}
 if TYPE_CHECKING:
     from roofline_widget.roofs.roofline import Roofline
 
-__all__ = ["roof_lines", "roof_segment"]
+__all__ = ["empirical_words", "roof_lines", "roof_segment"]
+
+
+def empirical_words(flops: bool, bandwidth: bool) -> str:
+    """Which ceilings are empirical (the largest observation), in words; ``""`` for none.
+
+    A roof from the points is named empirical, a machine limit (a peak, a
+    benchmark, a theoretical roof) never is: the words name only the kind
+    that is empirical.
+
+    Parameters
+    ----------
+    flops, bandwidth : bool
+        The compute roof, the bandwidth roof is empirical.
+
+    Examples
+    --------
+    >>> empirical_words(True, True), empirical_words(False, True), empirical_words(True, False)
+    ('empirical ceilings', 'empirical bandwidth', 'empirical peak')
+    >>> empirical_words(False, False)
+    ''
+    """
+    if flops and bandwidth:
+        return "empirical ceilings"
+    return "empirical peak" if flops else "empirical bandwidth" if bandwidth else ""
 
 
 def _segment(roof: ComputeRoof | BandwidthRoof, x, y) -> dict:
@@ -85,7 +110,9 @@ def roof_lines(roofline: Roofline, x_min, x_max) -> list[dict]:
             drawn.add(pair)
             whose = _whose(device, family, by_family)
             segments.append(roof_segment(*pair, x_min, x_max, f"{whose} roofline"))
-    name = "Empirical roofline" if any(r.empirical for r in main) else "Roofline"
+    words = empirical_words(main[0].empirical, main[1].empirical)
+    name = ("Empirical roofline" if words == "empirical ceilings"
+            else f"Roofline with {words}" if words else "Roofline")
     device = main[0].device or main[1].device
     if len(owners) > 1 and device is not None:  # CPU and GPU roofs, or two GPUs': say whose
         whose = _whose(device, main[0].family or main[1].family, by_family)

@@ -46,6 +46,7 @@ from roofline_widget.look.point_names import PointNaming, point_naming
 from roofline_widget.look.texts import X_LABEL, figure_title
 from roofline_widget.points import RegionSums, Selection
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
+from roofline_widget.roofs.lines import empirical_words
 from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.compare import (
     baseline_runs,
@@ -232,7 +233,7 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     canvas : LabelCanvas
         What the labels are placed for.
     title : str, optional
-        Default: :func:`~roofline_widget.look.texts.figure_title` (says when a roof is empirical).
+        Default: :func:`~roofline_widget.look.texts.figure_title` (says which roofs are empirical).
     x_label : str
     no_flop_where : str
         Where the renderer shows the points doing almost no FLOPs (for the note).
@@ -284,5 +285,7 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     return compose_scene(point_dots(table, coloring), roofline, ranges, coloring=coloring,
                          no_flop=table.index.isin(no_flop.index), canvas=canvas,
                          levels=levels_drawn, comparison=comparison, sweep=swept,
-                         title=figure_title(roofline.empirical) if title is None else title,
+                         title=(figure_title(empirical_words(roofline.empirical_flops,
+                                                             roofline.empirical_bandwidth))
+                                if title is None else title),
                          x_label=x_label, notes=notes)

@@ -381,7 +381,11 @@ def draw(scene: Scene):
     # after everything they keep clear of (the legend, right of the axes, is no obstacle to a
     # label inside them: placed first, it is laid out once less); the arrows (whose boxes span
     # their lines) over them
-    place_region_labels(axes, scene.point_rows, names=scene.points.names)
+    # the points doing almost no FLOPs are pinned and named in their own note: no label note
+    flop_work = ~scene.no_flop
+    names = scene.points.names
+    place_region_labels(axes, scene.point_rows[flop_work],
+                        names=None if names is None else names[flop_work])
     draw_legend(axes, proxies)
     for mark in marks:
         if isinstance(mark, Polylines) and mark.heads:

@@ -21,6 +21,7 @@ from roofline_widget.look.point_names import point_names
 from roofline_widget.look.texts import device_text
 from roofline_widget.points import RegionSums
 from roofline_widget.points.rank_groups import summed_ranks
+from roofline_widget.points.selected_points import metric_text
 from roofline_widget.roofs.roofline import JUDGED_COLUMNS, Roofline
 from roofline_widget.scene.parts import Coloring
 from roofline_widget.static.exports import records
@@ -126,14 +127,15 @@ def colour_keys(points: pd.DataFrame, chain: bool = False) -> tuple[str, list]:
 
 def no_points_error(selection, flops_metric, bandwidth_metric) -> ValueError:
     """The error when nothing can be placed: the metrics wanted and why each region was left out."""
-    wanted = (f"FLOP metric {selection.flops_metric!r}"
-              f"{'' if flops_metric else ' (detected)'} and bandwidth metric "
-              f"{selection.bandwidth_metric!r}{'' if bandwidth_metric else ' (detected)'}")
+    wanted = " and ".join(
+        metric_text(role, found) + ("" if given or found is None else " (detected)")
+        for role, found, given in (("FLOP", selection.flops_metric, flops_metric),
+                                   ("bandwidth", selection.bandwidth_metric, bandwidth_metric)))
     if len(selection.left_out):
         detail = selection.left_out_summary()
     else:
         detail = "no region matched the ranks/include/exclude selection"
-    return ValueError(f"No LIKWID roofline points found for {wanted}: {detail}")
+    return ValueError(f"No LIKWID roofline points found with {wanted}: {detail}")
 
 
 def build_payload(sums: RegionSums, selection, roofline: Roofline, table: pd.DataFrame,

@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from roofline_widget.analysis.theoretical import theoretical_ceilings
+from roofline_widget.analysis.theoretical import with_theoretical_ceilings
 from roofline_widget.escaping import terminal_text
 from roofline_widget.look.beyond_hardware import point_flag_texts
 from roofline_widget.look.ceiling_labels import WIDGET_CANVAS
@@ -236,10 +236,9 @@ def plot_roofline(profiling_data: object, *, peak_flops: float | None = None,
     if selected.points.empty:
         raise no_points_error(selected, request.flops_metric, request.bandwidth_metric)
     points = selected.points.reset_index(drop=True)
-    missing = []  # why there is no theoretical roof
+    missing: list[str] = []  # why there is no theoretical roof
     if theoretical and peak_flops is None:
-        extra, why = theoretical_ceilings(sums, points, ceilings)
-        ceilings, missing = [*(ceilings or ()), *extra], ([] if extra else [why] if why else [])
+        ceilings, missing = with_theoretical_ceilings(sums, points, ceilings)
     colour_column, keys = colour_keys(points, chained.chain is not None)
     coloring = Coloring(colour_column, tuple(keys), tuple(sampled_colors(cmap, len(keys))))
     drawn_by = "bqplot" if page is not None else backend  # a page is the widget's figure

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from roofline_widget.analysis.theoretical import theoretical_ceilings
+from roofline_widget.analysis.theoretical import with_theoretical_ceilings
 from roofline_widget.roofs.hardware_bounds import (
     RATE_COLUMNS,
     THREAD_COLUMNS,
@@ -35,7 +35,7 @@ def with_theoretical(sums, ceilings: Sequence | None, options: dict) -> list:
     cores, its theoretical SIMD FMA roof (:func:`~roofline_widget.analysis.theoretical.theoretical_ceilings`)
     for the points of the widget's first selection (``options``' FLOP metric)."""
     points = sums.select(flops_metric=options.get("flops_metric")).points
-    return [*(ceilings or ()), *theoretical_ceilings(sums, points, ceilings)[0]]
+    return with_theoretical_ceilings(sums, points, ceilings)[0]
 
 
 def rooflines(peak_flops: float | None, peak_bandwidth: float | None, points: pd.DataFrame,

@@ -62,7 +62,7 @@ def sweep_key_html(part: SweepPart) -> str:
     return text
 
 
-def sweep_status_html(part: SweepPart, *, file: str, runs: int, empirical: bool,
+def sweep_status_html(part: SweepPart, *, file: str, runs: int, empirical: str,
                       beyond: int = 0) -> str:
     """The status of a sweep in at most two lines (the details are in the collapsed section).
 
@@ -73,8 +73,9 @@ def sweep_status_html(part: SweepPart, *, file: str, runs: int, empirical: bool,
         Where the runs come from (a file name).
     runs : int
         How many runs.
-    empirical : bool
-        The ceilings are the largest observations, not machine limits.
+    empirical : str
+        Which ceilings are the largest observations, not machine limits
+        (:func:`~roofline_widget.roofs.lines.empirical_words`; ``""``: none).
     beyond : int
         The points beyond what their hardware can do (left out of the roofs).
     """
@@ -85,7 +86,7 @@ def sweep_status_html(part: SweepPart, *, file: str, runs: int, empirical: bool,
              f"{part.path_count()} paths{html.escape(groups)}, shade {html.escape(key.text())}, "
              f"ring at {html.escape(sweep_step_text(key, part.chosen))}"]
     if empirical:
-        parts.append("empirical ceilings")
+        parts.append(html.escape(empirical))
     if beyond:  # a broken counter is named in the status, not only in the details
         parts.append(f"<b>{beyond:,} beyond the hardware</b>")
     off = len(part.left_out) - beyond
