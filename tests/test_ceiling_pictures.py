@@ -287,7 +287,8 @@ def test_widget_roof_tooltip_and_ceilings_section_give_the_provenance(widget):
     widget.controls.ceilings_section.selected_index = 0  # opened: made now
     table = widget.controls.ceilings_html.value
     for text in FOUR_LABELS:
-        assert f"<td style='text-align:left'>{text}</td>" in table
+        assert (f"<td style='text-align:left;padding:1px 12px 1px 0;white-space:nowrap'>{text}</td>"
+                in table)
     assert "likwid-perfctr group L2 wrapping the benchmark" in table
     # the status line stays short: the labels, not where the numbers came from
     status = widget.controls.status_html.value

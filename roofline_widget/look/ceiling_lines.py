@@ -116,6 +116,14 @@ CEILINGS_TABLE_COLUMNS = {"label": "roof", "kind": "kind", "level": "level", "de
                           "provenance": "where the number comes from"}
 
 
+#: A cell of the ceilings table: left-aligned, a gap to the next column (headed columns that
+#: are empty for every roof, as ``level`` of compute roofs, would otherwise run together).
+_CELL_STYLE = "text-align:left;padding:1px 12px 1px 0"
+#: The roof's label on one line; the provenance (file paths, lists: long words) wrapped
+#: anywhere, inside the widget's width.
+_COLUMN_STYLES = {"label": ";white-space:nowrap", "provenance": ";overflow-wrap:anywhere"}
+
+
 def ceilings_table_html(rows: Sequence[dict]) -> str:
     """The ceilings as an HTML table, every text escaped: label, kind, what the roof bounds
     (level, device, precision; empty: any), name, provenance.
@@ -125,10 +133,11 @@ def ceilings_table_html(rows: Sequence[dict]) -> str:
     """
     if not rows:
         return "<p>No ceilings: no points to take empirical ones from, and no peak given.</p>"
-    head = "".join(f"<th style='text-align:left'>{html.escape(title)}</th>"
+    head = "".join(f"<th style='{_CELL_STYLE}'>{html.escape(title)}</th>"
                    for title in CEILINGS_TABLE_COLUMNS.values())
     body = "".join(
-        "<tr>" + "".join(f"<td style='text-align:left'>{html.escape(str(row.get(key) or ''))}</td>"
+        "<tr>" + "".join(f"<td style='{_CELL_STYLE}{_COLUMN_STYLES.get(key, '')}'>"
+                         f"{html.escape(str(row.get(key) or ''))}</td>"
                          for key in CEILINGS_TABLE_COLUMNS) + "</tr>"
         for row in rows)
     return (f"<table class='roofline-ceilings-table'><thead><tr>{head}</tr></thead>"
