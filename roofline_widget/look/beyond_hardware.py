@@ -27,7 +27,7 @@ from roofline_widget.roofs.hardware_bounds import (
 from roofline_widget.roofs.roofline import Roofline
 
 __all__ = ["RATE_UNITS", "beyond_hardware_text", "point_flag_texts", "point_name", "rate_text",
-           "threads_text"]
+           "run_text", "threads_text"]
 
 #: The unit of each rate column.
 RATE_UNITS = {schema.PERFORMANCE: "GFLOP/s", schema.BANDWIDTH: "GB/s"}
@@ -59,14 +59,9 @@ def point_name(row, points: pd.DataFrame) -> str:
         details.append(row.rank_group)
     elif "rank" in points.columns and points["rank"].nunique() > 1 and int(row.rank) >= 0:
         details.append(f"rank {int(row.rank)}")
-    if "file" in points.columns and points["file"].nunique() > 1:
-        run, label = getattr(row, "run", None), getattr(row, "run_label", None)
-        if "run" in points.columns and points["run"].nunique() > 1 and pd.notna(run):
-            details.append(f"run #{int(row.run)}")
-        elif isinstance(label, str) and label:
-            details.append(label)
-        else:
-            details.append(str(row.file))
+    run = run_text(row, points)
+    if run:
+        details.append(run)
     name = str(row.region)
     if details and details[0] == getattr(row, "rank_group", None):
         named = _named(row, points)
@@ -74,6 +69,23 @@ def point_name(row, points: pd.DataFrame) -> str:
             group = str(details.pop(0))
             name = f"{named}{group[group.rfind(' ('):]}"
     return name + (f" ({', '.join(details)})" if details else "")
+
+
+def run_text(row, points: pd.DataFrame) -> str:
+    """What names a point's run among ``points``: ``""`` where they are of one run.
+
+    The run's number (``"run #1"``) where the points have several, else its
+    ``run_label`` (a baseline point's, e.g. ``"#1 (size 30^3)"``), else its
+    ``file`` (the run label, ``"gmgpolar_..._compact1t_1537x2048_give"``).
+    """
+    if "file" not in points.columns or points["file"].nunique() <= 1:
+        return ""
+    run, label = getattr(row, "run", None), getattr(row, "run_label", None)
+    if "run" in points.columns and points["run"].nunique() > 1 and pd.notna(run):
+        return f"run #{int(row.run)}"
+    if isinstance(label, str) and label:
+        return label
+    return str(row.file)
 
 
 def _named(row, points: pd.DataFrame) -> str:

@@ -72,6 +72,10 @@ STATIC_CANVAS = LabelCanvas(
 _LINESTYLES: dict[str, Any] = {"solid": "-", "dashed": "--", "dotted": ":"}
 #: Characters of a line of the notes under the axes (8 pt text across the axes' width).
 _NOTE_WIDTH = 125
+#: An arrow's size (its ``mutation_scale``, points); the head of ``"-|>"`` reaches 0.2 of it out
+#: from the line on either side.
+_ARROW_SCALE_PT = 12.0
+_ARROW_HALF_WIDTH_PT = 0.2 * _ARROW_SCALE_PT
 #: The colour bar's title for what a sweep's shade shows.
 _SWEEP_KEYS = {"threads": "threads", "ranks": "MPI ranks", "size": "problem size",
                "case": "case", "run": "run (in file order)"}
@@ -142,7 +146,7 @@ def _draw_lines(axes, lines: Polylines, scene: Scene) -> None:
         arrow = axes.annotate("", xy=(x[-1], y[-1]), xytext=(x[0], y[0]), zorder=lines.z,
                               arrowprops={"arrowstyle": "-|>", "color": color, "linestyle": style,
                                           "linewidth": lines.stroke.matplotlib, "shrinkA": 3,
-                                          "shrinkB": 5, "mutation_scale": 12})
+                                          "shrinkB": 5, "mutation_scale": _ARROW_SCALE_PT})
         arrow.set_gid(lines.name)
         arrow.arrow_patch.set_clip_box(axes.bbox)  # from a point outside the axes: cut at them
         arrow.arrow_patch.set_clip_on(True)
@@ -380,12 +384,15 @@ def draw(scene: Scene):
     axes.set_title(scene.title, y=_title_height(axes))
     # after everything they keep clear of (the legend, right of the axes, is no obstacle to a
     # label inside them: placed first, it is laid out once less); the arrows (whose boxes span
-    # their lines) over them
+    # their lines) drawn over them, kept clear of by their lines and heads
     # the points doing almost no FLOPs are pinned and named in their own note: no label note
     flop_work = ~scene.no_flop
     names = scene.points.names
+    arrows = [(x, y) for mark in marks if isinstance(mark, Polylines) and mark.heads
+              for x, y in zip(mark.x, mark.y)]
     place_region_labels(axes, scene.point_rows[flop_work],
-                        names=None if names is None else names[flop_work])
+                        names=None if names is None else names[flop_work], arrows=arrows,
+                        arrow_half_width_pt=_ARROW_HALF_WIDTH_PT)
     draw_legend(axes, proxies)
     for mark in marks:
         if isinstance(mark, Polylines) and mark.heads:

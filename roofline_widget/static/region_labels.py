@@ -1,17 +1,20 @@
 """Region labels in static (matplotlib) roofline plots, placed so that none overlap.
 
 Each label names its point (:func:`~roofline_widget.look.point_names.point_names`:
-its region, a host's point its host).  Greedy placement in display (pixel) space: regions in order of importance
-(longest runtime first) try a few positions around their point; the first
-position whose text extent stays inside the axes and overlaps no label
-already placed, no other text of the axes (ceiling labels, the legend), no
-point marker and no line (roofs, ceilings) is taken.  A region with no free position is listed in a note
-under the axes instead, so every region is either labelled or named.
+its region, a host's point its host), one per name and run.  Greedy placement in
+display (pixel) space: regions in order of importance (longest runtime first)
+try a few positions around their point; the first position whose text extent
+stays inside the axes and overlaps no label already placed, no other text of
+the axes (ceiling labels, the legend), no point marker and no line (roofs,
+ceilings, a comparison's arrows) is taken.  A region with no free position is
+listed in a note under the axes instead (with its run where the same name has
+points in several), so every point is either labelled or named.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +22,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.escaping import matplotlib_text
+from roofline_widget.look.beyond_hardware import run_text
 from roofline_widget.look.point_names import point_names
 
 __all__ = [
@@ -57,9 +61,11 @@ class LabelPlacement:
     Attributes
     ----------
     labels : dict
-        ``{region: matplotlib.text.Annotation}`` of the regions labelled.
+        ``{region: matplotlib.text.Annotation}`` of the regions labelled (a region with
+        points in several runs once per run, its run named: ``"Setup (run #2)"``).
     unlabelled : list of str
-        Regions that found no free position (or were past ``MAX_LABELS``), in order.
+        Regions that found no free position (or were past ``MAX_LABELS``), in order (named
+        as in ``labels``).
     off_axes : list of str
         Regions whose point lies outside the axes' range (a rate beyond the hardware
         the axes do not follow; a point without FLOP work, drawn pinned at the axis
@@ -83,14 +89,25 @@ def label_text(region: str) -> str:
 
 
 def _anchors(points: pd.DataFrame, names: np.ndarray) -> pd.DataFrame:
-    """One anchor point per name (column ``name``): its best-performing point, longest-running
-    first."""
+    """One anchor point per name and run (column ``name``; ``file`` names the run): its
+    best-performing point, longest-running first.
+
+    Column ``key`` names the anchor in the note and :attr:`LabelPlacement.labels`: its name,
+    with its run (:func:`~roofline_widget.look.beyond_hardware.run_text`) where the same name
+    has points in several runs (``"Setup (..._compact1t_1537x2048_give)"``).
+    """
     order = points.assign(name=names).sort_values(schema.PERFORMANCE, ascending=False,
                                                   kind="stable")
-    anchors = order.drop_duplicates("name")
+    anchors = order.drop_duplicates(["name", "file"] if "file" in order.columns else "name")
     if schema.RUNTIME in anchors.columns:
         anchors = anchors.sort_values(schema.RUNTIME, ascending=False, kind="stable")
-    return anchors
+    anchor_names = anchors["name"].astype(str)
+    shared = anchor_names.duplicated(keep=False).to_numpy()
+    keys = anchor_names.to_numpy(dtype=object)
+    for position in np.flatnonzero(shared):
+        row = next(anchors.iloc[[position]].itertuples(index=False))
+        keys[position] = f"{keys[position]} ({run_text(row, anchors)})"
+    return anchors.assign(key=keys)
 
 
 def _free(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
@@ -155,15 +172,28 @@ def _text_boxes(text, renderer) -> np.ndarray:
     return _squares(_segment_samples(np.array([[start, end]], dtype=float)), height / 2)
 
 
-def _obstacles(axes, renderer, xy_px: np.ndarray) -> np.ndarray:
-    """Boxes labels must avoid: the axes' texts, the legend, every point marker and line."""
+def _arrow_boxes(axes, arrows: Sequence, half_width_pt: float) -> np.ndarray:
+    """Squares along each arrow (``(x, y)`` in data units, straight on screen from its first
+    to its last point), ``half_width_pt`` out from its line (at least a line's)."""
+    if not len(arrows):
+        return np.zeros((0, 4))
+    ends = np.array([[(x[0], y[0]), (x[-1], y[-1])] for x, y in arrows], dtype=float)
+    ends = axes.transData.transform(ends.reshape(-1, 2)).reshape(-1, 2, 2)
+    ends = ends[np.isfinite(ends).all(axis=(1, 2))]
+    half = max(half_width_pt * axes.figure.dpi / 72, _LINE_STEP_PX / 2)
+    return _squares(_segment_samples(ends), half)
+
+
+def _obstacles(axes, renderer, xy_px: np.ndarray, arrows: np.ndarray) -> np.ndarray:
+    """Boxes labels must avoid: the axes' texts, the legend, every point marker and line, and
+    ``arrows`` (:func:`_arrow_boxes`)."""
     boxes = [_text_boxes(text, renderer) for text in axes.texts if text.get_visible()]
     legend = axes.get_legend()
     if legend is not None:
         boxes.append(np.asarray([_extent(legend, renderer)], dtype=float))
     radius = _MARKER_RADIUS_PT * axes.figure.dpi / 72
     return np.vstack([*boxes, np.zeros((0, 4)), _squares(xy_px, radius),
-                      _squares(_line_samples(axes), _LINE_STEP_PX / 2)])
+                      _squares(_line_samples(axes), _LINE_STEP_PX / 2), arrows])
 
 
 def _candidate_boxes(anchor, size, dpi: float) -> list[tuple]:
@@ -242,7 +272,8 @@ def _note(axes, placement: LabelPlacement, renderer):
 
 
 def place_region_labels(axes, points: pd.DataFrame, *, names: np.ndarray | None = None,
-                        max_labels: int = MAX_LABELS) -> LabelPlacement:
+                        max_labels: int = MAX_LABELS, arrows: Sequence = (),
+                        arrow_half_width_pt: float = 0.0) -> LabelPlacement:
     """Label each region's point on ``axes`` with no two labels overlapping.
 
     Call it after everything else is drawn on ``axes`` (points, ceiling labels,
@@ -259,9 +290,15 @@ def place_region_labels(axes, points: pd.DataFrame, *, names: np.ndarray | None 
     names : numpy.ndarray, optional
         Per point its name (default
         :func:`~roofline_widget.look.point_names.point_names`: a region, a host's
-        point its host): one label per name.
+        point its host): one label per name and run (``file``).
     max_labels : int
         Most regions labelled; the others are named in the note.
+    arrows : sequence of (x, y)
+        Arrows drawn after the labels (a comparison's: annotations, whose boxes span their
+        lines, so no obstacle in ``axes``), each straight on screen from its first point to
+        its last (data units): the labels keep clear of them as of a line.
+    arrow_half_width_pt : float
+        How far out from its line an arrow reaches (its head's half width, points).
 
     Returns
     -------
@@ -275,13 +312,14 @@ def place_region_labels(axes, points: pd.DataFrame, *, names: np.ndarray | None 
     renderer = figure.canvas.get_renderer()
     frame = axes.get_window_extent(renderer)
     xy = points[[schema.INTENSITY, schema.PERFORMANCE]].to_numpy(float)
-    blocked = _obstacles(axes, renderer, axes.transData.transform(xy))
+    blocked = _obstacles(axes, renderer, axes.transData.transform(xy),
+                         _arrow_boxes(axes, arrows, arrow_half_width_pt))
     names = point_names(points) if names is None else names
     (x_low, x_high), (y_low, y_high) = sorted(axes.get_xlim()), sorted(axes.get_ylim())
     anchors = _anchors(points, names)
-    for index, (region, x, y) in enumerate(zip(anchors["name"].astype(str),
-                                               anchors[schema.INTENSITY].to_numpy(float),
-                                               anchors[schema.PERFORMANCE].to_numpy(float))):
+    for index, (region, name, x, y) in enumerate(zip(
+            anchors["key"], anchors["name"].astype(str), anchors[schema.INTENSITY].to_numpy(float),
+            anchors[schema.PERFORMANCE].to_numpy(float))):
         if not (x_low <= x <= x_high and y_low <= y <= y_high):
             placement.off_axes.append(region)
             continue
@@ -289,7 +327,7 @@ def place_region_labels(axes, points: pd.DataFrame, *, names: np.ndarray | None 
             placement.unlabelled.append(region)
             continue
         annotation = axes.annotate(
-            matplotlib_text(label_text(region)), (x, y),
+            matplotlib_text(label_text(name)), (x, y),
             textcoords="offset points", xytext=(0, 0), fontsize=LABEL_FONT_SIZE,
             color="0.15", zorder=5, annotation_clip=False)
         box = _try_place(annotation, renderer, frame, blocked)
