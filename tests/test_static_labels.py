@@ -71,7 +71,10 @@ def test_real_sample_labels_do_not_overlap_and_every_region_is_named(plotted):
     ceiling_texts = [t for t in others if " ".join(t.get_text().split()) != payload["no_flop_note"]]
     assert len(ceiling_texts) == 2, [t.get_text() for t in others]
     labelled = {by_text[t.get_text()] for t in labels}
-    assert len(labels) == len(labelled), "one label per region"
+    # one label per region and run: each at a point of its own (GMGPolar's Solve and Setup
+    # once for each of its five runs)
+    assert len(labels) == len({(t.get_text(), t.xy) for t in labels}) == len(
+        {tuple(t.xy) for t in labels})
     # the figure's notes, and the one naming the points pinned to the axis edge (no FLOPs)
     notes = " ".join([*(t.get_text() for t in figure.texts), payload["no_flop_note"]])
     for region in regions:
@@ -191,3 +194,96 @@ def test_a_point_pinned_to_the_axis_edge_is_named_once_never_as_outside(tmp_path
     # the four regions doing FLOPs are labelled next to their points
     assert {"<function_d>", "<function_b>", "<function_a>", "<function_c>"} <= {
         t.get_text() for t in figure.axes[0].texts}
+
+
+#: GMGPolar's MEM_DP runs on 1, 2 and 8 threads, each a run of its own (``--separate``).
+GIVE_RUNS = [f"gmgpolar_skx4s_lw50_MEM_DP_compact{t}_1537x2048_give" for t in ("1t", "2t", "8t")]
+
+
+@pytest.fixture(scope="module")
+def separate_runs(tmp_path_factory):
+    runs = [read_likwid(sample_path(f"{name}.txt")) for name in GIVE_RUNS]
+    path = tmp_path_factory.mktemp("separate") / "roofline.png"
+    return plot_roofline(runs, filepath=path, verbose=False)
+
+
+def test_each_run_of_a_region_gets_its_label(separate_runs):
+    # Setup and Solve in each of three runs: six points, one label each (before, one label per
+    # region: the 1t and 2t points had none, and no note named them). The points, from the
+    # samples' DP [MFLOP/s] and Memory bandwidth [MBytes/s] rows (GFLOP/s = sum / 1000,
+    # FLOP/byte = DP MFLOP/s sum / bandwidth):
+    #   1t Setup 886.0070 / 383.2403 = 2.3119 at 0.8860; Solve 1253.7118 / 444.7203 = 2.8191
+    #      at 1.2537
+    #   2t Setup (731.8279 + 707.4428) / 747.5346 = 1439.2707 / 747.5346 = 1.9254 at 1.4393;
+    #      Solve (1218.4619 + 1214.3463) / 1058.3472 = 2432.8082 / 1058.3472 = 2.2987 at 2.4328
+    #   8t Setup (378.4044 + 335.2537 + 333.0803 + 333.1228 + 332.9475 + 331.9011 + 331.8538
+    #      + 331.5994) = 2708.1630 / 1235.3228 = 2.1923 at 2.7082; Solve (1095.0688 + 1085.1777
+    #      + 1075.7598 + 1070.4220 + 1069.6154 + 1071.9149 + 1077.8894 + 1075.6220) = 8621.4700
+    #      / 3250.9677 = 2.6520 at 8.6215
+    expected = {("Setup", 2.3119, 0.8860), ("Solve", 2.8191, 1.2537),
+                ("Setup", 1.9254, 1.4393), ("Solve", 2.2987, 2.4328),
+                ("Setup", 2.1923, 2.7082), ("Solve", 2.6520, 8.6215)}
+    figure = separate_runs["figure"]
+    labels = [t for t in figure.axes[0].texts if t.get_text() in ("Setup", "Solve")]
+    drawn = {(t.get_text(), round(t.xy[0], 4), round(t.xy[1], 4)) for t in labels}
+    assert len(labels) == 6
+    assert drawn == expected
+    assert not [t for t in figure.texts if "Not labelled" in t.get_text()]
+    renderer = figure.canvas.get_renderer()
+    assert overlapping(boxes(labels, renderer)) == []
+
+
+def test_a_region_of_several_runs_left_without_room_is_named_with_its_run(separate_runs):
+    # The same six points on a small axes, at most two labels: the two longest-running
+    # (Solve 1t 134.7829 s, Solve 2t 69.4581 s) are labelled; Solve 8t (19.5994 s) and the
+    # Setups (1t 0.8059 s, 2t 0.4966 s, 8t 0.2638 s) are named in the note, each with its run
+    # (the same region has points in three runs).
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    points = pd.DataFrame(separate_runs["points"])
+    figure = Figure(figsize=(6, 4))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    axes.scatter(points["arithmetic_intensity_flops_per_byte"], points["performance_gflops"], s=36)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    placement = place_region_labels(axes, points, max_labels=2)
+    one, two, eight = GIVE_RUNS
+    assert list(placement.labels) == [f"Solve ({one})", f"Solve ({two})"]
+    assert placement.unlabelled == [f"Solve ({eight})", f"Setup ({one})", f"Setup ({two})",
+                                    f"Setup ({eight})"]
+    note = " ".join(placement.note.get_text().split())  # wrapped: line breaks as blanks
+    assert note.startswith("Not labelled (no room): ")
+    assert all(name in note for name in placement.unlabelled)
+
+
+def test_compare_labels_keep_clear_of_the_arrows(tmp_path):
+    # GMGPolar 4t, one socket: the baseline ('give') and the current run ('take'). From the
+    # samples' STAT rows (Sum), FLOP/byte = DP [MFLOP/s] / Memory bandwidth [MBytes/s]:
+    #   Setup baseline 1950.0623 / 541.7965 = 3.5993 at 1.9501 GFLOP/s,
+    #         current  1065.0825 / 1291.3132 = 0.82480 at 1.0651 GFLOP/s
+    #   Solve baseline 4383.3768 / 513.2946 = 8.5397 at 4.3834 GFLOP/s,
+    #         current  3727.1902 / 2786.7833 = 1.3375 at 3.7272 GFLOP/s
+    # Setup's arrow comes from the upper right onto its point: its label sat on the arrow's head.
+    from roofline_widget.scene.compare import ARROW_GID
+
+    payload = plot_roofline(sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket_take.txt"),
+                            baseline=sample_path("gmgpolar_skx4s_lw50_MEM_DP_compact4t_1socket.txt"),
+                            filepath=tmp_path / "compare.png", verbose=False)
+    figure = payload["figure"]
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    texts = figure.axes[0].texts
+    arrows = [t for t in texts if t.get_gid() == ARROW_GID]
+    ends = sorted((round(a.xyann[0], 4), round(a.xyann[1], 4), round(a.xy[0], 4), round(a.xy[1], 4))
+                  for a in arrows)
+    assert ends == [(3.5993, 1.9501, 0.8248, 1.0651), (8.5397, 4.3834, 1.3375, 3.7272)]
+    labels = {t.get_text(): t for t in texts if t.get_text() in ("Setup", "Solve")}
+    assert sorted(labels) == ["Setup", "Solve"]
+    assert (round(labels["Setup"].xy[0], 4), round(labels["Setup"].xy[1], 4)) == (0.8248, 1.0651)
+    # the arrows as drawn (shaft and head) in display pixels
+    shapes = [a.arrow_patch.get_path().transformed(a.arrow_patch.get_transform()) for a in arrows]
+    for name, label in labels.items():
+        box = label.get_window_extent(renderer)
+        assert not any(shape.intersects_bbox(box, filled=False) for shape in shapes), name
