@@ -293,3 +293,17 @@ def test_lulesh_sweep_under_milan_ceilings_labels_clear_of_the_roof_and_the_l2_e
     assert drawn_texts(w.figure) == ["EPYC 7763 L2 771.7 GB/s", "EPYC 7763 MEM 41.27 GB/s",
                                      "EPYC 7763 DP AVX FMA 820 GFLOP/s"]
     assert w.figure.ridge.text[0] == "ridge 19.9"
+
+
+def test_free_ends_are_the_line_ends_inside_the_plot_on_no_other_line():
+    from roofline_widget.look.label_boxes import free_ends, segment_distance
+
+    # a 100 x 50 px plot: a slope from the left edge to (60, 40) meeting a roof from there to
+    # the right edge (the ridge: no free end), and a ceiling cut at (30, 40) in the open
+    slope = [((0.0, 10.0), (60.0, 40.0))]
+    roof = [((60.0, 40.0), (100.0, 40.0))]
+    ceiling = [((0.0, 25.0), (30.0, 40.0))]
+    assert free_ends([slope, roof, ceiling], 100.0, 50.0) == [(2, (30.0, 40.0))]
+    # 3-4-5: (3, 4) is 5 px from the segment's end (0, 0); (5, 1) is 1 px above (0..10, 0)
+    assert segment_distance((3.0, 4.0), (0.0, 0.0), (-10.0, 0.0)) == 5.0
+    assert segment_distance((5.0, 1.0), (0.0, 0.0), (10.0, 0.0)) == 1.0

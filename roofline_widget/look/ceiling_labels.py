@@ -55,32 +55,17 @@ from roofline_widget.look.label_boxes import (
     PlotPixels,
     PointRows,
     TextBox,
+    free_ends,
 )
 from roofline_widget.look.log_axes import visible_part
 from roofline_widget.look.plot_area import DEFAULT_AREA, PlotArea
 from roofline_widget.look.texts import ridge_text, roof_tag, text_px
 
-__all__ = [
-    "LABELS_APART_PX",
-    "LABEL_GAP_PX",
-    "LABEL_HALF_HEIGHT_PX",
-    "LABEL_LINE_GAP_PX",
-    "LINE_END_CLEARANCE_PX",
-    "POINT_CLEARANCE_PX",
-    "RIDGE_LABEL_DROP_PX",
-    "RIDGE_ROOM_PLOT_PX",
-    "SLOPE_LABEL_ALONG",
-    "TURNED_SLOPE_ALONG",
-    "WIDGET_CANVAS",
-    "LabelCanvas",
-    "LabelLayout",
-    "LabelSpot",
-    "LogPoints",
-    "label_boxes_px",
-    "label_room_decades",
-    "place_labels",
-    "ridge_label_end",
-]
+__all__ = ["LABELS_APART_PX", "LABEL_GAP_PX", "LABEL_HALF_HEIGHT_PX", "LABEL_LINE_GAP_PX",
+           "LINE_END_CLEARANCE_PX", "POINT_CLEARANCE_PX", "RIDGE_LABEL_DROP_PX",
+           "RIDGE_ROOM_PLOT_PX", "SLOPE_LABEL_ALONG", "TURNED_SLOPE_ALONG", "WIDGET_CANVAS",
+           "LabelCanvas", "LabelLayout", "LabelSpot", "LogPoints", "label_boxes_px",
+           "label_room_decades", "place_labels", "ridge_label_end"]
 
 #: Least room (px) between two labels: the browser draws a text up to about a pixel off its
 #: box here (font metrics, whole-pixel offsets).
@@ -186,32 +171,10 @@ def _line_pixels(segments: Sequence[dict], axes: PlotPixels) -> list[tuple]:
 
 
 def _free_ends(segments: Sequence[dict], axes: PlotPixels) -> list[tuple[int, tuple]]:
-    """Where a drawn line stops inside the plot, on no other line: ``(id(segment), pixel)``.
-
-    A ceiling cut at a compute roof's height left of the ridge ends in the open; the
-    ridge point, where the roofline's slope and roof meet, is no such end.
-    """
+    """:func:`~roofline_widget.look.label_boxes.free_ends` of the drawn lines:
+    ``(id(segment), pixel)`` (a ceiling cut at a compute roof's height ends in the open)."""
     lines = [_line_pixels([segment], axes) for segment in segments]
-    ends = []
-    for i, pieces in enumerate(lines):
-        if not pieces:
-            continue
-        for end in (pieces[0][0], pieces[-1][1]):
-            if not (0.0 < end[0] < axes.width and 0.0 < end[1] < axes.height):
-                continue  # at or beyond the plot's edge
-            others = (piece for j, other in enumerate(lines) if j != i for piece in other)
-            if all(_distance(end, p, q) > 1.0 for p, q in others):
-                ends.append((id(segments[i]), end))
-    return ends
-
-
-def _distance(point: tuple, p: tuple, q: tuple) -> float:
-    """Pixels from ``point`` to the segment ``p``-``q``."""
-    (x, y), (x0, y0), (x1, y1) = point, p, q
-    dx, dy = x1 - x0, y1 - y0
-    length = dx * dx + dy * dy
-    t = 0.0 if length == 0 else min(max(((x - x0) * dx + (y - y0) * dy) / length, 0.0), 1.0)
-    return math.hypot(x - x0 - t * dx, y - y0 - t * dy)
+    return [(id(segments[i]), end) for i, end in free_ends(lines, axes.width, axes.height)]
 
 
 def _visible(segment: dict, axes: PlotPixels) -> bool:
