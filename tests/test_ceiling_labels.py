@@ -238,3 +238,72 @@ def test_point_rows_count_what_the_whole_array_counts():
         checked += expected > 0
     assert checked > 100  # most boxes hold points: the counts compared are not all 0
     assert PointRows(np.zeros((0, 2))).count(-1e9, 1e9, -1e9, 1e9) == 0
+
+
+def test_lulesh_sweep_under_milan_ceilings_labels_clear_of_the_roof_and_the_l2_end():
+    """Sample 19 (seven LULESH sizes) under sample 22's EPYC 7763 ceilings, in the widget.
+
+    The roofs (likwid-bench logs): DP 820.02222 GFLOP/s, L2 771.7 GB/s, MEM 41.265565 GB/s;
+    the roofline is MEM under DP: ridge 820.02222 / 41.265565 = 19.872 FLOP/byte.  The axes
+    (the widget's): x 4.925e-7 ... 1667.85, 9.5297 decades over 360 px (37.78 px/decade);
+    y 6.6667e-6 ... 2460.07 (3 x 820.02), 8.5670 decades over 426 px (49.73 px/decade).
+    In pixels: the roof at log10(820.02 / 6.6667e-6) = 8.0900 decades up, 8.0900 * 49.73 =
+    402.27 px (23.7 px below the top: one label row above it); the ridge at
+    log10(19.872 / 4.925e-7) = 7.6058 decades, 287.3 px (72.7 px left to the right edge);
+    the dashed L2 line stops at the roof's height at 820.02 / 771.7 = 1.0626 FLOP/byte,
+    log10(1.0626 / 4.925e-7) = 6.3340 decades, 239.3 px.
+
+    "EPYC 7763 DP AVX FMA 820 GFLOP/s" (256 px and the 5 px gap) fits only at the right edge;
+    below the roof it would reach left to 99 px, across the slope (402 px high at the ridge,
+    1.32 px lower per px left); so it sits above the roof, 5 px clear of the L2 line's end
+    (4 px and a pixel), which it spans.  Then "ridge 19.9 FLOP/byte" (146 px) fits neither right
+    of the ridge (72.7 px) nor left of it above the roof (the DP label's row): "ridge 19.9"
+    (67 px) fits right of the ridge below the roof.
+    """
+    from glob import glob
+    from pathlib import Path
+
+    from roofline_widget import machine_roofline, read_likwid
+
+    logs = sorted(glob(str(Path(sample_path("SOURCES.md")).parent
+                           / "machine_milan_epyc7763_16c" / "*.log")))
+    milan = machine_roofline(logs, label="EPYC 7763")
+    lulesh = read_likwid(Path(__file__).parent / "data"
+                         / "lulesh_icx8360y_MEM_DP_O_7sizes_concatenated.csv")
+    with pytest.warns(UserWarning, match="roofs of another machine"):
+        w = RooflineWidget(lulesh, ceilings=milan)
+    x_range, y_range = ranges(w)
+    assert x_range == pytest.approx((4.925e-7, 1667.85), rel=1e-4)
+    assert y_range == pytest.approx((6.6667e-6, 2460.07), rel=1e-4)
+    layout, _segments = layout_of(w.figure.scene.roofline, x_range, y_range,
+                                  points=w.figure.scene.obstacles)
+    assert all(spot.clear for spot in layout.ceilings)
+    assert layout.ridge.clear
+    boxes = {text: box for text, *box in label_boxes_px(layout, x_range, y_range, DEFAULT_AREA)}
+    roof, ridge, l2_end = 402.27, 287.3, 239.3
+    left, right, bottom, top = boxes["EPYC 7763 DP AVX FMA 820 GFLOP/s"]
+    assert right == pytest.approx(MIN_PLOT_PX)
+    assert left < l2_end < right
+    assert bottom == pytest.approx(roof + 5, abs=0.05)
+    assert top <= 426
+    left, right, bottom, top = boxes["ridge 19.9"]
+    assert left == pytest.approx(ridge, abs=0.05)
+    assert right <= MIN_PLOT_PX
+    assert top <= roof - LABEL_LINE_GAP_PX
+    assert drawn_texts(w.figure) == ["EPYC 7763 L2 771.7 GB/s", "EPYC 7763 MEM 41.27 GB/s",
+                                     "EPYC 7763 DP AVX FMA 820 GFLOP/s"]
+    assert w.figure.ridge.text[0] == "ridge 19.9"
+
+
+def test_free_ends_are_the_line_ends_inside_the_plot_on_no_other_line():
+    from roofline_widget.look.label_boxes import free_ends, segment_distance
+
+    # a 100 x 50 px plot: a slope from the left edge to (60, 40) meeting a roof from there to
+    # the right edge (the ridge: no free end), and a ceiling cut at (30, 40) in the open
+    slope = [((0.0, 10.0), (60.0, 40.0))]
+    roof = [((60.0, 40.0), (100.0, 40.0))]
+    ceiling = [((0.0, 25.0), (30.0, 40.0))]
+    assert free_ends([slope, roof, ceiling], 100.0, 50.0) == [(2, (30.0, 40.0))]
+    # 3-4-5: (3, 4) is 5 px from the segment's end (0, 0); (5, 1) is 1 px above (0..10, 0)
+    assert segment_distance((3.0, 4.0), (0.0, 0.0), (-10.0, 0.0)) == 5.0
+    assert segment_distance((5.0, 1.0), (0.0, 0.0), (10.0, 0.0)) == 1.0

@@ -17,12 +17,15 @@ and its value) tries its candidate spots in order of preference (a compute
 roof's label at the right end of its line, above it; a bandwidth label ending
 on its slope, above it; the ridge label right of and below the ridge point)
 and takes the first that is inside the plot, clear of the other labels, of
-the points and of the lines, and stacked in the order of the lines (the label
-of a lower roof of its kind below the label of a higher one).  A name too long
-for the narrowest plot is cut (``"…"``, the value kept); the least bad spot is
-taken when nothing fits.  Where labels still overlap (another device's slope
-passing the ridge), the ridge label goes first instead if that overlaps less
-and cuts no more labels.  The placement is worked out again whenever the
+the points and of the lines (and :data:`LINE_END_CLEARANCE_PX` from where a
+line stops inside the plot: a ceiling cut at a roof's height), and stacked in
+the order of the lines (the label of a lower roof of its kind below the label
+of a higher one).  A name too long for the narrowest plot is cut (``"…"``,
+the value kept); the ridge label loses its unit where the whole one fits
+nowhere; the least bad spot is taken when nothing fits.  Where labels still
+overlap (another device's slope passing the ridge), the ridge label goes
+first instead if that leaves fewer conflicts (labels overlapped, lines
+crossed, points covered) and cuts no more labels.  The placement is worked out again whenever the
 lines or the axes move (a peak slider, a zoom): a label stays on its line.
 
 A static figure's size is known (its :class:`LabelCanvas` is ``turned``): a
@@ -52,35 +55,25 @@ from roofline_widget.look.label_boxes import (
     PlotPixels,
     PointRows,
     TextBox,
+    free_ends,
 )
 from roofline_widget.look.log_axes import visible_part
 from roofline_widget.look.plot_area import DEFAULT_AREA, PlotArea
 from roofline_widget.look.texts import ridge_text, roof_tag, text_px
 
-__all__ = [
-    "LABELS_APART_PX",
-    "LABEL_GAP_PX",
-    "LABEL_HALF_HEIGHT_PX",
-    "LABEL_LINE_GAP_PX",
-    "POINT_CLEARANCE_PX",
-    "RIDGE_LABEL_DROP_PX",
-    "RIDGE_ROOM_PLOT_PX",
-    "SLOPE_LABEL_ALONG",
-    "TURNED_SLOPE_ALONG",
-    "WIDGET_CANVAS",
-    "LabelCanvas",
-    "LabelLayout",
-    "LabelSpot",
-    "LogPoints",
-    "label_boxes_px",
-    "label_room_decades",
-    "place_labels",
-    "ridge_label_end",
-]
+__all__ = ["LABELS_APART_PX", "LABEL_GAP_PX", "LABEL_HALF_HEIGHT_PX", "LABEL_LINE_GAP_PX",
+           "LINE_END_CLEARANCE_PX", "POINT_CLEARANCE_PX", "RIDGE_LABEL_DROP_PX",
+           "RIDGE_ROOM_PLOT_PX", "SLOPE_LABEL_ALONG", "TURNED_SLOPE_ALONG", "WIDGET_CANVAS",
+           "LabelCanvas", "LabelLayout", "LabelSpot", "LogPoints", "label_boxes_px",
+           "label_room_decades", "place_labels", "ridge_label_end"]
 
 #: Least room (px) between two labels: the browser draws a text up to about a pixel off its
 #: box here (font metrics, whole-pixel offsets).
 LABELS_APART_PX = 2
+#: A label keeps this far (px) from where a drawn line stops inside the plot (a ceiling cut
+#: at a compute roof's height): a line ending closer looks as if it ran into the text.  A
+#: label above a line may sit this far and a pixel above it, to keep clear of such an end.
+LINE_END_CLEARANCE_PX = 4
 #: The ridge label's centre sits this far (px) below the roof.
 RIDGE_LABEL_DROP_PX = 12
 #: A bandwidth label preferably ends this fraction along the part of its slope inside
@@ -177,6 +170,13 @@ def _line_pixels(segments: Sequence[dict], axes: PlotPixels) -> list[tuple]:
     return pieces
 
 
+def _free_ends(segments: Sequence[dict], axes: PlotPixels) -> list[tuple[int, tuple]]:
+    """:func:`~roofline_widget.look.label_boxes.free_ends` of the drawn lines:
+    ``(id(segment), pixel)`` (a ceiling cut at a compute roof's height ends in the open)."""
+    lines = [_line_pixels([segment], axes) for segment in segments]
+    return [(id(segments[i]), end) for i, end in free_ends(lines, axes.width, axes.height)]
+
+
 def _visible(segment: dict, axes: PlotPixels) -> bool:
     """Whether some of the line ``segment`` is inside the axes."""
     area = TextBox(0.0, axes.width, 0.0, axes.height)
@@ -185,12 +185,14 @@ def _visible(segment: dict, axes: PlotPixels) -> bool:
 
 @dataclass(frozen=True)
 class _Obstacles:
-    """What a label must keep clear of: lines (pixel pieces), labels placed, points (pixels)."""
+    """What a label must keep clear of: lines (pixel pieces) and where they stop in the open,
+    labels placed, points (pixels)."""
 
     canvas: LabelCanvas
     lines: list
     placed: list
     points: PointRows    # the pixel centres
+    ends: np.ndarray     # the lines' free ends (:func:`_free_ends`)
     higher: tuple = ()   # boxes of the labels of higher lines of the same kind
 
     def out_of_order(self, box: TextBox) -> int:
@@ -200,12 +202,14 @@ class _Obstacles:
                    if left < other.span[1] and other.span[0] < right and centre >= other.span[2])
 
     def conflicts(self, candidate: _Candidate, axes: PlotPixels) -> tuple:
-        """(outside, labels overlapped, out of order, points covered, lines crossed)."""
+        """(outside, labels overlapped, out of order, points covered, lines crossed or
+        ending near it)."""
         box = candidate.box(self.canvas)
         return (0 if box.inside(axes.width, axes.height) else 1,
                 sum(box.overlaps(other, LABELS_APART_PX) for other in self.placed),
                 self.out_of_order(box), box.covers(self.points, self.canvas.point_clearance_px),
-                sum(box.hits(p, q) for p, q in self.lines))
+                sum(box.hits(p, q) for p, q in self.lines)
+                + box.covers(self.ends, LINE_END_CLEARANCE_PX))
 
 
 def _slope_y(axes: PlotPixels, gbs: float, px_x: float) -> float:
@@ -218,13 +222,14 @@ def _compute_candidates(segment: dict, texts: Sequence[str], axes: PlotPixels,
                         canvas: LabelCanvas) -> Iterator[_Candidate]:
     start, y = axes.px(segment["x"][0], segment["value"])
     offset = canvas.line_gap_px + canvas.half_height_px
+    raised = LINE_END_CLEARANCE_PX + 1 + canvas.half_height_px  # clear of a line's end below
     for text in texts:
         width = canvas.text_px(text) + canvas.anchor_gap_px
         for end in _COMPUTE_ENDS:
             right = end * axes.width
             if end < 1.0 and right - width < start:
                 continue  # only the right edge may stick out over the line's start
-            for centre in (y + offset, y - offset):
+            for centre in (y + offset, y - offset, y + raised):
                 yield _Candidate(text, (right, centre), "end",
                                  on_line=(right, y) if canvas.turned else None)
 
@@ -288,15 +293,18 @@ def _inverse_slope(axes: PlotPixels, gbs: float, px_y: float) -> float:
     return axes.px(y / gbs, y)[0]
 
 
-def _ridge_candidates(text: str, ridge: tuple[float, float], axes: PlotPixels,
+def _ridge_candidates(ridge: tuple[float, float], axes: PlotPixels,
                       canvas: LabelCanvas) -> Iterator[_Candidate]:
+    """The whole ridge label's spots, then those of the label without its unit."""
     x, y = axes.px(*ridge)
     half = canvas.half_height_px
-    for step in range(4):  # right of the ridge, below the roof, further down each time
-        drop = RIDGE_LABEL_DROP_PX + 2 * step * half
-        yield _Candidate(text, (x, y - drop), "start")
-    # left of the ridge, above the height of the roof
-    yield _Candidate(text, (x, y + canvas.line_gap_px + half), "end")
+    for text in (ridge_text(ridge[0]), ridge_text(ridge[0], short=True)):
+        for step in range(4):  # right of the ridge, below the roof, further down each time
+            drop = RIDGE_LABEL_DROP_PX + 2 * step * half
+            yield _Candidate(text, (x, y - drop), "start")
+        # left of the ridge, above the height of the roof (higher: clear of a line's end)
+        for gap in (canvas.line_gap_px, LINE_END_CLEARANCE_PX + 1):
+            yield _Candidate(text, (x, y + gap + half), "end")
 
 
 def _choose(candidates: Iterator[_Candidate], axes: PlotPixels,
@@ -376,15 +384,17 @@ def place_labels(ceilings: Sequence[CeilingLine], segments: Sequence[dict],
     """
     canvas = area if isinstance(area, LabelCanvas) else WIDGET_CANVAS.with_area(area)
     axes = PlotPixels(x_range, y_range, canvas.area)
-    lines = _line_pixels(segments, axes)
+    lines = (_line_pixels(segments, axes), _free_ends(segments, axes))
     pixels = PointRows(axes.points(points))
     ridge = ridge if canvas.ridge_label else None
-    layout, overlaps = _placed(ceilings, ridge, axes, canvas, lines, pixels, ridge_first=False)
-    if overlaps and ridge is not None:
-        # Another device's slope may pass the ridge: the ridge label first, where that overlaps
-        # less and shortens no ceiling's label more.
+    layout, faults = _placed(ceilings, ridge, axes, canvas, lines, pixels, ridge_first=False)
+    if faults[0] and ridge is not None:
+        # Another device's slope may pass the ridge: the ridge label first, where that leaves
+        # fewer conflicts (not a label overlapped for lines crossed) and shortens no ceiling's
+        # label more.
         other, fewer = _placed(ceilings, ridge, axes, canvas, lines, pixels, ridge_first=True)
-        if fewer < overlaps and _shortened(other, ceilings) <= _shortened(layout, ceilings):
+        if (fewer[1] < faults[1]
+                and _shortened(other, ceilings) <= _shortened(layout, ceilings)):
             return other
     return layout
 
@@ -396,28 +406,31 @@ def _shortened(layout: LabelLayout, ceilings: Sequence[CeilingLine]) -> int:
 
 
 def _placed(ceilings: Sequence[CeilingLine], ridge: tuple[float, float] | None,
-            axes: PlotPixels, canvas: LabelCanvas, lines: list, pixels: PointRows, *,
-            ridge_first: bool) -> tuple[LabelLayout, int]:
-    """The labels placed one after the other (the ridge's first or last), and how many overlap."""
+            axes: PlotPixels, canvas: LabelCanvas, lines: tuple, pixels: PointRows, *,
+            ridge_first: bool) -> tuple[LabelLayout, tuple[int, int]]:
+    """The labels placed one after the other (the ridge's first or last), how many overlap
+    and how many conflicts there are in all (overlaps, out of order, points, lines)."""
     placed: list[TextBox] = []
-    overlaps = 0
+    overlaps = faults = 0
     ridge_spot = None
 
-    def obstacles(higher: tuple = ()) -> _Obstacles:
-        return _Obstacles(canvas, lines, placed, pixels, higher)
+    def obstacles(higher: tuple = (), own: dict | None = None) -> _Obstacles:
+        ends = [end for segment, end in lines[1] if segment != id(own)]  # not its own line's
+        return _Obstacles(canvas, lines[0], placed, pixels,
+                          np.array(ends, dtype=float).reshape(-1, 2), higher)
 
     def keep(candidate: _Candidate, cost: tuple) -> None:
-        nonlocal overlaps
+        nonlocal overlaps, faults
         placed.append(candidate.box(canvas))
         overlaps += cost[1]
+        faults += sum(cost[1:])
 
     def place_ridge() -> LabelSpot | None:
         if ridge is None:
             return None
         if not axes.contains(*ridge):
             return LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
-        candidate, cost = _choose(_ridge_candidates(ridge_text(ridge[0]), ridge, axes, canvas),
-                                  axes, obstacles())
+        candidate, cost = _choose(_ridge_candidates(ridge, axes, canvas), axes, obstacles())
         keep(candidate, cost)
         return _spot(candidate, cost, axes, anchor=ridge)
 
@@ -436,13 +449,14 @@ def _placed(ceilings: Sequence[CeilingLine], ridge: tuple[float, float] | None,
         make: Callable = (_compute_candidates if line.kind == "compute"
                           else _bandwidth_candidates)
         candidate, cost = _choose(make(segment, _texts(line, axes, canvas), axes, canvas),
-                                  axes, obstacles(tuple(higher[line.kind])))
+                                  axes, obstacles(tuple(higher[line.kind]), segment))
         keep(candidate, cost)
         higher[line.kind].append(candidate.box(canvas))
         spots[i] = _spot(candidate, cost, axes)
     if not ridge_first:
         ridge_spot = place_ridge()
-    return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot), overlaps
+    return LabelLayout(tuple(spots[i] for i in range(len(ceilings))), ridge_spot), (overlaps,
+                                                                                   faults)
 
 
 def label_boxes_px(layout: LabelLayout, x_range, y_range,

@@ -16,6 +16,7 @@ label keeps clear of, their logarithms worked out once per drawing.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -37,6 +38,8 @@ __all__ = [
     "PlotPixels",
     "PointRows",
     "TextBox",
+    "free_ends",
+    "segment_distance",
 ]
 
 #: Horizontal gap (px) between a label's text and its anchor.
@@ -303,3 +306,34 @@ class PointRows:
         start, stop = self._starts[low], self._starts[high + 1]
         x, y = self._x[start:stop], self._y[start:stop]
         return int(np.count_nonzero((x > left) & (x < right) & (y > bottom) & (y < top)))
+
+
+def free_ends(lines: Sequence[Sequence[tuple]], width: float,
+              height: float) -> list[tuple[int, tuple]]:
+    """Where a line stops inside a plot of ``width`` x ``height`` px, on no other line.
+
+    ``lines``: each line's straight pieces as pixel end points, in order.  Returns
+    ``(index of the line, end pixel)`` per such end: a line ending at or beyond the plot's
+    edge, or on another line (the ridge point, where the roofline's slope and roof meet),
+    has none.
+    """
+    ends = []
+    for i, pieces in enumerate(lines):
+        if not pieces:
+            continue
+        for end in (pieces[0][0], pieces[-1][1]):
+            if not (0.0 < end[0] < width and 0.0 < end[1] < height):
+                continue
+            others = (piece for j, other in enumerate(lines) if j != i for piece in other)
+            if all(segment_distance(end, p, q) > 1.0 for p, q in others):
+                ends.append((i, end))
+    return ends
+
+
+def segment_distance(point: tuple, p: tuple, q: tuple) -> float:
+    """Pixels from ``point`` to the segment ``p``-``q``."""
+    (x, y), (x0, y0), (x1, y1) = point, p, q
+    dx, dy = x1 - x0, y1 - y0
+    length = dx * dx + dy * dy
+    t = 0.0 if length == 0 else min(max(((x - x0) * dx + (y - y0) * dy) / length, 0.0), 1.0)
+    return math.hypot(x - x0 - t * dx, y - y0 - t * dy)

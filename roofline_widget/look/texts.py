@@ -178,9 +178,10 @@ def provenance_text(roof: ComputeRoof | BandwidthRoof) -> str:
     return "; ".join([roof.source, *details])
 
 
-def ridge_text(ridge: float) -> str:
-    """The label of the ridge point (intensity where the main roofs meet)."""
-    return f"ridge {ridge:.3g} FLOP/byte"
+def ridge_text(ridge: float, short: bool = False) -> str:
+    """The label of the ridge point (intensity where the main roofs meet); ``short``: without
+    the unit (the x axis names it), for a plot with no room for the whole label."""
+    return f"ridge {ridge:.3g}" if short else f"ridge {ridge:.3g} FLOP/byte"
 
 
 #: Character widths (em) a little above DejaVu Sans', the widest common sans-serif
