@@ -151,10 +151,12 @@ def test_each_widget_is_opened_once_with_its_first_draw_after_the_widgets_it_nam
                                           figure.ceiling_labels_start, figure.ridge)
     assert not any(figure.ceiling_labels_start.text)
     marks = list(figure.plot.marks)
-    del recorded[:]
-    w.include = "region_000"  # 625 points: the bandwidth's label now starts at its anchor
     start = figure.ceiling_labels_start
+    w.peak_flops = 10.0  # a peak under the points: the bandwidth's label starts at its anchor
     assert [text for text in start.text if text] == ["Empirical bandwidth 9.994 GB/s"]
+    del recorded[:]
+    w.include = "region_001"  # 625 points: the start-aligned label's text follows the filter
+    assert [text for text in start.text if text] == ["Empirical bandwidth 9.947 GB/s"]
     assert list(figure.plot.marks) == marks  # the figure's marks stay as they were
     assert "comm_open" not in {kind for _id, kind, _keys in recorded}
 

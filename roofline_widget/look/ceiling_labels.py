@@ -293,12 +293,12 @@ def _inverse_slope(axes: PlotPixels, gbs: float, px_y: float) -> float:
     return axes.px(y / gbs, y)[0]
 
 
-def _ridge_candidates(ridge: tuple[float, float], axes: PlotPixels,
-                      canvas: LabelCanvas) -> Iterator[_Candidate]:
-    """The whole ridge label's spots, then those of the label without its unit."""
+def _ridge_candidates(ridge: tuple[float, float], axes: PlotPixels, canvas: LabelCanvas,
+                      short: bool = False) -> Iterator[_Candidate]:
+    """The ridge label's spots (``short``: the label without its unit)."""
     x, y = axes.px(*ridge)
     half = canvas.half_height_px
-    for text in (ridge_text(ridge[0]), ridge_text(ridge[0], short=True)):
+    for text in (ridge_text(ridge[0], short=short),):
         for step in range(4):  # right of the ridge, below the roof, further down each time
             drop = RIDGE_LABEL_DROP_PX + 2 * step * half
             yield _Candidate(text, (x, y - drop), "start")
@@ -431,6 +431,10 @@ def _placed(ceilings: Sequence[CeilingLine], ridge: tuple[float, float] | None,
         if not axes.contains(*ridge):
             return LabelSpot("", float(ridge[0]), float(ridge[1]), "start", True, True)
         candidate, cost = _choose(_ridge_candidates(ridge, axes, canvas), axes, obstacles())
+        if cost[0] or cost[1]:  # the whole label fits nowhere inside, clear of the labels
+            shorter = _choose(_ridge_candidates(ridge, axes, canvas, short=True), axes,
+                              obstacles())
+            candidate, cost = min((candidate, cost), shorter, key=lambda pair: pair[1])
         keep(candidate, cost)
         return _spot(candidate, cost, axes, anchor=ridge)
 
