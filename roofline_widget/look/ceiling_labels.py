@@ -298,13 +298,13 @@ def _ridge_candidates(ridge: tuple[float, float], axes: PlotPixels, canvas: Labe
     """The ridge label's spots (``short``: the label without its unit)."""
     x, y = axes.px(*ridge)
     half = canvas.half_height_px
-    for text in (ridge_text(ridge[0], short=short),):
-        for step in range(4):  # right of the ridge, below the roof, further down each time
-            drop = RIDGE_LABEL_DROP_PX + 2 * step * half
-            yield _Candidate(text, (x, y - drop), "start")
-        # left of the ridge, above the height of the roof (higher: clear of a line's end)
-        for gap in (canvas.line_gap_px, LINE_END_CLEARANCE_PX + 1):
-            yield _Candidate(text, (x, y + gap + half), "end")
+    text = ridge_text(ridge[0], short=short)
+    for step in range(4):  # right of the ridge, below the roof, further down each time
+        drop = RIDGE_LABEL_DROP_PX + 2 * step * half
+        yield _Candidate(text, (x, y - drop), "start")
+    # left of the ridge, above the height of the roof (higher: clear of a line's end)
+    for gap in (canvas.line_gap_px, LINE_END_CLEARANCE_PX + 1):
+        yield _Candidate(text, (x, y + gap + half), "end")
 
 
 def _choose(candidates: Iterator[_Candidate], axes: PlotPixels,

@@ -28,7 +28,7 @@ import pandas as pd
 
 from roofline_widget import schema
 from roofline_widget.roofs.judging import RoofKeys, judge, judge_keys, roof_keys, unjudged_notes
-from roofline_widget.roofs.lines import roof_lines
+from roofline_widget.roofs.lines import empirical_words, roof_lines
 from roofline_widget.roofs.plot_roofs import peak_roof, plot_roofs, replaced_peak
 from roofline_widget.roofs.roof import (
     DEVICES,
@@ -200,6 +200,12 @@ class Roofline:
     @property
     def empirical(self) -> bool:
         return self.empirical_flops or self.empirical_bandwidth  # any roof
+
+    @property
+    def empirical_words(self) -> str:
+        """Which ceilings are empirical, in words (:func:`~roofline_widget.roofs.lines.
+        empirical_words`: ``"empirical bandwidth"``; ``""`` for none)."""
+        return empirical_words(self.empirical_flops, self.empirical_bandwidth)
 
     @property
     def devices(self) -> list:

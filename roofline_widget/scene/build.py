@@ -46,7 +46,6 @@ from roofline_widget.look.point_names import PointNaming, point_naming
 from roofline_widget.look.texts import X_LABEL, figure_title
 from roofline_widget.points import RegionSums, Selection
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
-from roofline_widget.roofs.lines import empirical_words
 from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.compare import (
     baseline_runs,
@@ -285,7 +284,5 @@ def build_scene(sums: RegionSums, points: pd.DataFrame, *, selection: Selection,
     return compose_scene(point_dots(table, coloring), roofline, ranges, coloring=coloring,
                          no_flop=table.index.isin(no_flop.index), canvas=canvas,
                          levels=levels_drawn, comparison=comparison, sweep=swept,
-                         title=(figure_title(empirical_words(roofline.empirical_flops,
-                                                             roofline.empirical_bandwidth))
-                                if title is None else title),
+                         title=figure_title(roofline.empirical_words) if title is None else title,
                          x_label=x_label, notes=notes)

@@ -19,7 +19,6 @@ import pandas as pd
 import traitlets
 
 from roofline_widget.roofs.hardware_bounds import beyond_hardware
-from roofline_widget.roofs.lines import empirical_words
 from roofline_widget.roofs.roofline import Roofline
 from roofline_widget.scene.sweep import SweepPart, SweepRuns
 from roofline_widget.widget import html
@@ -180,7 +179,5 @@ class SweepControls:
             return full
         beyond = int(beyond_hardware(basis).sum()) if basis is not None else 0
         return html.sweep_status_html(part, file=chain.file, runs=len(chain.runs),
-                                      empirical=empirical_words(roofline.empirical_flops,
-                                                                roofline.empirical_bandwidth)
-                                      if roofline is not None else "",
+                                      empirical=roofline.empirical_words if roofline is not None else "",
                                       beyond=beyond)

@@ -13,7 +13,6 @@ from roofline_widget.look.beyond_hardware import beyond_hardware_text
 from roofline_widget.look.no_flop import no_flop_work_text, split_flop_work
 from roofline_widget.look.texts import CURRENT_RUN_LABEL, roof_label
 from roofline_widget.roofs.judging import RoofKeys
-from roofline_widget.roofs.lines import empirical_words
 from roofline_widget.roofs.roofline import BandwidthRoof, ComputeRoof, Roofline
 from roofline_widget.scene.parts import ComparePart, LevelsPart, SpreadPart
 from roofline_widget.widget.html.legends import imbalance_legend_html, runs_legend_html
@@ -105,7 +104,7 @@ def status_html(state: PointState, roofline: Roofline | None, *, max_points: int
     else:
         roofs: list[ComputeRoof | BandwidthRoof] = [*roofline.compute, *roofline.bandwidth]
         ceilings = "ceilings: " + ", ".join(html.escape(roof_label(r)) for r in roofs)
-        words = empirical_words(roofline.empirical_flops, roofline.empirical_bandwidth)
+        words = roofline.empirical_words
         if words == "empirical ceilings":
             ceilings += (" <b>&mdash; empirical ceilings are the largest observation, "
                          "not machine limits</b>")
